@@ -1,0 +1,263 @@
+"""The tuning profile: what the node agent applies (rings per driver, global sysctls, opt-in MTU).
+
+The profile is a JSON document shared by this library, the Pulumi components and the Go agent. Its JSON
+Schema (``data/profile.schema.json``) is generated from the models below and committed, so review shows
+every contract change; ``tests/vectors/profiles.json`` holds profiles both languages must accept or reject
+with the same error location.
+
+Numbers may arrive as integral floats (``32768.0``): Pulumi hands every number over as a float, so a profile
+rendered from stack config must still validate. Fractions, booleans and numeric strings are rejected.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from importlib import resources
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    WithJsonSchema,
+)
+
+SCHEMA_VERSION = 1
+
+Role = Literal["sriov-vf", "primary", "virtual"]
+"""How the agent classifies a link.
+
+- ``sriov-vf``: a PCI virtual function (``device/physfn`` exists) or a device enslaved to a synthetic NIC
+  (Azure accelerated networking: the Mellanox or MANA VF under ``hv_netvsc`` eth0).
+- ``primary``: any other link backed by a bus device (ENA, hv_netvsc eth0, e1000e, virtio-net).
+- ``virtual``: no backing device (veth, bridge, dummy, tunnels). Never selected unless a profile asks.
+"""
+
+DEFAULT_ROLES: tuple[Role, ...] = ("sriov-vf", "primary")
+
+# Host-side ends of CNI plumbing and container bridges; tuning them wastes memory or breaks the CNI.
+DEFAULT_EXCLUDE: tuple[str, ...] = (
+    "lo",
+    "veth*",
+    "lxc*",
+    "cilium_*",
+    "cni*",
+    "flannel*",
+    "vxlan*",
+    "geneve*",
+    "genev_sys_*",
+    "tunl*",
+    "docker*",
+    "br-*",
+    "virbr*",
+    "kube-*",
+    "azv*",
+    "eni*",
+    "antrea-*",
+    "weave*",
+)
+
+DRIVER_NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,31}$"
+# Only net.* keys: the agent's /proc/sys mount is /proc/sys/net (see the DaemonSet), nothing else is writable.
+SYSCTL_NAME_PATTERN = r"^net\.[a-z0-9_]+(\.[a-z0-9_-]+)+$"
+PROFILE_NAME_PATTERN = r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"
+
+
+def _whole_number(value: object) -> object:
+    """Accept ints and integral floats (Pulumi's numbers); refuse bools, strings and fractions."""
+    if isinstance(value, bool) or isinstance(value, str):
+        raise ValueError(f"must be a whole number, got {type(value).__name__}")
+    if isinstance(value, float):
+        if not value.is_integer():
+            raise ValueError("must be a whole number")
+        return int(value)
+    return value
+
+
+def _bounded(low: int, high: int) -> Any:
+    """A whole number in [low, high]; the error names the full range, the schema carries it for Go."""
+
+    def check(value: int) -> int:
+        if not low <= value <= high:
+            raise ValueError(f"must be between {low:,} and {high:,}")
+        return value
+
+    return Annotated[
+        int,
+        BeforeValidator(_whole_number),
+        AfterValidator(check),
+        WithJsonSchema({"type": "integer", "minimum": low, "maximum": high}),
+    ]
+
+
+# Ring bounds are deliberately loose: the agent clamps to what the device reports (`ethtool -g` max) and
+# rounds by the driver's rule (catalog NIC facts). 65,536 is above every driver's max in the catalog.
+RingEntries = _bounded(64, 65_536)
+
+# Sysctl ranges. Where AKS's custom node configuration accepts the same sysctl, its range is used so one
+# profile is valid on both clouds (learn.microsoft.com/azure/aks/custom-node-configuration, "Linux OS
+# custom configuration"); the lower bound is the kernel default, below which the profile would de-tune.
+NetdevMaxBacklog = _bounded(1_000, 3_240_000)  # AKS netCoreNetdevMaxBacklog range
+# Kernel default 300 (Documentation/admin-guide/sysctl/net.rst, netdev_budget); upper bound keeps one
+# softirq round from starving user space for more than a few ms.
+NetdevBudget = _bounded(300, 100_000)
+# Kernel default 2 jiffies = 2,000 us at HZ=1000, 8,000 us at HZ=250 (sysctl/net.rst, netdev_budget_usecs).
+NetdevBudgetUsecs = _bounded(1_000, 100_000)
+SocketBufferMax = _bounded(212_992, 134_217_728)  # AKS netCoreRmemMax / netCoreWmemMax range
+OptmemMax = _bounded(20_480, 4_194_304)  # AKS netCoreOptmemMax range
+ExtraSysctlValue = _bounded(0, 2_147_483_647)  # any other net.* integer sysctl: an int in the kernel
+
+DriverName = Annotated[str, StringConstraints(pattern=DRIVER_NAME_PATTERN)]
+SysctlName = Annotated[str, StringConstraints(pattern=SYSCTL_NAME_PATTERN)]
+NamePattern = Annotated[str, StringConstraints(min_length=1, max_length=64)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=False)
+
+
+class RingSize(_Strict):
+    """Desired descriptor counts for one driver. Omit a direction to leave it alone."""
+
+    rx: RingEntries | None = Field(default=None, description="RX descriptors (64..65,536; device max wins)")
+    tx: RingEntries | None = Field(default=None, description="TX descriptors (64..65,536; device max wins)")
+
+
+class InterfaceSelector(_Strict):
+    """Which links the agent tunes. A link is selected when its role is listed, its driver is listed (or
+    the list is empty), its name matches an ``include`` glob (or the list is empty) and no ``exclude`` glob."""
+
+    roles: list[Role] = Field(default_factory=lambda: list(DEFAULT_ROLES), min_length=1)
+    drivers: list[DriverName] = Field(default_factory=list, description="empty: any driver")
+    include: list[NamePattern] = Field(default_factory=list, description="shell globs; empty: any name")
+    exclude: list[NamePattern] = Field(default_factory=lambda: list(DEFAULT_EXCLUDE))
+
+
+class Sysctls(BaseModel):
+    """Global (host network namespace) sysctls. Unlisted ``net.*`` integer sysctls are allowed as-is."""
+
+    model_config = ConfigDict(
+        extra="allow",
+        frozen=True,
+        populate_by_name=False,
+        json_schema_extra={
+            "propertyNames": {"pattern": SYSCTL_NAME_PATTERN},
+            "additionalProperties": {"type": "integer", "minimum": 0, "maximum": 2_147_483_647},
+        },
+    )
+
+    __pydantic_extra__: dict[SysctlName, ExtraSysctlValue] = Field(init=False)  # type: ignore[assignment]
+
+    netdev_max_backlog: NetdevMaxBacklog | None = Field(default=None, alias="net.core.netdev_max_backlog")
+    netdev_budget: NetdevBudget | None = Field(default=None, alias="net.core.netdev_budget")
+    netdev_budget_usecs: NetdevBudgetUsecs | None = Field(default=None, alias="net.core.netdev_budget_usecs")
+    rmem_max: SocketBufferMax | None = Field(default=None, alias="net.core.rmem_max")
+    wmem_max: SocketBufferMax | None = Field(default=None, alias="net.core.wmem_max")
+    optmem_max: OptmemMax | None = Field(default=None, alias="net.core.optmem_max")
+
+    def as_dict(self) -> dict[str, int]:
+        """Every set sysctl by its dotted name."""
+        out = {k: v for k, v in self.model_dump(by_alias=True).items() if v is not None}
+        return {name: int(value) for name, value in sorted(out.items())}
+
+
+class MTU(_Strict):
+    """Opt-in MTU. Only safe inside one VNet/VPC: gateways, peering and the internet stay at 1,500."""
+
+    # 1,280 is the IPv6 minimum link MTU (RFC 8200 section 5); 9,216 the largest jumbo any catalog NIC takes.
+    value: _bounded(1_280, 9_216)  # type: ignore[valid-type]
+    drivers: list[DriverName] = Field(default_factory=list, description="empty: every selected interface")
+
+
+class Profile(_Strict):
+    """A tuning profile, as the node agent reads it."""
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    name: Annotated[str, StringConstraints(pattern=PROFILE_NAME_PATTERN)]
+    description: str = ""
+    interfaces: InterfaceSelector = Field(default_factory=InterfaceSelector)
+    rings: dict[DriverName, RingSize] = Field(
+        default_factory=dict,
+        description="desired rings per driver name (as `ethtool -i` reports it)",
+        json_schema_extra={"additionalProperties": False},
+    )
+    sysctls: Sysctls = Field(default_factory=Sysctls)
+    mtu: MTU | None = Field(default=None, description="absent: MTU is left alone")
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """The canonical JSON form (aliases, no unset sysctls)."""
+        data = self.model_dump(by_alias=True, mode="json", exclude_none=True)
+        data["sysctls"] = self.sysctls.as_dict()
+        return data
+
+
+class ProfileError(ValueError):
+    """A profile failed validation. ``problems`` lists (JSON pointer, message), one per bad field."""
+
+    def __init__(self, problems: list[tuple[str, str]]):
+        self.problems = problems
+        super().__init__("invalid profile:\n" + "\n".join(f"  {path}: {msg}" for path, msg in problems))
+
+
+def _pointer(loc: tuple[int | str, ...]) -> str:
+    # A bad dict key is reported by pydantic as <key>/[key]: point at the key itself.
+    parts = [str(p).replace("~", "~0").replace("/", "~1") for p in loc if p != "[key]"]
+    return "/" + "/".join(parts)
+
+
+def _describe(error: Mapping[str, Any]) -> str:
+    value = error.get("input")
+    msg = str(error["msg"]).removeprefix("Value error, ")
+    if error["type"] in {"missing"}:
+        return "is required"
+    if error["type"] == "extra_forbidden":
+        return "is not a known field"
+    return f"{value!r} is not allowed: {msg}"
+
+
+def validate_profile(data: Mapping[str, Any]) -> Profile:
+    """Validate a profile document, collecting every problem before raising one :class:`ProfileError`."""
+    try:
+        return Profile.model_validate(dict(data))
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-")))
+            problems.append((_pointer(loc), _describe(err)))
+        raise ProfileError(problems) from None
+
+
+def load_profile(text: str) -> Profile:
+    """Parse and validate a profile from JSON text."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ProfileError([("/", f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")]) from None
+    if not isinstance(data, dict):
+        raise ProfileError([("/", f"must be a JSON object, got {type(data).__name__}")])
+    return validate_profile(data)
+
+
+def json_schema() -> dict[str, Any]:
+    """The profile JSON Schema (draft 2020-12) shared with the Go agent."""
+    schema = Profile.model_json_schema(by_alias=True, mode="validation")
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["$id"] = "https://wirespeed.io/schemas/profile-v1.json"
+    return schema
+
+
+def committed_schema() -> dict[str, Any]:
+    """The schema as committed in the package data (what the agent embeds)."""
+    text = resources.files("wirespeed").joinpath("data/profile.schema.json").read_text()
+    loaded: dict[str, Any] = json.loads(text)
+    return loaded
+
+
+def render_schema() -> str:
+    """The schema file's exact text."""
+    return json.dumps(json_schema(), indent=2, sort_keys=True) + "\n"
