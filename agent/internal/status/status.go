@@ -1,0 +1,89 @@
+// Package status is the agent's report of one reconcile: what the profile asked for, what the node has,
+// and whether they agree. The reconciler produces it; metrics, the Node annotation/condition, Events and
+// `--once` output all consume the same value, so every surface says the same thing.
+package status
+
+import "time"
+
+// AnnotationKey is the Node annotation carrying the JSON form of Report.
+const AnnotationKey = "wirespeed.io/tuning-status"
+
+// ConditionType is the Node condition set True when the agent cannot apply the profile.
+const ConditionType = "NetworkTuningDegraded"
+
+// State summarises a report.
+type State string
+
+const (
+	StateApplied  State = "applied"  // every selected setting matches the profile
+	StateDegraded State = "degraded" // at least one setting could not be applied
+	StateDryRun   State = "dry-run"  // nothing written; drift shows what would change
+)
+
+// Ring is one direction of a NIC ring.
+type Ring struct {
+	Desired int `json:"desired"` // after clamping to Max and rounding by the driver's rule; 0 = not managed
+	Current int `json:"current"`
+	Max     int `json:"max"`
+}
+
+// Interface is one link the agent considered.
+type Interface struct {
+	Name     string `json:"name"`
+	Index    int    `json:"index"`
+	Driver   string `json:"driver"`
+	Role     string `json:"role"` // sriov-vf | primary | virtual
+	Selected bool   `json:"selected"`
+	Reason   string `json:"reason"` // why selected or not, in words
+	RX       *Ring  `json:"rx,omitempty"`
+	TX       *Ring  `json:"tx,omitempty"`
+	MTU      *Value `json:"mtu,omitempty"`
+	Error    string `json:"error,omitempty"` // last apply error for this link
+}
+
+// Value is a desired/current pair (sysctls, MTU).
+type Value struct {
+	Desired int64 `json:"desired"`
+	Current int64 `json:"current"`
+}
+
+// Report is the outcome of one reconcile.
+type Report struct {
+	Profile    string           `json:"profile"`
+	State      State            `json:"state"`
+	Reason     string           `json:"reason"` // one line: what is wrong, or "all settings applied"
+	Interfaces []Interface      `json:"interfaces"`
+	Sysctls    map[string]Value `json:"sysctls"`
+	Errors     []string         `json:"errors,omitempty"`
+	Time       time.Time        `json:"time"`
+}
+
+// Drifted reports whether any managed value differs from its desired value.
+func (r Report) Drifted() bool {
+	for _, i := range r.Interfaces {
+		if !i.Selected {
+			continue
+		}
+		for _, ring := range []*Ring{i.RX, i.TX} {
+			if ring != nil && ring.Desired != 0 && ring.Desired != ring.Current {
+				return true
+			}
+		}
+		if i.MTU != nil && i.MTU.Desired != i.MTU.Current {
+			return true
+		}
+	}
+	for _, v := range r.Sysctls {
+		if v.Desired != v.Current {
+			return true
+		}
+	}
+	return false
+}
+
+// Event is a transition worth a Kubernetes Event (a VF re-added and re-tuned, a failure, a recovery).
+type Event struct {
+	Reason  string // CamelCase, e.g. "InterfaceRetuned", "TuningDegraded", "TuningRecovered"
+	Message string
+	Warning bool
+}
