@@ -1,0 +1,416 @@
+// Package profile loads the tuning profile the agent applies. The profile's JSON Schema is shared with the
+// Python library (components/wirespeed/data/profile.schema.json, embedded here byte for byte); validating
+// against it before decoding means Go and Python accept and reject the same documents
+// (tests/vectors/profiles.json), and nothing is applied from a profile that is only partly valid.
+package profile
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+//go:embed profile.schema.json
+var schemaJSON []byte
+
+const schemaURL = "https://wirespeed.io/schemas/profile-v1.json"
+
+// Roles a link can have; see links.Classify.
+const (
+	RoleSRIOVVF = "sriov-vf"
+	RolePrimary = "primary"
+	RoleVirtual = "virtual"
+)
+
+// DefaultRoles and DefaultExclude mirror wirespeed.profile.DEFAULT_ROLES / DEFAULT_EXCLUDE (the schema does
+// not carry them); TestDefaultsMatchPython proves the two languages agree.
+var (
+	DefaultRoles = []string{RoleSRIOVVF, RolePrimary}
+	// Host-side ends of CNI plumbing and container bridges: tuning them wastes memory or breaks the CNI.
+	DefaultExclude = []string{
+		"lo", "veth*", "lxc*", "cilium_*", "cni*", "flannel*", "vxlan*", "geneve*", "genev_sys_*", "tunl*",
+		"docker*", "br-*", "virbr*", "kube-*", "azv*", "eni*", "antrea-*", "weave*",
+	}
+)
+
+// Profile is a validated tuning profile with defaults filled in.
+type Profile struct {
+	SchemaVersion int                 `json:"schema_version"`
+	Name          string              `json:"name"`
+	Description   string              `json:"description,omitempty"`
+	Interfaces    Selector            `json:"interfaces"`
+	Rings         map[string]RingSize `json:"rings,omitempty"`
+	Sysctls       map[string]int64    `json:"sysctls,omitempty"`
+	MTU           *MTU                `json:"mtu,omitempty"`
+}
+
+// Selector picks the links the agent tunes (see links.Select).
+type Selector struct {
+	Roles   []string `json:"roles"`
+	Drivers []string `json:"drivers"`
+	Include []string `json:"include"`
+	Exclude []string `json:"exclude"`
+}
+
+// RingSize is the desired descriptor count per direction; nil leaves that direction alone.
+type RingSize struct {
+	RX *int `json:"rx,omitempty"`
+	TX *int `json:"tx,omitempty"`
+}
+
+// MTU is the opt-in MTU; Drivers empty means every selected link.
+type MTU struct {
+	Value   int      `json:"value"`
+	Drivers []string `json:"drivers,omitempty"`
+}
+
+// Problem is one reason a profile was rejected.
+type Problem struct {
+	Pointer string // JSON pointer to the offending field ("" for the document)
+	Message string // names the value and what is allowed
+}
+
+// Error lists every problem found; nothing from the profile is used when it is returned.
+type Error struct {
+	Source   string
+	Problems []Problem
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "invalid profile %s:", e.Source)
+	for _, p := range e.Problems {
+		ptr := p.Pointer
+		if ptr == "" {
+			ptr = "/"
+		}
+		fmt.Fprintf(&b, " %s: %s;", ptr, p.Message)
+	}
+	return strings.TrimSuffix(b.String(), ";")
+}
+
+var (
+	compiler, schema = mustCompile()
+	compilerMu       sync.Mutex
+)
+
+// mustCompile panics only if the embedded schema (a build input, covered by tests) is broken.
+func mustCompile() (*jsonschema.Compiler, *jsonschema.Schema) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schemaJSON))
+	if err != nil {
+		panic(fmt.Sprintf("embedded profile schema: %v", err))
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource(schemaURL, doc); err != nil {
+		panic(fmt.Sprintf("embedded profile schema: %v", err))
+	}
+	s, err := c.Compile(schemaURL)
+	if err != nil {
+		panic(fmt.Sprintf("embedded profile schema: %v", err))
+	}
+	return c, s
+}
+
+// Load reads and parses a profile file.
+func Load(path string) (*Profile, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read profile: %w", err)
+	}
+	return parse(data, path)
+}
+
+// Parse validates data against the profile schema and decodes it.
+func Parse(data []byte) (*Profile, error) { return parse(data, "document") }
+
+func parse(data []byte, source string) (*Profile, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		return nil, &Error{Source: source, Problems: []Problem{{Message: fmt.Sprintf("not JSON: %v", err)}}}
+	}
+	if err := schema.Validate(doc); err != nil {
+		var ve *jsonschema.ValidationError
+		if !errors.As(err, &ve) {
+			return nil, fmt.Errorf("validate profile %s: %w", source, err)
+		}
+		return nil, &Error{Source: source, Problems: problems(ve, doc)}
+	}
+	// Pulumi renders every number as a float (32768.0); the schema already proved each is integral.
+	normalised, err := json.Marshal(integral(doc))
+	if err != nil {
+		return nil, fmt.Errorf("re-encode profile %s: %w", source, err)
+	}
+	p := &Profile{}
+	dec := json.NewDecoder(bytes.NewReader(normalised))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&raw{p}); err != nil {
+		return nil, &Error{Source: source, Problems: []Problem{{Message: err.Error()}}}
+	}
+	p.fillDefaults()
+	return p, nil
+}
+
+// raw decodes sysctls whose value is null (allowed by the schema: "leave it alone") by dropping them.
+type raw struct{ p *Profile }
+
+func (r *raw) UnmarshalJSON(b []byte) error {
+	var in struct {
+		SchemaVersion *int   `json:"schema_version"`
+		Name          string `json:"name"`
+		Description   string `json:"description"`
+		Interfaces    *struct {
+			Roles   *[]string `json:"roles"`
+			Drivers []string  `json:"drivers"`
+			Include []string  `json:"include"`
+			Exclude *[]string `json:"exclude"`
+		} `json:"interfaces"`
+		Rings   map[string]RingSize `json:"rings"`
+		Sysctls map[string]*int64   `json:"sysctls"`
+		MTU     *MTU                `json:"mtu"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in); err != nil {
+		return err
+	}
+	p := r.p
+	p.SchemaVersion = 1
+	if in.SchemaVersion != nil {
+		p.SchemaVersion = *in.SchemaVersion
+	}
+	p.Name, p.Description, p.MTU = in.Name, in.Description, in.MTU
+	if in.Interfaces != nil {
+		if in.Interfaces.Roles != nil {
+			p.Interfaces.Roles = *in.Interfaces.Roles
+		}
+		p.Interfaces.Drivers = in.Interfaces.Drivers
+		p.Interfaces.Include = in.Interfaces.Include
+		if in.Interfaces.Exclude != nil {
+			p.Interfaces.Exclude = append([]string{}, *in.Interfaces.Exclude...)
+		}
+	}
+	for driver, rs := range in.Rings {
+		if rs.RX == nil && rs.TX == nil {
+			continue
+		}
+		if p.Rings == nil {
+			p.Rings = map[string]RingSize{}
+		}
+		p.Rings[driver] = rs
+	}
+	for name, v := range in.Sysctls {
+		if v == nil {
+			continue
+		}
+		if p.Sysctls == nil {
+			p.Sysctls = map[string]int64{}
+		}
+		p.Sysctls[name] = *v
+	}
+	return nil
+}
+
+func (p *Profile) fillDefaults() {
+	if p.Interfaces.Roles == nil {
+		p.Interfaces.Roles = append([]string{}, DefaultRoles...)
+	}
+	if p.Interfaces.Exclude == nil {
+		p.Interfaces.Exclude = append([]string{}, DefaultExclude...)
+	}
+	if p.Interfaces.Drivers == nil {
+		p.Interfaces.Drivers = []string{}
+	}
+	if p.Interfaces.Include == nil {
+		p.Interfaces.Include = []string{}
+	}
+}
+
+// SysctlNames returns the profile's sysctls in a stable order.
+func (p *Profile) SysctlNames() []string {
+	names := make([]string, 0, len(p.Sysctls))
+	for n := range p.Sysctls {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// integral rewrites integral json.Numbers ("32768.0", "3.2768e4") as plain integers.
+func integral(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, e := range t {
+			t[k] = integral(e)
+		}
+	case []any:
+		for i, e := range t {
+			t[i] = integral(e)
+		}
+	case json.Number:
+		if r, ok := new(big.Rat).SetString(string(t)); ok && r.IsInt() && r.Num().IsInt64() {
+			return json.Number(strconv.FormatInt(r.Num().Int64(), 10))
+		}
+	}
+	return v
+}
+
+// problems flattens a validation error tree into one problem per bad field, preferring the leaf that says
+// what is wrong with the value over the anyOf wrapper around it.
+func problems(ve *jsonschema.ValidationError, doc any) []Problem {
+	var out []Problem
+	seen := map[string]bool{}
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if _, ok := e.ErrorKind.(*kind.PropertyNames); ok {
+			e.Causes = nil // the cause repeats the name's pattern at a location relative to the name
+		}
+		if len(e.Causes) > 0 {
+			causes := e.Causes
+			if _, ok := e.ErrorKind.(*kind.AnyOf); ok {
+				causes = withoutNullAlternative(causes)
+			}
+			for _, c := range causes {
+				walk(c)
+			}
+			return
+		}
+		p := describe(e, doc)
+		key := p.Pointer + "\x00" + p.Message
+		if !seen[key] {
+			seen[key] = true
+			out = append(out, p)
+		}
+	}
+	walk(ve)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Pointer < out[j].Pointer })
+	return out
+}
+
+// withoutNullAlternative drops "want null" from `anyOf: [X, null]` failures: the user meant X.
+func withoutNullAlternative(causes []*jsonschema.ValidationError) []*jsonschema.ValidationError {
+	var kept []*jsonschema.ValidationError
+	for _, c := range causes {
+		if t, ok := c.ErrorKind.(*kind.Type); ok && len(t.Want) == 1 && t.Want[0] == "null" {
+			continue
+		}
+		kept = append(kept, c)
+	}
+	if len(kept) == 0 {
+		return causes
+	}
+	return kept
+}
+
+func pointer(loc []string) string {
+	var b strings.Builder
+	for _, s := range loc {
+		b.WriteByte('/')
+		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(s))
+	}
+	return b.String()
+}
+
+func lookup(doc any, loc []string) any {
+	for _, s := range loc {
+		switch t := doc.(type) {
+		case map[string]any:
+			doc = t[s]
+		case []any:
+			i, err := strconv.Atoi(s)
+			if err != nil || i < 0 || i >= len(t) {
+				return nil
+			}
+			doc = t[i]
+		default:
+			return nil
+		}
+	}
+	return doc
+}
+
+func show(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+func ratString(r *big.Rat) string {
+	if r == nil {
+		return "?"
+	}
+	if r.IsInt() {
+		return groupThousands(r.Num().String())
+	}
+	return r.FloatString(3)
+}
+
+func groupThousands(s string) string {
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if neg {
+		return "-" + s
+	}
+	return s
+}
+
+// bounds finds the minimum and maximum of the schema whose minimum/maximum keyword failed, so the message
+// can state the whole allowed range, like the Python side does. The compiler caches compiled schemas but is
+// not safe for concurrent use.
+func bounds(schemaLoc string) (lo, hi *big.Rat) {
+	compilerMu.Lock()
+	defer compilerMu.Unlock()
+	s, err := compiler.Compile(schemaLoc)
+	if err != nil {
+		return nil, nil
+	}
+	return s.Minimum, s.Maximum
+}
+
+func describe(e *jsonschema.ValidationError, doc any) Problem {
+	ptr := pointer(e.InstanceLocation)
+	value := lookup(doc, e.InstanceLocation)
+	switch k := e.ErrorKind.(type) {
+	case *kind.Required:
+		return Problem{Pointer: ptr + "/" + k.Missing[0], Message: fmt.Sprintf("required field %q is missing", k.Missing[0])}
+	case *kind.AdditionalProperties:
+		return Problem{Pointer: ptr + "/" + k.Properties[0], Message: fmt.Sprintf("unknown field %q (not in the profile schema)", strings.Join(k.Properties, `", "`))}
+	case *kind.Minimum, *kind.Maximum:
+		lo, hi := bounds(e.SchemaURL)
+		return Problem{Pointer: ptr, Message: fmt.Sprintf("%s is out of range: must be between %s and %s", show(value), ratString(lo), ratString(hi))}
+	case *kind.Type:
+		return Problem{Pointer: ptr, Message: fmt.Sprintf("%s is a %s: must be %s", show(value), k.Got, strings.Join(k.Want, " or "))}
+	case *kind.Pattern:
+		return Problem{Pointer: ptr, Message: fmt.Sprintf("%q does not match %s", k.Got, k.Want)}
+	case *kind.PropertyNames:
+		return Problem{Pointer: ptr + "/" + k.Property, Message: fmt.Sprintf("name %q is not allowed: only net.* sysctls (pattern ^net\\.[a-z0-9_]+(\\.[a-z0-9_-]+)+$)", k.Property)}
+	case *kind.Const:
+		return Problem{Pointer: ptr, Message: fmt.Sprintf("%s is not supported: must be %s", show(value), show(k.Want))}
+	case *kind.Enum:
+		return Problem{Pointer: ptr, Message: fmt.Sprintf("%s is not allowed: must be one of %s", show(value), show(k.Want))}
+	case *kind.MinItems:
+		return Problem{Pointer: ptr, Message: fmt.Sprintf("%s has %d items: needs at least %d", show(value), k.Got, k.Want)}
+	case *kind.MinLength:
+		return Problem{Pointer: ptr, Message: fmt.Sprintf("%s is too short: needs at least %d characters", show(value), k.Want)}
+	case *kind.MaxLength:
+		return Problem{Pointer: ptr, Message: fmt.Sprintf("%s is too long: at most %d characters", show(value), k.Want)}
+	}
+	return Problem{Pointer: ptr, Message: fmt.Sprintf("%s: %v", show(value), e.ErrorKind.LocalizedString(message.NewPrinter(language.English)))}
+}

@@ -1,0 +1,204 @@
+package profile
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+const repoRoot = "../../.."
+
+// The Go copy of the schema must be the Python package's file, byte for byte: one contract, two readers.
+func TestEmbeddedSchemaMatchesPythonPackage(t *testing.T) {
+	want, err := os.ReadFile(repoRoot + "/components/wirespeed/data/profile.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(schemaJSON, want) {
+		t.Fatal("agent/internal/profile/profile.schema.json differs from components/wirespeed/data/profile.schema.json: " +
+			"copy the regenerated schema here")
+	}
+}
+
+type vectors struct {
+	Valid []struct {
+		Name    string          `json:"name"`
+		Profile json.RawMessage `json:"profile"`
+	} `json:"valid"`
+	Invalid []struct {
+		Name    string          `json:"name"`
+		Profile json.RawMessage `json:"profile"`
+		ErrorAt string          `json:"error_at"`
+	} `json:"invalid"`
+}
+
+func loadVectors(t testing.TB) vectors {
+	data, err := os.ReadFile(repoRoot + "/tests/vectors/profiles.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v vectors
+	if err := json.Unmarshal(data, &v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func TestSharedVectors(t *testing.T) {
+	v := loadVectors(t)
+	for _, c := range v.Valid {
+		t.Run("valid/"+c.Name, func(t *testing.T) {
+			if _, err := Parse(c.Profile); err != nil {
+				t.Fatalf("rejected a valid profile: %v", err)
+			}
+		})
+	}
+	for _, c := range v.Invalid {
+		t.Run("invalid/"+c.Name, func(t *testing.T) {
+			_, err := Parse(c.Profile)
+			var pe *Error
+			if !errors.As(err, &pe) {
+				t.Fatalf("accepted an invalid profile (err=%v)", err)
+			}
+			for _, p := range pe.Problems {
+				if strings.HasPrefix(p.Pointer, c.ErrorAt) {
+					return
+				}
+			}
+			t.Fatalf("no problem located under %s: %v", c.ErrorAt, err)
+		})
+	}
+}
+
+func TestErrorMessagesNameFieldValueAndRange(t *testing.T) {
+	cases := []struct {
+		name    string
+		profile string
+		want    string
+	}{
+		{"ring above max", `{"name":"x","rings":{"mlx5_core":{"rx":65537}}}`,
+			"/rings/mlx5_core/rx: 65537 is out of range: must be between 64 and 65,536"},
+		{"backlog below AKS min", `{"name":"x","sysctls":{"net.core.netdev_max_backlog":999}}`,
+			"/sysctls/net.core.netdev_max_backlog: 999 is out of range: must be between 1,000 and 3,240,000"},
+		{"fraction", `{"name":"x","rings":{"ena":{"rx":1024.5}}}`,
+			"/rings/ena/rx: 1024.5 is a number: must be integer"},
+		{"string number", `{"name":"x","sysctls":{"net.core.somaxconn":"8192"}}`,
+			`/sysctls/net.core.somaxconn: "8192" is a string: must be integer`},
+		{"missing name", `{}`, `/name: required field "name" is missing`},
+		{"unknown field", `{"name":"x","ringz":{}}`, `/ringz: unknown field "ringz"`},
+		{"mtu too large", `{"name":"x","mtu":{"value":9217}}`,
+			"/mtu/value: 9217 is out of range: must be between 1,280 and 9,216"},
+		{"not json", `{"name":`, "not JSON"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse([]byte(c.profile))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %q does not contain %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestDecodeFillsDefaultsAndIntegralFloats(t *testing.T) {
+	p, err := Parse([]byte(`{"name":"floats","rings":{"ena":{"rx":8192.0,"tx":null}},
+		"sysctls":{"net.core.netdev_max_backlog":32768.0,"net.core.netdev_budget":null},"mtu":{"value":9000.0}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := *p.Rings["ena"].RX; got != 8192 {
+		t.Errorf("rx = %d, want 8192", got)
+	}
+	if p.Rings["ena"].TX != nil {
+		t.Errorf("tx = %d, want unset", *p.Rings["ena"].TX)
+	}
+	if want := map[string]int64{"net.core.netdev_max_backlog": 32768}; !reflect.DeepEqual(p.Sysctls, want) {
+		t.Errorf("sysctls = %v, want %v", p.Sysctls, want)
+	}
+	if p.MTU == nil || p.MTU.Value != 9000 {
+		t.Errorf("mtu = %+v, want 9000", p.MTU)
+	}
+	if !reflect.DeepEqual(p.Interfaces.Roles, DefaultRoles) || !reflect.DeepEqual(p.Interfaces.Exclude, DefaultExclude) {
+		t.Errorf("selector defaults not filled: %+v", p.Interfaces)
+	}
+	if p.SchemaVersion != 1 {
+		t.Errorf("schema_version = %d, want 1", p.SchemaVersion)
+	}
+}
+
+// The selector defaults live in Python (wirespeed.profile) and are not in the schema; this proves the Go
+// copy says the same, by asking the Python package itself.
+func TestDefaultsMatchPython(t *testing.T) {
+	cmd := exec.Command("python3", "-c", `import json, sys
+sys.path.insert(0, "components")
+from wirespeed.profile import Profile
+print(json.dumps(Profile(name="x").to_json_dict()["interfaces"]))`)
+	cmd.Dir = repoRoot
+	out, err := cmd.Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			t.Fatalf("python3: %v: %s", err, ee.Stderr)
+		}
+		t.Fatalf("python3: %v", err)
+	}
+	var py Selector
+	if err := json.Unmarshal(out, &py); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Parse([]byte(`{"name":"x"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(p.Interfaces, py) {
+		t.Fatalf("Go selector defaults %+v differ from Python's %+v", p.Interfaces, py)
+	}
+}
+
+func TestLoad(t *testing.T) {
+	path := t.TempDir() + "/p.json"
+	if err := os.WriteFile(path, []byte(`{"name":"x","rings":{"ena":{"rx":0}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(path)
+	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "/rings/ena/rx") {
+		t.Fatalf("error %v should name the file and the field", err)
+	}
+	if _, err := Load(path + ".missing"); err == nil {
+		t.Fatal("missing file accepted")
+	}
+}
+
+// FuzzParse: the parser never panics, and whatever it accepts survives a re-encode and re-parse unchanged.
+func FuzzParse(f *testing.F) {
+	v := loadVectors(f)
+	for _, c := range v.Valid {
+		f.Add([]byte(c.Profile))
+	}
+	for _, c := range v.Invalid {
+		f.Add([]byte(c.Profile))
+	}
+	f.Add([]byte(`{"name":"x","sysctls":{"net.core.netdev_max_backlog":3.2768e4}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := Parse(data)
+		if err != nil {
+			return
+		}
+		again, err := json.Marshal(p)
+		if err != nil {
+			t.Fatalf("re-encode: %v", err)
+		}
+		q, err := Parse(again)
+		if err != nil {
+			t.Fatalf("re-encoded profile %s rejected: %v", again, err)
+		}
+		if !reflect.DeepEqual(p, q) {
+			t.Fatalf("round trip changed the profile:\n%+v\n%+v", p, q)
+		}
+	})
+}
