@@ -1,0 +1,74 @@
+"""net.core.netdev_max_backlog sizing: the per-CPU queue between NAPI and the protocol stack."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from wirespeed.sizing.errors import check_range, check_whole
+from wirespeed.sizing.packets import DEFAULT_PACKET_BYTES, next_power_of_two, packets_during
+
+# learn.microsoft.com/azure/aks/custom-node-configuration: netCoreNetdevMaxBacklog 1,000..3,240,000
+# (1,000 is also the kernel default, Documentation/admin-guide/sysctl/net.rst).
+BACKLOG_MIN = 1_000
+BACKLOG_MAX = 3_240_000
+# The backlog drains in the NET_RX softirq; under load softirqs are pushed to ksoftirqd, which can wait a
+# scheduler tick: 4 ms at CONFIG_HZ=250 (Debian/Ubuntu 22.04 kernels). At 100 Gb/s that is the 32,768 the
+# Elastic field report set (seed 000).
+DEFAULT_STALL_MS = 4.0
+# include/linux/skbuff.h SKB_TRUESIZE: an skb costs its data plus struct sk_buff and skb_shared_info
+# (~576 bytes together on x86-64 6.x).
+SKB_OVERHEAD_BYTES = 576
+
+
+@dataclass(frozen=True)
+class BacklogPlan:
+    line_rate_gbps: float
+    stall_ms: float
+    packet_bytes: int
+    packets_in_stall: int
+    netdev_max_backlog: int
+    capped: bool
+    memory_bytes_per_cpu: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "netdev_max_backlog": self.netdev_max_backlog,
+            "packets_in_stall": self.packets_in_stall,
+            "capped_at_aks_max": self.capped,
+            "memory_bytes_per_cpu": self.memory_bytes_per_cpu,
+        }
+
+    def explain(self) -> str:
+        lines = [
+            f"At {self.line_rate_gbps:g} Gb/s with {self.packet_bytes:,}-byte packets, {self.packets_in_stall:,} "
+            f"packets arrive while the backlog waits {self.stall_ms:g} ms to be drained.",
+            f"net.core.netdev_max_backlog = {self.netdev_max_backlog:,} (kernel default {BACKLOG_MIN:,}; rounded "
+            f"up to a power of two, within AKS's {BACKLOG_MIN:,}..{BACKLOG_MAX:,}).",
+            f"Worst case a full backlog pins {self.memory_bytes_per_cpu / 2**20:,.1f} MiB per CPU; it is only "
+            "used during bursts. A larger backlog absorbs microbursts; it cannot rescue sustained overload.",
+        ]
+        return "\n".join(lines)
+
+
+def plan_backlog(
+    line_rate_gbps: float,
+    *,
+    stall_ms: float = DEFAULT_STALL_MS,
+    packet_bytes: int = DEFAULT_PACKET_BYTES,
+) -> BacklogPlan:
+    """The backlog that holds ``stall_ms`` of traffic at ``line_rate_gbps``."""
+    check_range("line_rate_gbps", line_rate_gbps, 0.001, 800)
+    packet_bytes = check_whole("packet_bytes", packet_bytes, 64, 9_216)
+    packets = packets_during(line_rate_gbps, packet_bytes, stall_ms)
+    wanted = next_power_of_two(packets)
+    value = max(BACKLOG_MIN, min(wanted, BACKLOG_MAX))
+    return BacklogPlan(
+        line_rate_gbps=line_rate_gbps,
+        stall_ms=stall_ms,
+        packet_bytes=packet_bytes,
+        packets_in_stall=packets,
+        netdev_max_backlog=value,
+        capped=wanted > BACKLOG_MAX,
+        memory_bytes_per_cpu=value * (packet_bytes + SKB_OVERHEAD_BYTES),
+    )

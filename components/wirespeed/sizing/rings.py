@@ -1,0 +1,131 @@
+"""NIC ring sizing: descriptors enough to ride out a receive stall at line rate, within the driver's rules."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from wirespeed.sizing.errors import SizingError, check_range, check_whole
+from wirespeed.sizing.packets import DEFAULT_PACKET_BYTES, next_power_of_two, packets_during
+
+if TYPE_CHECKING:
+    from wirespeed import catalog
+
+# A ring must cover the time NAPI is not polling: interrupt moderation plus a softirq round (~hundreds of us)
+# and scheduling jitter. 1 ms at 100 Gb/s is exactly what the Elastic field report set (seed 000: RX 8,192).
+DEFAULT_STALL_MS = 1.0
+# Queue pairs assumed for the memory estimate; pass the node's own `ethtool -l` combined count.
+DEFAULT_QUEUES = 8
+
+
+@dataclass(frozen=True)
+class RingPlan:
+    driver: str
+    line_rate_gbps: float
+    stall_ms: float
+    packet_bytes: int
+    queues: int
+    packets_in_stall: int
+    rx: int
+    tx: int
+    rx_capped: bool
+    tx_capped: bool
+    rx_default: int
+    tx_default: int
+    memory_bytes: int
+    default_memory_bytes: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "driver": self.driver,
+            "rx": self.rx,
+            "tx": self.tx,
+            "rx_default": self.rx_default,
+            "tx_default": self.tx_default,
+            "packets_in_stall": self.packets_in_stall,
+            "rx_capped_at_driver_max": self.rx_capped,
+            "tx_capped_at_driver_max": self.tx_capped,
+            "queues": self.queues,
+            "memory_bytes": self.memory_bytes,
+            "extra_memory_bytes": self.memory_bytes - self.default_memory_bytes,
+        }
+
+    def explain(self) -> str:
+        lines = [
+            f"At {self.line_rate_gbps:g} Gb/s with {self.packet_bytes:,}-byte packets, {self.packets_in_stall:,} "
+            f"packets arrive during a {self.stall_ms:g} ms receive stall.",
+            f"{self.driver}: RX {self.rx:,} (default {self.rx_default:,}), TX {self.tx:,} "
+            f"(default {self.tx_default:,}), the smallest sizes the driver accepts that hold them.",
+        ]
+        for direction, capped, value in (("RX", self.rx_capped, self.rx), ("TX", self.tx_capped, self.tx)):
+            if capped:
+                lines.append(
+                    f"{direction} is capped at the driver max {value:,}: it rides out only "
+                    f"{self.stall_ms * value / self.packets_in_stall:.2g} ms at this rate."
+                )
+        lines.append(
+            f"Kernel memory for RX buffers on {self.queues} queue(s): {_mib(self.memory_bytes)} "
+            f"(+{_mib(self.memory_bytes - self.default_memory_bytes)} over the defaults)."
+        )
+        return "\n".join(lines)
+
+
+def _mib(n: int) -> str:
+    return f"{n / 2**20:,.1f} MiB"
+
+
+def smallest_accepted(driver: catalog.NicDriver, direction: str, entries: int) -> tuple[int, bool]:
+    """The smallest ring the driver keeps as-is that holds ``entries``, clamped to its limits.
+
+    Returns (size, capped). Asking a down-rounding driver (ENA) for 8,128 would give 4,096, so sizing always
+    asks for a size the driver accepts unchanged.
+    """
+    limits = driver.rx if direction == "rx" else driver.tx
+    if limits is None:
+        raise SizingError("driver", driver.name, "a driver with NIC rings (hv_netvsc has none: tune its VF)")
+    if driver.rounding in ("up_power_of_two", "down_power_of_two"):
+        size = next_power_of_two(entries)
+    elif driver.rounding == "multiple_of_8":
+        size = -(-entries // 8) * 8
+    else:
+        size = entries
+    capped = size > limits.max
+    return max(limits.min, min(size, limits.max)), capped
+
+
+def plan_rings(
+    driver: str,
+    line_rate_gbps: float,
+    *,
+    stall_ms: float = DEFAULT_STALL_MS,
+    packet_bytes: int = DEFAULT_PACKET_BYTES,
+    queues: int = DEFAULT_QUEUES,
+) -> RingPlan:
+    """RX/TX ring sizes for ``driver`` that absorb ``stall_ms`` of traffic at ``line_rate_gbps``."""
+    from wirespeed import catalog  # the NIC facts live in the catalog; loaded on first use
+
+    nic = catalog.nic_driver(driver)
+    check_range("line_rate_gbps", line_rate_gbps, 0.001, 800)
+    packet_bytes = check_whole("packet_bytes", packet_bytes, 64, 9_216)
+    queues = check_whole("queues", queues, 1, 512)
+    packets = packets_during(line_rate_gbps, packet_bytes, stall_ms)
+    rx, rx_capped = smallest_accepted(nic, "rx", packets)
+    tx, tx_capped = smallest_accepted(nic, "tx", packets)
+    assert nic.rx is not None and nic.tx is not None  # smallest_accepted raised otherwise
+    per_buffer = nic.rx_buffer_bytes
+    return RingPlan(
+        driver=nic.name,
+        line_rate_gbps=line_rate_gbps,
+        stall_ms=stall_ms,
+        packet_bytes=packet_bytes,
+        queues=queues,
+        packets_in_stall=packets,
+        rx=rx,
+        tx=tx,
+        rx_capped=rx_capped,
+        tx_capped=tx_capped,
+        rx_default=nic.rx.default,
+        tx_default=nic.tx.default,
+        memory_bytes=rx * per_buffer * queues,
+        default_memory_bytes=nic.rx.default * per_buffer * queues,
+    )

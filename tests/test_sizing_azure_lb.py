@@ -1,0 +1,194 @@
+"""Azure Load Balancer SNAT sizing: the AKS docs' examples, every dynamic-default boundary, and invariants."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from wirespeed.sizing import InfeasibleError, Pool, SizingError, Workload, plan_load_balancer
+from wirespeed.sizing.azure_lb import (
+    DYNAMIC_DEFAULT_TABLE,
+    PORTS_PER_IP,
+    dynamic_default_ports,
+    next_halving_node_count,
+)
+
+
+def test_aks_docs_worked_example_fits():
+    # learn.microsoft.com/azure/aks/configure-load-balancer-standard: 4,000 ports, max 100 nodes + 2 surge, 7 IPs.
+    plan = plan_load_balancer([Pool(100, 2, surge_is_percent=False)], ports=4_000, outbound_ips=7)
+    assert (plan.ports_required, plan.ports_available, plan.feasible) == (408_000, 448_000, True)
+    assert plan.nodes_at_max == 102
+    assert plan.max_nodes_supported == 112
+
+
+def test_aks_docs_failure_example_reports_required_and_available():
+    # "Total node count 9 requires 72000 ports but only 64000 ... given 1 outbound public IPs"
+    plan = plan_load_balancer([Pool(9, 0, surge_is_percent=False)], ports=8_000, outbound_ips=1)
+    assert (plan.ports_required, plan.ports_available, plan.feasible) == (72_000, 64_000, False)
+    assert "short by 8,000 ports" in plan.explain()
+
+
+def test_minimum_ips_for_the_failure_example_is_two():
+    plan = plan_load_balancer([Pool(9, 0, surge_is_percent=False)], ports=8_000)
+    assert plan.outbound_ips == 2
+
+
+@pytest.mark.parametrize(
+    ("nodes", "ports", "halves_at"),
+    [
+        pytest.param(1, 1_024, 51, id="1-smallest"),
+        pytest.param(50, 1_024, 51, id="50-last-of-1024"),
+        pytest.param(51, 512, 101, id="51-first-of-512"),
+        pytest.param(100, 512, 101, id="100-last-of-512"),
+        pytest.param(101, 256, 201, id="101-first-of-256"),
+        pytest.param(200, 256, 201, id="200-last-of-256"),
+        pytest.param(201, 128, 401, id="201-first-of-128"),
+        pytest.param(400, 128, 401, id="400-last-of-128"),
+        pytest.param(401, 64, 801, id="401-first-of-64"),
+        pytest.param(800, 64, 801, id="800-last-of-64"),
+        pytest.param(801, 32, None, id="801-first-of-32"),
+        pytest.param(1_000, 32, None, id="1000-largest"),
+    ],
+)
+def test_dynamic_default_boundaries(nodes, ports, halves_at):
+    assert dynamic_default_ports(nodes) == ports
+    assert next_halving_node_count(nodes) == halves_at
+
+
+def test_dynamic_default_rejects_pool_size_outside_table():
+    with pytest.raises(SizingError, match=r"^nodes: 1001 is not allowed: must be a whole number between 1 and 1,000$"):
+        dynamic_default_ports(1_001)
+
+
+@pytest.mark.parametrize(
+    ("spec", "max_count", "surge_nodes"),
+    [
+        pytest.param("100", 100, 10, id="default-10-percent"),
+        pytest.param("100:2", 100, 2, id="count"),
+        pytest.param("100:10%", 100, 10, id="percent"),
+        pytest.param("3:10%", 3, 1, id="percent-rounds-up"),
+        pytest.param("5:0", 5, 0, id="no-surge"),
+        pytest.param(" 20:33% ", 20, 7, id="whitespace-and-fraction"),
+    ],
+)
+def test_pool_spec(spec, max_count, surge_nodes):
+    pool = Pool.parse(spec)
+    assert (pool.max_count, pool.surge_nodes) == (max_count, surge_nodes)
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        pytest.param("abc", "--pool: 'abc' is not allowed: MAX[:SURGE], e.g. 100, 100:2 or 100:10%", id="not-a-number"),
+        pytest.param("10:x", "--pool: '10:x' is not allowed: SURGE must be a node count or a percent, e.g. 2 or 10%",
+                     id="bad-surge"),
+        pytest.param("0", "pool.max_count: 0 is not allowed: must be a whole number between 1 and 1,000", id="zero"),
+        pytest.param("1001", "pool.max_count: 1001 is not allowed: must be a whole number between 1 and 1,000",
+                     id="too-many"),
+        pytest.param("10:150%", "pool.max_surge: 150.0 is not allowed: must be between 0 and 100", id="percent>100"),
+    ],
+)
+def test_pool_spec_errors_name_field_value_and_range(spec, message):
+    with pytest.raises(SizingError) as info:
+        Pool.parse(spec)
+    assert str(info.value) == message
+
+
+def test_workload_ports_from_littles_law_with_headroom():
+    # 20 new conns/s held 240 s = 4,800 in use; x1.25 = 6,000 (already a multiple of 8).
+    plan = plan_load_balancer([Pool(40)], workload=Workload(20))
+    assert plan.allocated_outbound_ports == 6_000
+    assert plan.nodes_at_max == 44
+    assert plan.outbound_ips == math.ceil(6_000 * 44 / PORTS_PER_IP) == 5
+
+
+def test_workload_never_goes_below_the_dynamic_default():
+    plan = plan_load_balancer([Pool(10)], workload=Workload(0.5))
+    assert plan.allocated_outbound_ports == 1_024
+    assert "raised to the 1,024 Azure's default would give" in plan.ports_from
+
+
+def test_ports_round_up_to_multiple_of_eight():
+    plan = plan_load_balancer([Pool(10)], workload=Workload(5, hold_seconds=241, headroom=1))
+    assert plan.allocated_outbound_ports == 1_208  # 1,205 -> 1,208
+
+
+def test_explicit_ports_must_be_multiple_of_eight():
+    with pytest.raises(SizingError) as info:
+        plan_load_balancer([Pool(10)], ports=1_001)
+    assert str(info.value) == "ports: 1001 is not allowed: must be a multiple of 8 between 8 and 64,000"
+
+
+def test_more_than_100_ips_is_infeasible_and_points_to_nat_gateway():
+    with pytest.raises(InfeasibleError) as info:
+        plan_load_balancer([Pool(1_000, 0, surge_is_percent=False)], ports=8_000)
+    assert info.value.required == 8_000_000
+    assert info.value.available == 6_400_000
+    assert "NAT gateway" in str(info.value)
+
+
+def test_more_than_64000_ports_per_node_is_infeasible():
+    with pytest.raises(InfeasibleError, match=r"ports per node: 120,000 required but at most 64,000"):
+        plan_load_balancer([Pool(2)], workload=Workload(400, headroom=1.25))
+
+
+def test_exactly_one_of_ports_or_workload():
+    with pytest.raises(SizingError, match="exactly one"):
+        plan_load_balancer([Pool(2)], ports=1_024, workload=Workload(1))
+    with pytest.raises(SizingError, match="exactly one"):
+        plan_load_balancer([Pool(2)])
+
+
+def test_surge_of_every_pool_counts():
+    plan = plan_load_balancer([Pool(100, 2, surge_is_percent=False), Pool(50)], ports=1_024)
+    assert plan.nodes_at_max == 102 + 55
+
+
+def test_json_keys_are_stable():
+    plan = plan_load_balancer([Pool(100, 2, surge_is_percent=False)], ports=4_000, outbound_ips=7)
+    assert set(plan.to_json()) >= {
+        "allocated_outbound_ports", "outbound_ips", "nodes_at_max", "ports_required",
+        "ports_available", "feasible", "dynamic_default_ports",
+    }
+
+
+pools_strategy = st.lists(
+    st.builds(Pool, st.integers(1, 300), st.integers(0, 20), st.just(False)), min_size=1, max_size=4
+)
+
+
+@given(pools=pools_strategy, cps=st.floats(0.01, 50))
+def test_ip_count_is_minimal_and_sufficient(pools, cps):
+    try:
+        plan = plan_load_balancer(pools, workload=Workload(cps))
+    except InfeasibleError:
+        return
+    assert plan.ports_required <= plan.outbound_ips * PORTS_PER_IP
+    assert plan.outbound_ips == 1 or plan.ports_required > (plan.outbound_ips - 1) * PORTS_PER_IP
+    assert plan.allocated_outbound_ports % 8 == 0
+    assert plan.allocated_outbound_ports > 0
+    nodes = plan.nodes_at_max
+    if nodes <= DYNAMIC_DEFAULT_TABLE[-1][0]:
+        assert plan.allocated_outbound_ports >= dynamic_default_ports(nodes)
+
+
+@given(pools=pools_strategy, low=st.floats(0.01, 20), extra=st.floats(0, 20))
+def test_more_load_never_needs_fewer_ports_or_ips(pools, low, extra):
+    try:
+        a = plan_load_balancer(pools, workload=Workload(low))
+        b = plan_load_balancer(pools, workload=Workload(low + extra))
+    except InfeasibleError:
+        return
+    assert b.allocated_outbound_ports >= a.allocated_outbound_ports
+    assert b.outbound_ips >= a.outbound_ips
+
+
+@given(max_count=st.integers(1, 900), more=st.integers(0, 99))
+def test_more_nodes_never_need_fewer_ips(max_count, more):
+    a = plan_load_balancer([Pool(max_count, 0, surge_is_percent=False)], ports=1_024)
+    b = plan_load_balancer([Pool(max_count + more, 0, surge_is_percent=False)], ports=1_024)
+    assert b.outbound_ips >= a.outbound_ips
