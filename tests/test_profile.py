@@ -1,0 +1,89 @@
+"""The tuning profile contract: shared vectors, the committed schema, and error messages users read."""
+
+from __future__ import annotations
+
+import json
+
+import jsonschema
+import pytest
+
+from conftest import ROOT
+from wirespeed.profile import DEFAULT_EXCLUDE, ProfileError, committed_schema, load_profile, render_schema, validate_profile
+
+VECTORS = json.loads((ROOT / "tests" / "vectors" / "profiles.json").read_text())
+
+
+@pytest.mark.parametrize("case", VECTORS["valid"], ids=lambda c: c["name"])
+def test_valid_vectors_are_accepted(case):
+    validate_profile(case["profile"])
+
+
+@pytest.mark.parametrize("case", VECTORS["invalid"], ids=lambda c: c["name"])
+def test_invalid_vectors_are_rejected_at_the_named_field(case):
+    with pytest.raises(ProfileError) as info:
+        validate_profile(case["profile"])
+    paths = [path for path, _ in info.value.problems]
+    assert any(p.startswith(case["error_at"]) for p in paths), paths
+
+
+@pytest.mark.parametrize("case", VECTORS["valid"] + VECTORS["invalid"], ids=lambda c: c["name"])
+def test_committed_schema_agrees_with_the_model(case):
+    # The Go agent validates with the schema alone, so the schema must decide every vector as the model does.
+    errors = list(jsonschema.Draft202012Validator(committed_schema()).iter_errors(case["profile"]))
+    assert bool(errors) is ("error_at" in case), [e.message for e in errors]
+
+
+def test_committed_schema_is_current():
+    text = (ROOT / "components" / "wirespeed" / "data" / "profile.schema.json").read_text()
+    assert text == render_schema(), "run: python -c 'from wirespeed.profile import render_schema; print(render_schema(), end=\"\")' > components/wirespeed/data/profile.schema.json"
+
+
+def test_every_problem_is_reported_at_once_with_value_and_range():
+    with pytest.raises(ProfileError) as info:
+        validate_profile({
+            "name": "x",
+            "rings": {"mlx5_core": {"rx": 100_000}},
+            "sysctls": {"net.core.netdev_max_backlog": 500},
+            "mtu": {"value": 20_000},
+        })
+    assert info.value.problems == [
+        ("/rings/mlx5_core/rx", "100000 is not allowed: must be between 64 and 65,536"),
+        ("/sysctls/net.core.netdev_max_backlog", "500 is not allowed: must be between 1,000 and 3,240,000"),
+        ("/mtu/value", "20000 is not allowed: must be between 1,280 and 9,216"),
+    ]
+
+
+def test_pulumi_floats_become_ints():
+    profile = validate_profile({"name": "f", "rings": {"ena": {"rx": 8192.0}},
+                                "sysctls": {"net.core.netdev_max_backlog": 32768.0}})
+    data = profile.to_json_dict()
+    assert data["rings"]["ena"] == {"rx": 8192}
+    assert data["sysctls"] == {"net.core.netdev_max_backlog": 32768}
+    assert isinstance(data["sysctls"]["net.core.netdev_max_backlog"], int)
+
+
+def test_defaults_select_device_links_and_skip_cni_plumbing():
+    profile = validate_profile({"name": "d"})
+    assert profile.interfaces.roles == ["sriov-vf", "primary"]
+    assert {"veth*", "lxc*", "cilium_*"} <= set(profile.interfaces.exclude) == set(DEFAULT_EXCLUDE)
+    assert profile.mtu is None
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        pytest.param("{", ("/", "not valid JSON: Expecting property name enclosed in double quotes at line 1 column 2"),
+                     id="syntax"),
+        pytest.param("[]", ("/", "must be a JSON object, got list"), id="not-object"),
+    ],
+)
+def test_load_profile_errors(text, problem):
+    with pytest.raises(ProfileError) as info:
+        load_profile(text)
+    assert info.value.problems == [problem]
+
+
+def test_round_trip_is_stable(profile_vectors):
+    for case in profile_vectors["valid"]:
+        once = validate_profile(case["profile"]).to_json_dict()
+        assert validate_profile(once).to_json_dict() == once
