@@ -1,0 +1,197 @@
+package metrics
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/wirespeed-io/wirespeed/agent/internal/status"
+)
+
+// smallReport is one VF whose RX ring was restored and whose TX ring is left alone, one primary whose RX
+// ring is stuck below the profile, one pod veth the agent skips, and two sysctls (one drifted).
+func smallReport() status.Report {
+	return status.Report{
+		Profile: "throughput",
+		State:   status.StateDegraded,
+		Reason:  "eth1: rx ring 4096 rejected: invalid argument",
+		Interfaces: []status.Interface{
+			{Name: "enP1s1", Index: 7, Driver: "mlx5_core", Role: "sriov-vf", Selected: true,
+				Reason: "driver mlx5_core enslaved to eth0",
+				RX:     &status.Ring{Desired: 8192, Current: 8192, Max: 8192},
+				TX:     &status.Ring{Desired: 0, Current: 1024, Max: 8192},
+				MTU:    &status.Value{Desired: 1500, Current: 1500}},
+			{Name: "eth1", Index: 3, Driver: "e1000e", Role: "primary", Selected: true,
+				Reason: "matches selector",
+				RX:     &status.Ring{Desired: 4096, Current: 256, Max: 4096},
+				Error:  "rx ring 4096 rejected: invalid argument"},
+			{Name: "lxc12ab", Index: 40, Driver: "veth", Role: "virtual", Selected: false,
+				Reason: "veth: pod interface"},
+		},
+		Sysctls: map[string]status.Value{
+			"net.core.netdev_max_backlog": {Desired: 32768, Current: 32768},
+			"net.core.netdev_budget":      {Desired: 600, Current: 300},
+		},
+		Errors: []string{"eth1: rx ring 4096 rejected: invalid argument"},
+		Time:   time.Date(2026, 11, 22, 13, 0, 0, 0, time.UTC),
+	}
+}
+
+const smallReportExposition = `
+# HELP wirespeed_agent_apply_errors_total Settings the agent failed to apply, counted once per reconcile that failed them.
+# TYPE wirespeed_agent_apply_errors_total counter
+wirespeed_agent_apply_errors_total 1
+# HELP wirespeed_agent_degraded 1 when the last reconcile could not apply the profile.
+# TYPE wirespeed_agent_degraded gauge
+wirespeed_agent_degraded 1
+# HELP wirespeed_agent_drift 1 when any managed value differs from the profile.
+# TYPE wirespeed_agent_drift gauge
+wirespeed_agent_drift 1
+# HELP wirespeed_agent_interface_apply_failing 1 when the last reconcile could not apply the profile to this interface.
+# TYPE wirespeed_agent_interface_apply_failing gauge
+wirespeed_agent_interface_apply_failing{driver="e1000e",interface="eth1",role="primary"} 1
+wirespeed_agent_interface_apply_failing{driver="mlx5_core",interface="enP1s1",role="sriov-vf"} 0
+# HELP wirespeed_agent_interface_drift 1 when a managed ring or MTU of this interface differs from the profile.
+# TYPE wirespeed_agent_interface_drift gauge
+wirespeed_agent_interface_drift{driver="e1000e",interface="eth1",role="primary"} 1
+wirespeed_agent_interface_drift{driver="mlx5_core",interface="enP1s1",role="sriov-vf"} 0
+# HELP wirespeed_agent_last_reconcile_timestamp_seconds Time the last reconcile finished, in seconds since the epoch.
+# TYPE wirespeed_agent_last_reconcile_timestamp_seconds gauge
+wirespeed_agent_last_reconcile_timestamp_seconds 1.7953524e+09
+# HELP wirespeed_agent_link_events_total Netlink link events seen, by kind (added, removed, changed).
+# TYPE wirespeed_agent_link_events_total counter
+wirespeed_agent_link_events_total{kind="added"} 2
+wirespeed_agent_link_events_total{kind="changed"} 0
+wirespeed_agent_link_events_total{kind="removed"} 1
+wirespeed_agent_link_events_total{kind="unknown"} 1
+# HELP wirespeed_agent_mtu_desired_bytes MTU the profile asks for (current MTU: node-exporter's node_network_mtu_bytes).
+# TYPE wirespeed_agent_mtu_desired_bytes gauge
+wirespeed_agent_mtu_desired_bytes{driver="mlx5_core",interface="enP1s1",role="sriov-vf"} 1500
+# HELP wirespeed_agent_reconciles_total Reconciles finished, by result (applied, degraded, dry-run).
+# TYPE wirespeed_agent_reconciles_total counter
+wirespeed_agent_reconciles_total{result="applied"} 0
+wirespeed_agent_reconciles_total{result="degraded"} 1
+wirespeed_agent_reconciles_total{result="dry-run"} 0
+# HELP wirespeed_agent_ring_current_entries Ring size the device reported at the last reconcile.
+# TYPE wirespeed_agent_ring_current_entries gauge
+wirespeed_agent_ring_current_entries{direction="rx",driver="e1000e",interface="eth1",role="primary"} 256
+wirespeed_agent_ring_current_entries{direction="rx",driver="mlx5_core",interface="enP1s1",role="sriov-vf"} 8192
+wirespeed_agent_ring_current_entries{direction="tx",driver="mlx5_core",interface="enP1s1",role="sriov-vf"} 1024
+# HELP wirespeed_agent_ring_desired_entries Ring size the profile asks for, after clamping to the device maximum and the driver's rounding rule.
+# TYPE wirespeed_agent_ring_desired_entries gauge
+wirespeed_agent_ring_desired_entries{direction="rx",driver="e1000e",interface="eth1",role="primary"} 4096
+wirespeed_agent_ring_desired_entries{direction="rx",driver="mlx5_core",interface="enP1s1",role="sriov-vf"} 8192
+# HELP wirespeed_agent_ring_max_entries Largest ring size the device reports it supports.
+# TYPE wirespeed_agent_ring_max_entries gauge
+wirespeed_agent_ring_max_entries{direction="rx",driver="e1000e",interface="eth1",role="primary"} 4096
+wirespeed_agent_ring_max_entries{direction="rx",driver="mlx5_core",interface="enP1s1",role="sriov-vf"} 8192
+wirespeed_agent_ring_max_entries{direction="tx",driver="mlx5_core",interface="enP1s1",role="sriov-vf"} 8192
+# HELP wirespeed_agent_sysctl_current Value read at the last reconcile.
+# TYPE wirespeed_agent_sysctl_current gauge
+wirespeed_agent_sysctl_current{sysctl="net.core.netdev_budget"} 300
+wirespeed_agent_sysctl_current{sysctl="net.core.netdev_max_backlog"} 32768
+# HELP wirespeed_agent_sysctl_desired Value the profile asks for.
+# TYPE wirespeed_agent_sysctl_desired gauge
+wirespeed_agent_sysctl_desired{sysctl="net.core.netdev_budget"} 600
+wirespeed_agent_sysctl_desired{sysctl="net.core.netdev_max_backlog"} 32768
+`
+
+func TestObserveExposition(t *testing.T) {
+	reg := prometheus.NewPedanticRegistry()
+	m := New(reg)
+	m.LinkEvent(KindAdded)
+	m.LinkEvent(KindAdded)
+	m.LinkEvent(KindRemoved)
+	m.LinkEvent("renamed") // not a kind the agent emits: counted as unknown, never a new series
+	m.Observe(smallReport())
+
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(smallReportExposition)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// An SR-IOV VF re-added by the host comes back under a new name: its old series must go, not linger at
+// their last values.
+func TestObserveDropsInterfacesThatDisappear(t *testing.T) {
+	reg := prometheus.NewPedanticRegistry()
+	m := New(reg)
+	m.Observe(smallReport())
+
+	next := smallReport()
+	next.State = status.StateApplied
+	next.Errors = nil
+	next.Interfaces = []status.Interface{{
+		Name: "enP2s1", Index: 9, Driver: "mlx5_core", Role: "sriov-vf", Selected: true,
+		RX: &status.Ring{Desired: 8192, Current: 8192, Max: 8192},
+	}}
+	m.Observe(next)
+
+	want := `
+# HELP wirespeed_agent_ring_current_entries Ring size the device reported at the last reconcile.
+# TYPE wirespeed_agent_ring_current_entries gauge
+wirespeed_agent_ring_current_entries{direction="rx",driver="mlx5_core",interface="enP2s1",role="sriov-vf"} 8192
+# HELP wirespeed_agent_interface_drift 1 when a managed ring or MTU of this interface differs from the profile.
+# TYPE wirespeed_agent_interface_drift gauge
+wirespeed_agent_interface_drift{driver="mlx5_core",interface="enP2s1",role="sriov-vf"} 0
+# HELP wirespeed_agent_reconciles_total Reconciles finished, by result (applied, degraded, dry-run).
+# TYPE wirespeed_agent_reconciles_total counter
+wirespeed_agent_reconciles_total{result="applied"} 1
+wirespeed_agent_reconciles_total{result="degraded"} 1
+wirespeed_agent_reconciles_total{result="dry-run"} 0
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want),
+		"wirespeed_agent_ring_current_entries", "wirespeed_agent_interface_drift",
+		"wirespeed_agent_reconciles_total"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestNoSnapshotBeforeFirstReconcile(t *testing.T) {
+	reg := prometheus.NewPedanticRegistry()
+	New(reg)
+	// Only the counters, all at zero: a gauge such as drift=0 before anything was read would be a lie.
+	n, err := testutil.GatherAndCount(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := len(linkEventKinds) + len(reconcileResults) + 1; n != want {
+		t.Fatalf("series before the first reconcile = %d, want %d (counters only)", n, want)
+	}
+}
+
+func TestCountErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		r    status.Report
+		want int
+	}{
+		{name: "none", r: status.Report{}, want: 0},
+		{name: "sysctl error only", r: status.Report{Errors: []string{"net.core.netdev_budget: permission denied"}}, want: 1},
+		{name: "link error also listed in Errors counts once", r: smallReport(), want: 1},
+		{name: "link error only on the interface", r: status.Report{Interfaces: []status.Interface{
+			{Name: "eth1", Error: "rx ring: operation not supported"},
+			{Name: "eth2", Error: "rx ring: operation not supported"},
+		}}, want: 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := countErrors(tc.r); got != tc.want {
+				t.Fatalf("countErrors = %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+// A report naming one link twice must not break the whole scrape with a duplicate-series error.
+func TestDuplicateInterfaceNameKeepsScrapeWorking(t *testing.T) {
+	reg := prometheus.NewPedanticRegistry()
+	m := New(reg)
+	r := smallReport()
+	r.Interfaces = append(r.Interfaces, r.Interfaces[0])
+	m.Observe(r)
+	if _, err := reg.Gather(); err != nil {
+		t.Fatal(err)
+	}
+}
