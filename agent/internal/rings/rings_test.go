@@ -1,0 +1,232 @@
+package rings
+
+import (
+	"encoding/json"
+	"os"
+	"reflect"
+	"testing"
+
+	"github.com/safchain/ethtool"
+
+	"github.com/wirespeed-io/wirespeed/agent/internal/profile"
+	"github.com/wirespeed-io/wirespeed/agent/internal/status"
+)
+
+// The Go driver table must say what the catalog says (components/wirespeed/data/nic_drivers.json).
+func TestDriverTableMatchesCatalog(t *testing.T) {
+	data, err := os.ReadFile("../../../components/wirespeed/data/nic_drivers.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type limits struct{ Default, Min, Max int }
+	var catalog struct {
+		Drivers map[string]struct {
+			RX       *limits `json:"rx"`
+			TX       *limits `json:"tx"`
+			Rounding string  `json:"rounding"`
+			MTUMax   int     `json:"mtu_max"`
+		} `json:"drivers"`
+	}
+	if err := json.Unmarshal(data, &catalog); err != nil {
+		t.Fatal(err)
+	}
+	conv := func(l *limits) *Limits {
+		if l == nil {
+			return nil
+		}
+		return &Limits{l.Default, l.Min, l.Max}
+	}
+	want := map[string]Driver{}
+	for name, d := range catalog.Drivers {
+		want[name] = Driver{RX: conv(d.RX), TX: conv(d.TX), Rounding: Rounding(d.Rounding), MTUMax: d.MTUMax}
+	}
+	if !reflect.DeepEqual(Drivers, want) {
+		for name := range want {
+			if !reflect.DeepEqual(Drivers[name], want[name]) {
+				t.Errorf("driver %s: Go table %+v, catalog %+v", name, Drivers[name], want[name])
+			}
+		}
+		for name := range Drivers {
+			if _, ok := want[name]; !ok {
+				t.Errorf("driver %s is in the Go table but not in the catalog", name)
+			}
+		}
+	}
+}
+
+func TestSize(t *testing.T) {
+	d := func(name string) (*Limits, Rounding) { return Drivers[name].RX, Drivers[name].Rounding }
+	cases := []struct {
+		name      string
+		driver    string
+		want, max int
+		expect    int
+	}{
+		{"mlx5 exact power of two", "mlx5_core", 8192, 8192, 8192},
+		{"mlx5 rounds up", "mlx5_core", 3000, 8192, 4096},
+		{"mlx5 clamps to device max", "mlx5_core", 16384, 8192, 8192},
+		{"mlx5 raises to min", "mlx5_core", 8, 8192, 16},
+		{"mana rounds up", "mana", 1500, 8192, 2048},
+		{"mana min 128", "mana", 64, 8192, 128},
+		{"mana smaller device max", "mana", 8192, 4096, 4096},
+		{"ena rounds down", "ena", 12000, 16384, 8192},
+		{"ena clamps to instance max", "ena", 16384, 8192, 8192},
+		{"ena min 256", "ena", 64, 16384, 256},
+		{"mlx4 rounds up", "mlx4_en", 1025, 8192, 2048},
+		{"mlx4 rx min 256", "mlx4_en", 100, 8192, 256},
+		{"e1000e aligns to 8", "e1000e", 1001, 4096, 1008},
+		{"e1000e min 64", "e1000e", 60, 4096, 64},
+		{"igbvf max", "igbvf", 4100, 4096, 4096},
+		{"virtio rounds up then clamps", "virtio_net", 1000, 1024, 1024},
+		{"virtio odd device max rounds down", "virtio_net", 1024, 1000, 512},
+		{"unknown driver clamps only", "unknown", 5000, 4000, 4000},
+		{"unknown driver keeps odd value", "unknown", 1001, 4096, 1001},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			lim, rule := d(c.driver)
+			if got := Size(c.want, c.max, lim, rule); got != c.expect {
+				t.Fatalf("Size(%d, max %d, %s) = %d, want %d", c.want, c.max, c.driver, got, c.expect)
+			}
+		})
+	}
+}
+
+func ptr(n int) *int { return &n }
+
+// Rounding rules the fake devices store requests by, as the real drivers do.
+func storePow2Up(_ string, n uint32) uint32 { return uint32(ceilPow2(int(n))) }
+
+func TestApplierWithFakeNICs(t *testing.T) {
+	cases := []struct {
+		name        string
+		driver      string
+		ring        ethtool.Ring
+		store       func(string, uint32) uint32
+		want        profile.RingSize
+		expectRX    *status.Ring
+		expectTX    *status.Ring
+		expectSets  int
+		expectFinal [2]uint32
+	}{
+		{
+			name:   "mlx5 VF at driver default goes to 8192",
+			driver: "mlx5_core",
+			ring:   ethtool.Ring{RxMaxPending: 8192, TxMaxPending: 8192, RxPending: 1024, TxPending: 1024},
+			store:  storePow2Up, want: profile.RingSize{RX: ptr(8192), TX: ptr(8192)},
+			expectRX: &status.Ring{Desired: 8192, Current: 8192, Max: 8192}, expectTX: &status.Ring{Desired: 8192, Current: 8192, Max: 8192},
+			expectSets: 1, expectFinal: [2]uint32{8192, 8192},
+		},
+		{
+			name:   "mana rounds 3000 up to 4096, tx left alone",
+			driver: "mana",
+			ring:   ethtool.Ring{RxMaxPending: 8192, TxMaxPending: 16384, RxPending: 512, TxPending: 256},
+			store:  storePow2Up, want: profile.RingSize{RX: ptr(3000)},
+			expectRX:   &status.Ring{Desired: 4096, Current: 4096, Max: 8192},
+			expectSets: 1, expectFinal: [2]uint32{4096, 256},
+		},
+		{
+			name:     "ena clamps to the instance's reported max",
+			driver:   "ena",
+			ring:     ethtool.Ring{RxMaxPending: 8192, TxMaxPending: 1024, RxPending: 1024, TxPending: 1024},
+			want:     profile.RingSize{RX: ptr(16384), TX: ptr(1024)},
+			expectRX: &status.Ring{Desired: 8192, Current: 8192, Max: 8192}, expectTX: &status.Ring{Desired: 1024, Current: 1024, Max: 1024},
+			expectSets: 1, expectFinal: [2]uint32{8192, 1024},
+		},
+		{
+			name:     "mlx4 already at desired: no write",
+			driver:   "mlx4_en",
+			ring:     ethtool.Ring{RxMaxPending: 8192, TxMaxPending: 8192, RxPending: 4096, TxPending: 512},
+			want:     profile.RingSize{RX: ptr(4000), TX: ptr(512)},
+			expectRX: &status.Ring{Desired: 4096, Current: 4096, Max: 8192}, expectTX: &status.Ring{Desired: 512, Current: 512, Max: 8192},
+			expectSets: 0, expectFinal: [2]uint32{4096, 512},
+		},
+		{
+			name:       "unknown driver stores a different value: accepted as effective",
+			driver:     "acme_nic",
+			ring:       ethtool.Ring{RxMaxPending: 4096, TxMaxPending: 4096, RxPending: 512, TxPending: 512},
+			store:      func(_ string, n uint32) uint32 { return n &^ 63 }, // multiples of 64, unknown to the table
+			want:       profile.RingSize{RX: ptr(1000)},
+			expectRX:   &status.Ring{Desired: 960, Current: 960, Max: 4096},
+			expectSets: 1, expectFinal: [2]uint32{960, 512},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			fake := NewFakeEthtool()
+			fake.Add("vf0", &FakeDevice{Driver: c.driver, Ring: c.ring, Store: c.store})
+			a := &Applier{ET: fake}
+			rx, tx, _, err := a.Apply("vf0", c.driver, c.want, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(rx, c.expectRX) || !reflect.DeepEqual(tx, c.expectTX) {
+				t.Fatalf("rx %+v tx %+v, want rx %+v tx %+v", rx, tx, c.expectRX, c.expectTX)
+			}
+			// A second reconcile must find nothing to do: no rewrite loop.
+			rx2, tx2, changes, err := a.Apply("vf0", c.driver, c.want, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(changes) != 0 || !reflect.DeepEqual(rx2, c.expectRX) || !reflect.DeepEqual(tx2, c.expectTX) {
+				t.Fatalf("second apply changed %v (rx %+v tx %+v)", changes, rx2, tx2)
+			}
+			dev := fake.Device("vf0")
+			if dev.Sets != c.expectSets {
+				t.Errorf("SetRing reached the device %d times, want %d", dev.Sets, c.expectSets)
+			}
+			if got := [2]uint32{dev.Ring.RxPending, dev.Ring.TxPending}; got != c.expectFinal {
+				t.Errorf("device rings %v, want %v", got, c.expectFinal)
+			}
+		})
+	}
+}
+
+func TestApplierDryRunNeverWrites(t *testing.T) {
+	fake := NewFakeEthtool()
+	fake.Add("vf0", &FakeDevice{Driver: "mlx5_core", Ring: ethtool.Ring{RxMaxPending: 8192, TxMaxPending: 8192, RxPending: 1024, TxPending: 1024}})
+	a := &Applier{ET: fake}
+	rx, _, changes, err := a.Apply("vf0", "mlx5_core", profile.RingSize{RX: ptr(8192)}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fake.Device("vf0").Sets != 0 {
+		t.Fatal("dry run wrote to the device")
+	}
+	if want := []Change{{"rx-ring", 1024, 8192}}; !reflect.DeepEqual(changes, want) {
+		t.Fatalf("changes %v, want %v", changes, want)
+	}
+	if rx.Desired != 8192 || rx.Current != 1024 {
+		t.Fatalf("rx %+v should show the drift", rx)
+	}
+}
+
+func TestApplierRefusesHvNetvsc(t *testing.T) {
+	fake := NewFakeEthtool()
+	fake.Add("eth0", &FakeDevice{Driver: "hv_netvsc", Ring: ethtool.Ring{RxMaxPending: 16384, TxMaxPending: 16384, RxPending: 1024, TxPending: 1024}})
+	a := &Applier{ET: fake}
+	if _, _, _, err := a.Apply("eth0", "hv_netvsc", profile.RingSize{RX: ptr(8192)}, false); err == nil {
+		t.Fatal("applied NIC ring numbers to hv_netvsc")
+	}
+	if fake.Device("eth0").Sets != 0 {
+		t.Fatal("wrote to hv_netvsc")
+	}
+}
+
+func TestApplierReportsSetFailure(t *testing.T) {
+	fake := NewFakeEthtool()
+	// The device claims max 8192 but refuses anything above 4096 (a firmware limit): the error names it.
+	fake.Add("vf0", &FakeDevice{Driver: "mana", Ring: ethtool.Ring{RxMaxPending: 8192, TxMaxPending: 16384, RxPending: 512, TxPending: 256}})
+	fake.Device("vf0").Ring.RxMaxPending = 8192
+	a := &Applier{ET: &refusingEthtool{fake}}
+	_, _, _, err := a.Apply("vf0", "mana", profile.RingSize{RX: ptr(8192)}, false)
+	if err == nil {
+		t.Fatal("want error")
+	}
+}
+
+type refusingEthtool struct{ *FakeEthtool }
+
+func (r *refusingEthtool) SetRing(string, ethtool.Ring) (ethtool.Ring, error) {
+	return ethtool.Ring{}, os.ErrPermission
+}
