@@ -1,0 +1,48 @@
+# The two commands a platform engineer needs (see README):
+#   make demo   plan the bundled example workload offline (no cloud account)
+#   make test   install what the tests need, lint, and run every test (Python and Go)
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test lint test-python test-go system-deps agent clean regen
+
+demo: $(STAMP)
+	$(BIN)/wirespeed plan
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --disable-pip-version-check -e '.[dev]'
+	touch $@
+
+system-deps:
+	./scripts/install-system-deps.sh
+
+test: system-deps lint test-python test-go
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+	cd agent && go vet ./...
+	@cd agent && out=$$(gofmt -l .) && if [ -n "$$out" ]; then echo "gofmt needed: $$out"; exit 1; fi
+
+test-python: $(STAMP)
+	$(BIN)/pytest
+
+test-go:
+	cd agent && go test -count=1 ./...
+
+agent:
+	$(MAKE) -C agent build
+
+# Regenerate committed artifacts after changing the models, sizing or the pinned moto.
+regen: $(STAMP)
+	$(BIN)/python -c 'from wirespeed.profile import render_schema; import sys; sys.stdout.write(render_schema())' \
+		> components/wirespeed/data/profile.schema.json
+	cp components/wirespeed/data/profile.schema.json agent/internal/profile/profile.schema.json
+	$(BIN)/python -m wirespeed.profiles
+	$(BIN)/python -m wirespeed.catalog.generate_aws
+
+clean:
+	rm -rf $(VENV) agent/bin

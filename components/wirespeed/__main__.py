@@ -1,0 +1,3 @@
+from wirespeed.cli import main
+
+main()

@@ -1,0 +1,326 @@
+"""`wirespeed` command line: sizing, catalog and profile tools for platform engineers.
+
+Exit codes: 0 when the plan is feasible; 2 for bad input or an infeasible plan, with one line on stderr that
+names the field and value, or the required and available amounts. Heavy modules (pydantic, matplotlib, rich
+tables) are imported only by the commands that need them so `--json` answers stay fast in CI loops.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any, NoReturn, Protocol
+
+import typer
+
+app = typer.Typer(
+    name="wirespeed",
+    help="Network-optimised Kubernetes node pools on AKS and EKS: size SNAT, rings and backlog; browse SKUs.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+size_app = typer.Typer(help="Size outbound SNAT, NAT gateways, NIC rings, the netdev backlog and MTU.",
+                       no_args_is_help=True)
+catalog_app = typer.Typer(help="Browse the SKU catalog (Azure VM sizes, AWS instance types).", no_args_is_help=True)
+profile_app = typer.Typer(help="Built-in tuning profiles the node agent applies; validate your own.",
+                          no_args_is_help=True)
+app.add_typer(size_app, name="size")
+app.add_typer(catalog_app, name="catalog")
+app.add_typer(profile_app, name="profile")
+
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON (stable keys) instead of prose.")]
+
+
+class _Plan(Protocol):
+    def to_json(self) -> dict[str, Any]: ...
+    def explain(self) -> str: ...
+
+
+def _fail(message: str) -> NoReturn:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(2)
+
+
+def _emit(plan: _Plan, as_json: bool) -> None:
+    if as_json:
+        typer.echo(json.dumps(plan.to_json(), indent=2))
+    else:
+        typer.echo(plan.explain())
+
+
+def _run(build: Any) -> Any:
+    """Call a sizing function, turning its input and feasibility errors into one stderr line and exit 2."""
+    from wirespeed.sizing.errors import InfeasibleError, SizingError
+
+    try:
+        return build()
+    except (SizingError, InfeasibleError, LookupError) as exc:
+        _fail(str(exc).strip("'\""))
+
+
+@size_app.command("azure-lb")
+def size_azure_lb(
+    pool: Annotated[
+        list[str],
+        typer.Option(
+            "--pool",
+            metavar="MAX[:SURGE]",
+            help="A node pool: its autoscaler maxCount and upgrade maxSurge as nodes or a percent "
+            "(100, 100:2, 100:10%). Repeat per pool. SURGE defaults to 10% (the AKS API default).",
+        ),
+    ],
+    ports: Annotated[
+        int | None,
+        typer.Option(help="Use this allocatedOutboundPorts (multiple of 8, 8..64,000) instead of a workload."),
+    ] = None,
+    connections_per_second: Annotated[
+        float | None,
+        typer.Option(
+            help="Peak NEW outbound connections per second from one node to its busiest single destination "
+            "(IP, port, protocol). Pooled keep-alive connections barely count; retry storms do."
+        ),
+    ] = None,
+    hold_seconds: Annotated[
+        float,
+        typer.Option(help="Seconds a SNAT port stays taken per connection: its lifetime plus Azure's reuse "
+                     "cooldown (4 minutes)."),
+    ] = 240.0,
+    headroom: Annotated[float, typer.Option(help="Multiplier over the computed ports for bursts (1..10).")] = 1.25,
+    outbound_ips: Annotated[
+        int | None,
+        typer.Option(help="Check this managed outbound IP count (1..100) instead of computing the minimum."),
+    ] = None,
+    as_json: JsonFlag = False,
+    plot: Annotated[
+        Path | None,
+        typer.Option(metavar="FILE.png", help="Draw port demand and capacity against node count."),
+    ] = None,
+) -> None:
+    """Size AKS load balancer outbound SNAT: allocatedOutboundPorts and managed outbound IPs.
+
+    AKS rejects a cluster unless ports-per-node x (every pool's maxCount + maxSurge) <= 64,000 x outbound IPs.
+    Left at 0, Azure gives each node 1,024 ports up to 50 nodes and silently halves them at 51, 101, 201...
+    nodes, so a pool that scales out starves every existing node of SNAT ports. Set the printed
+    allocatedOutboundPorts and managedOutboundIPs.count in networkProfile.loadBalancerProfile.
+    """
+    from wirespeed.sizing import azure_lb
+
+    def build() -> azure_lb.LoadBalancerPlan:
+        pools = [azure_lb.Pool.parse(spec) for spec in pool]
+        workload = None
+        if connections_per_second is not None:
+            workload = azure_lb.Workload(connections_per_second, hold_seconds, headroom)
+        elif ports is None:
+            raise azure_lb.SizingError(
+                "--ports/--connections-per-second", None, "give one: an explicit port count or the workload"
+            )
+        if ports is not None and workload is not None:
+            raise azure_lb.SizingError(
+                "--ports", ports, "give either --ports or --connections-per-second, not both"
+            )
+        return azure_lb.plan_load_balancer(pools, ports=ports, workload=workload, outbound_ips=outbound_ips)
+
+    plan: azure_lb.LoadBalancerPlan = _run(build)
+    _emit(plan, as_json)
+    if plot is not None:
+        from wirespeed.plot import plot_load_balancer
+
+        plot_load_balancer(plan, plot)
+        if not as_json:
+            typer.echo(f"Plot written to {plot}")
+    if not plan.feasible:
+        _fail(
+            f"ports: {plan.ports_required:,} required ({plan.allocated_outbound_ports:,} x {plan.nodes_at_max:,} "
+            f"nodes) but {plan.ports_available:,} available ({plan.outbound_ips} IP(s) x 64,000)"
+        )
+
+
+@size_app.command("azure-natgw")
+def size_azure_natgw(
+    flows: Annotated[int, typer.Option(help="Peak concurrent outbound flows from the whole subnet.")],
+    as_json: JsonFlag = False,
+) -> None:
+    """Size an Azure NAT gateway: public IPs (64,512 SNAT ports each, at most 16), allocated on demand."""
+    from wirespeed.sizing.nat_gateway import plan_azure_nat_gateway
+
+    _emit(_run(lambda: plan_azure_nat_gateway(flows)), as_json)
+
+
+@size_app.command("aws-natgw")
+def size_aws_natgw(
+    connections: Annotated[
+        int, typer.Option(help="Peak concurrent connections through one AZ's gateway to its busiest destination.")
+    ],
+    as_json: JsonFlag = False,
+) -> None:
+    """Size an AWS NAT gateway (per AZ): IPs at 55,000 connections per destination each, at most 8."""
+    from wirespeed.sizing.nat_gateway import plan_aws_nat_gateway
+
+    _emit(_run(lambda: plan_aws_nat_gateway(connections)), as_json)
+
+
+StallOption = Annotated[float | None, typer.Option(help="Milliseconds the consumer may stall.")]
+PacketOption = Annotated[int, typer.Option(help="IP packet size in bytes (64..9,216).")]
+
+
+@size_app.command("rings")
+def size_rings(
+    driver: Annotated[str, typer.Option(help="NIC driver as `ethtool -i` names it: mlx5_core, mana, ena, ...")],
+    line_rate_gbps: Annotated[float, typer.Option(help="Line rate of the host NIC behind the VF, Gb/s.")],
+    stall_ms: StallOption = None,
+    packet_bytes: PacketOption = 1_500,
+    queues: Annotated[int, typer.Option(help="RX queues, for the memory estimate (`ethtool -l`).")] = 8,
+    as_json: JsonFlag = False,
+) -> None:
+    """Size NIC RX/TX rings to absorb a receive stall at line rate (default 1 ms), by the driver's rules."""
+    from wirespeed.sizing import rings
+
+    stall = rings.DEFAULT_STALL_MS if stall_ms is None else stall_ms
+    _emit(
+        _run(lambda: rings.plan_rings(driver, line_rate_gbps, stall_ms=stall, packet_bytes=packet_bytes,
+                                      queues=queues)),
+        as_json,
+    )
+
+
+@size_app.command("backlog")
+def size_backlog(
+    line_rate_gbps: Annotated[float, typer.Option(help="Line rate into one CPU's backlog, Gb/s.")],
+    stall_ms: StallOption = None,
+    packet_bytes: PacketOption = 1_500,
+    as_json: JsonFlag = False,
+) -> None:
+    """Size net.core.netdev_max_backlog to absorb a softirq delay (default 4 ms, one tick at HZ=250)."""
+    from wirespeed.sizing import backlog
+
+    stall = backlog.DEFAULT_STALL_MS if stall_ms is None else stall_ms
+    _emit(_run(lambda: backlog.plan_backlog(line_rate_gbps, stall_ms=stall, packet_bytes=packet_bytes)), as_json)
+
+
+@size_app.command("mtu")
+def size_mtu(
+    driver: Annotated[str, typer.Option(help="mana, mlx5_core, mlx4_en or ena.")],
+    crosses_gateway: Annotated[
+        bool, typer.Option(help="Some traffic leaves the VNet/VPC (gateway, peering, internet).")
+    ] = False,
+    ena_express: Annotated[bool, typer.Option(help="ENA Express (SRD) is on.")] = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """The largest MTU the NIC and path allow. Opt-in: wirespeed never raises MTU on its own."""
+    from wirespeed.sizing.mtu import plan_mtu
+
+    path = "gateway" if crosses_gateway else "local"
+    _emit(_run(lambda: plan_mtu(driver, path=path, ena_express=ena_express)), as_json)
+
+
+@app.command("plan")
+def plan_workload(
+    workload: Annotated[
+        Path | None,
+        typer.Option(help="Workload JSON (see examples/workloads/). Default: the bundled example."),
+    ] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Plan a node pool offline from a workload file: SKU, SNAT, rings, backlog and the tuning profile."""
+    from wirespeed.workload import load_workload, plan
+
+    def build() -> Any:
+        return plan(load_workload(workload))
+
+    _emit(_run(build), as_json)
+
+
+@catalog_app.command("list")
+def catalog_list(
+    cloud: Annotated[str | None, typer.Option(help="azure or aws.")] = None,
+    network_optimised: Annotated[
+        bool, typer.Option("--network-optimised", help="Only network-optimised sizes.")
+    ] = False,
+    min_gbps: Annotated[float | None, typer.Option(help="Only sizes with at least this bandwidth.")] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """List instance types with their network facts."""
+    from wirespeed import catalog
+
+    if cloud not in (None, "azure", "aws"):
+        _fail(f"--cloud: {cloud!r} is not allowed: azure or aws")
+    types = catalog.instance_types(
+        cloud=cloud,  # type: ignore[arg-type]
+        network_optimised=True if network_optimised else None,
+        min_gbps=min_gbps,
+    )
+    if as_json:
+        typer.echo(json.dumps([t.to_json() for t in types], indent=2))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table("name", "cloud", "vCPU", "GiB", "Gb/s (base/burst)", "NICs", "NIC", "net-opt")
+    for t in types:
+        bw = f"{t.baseline_gbps:g}" if t.burst_gbps == t.baseline_gbps else f"{t.baseline_gbps:g}/{t.burst_gbps:g}"
+        table.add_row(t.name, t.cloud, str(t.vcpu), f"{t.memory_gib:g}", bw, str(t.max_nics), t.nic,
+                      "yes" if t.network_optimised else "")
+    Console().print(table)
+
+
+@catalog_app.command("show")
+def catalog_show(
+    name: Annotated[str, typer.Argument(help="Standard_D16s_v6, D16s_v6, c6in.8xlarge, ...")],
+    as_json: JsonFlag = False,
+) -> None:
+    """Show one instance type."""
+    from wirespeed import catalog
+
+    t = _run(lambda: catalog.lookup(name))
+    data = t.to_json()
+    if as_json:
+        typer.echo(json.dumps(data, indent=2))
+    else:
+        width = max(len(k) for k in data)
+        for key, value in data.items():
+            typer.echo(f"{key:<{width}}  {value}")
+
+
+@profile_app.command("show")
+def profile_show(
+    name: Annotated[str, typer.Argument(help="throughput or balanced.")] = "throughput",
+) -> None:
+    """Print a built-in profile as the agent reads it, with the assumptions behind it."""
+    from wirespeed.profiles import builtin_profile
+
+    profile = _run(lambda: builtin_profile(name))
+    typer.echo(json.dumps(profile.to_json_dict(), indent=2))
+
+
+@profile_app.command("validate")
+def profile_validate(path: Annotated[Path, typer.Argument(help="Profile JSON file.")]) -> None:
+    """Validate a profile; every problem is listed with its JSON pointer, value and allowed range."""
+    from wirespeed.profile import ProfileError, load_profile
+
+    try:
+        profile = load_profile(path.read_text())
+    except OSError as exc:
+        _fail(f"{path}: {exc.strerror}")
+    except ProfileError as exc:
+        for pointer, message in exc.problems:
+            typer.echo(f"error: {path}{pointer}: {message}", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(f"{path}: valid profile {profile.name!r}")
+
+
+@profile_app.command("schema")
+def profile_schema() -> None:
+    """Print the profile JSON Schema (the contract shared with the Go agent)."""
+    from wirespeed.profile import render_schema
+
+    sys.stdout.write(render_schema())
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

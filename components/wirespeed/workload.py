@@ -1,0 +1,136 @@
+"""`wirespeed plan`: size one cluster's node pools offline from a workload description.
+
+The workload file says what the platform team knows (pools, peak outbound connection rate, the SKU); the plan
+says what to set (SNAT ports and IPs or NAT gateway IPs, rings, backlog) and which profile the agent applies.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from wirespeed import catalog
+from wirespeed.sizing import azure_lb, backlog, nat_gateway, rings
+from wirespeed.sizing.errors import SizingError
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class NodePool(_Strict):
+    name: str
+    max_count: Annotated[int, Field(ge=1, le=azure_lb.MAX_POOL_NODES)]
+    max_surge: str = Field(default="10%", description="a node count ('2') or a percent ('10%')")
+
+
+class Outbound(_Strict):
+    connections_per_second: Annotated[float, Field(gt=0)] | None = None
+    hold_seconds: float = azure_lb.DEFAULT_HOLD_SECONDS
+    headroom: float = azure_lb.DEFAULT_HEADROOM
+    nat_gateway_connections: Annotated[int, Field(ge=1)] | None = Field(
+        default=None, description="AWS: peak concurrent connections per AZ to the busiest destination"
+    )
+
+
+class Nic(_Strict):
+    driver: str
+    host_line_rate_gbps: Annotated[float, Field(gt=0, le=800)]
+
+
+class Workload(_Strict):
+    name: str
+    cloud: Literal["azure", "aws"]
+    instance_type: str
+    node_pools: list[NodePool] = Field(min_length=1)
+    outbound: Outbound
+    nic: Nic
+
+
+@dataclass(frozen=True)
+class WorkloadPlan:
+    workload: Workload
+    instance: catalog.InstanceType
+    outbound: azure_lb.LoadBalancerPlan | nat_gateway.NatGatewayPlan
+    rings: rings.RingPlan
+    backlog: backlog.BacklogPlan
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "workload": self.workload.name,
+            "instance_type": self.instance.to_json(),
+            "outbound": self.outbound.to_json(),
+            "rings": self.rings.to_json(),
+            "backlog": self.backlog.to_json(),
+            "profile": {
+                "rings": {self.rings.driver: {"rx": self.rings.rx, "tx": self.rings.tx}},
+                "sysctls": {"net.core.netdev_max_backlog": self.backlog.netdev_max_backlog},
+            },
+        }
+
+    def explain(self) -> str:
+        i = self.instance
+        bandwidth = f"{i.baseline_gbps:g} Gb/s" + (f" (bursts to {i.burst_gbps:g})" if i.burst_gbps != i.baseline_gbps else "")
+        sections = [
+            f"# {self.workload.name} ({self.workload.cloud})",
+            f"## Instance type\n{i.name}: {i.vcpu} vCPU, {i.memory_gib:g} GiB, {bandwidth}, NIC {i.nic}"
+            + ("" if i.network_optimised else "; not network-optimised"),
+            "## Outbound\n" + self.outbound.explain(),
+            "## NIC rings\n" + self.rings.explain(),
+            "## Backlog\n" + self.backlog.explain(),
+        ]
+        return "\n\n".join(sections)
+
+
+def load_workload(path: Path | None) -> Workload:
+    """Read a workload file; None loads the bundled example."""
+    if path is None:
+        text = resources.files("wirespeed").joinpath("data/examples/workload.json").read_text()
+        source = "bundled example"
+    else:
+        try:
+            text = path.read_text()
+        except OSError as exc:
+            raise SizingError("--workload", str(path), f"a readable file ({exc.strerror})") from None
+        source = str(path)
+    try:
+        return Workload.model_validate(json.loads(text))
+    except json.JSONDecodeError as exc:
+        raise SizingError(source, f"line {exc.lineno}", f"valid JSON ({exc.msg})") from None
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"])
+        raise SizingError(f"{source}: {where}", err.get("input"), err["msg"]) from None
+
+
+def plan(workload: Workload) -> WorkloadPlan:
+    instance = catalog.lookup(workload.instance_type)
+    outbound: azure_lb.LoadBalancerPlan | nat_gateway.NatGatewayPlan
+    if workload.cloud == "azure":
+        pools = []
+        for p in workload.node_pools:
+            spec = azure_lb.Pool.parse(f"{p.max_count}:{p.max_surge}")
+            pools.append(azure_lb.Pool(spec.max_count, spec.max_surge, spec.surge_is_percent, name=p.name))
+        cps = workload.outbound.connections_per_second
+        if cps is None:
+            raise SizingError("outbound.connections_per_second", None, "required for Azure (> 0)")
+        outbound = azure_lb.plan_load_balancer(
+            pools, workload=azure_lb.Workload(cps, workload.outbound.hold_seconds, workload.outbound.headroom)
+        )
+    else:
+        conns = workload.outbound.nat_gateway_connections
+        if conns is None:
+            raise SizingError("outbound.nat_gateway_connections", None, "required for AWS (>= 1)")
+        outbound = nat_gateway.plan_aws_nat_gateway(conns)
+    return WorkloadPlan(
+        workload=workload,
+        instance=instance,
+        outbound=outbound,
+        rings=rings.plan_rings(workload.nic.driver, workload.nic.host_line_rate_gbps),
+        backlog=backlog.plan_backlog(workload.nic.host_line_rate_gbps),
+    )

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Debian packages the test suite needs: real kernel objects (netns, veth, nftables) and a QEMU guest with
+# real NIC drivers. QEMU >= 8 is needed for the emulated igb NIC (SR-IOV VFs); bookworm has 7.2, so QEMU
+# comes from bookworm-backports. Idempotent: installs only what is missing. Needs root (CI runs as root).
+set -euo pipefail
+
+packages=(busybox-static cpio nftables iproute2 ethtool kmod zstd xz-utils)
+backports=(qemu-system-x86)
+
+missing=()
+for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+qemu_major=$(qemu-system-x86_64 --version 2>/dev/null | sed -n 's/.*version \([0-9]*\)\..*/\1/p' || true)
+need_qemu=0
+if [ -z "$qemu_major" ] || [ "$qemu_major" -lt 8 ]; then need_qemu=1; fi
+if [ ${#missing[@]} -eq 0 ] && [ $need_qemu -eq 0 ]; then exit 0; fi
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install-system-deps: missing ${missing[*]} ${backports[*]}; run as root (sudo $0)" >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+if [ $need_qemu -eq 1 ] && ! grep -rqs "bookworm-backports" /etc/apt/sources.list /etc/apt/sources.list.d/; then
+  # Reuse the mirror this machine already uses for bookworm, so no host is hard-coded here.
+  uri=$(grep -rhs '^URIs:' /etc/apt/sources.list.d/debian.sources | head -n1 | awk '{print $2}')
+  if [ -z "$uri" ]; then
+    uri=$(awk '$1=="deb" && $3=="bookworm" {print $2; exit}' /etc/apt/sources.list)
+  fi
+  printf 'Types: deb\nURIs: %s\nSuites: bookworm-backports\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+    "$uri" > /etc/apt/sources.list.d/wirespeed-backports.sources
+fi
+apt-get update -qq
+if [ ${#missing[@]} -gt 0 ]; then apt-get install -y -qq --no-install-recommends "${missing[@]}"; fi
+if [ $need_qemu -eq 1 ]; then apt-get install -y -qq --no-install-recommends -t bookworm-backports "${backports[@]}"; fi
