@@ -1,0 +1,151 @@
+"""The SKU and NIC catalog: Azure VM sizes, AWS instance types and Linux NIC driver facts.
+
+    from wirespeed import catalog
+    catalog.lookup("D16s_v6").max_bandwidth_mbps          # 12500
+    catalog.lookup("c6in.8xlarge").ena_express            # True
+    catalog.instance_types(cloud="aws", network_optimised=True, min_gbps=50)
+    catalog.nic_driver("mlx5_core").round_ring(5000, "rx")  # 8192
+
+Data lives in ``wirespeed/data``: ``azure_sizes.json`` (read from Microsoft's size pages, source per
+family), ``aws_instance_types.json`` (generated from AWS's DescribeInstanceTypes records by
+``python -m wirespeed.catalog.generate_aws``) and ``nic_drivers.json`` (upstream Linux driver constants,
+shared with the Go agent). Files are parsed once, on first use; importing this module reads nothing.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from wirespeed.catalog import _load
+from wirespeed.catalog._load import CatalogDataError
+from wirespeed.catalog._model import (
+    CLOUDS,
+    Architecture,
+    Cloud,
+    Direction,
+    InstanceType,
+    Nic,
+    NicDriver,
+    RingLimits,
+    Rounding,
+    UnknownDriver,
+    UnknownInstanceType,
+)
+
+__all__ = [
+    "Architecture",
+    "CatalogDataError",
+    "Cloud",
+    "Direction",
+    "InstanceType",
+    "Nic",
+    "NicDriver",
+    "RingLimits",
+    "Rounding",
+    "UnknownDriver",
+    "UnknownInstanceType",
+    "families",
+    "instance_types",
+    "lookup",
+    "nic_driver",
+    "nic_drivers",
+    "normalise_name",
+]
+
+_SUGGESTIONS = 5
+
+
+def normalise_name(name: str) -> str:
+    """The lookup key for a user-typed name.
+
+    Case-insensitive; Azure's ``Standard_`` prefix optional; ``-`` and spaces read as ``_`` (people
+    type ``standard-d16s-v6``). AWS names keep their dot, so they never collide with Azure ones.
+    """
+    key = "_".join(name.strip().lower().replace("-", " ").replace("_", " ").split())
+    return key.removeprefix("standard_")
+
+
+@functools.cache
+def _all() -> tuple[InstanceType, ...]:
+    return tuple(sorted(_load.azure_types() + _load.aws_types(), key=_sort_key))
+
+
+def _sort_key(it: InstanceType) -> tuple[str, str, int, float, str]:
+    return (it.cloud, it.family, it.vcpu, it.memory_gib, it.name)
+
+
+@functools.cache
+def _index() -> dict[str, InstanceType]:
+    index: dict[str, InstanceType] = {}
+    for it in _all():
+        key = normalise_name(it.name)
+        if key in index:
+            raise CatalogDataError(
+                f"instance type names {index[key].name!r} and {it.name!r} collide as {key!r}"
+            )
+        index[key] = it
+    return index
+
+
+def lookup(name: str) -> InstanceType:
+    """The instance type called ``name``, however it is capitalised or prefixed.
+
+    Accepts ``Standard_D16s_v6``, ``standard_d16s_v6``, ``D16s_v6`` and ``c6in.8xlarge``. Raises
+    UnknownInstanceType (a LookupError) naming up to five close matches.
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"name: expected a string, got {type(name).__name__}")
+    index = _index()
+    key = normalise_name(name)
+    found = index.get(key)
+    if found is not None:
+        return found
+    import difflib  # only on the error path: keeps `import wirespeed.catalog` cheap
+
+    close = difflib.get_close_matches(key, list(index), n=_SUGGESTIONS, cutoff=0.6)
+    raise UnknownInstanceType(name, [index[k].name for k in close])
+
+
+def instance_types(
+    cloud: Cloud | None = None,
+    network_optimised: bool | None = None,
+    min_gbps: float | None = None,
+) -> list[InstanceType]:
+    """Instance types matching every filter given, sorted by cloud, family, vCPU.
+
+    ``min_gbps`` compares with the sustained ``baseline_gbps``: a type that only bursts to the figure
+    does not qualify.
+    """
+    if cloud is not None and cloud not in CLOUDS:
+        raise ValueError(f"cloud: {cloud!r} is not one of {', '.join(CLOUDS)}")
+    if min_gbps is not None and (isinstance(min_gbps, bool) or not min_gbps >= 0):
+        raise ValueError(f"min_gbps: {min_gbps!r} must be a number >= 0")
+    return [
+        it
+        for it in _all()
+        if (cloud is None or it.cloud == cloud)
+        and (network_optimised is None or it.network_optimised == network_optimised)
+        and (min_gbps is None or it.baseline_gbps >= min_gbps)
+    ]
+
+
+def families(cloud: Cloud | None = None) -> list[str]:
+    """Family names in catalog order (``Dsv6``, ``c6in``...)."""
+    seen: dict[str, None] = {}
+    for it in instance_types(cloud=cloud):
+        seen.setdefault(it.family, None)
+    return list(seen)
+
+
+def nic_drivers() -> dict[str, NicDriver]:
+    """Every driver in ``nic_drivers.json``, by kernel driver name (what ``ethtool -i`` reports)."""
+    return dict(_load.drivers())
+
+
+def nic_driver(name: str) -> NicDriver:
+    """The facts for one driver; UnknownDriver (a LookupError) lists the known names otherwise."""
+    table = _load.drivers()
+    found = table.get(name.strip().lower()) if isinstance(name, str) else None
+    if found is None:
+        raise UnknownDriver(str(name), sorted(table))
+    return found

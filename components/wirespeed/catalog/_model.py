@@ -1,0 +1,156 @@
+"""Typed records of the catalog: instance types and NIC driver facts.
+
+Plain frozen dataclasses rather than pydantic models: the catalog is read on every CLI start and by the
+policy pack, and pydantic's import alone costs more than loading both data files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Literal
+
+Cloud = Literal["azure", "aws"]
+CLOUDS: tuple[Cloud, ...] = ("azure", "aws")
+
+Nic = Literal["mana", "mellanox-or-mana", "ena"]
+Architecture = Literal["x86_64", "arm64"]
+Direction = Literal["rx", "tx"]
+Rounding = Literal["up_power_of_two", "down_power_of_two", "multiple_of_8", "none"]
+ROUNDINGS: tuple[Rounding, ...] = ("up_power_of_two", "down_power_of_two", "multiple_of_8", "none")
+
+
+# The names are the public API the CLI and components catch; "Unknown..." reads better than "...Error".
+class UnknownInstanceType(LookupError):  # noqa: N818
+    """No instance type matches the name; ``suggestions`` holds the nearest canonical names."""
+
+    def __init__(self, name: str, suggestions: list[str]) -> None:
+        self.name = name
+        self.suggestions = suggestions
+        if suggestions:
+            hint = "did you mean " + ", ".join(suggestions) + "?"
+        else:
+            hint = "no similar name; `wirespeed catalog list` shows every known type"
+        super().__init__(f"unknown instance type {name!r}: {hint}")
+
+
+class UnknownDriver(LookupError):  # noqa: N818
+    """No NIC driver of that name in nic_drivers.json; ``known`` lists the ones there are."""
+
+    def __init__(self, name: str, known: list[str]) -> None:
+        self.name = name
+        self.known = known
+        super().__init__(f"unknown NIC driver {name!r}: known drivers are {', '.join(known)}")
+
+
+@dataclass(frozen=True, slots=True)
+class InstanceType:
+    """One VM size (Azure) or instance type (AWS) with the network figures sizing needs.
+
+    Bandwidth is the instance's aggregate over all NICs in Gbit/s. ``baseline_gbps`` is what the instance
+    can sustain; ``burst_gbps`` what it reaches for a while ("Up to N Gigabit" on AWS). They are equal when
+    the figure is fixed, and on Azure, whose docs give a single upper limit per size.
+    """
+
+    cloud: Cloud
+    name: str
+    family: str
+    vcpu: int
+    memory_gib: float
+    baseline_gbps: float
+    burst_gbps: float
+    max_nics: int
+    network_optimised: bool
+    nic: Nic
+    ena_express: bool
+    efa: bool
+    architecture: Architecture
+    source: str
+
+    @property
+    def max_bandwidth_mbps(self) -> int:
+        """The upper bandwidth figure in Mbit/s, the unit Azure's size tables use."""
+        return round(self.burst_gbps * 1000)
+
+    @property
+    def burstable(self) -> bool:
+        return self.burst_gbps > self.baseline_gbps
+
+    def to_json(self) -> dict[str, object]:
+        """Every field plus ``max_bandwidth_mbps``: the stable keys of ``wirespeed catalog ... --json``."""
+        out: dict[str, object] = asdict(self)
+        out["max_bandwidth_mbps"] = self.max_bandwidth_mbps
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class RingLimits:
+    """Descriptor counts one ring direction accepts: what `ethtool -g` shows as current default and max."""
+
+    default: int
+    min: int
+    max: int
+
+
+@dataclass(frozen=True, slots=True)
+class NicDriver:
+    """Ring, MTU and counter facts for one Linux NIC driver, as read from ``data/nic_drivers.json``."""
+
+    name: str
+    description: str
+    rx: RingLimits | None
+    tx: RingLimits | None
+    rounding: Rounding
+    mtu_max: int
+    rx_buffer_bytes: int
+    drop_counters: tuple[str, ...]
+    sources: tuple[str, ...]
+
+    @property
+    def has_rings(self) -> bool:
+        return self.rx is not None and self.tx is not None
+
+    def to_json(self) -> dict[str, object]:
+        """The driver as plain JSON types, in the shape of its nic_drivers.json entry plus ``name``."""
+        out: dict[str, object] = asdict(self)
+        out["drop_counters"] = list(self.drop_counters)
+        out["sources"] = list(self.sources)
+        return out
+
+    def limits(self, direction: Direction) -> RingLimits:
+        """The limits for ``direction``; ValueError when the driver has no rings to tune (hv_netvsc)."""
+        if direction not in ("rx", "tx"):
+            raise ValueError(f"direction: {direction!r} is not one of 'rx', 'tx'")
+        limits = self.rx if direction == "rx" else self.tx
+        if limits is None:
+            raise ValueError(f"driver {self.name!r} has no {direction} ring to size: {self.description}")
+        return limits
+
+    def round_ring(self, entries: int, direction: Direction) -> int:
+        """The ring size the driver would end up with when asked for ``entries``.
+
+        Applies the driver's rounding rule, then clamps to its [min, max]. Pure; never fails for a
+        positive count on a driver with rings.
+        """
+        if isinstance(entries, bool) or not isinstance(entries, int):
+            raise TypeError(f"entries: expected an int, got {type(entries).__name__}")
+        if entries < 1:
+            raise ValueError(f"entries: {entries} is below the allowed minimum of 1")
+        limits = self.limits(direction)
+        rounded = apply_rounding(entries, self.rounding)
+        return max(limits.min, min(limits.max, rounded))
+
+
+def apply_rounding(entries: int, rounding: Rounding) -> int:
+    """Round a positive descriptor count the way drivers with this rule do."""
+    if rounding == "up_power_of_two":
+        return 1 << (entries - 1).bit_length()
+    if rounding == "down_power_of_two":
+        return 1 << (entries.bit_length() - 1)
+    if rounding == "multiple_of_8":
+        return (entries + 7) // 8 * 8
+    return entries
+
+
+def conforms(entries: int, rounding: Rounding) -> bool:
+    """Whether ``entries`` is already a value the rule produces (so rounding leaves it unchanged)."""
+    return entries >= 1 and apply_rounding(entries, rounding) == entries
