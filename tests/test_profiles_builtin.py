@@ -1,0 +1,46 @@
+"""Built-in profiles are derived from sizing; the committed JSON the DaemonSet ships must match."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import ROOT
+from wirespeed.profiles import ASSUMPTIONS, CLOUD_DRIVERS, build_profile, builtin_profile, render_builtin
+
+
+@pytest.mark.parametrize("name", sorted(ASSUMPTIONS))
+def test_committed_profile_matches_derivation(name):
+    committed = (ROOT / "components" / "wirespeed" / "data" / "profiles" / f"{name}.json").read_text()
+    assert committed == render_builtin(name), "run: python -m wirespeed.profiles"
+
+
+def test_throughput_lands_where_the_field_report_landed():
+    # Seed 000 (Elastic on AKS, 100 Gb/s host NIC): RX ring 1,024 -> 8,192; netdev_max_backlog 1,000 -> 32,768.
+    profile = builtin_profile("throughput")
+    assert profile.rings["mlx5_core"].rx == 8_192
+    assert profile.sysctls.as_dict() == {"net.core.netdev_max_backlog": 32_768}
+
+
+def test_balanced_matches_the_aks_teams_dsv3_advice_and_costs_a_quarter():
+    # Seed 002 (AKS team): RX ring 1,024 -> 2,048 on Dsv3.
+    balanced, throughput = builtin_profile("balanced"), builtin_profile("throughput")
+    assert balanced.rings["mlx5_core"].rx == 2_048
+    assert balanced.sysctls.as_dict() == {"net.core.netdev_max_backlog": 8_192}
+    assert throughput.rings["mlx5_core"].rx == 4 * balanced.rings["mlx5_core"].rx
+
+
+@pytest.mark.parametrize("name", sorted(ASSUMPTIONS))
+def test_profiles_cover_every_cloud_nic_and_leave_mtu_alone(name):
+    profile = build_profile(name)
+    assert sorted(profile.rings) == sorted(CLOUD_DRIVERS)
+    assert profile.mtu is None  # jumbo MTU is opt-in only
+
+
+def test_ena_ring_is_a_size_the_driver_keeps():
+    # ENA rounds a request DOWN to a power of two, so asking for the 8,128 packets in 1 ms would give 4,096.
+    assert build_profile("throughput").rings["ena"].rx == 8_192
+
+
+def test_unknown_profile_names_the_choices():
+    with pytest.raises(LookupError, match=r"profile: 'fast' is not a built-in profile: balanced, throughput"):
+        builtin_profile("fast")
