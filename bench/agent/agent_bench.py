@@ -1,0 +1,315 @@
+#!/usr/bin/env python3
+"""Agent bench: link-event reaction time (agent vs a udev RUN+= rule on the same harness), RSS, binary size.
+
+Reaction time: in a fresh network namespace, add N veth pairs one after another (default 200, 50 ms apart)
+whose first end matches the profile (role virtual, include glob "wsr*", MTU opt-in 9000), and measure, from
+the kernel's link-creation notification to the notification that the link's MTU is 9000, with one
+`ip -ts monitor link` in the namespace timestamping both (so both ends of the interval share its latency).
+
+Mechanisms, one after the other on the same harness:
+  agent  wirespeed-agent running in the namespace with the profile (default flags unless --agent-arg)
+  udev   systemd-udevd started in the namespace (it gets that namespace's net uevents, and its RUN+=
+         programs run there) with the rule
+           ACTION=="add", SUBSYSTEM=="net", KERNEL=="wsr*", RUN+="/sbin/ip link set dev %k mtu 9000"
+         stopped afterwards.
+
+Memory: VmRSS and VmHWM of the running agent after the link adds. Size: the static binary as
+`CGO_ENABLED=0 go build` makes it, and stripped (-trimpath -ldflags='-s -w').
+
+Usage: run [--links N] [--gap-ms MS] [--agent BIN] [--mechanism agent|udev ...] [--json OUT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import benchlib as bl
+
+MTU = 9000
+UDEV_RULE = 'ACTION=="add", SUBSYSTEM=="net", KERNEL=="wsr*", RUN+="/sbin/ip link set dev %k mtu 9000"\n'
+UDEVD = Path("/lib/systemd/systemd-udevd")
+UDEV_RULES_DIR = Path("/run/udev/rules.d")
+# One `ip -ts -o monitor link` line: "[2026-11-22T12:59:22.132734] 3: wsr0@wsp0: <...> mtu 1500 qdisc ..."
+MONITOR_LINE = re.compile(
+    r"^\[(?P<ts>[^\]]+)\] (?P<deleted>Deleted )?(?P<index>\d+): "
+    r"(?P<name>[^:@\s]+)(@\S+)?: .* mtu (?P<mtu>\d+)"
+)
+
+
+def percentile(values: list[float], p: float) -> float:
+    """Nearest-rank percentile (no interpolation: the value reported is one that was measured)."""
+    ordered = sorted(values)
+    rank = max(1, -(-len(ordered) * p // 100))
+    return ordered[int(rank) - 1]
+
+
+def summarize(ms: list[float]) -> dict[str, Any]:
+    return {
+        "n": len(ms),
+        "p50_ms": round(percentile(ms, 50), 2),
+        "p90_ms": round(percentile(ms, 90), 2),
+        "p99_ms": round(percentile(ms, 99), 2),
+        "max_ms": round(max(ms), 2),
+        "mean_ms": round(statistics.fmean(ms), 2),
+    }
+
+
+def parse_ts(ts: str) -> float:
+    # ip -ts prints local wall time with microseconds: 2026-11-22T12:59:22.132577
+    whole, frac = ts.split(".")
+    return time.mktime(time.strptime(whole, "%Y-%m-%dT%H:%M:%S")) + float("0." + frac)
+
+
+def add_links(ns: str, links: int, gap_s: float) -> None:
+    for i in range(links):
+        t = time.monotonic()
+        bl.sh(["ip", "-n", ns, "link", "add", f"wsr{i}", "type", "veth", "peer", "name", f"wsp{i}"])
+        if (rest := gap_s - (time.monotonic() - t)) > 0:
+            time.sleep(rest)
+
+
+def reactions(monitor_out: str, links: int) -> tuple[list[float], list[str]]:
+    created: dict[str, float] = {}
+    done: dict[str, float] = {}
+    for line in monitor_out.splitlines():
+        m = MONITOR_LINE.match(line)
+        if not m or m["deleted"] or not m["name"].startswith("wsr"):
+            continue
+        name, ts = m["name"], parse_ts(m["ts"])
+        created.setdefault(name, ts)
+        if int(m["mtu"]) == MTU:
+            done.setdefault(name, ts)
+    ms = [(done[n] - created[n]) * 1000 for n in created if n in done]
+    missing = sorted(set(f"wsr{i}" for i in range(links)) - set(done), key=lambda n: int(n[3:]))
+    return ms, missing
+
+
+def measure(ns: str, links: int, gap_s: float) -> dict[str, Any]:
+    mon = subprocess.Popen(
+        ["ip", "netns", "exec", ns, "ip", "-ts", "-o", "monitor", "link"], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        time.sleep(0.3)  # let the monitor subscribe before the first add
+        add_links(ns, links, gap_s)
+        # The slowest mechanism gets a full second after the last add; anything later counts as missing.
+        time.sleep(1.0)
+    finally:
+        bl.terminate(mon)
+    out, _ = mon.communicate()
+    ms, missing = reactions(out, links)
+    res: dict[str, Any] = {
+        "summary": summarize(ms) if ms else None,
+        "missing": missing,
+        "raw_ms": [round(x, 3) for x in ms],
+    }
+    return res
+
+
+def proc_status(pid: int) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        key, _, value = line.partition(":")
+        if key in ("VmRSS", "VmHWM"):
+            out[key + "_kib"] = int(value.split()[0])
+    return out
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+
+
+def wait_ready(ns: str, listen: str, proc: subprocess.Popen[Any], timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"agent exited {proc.returncode} before ready")
+        r = subprocess.run(
+            ["ip", "netns", "exec", ns, "curl", "-sf", "-o", "/dev/null", f"http://{listen}/readyz"],
+            check=False,
+        )
+        if r.returncode == 0:
+            return
+        time.sleep(0.2)
+    raise RuntimeError(f"agent not ready on {listen} after {timeout}s")
+
+
+def run_agent(agent: Path, links: int, gap_s: float, extra_args: list[str], work: Path) -> dict[str, Any]:
+    profile = work / "reaction-profile.json"
+    profile.write_text(
+        json.dumps(
+            {
+                "name": "bench-reaction",
+                "interfaces": {"roles": ["virtual"], "include": ["wsr*"]},
+                "mtu": {"value": MTU},
+            }
+        )
+    )
+    # The profile has no sysctls; an empty directory as the sysctl root guarantees nothing global is written.
+    sysroot = work / "empty-proc-sys"
+    sysroot.mkdir(exist_ok=True)
+    ns = f"wsb-agent-{os.getpid()}"
+    listen = "127.0.0.1:9808"  # inside the bench namespace: no clash with anything on the host
+    args = [
+        str(agent),
+        "--profile",
+        str(profile),
+        "--proc-sys-root",
+        str(sysroot),
+        "--listen",
+        listen,
+        "--kube=false",
+        *extra_args,
+    ]
+    with bl.netns(ns):
+        with open(work / "agent.log", "w") as log:
+            proc = subprocess.Popen(["ip", "netns", "exec", ns, *args], stdout=log, stderr=log)
+        try:
+            wait_ready(ns, listen, proc)
+            cpu0 = cpu_seconds(proc.pid)
+            res = measure(ns, links, gap_s)
+            res["cpu_seconds_during_adds"] = round(cpu_seconds(proc.pid) - cpu0, 3)
+            res["memory"] = proc_status(proc.pid)
+            with contextlib.suppress(OSError):
+                metrics = subprocess.run(
+                    ["ip", "netns", "exec", ns, "curl", "-sf", f"http://{listen}/metrics"],
+                    capture_output=True,
+                    text=True,
+                    check=False,
+                ).stdout
+                res["metrics_sample"] = [
+                    line for line in metrics.splitlines() if line.startswith("wirespeed_") and "event" in line
+                ][:10]
+        finally:
+            bl.terminate(proc)
+        res["agent_exit_code"] = proc.returncode
+        res["args"] = args[1:]
+    return res
+
+
+def run_udev(links: int, gap_s: float) -> dict[str, Any]:
+    if not UDEVD.exists():
+        raise SystemExit(f"{UDEVD} missing: apt-get install udev")
+    if subprocess.run(["pgrep", "-x", "systemd-udevd"], capture_output=True).returncode == 0:
+        raise SystemExit("a systemd-udevd is already running here; this bench starts and stops its own")
+    run_udev_existed = Path("/run/udev").exists()
+    rule = UDEV_RULES_DIR / "99-wirespeed-bench.rules"
+    ns = f"wsb-udev-{os.getpid()}"
+    with bl.netns(ns):
+        UDEV_RULES_DIR.mkdir(parents=True, exist_ok=True)
+        rule.write_text(UDEV_RULE)
+        udevd = subprocess.Popen(
+            ["ip", "netns", "exec", ns, str(UDEVD)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        try:
+            # udevd is ready when its control socket exists and answers.
+            deadline = time.monotonic() + 15
+            while (
+                subprocess.run(
+                    ["udevadm", "control", "--ping", "--timeout=2"], capture_output=True
+                ).returncode
+                != 0
+            ):
+                if udevd.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"systemd-udevd did not come up (exit {udevd.returncode})")
+                time.sleep(0.1)
+            res = measure(ns, links, gap_s)
+            res["rule"] = UDEV_RULE.strip()
+            res["udevd_version"] = bl.sh(["udevadm", "--version"]).strip()
+        finally:
+            bl.terminate(udevd)
+            rule.unlink(missing_ok=True)
+            if not run_udev_existed:
+                shutil.rmtree("/run/udev", ignore_errors=True)
+    return res
+
+
+def binary_sizes(work: Path) -> dict[str, Any]:
+    plain = bl.go_build("wirespeed-agent", work)
+    stripped = work / "wirespeed-agent-stripped"
+    subprocess.run(
+        ["go", "build", "-trimpath", "-ldflags=-s -w", "-o", str(stripped), "./cmd/wirespeed-agent"],
+        cwd=bl.AGENT_MODULE,
+        env=dict(os.environ, CGO_ENABLED="0"),
+        check=True,
+        timeout=900,
+    )
+    # `go version -m` prints the build settings the binary carries; CGO_ENABLED=0 means no libc, static.
+    settings = bl.sh(["go", "version", "-m", str(plain)])
+    return {
+        "default_build_bytes": plain.stat().st_size,
+        "stripped_trimpath_bytes": stripped.stat().st_size,
+        "cgo_enabled_0": "CGO_ENABLED=0" in settings,
+        "binary": plain,
+    }
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--links", type=int, default=200)
+    ap.add_argument("--gap-ms", type=float, default=50, help="time between link adds")
+    ap.add_argument("--mechanism", action="append", choices=["agent", "udev"], help="default: both")
+    ap.add_argument("--agent", type=Path, help="prebuilt wirespeed-agent (default: build it)")
+    ap.add_argument(
+        "--agent-arg", action="append", default=[], help="extra agent flag, e.g. --agent-arg=--debounce=0s"
+    )
+    ap.add_argument("--json", type=Path)
+    args = ap.parse_args()
+    mechanisms = args.mechanism or ["agent", "udev"]
+    bl.require_root()
+    bl.exit_on_sigterm()
+
+    work = Path(tempfile.mkdtemp(prefix="wirespeed-bench-agent-"))
+    result: dict[str, Any] = {
+        "bench": "agent",
+        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "machine": bl.machine(),
+        "loadavg_before": bl.loadavg(),
+        "method": {"links": args.links, "gap_ms": args.gap_ms, "mtu": MTU},
+        "reaction": {},
+    }
+    agent = args.agent
+    if "agent" in mechanisms or not agent:
+        sizes = binary_sizes(work)
+        agent = agent or sizes.pop("binary")
+        sizes.pop("binary", None)
+        result["binary"] = sizes
+    for m in mechanisms:
+        bl.log(f"{m}: {args.links} link adds, {args.gap_ms} ms apart")
+        result["reaction"][m] = (
+            run_agent(agent, args.links, args.gap_ms / 1000, args.agent_arg, work)
+            if m == "agent"
+            else run_udev(args.links, args.gap_ms / 1000)
+        )
+    result["loadavg_after"] = bl.loadavg()
+
+    for m, r in result["reaction"].items():
+        s = r["summary"] or {}
+        print(
+            f"{m:<6} p50 {s.get('p50_ms')} ms  p99 {s.get('p99_ms')} ms  max {s.get('max_ms')} ms",
+            f" n={s.get('n')}  missing={len(r['missing'])}",
+        )
+    if "agent" in result["reaction"]:
+        print(f"agent memory {result['reaction']['agent']['memory']}  binary {result.get('binary')}")
+    print(f"load average before/after: {result['loadavg_before']} / {result['loadavg_after']}")
+    if args.json:
+        args.json.write_text(bl.dump(result) + "\n")
+    shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

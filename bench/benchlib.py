@@ -1,0 +1,186 @@
+"""Helpers the benches share: machine facts, building the Go binaries, the host-sysctl lock, cleanup.
+
+Benches run as root on a shared machine, so everything here is about leaving the host as it was found:
+namespaces are deleted and global sysctls restored even when a step fails or the run is interrupted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import platform
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+AGENT_MODULE = REPO / "agent"
+
+# Every tool in this repository that writes a global (host netns) sysctl takes this lock, so two runs on
+# the shared machine cannot save each other's temporary value as "the original" and restore it.
+HOST_SYSCTL_LOCK = Path("/run/lock/wirespeed-host-sysctl.lock")
+
+
+def log(msg: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+def sh(args: Sequence[str], *, check: bool = True, capture: bool = True, timeout: float = 60) -> str:
+    """Run a command; on failure raise with its stderr so the report says what broke."""
+    proc = subprocess.run(list(args), capture_output=capture, text=True, timeout=timeout, check=False)
+    if check and proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(args)} exited {proc.returncode}: {(proc.stderr or '').strip()}")
+    return proc.stdout if capture else ""
+
+
+def machine() -> dict[str, Any]:
+    cpu_model = ""
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                cpu_model = line.split(":", 1)[1].strip()
+                break
+    return {
+        "nproc": os.cpu_count(),
+        "kernel": platform.release(),
+        "cpu_model": cpu_model,
+        "os": _os_release(),
+        "go": sh(["go", "env", "GOVERSION"]).strip(),
+    }
+
+
+def loadavg() -> list[float]:
+    return [float(x) for x in Path("/proc/loadavg").read_text().split()[:3]]
+
+
+def _os_release() -> str:
+    with contextlib.suppress(OSError):
+        for line in Path("/etc/os-release").read_text().splitlines():
+            if line.startswith("PRETTY_NAME="):
+                return line.split("=", 1)[1].strip('"')
+    return ""
+
+
+def go_build(package: str, out_dir: Path) -> Path:
+    """Build ./cmd/<package> of the agent module statically, the way the image build does."""
+    out = out_dir / package
+    env = dict(os.environ, CGO_ENABLED="0")
+    log(f"building {package}")
+    proc = subprocess.run(
+        ["go", "build", "-o", str(out), f"./cmd/{package}"],
+        cwd=AGENT_MODULE,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(f"go build ./cmd/{package}: {proc.stderr.strip()}")
+    return out
+
+
+@contextlib.contextmanager
+def host_sysctl_lock(timeout: float = 120) -> Iterator[None]:
+    HOST_SYSCTL_LOCK.parent.mkdir(parents=True, exist_ok=True)
+    with open(HOST_SYSCTL_LOCK, "w") as f:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"{HOST_SYSCTL_LOCK} held by another run for {timeout:.0f}s") from None
+                time.sleep(0.2)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def sysctl_path(name: str, root: Path = Path("/proc/sys")) -> Path:
+    return root / name.replace(".", "/")
+
+
+def read_sysctl(name: str) -> str:
+    return sysctl_path(name).read_text().strip()
+
+
+def write_sysctl(name: str, value: str | int) -> None:
+    sysctl_path(name).write_text(f"{value}\n")
+
+
+@contextlib.contextmanager
+def restored_sysctls(names: Sequence[str]) -> Iterator[dict[str, str]]:
+    """Save the host values of names and write them back on the way out, whatever happened."""
+    saved = {n: read_sysctl(n) for n in names}
+    log(f"saved host sysctls {saved}")
+    try:
+        yield saved
+    finally:
+        for n, v in saved.items():
+            try:
+                write_sysctl(n, v)
+            except OSError as e:
+                log(f"RESTORE FAILED for {n}={v}: {e}")
+        log(f"restored host sysctls {saved}")
+
+
+@contextlib.contextmanager
+def netns(*names: str) -> Iterator[None]:
+    """Create named network namespaces and delete them on the way out (deleting also removes their links)."""
+    created: list[str] = []
+    try:
+        for n in names:
+            sh(["ip", "netns", "add", n])
+            created.append(n)
+            sh(["ip", "-n", n, "link", "set", "lo", "up"])
+        yield
+    finally:
+        for n in reversed(created):
+            with contextlib.suppress(RuntimeError, subprocess.TimeoutExpired):
+                sh(["ip", "netns", "del", n])
+        if created:
+            log(f"deleted namespaces {created}")
+
+
+def terminate(proc: subprocess.Popen[Any], timeout: float = 5) -> None:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def exit_on_sigterm() -> None:
+    """Turn SIGTERM into SystemExit so finally blocks (namespace deletion, sysctl restore) still run."""
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, handler)
+    signal.signal(signal.SIGHUP, handler)
+
+
+def require_root() -> None:
+    if os.geteuid() != 0:
+        raise SystemExit("needs root: it creates network namespaces and writes host sysctls")
+
+
+def binary_dir() -> Path:
+    return Path(tempfile.mkdtemp(prefix="wirespeed-bench-"))
+
+
+def dump(obj: Any) -> str:
+    return json.dumps(obj, indent=2, sort_keys=False)
