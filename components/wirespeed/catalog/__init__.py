@@ -80,9 +80,7 @@ def _index() -> dict[str, InstanceType]:
     for it in _all():
         key = normalise_name(it.name)
         if key in index:
-            raise CatalogDataError(
-                f"instance type names {index[key].name!r} and {it.name!r} collide as {key!r}"
-            )
+            raise CatalogDataError(f"instance type names {index[key].name!r} and {it.name!r} collide as {key!r}")
         index[key] = it
     return index
 

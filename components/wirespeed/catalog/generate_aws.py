@@ -70,9 +70,7 @@ def parse_bandwidth(record: Mapping[str, Any]) -> Bandwidth:
     performance = net.get("NetworkPerformance")
     match = _PERFORMANCE.fullmatch(performance) if isinstance(performance, str) else None
     if match is None:
-        raise GeneratorError(
-            f"{name}: NetworkPerformance {performance!r} is not 'N Gigabit' or 'Up to N Gigabit'"
-        )
+        raise GeneratorError(f"{name}: NetworkPerformance {performance!r} is not 'N Gigabit' or 'Up to N Gigabit'")
     ceiling = float(match["gbps"])
     if not match["up_to"]:
         return Bandwidth(baseline_gbps=ceiling, burst_gbps=ceiling)
@@ -192,12 +190,8 @@ def generate() -> str:
 
 def main(argv: Iterable[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m wirespeed.catalog.generate_aws", description=__doc__)
-    parser.add_argument(
-        "--output", type=Path, default=DEFAULT_OUTPUT, help="file to write (default: %(default)s)"
-    )
-    parser.add_argument(
-        "--check", action="store_true", help="do not write; exit 1 if the file is out of date"
-    )
+    parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help="file to write (default: %(default)s)")
+    parser.add_argument("--check", action="store_true", help="do not write; exit 1 if the file is out of date")
     args = parser.parse_args(list(argv) if argv is not None else None)
     try:
         text = generate()

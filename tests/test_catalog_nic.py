@@ -1,0 +1,183 @@
+"""NIC driver facts and ring rounding: catalog.nic_driver, NicDriver.round_ring."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from wirespeed import catalog
+
+DATA = Path(catalog.__file__).resolve().parent.parent / "data" / "nic_drivers.json"
+RING_DRIVERS = sorted(name for name, d in catalog.nic_drivers().items() if d.has_rings)
+POWER_OF_TWO_RULES = ("up_power_of_two", "down_power_of_two")
+
+entries = st.integers(min_value=1, max_value=1 << 20)
+directions = st.sampled_from(["rx", "tx"])
+drivers = st.sampled_from(RING_DRIVERS)
+
+
+def is_power_of_two(n: int) -> bool:
+    return n > 0 and n & (n - 1) == 0
+
+
+def test_every_issue_driver_is_there() -> None:
+    assert {"mana", "mlx5_core", "mlx4_en", "ena"} <= set(catalog.nic_drivers())
+
+
+def test_loaded_table_matches_the_json_the_go_agent_reads() -> None:
+    raw = json.loads(DATA.read_text())["drivers"]
+    loaded = {name: d.to_json() for name, d in catalog.nic_drivers().items()}
+    assert set(loaded) == set(raw)
+    for name, entry in raw.items():
+        assert loaded[name] == {"name": name, **entry}, name
+
+
+# (driver, direction, default, min, max): upstream constants cited in nic_drivers.json's sources.
+LIMITS = [
+    ("mlx5_core", "rx", 1024, 16, 8192),
+    ("mlx5_core", "tx", 1024, 64, 8192),
+    ("mlx4_en", "rx", 1024, 256, 8192),
+    ("mlx4_en", "tx", 1024, 64, 8192),
+    ("mana", "rx", 512, 128, 8192),
+    ("mana", "tx", 256, 128, 16384),
+    ("ena", "rx", 1024, 256, 16384),
+    ("ena", "tx", 1024, 256, 1024),
+    ("e1000e", "rx", 256, 64, 4096),
+    ("igb", "tx", 256, 64, 4096),
+    ("igbvf", "rx", 256, 64, 4096),
+]
+
+
+@pytest.mark.parametrize(
+    ("driver", "direction", "default", "minimum", "maximum"),
+    [pytest.param(*row, id=f"{row[0]}-{row[1]}") for row in LIMITS],
+)
+def test_ring_limits(driver: str, direction: catalog.Direction, default: int, minimum: int, maximum: int) -> None:
+    limits = catalog.nic_driver(driver).limits(direction)
+    assert (limits.default, limits.min, limits.max) == (default, minimum, maximum)
+
+
+@pytest.mark.parametrize(
+    ("driver", "mtu"),
+    [("mana", 9000), ("mlx5_core", 3900), ("mlx4_en", 3900), ("ena", 9001), ("e1000e", 9212), ("igb", 9216)],
+)
+def test_mtu_max(driver: str, mtu: int) -> None:
+    assert catalog.nic_driver(driver).mtu_max == mtu
+
+
+@pytest.mark.parametrize(
+    ("driver", "counter"),
+    [
+        ("mana", "hc_rx_discards_no_wqe"),
+        ("mlx5_core", "rx_out_of_buffer"),
+        ("ena", "bw_in_allowance_exceeded"),
+        ("ena", "pps_allowance_exceeded"),
+    ],
+)
+def test_drop_counters(driver: str, counter: str) -> None:
+    assert counter in catalog.nic_driver(driver).drop_counters
+
+
+@pytest.mark.parametrize(
+    ("driver", "direction", "asked", "expected"),
+    [
+        pytest.param("mlx5_core", "rx", 5000, 8192, id="mlx5-rounds-up"),
+        pytest.param("mlx5_core", "rx", 8192, 8192, id="mlx5-field-report-8192"),
+        pytest.param("mlx5_core", "rx", 100_000, 8192, id="mlx5-clamped-to-max"),
+        pytest.param("mlx5_core", "tx", 1, 64, id="mlx5-clamped-to-min"),
+        pytest.param("mana", "rx", 1500, 2048, id="mana-rounds-up"),
+        pytest.param("mana", "tx", 16384, 16384, id="mana-tx-max"),
+        pytest.param("ena", "rx", 5000, 4096, id="ena-rounds-down"),
+        pytest.param("ena", "rx", 100, 256, id="ena-clamped-to-min"),
+        pytest.param("ena", "tx", 4096, 1024, id="ena-tx-max"),
+        pytest.param("e1000e", "rx", 1001, 1008, id="e1000e-aligns-to-8"),
+        pytest.param("igb", "rx", 5000, 4096, id="igb-clamped"),
+    ],
+)
+def test_round_ring_examples(driver: str, direction: catalog.Direction, asked: int, expected: int) -> None:
+    assert catalog.nic_driver(driver).round_ring(asked, direction) == expected
+
+
+@given(name=drivers, direction=directions, n=entries)
+def test_round_ring_within_limits(name: str, direction: catalog.Direction, n: int) -> None:
+    driver = catalog.nic_driver(name)
+    limits = driver.limits(direction)
+    assert limits.min <= driver.round_ring(n, direction) <= limits.max
+
+
+@given(name=drivers, direction=directions, n=entries)
+def test_round_ring_follows_the_rule(name: str, direction: catalog.Direction, n: int) -> None:
+    driver = catalog.nic_driver(name)
+    result = driver.round_ring(n, direction)
+    if driver.rounding in POWER_OF_TWO_RULES:
+        assert is_power_of_two(result)
+    elif driver.rounding == "multiple_of_8":
+        assert result % 8 == 0
+
+
+@given(name=drivers, direction=directions, n=entries)
+def test_round_ring_idempotent(name: str, direction: catalog.Direction, n: int) -> None:
+    driver = catalog.nic_driver(name)
+    once = driver.round_ring(n, direction)
+    assert driver.round_ring(once, direction) == once
+
+
+@given(name=drivers, direction=directions, a=entries, b=entries)
+def test_round_ring_monotone(name: str, direction: catalog.Direction, a: int, b: int) -> None:
+    driver = catalog.nic_driver(name)
+    lo, hi = sorted((a, b))
+    assert driver.round_ring(lo, direction) <= driver.round_ring(hi, direction)
+
+
+@given(name=drivers, direction=directions, n=entries)
+def test_round_ring_goes_the_rule_s_way(name: str, direction: catalog.Direction, n: int) -> None:
+    # Inside [min, max] an up-rounding driver never gives fewer entries than asked, a down-rounding
+    # one never more.
+    driver = catalog.nic_driver(name)
+    limits = driver.limits(direction)
+    result = driver.round_ring(n, direction)
+    if limits.min <= n <= limits.max:
+        if driver.rounding == "down_power_of_two":
+            assert result <= n
+        else:
+            assert result >= n
+
+
+def test_hv_netvsc_has_no_rings() -> None:
+    netvsc = catalog.nic_driver("hv_netvsc")
+    assert not netvsc.has_rings
+    with pytest.raises(ValueError, match="driver 'hv_netvsc' has no rx ring to size"):
+        netvsc.round_ring(1024, "rx")
+
+
+@pytest.mark.parametrize(
+    ("entries", "direction", "error", "message"),
+    [
+        pytest.param(0, "rx", ValueError, "entries: 0 is below the allowed minimum of 1", id="zero"),
+        pytest.param(-5, "tx", ValueError, "entries: -5 is below the allowed minimum of 1", id="negative"),
+        pytest.param(1024.0, "rx", TypeError, "entries: expected an int, got float", id="float"),
+        pytest.param(True, "rx", TypeError, "entries: expected an int, got bool", id="bool"),
+        pytest.param(1024, "both", ValueError, "direction: 'both' is not one of 'rx', 'tx'", id="direction"),
+    ],
+)
+def test_round_ring_rejects_bad_input(entries: object, direction: str, error: type[Exception], message: str) -> None:
+    with pytest.raises(error, match=message):
+        catalog.nic_driver("mana").round_ring(entries, direction)  # type: ignore[arg-type]
+
+
+def test_unknown_driver_lists_known_ones() -> None:
+    with pytest.raises(catalog.UnknownDriver) as info:
+        catalog.nic_driver("ixgbevf")
+    assert isinstance(info.value, LookupError)
+    assert str(info.value) == (
+        "unknown NIC driver 'ixgbevf': known drivers are e1000e, ena, hv_netvsc, igb, igbvf, mana, "
+        "mlx4_en, mlx5_core, virtio_net"
+    )
+
+
+def test_driver_lookup_ignores_case_and_space() -> None:
+    assert catalog.nic_driver(" MLX5_CORE ").name == "mlx5_core"
