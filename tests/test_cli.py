@@ -35,9 +35,7 @@ def test_azure_lb_worked_example_json():
 def test_azure_lb_infeasible_fixed_ips_exits_2_with_one_line():
     out = run("size", "azure-lb", "--pool", "9:0", "--ports", "8000", "--outbound-ips", "1")
     assert out.returncode == 2
-    assert out.stderr == (
-        "error: ports: 72,000 required (8,000 x 9 nodes) but 64,000 available (1 IP(s) x 64,000)\n"
-    )
+    assert out.stderr == ("error: ports: 72,000 required (8,000 x 9 nodes) but 64,000 available (1 IP(s) x 64,000)\n")
     assert "Does NOT fit" in out.stdout
 
 
@@ -53,26 +51,42 @@ def test_azure_lb_computes_minimum_ips_from_workload():
 def test_azure_lb_prose_explains_the_rule_and_the_dynamic_default():
     out = run("size", "azure-lb", "--pool", "45:10%", "--ports", "2048")
     assert out.returncode == 0, out.stderr
-    assert "Capacity rule: 2,048 ports x 50 nodes = 102,400 required; 2 IP(s) x 64,000 = 128,000 available." in out.stdout
+    assert (
+        "Capacity rule: 2,048 ports x 50 nodes = 102,400 required; 2 IP(s) x 64,000 = 128,000 available." in out.stdout
+    )
     assert "halves again when the backend pool reaches 51 nodes" in out.stdout
 
 
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        pytest.param(["--pool", "10", "--ports", "1001"],
-                     "error: ports: 1001 is not allowed: must be a multiple of 8 between 8 and 64,000", id="ports-not-8"),
-        pytest.param(["--pool", "10:x", "--ports", "1024"],
-                     "error: --pool: '10:x' is not allowed: SURGE must be a node count or a percent, e.g. 2 or 10%",
-                     id="bad-surge"),
-        pytest.param(["--pool", "10"],
-                     "error: --ports/--connections-per-second: None is not allowed: give one: an explicit port count "
-                     "or the workload", id="neither"),
-        pytest.param(["--pool", "10", "--ports", "1024", "--outbound-ips", "101"],
-                     "error: outbound_ips: 101 is not allowed: must be a whole number between 1 and 100", id="ips>100"),
-        pytest.param(["--pool", "1000:0", "--ports", "8000"],
-                     "error: outbound IPs: 8,000,000 ports required but 100 IPs give at most 6,400,000; use a NAT "
-                     "gateway (outboundType managedNATGateway) or fewer ports per node", id="infeasible"),
+        pytest.param(
+            ["--pool", "10", "--ports", "1001"],
+            "error: ports: 1001 is not allowed: must be a multiple of 8 between 8 and 64,000",
+            id="ports-not-8",
+        ),
+        pytest.param(
+            ["--pool", "10:x", "--ports", "1024"],
+            "error: --pool: '10:x' is not allowed: SURGE must be a node count or a percent, e.g. 2 or 10%",
+            id="bad-surge",
+        ),
+        pytest.param(
+            ["--pool", "10"],
+            "error: --ports/--connections-per-second: None is not allowed: give one: an explicit port count "
+            "or the workload",
+            id="neither",
+        ),
+        pytest.param(
+            ["--pool", "10", "--ports", "1024", "--outbound-ips", "101"],
+            "error: outbound_ips: 101 is not allowed: must be a whole number between 1 and 100",
+            id="ips>100",
+        ),
+        pytest.param(
+            ["--pool", "1000:0", "--ports", "8000"],
+            "error: outbound IPs: 8,000,000 ports required but 100 IPs give at most 6,400,000; use a NAT "
+            "gateway (outboundType managedNATGateway) or fewer ports per node",
+            id="infeasible",
+        ),
     ],
 )
 def test_azure_lb_bad_input_exit_2_names_field(args, message):

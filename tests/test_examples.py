@@ -24,7 +24,9 @@ def test_examples_exist():
 
 def test_bad_workload_names_the_field(tmp_path):
     bad = tmp_path / "w.json"
-    bad.write_text('{"name": "x", "cloud": "gcp", "instance_type": "D4s_v5", "node_pools": [], '
-                   '"outbound": {}, "nic": {"driver": "mana", "host_line_rate_gbps": 10}}')
+    bad.write_text(
+        '{"name": "x", "cloud": "gcp", "instance_type": "D4s_v5", "node_pools": [], '
+        '"outbound": {}, "nic": {"driver": "mana", "host_line_rate_gbps": 10}}'
+    )
     with pytest.raises(ValueError, match=r"^" + str(bad).replace("/", "/") + r": cloud: 'gcp' is not allowed"):
         load_workload(bad)

@@ -8,15 +8,23 @@ import sys
 
 import pytest
 
-HEAVY = ("pulumi", "pulumi_azure_native", "pulumi_aws", "pulumi_kubernetes", "boto3", "botocore", "moto",
-         "azure", "matplotlib")
+HEAVY = (
+    "pulumi",
+    "pulumi_azure_native",
+    "pulumi_aws",
+    "pulumi_kubernetes",
+    "boto3",
+    "botocore",
+    "moto",
+    "azure",
+    "matplotlib",
+)
 
 
 @pytest.mark.parametrize("module", ["wirespeed.sizing", "wirespeed.catalog", "wirespeed.profile", "wirespeed.cli"])
 def test_core_imports_no_cloud_sdk(module):
     code = f"import sys, json, {module}; print(json.dumps(sorted(sys.modules)))"
-    loaded = json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                                       check=True).stdout)
+    loaded = json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
     offenders = [m for m in loaded if m.split(".")[0] in HEAVY]
     assert offenders == []
 

@@ -8,7 +8,14 @@ import jsonschema
 import pytest
 
 from conftest import ROOT
-from wirespeed.profile import DEFAULT_EXCLUDE, ProfileError, committed_schema, load_profile, render_schema, validate_profile
+from wirespeed.profile import (
+    DEFAULT_EXCLUDE,
+    ProfileError,
+    committed_schema,
+    load_profile,
+    render_schema,
+    validate_profile,
+)
 
 VECTORS = json.loads((ROOT / "tests" / "vectors" / "profiles.json").read_text())
 
@@ -35,17 +42,19 @@ def test_committed_schema_agrees_with_the_model(case):
 
 def test_committed_schema_is_current():
     text = (ROOT / "components" / "wirespeed" / "data" / "profile.schema.json").read_text()
-    assert text == render_schema(), "run: python -c 'from wirespeed.profile import render_schema; print(render_schema(), end=\"\")' > components/wirespeed/data/profile.schema.json"
+    assert text == render_schema(), "stale schema: run `make regen`"
 
 
 def test_every_problem_is_reported_at_once_with_value_and_range():
     with pytest.raises(ProfileError) as info:
-        validate_profile({
-            "name": "x",
-            "rings": {"mlx5_core": {"rx": 100_000}},
-            "sysctls": {"net.core.netdev_max_backlog": 500},
-            "mtu": {"value": 20_000},
-        })
+        validate_profile(
+            {
+                "name": "x",
+                "rings": {"mlx5_core": {"rx": 100_000}},
+                "sysctls": {"net.core.netdev_max_backlog": 500},
+                "mtu": {"value": 20_000},
+            }
+        )
     assert info.value.problems == [
         ("/rings/mlx5_core/rx", "100000 is not allowed: must be between 64 and 65,536"),
         ("/sysctls/net.core.netdev_max_backlog", "500 is not allowed: must be between 1,000 and 3,240,000"),
@@ -54,8 +63,9 @@ def test_every_problem_is_reported_at_once_with_value_and_range():
 
 
 def test_pulumi_floats_become_ints():
-    profile = validate_profile({"name": "f", "rings": {"ena": {"rx": 8192.0}},
-                                "sysctls": {"net.core.netdev_max_backlog": 32768.0}})
+    profile = validate_profile(
+        {"name": "f", "rings": {"ena": {"rx": 8192.0}}, "sysctls": {"net.core.netdev_max_backlog": 32768.0}}
+    )
     data = profile.to_json_dict()
     assert data["rings"]["ena"] == {"rx": 8192}
     assert data["sysctls"] == {"net.core.netdev_max_backlog": 32768}
@@ -72,8 +82,11 @@ def test_defaults_select_device_links_and_skip_cni_plumbing():
 @pytest.mark.parametrize(
     ("text", "problem"),
     [
-        pytest.param("{", ("/", "not valid JSON: Expecting property name enclosed in double quotes at line 1 column 2"),
-                     id="syntax"),
+        pytest.param(
+            "{",
+            ("/", "not valid JSON: Expecting property name enclosed in double quotes at line 1 column 2"),
+            id="syntax",
+        ),
         pytest.param("[]", ("/", "must be a JSON object, got list"), id="not-object"),
     ],
 )

@@ -84,11 +84,15 @@ def test_pool_spec(spec, max_count, surge_nodes):
     ("spec", "message"),
     [
         pytest.param("abc", "--pool: 'abc' is not allowed: MAX[:SURGE], e.g. 100, 100:2 or 100:10%", id="not-a-number"),
-        pytest.param("10:x", "--pool: '10:x' is not allowed: SURGE must be a node count or a percent, e.g. 2 or 10%",
-                     id="bad-surge"),
+        pytest.param(
+            "10:x",
+            "--pool: '10:x' is not allowed: SURGE must be a node count or a percent, e.g. 2 or 10%",
+            id="bad-surge",
+        ),
         pytest.param("0", "pool.max_count: 0 is not allowed: must be a whole number between 1 and 1,000", id="zero"),
-        pytest.param("1001", "pool.max_count: 1001 is not allowed: must be a whole number between 1 and 1,000",
-                     id="too-many"),
+        pytest.param(
+            "1001", "pool.max_count: 1001 is not allowed: must be a whole number between 1 and 1,000", id="too-many"
+        ),
         pytest.param("10:150%", "pool.max_surge: 150.0 is not allowed: must be between 0 and 100", id="percent>100"),
     ],
 )
@@ -151,8 +155,13 @@ def test_surge_of_every_pool_counts():
 def test_json_keys_are_stable():
     plan = plan_load_balancer([Pool(100, 2, surge_is_percent=False)], ports=4_000, outbound_ips=7)
     assert set(plan.to_json()) >= {
-        "allocated_outbound_ports", "outbound_ips", "nodes_at_max", "ports_required",
-        "ports_available", "feasible", "dynamic_default_ports",
+        "allocated_outbound_ports",
+        "outbound_ips",
+        "nodes_at_max",
+        "ports_required",
+        "ports_available",
+        "feasible",
+        "dynamic_default_ports",
     }
 
 

@@ -11,8 +11,12 @@ from wirespeed.sizing import InfeasibleError, SizingError, plan_aws_nat_gateway,
 
 @pytest.mark.parametrize(
     ("flows", "ips"),
-    [pytest.param(1, 1, id="one"), pytest.param(64_512, 1, id="exactly-one-ip"),
-     pytest.param(64_513, 2, id="one-over"), pytest.param(16 * 64_512, 16, id="max")],
+    [
+        pytest.param(1, 1, id="one"),
+        pytest.param(64_512, 1, id="exactly-one-ip"),
+        pytest.param(64_513, 2, id="one-over"),
+        pytest.param(16 * 64_512, 16, id="max"),
+    ],
 )
 def test_azure_ips(flows, ips):
     assert plan_azure_nat_gateway(flows).ips == ips
@@ -26,8 +30,12 @@ def test_azure_over_16_ips_is_infeasible():
 
 @pytest.mark.parametrize(
     ("connections", "ips", "warned"),
-    [pytest.param(55_000, 1, False, id="one"), pytest.param(110_000, 2, False, id="two-within-quota"),
-     pytest.param(110_001, 3, True, id="three-needs-quota"), pytest.param(440_000, 8, True, id="max")],
+    [
+        pytest.param(55_000, 1, False, id="one"),
+        pytest.param(110_000, 2, False, id="two-within-quota"),
+        pytest.param(110_001, 3, True, id="three-needs-quota"),
+        pytest.param(440_000, 8, True, id="max"),
+    ],
 )
 def test_aws_ips_and_quota_warning(connections, ips, warned):
     plan = plan_aws_nat_gateway(connections)

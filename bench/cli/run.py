@@ -21,8 +21,18 @@ HERE = Path(__file__).resolve().parent
 WIRESPEED = shutil.which("wirespeed", path=str(Path(sys.executable).parent)) or "wirespeed"
 
 CASES = {
-    "size azure-lb --json": [WIRESPEED, "size", "azure-lb", "--pool", "100:2", "--pool", "20:10%",
-                             "--connections-per-second", "12", "--json"],
+    "size azure-lb --json": [
+        WIRESPEED,
+        "size",
+        "azure-lb",
+        "--pool",
+        "100:2",
+        "--pool",
+        "20:10%",
+        "--connections-per-second",
+        "12",
+        "--json",
+    ],
     "import wirespeed.sizing": [sys.executable, "-c", "import wirespeed.sizing"],
     "python -c pass (interpreter floor)": [sys.executable, "-c", "pass"],
 }
@@ -51,10 +61,21 @@ def measure(argv: list[str], runs: int) -> dict[str, float]:
 
 
 def machine() -> dict[str, str]:
-    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                if line.startswith("model name")), "unknown")
-    return {"cpu": cpu, "cores": str(os.cpu_count()), "kernel": platform.release(),
-            "python": platform.python_version(), "load_1m": f"{os.getloadavg()[0]:.2f}"}
+    cpu = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in Path("/proc/cpuinfo").read_text().splitlines()
+            if line.startswith("model name")
+        ),
+        "unknown",
+    )
+    return {
+        "cpu": cpu,
+        "cores": str(os.cpu_count()),
+        "kernel": platform.release(),
+        "python": platform.python_version(),
+        "load_1m": f"{os.getloadavg()[0]:.2f}",
+    }
 
 
 def main() -> None:

@@ -21,11 +21,13 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-size_app = typer.Typer(help="Size outbound SNAT, NAT gateways, NIC rings, the netdev backlog and MTU.",
-                       no_args_is_help=True)
+size_app = typer.Typer(
+    help="Size outbound SNAT, NAT gateways, NIC rings, the netdev backlog and MTU.", no_args_is_help=True
+)
 catalog_app = typer.Typer(help="Browse the SKU catalog (Azure VM sizes, AWS instance types).", no_args_is_help=True)
-profile_app = typer.Typer(help="Built-in tuning profiles the node agent applies; validate your own.",
-                          no_args_is_help=True)
+profile_app = typer.Typer(
+    help="Built-in tuning profiles the node agent applies; validate your own.", no_args_is_help=True
+)
 app.add_typer(size_app, name="size")
 app.add_typer(catalog_app, name="catalog")
 app.add_typer(profile_app, name="profile")
@@ -84,8 +86,9 @@ def size_azure_lb(
     ] = None,
     hold_seconds: Annotated[
         float,
-        typer.Option(help="Seconds a SNAT port stays taken per connection: its lifetime plus Azure's reuse "
-                     "cooldown (4 minutes)."),
+        typer.Option(
+            help="Seconds a SNAT port stays taken per connection: its lifetime plus Azure's reuse cooldown (4 minutes)."
+        ),
     ] = 240.0,
     headroom: Annotated[float, typer.Option(help="Multiplier over the computed ports for bursts (1..10).")] = 1.25,
     outbound_ips: Annotated[
@@ -106,6 +109,7 @@ def size_azure_lb(
     allocatedOutboundPorts and managedOutboundIPs.count in networkProfile.loadBalancerProfile.
     """
     from wirespeed.sizing import azure_lb
+    from wirespeed.sizing.errors import SizingError
 
     def build() -> azure_lb.LoadBalancerPlan:
         pools = [azure_lb.Pool.parse(spec) for spec in pool]
@@ -113,13 +117,11 @@ def size_azure_lb(
         if connections_per_second is not None:
             workload = azure_lb.Workload(connections_per_second, hold_seconds, headroom)
         elif ports is None:
-            raise azure_lb.SizingError(
+            raise SizingError(
                 "--ports/--connections-per-second", None, "give one: an explicit port count or the workload"
             )
         if ports is not None and workload is not None:
-            raise azure_lb.SizingError(
-                "--ports", ports, "give either --ports or --connections-per-second, not both"
-            )
+            raise SizingError("--ports", ports, "give either --ports or --connections-per-second, not both")
         return azure_lb.plan_load_balancer(pools, ports=ports, workload=workload, outbound_ips=outbound_ips)
 
     plan: azure_lb.LoadBalancerPlan = _run(build)
@@ -179,8 +181,9 @@ def size_rings(
 
     stall = rings.DEFAULT_STALL_MS if stall_ms is None else stall_ms
     _emit(
-        _run(lambda: rings.plan_rings(driver, line_rate_gbps, stall_ms=stall, packet_bytes=packet_bytes,
-                                      queues=queues)),
+        _run(
+            lambda: rings.plan_rings(driver, line_rate_gbps, stall_ms=stall, packet_bytes=packet_bytes, queues=queues)
+        ),
         as_json,
     )
 
@@ -209,9 +212,10 @@ def size_mtu(
     as_json: JsonFlag = False,
 ) -> None:
     """The largest MTU the NIC and path allow. Opt-in: wirespeed never raises MTU on its own."""
+    from wirespeed.sizing.mtu import Path as Path_
     from wirespeed.sizing.mtu import plan_mtu
 
-    path = "gateway" if crosses_gateway else "local"
+    path: Path_ = "gateway" if crosses_gateway else "local"
     _emit(_run(lambda: plan_mtu(driver, path=path, ena_express=ena_express)), as_json)
 
 
@@ -260,8 +264,16 @@ def catalog_list(
     table = Table("name", "cloud", "vCPU", "GiB", "Gb/s (base/burst)", "NICs", "NIC", "net-opt")
     for t in types:
         bw = f"{t.baseline_gbps:g}" if t.burst_gbps == t.baseline_gbps else f"{t.baseline_gbps:g}/{t.burst_gbps:g}"
-        table.add_row(t.name, t.cloud, str(t.vcpu), f"{t.memory_gib:g}", bw, str(t.max_nics), t.nic,
-                      "yes" if t.network_optimised else "")
+        table.add_row(
+            t.name,
+            t.cloud,
+            str(t.vcpu),
+            f"{t.memory_gib:g}",
+            bw,
+            str(t.max_nics),
+            t.nic,
+            "yes" if t.network_optimised else "",
+        )
     Console().print(table)
 
 

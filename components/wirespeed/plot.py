@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from wirespeed.sizing.azure_lb import DYNAMIC_DEFAULT_TABLE, PORTS_PER_IP, LoadBalancerPlan, dynamic_default_ports
+from wirespeed.sizing.azure_lb import (
+    DYNAMIC_DEFAULT_TABLE,
+    PORTS_PER_IP,
+    LoadBalancerPlan,
+    dynamic_default_ports,
+)
 
 
 def plot_load_balancer(plan: LoadBalancerPlan, path: Path) -> None:
@@ -22,23 +27,39 @@ def plot_load_balancer(plan: LoadBalancerPlan, path: Path) -> None:
 
     fig, (total_ax, node_ax) = plt.subplots(2, 1, figsize=(9, 7), sharex=True)
     total_ax.plot(nodes, demand, label=f"required: {plan.allocated_outbound_ports:,} ports x nodes")
-    total_ax.axhline(capacity, color="tab:green", linestyle="--",
-                     label=f"available: {plan.outbound_ips} IP(s) x {PORTS_PER_IP:,}")
-    total_ax.axvline(plan.nodes_at_max, color="tab:red", linestyle=":",
-                     label=f"peak nodes (maxCount + surge) = {plan.nodes_at_max:,}")
+    total_ax.axhline(
+        capacity, color="tab:green", linestyle="--", label=f"available: {plan.outbound_ips} IP(s) x {PORTS_PER_IP:,}"
+    )
+    total_ax.axvline(
+        plan.nodes_at_max,
+        color="tab:red",
+        linestyle=":",
+        label=f"peak nodes (maxCount + surge) = {plan.nodes_at_max:,}",
+    )
     total_ax.set_ylabel("SNAT ports (all nodes)")
     total_ax.set_title("AKS outbound SNAT: capacity rule")
     total_ax.legend(loc="upper left", fontsize="small")
 
-    node_ax.step(nodes, per_node_default, where="post", color="tab:orange",
-                 label="allocatedOutboundPorts = 0 (Azure dynamic default)")
-    node_ax.axhline(plan.allocated_outbound_ports, color="tab:blue",
-                    label=f"explicit: {plan.allocated_outbound_ports:,} per node")
+    node_ax.step(
+        nodes,
+        per_node_default,
+        where="post",
+        color="tab:orange",
+        label="allocatedOutboundPorts = 0 (Azure dynamic default)",
+    )
+    node_ax.axhline(
+        plan.allocated_outbound_ports, color="tab:blue", label=f"explicit: {plan.allocated_outbound_ports:,} per node"
+    )
     for upper, _ in DYNAMIC_DEFAULT_TABLE[:-1]:
         if upper < top:
             node_ax.axvline(upper + 1, color="tab:orange", alpha=0.3, linestyle=":")
-            node_ax.annotate(f"halves at {upper + 1}", (upper + 1, dynamic_default_ports(upper + 1)),
-                             fontsize="x-small", rotation=90, va="bottom")
+            node_ax.annotate(
+                f"halves at {upper + 1}",
+                (upper + 1, dynamic_default_ports(upper + 1)),
+                fontsize="x-small",
+                rotation=90,
+                va="bottom",
+            )
     node_ax.set_yscale("log", base=2)
     node_ax.set_xlabel("nodes in the backend pool")
     node_ax.set_ylabel("ports per node")

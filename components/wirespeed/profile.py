@@ -13,21 +13,24 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from importlib import resources
 from typing import Annotated, Any, Literal
 
 from pydantic import (
-    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
     Field,
+    GetCoreSchemaHandler,
+    GetJsonSchemaHandler,
     StringConstraints,
     ValidationError,
-    WithJsonSchema,
 )
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema, core_schema
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION: Literal[1] = 1
 
 Role = Literal["sriov-vf", "primary", "virtual"]
 """How the agent classifies a link.
@@ -70,7 +73,7 @@ PROFILE_NAME_PATTERN = r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"
 
 def _whole_number(value: object) -> object:
     """Accept ints and integral floats (Pulumi's numbers); refuse bools, strings and fractions."""
-    if isinstance(value, bool) or isinstance(value, str):
+    if isinstance(value, bool | str):
         raise ValueError(f"must be a whole number, got {type(value).__name__}")
     if isinstance(value, float):
         if not value.is_integer():
@@ -79,38 +82,46 @@ def _whole_number(value: object) -> object:
     return value
 
 
-def _bounded(low: int, high: int) -> Any:
-    """A whole number in [low, high]; the error names the full range, the schema carries it for Go."""
+@dataclass(frozen=True)
+class Range:
+    """Pydantic metadata: an inclusive integer range whose error names the whole range (not just the bound
+    that was crossed) and whose JSON Schema carries ``minimum``/``maximum`` for the Go agent."""
 
-    def check(value: int) -> int:
-        if not low <= value <= high:
-            raise ValueError(f"must be between {low:,} and {high:,}")
+    low: int
+    high: int
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        return core_schema.no_info_after_validator_function(self._check, handler(source))
+
+    def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        return {"type": "integer", "minimum": self.low, "maximum": self.high}
+
+    def _check(self, value: int) -> int:
+        if not self.low <= value <= self.high:
+            raise ValueError(f"must be between {self.low:,} and {self.high:,}")
         return value
 
-    return Annotated[
-        int,
-        BeforeValidator(_whole_number),
-        AfterValidator(check),
-        WithJsonSchema({"type": "integer", "minimum": low, "maximum": high}),
-    ]
 
+WholeNumber = BeforeValidator(_whole_number)
 
 # Ring bounds are deliberately loose: the agent clamps to what the device reports (`ethtool -g` max) and
 # rounds by the driver's rule (catalog NIC facts). 65,536 is above every driver's max in the catalog.
-RingEntries = _bounded(64, 65_536)
+RingEntries = Annotated[int, WholeNumber, Range(64, 65_536)]
 
 # Sysctl ranges. Where AKS's custom node configuration accepts the same sysctl, its range is used so one
 # profile is valid on both clouds (learn.microsoft.com/azure/aks/custom-node-configuration, "Linux OS
 # custom configuration"); the lower bound is the kernel default, below which the profile would de-tune.
-NetdevMaxBacklog = _bounded(1_000, 3_240_000)  # AKS netCoreNetdevMaxBacklog range
+NetdevMaxBacklog = Annotated[int, WholeNumber, Range(1_000, 3_240_000)]  # AKS netCoreNetdevMaxBacklog range
 # Kernel default 300 (Documentation/admin-guide/sysctl/net.rst, netdev_budget); upper bound keeps one
 # softirq round from starving user space for more than a few ms.
-NetdevBudget = _bounded(300, 100_000)
+NetdevBudget = Annotated[int, WholeNumber, Range(300, 100_000)]
 # Kernel default 2 jiffies = 2,000 us at HZ=1000, 8,000 us at HZ=250 (sysctl/net.rst, netdev_budget_usecs).
-NetdevBudgetUsecs = _bounded(1_000, 100_000)
-SocketBufferMax = _bounded(212_992, 134_217_728)  # AKS netCoreRmemMax / netCoreWmemMax range
-OptmemMax = _bounded(20_480, 4_194_304)  # AKS netCoreOptmemMax range
-ExtraSysctlValue = _bounded(0, 2_147_483_647)  # any other net.* integer sysctl: an int in the kernel
+NetdevBudgetUsecs = Annotated[int, WholeNumber, Range(1_000, 100_000)]
+SocketBufferMax = Annotated[int, WholeNumber, Range(212_992, 134_217_728)]  # AKS netCoreRmemMax / netCoreWmemMax range
+OptmemMax = Annotated[int, WholeNumber, Range(20_480, 4_194_304)]  # AKS netCoreOptmemMax range
+ExtraSysctlValue = Annotated[
+    int, WholeNumber, Range(0, 2_147_483_647)
+]  # any other net.* integer sysctl: an int in the kernel
 
 DriverName = Annotated[str, StringConstraints(pattern=DRIVER_NAME_PATTERN)]
 SysctlName = Annotated[str, StringConstraints(pattern=SYSCTL_NAME_PATTERN)]
@@ -151,7 +162,7 @@ class Sysctls(BaseModel):
         },
     )
 
-    __pydantic_extra__: dict[SysctlName, ExtraSysctlValue] = Field(init=False)  # type: ignore[assignment]
+    __pydantic_extra__: dict[SysctlName, ExtraSysctlValue] = Field(init=False)
 
     netdev_max_backlog: NetdevMaxBacklog | None = Field(default=None, alias="net.core.netdev_max_backlog")
     netdev_budget: NetdevBudget | None = Field(default=None, alias="net.core.netdev_budget")
@@ -170,7 +181,7 @@ class MTU(_Strict):
     """Opt-in MTU. Only safe inside one VNet/VPC: gateways, peering and the internet stay at 1,500."""
 
     # 1,280 is the IPv6 minimum link MTU (RFC 8200 section 5); 9,216 the largest jumbo any catalog NIC takes.
-    value: _bounded(1_280, 9_216)  # type: ignore[valid-type]
+    value: Annotated[int, WholeNumber, Range(1_280, 9_216)]
     drivers: list[DriverName] = Field(default_factory=list, description="empty: every selected interface")
 
 

@@ -75,7 +75,9 @@ class WorkloadPlan:
 
     def explain(self) -> str:
         i = self.instance
-        bandwidth = f"{i.baseline_gbps:g} Gb/s" + (f" (bursts to {i.burst_gbps:g})" if i.burst_gbps != i.baseline_gbps else "")
+        bandwidth = f"{i.baseline_gbps:g} Gb/s" + (
+            f" (bursts to {i.burst_gbps:g})" if i.burst_gbps != i.baseline_gbps else ""
+        )
         sections = [
             f"# {self.workload.name} ({self.workload.cloud})",
             f"## Instance type\n{i.name}: {i.vcpu} vCPU, {i.memory_gib:g} GiB, {bandwidth}, NIC {i.nic}"

@@ -81,9 +81,7 @@ class Pool:
         if self.surge_is_percent:
             check_range(f"{label}.max_surge", self.max_surge, 0, 100)
         else:
-            object.__setattr__(
-                self, "max_surge", check_whole(f"{label}.max_surge", self.max_surge, 0, MAX_POOL_NODES)
-            )
+            object.__setattr__(self, "max_surge", check_whole(f"{label}.max_surge", self.max_surge, 0, MAX_POOL_NODES))
 
     @property
     def surge_nodes(self) -> int:
@@ -262,9 +260,7 @@ def plan_load_balancer(
         allocated = ports
         ports_from = "given explicitly"
         if ports < dyn:
-            notes.append(
-                f"Warning: {ports:,} is below the {dyn:,} Azure would allocate by default at this size."
-            )
+            notes.append(f"Warning: {ports:,} is below the {dyn:,} Azure would allocate by default at this size.")
     else:
         assert workload is not None
         needed = workload.ports_needed
