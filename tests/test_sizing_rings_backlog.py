@@ -1,0 +1,147 @@
+"""Ring, backlog and MTU sizing: the field report's numbers, driver rules, and invariants."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from wirespeed import catalog
+from wirespeed.sizing import SizingError, plan_backlog, plan_mtu, plan_rings
+from wirespeed.sizing.backlog import BACKLOG_MAX, BACKLOG_MIN
+from wirespeed.sizing.packets import packets_per_second
+
+RING_DRIVERS = sorted(name for name, d in catalog.nic_drivers().items() if d.rx is not None)
+
+
+def test_100g_1500b_lands_on_the_field_report():
+    # Seed 000: VF on a 100 Gb/s host NIC; RX ring 8,192 and netdev_max_backlog 32,768.
+    assert plan_rings("mlx5_core", 100).rx == 8_192
+    assert plan_backlog(100).netdev_max_backlog == 32_768
+
+
+def test_wire_overhead_is_counted():
+    # 100 Gb/s / ((1,500 + 38) B x 8) = 8,127,438 packets/s
+    assert int(packets_per_second(100, 1_500)) == 8_127_438
+
+
+@pytest.mark.parametrize(
+    ("driver", "gbps", "rx", "tx"),
+    [
+        pytest.param("mlx5_core", 25, 2_048, 2_048, id="mlx5-25g"),
+        pytest.param("mana", 100, 8_192, 8_192, id="mana-100g"),
+        pytest.param("mana", 400, 8_192, 16_384, id="mana-rx-capped-tx-higher-max"),
+        pytest.param("ena", 100, 8_192, 1_024, id="ena-tx-max-1024"),
+        pytest.param("ena", 1, 256, 256, id="ena-min-256"),
+        pytest.param("e1000e", 1, 88, 88, id="e1000e-multiple-of-8"),
+    ],
+)
+def test_ring_sizes_by_driver(driver, gbps, rx, tx):
+    plan = plan_rings(driver, gbps)
+    assert (plan.rx, plan.tx) == (rx, tx)
+
+
+def test_capped_ring_is_reported():
+    plan = plan_rings("mlx5_core", 400)
+    assert plan.rx == 8_192
+    assert plan.rx_capped
+    assert "capped at the driver max 8,192" in plan.explain()
+
+
+def test_memory_cost_counts_queues_and_buffers():
+    plan = plan_rings("mlx5_core", 100, queues=4)
+    nic = catalog.nic_driver("mlx5_core")
+    assert plan.memory_bytes == 8_192 * nic.rx_buffer_bytes * 4
+    assert plan.to_json()["extra_memory_bytes"] == (8_192 - 1_024) * nic.rx_buffer_bytes * 4
+
+
+def test_synthetic_nic_has_no_rings():
+    with pytest.raises(SizingError, match=r"^driver: 'hv_netvsc' is not allowed: a driver with NIC rings"):
+        plan_rings("hv_netvsc", 10)
+
+
+def test_unknown_driver_lists_known():
+    with pytest.raises(LookupError, match="mlx5_core"):
+        plan_rings("mlx5", 10)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        pytest.param(
+            {"line_rate_gbps": 0}, "line_rate_gbps: 0 is not allowed: must be between 0.001 and 800", id="rate"
+        ),
+        pytest.param(
+            {"line_rate_gbps": 10, "packet_bytes": 10},
+            "packet_bytes: 10 is not allowed: must be a whole number between 64 and 9,216",
+            id="packet",
+        ),
+        pytest.param(
+            {"line_rate_gbps": 10, "stall_ms": 0},
+            "stall_ms: 0 is not allowed: must be between 0.001 and 1,000",
+            id="stall",
+        ),
+    ],
+)
+def test_backlog_bad_input(kwargs, message):
+    with pytest.raises(SizingError) as info:
+        plan_backlog(**kwargs)
+    assert str(info.value) == message
+
+
+def test_backlog_caps_at_aks_max():
+    plan = plan_backlog(800, stall_ms=1_000, packet_bytes=64)
+    assert plan.netdev_max_backlog == BACKLOG_MAX
+    assert plan.capped
+
+
+@given(
+    driver=st.sampled_from(RING_DRIVERS),
+    gbps=st.floats(0.01, 400),
+    stall=st.floats(0.01, 10),
+    packet=st.integers(64, 9_000),
+)
+def test_rings_obey_driver_rules(driver, gbps, stall, packet):
+    nic = catalog.nic_driver(driver)
+    plan = plan_rings(driver, gbps, stall_ms=stall, packet_bytes=packet)
+    for size, limits in ((plan.rx, nic.rx), (plan.tx, nic.tx)):
+        assert limits is not None
+        assert limits.min <= size <= limits.max
+        if nic.rounding in ("up_power_of_two", "down_power_of_two") and size not in (limits.min, limits.max):
+            assert size & (size - 1) == 0
+        if nic.rounding == "multiple_of_8" and size not in (limits.min, limits.max):
+            assert size % 8 == 0
+        # what we ask for is what the driver keeps: its own rounding leaves the value unchanged
+        assert nic.round_ring(size, "rx" if limits is nic.rx else "tx") == size
+
+
+@given(driver=st.sampled_from(RING_DRIVERS), low=st.floats(0.01, 200), extra=st.floats(0, 200))
+def test_rings_monotone_in_line_rate(driver, low, extra):
+    a, b = plan_rings(driver, low), plan_rings(driver, low + extra)
+    assert (b.rx, b.tx) >= (a.rx, a.tx)
+    assert b.rx >= a.rx
+
+
+@given(gbps=st.floats(0.01, 800), stall=st.floats(0.01, 100), extra=st.floats(0, 100))
+def test_backlog_within_aks_range_and_monotone(gbps, stall, extra):
+    a, b = plan_backlog(gbps, stall_ms=stall), plan_backlog(gbps, stall_ms=min(1_000, stall + extra))
+    assert BACKLOG_MIN <= a.netdev_max_backlog <= b.netdev_max_backlog <= BACKLOG_MAX
+
+
+@pytest.mark.parametrize(
+    ("driver", "kwargs", "mtu"),
+    [
+        pytest.param("mana", {}, 9_000, id="mana"),
+        pytest.param("mlx5_core", {}, 3_900, id="mellanox"),
+        pytest.param("ena", {}, 9_001, id="ena"),
+        pytest.param("ena", {"ena_express": True}, 8_900, id="ena-express"),
+        pytest.param("mana", {"path": "gateway"}, 1_500, id="through-gateway"),
+    ],
+)
+def test_jumbo_mtu(driver, kwargs, mtu):
+    assert plan_mtu(driver, **kwargs).mtu == mtu
+
+
+def test_jumbo_mtu_never_exceeds_driver_max():
+    for driver in ("mana", "mlx5_core", "mlx4_en", "ena"):
+        assert plan_mtu(driver).mtu <= catalog.nic_driver(driver).mtu_max
