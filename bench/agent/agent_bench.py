@@ -97,10 +97,12 @@ def reactions(monitor_out: str, links: int) -> tuple[list[float], list[str]]:
     return ms, missing
 
 
-def measure(ns: str, links: int, gap_s: float) -> dict[str, Any]:
-    mon = subprocess.Popen(
-        ["ip", "netns", "exec", ns, "ip", "-ts", "-o", "monitor", "link"], stdout=subprocess.PIPE, text=True
-    )
+def measure(ns: str, links: int, gap_s: float, work: Path) -> dict[str, Any]:
+    # The monitor writes to a file, not a pipe: a pipe nobody drains fills up (64 KiB), the monitor blocks,
+    # its netlink socket overflows and notifications are lost.
+    mon_file = work / f"monitor-{ns}.txt"
+    with open(mon_file, "w") as sink:
+        mon = subprocess.Popen(["ip", "netns", "exec", ns, "ip", "-ts", "-o", "monitor", "link"], stdout=sink)
     try:
         time.sleep(0.3)  # let the monitor subscribe before the first add
         add_links(ns, links, gap_s)
@@ -108,14 +110,12 @@ def measure(ns: str, links: int, gap_s: float) -> dict[str, Any]:
         time.sleep(1.0)
     finally:
         bl.terminate(mon)
-    out, _ = mon.communicate()
-    ms, missing = reactions(out, links)
-    res: dict[str, Any] = {
+    ms, missing = reactions(mon_file.read_text(), links)
+    return {
         "summary": summarize(ms) if ms else None,
         "missing": missing,
         "raw_ms": [round(x, 3) for x in ms],
     }
-    return res
 
 
 def proc_status(pid: int) -> dict[str, int]:
@@ -180,7 +180,7 @@ def run_agent(agent: Path, links: int, gap_s: float, extra_args: list[str], work
         try:
             wait_ready(ns, listen, proc)
             cpu0 = cpu_seconds(proc.pid)
-            res = measure(ns, links, gap_s)
+            res = measure(ns, links, gap_s, work)
             res["cpu_seconds_during_adds"] = round(cpu_seconds(proc.pid) - cpu0, 3)
             res["memory"] = proc_status(proc.pid)
             with contextlib.suppress(OSError):
@@ -200,7 +200,7 @@ def run_agent(agent: Path, links: int, gap_s: float, extra_args: list[str], work
     return res
 
 
-def run_udev(links: int, gap_s: float) -> dict[str, Any]:
+def run_udev(links: int, gap_s: float, work: Path) -> dict[str, Any]:
     if not UDEVD.exists():
         raise SystemExit(f"{UDEVD} missing: apt-get install udev")
     if subprocess.run(["pgrep", "-x", "systemd-udevd"], capture_output=True).returncode == 0:
@@ -217,16 +217,11 @@ def run_udev(links: int, gap_s: float) -> dict[str, Any]:
         try:
             # udevd is ready when its control socket exists and answers.
             deadline = time.monotonic() + 15
-            while (
-                subprocess.run(
-                    ["udevadm", "control", "--ping", "--timeout=2"], capture_output=True
-                ).returncode
-                != 0
-            ):
+            while subprocess.run(["udevadm", "control", "--ping", "--timeout=2"], capture_output=True).returncode != 0:
                 if udevd.poll() is not None or time.monotonic() > deadline:
                     raise RuntimeError(f"systemd-udevd did not come up (exit {udevd.returncode})")
                 time.sleep(0.1)
-            res = measure(ns, links, gap_s)
+            res = measure(ns, links, gap_s, work)
             res["rule"] = UDEV_RULE.strip()
             res["udevd_version"] = bl.sh(["udevadm", "--version"]).strip()
         finally:
@@ -263,9 +258,7 @@ def main() -> int:
     ap.add_argument("--gap-ms", type=float, default=50, help="time between link adds")
     ap.add_argument("--mechanism", action="append", choices=["agent", "udev"], help="default: both")
     ap.add_argument("--agent", type=Path, help="prebuilt wirespeed-agent (default: build it)")
-    ap.add_argument(
-        "--agent-arg", action="append", default=[], help="extra agent flag, e.g. --agent-arg=--debounce=0s"
-    )
+    ap.add_argument("--agent-arg", action="append", default=[], help="extra agent flag, e.g. --agent-arg=--debounce=0s")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
     mechanisms = args.mechanism or ["agent", "udev"]
@@ -292,7 +285,7 @@ def main() -> int:
         result["reaction"][m] = (
             run_agent(agent, args.links, args.gap_ms / 1000, args.agent_arg, work)
             if m == "agent"
-            else run_udev(args.links, args.gap_ms / 1000)
+            else run_udev(args.links, args.gap_ms / 1000, work)
         )
     result["loadavg_after"] = bl.loadavg()
 
