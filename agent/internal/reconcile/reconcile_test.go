@@ -1,0 +1,208 @@
+package reconcile
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"log/slog"
+
+	"github.com/safchain/ethtool"
+	"github.com/vishvananda/netlink"
+	"go.uber.org/goleak"
+
+	"github.com/wirespeed-io/wirespeed/agent/internal/links"
+	"github.com/wirespeed-io/wirespeed/agent/internal/links/linkstest"
+	"github.com/wirespeed-io/wirespeed/agent/internal/profile"
+	"github.com/wirespeed-io/wirespeed/agent/internal/rings"
+	"github.com/wirespeed-io/wirespeed/agent/internal/status"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func mustProfile(t testing.TB, doc string) *profile.Profile {
+	t.Helper()
+	p, err := profile.Parse([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// procSys is a /proc/sys-shaped temporary tree.
+func procSys(t testing.TB, values map[string]string) string {
+	t.Helper()
+	root := t.TempDir()
+	for name, v := range values {
+		p := filepath.Join(root, strings.ReplaceAll(name, ".", "/"))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(v+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+// The lab selector: virtual links named wst* (a test namespace has no NICs).
+const labProfile = `{"name":"lab","interfaces":{"roles":["virtual"],"include":["wst*"]},
+	"mtu":{"value":1400},"sysctls":{"net.core.netdev_max_backlog":32768}}`
+
+func TestReconcileAllInNetns(t *testing.T) {
+	ns := linkstest.New(t)
+	ns.AddVeth(t, "wsta0", "wsta1")
+	ns.AddVeth(t, "other0", "other1")
+	root := procSys(t, map[string]string{"net.core.netdev_max_backlog": "1000"})
+	var logs bytes.Buffer
+	r := New(Config{
+		Profile: mustProfile(t, labProfile), Links: ns.Discoverer(), Ethtool: ns.Ethtool, ProcSysRoot: root,
+		Log: slog.New(slog.NewJSONHandler(&logs, nil)),
+	})
+
+	rep, written := r.All()
+	if written != 3 { // two MTUs and one sysctl
+		t.Fatalf("wrote %d values, want 3; report %+v", written, rep)
+	}
+	for name, want := range map[string]int{"wsta0": 1400, "wsta1": 1400, "other0": 1500, "other1": 1500} {
+		if got := ns.MTU(t, name); got != want {
+			t.Errorf("%s MTU %d, want %d", name, got, want)
+		}
+	}
+	if got, _ := os.ReadFile(filepath.Join(root, "net/core/netdev_max_backlog")); string(got) != "32768\n" {
+		t.Errorf("backlog file %q", got)
+	}
+	if rep.State != status.StateApplied || rep.Drifted() {
+		t.Errorf("state %s drifted %v: %s", rep.State, rep.Drifted(), rep.Reason)
+	}
+	var names []string
+	for _, i := range rep.Interfaces {
+		names = append(names, i.Name)
+		if i.MTU == nil || i.MTU.Current != 1400 || !i.Selected {
+			t.Errorf("%s: %+v", i.Name, i)
+		}
+	}
+	if strings.Join(names, ",") != "wsta0,wsta1" && strings.Join(names, ",") != "wsta1,wsta0" {
+		t.Errorf("report lists %v, want only the selected links", names)
+	}
+	// Every change is logged as msg=applied with link, driver, setting, from, to.
+	var found bool
+	for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("log line %q: %v", line, err)
+		}
+		if rec["msg"] == "applied" && rec["link"] == "wsta0" {
+			found = rec["driver"] == "veth" && rec["setting"] == "mtu" && rec["from"] == 1500.0 && rec["to"] == 1400.0
+		}
+	}
+	if !found {
+		t.Errorf("no applied log for wsta0 mtu 1500->1400 in:\n%s", logs.String())
+	}
+
+	// A second pass finds nothing to do.
+	if _, written := r.All(); written != 0 {
+		t.Fatalf("second reconcile wrote %d values", written)
+	}
+}
+
+func TestDryRunWritesNothing(t *testing.T) {
+	ns := linkstest.New(t)
+	ns.AddVeth(t, "wstd0", "wstd1")
+	root := procSys(t, map[string]string{"net.core.netdev_max_backlog": "1000"})
+	r := New(Config{Profile: mustProfile(t, labProfile), Links: ns.Discoverer(), Ethtool: ns.Ethtool, ProcSysRoot: root, DryRun: true})
+	rep, written := r.All()
+	if written != 0 || ns.MTU(t, "wstd0") != 1500 {
+		t.Fatalf("dry run wrote %d values; MTU %d", written, ns.MTU(t, "wstd0"))
+	}
+	if got, _ := os.ReadFile(filepath.Join(root, "net/core/netdev_max_backlog")); string(got) != "1000\n" {
+		t.Errorf("dry run wrote the sysctl: %q", got)
+	}
+	if rep.State != status.StateDryRun || !rep.Drifted() {
+		t.Fatalf("state %s drifted %v", rep.State, rep.Drifted())
+	}
+	if v := rep.Sysctls["net.core.netdev_max_backlog"]; v.Desired != 32768 || v.Current != 1000 {
+		t.Fatalf("sysctl %+v", v)
+	}
+}
+
+func TestDegradedWhenSysctlMissing(t *testing.T) {
+	ns := linkstest.New(t)
+	root := procSys(t, map[string]string{})
+	r := New(Config{Profile: mustProfile(t, labProfile), Links: ns.Discoverer(), Ethtool: ns.Ethtool, ProcSysRoot: root})
+	rep, _ := r.All()
+	if rep.State != status.StateDegraded || len(rep.Errors) != 1 || !strings.Contains(rep.Reason, "net.core.netdev_max_backlog") {
+		t.Fatalf("state %s reason %q errors %v", rep.State, rep.Reason, rep.Errors)
+	}
+}
+
+// Rings on NICs that cannot exist here (an Azure Mellanox VF under hv_netvsc): netlink objects shaped like
+// the kernel's and FakeEthtool for the device.
+func TestReconcileRingsOnFakeAzureVF(t *testing.T) {
+	fake := rings.NewFakeEthtool()
+	fake.Add("eth0", &rings.FakeDevice{Driver: "hv_netvsc"})
+	fake.Add("enP1s1", &rings.FakeDevice{Driver: "mlx5_core", Ring: ethtool.Ring{RxMaxPending: 8192, TxMaxPending: 8192, RxPending: 1024, TxPending: 1024}})
+	all := []netlink.Link{
+		&netlink.Device{LinkAttrs: netlink.LinkAttrs{Name: "eth0", Index: 2, ParentDevBus: "vmbus", MTU: 1500}},
+		&netlink.Device{LinkAttrs: netlink.LinkAttrs{Name: "enP1s1", Index: 3, MasterIndex: 2, ParentDevBus: "pci", MTU: 1500}},
+	}
+	d := links.Discoverer{NL: links.Netlink{LinkList: func() ([]netlink.Link, error) { return all, nil }}, Drivers: fake}
+	p := mustProfile(t, `{"name":"throughput","rings":{"mlx5_core":{"rx":8192,"tx":4000}}}`)
+	r := New(Config{Profile: p, Links: d, Ethtool: fake, ProcSysRoot: procSys(t, nil)})
+	rep, written := r.All()
+	if written != 2 || rep.State != status.StateApplied {
+		t.Fatalf("wrote %d, state %s: %s", written, rep.State, rep.Reason)
+	}
+	vf := rep.Interfaces[1]
+	if vf.Name != "enP1s1" || vf.Role != profile.RoleSRIOVVF ||
+		*vf.RX != (status.Ring{Desired: 8192, Current: 8192, Max: 8192}) || *vf.TX != (status.Ring{Desired: 4096, Current: 4096, Max: 8192}) {
+		t.Fatalf("VF status %+v rx %+v tx %+v", vf, vf.RX, vf.TX)
+	}
+	if eth0 := rep.Interfaces[0]; eth0.Role != profile.RolePrimary || eth0.RX != nil {
+		t.Fatalf("eth0 %+v", eth0)
+	}
+	if _, written := r.All(); written != 0 || fake.Device("enP1s1").Sets != 1 {
+		t.Fatalf("second pass wrote %d; device saw %d sets", written, fake.Device("enP1s1").Sets)
+	}
+}
+
+func TestThrottle(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	ms := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Millisecond) }
+	th := newThrottle(100 * time.Millisecond)
+	steps := []struct {
+		name string
+		do   func() any
+		want any
+	}{
+		{"first event runs at once", func() any { return th.trigger("vf", ms(0)) }, true},
+		{"another link is independent", func() any { return th.trigger("eth1", ms(1)) }, true},
+		{"second event inside the window waits", func() any { return th.trigger("vf", ms(10)) }, false},
+		{"a storm inside the window waits", func() any {
+			for i := 11; i < 99; i++ {
+				if th.trigger("vf", ms(i)) {
+					return true
+				}
+			}
+			return false
+		}, false},
+		{"pending run falls due at the window's end", func() any { at, _ := th.next(); return at }, ms(100)},
+		{"nothing due early", func() any { return len(th.due(ms(99))) }, 0},
+		{"one coalesced run", func() any { return strings.Join(th.due(ms(100)), ",") }, "vf"},
+		{"nothing pending after it", func() any { _, ok := th.next(); return ok }, false},
+		{"event right after the coalesced run waits again", func() any { return th.trigger("vf", ms(150)) }, false},
+		{"which runs a window after the coalesced run", func() any { at, _ := th.next(); return at }, ms(200)},
+		{"late timer still runs it once", func() any { return strings.Join(th.due(ms(400)), ",") }, "vf"},
+		{"idle keys are forgotten", func() any { th.due(ms(600)); return len(th.last) }, 0},
+		{"and run at once next time", func() any { return th.trigger("vf", ms(700)) }, true},
+	}
+	for _, s := range steps {
+		if got := s.do(); got != s.want {
+			t.Fatalf("%s: got %v, want %v", s.name, got, s.want)
+		}
+	}
+}

@@ -1,0 +1,256 @@
+package reconcile
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/wirespeed-io/wirespeed/agent/internal/links"
+	"github.com/wirespeed-io/wirespeed/agent/internal/status"
+)
+
+// Hooks publish what the loop does; any may be nil.
+type Hooks struct {
+	Observe   func(status.Report) // after every reconcile
+	Event     func(status.Event)  // transitions worth a Kubernetes Event
+	LinkEvent func(kind string)   // links.Added | links.Removed | links.Changed, one per netlink event
+}
+
+// Options tune the loop.
+type Options struct {
+	// Resync is the period of the full reconcile that catches changes made by others (ethtool by hand,
+	// another agent). Default 60 s.
+	Resync time.Duration
+	// Debounce is the per-link settle window: the first event for a link is applied at once (a re-added
+	// VF must be re-tuned as fast as a udev rule would), further events inside the window are coalesced
+	// into one apply at its end. A link is therefore applied at most about once per window however
+	// hard it flaps (Azure host servicing has re-added a VF ~900 times an hour, MicrosoftDocs/azure-docs#100444).
+	// Default 100 ms, the batching interval of Cilium's devices controller.
+	Debounce time.Duration
+	Hooks
+}
+
+// fullKey is the throttle key of a full reconcile (link names cannot be empty).
+const fullKey = ""
+
+// Run reconciles everything, then keeps the node tuned: link events from w, a periodic resync, until ctx
+// is done. It does not roll anything back on exit (see agent/README.md).
+func (r *Reconciler) Run(ctx context.Context, w *links.Watcher, opts Options) error {
+	if opts.Resync <= 0 {
+		opts.Resync = 60 * time.Second
+	}
+	if opts.Debounce <= 0 {
+		opts.Debounce = 100 * time.Millisecond
+	}
+	wctx, stopWatcher := context.WithCancel(ctx)
+	events := make(chan links.Event, 1024)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		_ = w.Run(wctx, events) // returns only when wctx is done
+	}()
+	defer func() {
+		stopWatcher()
+		wg.Wait()
+	}()
+
+	l := &loop{r: r, opts: opts, th: newThrottle(opts.Debounce), added: map[string]bool{}}
+	l.full()
+	resync := time.NewTicker(opts.Resync)
+	defer resync.Stop()
+	settle := time.NewTimer(time.Hour)
+	settle.Stop()
+	defer settle.Stop()
+	for {
+		var settleC <-chan time.Time
+		if at, ok := l.th.next(); ok {
+			settle.Reset(time.Until(at))
+			settleC = settle.C
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-resync.C:
+			l.trigger(fullKey)
+		case ev := <-events:
+			l.handle(ev)
+		case <-settleC:
+			for _, key := range l.th.due(time.Now()) {
+				l.run(key)
+			}
+		}
+		if settleC != nil && !settle.Stop() {
+			select {
+			case <-settle.C:
+			default:
+			}
+		}
+	}
+}
+
+type loop struct {
+	r     *Reconciler
+	opts  Options
+	th    *throttle
+	added map[string]bool // links whose pending apply follows an add (a re-added VF)
+	state status.State
+}
+
+func (l *loop) handle(ev links.Event) {
+	switch ev.Kind {
+	case links.Relist:
+		l.trigger(fullKey)
+		return
+	case links.Added, links.Changed, links.Removed:
+		if l.opts.LinkEvent != nil {
+			l.opts.LinkEvent(ev.Kind)
+		}
+	}
+	switch ev.Kind {
+	case links.Removed:
+		l.r.Forget(ev.Name)
+		delete(l.added, ev.Name)
+		l.publish(l.r.Report())
+	case links.Added:
+		l.added[ev.Name] = true
+		l.trigger(ev.Name)
+	case links.Changed:
+		l.trigger(ev.Name)
+	case links.Listed:
+		// The Relist that opened this dump already triggered a full reconcile, which lists every link.
+	}
+}
+
+func (l *loop) trigger(key string) {
+	if l.th.trigger(key, time.Now()) {
+		l.run(key)
+	}
+}
+
+func (l *loop) run(key string) {
+	if key == fullKey {
+		l.full()
+		return
+	}
+	rep, written := l.r.Link(key)
+	if l.added[key] {
+		delete(l.added, key)
+		if written > 0 && l.opts.Event != nil {
+			for _, i := range rep.Interfaces {
+				if i.Name == key {
+					l.opts.Event(status.Event{
+						Reason:  "InterfaceRetuned",
+						Message: fmt.Sprintf("%s (%s, %s) was added at driver defaults; %s", key, i.Driver, i.Role, describe(i)),
+					})
+				}
+			}
+		}
+	}
+	l.publish(rep)
+}
+
+func (l *loop) full() {
+	rep, _ := l.r.All()
+	l.publish(rep)
+}
+
+func (l *loop) publish(rep status.Report) {
+	if l.opts.Observe != nil {
+		l.opts.Observe(rep)
+	}
+	prev := l.state
+	l.state = rep.State
+	if l.opts.Event == nil || prev == rep.State || rep.State == status.StateDryRun {
+		return
+	}
+	switch {
+	case rep.State == status.StateDegraded:
+		l.opts.Event(status.Event{Reason: "TuningDegraded", Message: rep.Reason, Warning: true})
+	case rep.State == status.StateApplied && prev == status.StateDegraded:
+		l.opts.Event(status.Event{Reason: "TuningRecovered", Message: rep.Reason})
+	}
+}
+
+func describe(i status.Interface) string {
+	var parts []string
+	if i.RX != nil && i.RX.Desired != 0 {
+		parts = append(parts, fmt.Sprintf("rx ring %d", i.RX.Current))
+	}
+	if i.TX != nil && i.TX.Desired != 0 {
+		parts = append(parts, fmt.Sprintf("tx ring %d", i.TX.Current))
+	}
+	if i.MTU != nil {
+		parts = append(parts, fmt.Sprintf("mtu %d", i.MTU.Current))
+	}
+	if len(parts) == 0 {
+		return "profile re-applied"
+	}
+	s := "re-applied " + parts[0]
+	for _, p := range parts[1:] {
+		s += ", " + p
+	}
+	return s
+}
+
+// throttle runs a key at once when it has not run within the window, otherwise once at the window's end.
+type throttle struct {
+	window time.Duration
+	last   map[string]time.Time
+	dirty  map[string]bool
+}
+
+func newThrottle(window time.Duration) *throttle {
+	return &throttle{window: window, last: map[string]time.Time{}, dirty: map[string]bool{}}
+}
+
+// trigger reports whether key should run now; if not, it is run by due at the end of its window.
+func (t *throttle) trigger(key string, now time.Time) bool {
+	if last, ok := t.last[key]; ok && now.Sub(last) < t.window {
+		t.dirty[key] = true
+		return false
+	}
+	t.last[key] = now
+	return true
+}
+
+// next is when the earliest pending key falls due.
+func (t *throttle) next() (time.Time, bool) {
+	var at time.Time
+	for key := range t.dirty {
+		d := t.last[key].Add(t.window)
+		if at.IsZero() || d.Before(at) {
+			at = d
+		}
+	}
+	return at, !at.IsZero()
+}
+
+// due returns the pending keys whose window has passed, marking them run now, and forgets keys idle
+// for a whole window so the map does not grow with every link name ever seen.
+func (t *throttle) due(now time.Time) []string {
+	var keys []string
+	for key := range t.dirty {
+		if !now.Before(t.last[key].Add(t.window)) {
+			keys = append(keys, key)
+			delete(t.dirty, key)
+			t.last[key] = now
+		}
+	}
+	for key, last := range t.last {
+		if !t.dirty[key] && now.Sub(last) >= t.window && !contains(keys, key) {
+			delete(t.last, key)
+		}
+	}
+	return keys
+}
+
+func contains(keys []string, key string) bool {
+	for _, k := range keys {
+		if k == key {
+			return true
+		}
+	}
+	return false
+}
