@@ -18,6 +18,7 @@ def plot_load_balancer(plan: LoadBalancerPlan, path: Path) -> None:
 
     matplotlib.use("Agg")  # no display on CI runners or build agents
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import StrMethodFormatter
 
     top = min(DYNAMIC_DEFAULT_TABLE[-1][0], max(60, int(plan.max_nodes_supported * 1.2), plan.nodes_at_max + 10))
     nodes = list(range(1, top + 1))
@@ -36,6 +37,14 @@ def plot_load_balancer(plan: LoadBalancerPlan, path: Path) -> None:
         linestyle=":",
         label=f"peak nodes (maxCount + surge) = {plan.nodes_at_max:,}",
     )
+    if plan.max_nodes_supported < top:
+        total_ax.axvline(
+            plan.max_nodes_supported,
+            color="tab:green",
+            alpha=0.5,
+            label=f"AKS rejects the profile above {plan.max_nodes_supported:,} nodes",
+        )
+    total_ax.yaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
     total_ax.set_ylabel("SNAT ports (all nodes)")
     total_ax.set_title("AKS outbound SNAT: capacity rule")
     total_ax.legend(loc="upper left", fontsize="small")
@@ -61,6 +70,7 @@ def plot_load_balancer(plan: LoadBalancerPlan, path: Path) -> None:
                 va="bottom",
             )
     node_ax.set_yscale("log", base=2)
+    node_ax.yaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
     node_ax.set_xlabel("nodes in the backend pool")
     node_ax.set_ylabel("ports per node")
     node_ax.legend(loc="upper right", fontsize="small")
