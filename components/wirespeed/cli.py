@@ -62,7 +62,15 @@ def _run(build: Any) -> Any:
         _fail(str(exc).strip("'\""))
 
 
-@size_app.command("azure-lb")
+AZURE_LB_EPILOG = (
+    "Examples:\n\n"
+    "  wirespeed size azure-lb --pool 100:2 --ports 4000 --outbound-ips 7   (the AKS docs' example: fits)\n\n"
+    "  wirespeed size azure-lb --pool 60:10% --pool 5:1 --connections-per-second 12 --json\n\n"
+    "Exit 0 when it fits; 2 with one line naming required vs available, or the bad field."
+)
+
+
+@size_app.command("azure-lb", epilog=AZURE_LB_EPILOG)
 def size_azure_lb(
     pool: Annotated[
         list[str],
