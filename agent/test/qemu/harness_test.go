@@ -302,6 +302,8 @@ mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 # Keep kernel messages off the console after boot so they cannot split our result lines; dmesg still has them.
 echo 1 >/proc/sys/kernel/printk
+# The firmware leaves its last console line unterminated; start ours on a fresh line.
+echo
 echo "WS boot $(uname -r)"
 for m in $(cat /modules/order); do
 	insmod /modules/$m || echo "WS error insmod $m"
@@ -315,6 +317,7 @@ ws_wait() { # ws_wait WHAT TRIES CMD...: poll CMD until it succeeds
 		if [ $tries -le 0 ]; then
 			echo "WS timeout $what"
 			echo "WS BEGIN dmesg"; dmesg | tail -n 40; echo "WS END"
+			[ -f /tmp/agentd.log ] && { echo "WS BEGIN agent-log at-timeout"; cat /tmp/agentd.log; echo "WS END"; }
 			return 1
 		fi
 		sleep 0.2
@@ -341,13 +344,28 @@ ws_ifaces() { # ws_ifaces DRIVER -> links bound to DRIVER, sorted
 ws_has_iface() { [ -n "$(ws_ifaces "$1")" ]; }
 ws_no_iface() { [ -z "$(ws_ifaces "$1")" ]; }
 ws_iface_count_is() { [ "$(ws_ifaces "$1" | wc -l)" -eq "$2" ]; }
-ws_agent() { # ws_agent PHASE ARGS...: run the agent once, its stdout (the status report) as a block
-	echo "WS BEGIN report $1"
-	/wirespeed-agent --profile /profile.json --listen "" --node-name qemu-guest "$@" 2>/tmp/agent-$1.log
+ws_agent() { # ws_agent PHASE PROFILE ARGS...: run the agent once; its stdout (the status report) as a block
+	phase=$1 profile=$2; shift 2
+	echo "WS BEGIN report $phase"
+	/wirespeed-agent --profile "$profile" --listen "" --node-name qemu-guest "$@" 2>/tmp/agent-$phase.log
 	rc=$?
 	echo "WS END"
-	echo "WS agent-exit $1 $rc"
-	echo "WS BEGIN agent-log $1"; cat /tmp/agent-$1.log; echo "WS END"
+	echo "WS agent-exit $phase $rc"
+	echo "WS BEGIN agent-log $phase"; cat /tmp/agent-$phase.log; echo "WS END"
+}
+ws_agent_start() { # ws_agent_start PROFILE: the long-running agent; resync 1h so only link events re-tune
+	/wirespeed-agent --profile "$1" --listen "" --node-name qemu-guest --resync 1h 2>/tmp/agentd.log &
+	agent_pid=$!
+	echo "WS agent-started $agent_pid"
+}
+ws_agent_alive() { # the same process the scenario started is still running (never restarted)
+	kill -0 "$agent_pid" && echo "WS agent-alive $agent_pid"
+}
+ws_agent_stop() { # SIGTERM, then the daemon's exit code and its log
+	kill -TERM "$agent_pid"
+	wait "$agent_pid"
+	echo "WS agent-exit daemon $?"
+	echo "WS BEGIN agent-log daemon"; cat /tmp/agentd.log; echo "WS END"
 }
 `
 
@@ -541,6 +559,7 @@ func (g *Guest) Next() Msg {
 			g.t.Fatalf("guest exited (%v) while the test waited for a message; console tail:\n%s", g.waitErr, g.consoleTail())
 		}
 		if m.Kind == "timeout" || m.Kind == "error" {
+			g.drainDiagnostics()
 			g.t.Fatalf("guest reported %s; console tail:\n%s", m, g.consoleTail())
 		}
 		return m
@@ -548,6 +567,21 @@ func (g *Guest) Next() Msg {
 		g.t.Fatalf("no message from the guest within %v; console tail:\n%s", phaseTimeout, g.consoleTail())
 	}
 	return Msg{}
+}
+
+// drainDiagnostics lets the guest finish printing what it dumps after a failure (dmesg, agent log), so
+// the failure message carries it: until the guest goes quiet for a few seconds, says done, or exits.
+func (g *Guest) drainDiagnostics() {
+	for {
+		select {
+		case m, ok := <-g.msgs:
+			if !ok || m.Kind == "done" {
+				return
+			}
+		case <-time.After(5 * time.Second):
+			return
+		}
+	}
 }
 
 // Expect returns the next message and fails unless it has the given kind and leading fields.
