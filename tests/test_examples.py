@@ -30,3 +30,13 @@ def test_bad_workload_names_the_field(tmp_path):
     )
     with pytest.raises(ValueError, match=r"^" + str(bad).replace("/", "/") + r": cloud: 'gcp' is not allowed"):
         load_workload(bad)
+
+
+def test_plan_says_what_to_set_and_offers_network_optimised_types():
+    result = plan(load_workload(None))
+    settings = "\n".join(result.settings())
+    assert f"allocatedOutboundPorts {result.outbound.to_json()['allocated_outbound_ports']}" in settings
+    alternatives = result.alternatives()
+    assert alternatives, "the bundled example uses a Dsv5 size, which is not network-optimised"
+    assert all(t.network_optimised and t.vcpu == result.instance.vcpu for t in alternatives)
+    assert [t.baseline_gbps for t in alternatives] == sorted((t.baseline_gbps for t in alternatives), reverse=True)

@@ -67,6 +67,8 @@ class WorkloadPlan:
             "outbound": self.outbound.to_json(),
             "rings": self.rings.to_json(),
             "backlog": self.backlog.to_json(),
+            "settings": self.settings(),
+            "network_optimised_alternatives": [t.name for t in self.alternatives()],
             "profile": {
                 "rings": {self.rings.driver: {"rx": self.rings.rx, "tx": self.rings.tx}},
                 "sysctls": {"net.core.netdev_max_backlog": self.backlog.netdev_max_backlog},
@@ -85,8 +87,42 @@ class WorkloadPlan:
             "## Outbound\n" + self.outbound.explain(),
             "## NIC rings\n" + self.rings.explain(),
             "## Backlog\n" + self.backlog.explain(),
+            "## What to set\n" + "\n".join(self.settings()),
         ]
         return "\n\n".join(sections)
+
+    def alternatives(self) -> list[catalog.InstanceType]:
+        """Network-optimised types of the same cloud and vCPU count, when the chosen one is not."""
+        if self.instance.network_optimised:
+            return []
+        same_shape = [
+            t
+            for t in catalog.instance_types(cloud=self.instance.cloud, network_optimised=True)
+            if t.vcpu == self.instance.vcpu and t.architecture == self.instance.architecture
+        ]
+        return sorted(same_shape, key=lambda t: (-t.baseline_gbps, t.name))
+
+    def settings(self) -> list[str]:
+        out = []
+        if isinstance(self.outbound, azure_lb.LoadBalancerPlan):
+            lb = self.outbound
+            out.append(
+                f"- networkProfile.loadBalancerProfile: allocatedOutboundPorts {lb.allocated_outbound_ports}, "
+                f"managedOutboundIPs.count {lb.outbound_ips}"
+            )
+            out.append(
+                f"- agent pool linuxOSConfig.sysctls.netCoreNetdevMaxBacklog {self.backlog.netdev_max_backlog} "
+                "(create-only: changing it replaces the pool), or let the node agent apply it"
+            )
+        else:
+            out.append(f"- NAT gateway per AZ: {self.outbound.ips} IP(s)")
+            out.append(f"- net.core.netdev_max_backlog {self.backlog.netdev_max_backlog} (node agent)")
+        out.append(f"- node agent: {self.rings.driver} rings RX {self.rings.rx}, TX {self.rings.tx}")
+        better = self.alternatives()
+        if better:
+            names = ", ".join(f"{t.name} ({t.baseline_gbps:g} Gb/s, {t.nic})" for t in better[:4])
+            out.append(f"- consider a network-optimised type with {self.instance.vcpu} vCPU: {names}")
+        return out
 
 
 def load_workload(path: Path | None) -> Workload:
