@@ -1,0 +1,247 @@
+// Command wirespeed-agent keeps a node's NIC rings, global network sysctls and opt-in MTU at the values of
+// a wirespeed tuning profile, re-applying them when links appear (an SR-IOV VF re-added by host servicing
+// comes back at driver-default rings), and reports what it applied as metrics, a Node annotation, a Node
+// condition and Events. See agent/README.md for the flags and the choices behind them.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/safchain/ethtool"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/clock"
+
+	"github.com/wirespeed-io/wirespeed/agent/internal/links"
+	"github.com/wirespeed-io/wirespeed/agent/internal/metrics"
+	"github.com/wirespeed-io/wirespeed/agent/internal/nodestatus"
+	"github.com/wirespeed-io/wirespeed/agent/internal/profile"
+	"github.com/wirespeed-io/wirespeed/agent/internal/reconcile"
+	"github.com/wirespeed-io/wirespeed/agent/internal/status"
+)
+
+// Exit codes.
+const (
+	exitApplied  = 0
+	exitDegraded = 1 // --once: something could not be applied
+	exitUsage    = 2 // bad flags or an invalid profile: nothing was touched
+)
+
+type options struct {
+	profile     string
+	procSysRoot string
+	sysRoot     string
+	once        bool
+	dryRun      bool
+	resync      time.Duration
+	debounce    time.Duration
+	listen      string
+	nodeName    string
+	kube        bool
+	kubeconfig  string
+	eventsNS    string
+}
+
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("wirespeed-agent", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.profile, "profile", "", "profile JSON `file` (required)")
+	fs.StringVar(&o.procSysRoot, "proc-sys-root", "/proc/sys", "`dir` holding the host's sysctls (the DaemonSet mounts the host's /proc/sys/net there)")
+	fs.StringVar(&o.sysRoot, "sys-root", "/sys", "`dir` holding the host's sysfs (SR-IOV physfn, driver fallback)")
+	fs.BoolVar(&o.once, "once", false, "reconcile once, print the status report JSON to stdout, exit 0 if applied, 1 if degraded")
+	fs.BoolVar(&o.dryRun, "dry-run", false, "never write; report drift")
+	fs.DurationVar(&o.resync, "resync", 60*time.Second, "period of the full reconcile that catches changes made by others")
+	fs.DurationVar(&o.debounce, "debounce", 100*time.Millisecond, "per-link settle window after link events")
+	fs.StringVar(&o.listen, "listen", ":9808", "`addr` for /metrics, /healthz, /readyz; empty disables")
+	fs.StringVar(&o.nodeName, "node-name", os.Getenv("NODE_NAME"), "this node's `name` (default $NODE_NAME)")
+	fs.BoolVar(&o.kube, "kube", true, "report to Kubernetes (in-cluster, or with --kubeconfig)")
+	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig `file` (default: in-cluster service account)")
+	fs.StringVar(&o.eventsNS, "events-namespace", "default", "`namespace` for Node Events (where kubelet posts them)")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected arguments: %v", fs.Args())
+	}
+	if o.profile == "" {
+		return o, errors.New("--profile is required")
+	}
+	if o.resync <= 0 {
+		return o, fmt.Errorf("--resync %s: must be positive", o.resync)
+	}
+	if o.debounce <= 0 || o.debounce > o.resync {
+		return o, fmt.Errorf("--debounce %s: must be positive and at most --resync (%s)", o.debounce, o.resync)
+	}
+	return o, nil
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	log := slog.New(slog.NewJSONHandler(stderr, nil))
+	o, err := parseFlags(args, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitApplied
+		}
+		log.Error("bad flags", "err", err)
+		return exitUsage
+	}
+	// The whole profile is validated before anything is touched: a bad profile changes nothing.
+	p, err := profile.Load(o.profile)
+	if err != nil {
+		log.Error("profile rejected; nothing applied", "err", err)
+		return exitUsage
+	}
+	et, err := ethtool.NewEthtool()
+	if err != nil {
+		log.Error("open ethtool socket", "err", err)
+		return exitDegraded
+	}
+	defer et.Close()
+	nl := links.NewNetlink(nil, nil)
+	r := reconcile.New(reconcile.Config{
+		Profile:     p,
+		Links:       links.Discoverer{NL: nl, Drivers: et, Sysfs: links.Sysfs{Root: o.sysRoot}},
+		Ethtool:     et,
+		ProcSysRoot: o.procSysRoot,
+		DryRun:      o.dryRun,
+		Log:         log,
+	})
+	if o.once {
+		return once(r, stdout, log)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m := metrics.New(reg)
+	// Liveness fails only when several resyncs in a row did not finish: the loop is stuck, not busy.
+	health := metrics.NewHealth(3 * o.resync)
+
+	reporter, err := kubeReporter(o, log)
+	if err != nil {
+		log.Error("kubernetes reporting disabled", "err", err)
+	}
+	if o.listen != "" {
+		srv := serve(o.listen, reg, health, log)
+		defer shutdown(srv)
+	}
+	if reporter != nil {
+		go reporter.Run(ctx)
+	}
+
+	ready := false
+	hooks := reconcile.Hooks{
+		Observe: func(rep status.Report) {
+			m.Observe(rep)
+			health.Reconciled(rep.Time)
+			if !ready {
+				ready = true
+				health.Ready()
+				log.Info("first reconcile", "state", rep.State, "reason", rep.Reason)
+			}
+			if reporter != nil {
+				reporter.Report(ctx, rep)
+			}
+		},
+		Event: func(ev status.Event) {
+			log.Info("event", "reason", ev.Reason, "message", ev.Message, "warning", ev.Warning)
+			if reporter != nil {
+				reporter.Event(ctx, ev)
+			}
+		},
+		LinkEvent: m.LinkEvent,
+	}
+	w := &links.Watcher{NL: nl, Log: log, ReceiveBuffer: 1 << 20}
+	log.Info("starting", "profile", p.Name, "dry_run", o.dryRun, "resync", o.resync.String(), "debounce", o.debounce.String())
+	if err := r.Run(ctx, w, reconcile.Options{Resync: o.resync, Debounce: o.debounce, Hooks: hooks}); err != nil {
+		log.Error("reconcile loop", "err", err)
+		return exitDegraded
+	}
+	// No rollback: see agent/README.md ("Why settings stay after exit").
+	log.Info("stopped; settings left in place")
+	return exitApplied
+}
+
+func once(r *reconcile.Reconciler, stdout io.Writer, log *slog.Logger) int {
+	rep, _ := r.All()
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(rep); err != nil {
+		log.Error("write report", "err", err)
+		return exitDegraded
+	}
+	if rep.State == status.StateDegraded || len(rep.Errors) > 0 {
+		return exitDegraded
+	}
+	return exitApplied
+}
+
+// kubeReporter returns nil when Kubernetes reporting is off or not possible (no cluster, no node name).
+func kubeReporter(o options, log *slog.Logger) (*nodestatus.Reporter, error) {
+	if !o.kube {
+		return nil, nil
+	}
+	var cfg *rest.Config
+	var err error
+	switch {
+	case o.kubeconfig != "":
+		cfg, err = loadKubeconfig(o.kubeconfig)
+	case os.Getenv("KUBERNETES_SERVICE_HOST") != "":
+		cfg, err = rest.InClusterConfig()
+	default:
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if o.nodeName == "" {
+		return nil, errors.New("no node name: set --node-name or $NODE_NAME (the DaemonSet passes spec.nodeName)")
+	}
+	cfg.UserAgent = "wirespeed-agent"
+	client, err := corev1client.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return nodestatus.NewReporter(client, o.nodeName, o.eventsNS, clock.RealClock{}, log), nil
+}
+
+func serve(addr string, reg *prometheus.Registry, h *metrics.Health, log *slog.Logger) *http.Server {
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
+	mux.HandleFunc("/healthz", h.Healthz)
+	mux.HandleFunc("/readyz", h.Readyz)
+	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("metrics listener", "addr", addr, "err", err)
+		}
+	}()
+	return srv
+}
+
+func shutdown(srv *http.Server) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = srv.Shutdown(ctx)
+}
