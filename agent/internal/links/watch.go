@@ -2,8 +2,10 @@ package links
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/vishvananda/netlink"
@@ -86,6 +88,13 @@ func (w *Watcher) session(ctx context.Context, events chan<- Event, known map[in
 		ListExisting:      true,
 		ReceiveBufferSize: w.ReceiveBuffer,
 		ErrorCallback: func(err error) {
+			// A failed receive (ENOBUFS: messages were lost) or an interrupted dump leaves our picture
+			// incomplete: start over. Anything else (one undecodable message, a stray sender) costs
+			// only that message, and restarting on it could loop on a link netlink cannot decode.
+			if !errors.Is(err, netlink.ErrDumpInterrupted) && !strings.HasPrefix(err.Error(), "Receive failed") {
+				w.log().Warn("netlink link subscription", "err", err)
+				return
+			}
 			select {
 			case errc <- err:
 			default:

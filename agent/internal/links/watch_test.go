@@ -138,3 +138,25 @@ func TestWatcherRecoversFromNetlinkErrors(t *testing.T) {
 		})
 	}
 }
+
+// One undecodable message must not restart the subscription (it would loop on a link netlink cannot parse).
+func TestWatcherIgnoresSingleMessageErrors(t *testing.T) {
+	ns := linkstest.New(t)
+	var subs atomic.Int32
+	nl := ns.Netlink()
+	real := nl.LinkSubscribe
+	nl.LinkSubscribe = func(ch chan<- netlink.LinkUpdate, done <-chan struct{}, opts netlink.LinkSubscribeOptions) error {
+		subs.Add(1)
+		if err := real(ch, done, opts); err != nil {
+			return err
+		}
+		opts.ErrorCallback(errors.New("failed to deserialize link"))
+		return nil
+	}
+	events := watch(t, nl)
+	ns.AddVeth(t, "wsti0", "wsti1")
+	next(t, events, "added wsti0", is(links.Added, "wsti0"))
+	if got := subs.Load(); got != 1 {
+		t.Fatalf("%d subscriptions, want 1", got)
+	}
+}
