@@ -122,7 +122,8 @@ def proc_status(pid: int) -> dict[str, int]:
     out: dict[str, int] = {}
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         key, _, value = line.partition(":")
-        if key in ("VmRSS", "VmHWM"):
+        # RssFile is mostly the binary's own text pages: a larger binary costs resident memory too.
+        if key in ("VmRSS", "VmHWM", "RssAnon", "RssFile"):
             out[key + "_kib"] = int(value.split()[0])
     return out
 
@@ -196,6 +197,11 @@ def run_agent(agent: Path, links: int, gap_s: float, extra_args: list[str], work
         finally:
             bl.terminate(proc)
         res["agent_exit_code"] = proc.returncode
+        # Proof that the agent, not something else, set the MTU: its own "applied" log lines.
+        applied = [json.loads(x) for x in (work / "agent.log").read_text().splitlines() if '"applied"' in x]
+        res["agent_applied_mtu"] = sorted(
+            {a.get("link", "") for a in applied if a.get("msg") == "applied" and a.get("setting") == "mtu"}
+        )
         res["args"] = args[1:]
     return res
 
@@ -277,8 +283,9 @@ def main() -> int:
     agent = args.agent
     if "agent" in mechanisms or not agent:
         sizes = binary_sizes(work)
-        agent = agent or sizes.pop("binary")
-        sizes.pop("binary", None)
+        agent = agent or sizes["binary"]
+        sizes.pop("binary")
+        sizes["measured_binary_bytes"] = agent.stat().st_size  # the one whose reaction and RSS were measured
         result["binary"] = sizes
     for m in mechanisms:
         bl.log(f"{m}: {args.links} link adds, {args.gap_ms} ms apart")
