@@ -209,6 +209,18 @@ func Select(sel profile.Selector, l Link) (selected bool, reason string) {
 	return true, fmt.Sprintf("role %s, driver %s", l.Role, l.Driver)
 }
 
+// NameExcluded reports whether the selector rules a link out by name alone, before anything is read from
+// the kernel: pod veths come and go all day and need no further look.
+func NameExcluded(sel profile.Selector, name string) bool {
+	if len(sel.Include) > 0 {
+		if _, ok := firstMatch(sel.Include, name); !ok {
+			return true
+		}
+	}
+	_, excluded := firstMatch(sel.Exclude, name)
+	return excluded
+}
+
 func firstMatch(globs []string, name string) (string, bool) {
 	for _, g := range globs {
 		if ok, err := path.Match(g, name); err == nil && ok {

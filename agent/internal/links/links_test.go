@@ -133,3 +133,31 @@ func TestDiscoverInNetns(t *testing.T) {
 		t.Fatalf("Get(wstb0) = %+v, %v", one, err)
 	}
 }
+
+func TestNameExcluded(t *testing.T) {
+	def, err := profile.Parse([]byte(`{"name":"x"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lab := profile.Selector{Include: []string{"wst*"}, Exclude: []string{"wst-skip*"}}
+	cases := []struct {
+		name string
+		sel  profile.Selector
+		link string
+		want bool
+	}{
+		{"pod veth", def.Interfaces, "veth1a2b3c", true},
+		{"cilium lxc", def.Interfaces, "lxc12345", true},
+		{"a VF name", def.Interfaces, "enP30832s1", false},
+		{"not included", lab, "eth0", true},
+		{"included", lab, "wst0", false},
+		{"included then excluded", lab, "wst-skip1", true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := links.NameExcluded(c.sel, c.link); got != c.want {
+				t.Fatalf("NameExcluded(%s) = %v, want %v", c.link, got, c.want)
+			}
+		})
+	}
+}

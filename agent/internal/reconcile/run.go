@@ -113,10 +113,13 @@ func (l *loop) handle(ev links.Event) {
 		l.r.Forget(ev.Name)
 		delete(l.added, ev.Name)
 		l.publish(l.r.Report())
-	case links.Added:
-		l.added[ev.Name] = true
-		l.trigger(ev.Name)
-	case links.Changed:
+	case links.Added, links.Changed:
+		if links.NameExcluded(l.r.cfg.Profile.Interfaces, ev.Name) {
+			return
+		}
+		if ev.Kind == links.Added {
+			l.added[ev.Name] = true
+		}
 		l.trigger(ev.Name)
 	case links.Listed:
 		// The Relist that opened this dump already triggered a full reconcile, which lists every link.
