@@ -197,6 +197,11 @@ func (r *Reconciler) reconcileLink(l links.Link) int {
 		r.cfg.Log.Error("apply", "link", l.Name, "driver", l.Driver, "err", iface.Error)
 	}
 	r.mu.Lock()
+	for name, other := range r.ifaces {
+		if other.Index == l.Index && name != l.Name {
+			delete(r.ifaces, name) // renamed (udev names a new VF after it appears)
+		}
+	}
 	r.ifaces[l.Name] = iface
 	r.mu.Unlock()
 	return written

@@ -56,7 +56,7 @@ func (r *Reconciler) Run(ctx context.Context, w *links.Watcher, opts Options) er
 		wg.Wait()
 	}()
 
-	l := &loop{r: r, opts: opts, th: newThrottle(opts.Debounce), added: map[string]bool{}}
+	l := &loop{r: r, opts: opts, th: newThrottle(opts.Debounce), added: map[int]bool{}}
 	l.full()
 	resync := time.NewTicker(opts.Resync)
 	defer resync.Stop()
@@ -94,7 +94,7 @@ type loop struct {
 	r     *Reconciler
 	opts  Options
 	th    *throttle
-	added map[string]bool // links whose pending apply follows an add (a re-added VF)
+	added map[int]bool // ifindexes whose next apply follows an add (a re-added VF), whatever udev renames them to
 	state status.State
 }
 
@@ -111,14 +111,14 @@ func (l *loop) handle(ev links.Event) {
 	switch ev.Kind {
 	case links.Removed:
 		l.r.Forget(ev.Name)
-		delete(l.added, ev.Name)
+		delete(l.added, ev.Index)
 		l.publish(l.r.Report())
 	case links.Added, links.Changed:
 		if links.NameExcluded(l.r.cfg.Profile.Interfaces, ev.Name) {
 			return
 		}
 		if ev.Kind == links.Added {
-			l.added[ev.Name] = true
+			l.added[ev.Index] = true
 		}
 		l.trigger(ev.Name)
 	case links.Listed:
@@ -138,17 +138,17 @@ func (l *loop) run(key string) {
 		return
 	}
 	rep, written := l.r.Link(key)
-	if l.added[key] {
-		delete(l.added, key)
+	for _, i := range rep.Interfaces {
+		if i.Name != key || !l.added[i.Index] {
+			continue
+		}
+		delete(l.added, i.Index)
+		// Nothing written: the link came up tuned, or the apply failed (TuningDegraded says so).
 		if written > 0 && l.opts.Event != nil {
-			for _, i := range rep.Interfaces {
-				if i.Name == key {
-					l.opts.Event(status.Event{
-						Reason:  "InterfaceRetuned",
-						Message: fmt.Sprintf("%s (%s, %s) was added at driver defaults; %s", key, i.Driver, i.Role, describe(i)),
-					})
-				}
-			}
+			l.opts.Event(status.Event{
+				Reason:  "InterfaceRetuned",
+				Message: fmt.Sprintf("%s (%s, %s) was added at driver defaults; %s", key, i.Driver, i.Role, describe(i)),
+			})
 		}
 	}
 	l.publish(rep)

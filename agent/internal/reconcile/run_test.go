@@ -214,3 +214,37 @@ func TestRunDebouncesReAddStorm(t *testing.T) {
 		t.Fatalf("%d MTU writes to wstf0 for %d re-adds, want at most 1 inside one settle window", got, readds)
 	}
 }
+
+// udev renames a VF right after it appears (eth1 -> enP30832s1): the report follows the new name.
+func TestRunFollowsRename(t *testing.T) {
+	ns := linkstest.New(t)
+	a := startAgent(t, ns, ns.Netlink(), procSys(t, map[string]string{"net.core.netdev_max_backlog": "1000"}), Options{})
+	ns.AddVeth(t, "wsttmp0", "wsttmp1")
+	waitFor(t, "wsttmp0 tuned", func() bool { i, ok := a.iface("wsttmp0"); return ok && i.MTU != nil && i.MTU.Current == 1400 })
+	l, err := ns.NL.LinkByName("wsttmp0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ns.NL.LinkSetDown(l); err != nil {
+		t.Fatal(err)
+	}
+	if err := ns.NL.LinkSetName(l, "wstren0"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "report shows the new name only", func() bool {
+		_, oldThere := a.iface("wsttmp0")
+		i, ok := a.iface("wstren0")
+		return ok && !oldThere && i.MTU != nil && i.MTU.Current == 1400
+	})
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	retuned := 0
+	for _, ev := range a.events {
+		if ev.Reason == "InterfaceRetuned" {
+			retuned++
+		}
+	}
+	if retuned != 2 { // wsttmp0 and its peer wsttmp1, once each
+		t.Fatalf("%d InterfaceRetuned events, want 2: %+v", retuned, a.events)
+	}
+}
