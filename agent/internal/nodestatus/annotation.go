@@ -1,0 +1,109 @@
+package nodestatus
+
+import (
+	"encoding/json"
+	"time"
+	"unicode/utf8"
+
+	"github.com/wirespeed-io/wirespeed/agent/internal/status"
+)
+
+// maxAnnotationBytes bounds the tuning-status annotation. Kubernetes allows 256 KiB for all of an
+// object's annotations together (k8s.io/apimachinery/pkg/api/validation/objectmeta.go,
+// TotalAnnotationSizeLimitB), shared with the kubelet, the CNI and every other controller, and every
+// byte of a Node is sent to each Node watcher on every change: the agent takes a small share.
+const maxAnnotationBytes = 8 << 10
+
+// maxTextBytes bounds each free-text field once a report has to be shrunk.
+const maxTextBytes = 256
+
+// maxErrors bounds Report.Errors once a report has to be shrunk.
+const maxErrors = 8
+
+// annotation is the JSON stored in status.AnnotationKey: a status.Report (it decodes as one) holding
+// only the selected interfaces, plus counts of what was left out to fit maxAnnotationBytes.
+//
+// Unselected links (pod veths, bridges, cilium_*) are never included: they carry no tuning values and
+// change with every pod, so including them would rewrite the Node object on pod churn.
+type annotation struct {
+	status.Report
+	OmittedInterfaces int `json:"omittedInterfaces,omitempty"`
+	OmittedErrors     int `json:"omittedErrors,omitempty"`
+}
+
+// encodeAnnotation returns the annotation value for r, at most maxAnnotationBytes long.
+func encodeAnnotation(r status.Report) []byte {
+	a := annotation{Report: r}
+	a.Interfaces = make([]status.Interface, 0, len(r.Interfaces))
+	for _, i := range r.Interfaces {
+		if i.Selected {
+			a.Interfaces = append(a.Interfaces, i)
+		}
+	}
+	if b := marshal(a); len(b) <= maxAnnotationBytes {
+		return b
+	}
+
+	// Too big: shorten the free text first, since the numbers are what the annotation is for.
+	a.Reason = truncate(a.Reason, maxTextBytes)
+	if len(a.Errors) > maxErrors {
+		a.OmittedErrors = len(a.Errors) - maxErrors
+		a.Errors = a.Errors[:maxErrors]
+	}
+	errs := make([]string, len(a.Errors))
+	for n, e := range a.Errors {
+		errs[n] = truncate(e, maxTextBytes)
+	}
+	a.Errors = errs
+	for n := range a.Interfaces {
+		a.Interfaces[n].Reason = truncate(a.Interfaces[n].Reason, maxTextBytes)
+		a.Interfaces[n].Error = truncate(a.Interfaces[n].Error, maxTextBytes)
+	}
+	// Then drop interfaces from the end until the rest fits.
+	for {
+		b := marshal(a)
+		if len(b) <= maxAnnotationBytes {
+			return b
+		}
+		if len(a.Interfaces) == 0 {
+			break
+		}
+		a.Interfaces = a.Interfaces[:len(a.Interfaces)-1]
+		a.OmittedInterfaces++
+	}
+	// Only a profile with an absurd number of sysctls gets here: keep the summary.
+	a.OmittedErrors += len(a.Errors)
+	a.Errors = nil
+	a.Sysctls = nil
+	a.Profile = truncate(a.Profile, maxTextBytes)
+	return marshal(a)
+}
+
+// contentKey is the annotation without the report time: two reports with the same key say the same
+// thing, so the Node need not be rewritten until the heartbeat is due.
+func contentKey(r status.Report) string {
+	r.Time = time.Time{}
+	return string(encodeAnnotation(r))
+}
+
+func marshal(a annotation) []byte {
+	b, err := json.Marshal(a)
+	if err != nil {
+		// A Report holds only strings, numbers and a time: json.Marshal cannot fail on it.
+		panic("nodestatus: marshal report: " + err.Error())
+	}
+	return b
+}
+
+// truncate shortens s to at most n bytes without splitting a UTF-8 sequence, marking the cut.
+func truncate(s string, n int) string {
+	const mark = "..."
+	if len(s) <= n {
+		return s
+	}
+	cut := n - len(mark)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + mark
+}
