@@ -41,6 +41,7 @@ type Reconciler struct {
 
 	mu         sync.Mutex
 	ifaces     map[string]status.Interface // by link name
+	known      map[int]bool                // ifindexes reconciled before: a new one is a link that appeared
 	sysctls    map[string]status.Value
 	sysctlErrs map[string]string
 	listErr    string
@@ -61,64 +62,90 @@ func New(cfg Config) *Reconciler {
 		cfg:        cfg,
 		applier:    &rings.Applier{ET: cfg.Ethtool, Log: cfg.Log},
 		ifaces:     map[string]status.Interface{},
+		known:      map[int]bool{},
 		sysctls:    map[string]status.Value{},
 		sysctlErrs: map[string]string{},
 	}
 }
 
-// All reconciles the sysctls and every link, and returns the report with the number of values written.
-func (r *Reconciler) All() (status.Report, int) {
-	written := r.reconcileSysctls()
+// Outcome says what one reconcile wrote.
+type Outcome struct {
+	Written int      // values written (in dry-run: 0)
+	Tuned   []string // links reconciled for the first time that needed writing: they appeared untuned
+}
+
+func (o *Outcome) add(name string, written int, isNew bool) {
+	o.Written += written
+	if isNew && written > 0 {
+		o.Tuned = append(o.Tuned, name)
+	}
+}
+
+// All reconciles the sysctls and every link.
+func (r *Reconciler) All() (status.Report, Outcome) {
+	var out Outcome
+	out.Written = r.reconcileSysctls()
 	all, err := r.cfg.Links.List()
 	r.mu.Lock()
 	if err != nil {
 		r.listErr = err.Error()
 		r.mu.Unlock()
 		r.cfg.Log.Error("list links", "err", err)
-		return r.Report(), written
+		return r.Report(), out
 	}
 	r.listErr = ""
-	seen := make(map[string]bool, len(all))
+	names := make(map[string]bool, len(all))
+	indexes := make(map[int]bool, len(all))
 	for _, l := range all {
-		seen[l.Name] = true
+		names[l.Name], indexes[l.Index] = true, true
 	}
 	for name := range r.ifaces {
-		if !seen[name] {
+		if !names[name] {
 			delete(r.ifaces, name)
+		}
+	}
+	for index := range r.known {
+		if !indexes[index] {
+			delete(r.known, index)
 		}
 	}
 	r.mu.Unlock()
 	for _, l := range all {
-		written += r.reconcileLink(l)
+		written, isNew := r.reconcileLink(l)
+		out.add(l.Name, written, isNew)
 	}
-	return r.Report(), written
+	return r.Report(), out
 }
 
-// Link reconciles one link by name and returns the report with the number of values written. A link
-// that no longer exists is forgotten.
-func (r *Reconciler) Link(name string) (status.Report, int) {
+// Link reconciles one link by name. A link that no longer exists is forgotten.
+func (r *Reconciler) Link(name string) (status.Report, Outcome) {
+	var out Outcome
 	l, err := r.cfg.Links.Get(name)
 	if err != nil {
 		var gone netlink.LinkNotFoundError
 		var errno syscall.Errno
 		if errors.As(err, &gone) || errors.As(err, &errno) && errno == syscall.ENODEV {
 			r.Forget(name)
-			return r.Report(), 0
+			return r.Report(), out
 		}
 		r.mu.Lock()
 		iface := r.ifaces[name]
 		iface.Name, iface.Error = name, err.Error()
 		r.ifaces[name] = iface
 		r.mu.Unlock()
-		return r.Report(), 0
+		return r.Report(), out
 	}
-	n := r.reconcileLink(l)
-	return r.Report(), n
+	written, isNew := r.reconcileLink(l)
+	out.add(l.Name, written, isNew)
+	return r.Report(), out
 }
 
 // Forget drops a removed link from the report.
 func (r *Reconciler) Forget(name string) {
 	r.mu.Lock()
+	if i, ok := r.ifaces[name]; ok {
+		delete(r.known, i.Index)
+	}
 	delete(r.ifaces, name)
 	r.mu.Unlock()
 }
@@ -155,7 +182,8 @@ func (r *Reconciler) reconcileSysctls() int {
 	return written
 }
 
-func (r *Reconciler) reconcileLink(l links.Link) int {
+// reconcileLink returns the number of values written and whether the link was new to the Reconciler.
+func (r *Reconciler) reconcileLink(l links.Link) (int, bool) {
 	p := r.cfg.Profile
 	selected, reason := links.Select(p.Interfaces, l)
 	iface := status.Interface{
@@ -203,8 +231,10 @@ func (r *Reconciler) reconcileLink(l links.Link) int {
 		}
 	}
 	r.ifaces[l.Name] = iface
+	isNew := !r.known[l.Index]
+	r.known[l.Index] = true
 	r.mu.Unlock()
-	return written
+	return written, isNew
 }
 
 func (r *Reconciler) logChange(l links.Link, setting string, from, to int64) {

@@ -64,9 +64,9 @@ func TestReconcileAllInNetns(t *testing.T) {
 		Log: slog.New(slog.NewJSONHandler(&logs, nil)),
 	})
 
-	rep, written := r.All()
-	if written != 3 { // two MTUs and one sysctl
-		t.Fatalf("wrote %d values, want 3; report %+v", written, rep)
+	rep, out := r.All()
+	if out.Written != 3 { // two MTUs and one sysctl
+		t.Fatalf("wrote %d values, want 3; report %+v", out.Written, rep)
 	}
 	for name, want := range map[string]int{"wsta0": 1400, "wsta1": 1400, "other0": 1500, "other1": 1500} {
 		if got := ns.MTU(t, name); got != want {
@@ -105,8 +105,8 @@ func TestReconcileAllInNetns(t *testing.T) {
 	}
 
 	// A second pass finds nothing to do.
-	if _, written := r.All(); written != 0 {
-		t.Fatalf("second reconcile wrote %d values", written)
+	if _, out := r.All(); out.Written != 0 {
+		t.Fatalf("second reconcile wrote %d values", out.Written)
 	}
 }
 
@@ -115,9 +115,9 @@ func TestDryRunWritesNothing(t *testing.T) {
 	ns.AddVeth(t, "wstd0", "wstd1")
 	root := procSys(t, map[string]string{"net.core.netdev_max_backlog": "1000"})
 	r := New(Config{Profile: mustProfile(t, labProfile), Links: ns.Discoverer(), Ethtool: ns.Ethtool, ProcSysRoot: root, DryRun: true})
-	rep, written := r.All()
-	if written != 0 || ns.MTU(t, "wstd0") != 1500 {
-		t.Fatalf("dry run wrote %d values; MTU %d", written, ns.MTU(t, "wstd0"))
+	rep, out := r.All()
+	if out.Written != 0 || ns.MTU(t, "wstd0") != 1500 {
+		t.Fatalf("dry run wrote %d values; MTU %d", out.Written, ns.MTU(t, "wstd0"))
 	}
 	if got, _ := os.ReadFile(filepath.Join(root, "net/core/netdev_max_backlog")); string(got) != "1000\n" {
 		t.Errorf("dry run wrote the sysctl: %q", got)
@@ -153,9 +153,9 @@ func TestReconcileRingsOnFakeAzureVF(t *testing.T) {
 	d := links.Discoverer{NL: links.Netlink{LinkList: func() ([]netlink.Link, error) { return all, nil }}, Drivers: fake}
 	p := mustProfile(t, `{"name":"throughput","rings":{"mlx5_core":{"rx":8192,"tx":4000}}}`)
 	r := New(Config{Profile: p, Links: d, Ethtool: fake, ProcSysRoot: procSys(t, nil)})
-	rep, written := r.All()
-	if written != 2 || rep.State != status.StateApplied {
-		t.Fatalf("wrote %d, state %s: %s", written, rep.State, rep.Reason)
+	rep, out := r.All()
+	if out.Written != 2 || rep.State != status.StateApplied {
+		t.Fatalf("wrote %d, state %s: %s", out.Written, rep.State, rep.Reason)
 	}
 	vf := rep.Interfaces[1]
 	if vf.Name != "enP1s1" || vf.Role != profile.RoleSRIOVVF ||
@@ -165,8 +165,8 @@ func TestReconcileRingsOnFakeAzureVF(t *testing.T) {
 	if eth0 := rep.Interfaces[0]; eth0.Role != profile.RolePrimary || eth0.RX != nil {
 		t.Fatalf("eth0 %+v", eth0)
 	}
-	if _, written := r.All(); written != 0 || fake.Device("enP1s1").Sets != 1 {
-		t.Fatalf("second pass wrote %d; device saw %d sets", written, fake.Device("enP1s1").Sets)
+	if _, out := r.All(); out.Written != 0 || fake.Device("enP1s1").Sets != 1 {
+		t.Fatalf("second pass wrote %d; device saw %d sets", out.Written, fake.Device("enP1s1").Sets)
 	}
 }
 

@@ -56,7 +56,7 @@ func (r *Reconciler) Run(ctx context.Context, w *links.Watcher, opts Options) er
 		wg.Wait()
 	}()
 
-	l := &loop{r: r, opts: opts, th: newThrottle(opts.Debounce), added: map[int]bool{}}
+	l := &loop{r: r, opts: opts, th: newThrottle(opts.Debounce)}
 	l.full()
 	resync := time.NewTicker(opts.Resync)
 	defer resync.Stop()
@@ -91,11 +91,11 @@ func (r *Reconciler) Run(ctx context.Context, w *links.Watcher, opts Options) er
 }
 
 type loop struct {
-	r     *Reconciler
-	opts  Options
-	th    *throttle
-	added map[int]bool // ifindexes whose next apply follows an add (a re-added VF), whatever udev renames them to
-	state status.State
+	r       *Reconciler
+	opts    Options
+	th      *throttle
+	started bool // the first full reconcile is done
+	state   status.State
 }
 
 func (l *loop) handle(ev links.Event) {
@@ -111,14 +111,10 @@ func (l *loop) handle(ev links.Event) {
 	switch ev.Kind {
 	case links.Removed:
 		l.r.Forget(ev.Name)
-		delete(l.added, ev.Index)
 		l.publish(l.r.Report())
 	case links.Added, links.Changed:
 		if links.NameExcluded(l.r.cfg.Profile.Interfaces, ev.Name) {
 			return
-		}
-		if ev.Kind == links.Added {
-			l.added[ev.Index] = true
 		}
 		l.trigger(ev.Name)
 	case links.Listed:
@@ -137,26 +133,36 @@ func (l *loop) run(key string) {
 		l.full()
 		return
 	}
-	rep, written := l.r.Link(key)
-	for _, i := range rep.Interfaces {
-		if i.Name != key || !l.added[i.Index] {
-			continue
-		}
-		delete(l.added, i.Index)
-		// Nothing written: the link came up tuned, or the apply failed (TuningDegraded says so).
-		if written > 0 && l.opts.Event != nil {
-			l.opts.Event(status.Event{
-				Reason:  "InterfaceRetuned",
-				Message: fmt.Sprintf("%s (%s, %s) was added at driver defaults; %s", key, i.Driver, i.Role, describe(i)),
-			})
-		}
-	}
+	rep, out := l.r.Link(key)
+	l.retuned(rep, out)
 	l.publish(rep)
 }
 
 func (l *loop) full() {
-	rep, _ := l.r.All()
+	rep, out := l.r.All()
+	if l.started {
+		l.retuned(rep, out)
+	}
+	l.started = true // links found by the first reconcile were there before the agent, not added
 	l.publish(rep)
+}
+
+// retuned posts InterfaceRetuned for links that appeared untuned (a re-added VF at driver defaults),
+// whichever reconcile (event-driven or full) got to them first.
+func (l *loop) retuned(rep status.Report, out Outcome) {
+	if l.opts.Event == nil {
+		return
+	}
+	for _, name := range out.Tuned {
+		for _, i := range rep.Interfaces {
+			if i.Name == name {
+				l.opts.Event(status.Event{
+					Reason:  "InterfaceRetuned",
+					Message: fmt.Sprintf("%s (%s, %s) appeared untuned; %s", name, i.Driver, i.Role, describe(i)),
+				})
+			}
+		}
+	}
 }
 
 func (l *loop) publish(rep status.Report) {
