@@ -25,7 +25,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
-	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/utils/clock"
 
 	"github.com/wirespeed-io/wirespeed/agent/internal/status"
@@ -65,7 +64,7 @@ const (
 
 // Reporter writes reports to one Node: the one named nodeName, and no other.
 type Reporter struct {
-	client    corev1client.CoreV1Interface
+	api       API
 	nodeName  string
 	namespace string
 	clock     clock.PassiveClock
@@ -117,10 +116,10 @@ type writtenState struct {
 	condAt         time.Time
 }
 
-// NewReporter returns a Reporter for the Node nodeName, writing Events into namespace ("default" if
-// empty, where the kubelet writes Node events). clock also drives the retry timers when it implements
-// clock.WithTicker (the real clock and k8s.io/utils/clock/testing's fake clock both do).
-func NewReporter(client corev1client.CoreV1Interface, nodeName, namespace string, c clock.PassiveClock, log *slog.Logger) *Reporter {
+// NewReporterWithAPI returns a Reporter for the Node nodeName, writing Events into namespace
+// ("default" if empty, where the kubelet writes Node events). c also drives the retry timers when it
+// implements clock.WithTicker (the real clock and k8s.io/utils/clock/testing's fake clock both do).
+func NewReporterWithAPI(api API, nodeName, namespace string, c clock.PassiveClock, log *slog.Logger) *Reporter {
 	if namespace == "" {
 		namespace = metav1.NamespaceDefault
 	}
@@ -132,7 +131,7 @@ func NewReporter(client corev1client.CoreV1Interface, nodeName, namespace string
 		timers = clock.RealClock{}
 	}
 	return &Reporter{
-		client:       client,
+		api:          api,
 		nodeName:     nodeName,
 		namespace:    namespace,
 		clock:        c,
@@ -272,8 +271,7 @@ func (r *Reporter) syncAnnotation(ctx context.Context, p *pendingReport) error {
 	}
 	cctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
-	if _, err := r.client.Nodes().Patch(cctx, r.nodeName, types.MergePatchType, patch,
-		metav1.PatchOptions{FieldManager: Component}); err != nil {
+	if _, err := r.api.PatchNode(cctx, r.nodeName, types.MergePatchType, patch); err != nil {
 		return err
 	}
 	r.written.annotationKey, r.written.annotationAt = p.key, now
@@ -291,7 +289,7 @@ func (r *Reporter) syncCondition(ctx context.Context, p *pendingReport) (string,
 	}
 	if !w.condRead {
 		cctx, cancel := context.WithTimeout(ctx, callTimeout)
-		node, err := r.client.Nodes().Get(cctx, r.nodeName, metav1.GetOptions{})
+		node, err := r.api.GetNode(cctx, r.nodeName)
 		cancel()
 		if err != nil {
 			return "get nodes", err
@@ -319,9 +317,8 @@ func (r *Reporter) syncCondition(ctx context.Context, p *pendingReport) (string,
 	}
 	cctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
-	// PatchStatus sends a strategic merge patch: conditions merge by type, so the kubelet's own
-	// conditions are untouched.
-	if _, err := r.client.Nodes().PatchStatus(cctx, r.nodeName, patch); err != nil {
+	// A strategic merge patch merges conditions by type, so the kubelet's own conditions are untouched.
+	if _, err := r.api.PatchNode(cctx, r.nodeName, types.StrategicMergePatchType, patch, "status"); err != nil {
 		return "patch nodes/status", err
 	}
 
@@ -402,8 +399,7 @@ func (r *Reporter) post(ctx context.Context, e status.Event) error {
 		if err != nil {
 			return err
 		}
-		_, err = r.client.Events(r.namespace).Patch(cctx, prev.name, types.StrategicMergePatchType, patch,
-			metav1.PatchOptions{FieldManager: Component})
+		_, err = r.api.PatchEvent(cctx, r.namespace, prev.name, types.StrategicMergePatchType, patch)
 		switch {
 		case err == nil:
 			prev.count++
@@ -432,7 +428,7 @@ func (r *Reporter) post(ctx context.Context, e status.Event) error {
 		ReportingController: "wirespeed.io/" + Component,
 		ReportingInstance:   r.nodeName,
 	}
-	created, err := r.client.Events(r.namespace).Create(cctx, ev, metav1.CreateOptions{FieldManager: Component})
+	created, err := r.api.CreateEvent(cctx, r.namespace, ev)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,39 @@
+package nodestatus
+
+import (
+	"context"
+	"log/slog"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/utils/clock"
+)
+
+// NewReporter returns a Reporter using client-go's typed CoreV1 client (or its fake clientset).
+//
+// Importing this package links that client and with it every built-in API group (see NewRESTAPI):
+// the agent's main should use NewReporterWithAPI(NewRESTAPI(cfg), ...) instead, after which this
+// file can go.
+func NewReporter(client corev1client.CoreV1Interface, nodeName, namespace string, c clock.PassiveClock, log *slog.Logger) *Reporter {
+	return NewReporterWithAPI(typedAPI{client}, nodeName, namespace, c, log)
+}
+
+type typedAPI struct{ c corev1client.CoreV1Interface }
+
+func (a typedAPI) GetNode(ctx context.Context, name string) (*corev1.Node, error) {
+	return a.c.Nodes().Get(ctx, name, metav1.GetOptions{})
+}
+
+func (a typedAPI) PatchNode(ctx context.Context, name string, pt types.PatchType, data []byte, subresource ...string) (*corev1.Node, error) {
+	return a.c.Nodes().Patch(ctx, name, pt, data, metav1.PatchOptions{FieldManager: Component}, subresource...)
+}
+
+func (a typedAPI) CreateEvent(ctx context.Context, namespace string, e *corev1.Event) (*corev1.Event, error) {
+	return a.c.Events(namespace).Create(ctx, e, metav1.CreateOptions{FieldManager: Component})
+}
+
+func (a typedAPI) PatchEvent(ctx context.Context, namespace, name string, pt types.PatchType, data []byte) (*corev1.Event, error) {
+	return a.c.Events(namespace).Patch(ctx, name, pt, data, metav1.PatchOptions{FieldManager: Component})
+}
