@@ -195,3 +195,23 @@ func TestDuplicateInterfaceNameKeepsScrapeWorking(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Scrapes run concurrently with reconciles; under -race this catches unsynchronised access.
+func TestObserveDuringScrape(t *testing.T) {
+	reg := prometheus.NewPedanticRegistry()
+	m := New(reg)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 200 {
+			m.Observe(smallReport())
+			m.LinkEvent(KindChanged)
+		}
+	}()
+	for range 200 {
+		if _, err := reg.Gather(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	<-done
+}
