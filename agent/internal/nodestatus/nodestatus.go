@@ -116,16 +116,29 @@ type writtenState struct {
 	condAt         time.Time
 }
 
-// NewReporterWithAPI returns a Reporter for the Node nodeName, writing Events into namespace
-// ("default" if empty, where the kubelet writes Node events). c also drives the retry timers when it
-// implements clock.WithTicker (the real clock and k8s.io/utils/clock/testing's fake clock both do).
-func NewReporterWithAPI(api API, nodeName, namespace string, c clock.PassiveClock, log *slog.Logger) *Reporter {
-	if namespace == "" {
-		namespace = metav1.NamespaceDefault
+// ValidateEventsNamespace rejects a namespace the API server will not accept Node Events in. A Node
+// is cluster-scoped, and core/v1 Events about a cluster-scoped object must live in "default" (or
+// carry no namespace): kubernetes/kubernetes pkg/apis/core/validation/events.go, legacyValidateEvent.
+func ValidateEventsNamespace(namespace string) error {
+	if namespace != "" && namespace != metav1.NamespaceDefault {
+		return fmt.Errorf("events namespace %q: Events about a Node are only accepted in %q", namespace,
+			metav1.NamespaceDefault)
 	}
+	return nil
+}
+
+// NewReporterWithAPI returns a Reporter for the Node nodeName, writing Events into namespace, which
+// must pass ValidateEventsNamespace (anything else is replaced by "default", with an error logged).
+// c also drives the retry timers when it implements clock.WithTicker (the real clock and
+// k8s.io/utils/clock/testing's fake clock both do).
+func NewReporterWithAPI(api API, nodeName, namespace string, c clock.PassiveClock, log *slog.Logger) *Reporter {
 	if log == nil {
 		log = slog.Default()
 	}
+	if err := ValidateEventsNamespace(namespace); err != nil {
+		log.Error("using the default namespace for Events", "err", err)
+	}
+	namespace = metav1.NamespaceDefault
 	timers, ok := c.(clock.WithTicker)
 	if !ok {
 		timers = clock.RealClock{}
@@ -369,7 +382,12 @@ func (r *Reporter) postEvents(ctx context.Context) error {
 		r.mu.Unlock()
 
 		if err := r.post(ctx, e.Event); err != nil {
-			return err
+			if !apierrors.IsInvalid(err) && !apierrors.IsBadRequest(err) {
+				return err
+			}
+			// The API server will refuse this Event however often it is sent: drop it rather than
+			// let it block every Event behind it.
+			r.log.Error("event rejected by the API server; dropped", "reason", e.Reason, "err", err)
 		}
 		r.mu.Lock()
 		// enqueue may have dropped the head meanwhile; only remove it if it is still the one sent.

@@ -40,7 +40,7 @@ func TestMain(m *testing.M) {
 const (
 	nodeName  = "aks-net-12345-vmss000000"
 	otherNode = "aks-net-12345-vmss000001"
-	eventsNS  = "wirespeed-system"
+	eventsNS  = "default"
 )
 
 var t0 = time.Date(2026, 11, 22, 13, 0, 0, 0, time.UTC)
@@ -768,4 +768,44 @@ func equal[T comparable](a, b []T) bool {
 		}
 	}
 	return true
+}
+
+func TestValidateEventsNamespace(t *testing.T) {
+	for _, tc := range []struct {
+		name, ns, wantErr string
+	}{
+		{name: "default", ns: "default"},
+		{name: "empty means default", ns: ""},
+		{name: "the agent's own namespace is refused by the API server for Node events",
+			ns: "wirespeed-system", wantErr: `events namespace "wirespeed-system": Events about a Node are only accepted in "default"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := ValidateEventsNamespace(tc.ns)
+			if (err == nil) != (tc.wantErr == "") || (err != nil && err.Error() != tc.wantErr) {
+				t.Fatalf("ValidateEventsNamespace(%q) = %v, want %q", tc.ns, err, tc.wantErr)
+			}
+		})
+	}
+}
+
+// An Event the API server rejects as invalid is dropped, not retried forever ahead of the others.
+func TestInvalidEventIsDroppedWithFakeClientset(t *testing.T) {
+	h := newHarness(t, kubeletNode())
+	h.cs.PrependReactor("create", "events", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		if e := a.(k8stesting.CreateAction).GetObject().(*corev1.Event); e.Reason == "Bad" {
+			return true, nil, apierrors.NewInvalid(corev1.SchemeGroupVersion.WithKind("Event").GroupKind(), e.Name, nil)
+		}
+		return false, nil, nil
+	})
+	h.r.Event(context.Background(), status.Event{Reason: "Bad", Message: "rejected"})
+	h.r.Event(context.Background(), status.Event{Reason: "InterfaceRetuned", Message: "enP1s1 re-added"})
+	h.start()
+	h.mustSucceed()
+	want := []string{"Normal InterfaceRetuned x1: enP1s1 re-added"}
+	if got := h.events(); !equal(got, want) {
+		t.Fatalf("events\n got %q\nwant %q", got, want)
+	}
+	if n := h.logs.count("event rejected by the API server; dropped"); n != 1 {
+		t.Fatalf("rejection logged %d times, want once", n)
+	}
 }
