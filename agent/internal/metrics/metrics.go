@@ -50,9 +50,9 @@ var (
 	interfaceErrorDesc = prometheus.NewDesc(namespace+"_interface_apply_failing",
 		"1 when the last reconcile could not apply the profile to this interface.", interfaceLabels, nil)
 	sysctlDesiredDesc = prometheus.NewDesc(namespace+"_sysctl_desired",
-		"Value the profile asks for.", []string{"sysctl"}, nil)
+		"Sysctl value the profile asks for.", []string{"sysctl"}, nil)
 	sysctlCurrentDesc = prometheus.NewDesc(namespace+"_sysctl_current",
-		"Value read at the last reconcile.", []string{"sysctl"}, nil)
+		"Sysctl value read at the last reconcile.", []string{"sysctl"}, nil)
 	driftDesc = prometheus.NewDesc(namespace+"_drift",
 		"1 when any managed value differs from the profile.", nil, nil)
 	degradedDesc = prometheus.NewDesc(namespace+"_degraded",

@@ -1,6 +1,10 @@
 package metrics
 
 import (
+	"flag"
+	"fmt"
+	"os"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -89,11 +93,11 @@ wirespeed_agent_ring_desired_entries{direction="rx",driver="mlx5_core",interface
 wirespeed_agent_ring_max_entries{direction="rx",driver="e1000e",interface="eth1",role="primary"} 4096
 wirespeed_agent_ring_max_entries{direction="rx",driver="mlx5_core",interface="enP1s1",role="sriov-vf"} 8192
 wirespeed_agent_ring_max_entries{direction="tx",driver="mlx5_core",interface="enP1s1",role="sriov-vf"} 8192
-# HELP wirespeed_agent_sysctl_current Value read at the last reconcile.
+# HELP wirespeed_agent_sysctl_current Sysctl value read at the last reconcile.
 # TYPE wirespeed_agent_sysctl_current gauge
 wirespeed_agent_sysctl_current{sysctl="net.core.netdev_budget"} 300
 wirespeed_agent_sysctl_current{sysctl="net.core.netdev_max_backlog"} 32768
-# HELP wirespeed_agent_sysctl_desired Value the profile asks for.
+# HELP wirespeed_agent_sysctl_desired Sysctl value the profile asks for.
 # TYPE wirespeed_agent_sysctl_desired gauge
 wirespeed_agent_sysctl_desired{sysctl="net.core.netdev_budget"} 600
 wirespeed_agent_sysctl_desired{sysctl="net.core.netdev_max_backlog"} 32768
@@ -214,4 +218,55 @@ func TestObserveDuringScrape(t *testing.T) {
 		}
 	}
 	<-done
+}
+
+var update = flag.Bool("update", false, "rewrite the metrics table in README.md")
+
+// TestREADMEListsEveryMetric keeps README.md's table equal to what the registry exports.
+func TestREADMEListsEveryMetric(t *testing.T) {
+	reg := prometheus.NewPedanticRegistry()
+	m := New(reg)
+	m.Observe(smallReport())
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	for _, f := range families {
+		labels := map[string]bool{}
+		for _, s := range f.GetMetric() {
+			for _, l := range s.GetLabel() {
+				labels[l.GetName()] = true
+			}
+		}
+		var names []string
+		for l := range labels {
+			names = append(names, "`"+l+"`")
+		}
+		sort.Strings(names)
+		rows = append(rows, fmt.Sprintf("| `%s` | %s | %s | %s |", f.GetName(),
+			strings.ToLower(f.GetType().String()), strings.Join(names, ", "), f.GetHelp()))
+	}
+
+	const head, tail = "| metric | type | labels | meaning |\n|---|---|---|---|\n", "<!-- end metrics table -->"
+	raw, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(raw)
+	start, end := strings.Index(readme, head), strings.Index(readme, tail)
+	if start < 0 || end < start {
+		t.Fatal("README.md lost its metrics table markers")
+	}
+	start += len(head)
+	want := strings.Join(rows, "\n") + "\n"
+	if got := readme[start:end]; got != want {
+		if *update {
+			if err := os.WriteFile("README.md", []byte(readme[:start]+want+readme[end:]), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+		t.Fatalf("README.md metrics table is stale; run with -update. Want:\n%s", want)
+	}
 }
