@@ -25,6 +25,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -350,6 +351,7 @@ ws_rings re-added "$ifc"
 kill -CONT "$agent_pid"
 ws_wait re-tuned 600 ws_rings_are "$ifc" 4096 2048
 ws_rings re-tuned "$ifc"
+ws_metrics re-tuned "$ifc" 4096 2048
 ws_agent_alive
 ws_agent second-opinion /profile.json --once --dry-run
 ws_agent_stop
@@ -405,6 +407,8 @@ func testHotplug(t *testing.T, agent string) {
 	wantRings(t, "re-added (driver defaults, agent frozen)", newIfc, r, Rings{MaxRX: 4096, MaxTX: 4096, RX: 256, TX: 256})
 	_, r = g.ExpectRings("re-tuned")
 	wantRings(t, "re-tuned by the same agent process", newIfc, r, Rings{MaxRX: 4096, MaxTX: 4096, RX: 4096, TX: 2048})
+	metrics := wantRingMetrics(t, g, "re-tuned", newIfc, "", Rings{MaxRX: 4096, MaxTX: 4096, RX: 4096, TX: 2048}, [2]int{4096, 2048})
+	wantLinkEvents(t, metrics, "re-tuned", 1, 1)
 	g.Expect("agent-alive")
 
 	second := expectAgentRun(t, g, "second-opinion")
@@ -451,6 +455,7 @@ for cycle in 1 2; do
 	fi
 	for v in $(ws_ifaces igbvf); do ws_wait "re-tuned-$v" 600 ws_rings_are "$v" 4096 2048; ws_rings "vf-re-tuned-$cycle" "$v"; done
 done
+for v in $(ws_ifaces igbvf); do ws_metrics "final-$v" "$v" 4096 2048; done
 ws_rings pf-after "$pf"
 ws_agent_alive
 ws_agent second-opinion /profile.json --once --dry-run
@@ -515,6 +520,10 @@ func testSRIOV(t *testing.T, agent string) {
 			wantRings(t, "vf-re-tuned cycle "+c, vf, r, tuned)
 		}
 	}
+	for _, vf := range vfs {
+		metrics := wantRingMetrics(t, g, "final-"+vf, vf, "sriov-vf", tuned, [2]int{4096, 2048})
+		wantLinkEvents(t, metrics, "final-"+vf, 4, 4) // 2 VFs removed and re-added, twice
+	}
 	_, r = g.ExpectRings("pf-after")
 	wantRings(t, "pf-after (role primary, not selected)", pf, r, pfDefaults)
 	g.Expect("agent-alive")
@@ -544,6 +553,80 @@ func testSRIOV(t *testing.T, agent string) {
 		}
 	}
 	g.Finish()
+}
+
+// metricLine is one sample of the Prometheus text format: name{label="value",...} number.
+var metricLine = regexp.MustCompile(`^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$`)
+var metricLabel = regexp.MustCompile(`([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"`)
+
+// sample finds the value of metric name whose labels include every pair in match.
+func sample(lines []string, name string, match map[string]string) (float64, bool) {
+	for _, l := range lines {
+		m := metricLine.FindStringSubmatch(l)
+		if m == nil || m[1] != name {
+			continue
+		}
+		labels := map[string]string{}
+		for _, kv := range metricLabel.FindAllStringSubmatch(m[2], -1) {
+			labels[kv[1]] = kv[2]
+		}
+		ok := true
+		for k, v := range match {
+			if labels[k] != v {
+				ok = false
+			}
+		}
+		if ok {
+			v, err := strconv.ParseFloat(m[3], 64)
+			return v, err == nil
+		}
+	}
+	return 0, false
+}
+
+// wantLinkEvents checks the running agent counted at least the link adds and removals the scenario caused
+// (at least: a re-listed link may count again after a netlink error).
+func wantLinkEvents(t *testing.T, lines []string, phase string, added, removed int) {
+	t.Helper()
+	for kind, want := range map[string]int{"added": added, "removed": removed} {
+		if got, ok := sample(lines, "wirespeed_agent_link_events_total", map[string]string{"kind": kind}); !ok || got < float64(want) {
+			t.Errorf("%s: wirespeed_agent_link_events_total{kind=%q} = %v (present %v), want >= %d", phase, kind, got, ok, want)
+		}
+	}
+}
+
+// wantRingMetrics checks what the running agent exports for iface against what ethtool showed: the issue's
+// "metrics say exactly what it applied". role "" leaves the role label unchecked.
+func wantRingMetrics(t *testing.T, g *Guest, phase, iface, role string, eth Rings, desired [2]int) []string {
+	t.Helper()
+	lines := g.Expect("metrics", phase).Body
+	for _, d := range []struct {
+		dir                   string
+		desired, current, max int
+	}{{"rx", desired[0], eth.RX, eth.MaxRX}, {"tx", desired[1], eth.TX, eth.MaxTX}} {
+		labels := map[string]string{"interface": iface, "direction": d.dir}
+		if role != "" {
+			labels["role"] = role
+		}
+		for name, want := range map[string]int{
+			"wirespeed_agent_ring_desired_entries": d.desired,
+			"wirespeed_agent_ring_current_entries": d.current,
+			"wirespeed_agent_ring_max_entries":     d.max,
+		} {
+			if got, ok := sample(lines, name, labels); !ok || got != float64(want) {
+				t.Errorf("%s: %s%v = %v (present %v), want %d", phase, name, labels, got, ok, want)
+			}
+		}
+	}
+	for _, name := range []string{"wirespeed_agent_drift", "wirespeed_agent_degraded"} {
+		if got, ok := sample(lines, name, nil); !ok || got != 0 {
+			t.Errorf("%s: %s = %v (present %v), want 0", phase, name, got, ok)
+		}
+	}
+	if h := g.Expect("healthz", phase); h.Fields[1] != "ok" {
+		t.Errorf("%s: /healthz %s, want ok", phase, h.Fields[1])
+	}
+	return lines
 }
 
 // sameSet reports whether got is non-empty and holds only values from want, and every want value.

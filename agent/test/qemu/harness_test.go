@@ -354,9 +354,18 @@ ws_agent() { # ws_agent PHASE PROFILE ARGS...: run the agent once; its stdout (t
 	echo "WS BEGIN agent-log $phase"; cat /tmp/agent-$phase.log; echo "WS END"
 }
 ws_agent_start() { # ws_agent_start PROFILE: the long-running agent; resync 1h so only link events re-tune
-	/wirespeed-agent --profile "$1" --listen "" --node-name qemu-guest --resync 1h 2>/tmp/agentd.log &
+	/wirespeed-agent --profile "$1" --listen 127.0.0.1:9808 --node-name qemu-guest --resync 1h 2>/tmp/agentd.log &
 	agent_pid=$!
 	echo "WS agent-started $agent_pid"
+}
+ws_metric_ring_is() { # ws_metric_ring_is IFACE DIRECTION VALUE: the running agent exports that current ring
+	wget -qO- http://127.0.0.1:9808/metrics | grep '^wirespeed_agent_ring_current_entries{' |
+		grep "interface=\"$1\"" | grep "direction=\"$2\"" | grep -q " $3\$"
+}
+ws_metrics() { # ws_metrics PHASE IFACE RX TX: once the exported rings catch up with ethtool, print the metrics
+	ws_wait "metrics-$1" 600 ws_metric_ring_is "$2" rx "$3" && ws_wait "metrics-$1" 600 ws_metric_ring_is "$2" tx "$4"
+	echo "WS BEGIN metrics $1"; wget -qO- http://127.0.0.1:9808/metrics | grep '^wirespeed_'; echo "WS END"
+	echo "WS healthz $1 $(wget -qO- http://127.0.0.1:9808/healthz >/dev/null 2>&1 && echo ok || echo failing)"
 }
 ws_agent_alive() { # the same process the scenario started is still running (never restarted)
 	kill -0 "$agent_pid" && echo "WS agent-alive $agent_pid"
