@@ -100,7 +100,6 @@ type pendingReport struct {
 	annotation []byte
 	key        string
 	cond       corev1.NodeCondition // without times
-	profile    string
 }
 
 // writtenState is what the Node is known to hold.
@@ -163,7 +162,6 @@ func (r *Reporter) Report(_ context.Context, rep status.Report) {
 		annotation: encodeAnnotation(rep),
 		key:        contentKey(rep),
 		cond:       desiredCondition(rep),
-		profile:    rep.Profile,
 	}
 	r.mu.Lock()
 	r.latest = p
