@@ -59,17 +59,29 @@ func encodeAnnotation(r status.Report) []byte {
 		a.Interfaces[n].Reason = truncate(a.Interfaces[n].Reason, maxTextBytes)
 		a.Interfaces[n].Error = truncate(a.Interfaces[n].Error, maxTextBytes)
 	}
-	// Then drop interfaces from the end until the rest fits.
-	for {
+	// Then keep as many interfaces as fit, dropping from the end (a binary search, so a node with
+	// hundreds of selected links costs a few encodings, not hundreds).
+	all := a.Interfaces
+	fits := func(n int) ([]byte, bool) {
+		a.Interfaces, a.OmittedInterfaces = all[:n], len(all)-n
 		b := marshal(a)
-		if len(b) <= maxAnnotationBytes {
-			return b
+		return b, len(b) <= maxAnnotationBytes
+	}
+	if b, ok := fits(len(all)); ok {
+		return b
+	}
+	if _, ok := fits(0); ok {
+		lo, hi := 0, len(all) // fits(lo) holds, fits(hi) does not
+		for hi-lo > 1 {
+			mid := (lo + hi) / 2
+			if _, ok := fits(mid); ok {
+				lo = mid
+			} else {
+				hi = mid
+			}
 		}
-		if len(a.Interfaces) == 0 {
-			break
-		}
-		a.Interfaces = a.Interfaces[:len(a.Interfaces)-1]
-		a.OmittedInterfaces++
+		b, _ := fits(lo)
+		return b
 	}
 	// Only a profile with an absurd number of sysctls gets here: keep the summary.
 	a.OmittedErrors += len(a.Errors)

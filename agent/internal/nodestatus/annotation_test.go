@@ -64,6 +64,18 @@ func TestEncodeAnnotation(t *testing.T) {
 				Errors: strings.Split(strings.Repeat("eth1: invalid argument,", 100), ","), Time: at},
 			wantInterfaces: -1, // whatever fits
 		},
+		{
+			name: "an absurd sysctl map still leaves the summary",
+			report: status.Report{Profile: "throughput", State: status.StateApplied, Interfaces: many(3),
+				Sysctls: func() map[string]status.Value {
+					m := map[string]status.Value{}
+					for i := range 2000 {
+						m[fmt.Sprintf("net.ipv4.conf.veth%04d.rp_filter", i)] = status.Value{Desired: 0, Current: 1}
+					}
+					return m
+				}(), Time: at},
+			wantInterfaces: 0,
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := encodeAnnotation(tc.report)
@@ -103,6 +115,13 @@ func TestEncodeAnnotation(t *testing.T) {
 				}
 				if len(a.Reason) > maxTextBytes {
 					t.Fatalf("reason is %d bytes", len(a.Reason))
+				}
+				// As many interfaces as fit: one more would not.
+				a.Interfaces = tc.report.Interfaces[:len(a.Interfaces)+1]
+				a.Interfaces[len(a.Interfaces)-1].Error = truncate(a.Interfaces[len(a.Interfaces)-1].Error, maxTextBytes)
+				a.OmittedInterfaces--
+				if n := len(marshal(a)); n <= maxAnnotationBytes {
+					t.Fatalf("dropped an interface that fits (%d bytes with it)", n)
 				}
 			}
 		})
