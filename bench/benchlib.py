@@ -61,6 +61,20 @@ def loadavg() -> list[float]:
     return [float(x) for x in Path("/proc/loadavg").read_text().split()[:3]]
 
 
+def cpu_busy_pct(seconds: float = 2.0) -> float:
+    """Share of all CPUs busy over a short window: the load average lags by a minute, this does not."""
+
+    def sample() -> tuple[int, int]:
+        fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+        idle = fields[3] + fields[4]  # idle + iowait
+        return sum(fields), idle
+
+    total0, idle0 = sample()
+    time.sleep(seconds)
+    total1, idle1 = sample()
+    return round(100 * (1 - (idle1 - idle0) / max(1, total1 - total0)), 1)
+
+
 def _os_release() -> str:
     with contextlib.suppress(OSError):
         for line in Path("/etc/os-release").read_text().splitlines():

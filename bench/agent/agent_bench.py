@@ -277,6 +277,7 @@ def main() -> int:
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "machine": bl.machine(),
         "loadavg_before": bl.loadavg(),
+        "cpu_busy_pct_before": bl.cpu_busy_pct(),
         "method": {"links": args.links, "gap_ms": args.gap_ms, "mtu": MTU},
         "reaction": {},
     }
@@ -295,6 +296,7 @@ def main() -> int:
             else run_udev(args.links, args.gap_ms / 1000, work)
         )
     result["loadavg_after"] = bl.loadavg()
+    result["cpu_busy_pct_after"] = bl.cpu_busy_pct()
 
     for m, r in result["reaction"].items():
         s = r["summary"] or {}
@@ -304,7 +306,10 @@ def main() -> int:
         )
     if "agent" in result["reaction"]:
         print(f"agent memory {result['reaction']['agent']['memory']}  binary {result.get('binary')}")
-    print(f"load average before/after: {result['loadavg_before']} / {result['loadavg_after']}")
+    print(
+        f"load average before/after: {result['loadavg_before']} / {result['loadavg_after']};",
+        f"CPU busy before/after: {result['cpu_busy_pct_before']}% / {result['cpu_busy_pct_after']}%",
+    )
     if args.json:
         args.json.write_text(bl.dump(result) + "\n")
     shutil.rmtree(work, ignore_errors=True)

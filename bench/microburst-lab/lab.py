@@ -197,9 +197,7 @@ def main() -> int:
     ap.add_argument("--rules", type=int, default=NFT_RULES, help="nftables rules on the receive path")
     ap.add_argument("--profile", type=Path, default=BUILTIN_PROFILE)
     ap.add_argument("--apply-with", choices=["agent", "sysctl"], default="agent")
-    ap.add_argument(
-        "--agent", type=Path, help="prebuilt wirespeed-agent (default: build ./agent/cmd/wirespeed-agent)"
-    )
+    ap.add_argument("--agent", type=Path, help="prebuilt wirespeed-agent (default: build ./agent/cmd/wirespeed-agent)")
     ap.add_argument("--burstgen", type=Path, help="prebuilt burstgen (default: build ./agent/cmd/burstgen)")
     ap.add_argument("--json", type=Path, help="write the full result here")
     args = ap.parse_args()
@@ -229,6 +227,7 @@ def main() -> int:
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "machine": bl.machine(),
         "loadavg_before": bl.loadavg(),
+        "cpu_busy_pct_before": bl.cpu_busy_pct(),
         "method": {
             "bursts_per_arm": bursts,
             "burst_size": args.burst_size,
@@ -250,9 +249,7 @@ def main() -> int:
         setup(tx, rx, rps_cpu, args.rules)
         work = bins
         bl.write_sysctl(BACKLOG, KERNEL_DEFAULT_BACKLOG)
-        bl.log(
-            f"arm kernel-default: {BACKLOG}={bl.read_sysctl(BACKLOG)}, {bursts} bursts of {args.burst_size}"
-        )
+        bl.log(f"arm kernel-default: {BACKLOG}={bl.read_sysctl(BACKLOG)}, {bursts} bursts of {args.burst_size}")
         arm = run_arm(burstgen, tx, rx, sender_cpu, bursts, args.burst_size, work)
         arm["netdev_max_backlog"] = int(bl.read_sysctl(BACKLOG))
         result["arms"]["kernel-default"] = arm
@@ -265,15 +262,14 @@ def main() -> int:
                 bl.write_sysctl(k, v)
         backlog = int(bl.read_sysctl(BACKLOG))
         if backlog != profile_sysctls[BACKLOG]:
-            raise RuntimeError(
-                f"after applying the profile {BACKLOG}={backlog}, want {profile_sysctls[BACKLOG]}"
-            )
+            raise RuntimeError(f"after applying the profile {BACKLOG}={backlog}, want {profile_sysctls[BACKLOG]}")
         bl.log(f"arm profile: {BACKLOG}={backlog}")
         arm = run_arm(burstgen, tx, rx, sender_cpu, bursts, args.burst_size, work)
         arm["netdev_max_backlog"] = backlog
         arm["host_sysctls_after_apply"] = {k: bl.read_sysctl(k) for k in profile_sysctls}
         result["arms"]["profile"] = arm
     result["loadavg_after"] = bl.loadavg()
+    result["cpu_busy_pct_after"] = bl.cpu_busy_pct()
 
     print(f"{'arm':<16}{'backlog':>9}{'sent':>10}{'delivered':>11}{'softnet drops':>15}{'drop %':>8}")
     for name, a in result["arms"].items():
@@ -281,7 +277,10 @@ def main() -> int:
             f"{name:<16}{a['netdev_max_backlog']:>9}{a['sent']:>10}{a['delivered']:>11}"
             f"{a['softnet_dropped']:>15}{a['softnet_dropped_pct']:>8}"
         )
-    print(f"load average before/after: {result['loadavg_before']} / {result['loadavg_after']}")
+    print(
+        f"load average before/after: {result['loadavg_before']} / {result['loadavg_after']};",
+        f"CPU busy before/after: {result['cpu_busy_pct_before']}% / {result['cpu_busy_pct_after']}%",
+    )
     if args.json:
         args.json.write_text(bl.dump(result) + "\n")
     with contextlib.suppress(OSError):
