@@ -86,9 +86,9 @@ func (f *fakeAPIServer) take() []request {
 	return r
 }
 
-// TestRESTAPIOnTheWire runs a Reporter through NewRESTAPI and checks each HTTP request: method, path,
+// TestRESTAPIWithFakeAPIServer runs a Reporter through NewRESTAPI and checks each HTTP request: method, path,
 // patch content type, field manager and body.
-func TestRESTAPIOnTheWire(t *testing.T) {
+func TestRESTAPIWithFakeAPIServer(t *testing.T) {
 	f := newFakeAPIServer(t)
 	api, err := NewRESTAPI(&rest.Config{Host: f.srv.URL})
 	if err != nil {

@@ -692,7 +692,7 @@ func TestBackoffJitterStaysUnderCap(t *testing.T) {
 
 // Report and Event are called from the reconcile loop: with no Run (or a stuck one) they must still
 // return, and the Event backlog must stay bounded.
-func TestReportAndEventNeverBlock(t *testing.T) {
+func TestReportAndEventNeverBlockWithFakeClientset(t *testing.T) {
 	r := NewReporter(fake.NewClientset().CoreV1(), nodeName, "", clocktesting.NewFakeClock(t0), nil)
 	for i := range 1000 {
 		r.Report(context.Background(), applied())
@@ -710,7 +710,7 @@ func TestReportAndEventNeverBlock(t *testing.T) {
 
 // Run returns when its context ends, also in the middle of a backoff; goleak (TestMain) checks that
 // nothing is left running.
-func TestRunStopsDuringBackoff(t *testing.T) {
+func TestRunStopsDuringBackoffWithFakeClientset(t *testing.T) {
 	h := newHarness(t, kubeletNode())
 	h.cs.PrependReactor("*", "*", func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, nil, connectionRefused()
