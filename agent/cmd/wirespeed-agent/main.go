@@ -22,7 +22,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/safchain/ethtool"
-	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 
@@ -219,11 +218,12 @@ func kubeReporter(o options, log *slog.Logger) (*nodestatus.Reporter, error) {
 		return nil, errors.New("no node name: set --node-name or $NODE_NAME (the DaemonSet passes spec.nodeName)")
 	}
 	cfg.UserAgent = "wirespeed-agent"
-	client, err := corev1client.NewForConfig(cfg)
+	// The core/v1-only REST client, not client-go's typed one: that one links every API group (~12 MB).
+	api, err := nodestatus.NewRESTAPI(cfg)
 	if err != nil {
 		return nil, err
 	}
-	return nodestatus.NewReporter(client, o.nodeName, o.eventsNS, clock.RealClock{}, log), nil
+	return nodestatus.NewReporterWithAPI(api, o.nodeName, o.eventsNS, clock.RealClock{}, log), nil
 }
 
 func serve(addr string, reg *prometheus.Registry, h *metrics.Health, log *slog.Logger) *http.Server {
