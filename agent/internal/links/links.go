@@ -27,6 +27,7 @@ type Netlink struct {
 	LinkList      func() ([]netlink.Link, error)
 	LinkByName    func(name string) (netlink.Link, error)
 	LinkSetMTU    func(link netlink.Link, mtu int) error
+	LinkMaxMTU    func(index int) (int, error) // IFLA_MAX_MTU; nil: unknown
 	LinkSubscribe func(ch chan<- netlink.LinkUpdate, done <-chan struct{}, opts netlink.LinkSubscribeOptions) error
 }
 
@@ -39,6 +40,7 @@ func NewNetlink(h *netlink.Handle, ns *netns.NsHandle) Netlink {
 		LinkList:   h.LinkList,
 		LinkByName: h.LinkByName,
 		LinkSetMTU: h.LinkSetMTU,
+		LinkMaxMTU: maxMTU(ns),
 		LinkSubscribe: func(ch chan<- netlink.LinkUpdate, done <-chan struct{}, opts netlink.LinkSubscribeOptions) error {
 			if ns != nil {
 				opts.Namespace = ns

@@ -15,7 +15,8 @@ import (
 // Desired returns the MTU the profile wants on a link with this driver, and false when the profile leaves
 // the link's MTU alone. A known driver's practical maximum (catalog mtu_max, e.g. Mellanox 3,900 in Azure)
 // caps the value: asking for more would fail or, worse, work locally and black-hole traffic off the VNet.
-func Desired(p *profile.Profile, driver string) (int, bool) {
+// deviceMax (IFLA_MAX_MTU, 0 if unknown) caps it too, as a device's reported ring max caps its rings.
+func Desired(p *profile.Profile, driver string, deviceMax int) (int, bool) {
 	if p.MTU == nil {
 		return 0, false
 	}
@@ -25,6 +26,9 @@ func Desired(p *profile.Profile, driver string) (int, bool) {
 	v := p.MTU.Value
 	if d, ok := rings.Drivers[driver]; ok && d.MTUMax > 0 && v > d.MTUMax {
 		v = d.MTUMax
+	}
+	if deviceMax > 0 && v > deviceMax {
+		v = deviceMax
 	}
 	return v, true
 }

@@ -205,7 +205,13 @@ func (r *Reconciler) reconcileLink(l links.Link) (int, bool) {
 				written += len(changes)
 			}
 		}
-		if want, ok := mtu.Desired(p, l.Driver); ok && l.Raw != nil {
+		deviceMax := 0
+		if p.MTU != nil && r.cfg.Links.NL.LinkMaxMTU != nil {
+			if m, err := r.cfg.Links.NL.LinkMaxMTU(l.Index); err == nil {
+				deviceMax = m
+			}
+		}
+		if want, ok := mtu.Desired(p, l.Driver, deviceMax); ok && l.Raw != nil {
 			before, changed, err := mtu.Ensure(r.cfg.Links.NL.LinkSetMTU, l.Raw, want, r.cfg.DryRun)
 			v := &status.Value{Desired: int64(want), Current: int64(before)}
 			if err != nil {

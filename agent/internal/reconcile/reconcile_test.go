@@ -206,3 +206,22 @@ func TestThrottle(t *testing.T) {
 		}
 	}
 }
+
+// A device whose IFLA_MAX_MTU is below the profile's MTU gets its max (the kernel would refuse more).
+// Virtual links all report 65,535, so the device limit is injected through the seam.
+func TestMTUCappedAtDeviceMax(t *testing.T) {
+	ns := linkstest.New(t)
+	ns.AddVeth(t, "wstc0", "wstc1")
+	d := ns.Discoverer()
+	d.NL.LinkMaxMTU = func(int) (int, error) { return 1300, nil }
+	r := New(Config{Profile: mustProfile(t, labProfile), Links: d, Ethtool: ns.Ethtool, ProcSysRoot: procSys(t, map[string]string{"net.core.netdev_max_backlog": "1000"})})
+	rep, _ := r.All()
+	if got := ns.MTU(t, "wstc0"); got != 1300 {
+		t.Fatalf("MTU %d, want the device max 1300", got)
+	}
+	for _, i := range rep.Interfaces {
+		if i.MTU == nil || *i.MTU != (status.Value{Desired: 1300, Current: 1300}) {
+			t.Fatalf("%s MTU %+v", i.Name, i.MTU)
+		}
+	}
+}
