@@ -59,13 +59,15 @@ func TestModuleLoadOrder(t *testing.T) {
 	k := &Kernel{
 		modDir: "lib/modules/test",
 		deps: map[string][]string{
-			"kernel/drivers/net/virtio_net.ko":         {"kernel/drivers/net/net_failover.ko", "kernel/net/core/failover.ko", "kernel/drivers/virtio/virtio_ring.ko"},
-			"kernel/drivers/net/net_failover.ko":       {"kernel/net/core/failover.ko"},
-			"kernel/net/core/failover.ko":              nil,
-			"kernel/drivers/virtio/virtio_ring.ko":     nil,
-			"kernel/drivers/i2c/algos/i2c-algo-bit.ko": nil,
+			"kernel/drivers/net/virtio_net.ko":                    {"kernel/drivers/net/net_failover.ko", "kernel/net/core/failover.ko", "kernel/drivers/virtio/virtio_ring.ko"},
+			"kernel/drivers/net/net_failover.ko":                  {"kernel/net/core/failover.ko"},
+			"kernel/net/core/failover.ko":                         nil,
+			"kernel/drivers/virtio/virtio_ring.ko":                nil,
+			"kernel/drivers/i2c/algos/i2c-algo-bit.ko":            nil,
+			"kernel/drivers/net/ethernet/intel/igbvf/igbvf.ko.xz": nil,
 		},
-		byName: map[string]string{},
+		byName:  map[string]string{},
+		builtin: map[string]bool{"virtio_pci": true},
 	}
 	for mod := range k.deps {
 		k.byName[moduleName(mod)] = mod
@@ -80,6 +82,8 @@ func TestModuleLoadOrder(t *testing.T) {
 			"kernel/net/core/failover.ko kernel/drivers/net/net_failover.ko kernel/drivers/virtio/virtio_ring.ko kernel/drivers/net/virtio_net.ko", ""},
 		{"dash and underscore name the same module", []string{"i2c-algo-bit"}, "kernel/drivers/i2c/algos/i2c-algo-bit.ko", ""},
 		{"each module once", []string{"failover", "net_failover"}, "kernel/net/core/failover.ko kernel/drivers/net/net_failover.ko", ""},
+		{"xz-compressed module (Debian 6.12)", []string{"igbvf"}, "kernel/drivers/net/ethernet/intel/igbvf/igbvf.ko.xz", ""},
+		{"built-in module needs no insmod", []string{"virtio_pci", "failover"}, "kernel/net/core/failover.ko", ""},
 		{"unknown module", []string{"mlx5_core"}, "", `module "mlx5_core" is not in lib/modules/test/modules.dep`},
 	}
 	for _, tt := range tests {
