@@ -27,20 +27,31 @@ if [ -f "$tree/.complete" ]; then
 	exit 0
 fi
 
-for tool in apt-get dpkg-deb depmod; do
+for tool in apt-get dpkg-deb depmod flock; do
 	command -v "$tool" >/dev/null 2>&1 || {
-		echo "fetch-kernel.sh: $tool not found (install apt, dpkg and kmod)" >&2
+		echo "fetch-kernel.sh: $tool not found (install apt, dpkg, kmod and util-linux)" >&2
 		exit 1
 	}
 done
 
 mkdir -p "$cache"
+# Two test runs at once (several engineers share this machine) must not unpack over each other.
+exec 9>"$cache/.lock"
+flock 9
+if [ -f "$tree/.complete" ]; then
+	echo "$tree"
+	exit 0
+fi
 work=$(mktemp -d "$cache/.fetch.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 # apt-get download writes into the current directory; it warns (harmlessly) when run as root because the
 # _apt sandbox user cannot write to a private temp dir.
-(cd "$work" && apt-get download -q "$pkg" >&2)
+if ! (cd "$work" && apt-get download -q "$pkg" >&2); then
+	echo "fetch-kernel.sh: apt-get download $pkg failed: run apt-get update; if Debian no longer carries" \
+		"$pkg, set WIRESPEED_QEMU_KERNEL_PKG to a current linux-image-6.1.0-*-amd64" >&2
+	exit 1
+fi
 deb=$(ls "$work"/*.deb)
 dpkg-deb -x "$deb" "$work/root"
 depmod -b "$work/root" "$release"
