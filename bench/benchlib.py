@@ -57,6 +57,16 @@ def machine() -> dict[str, Any]:
     }
 
 
+def source() -> dict[str, Any]:
+    """The commit the binaries were built from, and whether the agent sources had uncommitted changes."""
+    head = sh(["git", "-C", str(REPO), "rev-parse", "HEAD"], check=False).strip()
+    dirty = sh(
+        ["git", "-C", str(REPO), "status", "--porcelain", "--", "agent/cmd", "agent/internal", "agent/go.mod"],
+        check=False,
+    ).strip()
+    return {"commit": head, "agent_tree_dirty": bool(dirty)}
+
+
 def loadavg() -> list[float]:
     return [float(x) for x in Path("/proc/loadavg").read_text().split()[:3]]
 

@@ -276,6 +276,7 @@ def main() -> int:
         "bench": "agent",
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "machine": bl.machine(),
+        "source": bl.source(),
         "loadavg_before": bl.loadavg(),
         "cpu_busy_pct_before": bl.cpu_busy_pct(),
         "method": {"links": args.links, "gap_ms": args.gap_ms, "mtu": MTU},

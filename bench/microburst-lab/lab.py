@@ -226,6 +226,7 @@ def main() -> int:
         "bench": "microburst-lab",
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "machine": bl.machine(),
+        "source": bl.source(),
         "loadavg_before": bl.loadavg(),
         "cpu_busy_pct_before": bl.cpu_busy_pct(),
         "method": {
