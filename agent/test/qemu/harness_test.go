@@ -516,6 +516,7 @@ func Boot(t *testing.T, spec Spec) *Guest {
 		"-kernel", k.Image, "-initrd", initrd,
 		"-append", "console=ttyS0 panic=-1 quiet",
 		"-qmp", "unix:" + sock + ",server=on,wait=off",
+		"-nic", "none", // no implicit default NIC: a scenario's devices are the only ones
 	}
 	args = append(args, spec.QEMU...)
 	g := &Guest{t: t, msgs: make(chan Msg, 64), exited: make(chan struct{})}
@@ -535,6 +536,9 @@ func Boot(t *testing.T, spec Spec) *Guest {
 		case <-g.exited:
 		default:
 			_ = g.cmd.Process.Kill()
+			// The console reader may be blocked handing over a message nobody reads any more.
+			for range g.msgs {
+			}
 			<-g.exited
 		}
 		if g.qmp != nil {
