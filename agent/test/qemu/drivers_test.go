@@ -179,6 +179,9 @@ func TestRealNICDrivers(t *testing.T) {
 	if testing.Short() && !inCI() {
 		t.Skip("-short: the real-driver QEMU boots take about 90 s of CPU; CI always runs them")
 	}
+	// Prerequisites first: locally a missing QEMU skips before the agent build, in CI it fails.
+	requireTool(t, "qemu-system-x86_64", "qemu-system-x86 (bookworm-backports: QEMU >= 8 emulates igb)")
+	requireStaticBusybox(t)
 	agent := buildAgent(t)
 	tests := []struct {
 		name string
