@@ -445,6 +445,7 @@ type Guest struct {
 	exited  chan struct{}
 	waitErr error
 	qmp     *QMP
+	qmpSock string
 
 	mu   sync.Mutex
 	tail []string // last console lines, for failure messages
@@ -519,7 +520,7 @@ func Boot(t *testing.T, spec Spec) *Guest {
 		"-nic", "none", // no implicit default NIC: a scenario's devices are the only ones
 	}
 	args = append(args, spec.QEMU...)
-	g := &Guest{t: t, msgs: make(chan Msg, 64), exited: make(chan struct{})}
+	g := &Guest{t: t, msgs: make(chan Msg, 64), exited: make(chan struct{}), qmpSock: sock}
 	g.cmd = exec.Command(qemuBin, args...)
 	stdout, err := g.cmd.StdoutPipe()
 	if err != nil {
@@ -734,13 +735,7 @@ func (g *Guest) QMP() *QMP {
 	if g.qmp != nil {
 		return g.qmp
 	}
-	var sock string
-	for i, a := range g.cmd.Args {
-		if a == "-qmp" {
-			sock = strings.TrimSuffix(strings.TrimPrefix(g.cmd.Args[i+1], "unix:"), ",server=on,wait=off")
-		}
-	}
-	q, err := DialQMP(sock)
+	q, err := DialQMP(g.qmpSock)
 	if err != nil {
 		g.t.Fatalf("QMP: %v; console tail:\n%s", err, g.consoleTail())
 	}
