@@ -154,8 +154,11 @@ func TestWatcherIgnoresSingleMessageErrors(t *testing.T) {
 		return nil
 	}
 	events := watch(t, nl)
+	next(t, events, "relist", is(links.Relist, ""))
 	ns.AddVeth(t, "wsti0", "wsti1")
-	next(t, events, "added wsti0", is(links.Added, "wsti0"))
+	next(t, events, "wsti0 seen", func(ev links.Event) bool {
+		return ev.Name == "wsti0" && (ev.Kind == links.Added || ev.Kind == links.Listed)
+	})
 	if got := subs.Load(); got != 1 {
 		t.Fatalf("%d subscriptions, want 1", got)
 	}

@@ -272,10 +272,13 @@ func integral(v any) any {
 func problems(ve *jsonschema.ValidationError, doc any) []Problem {
 	var out []Problem
 	seen := map[string]bool{}
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
+	var walk func(e *jsonschema.ValidationError, parent []string)
+	walk = func(e *jsonschema.ValidationError, parent []string) {
 		if _, ok := e.ErrorKind.(*kind.PropertyNames); ok {
 			e.Causes = nil // the cause repeats the name's pattern at a location relative to the name
+			// jsonschema v6.0.3 gives propertyNames errors its live location slice (validator.go, no
+			// clone), which later siblings overwrite; the enclosing error is at the same object, cloned.
+			e.InstanceLocation = parent
 		}
 		if len(e.Causes) > 0 {
 			causes := e.Causes
@@ -283,7 +286,7 @@ func problems(ve *jsonschema.ValidationError, doc any) []Problem {
 				causes = withoutNullAlternative(causes)
 			}
 			for _, c := range causes {
-				walk(c)
+				walk(c, e.InstanceLocation)
 			}
 			return
 		}
@@ -294,7 +297,7 @@ func problems(ve *jsonschema.ValidationError, doc any) []Problem {
 			out = append(out, p)
 		}
 	}
-	walk(ve)
+	walk(ve, nil)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Pointer < out[j].Pointer })
 	return out
 }

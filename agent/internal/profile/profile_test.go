@@ -202,3 +202,16 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// jsonschema v6.0.3 hands propertyNames errors a location slice it keeps mutating; with several sibling
+// fields the reported pointer used to land on whichever field was visited last.
+func TestPropertyNamesLocationIsStable(t *testing.T) {
+	doc := []byte(`{"name":"x","description":"d","rings":{},"sysctls":{"kernel.pid_max":4194304}}`)
+	for i := 0; i < 200; i++ {
+		_, err := Parse(doc)
+		var pe *Error
+		if !errors.As(err, &pe) || len(pe.Problems) != 1 || pe.Problems[0].Pointer != "/sysctls/kernel.pid_max" {
+			t.Fatalf("run %d: %v", i, err)
+		}
+	}
+}
