@@ -41,8 +41,8 @@ var Drivers = map[string]Driver{
 	"e1000e": {RX: &Limits{256, 64, 4096}, TX: &Limits{256, 64, 4096}, Rounding: MultipleOf8, MTUMax: 9212},
 	// drivers/net/ethernet/intel/igb/igb.h, igb_ethtool.c
 	"igb": {RX: &Limits{256, 64, 4096}, TX: &Limits{256, 64, 4096}, Rounding: MultipleOf8, MTUMax: 9216},
-	// drivers/net/ethernet/intel/igbvf/igbvf.h, ethtool.c
-	"igbvf": {RX: &Limits{256, 64, 4096}, TX: &Limits{256, 64, 4096}, Rounding: MultipleOf8, MTUMax: 9216},
+	// drivers/net/ethernet/intel/igbvf/igbvf.h, ethtool.c; netdev.c igbvf_probe sets the 1024 defaults
+	"igbvf": {RX: &Limits{1024, 64, 4096}, TX: &Limits{1024, 64, 4096}, Rounding: MultipleOf8, MTUMax: 9216},
 	// drivers/net/virtio_net.c (virtnet_set_ringparam); qemu hw/net/virtio-net.c (rx<=1024, tx<=256)
 	"virtio_net": {RX: &Limits{256, 64, 1024}, TX: &Limits{256, 64, 256}, Rounding: UpPowerOfTwo, MTUMax: 65535},
 	// network-facts.md: hv_netvsc "rings" are buffer sections, never NIC descriptors
