@@ -148,7 +148,7 @@ func insideLab(name string, dst net.IP) error {
 		return fmt.Errorf("--netns %q: want the name of a namespace under /run/netns", name)
 	}
 	var self, named unix.Stat_t
-	if err := unix.Stat("/proc/self/ns/net", &self); err != nil {
+	if err := unix.Stat("/proc/thread-self/ns/net", &self); err != nil {
 		return err
 	}
 	if err := unix.Stat("/run/netns/"+name, &named); err != nil {
