@@ -41,7 +41,12 @@ BUILTIN_PROFILE = bl.REPO / "components/wirespeed/data/profiles/throughput.json"
 # Lab addressing: TEST-NET-style private /30 that only exists inside the two lab namespaces.
 TX_ADDR, RX_ADDR, PREFIX = "10.213.0.1", "10.213.0.2", 30
 PORT = 9000
+# Shape of the reproduction recorded in shared/reference/network-facts.md ("Reproduced here"): a 200-rule
+# nftables chain, 6,000-packet bursts of 64-byte UDP every 50 ms.
 NFT_RULES = 200
+BURST_SIZE = 6000
+GAP_MS = 50
+FRAME_BYTES = 64
 
 
 def nft_ruleset(rules: int) -> str:
@@ -123,9 +128,9 @@ def run_arm(
                     "--burst-size",
                     str(burst_size),
                     "--gap",
-                    "50ms",
+                    f"{GAP_MS}ms",
                     "--frame",
-                    "64",
+                    str(FRAME_BYTES),
                 ],
                 timeout=120,
             )
@@ -193,7 +198,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="10 bursts per arm (CI smoke test)")
     ap.add_argument("--bursts", type=int, default=50, help="bursts per arm (default 50: 300,000 packets)")
-    ap.add_argument("--burst-size", type=int, default=6000)
+    ap.add_argument("--burst-size", type=int, default=BURST_SIZE)
     ap.add_argument("--rules", type=int, default=NFT_RULES, help="nftables rules on the receive path")
     ap.add_argument("--profile", type=Path, default=BUILTIN_PROFILE)
     ap.add_argument("--apply-with", choices=["agent", "sysctl"], default="agent")
@@ -232,8 +237,8 @@ def main() -> int:
         "method": {
             "bursts_per_arm": bursts,
             "burst_size": args.burst_size,
-            "gap_ms": 50,
-            "frame_bytes": 64,
+            "gap_ms": GAP_MS,
+            "frame_bytes": FRAME_BYTES,
             "nft_rules": args.rules,
             "sender_cpu": sender_cpu,
             "rps_cpu": rps_cpu,
