@@ -33,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -74,31 +75,45 @@ def parse_ts(ts: str) -> float:
     return time.mktime(time.strptime(whole, "%Y-%m-%dT%H:%M:%S")) + float("0." + frac)
 
 
-def add_links(ns: str, links: int, gap_s: float) -> None:
-    for i in range(links):
+@dataclass(frozen=True)
+class Plan:
+    """What the harness does to links: `add` creates wsr0..wsr<links-1>; `readd` deletes and re-creates
+    wsr0 <links> times (a VF that the host hot-removes and re-adds, at a flapping rate)."""
+
+    links: int
+    gap_s: float
+    pattern: str = "add"
+
+
+def churn_links(ns: str, plan: Plan) -> None:
+    for i in range(plan.links):
         t = time.monotonic()
-        bl.sh(["ip", "-n", ns, "link", "add", f"wsr{i}", "type", "veth", "peer", "name", f"wsp{i}"])
-        if (rest := gap_s - (time.monotonic() - t)) > 0:
+        n = i if plan.pattern == "add" else 0
+        if plan.pattern == "readd" and i > 0:
+            bl.sh(["ip", "-n", ns, "link", "del", "wsr0"])
+        bl.sh(["ip", "-n", ns, "link", "add", f"wsr{n}", "type", "veth", "peer", "name", f"wsp{n}"])
+        if (rest := plan.gap_s - (time.monotonic() - t)) > 0:
             time.sleep(rest)
 
 
-def reactions(monitor_out: str, links: int) -> tuple[list[float], list[str]]:
-    created: dict[str, float] = {}
-    done: dict[str, float] = {}
+def reactions(monitor_out: str, plan: Plan) -> tuple[list[float], int]:
+    """Reaction per link instance (name and ifindex: a re-added link is a new instance) and how many
+    instances never showed the MTU."""
+    created: dict[tuple[str, int], float] = {}
+    done: dict[tuple[str, int], float] = {}
     for line in monitor_out.splitlines():
         m = MONITOR_LINE.match(line)
         if not m or m["deleted"] or not m["name"].startswith("wsr"):
             continue
-        name, ts = m["name"], parse_ts(m["ts"])
-        created.setdefault(name, ts)
+        key, ts = (m["name"], int(m["index"])), parse_ts(m["ts"])
+        created.setdefault(key, ts)
         if int(m["mtu"]) == MTU:
-            done.setdefault(name, ts)
-    ms = [(done[n] - created[n]) * 1000 for n in created if n in done]
-    missing = sorted(set(f"wsr{i}" for i in range(links)) - set(done), key=lambda n: int(n[3:]))
-    return ms, missing
+            done.setdefault(key, ts)
+    ms = [(done[k] - created[k]) * 1000 for k in created if k in done]
+    return ms, plan.links - len(ms)
 
 
-def measure(ns: str, links: int, gap_s: float, work: Path) -> dict[str, Any]:
+def measure(ns: str, plan: Plan, work: Path) -> dict[str, Any]:
     # The monitor writes to a file, not a pipe: a pipe nobody drains fills up (64 KiB), the monitor blocks,
     # its netlink socket overflows and notifications are lost.
     mon_file = work / f"monitor-{ns}.txt"
@@ -106,12 +121,12 @@ def measure(ns: str, links: int, gap_s: float, work: Path) -> dict[str, Any]:
         mon = subprocess.Popen(["ip", "netns", "exec", ns, "ip", "-ts", "-o", "monitor", "link"], stdout=sink)
     try:
         time.sleep(0.3)  # let the monitor subscribe before the first add
-        add_links(ns, links, gap_s)
+        churn_links(ns, plan)
         # The slowest mechanism gets a full second after the last add; anything later counts as missing.
         time.sleep(1.0)
     finally:
         bl.terminate(mon)
-    ms, missing = reactions(mon_file.read_text(), links)
+    ms, missing = reactions(mon_file.read_text(), plan)
     return {
         "summary": summarize(ms) if ms else None,
         "missing": missing,
@@ -149,7 +164,7 @@ def wait_ready(ns: str, listen: str, proc: subprocess.Popen[Any], timeout: float
     raise RuntimeError(f"agent not ready on {listen} after {timeout}s")
 
 
-def run_agent(agent: Path, links: int, gap_s: float, extra_args: list[str], work: Path) -> dict[str, Any]:
+def run_agent(agent: Path, plan: Plan, extra_args: list[str], work: Path) -> dict[str, Any]:
     profile = work / "reaction-profile.json"
     profile.write_text(
         json.dumps(
@@ -182,7 +197,7 @@ def run_agent(agent: Path, links: int, gap_s: float, extra_args: list[str], work
         try:
             wait_ready(ns, listen, proc)
             cpu0 = cpu_seconds(proc.pid)
-            res = measure(ns, links, gap_s, work)
+            res = measure(ns, plan, work)
             res["cpu_seconds_during_adds"] = round(cpu_seconds(proc.pid) - cpu0, 3)
             res["memory"] = proc_status(proc.pid)
             with contextlib.suppress(OSError):
@@ -207,7 +222,7 @@ def run_agent(agent: Path, links: int, gap_s: float, extra_args: list[str], work
     return res
 
 
-def run_udev(links: int, gap_s: float, work: Path) -> dict[str, Any]:
+def run_udev(plan: Plan, work: Path) -> dict[str, Any]:
     if not UDEVD.exists():
         raise SystemExit(f"{UDEVD} missing: apt-get install udev")
     if subprocess.run(["pgrep", "-x", "systemd-udevd"], capture_output=True).returncode == 0:
@@ -228,7 +243,7 @@ def run_udev(links: int, gap_s: float, work: Path) -> dict[str, Any]:
                 if udevd.poll() is not None or time.monotonic() > deadline:
                     raise RuntimeError(f"systemd-udevd did not come up (exit {udevd.returncode})")
                 time.sleep(0.1)
-            res = measure(ns, links, gap_s, work)
+            res = measure(ns, plan, work)
             res["rule"] = UDEV_RULE.strip()
             res["udevd_version"] = bl.sh(["udevadm", "--version"]).strip()
         finally:
@@ -265,12 +280,19 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--links", type=int, default=200)
     ap.add_argument("--gap-ms", type=float, default=50, help="time between link adds")
+    ap.add_argument(
+        "--pattern",
+        choices=["add", "readd"],
+        default="add",
+        help="add: N new links; readd: delete and re-create one link N times (a flapping VF)",
+    )
     ap.add_argument("--mechanism", action="append", choices=["agent", "udev"], help="default: both")
     ap.add_argument("--agent", type=Path, help="prebuilt wirespeed-agent (default: build it)")
     ap.add_argument("--agent-arg", action="append", default=[], help="extra agent flag, e.g. --agent-arg=--debounce=0s")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
     mechanisms = args.mechanism or ["agent", "udev"]
+    plan = Plan(links=args.links, gap_s=args.gap_ms / 1000, pattern=args.pattern)
     bl.require_root()
     bl.exit_on_sigterm()
 
@@ -282,7 +304,7 @@ def main() -> int:
         "source": bl.source(),
         "loadavg_before": bl.loadavg(),
         "cpu_busy_pct_before": bl.cpu_busy_pct(),
-        "method": {"links": args.links, "gap_ms": args.gap_ms, "mtu": MTU},
+        "method": {"links": args.links, "gap_ms": args.gap_ms, "pattern": args.pattern, "mtu": MTU},
         "reaction": {},
     }
     agent = args.agent
@@ -293,12 +315,8 @@ def main() -> int:
         sizes["measured_binary_bytes"] = agent.stat().st_size  # the one whose reaction and RSS were measured
         result["binary"] = sizes
     for m in mechanisms:
-        bl.log(f"{m}: {args.links} link adds, {args.gap_ms} ms apart")
-        result["reaction"][m] = (
-            run_agent(agent, args.links, args.gap_ms / 1000, args.agent_arg, work)
-            if m == "agent"
-            else run_udev(args.links, args.gap_ms / 1000, work)
-        )
+        bl.log(f"{m}: {args.links} link {args.pattern}s, {args.gap_ms} ms apart")
+        result["reaction"][m] = run_agent(agent, plan, args.agent_arg, work) if m == "agent" else run_udev(plan, work)
     result["loadavg_after"] = bl.loadavg()
     result["cpu_busy_pct_after"] = bl.cpu_busy_pct()
 
@@ -306,7 +324,7 @@ def main() -> int:
         s = r["summary"] or {}
         print(
             f"{m:<6} p50 {s.get('p50_ms')} ms  p99 {s.get('p99_ms')} ms  max {s.get('max_ms')} ms",
-            f" n={s.get('n')}  missing={len(r['missing'])}",
+            f" n={s.get('n')}  missing={r['missing']}",
         )
     if "agent" in result["reaction"]:
         print(f"agent memory {result['reaction']['agent']['memory']}  binary {result.get('binary')}")
