@@ -11,6 +11,7 @@ import fcntl
 import json
 import os
 import platform
+import shutil
 import signal
 import subprocess
 import sys
@@ -202,8 +203,14 @@ def require_root() -> None:
         raise SystemExit("needs root: it creates network namespaces and writes host sysctls")
 
 
-def binary_dir() -> Path:
-    return Path(tempfile.mkdtemp(prefix="wirespeed-bench-"))
+@contextlib.contextmanager
+def scratch_dir(prefix: str) -> Iterator[Path]:
+    """A temporary directory for built binaries and logs, removed on any exit (a build is ~25 MB)."""
+    path = Path(tempfile.mkdtemp(prefix=prefix))
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def dump(obj: Any) -> str:

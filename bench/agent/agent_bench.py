@@ -31,7 +31,6 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -296,7 +295,11 @@ def main() -> int:
     bl.require_root()
     bl.exit_on_sigterm()
 
-    work = Path(tempfile.mkdtemp(prefix="wirespeed-bench-agent-"))
+    with bl.scratch_dir("wirespeed-bench-agent-") as work:
+        return run_bench(args, mechanisms, plan, work)
+
+
+def run_bench(args: argparse.Namespace, mechanisms: list[str], plan: Plan, work: Path) -> int:
     result: dict[str, Any] = {
         "bench": "agent",
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -334,7 +337,6 @@ def main() -> int:
     )
     if args.json:
         args.json.write_text(bl.dump(result) + "\n")
-    shutil.rmtree(work, ignore_errors=True)
     return 0
 
 

@@ -22,7 +22,6 @@ Usage: run [--quick] [--bursts N] [--agent BIN] [--burstgen BIN] [--profile FILE
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import subprocess
@@ -219,7 +218,18 @@ def main() -> int:
     if BACKLOG not in profile_sysctls:
         raise SystemExit(f"{args.profile} sets no {BACKLOG}: nothing for the lab to show")
 
-    bins = bl.binary_dir()
+    with bl.scratch_dir("wirespeed-microburst-lab-") as bins:
+        return run_lab(args, bursts, sender_cpu, rps_cpu, profile_sysctls, bins)
+
+
+def run_lab(
+    args: argparse.Namespace,
+    bursts: int,
+    sender_cpu: int,
+    rps_cpu: int,
+    profile_sysctls: dict[str, Any],
+    bins: Path,
+) -> int:
     burstgen = args.burstgen or bl.go_build("burstgen", bins)
     agent = None
     if args.apply_with == "agent":
@@ -289,10 +299,6 @@ def main() -> int:
     )
     if args.json:
         args.json.write_text(bl.dump(result) + "\n")
-    with contextlib.suppress(OSError):
-        for f in bins.iterdir():
-            if f.name.startswith("softnet-"):
-                f.unlink()
     return 0
 
 
