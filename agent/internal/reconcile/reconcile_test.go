@@ -174,17 +174,26 @@ func TestThrottle(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	ms := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Millisecond) }
 	th := newThrottle(100 * time.Millisecond)
+	vf, eth1 := instance{"vf", 7}, instance{"eth1", 3}
+	readded := instance{"vf", 8} // the same name back with a new ifindex: a VF re-added by host servicing
+	names := func(keys []instance) string {
+		var out []string
+		for _, k := range keys {
+			out = append(out, k.name)
+		}
+		return strings.Join(out, ",")
+	}
 	steps := []struct {
 		name string
 		do   func() any
 		want any
 	}{
-		{"first event runs at once", func() any { return th.trigger("vf", ms(0)) }, true},
-		{"another link is independent", func() any { return th.trigger("eth1", ms(1)) }, true},
-		{"second event inside the window waits", func() any { return th.trigger("vf", ms(10)) }, false},
+		{"first event runs at once", func() any { return th.trigger(vf, ms(0)) }, true},
+		{"another link is independent", func() any { return th.trigger(eth1, ms(1)) }, true},
+		{"second event inside the window waits", func() any { return th.trigger(vf, ms(10)) }, false},
 		{"a storm inside the window waits", func() any {
 			for i := 11; i < 99; i++ {
-				if th.trigger("vf", ms(i)) {
+				if th.trigger(vf, ms(i)) {
 					return true
 				}
 			}
@@ -192,13 +201,19 @@ func TestThrottle(t *testing.T) {
 		}, false},
 		{"pending run falls due at the window's end", func() any { at, _ := th.next(); return at }, ms(100)},
 		{"nothing due early", func() any { return len(th.due(ms(99))) }, 0},
-		{"one coalesced run", func() any { return strings.Join(th.due(ms(100)), ",") }, "vf"},
+		{"one coalesced run", func() any { return names(th.due(ms(100))) }, "vf"},
 		{"nothing pending after it", func() any { _, ok := th.next(); return ok }, false},
-		{"event right after the coalesced run waits again", func() any { return th.trigger("vf", ms(150)) }, false},
+		{"event right after the coalesced run waits again", func() any { return th.trigger(vf, ms(150)) }, false},
 		{"which runs a window after the coalesced run", func() any { at, _ := th.next(); return at }, ms(200)},
-		{"late timer still runs it once", func() any { return strings.Join(th.due(ms(400)), ",") }, "vf"},
+		{"late timer still runs it once", func() any { return names(th.due(ms(400))) }, "vf"},
 		{"idle keys are forgotten", func() any { th.due(ms(600)); return len(th.last) }, 0},
-		{"and run at once next time", func() any { return th.trigger("vf", ms(700)) }, true},
+		{"and run at once next time", func() any { return th.trigger(vf, ms(700)) }, true},
+		{"its own write echoes back and waits", func() any { return th.trigger(vf, ms(705)) }, false},
+		{"a re-added instance runs at once, inside the old one's window", func() any {
+			th.forget(vf)
+			return th.trigger(readded, ms(710))
+		}, true},
+		{"the removed instance has nothing pending", func() any { _, ok := th.next(); return ok }, false},
 	}
 	for _, s := range steps {
 		if got := s.do(); got != s.want {

@@ -22,17 +22,27 @@ type Options struct {
 	// Resync is the period of the full reconcile that catches changes made by others (ethtool by hand,
 	// another agent). Default 60 s.
 	Resync time.Duration
-	// Debounce is the per-link settle window: the first event for a link is applied at once (a re-added
-	// VF must be re-tuned as fast as a udev rule would), further events inside the window are coalesced
-	// into one apply at its end. A link is therefore applied at most about once per window however
-	// hard it flaps (Azure host servicing has re-added a VF ~900 times an hour, MicrosoftDocs/azure-docs#100444).
+	// Debounce is the settle window of one link instance (name and ifindex): its first event is applied
+	// at once, further events inside the window (carrier flaps, the echo of our own writes) are coalesced
+	// into one apply at its end. A re-added link is a new instance and is applied at once too: Azure host
+	// servicing has re-added a VF ~900 times an hour (MicrosoftDocs/azure-docs#100444) and each one comes
+	// back at driver defaults, so each costs exactly one apply, as it would with a udev rule, never a loop.
 	// Default 100 ms, the batching interval of Cilium's devices controller.
 	Debounce time.Duration
 	Hooks
 }
 
+// instance identifies one incarnation of a link. A VF removed and re-added (Azure host servicing) comes
+// back with a new ifindex, so it is a new instance and is tuned at once rather than waiting out the
+// previous instance's settle window: a re-add must be as fast as a udev rule. Events for one instance
+// (its own MTU write echoes back as a change) are still coalesced.
+type instance struct {
+	name  string
+	index int
+}
+
 // fullKey is the throttle key of a full reconcile (link names cannot be empty).
-const fullKey = ""
+var fullKey = instance{}
 
 // Run reconciles everything, then keeps the node tuned: link events from w, a periodic resync, until ctx
 // is done. It does not roll anything back on exit (see agent/README.md).
@@ -110,30 +120,31 @@ func (l *loop) handle(ev links.Event) {
 	}
 	switch ev.Kind {
 	case links.Removed:
+		l.th.forget(instance{ev.Name, ev.Index})
 		l.r.Forget(ev.Name)
 		l.publish(l.r.Report())
 	case links.Added, links.Changed:
 		if links.NameExcluded(l.r.cfg.Profile.Interfaces, ev.Name) {
 			return
 		}
-		l.trigger(ev.Name)
+		l.trigger(instance{ev.Name, ev.Index})
 	case links.Listed:
 		// The Relist that opened this dump already triggered a full reconcile, which lists every link.
 	}
 }
 
-func (l *loop) trigger(key string) {
+func (l *loop) trigger(key instance) {
 	if l.th.trigger(key, time.Now()) {
 		l.run(key)
 	}
 }
 
-func (l *loop) run(key string) {
+func (l *loop) run(key instance) {
 	if key == fullKey {
 		l.full()
 		return
 	}
-	rep, out := l.r.Link(key)
+	rep, out := l.r.Link(key.name)
 	l.retuned(rep, out)
 	l.publish(rep)
 }
@@ -206,16 +217,22 @@ func describe(i status.Interface) string {
 // throttle runs a key at once when it has not run within the window, otherwise once at the window's end.
 type throttle struct {
 	window time.Duration
-	last   map[string]time.Time
-	dirty  map[string]bool
+	last   map[instance]time.Time
+	dirty  map[instance]bool
 }
 
 func newThrottle(window time.Duration) *throttle {
-	return &throttle{window: window, last: map[string]time.Time{}, dirty: map[string]bool{}}
+	return &throttle{window: window, last: map[instance]time.Time{}, dirty: map[instance]bool{}}
+}
+
+// forget drops a removed instance: nothing is pending for a link that is gone.
+func (t *throttle) forget(key instance) {
+	delete(t.last, key)
+	delete(t.dirty, key)
 }
 
 // trigger reports whether key should run now; if not, it is run by due at the end of its window.
-func (t *throttle) trigger(key string, now time.Time) bool {
+func (t *throttle) trigger(key instance, now time.Time) bool {
 	if last, ok := t.last[key]; ok && now.Sub(last) < t.window {
 		t.dirty[key] = true
 		return false
@@ -238,8 +255,8 @@ func (t *throttle) next() (time.Time, bool) {
 
 // due returns the pending keys whose window has passed, marking them run now, and forgets keys idle
 // for a whole window so the map does not grow with every link name ever seen.
-func (t *throttle) due(now time.Time) []string {
-	var keys []string
+func (t *throttle) due(now time.Time) []instance {
+	var keys []instance
 	for key := range t.dirty {
 		if !now.Before(t.last[key].Add(t.window)) {
 			keys = append(keys, key)
@@ -255,7 +272,7 @@ func (t *throttle) due(now time.Time) []string {
 	return keys
 }
 
-func contains(keys []string, key string) bool {
+func contains(keys []instance, key instance) bool {
 	for _, k := range keys {
 		if k == key {
 			return true
