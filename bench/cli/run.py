@@ -18,6 +18,9 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+import benchlib as bl  # noqa: E402  (bench/ is not a package; the benches share this module)
+
 WIRESPEED = shutil.which("wirespeed", path=str(Path(sys.executable).parent)) or "wirespeed"
 
 CASES = {
@@ -60,31 +63,21 @@ def measure(argv: list[str], runs: int) -> dict[str, float]:
     }
 
 
-def machine() -> dict[str, str]:
-    cpu = next(
-        (
-            line.split(":", 1)[1].strip()
-            for line in Path("/proc/cpuinfo").read_text().splitlines()
-            if line.startswith("model name")
-        ),
-        "unknown",
-    )
-    return {
-        "cpu": cpu,
-        "cores": str(os.cpu_count()),
-        "kernel": platform.release(),
-        "python": platform.python_version(),
-        "load_1m": f"{os.getloadavg()[0]:.2f}",
-    }
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--record", action="store_true", help="write results.json")
     args = parser.parse_args()
+    load_before = bl.loadavg()
     results = {name: measure(argv, args.runs) for name, argv in CASES.items()}
-    doc = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "machine": machine(), "results": results}
+    doc = {
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "machine": {**bl.machine(), "python": platform.python_version()},
+        "source": bl.source(),
+        "loadavg_before": load_before,
+        "loadavg_after": bl.loadavg(),
+        "results": results,
+    }
     print(json.dumps(doc, indent=2))
     if args.record:
         (HERE / "results.json").write_text(json.dumps(doc, indent=2) + "\n")
