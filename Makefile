@@ -30,7 +30,8 @@ lint: $(STAMP)
 test-python: $(STAMP)
 	$(BIN)/pytest
 
-test-go:
+# The static agent binary (what the image ships) is built first, so a broken build fails CI on its own line.
+test-go: agent
 	cd agent && go test -count=1 ./...
 
 agent:
