@@ -5,7 +5,8 @@
 # igbvf (its config has CONFIG_E1000E unset); the generic one builds them as modules, alongside virtio_net.
 # Why 6.1.0-50 (6.1.176-1, Debian 12 "bookworm" main): virtio_net ring resize (ethtool -G) needs kernel
 # >= 6.0 with VIRTIO_F_RING_RESET (Linux commit "virtio_net: support set_ringparam", v6.0), and bookworm main
-# is the suite whose packages stay put between point releases.
+# is the suite whose packages stay put between point releases. When a point release drops that ABI's
+# package, the script follows bookworm's linux-image-amd64 to the current 6.1 generic kernel.
 #
 # The .deb is only unpacked (dpkg-deb -x), never installed; depmod -b writes modules.dep into the unpacked
 # tree because the package ships none (its postinst runs depmod on install).
@@ -18,7 +19,20 @@ set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${1:-"$here/.cache"}
-pkg=${WIRESPEED_QEMU_KERNEL_PKG:-linux-image-6.1.0-50-amd64}
+pinned=linux-image-6.1.0-50-amd64
+pkg=${WIRESPEED_QEMU_KERNEL_PKG:-$pinned}
+if [ -z "${WIRESPEED_QEMU_KERNEL_PKG:-}" ] && ! apt-cache show "$pkg" >/dev/null 2>&1; then
+	# Debian removes an ABI's package from bookworm at the next point release: follow bookworm's own
+	# generic metapackage (never backports) to the current 6.1 kernel rather than fail every CI run.
+	meta=$(apt-cache madison linux-image-amd64 |
+		awk -F'|' '$3 ~ /bookworm(-security)?\/main/ && $3 !~ /backports/ {gsub(/ /, "", $2); print $2; exit}')
+	current=$(apt-cache depends "linux-image-amd64=$meta" 2>/dev/null |
+		awk '$1 == "Depends:" && $2 ~ /^linux-image-[0-9]/ {print $2; exit}')
+	if [ -n "$current" ]; then
+		echo "fetch-kernel.sh: $pinned is no longer in the archive; using $current (bookworm linux-image-amd64 $meta)" >&2
+		pkg=$current
+	fi
+fi
 release=${pkg#linux-image-}
 tree="$cache/$pkg"
 
