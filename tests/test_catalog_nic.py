@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from wirespeed import catalog
@@ -18,8 +18,6 @@ POWER_OF_TWO_RULES = ("up_power_of_two", "down_power_of_two")
 entries = st.integers(min_value=1, max_value=1 << 20)
 directions = st.sampled_from(["rx", "tx"])
 drivers = st.sampled_from(RING_DRIVERS)
-# No per-example deadline: a deadline is a timing assertion, and this machine is shared.
-untimed = settings(deadline=None)
 
 
 def is_power_of_two(n: int) -> bool:
@@ -104,7 +102,6 @@ def test_round_ring_examples(driver: str, direction: catalog.Direction, asked: i
     assert catalog.nic_driver(driver).round_ring(asked, direction) == expected
 
 
-@untimed
 @given(name=drivers, direction=directions, n=entries)
 def test_round_ring_within_limits(name: str, direction: catalog.Direction, n: int) -> None:
     driver = catalog.nic_driver(name)
@@ -112,7 +109,6 @@ def test_round_ring_within_limits(name: str, direction: catalog.Direction, n: in
     assert limits.min <= driver.round_ring(n, direction) <= limits.max
 
 
-@untimed
 @given(name=drivers, direction=directions, n=entries)
 def test_round_ring_follows_the_rule(name: str, direction: catalog.Direction, n: int) -> None:
     driver = catalog.nic_driver(name)
@@ -123,7 +119,6 @@ def test_round_ring_follows_the_rule(name: str, direction: catalog.Direction, n:
         assert result % 8 == 0
 
 
-@untimed
 @given(name=drivers, direction=directions, n=entries)
 def test_round_ring_idempotent(name: str, direction: catalog.Direction, n: int) -> None:
     driver = catalog.nic_driver(name)
@@ -131,7 +126,6 @@ def test_round_ring_idempotent(name: str, direction: catalog.Direction, n: int) 
     assert driver.round_ring(once, direction) == once
 
 
-@untimed
 @given(name=drivers, direction=directions, a=entries, b=entries)
 def test_round_ring_monotone(name: str, direction: catalog.Direction, a: int, b: int) -> None:
     driver = catalog.nic_driver(name)
@@ -139,7 +133,6 @@ def test_round_ring_monotone(name: str, direction: catalog.Direction, a: int, b:
     assert driver.round_ring(lo, direction) <= driver.round_ring(hi, direction)
 
 
-@untimed
 @given(name=drivers, direction=directions, n=entries)
 def test_round_ring_goes_the_rule_s_way(name: str, direction: catalog.Direction, n: int) -> None:
     # Inside [min, max] an up-rounding driver never gives fewer entries than asked, a down-rounding
