@@ -1,7 +1,7 @@
 """Benchmark: wall time and peak RSS of the `wirespeed` CLI as a whole process, and of `import wirespeed.sizing`.
 
 Method: N runs each (after 3 warm-ups) via subprocess; wall time by time.perf_counter around the child;
-peak RSS from wait4()'s ru_maxrss of each child. Prints and (with --record) writes results.json beside this file.
+peak RSS from wait4()'s ru_maxrss of each child. Prints and (with --record) writes results/<date>-<time>.json.
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def measure(argv: list[str], runs: int) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=20)
-    parser.add_argument("--record", action="store_true", help="write results.json")
+    parser.add_argument("--record", action="store_true", help="write results/<date>-<time>.json")
     args = parser.parse_args()
     load_before = bl.loadavg()
     results = {name: measure(argv, args.runs) for name, argv in CASES.items()}
@@ -80,7 +80,9 @@ def main() -> None:
     }
     print(json.dumps(doc, indent=2))
     if args.record:
-        (HERE / "results.json").write_text(json.dumps(doc, indent=2) + "\n")
+        out = HERE / "results" / time.strftime("%Y-%m-%d-%H%M%S.json", time.gmtime())
+        out.parent.mkdir(exist_ok=True)
+        out.write_text(json.dumps(doc, indent=2) + "\n")
 
 
 if __name__ == "__main__":
