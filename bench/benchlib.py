@@ -213,5 +213,16 @@ def scratch_dir(prefix: str) -> Iterator[Path]:
         shutil.rmtree(path, ignore_errors=True)
 
 
+def finish(result: dict[str, Any], json_path: Path | None) -> int:
+    """Print the machine load around the run and write the raw result; every bench ends this way."""
+    print(
+        f"load average before/after: {result['loadavg_before']} / {result['loadavg_after']};",
+        f"CPU busy before/after: {result['cpu_busy_pct_before']}% / {result['cpu_busy_pct_after']}%",
+    )
+    if json_path:
+        json_path.write_text(dump(result) + "\n")
+    return 0
+
+
 def dump(obj: Any) -> str:
     return json.dumps(obj, indent=2, sort_keys=False)

@@ -331,13 +331,7 @@ def run_bench(args: argparse.Namespace, mechanisms: list[str], plan: Plan, work:
         )
     if "agent" in result["reaction"]:
         print(f"agent memory {result['reaction']['agent']['memory']}  binary {result.get('binary')}")
-    print(
-        f"load average before/after: {result['loadavg_before']} / {result['loadavg_after']};",
-        f"CPU busy before/after: {result['cpu_busy_pct_before']}% / {result['cpu_busy_pct_after']}%",
-    )
-    if args.json:
-        args.json.write_text(bl.dump(result) + "\n")
-    return 0
+    return bl.finish(result, args.json)
 
 
 if __name__ == "__main__":

@@ -293,13 +293,7 @@ def run_lab(
             f"{name:<16}{a['netdev_max_backlog']:>9}{a['sent']:>10}{a['delivered']:>11}"
             f"{a['softnet_dropped']:>15}{a['softnet_dropped_pct']:>8}"
         )
-    print(
-        f"load average before/after: {result['loadavg_before']} / {result['loadavg_after']};",
-        f"CPU busy before/after: {result['cpu_busy_pct_before']}% / {result['cpu_busy_pct_after']}%",
-    )
-    if args.json:
-        args.json.write_text(bl.dump(result) + "\n")
-    return 0
+    return bl.finish(result, args.json)
 
 
 if __name__ == "__main__":
