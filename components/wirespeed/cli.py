@@ -269,7 +269,7 @@ def catalog_list(
     from rich.console import Console
     from rich.table import Table
 
-    table = Table("name", "cloud", "vCPU", "GiB", "Gb/s (base/burst)", "NICs", "NIC", "net-opt")
+    table = Table("name", "cloud", "vCPU", "GiB", "Gb/s (base/burst)", "NICs", "NIC", "net-opt", "extras")
     for t in types:
         bw = f"{t.baseline_gbps:g}" if t.burst_gbps == t.baseline_gbps else f"{t.baseline_gbps:g}/{t.burst_gbps:g}"
         table.add_row(
@@ -281,6 +281,7 @@ def catalog_list(
             str(t.max_nics),
             t.nic,
             "yes" if t.network_optimised else "",
+            ", ".join(name for name, on in (("ENA Express", t.ena_express), ("EFA", t.efa)) if on),
         )
     Console().print(table)
 
