@@ -3,6 +3,7 @@ package reconcile
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -12,9 +13,11 @@ import (
 
 // Hooks publish what the loop does; any may be nil.
 type Hooks struct {
-	Observe   func(status.Report) // after every reconcile
-	Event     func(status.Event)  // transitions worth a Kubernetes Event
-	LinkEvent func(kind string)   // links.Added | links.Removed | links.Changed, one per netlink event
+	Observe func(status.Report) // after every reconcile
+	// Event receives InterfaceRetuned. Degraded/recovered transitions are not events of the loop: the
+	// node status reporter derives them from the Node condition, which survives agent restarts.
+	Event     func(status.Event)
+	LinkEvent func(kind string) // links.Added | links.Removed | links.Changed, one per netlink event
 }
 
 // Options tune the loop.
@@ -105,7 +108,6 @@ type loop struct {
 	opts    Options
 	th      *throttle
 	started bool // the first full reconcile is done
-	state   status.State
 }
 
 func (l *loop) handle(ev links.Event) {
@@ -179,17 +181,6 @@ func (l *loop) retuned(rep status.Report, out Outcome) {
 func (l *loop) publish(rep status.Report) {
 	if l.opts.Observe != nil {
 		l.opts.Observe(rep)
-	}
-	prev := l.state
-	l.state = rep.State
-	if l.opts.Event == nil || prev == rep.State || rep.State == status.StateDryRun {
-		return
-	}
-	switch {
-	case rep.State == status.StateDegraded:
-		l.opts.Event(status.Event{Reason: "TuningDegraded", Message: rep.Reason, Warning: true})
-	case rep.State == status.StateApplied && prev == status.StateDegraded:
-		l.opts.Event(status.Event{Reason: "TuningRecovered", Message: rep.Reason})
 	}
 }
 
@@ -265,18 +256,9 @@ func (t *throttle) due(now time.Time) []instance {
 		}
 	}
 	for key, last := range t.last {
-		if !t.dirty[key] && now.Sub(last) >= t.window && !contains(keys, key) {
+		if !t.dirty[key] && now.Sub(last) >= t.window && !slices.Contains(keys, key) {
 			delete(t.last, key)
 		}
 	}
 	return keys
-}
-
-func contains(keys []instance, key instance) bool {
-	for _, k := range keys {
-		if k == key {
-			return true
-		}
-	}
-	return false
 }

@@ -81,9 +81,10 @@ func (r Report) Drifted() bool {
 	return false
 }
 
-// Event is a transition worth a Kubernetes Event (a VF re-added and re-tuned, a failure, a recovery).
+// Event is something worth a Kubernetes Event: a VF re-added and re-tuned. (Degraded and recovered are
+// posted by nodestatus when the NetworkTuningDegraded condition flips.)
 type Event struct {
-	Reason  string // CamelCase, e.g. "InterfaceRetuned", "TuningDegraded", "TuningRecovered"
+	Reason  string // CamelCase, e.g. "InterfaceRetuned"
 	Message string
 	Warning bool
 }
