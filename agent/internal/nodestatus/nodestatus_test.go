@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -293,7 +294,7 @@ func TestConditionTransitionsWithFakeClientset(t *testing.T) {
 				got.Interfaces[0].RX.Current != rep.Interfaces[0].RX.Current {
 				t.Errorf("annotation = %+v, want the report of this step", got)
 			}
-			if got := h.events(); !equal(got, step.wantEvents) {
+			if got := h.events(); !slices.Equal(got, step.wantEvents) {
 				t.Errorf("events\n got %q\nwant %q", got, step.wantEvents)
 			}
 		})
@@ -426,7 +427,7 @@ func TestRestartKeepsTransitionWithFakeClientset(t *testing.T) {
 	h.r.Report(context.Background(), applied())
 	h.mustSucceed()
 	want := []string{`Normal TuningRecovered x1: profile "throughput": all settings applied`}
-	if got := h.events(); !equal(got, want) {
+	if got := h.events(); !slices.Equal(got, want) {
 		t.Fatalf("events\n got %q\nwant %q", got, want)
 	}
 }
@@ -521,7 +522,7 @@ func TestEventsWithFakeClientset(t *testing.T) {
 			if step.event.Reason != ReasonDegraded {
 				h.mustSucceed()
 			}
-			if got := h.events(); !equal(got, step.want) {
+			if got := h.events(); !slices.Equal(got, step.want) {
 				t.Fatalf("events\n got %q\nwant %q", got, step.want)
 			}
 		})
@@ -598,7 +599,7 @@ func TestFailuresRetryWithBackoffWithFakeClientset(t *testing.T) {
 				t.Fatalf("condition %s, want False from the newest report", c.Status)
 			}
 			want := []string{"Normal InterfaceRetuned x1: enP1s1 re-added: rx ring 1024 -> 8192"}
-			if got := h.events(); !equal(got, want) {
+			if got := h.events(); !slices.Equal(got, want) {
 				t.Fatalf("events\n got %q\nwant %q", got, want)
 			}
 			if n := h.logs.count("node status reporting failing"); n != 1 {
@@ -670,7 +671,7 @@ func TestBackoffCapWithFakeClientset(t *testing.T) {
 	for i := range want {
 		want[i] *= time.Second
 	}
-	if !equal(got, want) {
+	if !slices.Equal(got, want) {
 		t.Fatalf("retry delays %v, want %v", got, want)
 	}
 }
@@ -757,19 +758,6 @@ func TestClassify(t *testing.T) {
 		})
 	}
 }
-
-func equal[T comparable](a, b []T) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 func TestValidateEventsNamespace(t *testing.T) {
 	for _, tc := range []struct {
 		name, ns, wantErr string
@@ -802,7 +790,7 @@ func TestInvalidEventIsDroppedWithFakeClientset(t *testing.T) {
 	h.start()
 	h.mustSucceed()
 	want := []string{"Normal InterfaceRetuned x1: enP1s1 re-added"}
-	if got := h.events(); !equal(got, want) {
+	if got := h.events(); !slices.Equal(got, want) {
 		t.Fatalf("events\n got %q\nwant %q", got, want)
 	}
 	if n := h.logs.count("event rejected by the API server; dropped"); n != 1 {

@@ -28,6 +28,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -639,7 +640,7 @@ func (g *Guest) drainDiagnostics() {
 func (g *Guest) Expect(kind string, fields ...string) Msg {
 	g.t.Helper()
 	m := g.Next()
-	if m.Kind != kind || len(m.Fields) < len(fields) || !equalStrings(m.Fields[:len(fields)], fields) {
+	if m.Kind != kind || len(m.Fields) < len(fields) || !slices.Equal(m.Fields[:len(fields)], fields) {
 		g.t.Fatalf("guest said %q, test expected WS %s %s; console tail:\n%s",
 			m, kind, strings.Join(fields, " "), g.consoleTail())
 	}
@@ -655,18 +656,6 @@ func (g *Guest) Finish() {
 	case <-time.After(phaseTimeout):
 		g.t.Fatalf("QEMU did not exit after the guest rebooted; console tail:\n%s", g.consoleTail())
 	}
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // Rings is what `ethtool -g` reports.
