@@ -181,3 +181,19 @@ def test_unknown_driver_lists_known_ones() -> None:
 
 def test_driver_lookup_ignores_case_and_space() -> None:
     assert catalog.nic_driver(" MLX5_CORE ").name == "mlx5_core"
+
+
+@pytest.mark.parametrize(
+    ("driver", "entries", "expected"),
+    [
+        pytest.param("ena", 8_128, 8_192, id="down-rounding-driver-asked-for-the-next-power"),
+        pytest.param("mlx5_core", 8_128, 8_192, id="up-rounding"),
+        pytest.param("mlx5_core", 9_000, 8_192, id="clamped-to-max"),
+        pytest.param("e1000e", 1_001, 1_008, id="multiple-of-8"),
+        pytest.param("ena", 10, 256, id="raised-to-min"),
+    ],
+)
+def test_ring_holding_is_the_smallest_size_the_driver_keeps(driver, entries, expected):
+    nic = catalog.nic_driver(driver)
+    assert nic.ring_holding(entries, "rx") == expected
+    assert nic.round_ring(expected, "rx") == expected

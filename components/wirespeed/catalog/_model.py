@@ -139,6 +139,15 @@ class NicDriver:
         rounded = apply_rounding(entries, self.rounding)
         return max(limits.min, min(limits.max, rounded))
 
+    def ring_holding(self, entries: int, direction: Direction) -> int:
+        """The smallest ring the driver keeps unchanged that holds ``entries``, clamped to its [min, max].
+
+        What sizing asks for: a down-rounding driver (ENA) asked for 8,128 would keep 4,096, so the request
+        is first raised to the next size the rule produces.
+        """
+        rule: Rounding = "up_power_of_two" if self.rounding == "down_power_of_two" else self.rounding
+        return self.round_ring(apply_rounding(entries, rule), direction)
+
 
 def apply_rounding(entries: int, rounding: Rounding) -> int:
     """Round a positive descriptor count the way drivers with this rule do."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from wirespeed.sizing.errors import check_range, check_whole
 from wirespeed.sizing.packets import DEFAULT_PACKET_BYTES, next_power_of_two, packets_during
 
 # learn.microsoft.com/azure/aks/custom-node-configuration: netCoreNetdevMaxBacklog 1,000..3,240,000
@@ -58,9 +57,8 @@ def plan_backlog(
     packet_bytes: int = DEFAULT_PACKET_BYTES,
 ) -> BacklogPlan:
     """The backlog that holds ``stall_ms`` of traffic at ``line_rate_gbps``."""
-    check_range("line_rate_gbps", line_rate_gbps, 0.001, 800)
-    packet_bytes = check_whole("packet_bytes", packet_bytes, 64, 9_216)
-    packets = packets_during(line_rate_gbps, packet_bytes, stall_ms)
+    packets = packets_during(line_rate_gbps, packet_bytes, stall_ms)  # validates rate, size and stall
+    packet_bytes = int(packet_bytes)
     wanted = next_power_of_two(packets)
     value = max(BACKLOG_MIN, min(wanted, BACKLOG_MAX))
     return BacklogPlan(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from wirespeed.sizing.errors import check_range
+from wirespeed.sizing.errors import check_range, check_whole
 
 # IEEE 802.3: each frame also occupies 14 B header + 4 B FCS + 8 B preamble/SFD + 12 B inter-frame gap on the
 # wire, so a 1,500-byte IP packet takes 1,538 bytes of line time.
@@ -15,7 +15,7 @@ DEFAULT_PACKET_BYTES = 1_500  # the common MTU-sized IP packet: the bulk-transfe
 def packets_per_second(line_rate_gbps: float, packet_bytes: int) -> float:
     """Packets per second a link delivers at line rate with packets of ``packet_bytes`` (IP length)."""
     check_range("line_rate_gbps", line_rate_gbps, 0.001, 800)
-    check_range("packet_bytes", packet_bytes, 64, 9_216)
+    check_whole("packet_bytes", packet_bytes, 64, 9_216)
     return line_rate_gbps * 1e9 / ((packet_bytes + ETHERNET_OVERHEAD_BYTES) * 8)
 
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from wirespeed.sizing.errors import SizingError, check_range, check_whole
-from wirespeed.sizing.packets import DEFAULT_PACKET_BYTES, next_power_of_two, packets_during
+from wirespeed.sizing.errors import SizingError, check_whole
+from wirespeed.sizing.packets import DEFAULT_PACKET_BYTES, packets_during
 
 if TYPE_CHECKING:
     from wirespeed import catalog
+    from wirespeed.catalog import Direction
 
 # A ring must cover the time NAPI is not polling: interrupt moderation plus a softirq round (~hundreds of us)
 # and scheduling jitter. 1 ms at 100 Gb/s is exactly what the Elastic field report set (seed 000: RX 8,192).
@@ -74,23 +75,13 @@ def _mib(n: int) -> str:
     return f"{n / 2**20:,.1f} MiB"
 
 
-def smallest_accepted(driver: catalog.NicDriver, direction: str, entries: int) -> tuple[int, bool]:
-    """The smallest ring the driver keeps as-is that holds ``entries``, clamped to its limits.
-
-    Returns (size, capped). Asking a down-rounding driver (ENA) for 8,128 would give 4,096, so sizing always
-    asks for a size the driver accepts unchanged.
-    """
-    limits = driver.rx if direction == "rx" else driver.tx
-    if limits is None:
+def smallest_accepted(driver: catalog.NicDriver, direction: Direction, entries: int) -> tuple[int, bool]:
+    """The smallest ring the driver keeps that holds ``entries`` (see ``NicDriver.ring_holding``), and
+    whether its max was too small to hold them."""
+    if not driver.has_rings:
         raise SizingError("driver", driver.name, "a driver with NIC rings (hv_netvsc has none: tune its VF)")
-    if driver.rounding in ("up_power_of_two", "down_power_of_two"):
-        size = next_power_of_two(entries)
-    elif driver.rounding == "multiple_of_8":
-        size = -(-entries // 8) * 8
-    else:
-        size = entries
-    capped = size > limits.max
-    return max(limits.min, min(size, limits.max)), capped
+    size = driver.ring_holding(entries, direction)
+    return size, size < entries
 
 
 def plan_rings(
@@ -105,10 +96,8 @@ def plan_rings(
     from wirespeed import catalog  # the NIC facts live in the catalog; loaded on first use
 
     nic = catalog.nic_driver(driver)
-    check_range("line_rate_gbps", line_rate_gbps, 0.001, 800)
-    packet_bytes = check_whole("packet_bytes", packet_bytes, 64, 9_216)
     queues = check_whole("queues", queues, 1, 512)
-    packets = packets_during(line_rate_gbps, packet_bytes, stall_ms)
+    packets = packets_during(line_rate_gbps, packet_bytes, stall_ms)  # validates rate, size and stall
     rx, rx_capped = smallest_accepted(nic, "rx", packets)
     tx, tx_capped = smallest_accepted(nic, "tx", packets)
     # smallest_accepted raised for ring-less drivers, so both limits exist here.
@@ -119,7 +108,7 @@ def plan_rings(
         driver=nic.name,
         line_rate_gbps=line_rate_gbps,
         stall_ms=stall_ms,
-        packet_bytes=packet_bytes,
+        packet_bytes=int(packet_bytes),
         queues=queues,
         packets_in_stall=packets,
         rx=rx,
