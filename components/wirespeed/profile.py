@@ -143,10 +143,12 @@ class InterfaceSelector(_Strict):
     """Which links the agent tunes. A link is selected when its role is listed, its driver is listed (or
     the list is empty), its name matches an ``include`` glob (or the list is empty) and no ``exclude`` glob."""
 
-    roles: list[Role] = Field(default_factory=lambda: list(DEFAULT_ROLES), min_length=1)
-    drivers: list[DriverName] = Field(default_factory=list, description="empty: any driver")
-    include: list[NamePattern] = Field(default_factory=list, description="shell globs; empty: any name")
-    exclude: list[NamePattern] = Field(default_factory=lambda: list(DEFAULT_EXCLUDE))
+    # Plain defaults (pydantic copies them per instance) rather than factories, so the JSON Schema carries
+    # them and the Go agent reads its defaults from the same embedded schema.
+    roles: list[Role] = Field(default=list(DEFAULT_ROLES), min_length=1)
+    drivers: list[DriverName] = Field(default=[], description="empty: any driver")
+    include: list[NamePattern] = Field(default=[], description="shell globs; empty: any name")
+    exclude: list[NamePattern] = Field(default=list(DEFAULT_EXCLUDE))
 
 
 class Sysctls(BaseModel):

@@ -35,16 +35,34 @@ const (
 	RoleVirtual = "virtual"
 )
 
-// DefaultRoles and DefaultExclude mirror wirespeed.profile.DEFAULT_ROLES / DEFAULT_EXCLUDE (the schema does
-// not carry them); TestDefaultsMatchPython proves the two languages agree.
-var (
-	DefaultRoles = []string{RoleSRIOVVF, RolePrimary}
-	// Host-side ends of CNI plumbing and container bridges: tuning them wastes memory or breaks the CNI.
-	DefaultExclude = []string{
-		"lo", "veth*", "lxc*", "cilium_*", "cni*", "flannel*", "vxlan*", "geneve*", "genev_sys_*", "tunl*",
-		"docker*", "br-*", "virbr*", "kube-*", "azv*", "eni*", "antrea-*", "weave*",
+// DefaultRoles and DefaultExclude are the selector's defaults, read from the embedded schema's "default"
+// keywords, which the Python model generates: one source for both languages.
+var DefaultRoles, DefaultExclude = selectorDefaults(schemaJSON)
+
+// selectorDefaults panics only if the embedded schema (a build input, covered by tests) lacks them.
+func selectorDefaults(schema []byte) (roles, exclude []string) {
+	type withDefault struct {
+		Default []string `json:"default"`
 	}
-)
+	var doc struct {
+		Defs struct {
+			Selector struct {
+				Properties struct {
+					Roles   withDefault `json:"roles"`
+					Exclude withDefault `json:"exclude"`
+				} `json:"properties"`
+			} `json:"InterfaceSelector"`
+		} `json:"$defs"`
+	}
+	if err := json.Unmarshal(schema, &doc); err != nil {
+		panic(fmt.Sprintf("embedded profile schema: %v", err))
+	}
+	props := doc.Defs.Selector.Properties
+	if len(props.Roles.Default) == 0 || props.Exclude.Default == nil {
+		panic("embedded profile schema: InterfaceSelector roles/exclude carry no default")
+	}
+	return props.Roles.Default, props.Exclude.Default
+}
 
 // Profile is a validated tuning profile with defaults filled in.
 type Profile struct {
