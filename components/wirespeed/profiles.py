@@ -48,12 +48,16 @@ ASSUMPTIONS: dict[str, Assumptions] = {
 }
 
 
-def build_profile(name: str) -> Profile:
-    """Derive a built-in profile from the sizing engine."""
+def _assumptions(name: str) -> Assumptions:
     try:
-        assumed = ASSUMPTIONS[name]
+        return ASSUMPTIONS[name]
     except KeyError:
         raise LookupError(f"profile: {name!r} is not a built-in profile: {', '.join(sorted(ASSUMPTIONS))}") from None
+
+
+def build_profile(name: str) -> Profile:
+    """Derive a built-in profile from the sizing engine."""
+    assumed = _assumptions(name)
     ring_sizes = {}
     for driver in CLOUD_DRIVERS:
         plan = rings.plan_rings(
@@ -73,8 +77,7 @@ def build_profile(name: str) -> Profile:
 
 def builtin_profile(name: str) -> Profile:
     """A built-in profile as committed (and shipped to the agent)."""
-    if name not in ASSUMPTIONS:
-        build_profile(name)  # raises the LookupError naming the choices
+    _assumptions(name)  # an unknown name raises the LookupError naming the choices
     text = resources.files("wirespeed").joinpath(f"data/profiles/{name}.json").read_text()
     return validate_profile(json.loads(text))
 

@@ -150,10 +150,7 @@ def plan(workload: Workload) -> WorkloadPlan:
     instance = catalog.lookup(workload.instance_type)
     outbound: azure_lb.LoadBalancerPlan | nat_gateway.NatGatewayPlan
     if workload.cloud == "azure":
-        pools = []
-        for p in workload.node_pools:
-            spec = azure_lb.Pool.parse(f"{p.max_count}:{p.max_surge}")
-            pools.append(azure_lb.Pool(spec.max_count, spec.max_surge, spec.surge_is_percent, name=p.name))
+        pools = [azure_lb.Pool.parse(f"{p.max_count}:{p.max_surge}", name=p.name) for p in workload.node_pools]
         cps = workload.outbound.connections_per_second
         if cps is None:
             raise SizingError("outbound.connections_per_second", None, "required for Azure (> 0)")

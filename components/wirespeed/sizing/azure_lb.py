@@ -98,7 +98,7 @@ class Pool:
         return f"{self.max_count} max + {surge} surge"
 
     @classmethod
-    def parse(cls, spec: str) -> Pool:
+    def parse(cls, spec: str, name: str = "") -> Pool:
         """Parse ``MAX[:SURGE]`` where SURGE is a node count or a percent (``100:2``, ``100:10%``)."""
         text = spec.strip()
         max_text, _, surge_text = text.partition(":")
@@ -107,13 +107,13 @@ class Pool:
         except ValueError:
             raise SizingError("--pool", spec, "MAX[:SURGE], e.g. 100, 100:2 or 100:10%") from None
         if not surge_text:
-            return cls(max_count)
+            return cls(max_count, name=name)
         percent = surge_text.endswith("%")
         try:
             surge = float(surge_text[:-1]) if percent else int(surge_text)
         except ValueError:
             raise SizingError("--pool", spec, "SURGE must be a node count or a percent, e.g. 2 or 10%") from None
-        return cls(max_count, surge, surge_is_percent=percent)
+        return cls(max_count, surge, surge_is_percent=percent, name=name)
 
 
 @dataclass(frozen=True)
