@@ -172,6 +172,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		},
 		LinkEvent: m.LinkEvent,
 	}
+	// 1 MiB holds thousands of RTM_NEWLINK messages (a pod-churn burst) before the kernel drops them with
+	// ENOBUFS and the watcher has to re-list; the kernel caps it at net.core.rmem_max.
 	w := &links.Watcher{NL: nl, Log: log, ReceiveBuffer: 1 << 20}
 	log.Info("starting", "profile", p.Name, "dry_run", o.dryRun, "resync", o.resync.String(), "debounce", o.debounce.String())
 	if err := r.Run(ctx, w, reconcile.Options{Resync: o.resync, Debounce: o.debounce, Hooks: hooks}); err != nil {
