@@ -1,66 +1,17 @@
-"""`wirespeed` command line: sizing, catalog and profile tools for platform engineers.
-
-Exit codes: 0 when the plan is feasible; 2 for bad input or an infeasible plan, with one line on stderr that
-names the field and value, or the required and available amounts. Heavy modules (pydantic, matplotlib, rich
-tables) are imported only by the commands that need them so `--json` answers stay fast in CI loops.
-"""
+"""`wirespeed size ...`: outbound SNAT, NAT gateways, NIC rings, the netdev backlog and MTU."""
 
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
-from typing import Annotated, Any, NoReturn, Protocol
+from typing import Annotated
 
 import typer
 
-app = typer.Typer(
-    name="wirespeed",
-    help="Network-optimised Kubernetes node pools on AKS and EKS: size SNAT, rings and backlog; browse SKUs.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
+from wirespeed.cli._common import JsonFlag, emit, fail, run
+
 size_app = typer.Typer(
     help="Size outbound SNAT, NAT gateways, NIC rings, the netdev backlog and MTU.", no_args_is_help=True
 )
-catalog_app = typer.Typer(help="Browse the SKU catalog (Azure VM sizes, AWS instance types).", no_args_is_help=True)
-profile_app = typer.Typer(
-    help="Built-in tuning profiles the node agent applies; validate your own.", no_args_is_help=True
-)
-app.add_typer(size_app, name="size")
-app.add_typer(catalog_app, name="catalog")
-app.add_typer(profile_app, name="profile")
-
-JsonFlag = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON (stable keys) instead of prose.")]
-
-
-class _Plan(Protocol):
-    def to_json(self) -> dict[str, Any]: ...
-    def explain(self) -> str: ...
-
-
-def _fail(message: str) -> NoReturn:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(2)
-
-
-def _emit(plan: _Plan, as_json: bool) -> None:
-    if as_json:
-        typer.echo(json.dumps(plan.to_json(), indent=2))
-    else:
-        typer.echo(plan.explain())
-
-
-def _run(build: Any) -> Any:
-    """Call a sizing function, turning its input and feasibility errors into one stderr line and exit 2."""
-    from wirespeed.sizing.errors import InfeasibleError, SizingError
-
-    try:
-        return build()
-    except (SizingError, InfeasibleError, LookupError) as exc:
-        _fail(str(exc).strip("'\""))
-
 
 AZURE_LB_EPILOG = (
     "Examples:\n\n"
@@ -132,8 +83,8 @@ def size_azure_lb(
             raise SizingError("--ports", ports, "give either --ports or --connections-per-second, not both")
         return azure_lb.plan_load_balancer(pools, ports=ports, workload=workload, outbound_ips=outbound_ips)
 
-    plan: azure_lb.LoadBalancerPlan = _run(build)
-    _emit(plan, as_json)
+    plan: azure_lb.LoadBalancerPlan = run(build)
+    emit(plan, as_json)
     if plot is not None:
         from wirespeed.plot import plot_load_balancer
 
@@ -141,7 +92,7 @@ def size_azure_lb(
         if not as_json:
             typer.echo(f"Plot written to {plot}")
     if not plan.feasible:
-        _fail(
+        fail(
             f"ports: {plan.ports_required:,} required ({plan.allocated_outbound_ports:,} x {plan.nodes_at_max:,} "
             f"nodes) but {plan.ports_available:,} available ({plan.outbound_ips} IP(s) x 64,000)"
         )
@@ -155,7 +106,7 @@ def size_azure_natgw(
     """Size an Azure NAT gateway: public IPs (64,512 SNAT ports each, at most 16), allocated on demand."""
     from wirespeed.sizing.nat_gateway import plan_azure_nat_gateway
 
-    _emit(_run(lambda: plan_azure_nat_gateway(flows)), as_json)
+    emit(run(lambda: plan_azure_nat_gateway(flows)), as_json)
 
 
 @size_app.command("aws-natgw")
@@ -168,7 +119,7 @@ def size_aws_natgw(
     """Size an AWS NAT gateway (per AZ): IPs at 55,000 connections per destination each, at most 8."""
     from wirespeed.sizing.nat_gateway import plan_aws_nat_gateway
 
-    _emit(_run(lambda: plan_aws_nat_gateway(connections)), as_json)
+    emit(run(lambda: plan_aws_nat_gateway(connections)), as_json)
 
 
 StallOption = Annotated[float | None, typer.Option(help="Milliseconds the consumer may stall.")]
@@ -188,10 +139,8 @@ def size_rings(
     from wirespeed.sizing import rings
 
     stall = rings.DEFAULT_STALL_MS if stall_ms is None else stall_ms
-    _emit(
-        _run(
-            lambda: rings.plan_rings(driver, line_rate_gbps, stall_ms=stall, packet_bytes=packet_bytes, queues=queues)
-        ),
+    emit(
+        run(lambda: rings.plan_rings(driver, line_rate_gbps, stall_ms=stall, packet_bytes=packet_bytes, queues=queues)),
         as_json,
     )
 
@@ -207,7 +156,7 @@ def size_backlog(
     from wirespeed.sizing import backlog
 
     stall = backlog.DEFAULT_STALL_MS if stall_ms is None else stall_ms
-    _emit(_run(lambda: backlog.plan_backlog(line_rate_gbps, stall_ms=stall, packet_bytes=packet_bytes)), as_json)
+    emit(run(lambda: backlog.plan_backlog(line_rate_gbps, stall_ms=stall, packet_bytes=packet_bytes)), as_json)
 
 
 @size_app.command("mtu")
@@ -224,124 +173,4 @@ def size_mtu(
     from wirespeed.sizing.mtu import plan_mtu
 
     path: Path_ = "gateway" if crosses_gateway else "local"
-    _emit(_run(lambda: plan_mtu(driver, path=path, ena_express=ena_express)), as_json)
-
-
-@app.command("plan")
-def plan_workload(
-    workload: Annotated[
-        Path | None,
-        typer.Option(help="Workload JSON (see examples/workloads/). Default: the bundled example."),
-    ] = None,
-    as_json: JsonFlag = False,
-) -> None:
-    """Plan a node pool offline from a workload file: SKU, SNAT, rings, backlog and the tuning profile."""
-    from wirespeed.workload import load_workload, plan
-
-    def build() -> Any:
-        return plan(load_workload(workload))
-
-    _emit(_run(build), as_json)
-
-
-@catalog_app.command("list")
-def catalog_list(
-    cloud: Annotated[str | None, typer.Option(help="azure or aws.")] = None,
-    network_optimised: Annotated[
-        bool, typer.Option("--network-optimised", help="Only network-optimised sizes.")
-    ] = False,
-    min_gbps: Annotated[float | None, typer.Option(help="Only sizes with at least this bandwidth.")] = None,
-    as_json: JsonFlag = False,
-) -> None:
-    """List instance types with their network facts."""
-    from wirespeed import catalog
-
-    if cloud not in (None, "azure", "aws"):
-        _fail(f"--cloud: {cloud!r} is not allowed: azure or aws")
-    types = catalog.instance_types(
-        cloud=cloud,  # type: ignore[arg-type]
-        network_optimised=True if network_optimised else None,
-        min_gbps=min_gbps,
-    )
-    if as_json:
-        typer.echo(json.dumps([t.to_json() for t in types], indent=2))
-        return
-    from rich.console import Console
-    from rich.table import Table
-
-    table = Table("name", "cloud", "vCPU", "GiB", "Gb/s (base/burst)", "NICs", "NIC", "net-opt", "extras")
-    for t in types:
-        bw = f"{t.baseline_gbps:g}" if t.burst_gbps == t.baseline_gbps else f"{t.baseline_gbps:g}/{t.burst_gbps:g}"
-        table.add_row(
-            t.name,
-            t.cloud,
-            str(t.vcpu),
-            f"{t.memory_gib:g}",
-            bw,
-            str(t.max_nics),
-            t.nic,
-            "yes" if t.network_optimised else "",
-            ", ".join(name for name, on in (("ENA Express", t.ena_express), ("EFA", t.efa)) if on),
-        )
-    Console().print(table)
-
-
-@catalog_app.command("show")
-def catalog_show(
-    name: Annotated[str, typer.Argument(help="Standard_D16s_v6, D16s_v6, c6in.8xlarge, ...")],
-    as_json: JsonFlag = False,
-) -> None:
-    """Show one instance type."""
-    from wirespeed import catalog
-
-    t = _run(lambda: catalog.lookup(name))
-    data = t.to_json()
-    if as_json:
-        typer.echo(json.dumps(data, indent=2))
-    else:
-        width = max(len(k) for k in data)
-        for key, value in data.items():
-            typer.echo(f"{key:<{width}}  {value}")
-
-
-@profile_app.command("show")
-def profile_show(
-    name: Annotated[str, typer.Argument(help="throughput or balanced.")] = "throughput",
-) -> None:
-    """Print a built-in profile as the agent reads it, with the assumptions behind it."""
-    from wirespeed.profiles import builtin_profile
-
-    profile = _run(lambda: builtin_profile(name))
-    typer.echo(json.dumps(profile.to_json_dict(), indent=2))
-
-
-@profile_app.command("validate")
-def profile_validate(path: Annotated[Path, typer.Argument(help="Profile JSON file.")]) -> None:
-    """Validate a profile; every problem is listed with its JSON pointer, value and allowed range."""
-    from wirespeed.profile import ProfileError, load_profile
-
-    try:
-        profile = load_profile(path.read_text())
-    except OSError as exc:
-        _fail(f"{path}: {exc.strerror}")
-    except ProfileError as exc:
-        for pointer, message in exc.problems:
-            typer.echo(f"error: {path}{pointer}: {message}", err=True)
-        raise typer.Exit(2) from None
-    typer.echo(f"{path}: valid profile {profile.name!r}")
-
-
-@profile_app.command("schema")
-def profile_schema() -> None:
-    """Print the profile JSON Schema (the contract shared with the Go agent)."""
-    from wirespeed.profile import render_schema
-
-    sys.stdout.write(render_schema())
-
-
-def main() -> None:
-    app()
-
-
-if __name__ == "__main__":
-    main()
+    emit(run(lambda: plan_mtu(driver, path=path, ena_express=ena_express)), as_json)

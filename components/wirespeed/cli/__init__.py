@@ -1,0 +1,31 @@
+"""`wirespeed` command line: sizing, catalog and profile tools for platform engineers.
+
+Exit codes: 0 when the plan is feasible; 2 for bad input or an infeasible plan, with one line on stderr that
+names the field and value, or the required and available amounts. Heavy modules (pydantic, matplotlib, rich
+tables) are imported only by the commands that need them so `--json` answers stay fast in CI loops.
+"""
+
+from __future__ import annotations
+
+import typer
+
+from wirespeed.cli.catalog import catalog_app
+from wirespeed.cli.plan import register as register_plan
+from wirespeed.cli.profile import profile_app
+from wirespeed.cli.size import size_app
+
+app = typer.Typer(
+    name="wirespeed",
+    help="Network-optimised Kubernetes node pools on AKS and EKS: size SNAT, rings and backlog; browse SKUs.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.add_typer(size_app, name="size")
+app.add_typer(catalog_app, name="catalog")
+app.add_typer(profile_app, name="profile")
+register_plan(app)
+
+
+def main() -> None:
+    app()

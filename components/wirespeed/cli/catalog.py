@@ -1,0 +1,72 @@
+"""`wirespeed catalog ...`: browse Azure VM sizes and AWS instance types with their network facts."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+
+from wirespeed.cli._common import JsonFlag, fail, run
+
+catalog_app = typer.Typer(help="Browse the SKU catalog (Azure VM sizes, AWS instance types).", no_args_is_help=True)
+
+
+@catalog_app.command("list")
+def catalog_list(
+    cloud: Annotated[str | None, typer.Option(help="azure or aws.")] = None,
+    network_optimised: Annotated[
+        bool, typer.Option("--network-optimised", help="Only network-optimised sizes.")
+    ] = False,
+    min_gbps: Annotated[float | None, typer.Option(help="Only sizes with at least this bandwidth.")] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """List instance types with their network facts."""
+    from wirespeed import catalog
+
+    if cloud not in (None, "azure", "aws"):
+        fail(f"--cloud: {cloud!r} is not allowed: azure or aws")
+    types = catalog.instance_types(
+        cloud=cloud,  # type: ignore[arg-type]
+        network_optimised=True if network_optimised else None,
+        min_gbps=min_gbps,
+    )
+    if as_json:
+        typer.echo(json.dumps([t.to_json() for t in types], indent=2))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table("name", "cloud", "vCPU", "GiB", "Gb/s (base/burst)", "NICs", "NIC", "net-opt", "extras")
+    for t in types:
+        bw = f"{t.baseline_gbps:g}" if t.burst_gbps == t.baseline_gbps else f"{t.baseline_gbps:g}/{t.burst_gbps:g}"
+        table.add_row(
+            t.name,
+            t.cloud,
+            str(t.vcpu),
+            f"{t.memory_gib:g}",
+            bw,
+            str(t.max_nics),
+            t.nic,
+            "yes" if t.network_optimised else "",
+            ", ".join(name for name, on in (("ENA Express", t.ena_express), ("EFA", t.efa)) if on),
+        )
+    Console().print(table)
+
+
+@catalog_app.command("show")
+def catalog_show(
+    name: Annotated[str, typer.Argument(help="Standard_D16s_v6, D16s_v6, c6in.8xlarge, ...")],
+    as_json: JsonFlag = False,
+) -> None:
+    """Show one instance type."""
+    from wirespeed import catalog
+
+    t = run(lambda: catalog.lookup(name))
+    data = t.to_json()
+    if as_json:
+        typer.echo(json.dumps(data, indent=2))
+    else:
+        width = max(len(k) for k in data)
+        for key, value in data.items():
+            typer.echo(f"{key:<{width}}  {value}")

@@ -1,0 +1,51 @@
+"""`wirespeed profile ...`: the built-in tuning profiles, validation of your own, the shared schema."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from wirespeed.cli._common import fail, run
+
+profile_app = typer.Typer(
+    help="Built-in tuning profiles the node agent applies; validate your own.", no_args_is_help=True
+)
+
+
+@profile_app.command("show")
+def profile_show(
+    name: Annotated[str, typer.Argument(help="throughput or balanced.")] = "throughput",
+) -> None:
+    """Print a built-in profile as the agent reads it, with the assumptions behind it."""
+    from wirespeed.profiles import builtin_profile
+
+    profile = run(lambda: builtin_profile(name))
+    typer.echo(json.dumps(profile.to_json_dict(), indent=2))
+
+
+@profile_app.command("validate")
+def profile_validate(path: Annotated[Path, typer.Argument(help="Profile JSON file.")]) -> None:
+    """Validate a profile; every problem is listed with its JSON pointer, value and allowed range."""
+    from wirespeed.profile import ProfileError, load_profile
+
+    try:
+        profile = load_profile(path.read_text())
+    except OSError as exc:
+        fail(f"{path}: {exc.strerror}")
+    except ProfileError as exc:
+        for pointer, message in exc.problems:
+            typer.echo(f"error: {path}{pointer}: {message}", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(f"{path}: valid profile {profile.name!r}")
+
+
+@profile_app.command("schema")
+def profile_schema() -> None:
+    """Print the profile JSON Schema (the contract shared with the Go agent)."""
+    from wirespeed.profile import render_schema
+
+    sys.stdout.write(render_schema())
