@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from conftest import ROOT
 from wirespeed.sizing import InfeasibleError, Pool, SizingError, Workload, plan_load_balancer
 from wirespeed.sizing.azure_lb import (
     DYNAMIC_DEFAULT_TABLE,
@@ -89,17 +91,194 @@ def test_pool_spec(spec, max_count, surge_nodes):
             "--pool: '10:x' is not allowed: SURGE must be a node count or a percent, e.g. 2 or 10%",
             id="bad-surge",
         ),
-        pytest.param("0", "pool.max_count: 0 is not allowed: must be a whole number between 1 and 1,000", id="zero"),
         pytest.param(
-            "1001", "pool.max_count: 1001 is not allowed: must be a whole number between 1 and 1,000", id="too-many"
+            "0",
+            "--pool: '0' is not allowed: MAX must be a whole number between 1 and 1,000 (AKS nodes per pool)",
+            id="zero",
         ),
-        pytest.param("10:150%", "pool.max_surge: 150.0 is not allowed: must be between 0 and 100", id="percent>100"),
+        pytest.param(
+            "1001",
+            "--pool: '1001' is not allowed: MAX must be a whole number between 1 and 1,000 (AKS nodes per pool)",
+            id="too-many",
+        ),
+        pytest.param(
+            "10:150%", "--pool: '10:150%' is not allowed: SURGE 150% must be between 0% and 100%", id="percent>100"
+        ),
+        pytest.param(
+            "10:200%", "--pool: '10:200%' is not allowed: SURGE 200% must be between 0% and 100%", id="200-percent"
+        ),
+        pytest.param(
+            "10:",
+            "--pool: '10:' is not allowed: SURGE after ':' is empty: give a node count or a percent, e.g. 2 or 10%",
+            id="empty-surge",
+        ),
+        pytest.param(
+            "10:1001", "--pool: '10:1001' is not allowed: SURGE must be between 0 and 1,000 nodes", id="surge>1000"
+        ),
+        pytest.param(
+            "10:1/3%",
+            "--pool: '10:1/3%' is not allowed: SURGE must be a node count or a percent, e.g. 2 or 10%",
+            id="fraction-percent",
+        ),
+        pytest.param(
+            "10:nan%",
+            "--pool: '10:nan%' is not allowed: SURGE must be a node count or a percent, e.g. 2 or 10%",
+            id="nan-percent",
+        ),
+        pytest.param("-5", "--pool: '-5' is not allowed: MAX[:SURGE], e.g. 100, 100:2 or 100:10%", id="negative"),
     ],
 )
 def test_pool_spec_errors_name_field_value_and_range(spec, message):
     with pytest.raises(SizingError) as info:
         Pool.parse(spec)
     assert str(info.value) == message
+
+
+@pytest.mark.parametrize(
+    ("spec", "name", "message"),
+    [
+        pytest.param(
+            "10:150%",
+            "system",
+            "pool 'system': '10:150%' is not allowed: SURGE 150% must be between 0% and 100%",
+            id="named-pool",
+        ),
+        pytest.param(
+            "10:x",
+            "user",
+            "pool 'user': '10:x' is not allowed: SURGE must be a node count or a percent, e.g. 2 or 10%",
+            id="named-bad-surge",
+        ),
+    ],
+)
+def test_pool_spec_errors_name_the_named_pool(spec, name, message):
+    with pytest.raises(SizingError) as info:
+        Pool.parse(spec, name=name)
+    assert str(info.value) == message
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        pytest.param(
+            {"max_count": 10, "max_surge": 200.0},
+            "pool.max_surge: '200%' is not allowed: must be between 0% and 100%",
+            id="percent-shown-as-percent",
+        ),
+        pytest.param(
+            {"max_count": 10, "max_surge": float("nan"), "name": "gpu"},
+            "pool 'gpu'.max_surge: nan is not allowed: must be between 0% and 100%",
+            id="nan-percent",
+        ),
+        pytest.param(
+            {"max_count": 0},
+            "pool.max_count: 0 is not allowed: must be a whole number between 1 and 1,000",
+            id="zero-nodes",
+        ),
+    ],
+)
+def test_pool_constructor_errors(kwargs, message):
+    with pytest.raises(SizingError) as info:
+        Pool(**kwargs)
+    assert str(info.value) == message
+
+
+@pytest.mark.parametrize(
+    ("spec", "surge_nodes", "shown"),
+    [
+        pytest.param("250:64.4%", 161, "250 max + 64.4% = 161 surge", id="decimal-percent-exact"),
+        pytest.param("1000:0.1%", 1, "1,000 max + 0.1% = 1 surge", id="exactly-one-node"),
+        pytest.param("30:10%", 3, "30 max + 10% = 3 surge", id="exactly-three-nodes"),
+        pytest.param("7:100%", 7, "7 max + 100% = 7 surge", id="hundred-percent"),
+    ],
+)
+def test_percent_surge_is_exact_and_shown_as_written(spec, surge_nodes, shown):
+    pool = Pool.parse(spec)
+    assert pool.surge_nodes == surge_nodes
+    assert pool.describe() == shown
+
+
+def test_workload_ports_are_exact_for_decimal_rates():
+    # 1.36 x 240 x 1.25 is exactly 408 (a multiple of 8); float arithmetic gives 408.00000000000006 -> 416.
+    workload = Workload(1.36)
+    assert workload.ports_needed == 408
+    plan = plan_load_balancer(
+        [Pool(100, 0, surge_is_percent=False), Pool(1_000, 0, surge_is_percent=False)], workload=workload
+    )
+    assert plan.allocated_outbound_ports == 408
+    assert plan.ports_from == "1.36 new connections/s x 240 s held x 1.25 headroom = 408, a multiple of 8"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        pytest.param(
+            {"connections_per_second": float("nan")},
+            "connections_per_second: nan is not allowed: must be between 0.001 and 1,000,000",
+            id="nan-rate",
+        ),
+        pytest.param(
+            {"connections_per_second": 1, "hold_seconds": float("inf")},
+            "hold_seconds: inf is not allowed: must be between 1 and 3,600",
+            id="inf-hold",
+        ),
+        pytest.param(
+            {"connections_per_second": 1, "headroom": 0.5},
+            "headroom: 0.5 is not allowed: must be between 1 and 10",
+            id="low-headroom",
+        ),
+    ],
+)
+def test_workload_bad_input(kwargs, message):
+    with pytest.raises(SizingError) as info:
+        Workload(**kwargs)
+    assert str(info.value) == message
+
+
+def test_above_1000_nodes_the_dynamic_default_is_undocumented_not_extrapolated():
+    plan = plan_load_balancer([Pool(1_000, 0, surge_is_percent=False), Pool(900)], ports=64)
+    assert plan.nodes_at_max == 1_990
+    assert plan.dynamic_default_ports is None
+    assert plan.to_json()["dynamic_default_ports"] is None
+    assert plan.to_json()["dynamic_default_halves_at_nodes"] is None
+    assert (
+        "Azure documents its default only up to 1,000 backend instances, so at 1,990 nodes it is undocumented"
+        in plan.explain()
+    )
+    assert "below the" not in plan.explain()  # no comparison against an invented default
+
+
+def test_above_1000_nodes_a_workload_is_not_floored_by_an_invented_default():
+    pools = [Pool(1_000, 0, surge_is_percent=False), Pool(100, 0, surge_is_percent=False)]
+    plan = plan_load_balancer(pools, workload=Workload(0.1, headroom=1))
+    assert plan.allocated_outbound_ports == 24  # 0.1 x 240 = 24, already a multiple of 8
+    assert "raised to" not in plan.ports_from
+
+
+def test_more_than_5000_nodes_per_cluster_is_refused():
+    pools = [Pool(1_000, 0, surge_is_percent=False)] * 5 + [Pool(1, 0, surge_is_percent=False)]
+    with pytest.raises(SizingError) as info:
+        plan_load_balancer(pools, ports=8)
+    assert str(info.value) == (
+        "pools: '1,000 + 1,000 + 1,000 + 1,000 + 1,000 + 1 = 5,001 nodes at maxCount' is not allowed: "
+        "AKS allows at most 5,000 nodes per cluster across all node pools"
+    )
+
+
+def test_surge_beyond_5000_nodes_is_a_warning():
+    plan = plan_load_balancer([Pool(1_000, 1, surge_is_percent=False)] * 5, ports=8)
+    assert plan.nodes_at_max == 5_005
+    assert (
+        "Warning: 5,005 nodes with upgrade surge exceed AKS's 5,000 nodes per cluster: an upgrade at full scale "
+        "cannot surge every pool at once." in plan.notes
+    )
+
+
+def test_explicit_ports_below_the_default_warn():
+    plan = plan_load_balancer([Pool(10)], ports=512)
+    assert plan.allocated_outbound_ports == 512
+    assert plan.dynamic_default_ports == 1_024
+    assert "Warning: 512 is below the 1,024 Azure would allocate by default at this size." in plan.notes
 
 
 def test_workload_ports_from_littles_law_with_headroom():
@@ -119,6 +298,9 @@ def test_workload_never_goes_below_the_dynamic_default():
 def test_ports_round_up_to_multiple_of_eight():
     plan = plan_load_balancer([Pool(10)], workload=Workload(5, hold_seconds=241, headroom=1))
     assert plan.allocated_outbound_ports == 1_208  # 1,205 -> 1,208
+    assert (
+        plan.ports_from == "5 new connections/s x 241 s held x 1 headroom = 1,205, rounded up to 1,208, a multiple of 8"
+    )
 
 
 def test_explicit_ports_must_be_multiple_of_eight():
@@ -152,17 +334,12 @@ def test_surge_of_every_pool_counts():
     assert plan.nodes_at_max == 102 + 55
 
 
-def test_json_keys_are_stable():
+def test_json_keys_are_the_documented_ones():
     plan = plan_load_balancer([Pool(100, 2, surge_is_percent=False)], ports=4_000, outbound_ips=7)
-    assert set(plan.to_json()) >= {
-        "allocated_outbound_ports",
-        "outbound_ips",
-        "nodes_at_max",
-        "ports_required",
-        "ports_available",
-        "feasible",
-        "dynamic_default_ports",
-    }
+    documented = (ROOT / "docs" / "cli-json.md").read_text(encoding="utf-8")
+    section = documented.split("## `wirespeed size azure-lb --json`", 1)[1].split("\n## ", 1)[0]
+    keys = set(re.findall(r"^\| `([a-z_]+)` \|", section, flags=re.MULTILINE))
+    assert set(plan.to_json()) == keys
 
 
 pools_strategy = st.lists(

@@ -8,12 +8,15 @@ node's ports when the pool crosses 50, 100, 200... nodes. This module picks an e
 
 from __future__ import annotations
 
-import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any, cast
 
-from wirespeed.sizing.errors import InfeasibleError, SizingError, check_range, check_whole
+from wirespeed.sizing.errors import InfeasibleError, SizingError, check_whole
+from wirespeed.sizing.exact import Number, ceil_div, check_decimal, decimal_text, exact, round_up_to_multiple
 
 # learn.microsoft.com/azure/load-balancer/outbound-rules#scale: 64,000 SNAT ports per frontend public IP.
 PORTS_PER_IP = 64_000
@@ -22,20 +25,32 @@ MAX_OUTBOUND_IPS = 100
 # Same page: allocatedOutboundPorts 0..64,000 in multiples of 8.
 MAX_PORTS_PER_NODE = 64_000
 PORT_GRANULARITY = 8
-# learn.microsoft.com/azure/aks/quotas-skus-regions: at most 1,000 nodes per node pool.
+# learn.microsoft.com/azure/aks/quotas-skus-regions, "Service quotas and limits": at most 1,000 nodes per node
+# pool (Virtual Machine Scale Sets node pools) and 5,000 nodes per cluster across all node pools (Virtual
+# Machine Scale Sets with the Standard Load Balancer SKU). Some versions of the page add that more than 1,000
+# nodes per cluster needs a quota increase from support.
 MAX_POOL_NODES = 1_000
-# learn.microsoft.com/azure/aks/upgrade-aks-cluster#customize-node-surge-upgrade: API default maxSurge 10%,
-# a percentage is of the pool's node count and rounds up to a whole node.
+MAX_CLUSTER_NODES = 5_000
+# AKS REST API, AgentPoolUpgradeSettings.maxSurge (learn.microsoft.com/rest/api/aks/agent-pools): "If a
+# percentage is specified, it is the percentage of the total agent pool size at the time of the upgrade. For
+# percentages, fractional nodes are rounded up. If not specified, the default is 10%."
 DEFAULT_SURGE_PERCENT = 10.0
+# wirespeed's bound, not Azure's: a surge above 100% would add more nodes than the pool has.
+MAX_SURGE_PERCENT = 100
 # Seed 004 (ASOS) and the load balancer docs: a SNAT port to the same destination is reusable only after the
 # connection closes plus a 4-minute cooldown, so by default a port is held ~240 s per new connection.
 DEFAULT_HOLD_SECONDS = 240.0
 # Our choice: Little's law gives the mean ports in use at the peak rate; 25% covers rate bursts inside the
 # hold window without doubling IP spend.
 DEFAULT_HEADROOM = 1.25
+# Workload bounds (wirespeed's, to catch unit mistakes): new connections/s per node, hold seconds, headroom.
+CONNECTIONS_PER_SECOND_RANGE = (Fraction(1, 1000), 1_000_000)
+HOLD_SECONDS_RANGE = (1, 3_600)
+HEADROOM_RANGE = (1, 10)
 
 # learn.microsoft.com/azure/load-balancer/load-balancer-outbound-connections, "Default port allocation":
-# (largest backend pool size of the bracket, ports per instance when allocatedOutboundPorts is 0).
+# (largest backend pool size of the bracket, ports per instance when allocatedOutboundPorts is 0). The table
+# stops at 1,000 instances: Azure documents no default beyond it, so wirespeed never extrapolates one.
 DYNAMIC_DEFAULT_TABLE: tuple[tuple[int, int], ...] = (
     (50, 1_024),
     (100, 512),
@@ -44,11 +59,19 @@ DYNAMIC_DEFAULT_TABLE: tuple[tuple[int, int], ...] = (
     (800, 64),
     (1_000, 32),
 )
+DOCUMENTED_DEFAULT_MAX_NODES = DYNAMIC_DEFAULT_TABLE[-1][0]
+
+_WHOLE = re.compile(r"[0-9]+")
+_PERCENT = re.compile(r"(?P<value>[0-9]+(?:\.[0-9]+)?)%")
+_POOL_SYNTAX = "MAX[:SURGE], e.g. 100, 100:2 or 100:10%"
 
 
 def dynamic_default_ports(nodes: int) -> int:
-    """Ports per node Azure allocates when ``allocatedOutboundPorts`` is 0, for a backend pool of ``nodes``."""
-    check_whole("nodes", nodes, 1, DYNAMIC_DEFAULT_TABLE[-1][0])
+    """Ports per node Azure allocates when ``allocatedOutboundPorts`` is 0, for a backend pool of ``nodes``.
+
+    Only the documented range (1..1,000 nodes) is answered; beyond it Azure documents no value.
+    """
+    check_whole("nodes", nodes, 1, DOCUMENTED_DEFAULT_MAX_NODES)
     for upper, ports in DYNAMIC_DEFAULT_TABLE:
         if nodes <= upper:
             return ports
@@ -59,19 +82,38 @@ def next_halving_node_count(nodes: int) -> int | None:
     """The backend pool size at which the dynamic default next drops (e.g. 51 for 1..50), or None."""
     for upper, _ in DYNAMIC_DEFAULT_TABLE:
         if nodes <= upper:
-            return upper + 1 if upper < DYNAMIC_DEFAULT_TABLE[-1][0] else None
+            return upper + 1 if upper < DOCUMENTED_DEFAULT_MAX_NODES else None
     return None
+
+
+def _percent_text(value: object) -> object:
+    """How a surge percent is shown in an error: ``200%``, not ``200.0``."""
+    if isinstance(value, bool) or not isinstance(value, int | float | Fraction | Decimal):
+        return value
+    try:
+        return f"{decimal_text(exact(value))}%"
+    except (ValueError, ArithmeticError):  # NaN or infinity
+        return value
+
+
+def _check_surge_percent(where: str, value: object) -> Fraction:
+    try:
+        return check_decimal(where, value, 0, MAX_SURGE_PERCENT, "%")
+    except SizingError as exc:
+        raise SizingError(where, _percent_text(value), exc.allowed) from None
 
 
 @dataclass(frozen=True)
 class Pool:
     """One node pool as the capacity rule counts it.
 
-    ``max_surge`` is a node count, or a percent of ``max_count`` when ``surge_is_percent`` (AKS rounds up).
+    ``max_surge`` is a node count, or a percent of ``max_count`` when ``surge_is_percent``; AKS rounds the
+    percent up to whole nodes. A percent is kept as the exact decimal given (``64.4`` is 644/10), so the
+    rounding is exact: 250 nodes x 64.4% = 161 surge nodes, not the 162 float arithmetic gives.
     """
 
     max_count: int
-    max_surge: float = DEFAULT_SURGE_PERCENT
+    max_surge: Number = DEFAULT_SURGE_PERCENT
     surge_is_percent: bool = True
     name: str = ""
 
@@ -79,60 +121,102 @@ class Pool:
         label = f"pool {self.name!r}" if self.name else "pool"
         object.__setattr__(self, "max_count", check_whole(f"{label}.max_count", self.max_count, 1, MAX_POOL_NODES))
         if self.surge_is_percent:
-            check_range(f"{label}.max_surge", self.max_surge, 0, 100)
+            object.__setattr__(self, "max_surge", _check_surge_percent(f"{label}.max_surge", self.max_surge))
         else:
-            object.__setattr__(self, "max_surge", check_whole(f"{label}.max_surge", self.max_surge, 0, MAX_POOL_NODES))
+            # check_whole refuses anything but an int or an integral float, which is all a node count may be.
+            surge = cast(float, self.max_surge)
+            object.__setattr__(self, "max_surge", check_whole(f"{label}.max_surge", surge, 0, MAX_POOL_NODES))
 
     @property
     def surge_nodes(self) -> int:
         if self.surge_is_percent:
-            return math.ceil(self.max_count * self.max_surge / 100)
+            percent = Fraction(self.max_surge)
+            return ceil_div(self.max_count * percent.numerator, 100 * percent.denominator)
         return int(self.max_surge)
 
     @property
     def nodes_at_max(self) -> int:
         return self.max_count + self.surge_nodes
 
+    def surge_text(self) -> str:
+        """The surge as AKS's maxSurge string: ``10%`` or ``2``."""
+        if self.surge_is_percent:
+            return f"{decimal_text(Fraction(self.max_surge))}%"
+        return str(self.max_surge)
+
     def describe(self) -> str:
-        surge = f"{self.max_surge:g}% = {self.surge_nodes}" if self.surge_is_percent else f"{self.surge_nodes}"
-        return f"{self.max_count} max + {surge} surge"
+        surge = f"{self.surge_text()} = {self.surge_nodes:,}" if self.surge_is_percent else f"{self.surge_nodes:,}"
+        named = f"{self.name}: " if self.name else ""
+        return f"{named}{self.max_count:,} max + {surge} surge"
 
     @classmethod
     def parse(cls, spec: str, name: str = "") -> Pool:
-        """Parse ``MAX[:SURGE]`` where SURGE is a node count or a percent (``100:2``, ``100:10%``)."""
+        """Parse ``MAX[:SURGE]`` where SURGE is a node count or a percent (``100:2``, ``100:10%``).
+
+        Every error names the pool: by ``name`` when given (a workload file's pool), else by the spec itself
+        (one of several ``--pool`` flags).
+        """
+        where = f"pool {name!r}" if name else "--pool"
         text = spec.strip()
-        max_text, _, surge_text = text.partition(":")
-        try:
-            max_count = int(max_text)
-        except ValueError:
-            raise SizingError("--pool", spec, "MAX[:SURGE], e.g. 100, 100:2 or 100:10%") from None
-        if not surge_text:
+        max_text, colon, surge_text = text.partition(":")
+        if not _WHOLE.fullmatch(max_text):
+            raise SizingError(where, spec, _POOL_SYNTAX)
+        max_count = int(max_text)
+        if not 1 <= max_count <= MAX_POOL_NODES:
+            raise SizingError(
+                where, spec, f"MAX must be a whole number between 1 and {MAX_POOL_NODES:,} (AKS nodes per pool)"
+            )
+        if not colon:
             return cls(max_count, name=name)
-        percent = surge_text.endswith("%")
-        try:
-            surge = float(surge_text[:-1]) if percent else int(surge_text)
-        except ValueError:
-            raise SizingError("--pool", spec, "SURGE must be a node count or a percent, e.g. 2 or 10%") from None
-        return cls(max_count, surge, surge_is_percent=percent, name=name)
+        if not surge_text:
+            raise SizingError(where, spec, "SURGE after ':' is empty: give a node count or a percent, e.g. 2 or 10%")
+        percent = _PERCENT.fullmatch(surge_text)
+        if percent:
+            value = Fraction(percent["value"])
+            if value > MAX_SURGE_PERCENT:
+                raise SizingError(where, spec, f"SURGE {surge_text} must be between 0% and {MAX_SURGE_PERCENT}%")
+            return cls(max_count, value, surge_is_percent=True, name=name)
+        if not _WHOLE.fullmatch(surge_text):
+            raise SizingError(where, spec, "SURGE must be a node count or a percent, e.g. 2 or 10%")
+        surge = int(surge_text)
+        if surge > MAX_POOL_NODES:
+            raise SizingError(where, spec, f"SURGE must be between 0 and {MAX_POOL_NODES:,} nodes")
+        return cls(max_count, surge, surge_is_percent=False, name=name)
 
 
 @dataclass(frozen=True)
 class Workload:
-    """Outbound demand per node towards its busiest single destination (IP, port, protocol)."""
+    """Outbound demand per node towards its busiest single destination (IP, port, protocol).
 
-    connections_per_second: float
-    hold_seconds: float = DEFAULT_HOLD_SECONDS
-    headroom: float = DEFAULT_HEADROOM
+    Numbers are taken as the decimals they were written as (a float through ``str()``), so ``1.36`` new
+    connections/s held 240 s with 1.25 headroom needs exactly 408 ports, not the 409 float arithmetic gives.
+    """
+
+    connections_per_second: Number
+    hold_seconds: Number = DEFAULT_HOLD_SECONDS
+    headroom: Number = DEFAULT_HEADROOM
 
     def __post_init__(self) -> None:
-        check_range("connections_per_second", self.connections_per_second, 0.001, 1_000_000)
-        check_range("hold_seconds", self.hold_seconds, 1, 3_600)
-        check_range("headroom", self.headroom, 1, 10)
+        check_decimal("connections_per_second", self.connections_per_second, *CONNECTIONS_PER_SECOND_RANGE)
+        check_decimal("hold_seconds", self.hold_seconds, *HOLD_SECONDS_RANGE)
+        check_decimal("headroom", self.headroom, *HEADROOM_RANGE)
+
+    @property
+    def ports_in_use(self) -> Fraction:
+        """Ports in use at the peak rate (Little's law: rate x hold time) times headroom, exactly."""
+        return exact(self.connections_per_second) * exact(self.hold_seconds) * exact(self.headroom)
 
     @property
     def ports_needed(self) -> int:
-        """Ports in use at the peak rate (Little's law: rate x hold time), with headroom, before rounding."""
-        return math.ceil(self.connections_per_second * self.hold_seconds * self.headroom)
+        """:attr:`ports_in_use` rounded up to a whole port."""
+        value = self.ports_in_use
+        return ceil_div(value.numerator, value.denominator)
+
+    def describe(self) -> str:
+        return (
+            f"{decimal_text(exact(self.connections_per_second))} new connections/s x "
+            f"{decimal_text(exact(self.hold_seconds))} s held x {decimal_text(exact(self.headroom))} headroom"
+        )
 
 
 @dataclass(frozen=True)
@@ -145,7 +229,7 @@ class LoadBalancerPlan:
     nodes_at_max: int
     ports_required: int
     ports_available: int
-    dynamic_default_ports: int
+    dynamic_default_ports: int | None
     dynamic_default_halves_at: int | None
     ports_from: str
     workload: Workload | None = None
@@ -208,21 +292,35 @@ class LoadBalancerPlan:
                 f"Does NOT fit: short by {-self.headroom_ports:,} ports. AKS will reject it with "
                 "InvalidLoadBalancerProfileAllocatedOutboundPorts."
             )
-        halves = (
-            f", and halves again when the backend pool reaches {self.dynamic_default_halves_at:,} nodes"
-            if self.dynamic_default_halves_at
-            else ""
-        )
-        lines.append(
-            f"Leaving allocatedOutboundPorts at 0 would give {self.dynamic_default_ports:,} ports per node at "
-            f"{self.nodes_at_max:,} nodes{halves}; an explicit value never shrinks as the pool grows."
-        )
+        if self.dynamic_default_ports is None:
+            lines.append(
+                f"Leaving allocatedOutboundPorts at 0: Azure documents its default only up to "
+                f"{DOCUMENTED_DEFAULT_MAX_NODES:,} backend instances, so at {self.nodes_at_max:,} nodes it is "
+                "undocumented; an explicit value is the only predictable choice."
+            )
+        else:
+            halves = (
+                f", and halves again when the backend pool reaches {self.dynamic_default_halves_at:,} nodes"
+                if self.dynamic_default_halves_at
+                else ""
+            )
+            lines.append(
+                f"Leaving allocatedOutboundPorts at 0 would give {self.dynamic_default_ports:,} ports per node at "
+                f"{self.nodes_at_max:,} nodes{halves}; an explicit value never shrinks as the pool grows."
+            )
         lines.extend(self.notes)
         return "\n".join(lines)
 
 
-def _round_up_to_granularity(ports: int) -> int:
-    return -(-ports // PORT_GRANULARITY) * PORT_GRANULARITY
+def _check_cluster_size(pools: tuple[Pool, ...]) -> None:
+    max_total = sum(p.max_count for p in pools)
+    if max_total > MAX_CLUSTER_NODES:
+        counts = " + ".join(f"{p.max_count:,}" for p in pools)
+        raise SizingError(
+            "pools",
+            f"{counts} = {max_total:,} nodes at maxCount",
+            f"AKS allows at most {MAX_CLUSTER_NODES:,} nodes per cluster across all node pools",
+        )
 
 
 def plan_load_balancer(
@@ -237,21 +335,26 @@ def plan_load_balancer(
     Give exactly one of ``ports`` (an explicit per-node count) or ``workload``. With ``outbound_ips`` the IP
     count is checked rather than minimised: the plan then reports ``feasible``. Without it the minimal
     sufficient IP count is returned, or :class:`InfeasibleError` when even 100 IPs cannot carry the ports.
+    Pools whose maxCounts add up to more than AKS's 5,000 nodes per cluster are refused.
     """
     if not pools:
         raise SizingError("pools", [], "at least one pool (MAX[:SURGE])")
     if (ports is None) == (workload is None):
         raise SizingError("ports", ports, "give exactly one of an explicit port count or a workload")
     pools = tuple(pools)
+    _check_cluster_size(pools)
     nodes = sum(p.nodes_at_max for p in pools)
-    if nodes > MAX_POOL_NODES:
-        # Dynamic defaults stop at 1,000 backend instances; beyond that only explicit ports make sense.
-        dyn = DYNAMIC_DEFAULT_TABLE[-1][1]
-        halves: int | None = None
-    else:
+    notes: list[str] = []
+    dyn: int | None = None
+    halves: int | None = None
+    if nodes <= DOCUMENTED_DEFAULT_MAX_NODES:
         dyn = dynamic_default_ports(nodes)
         halves = next_halving_node_count(nodes)
-    notes: list[str] = []
+    if nodes > MAX_CLUSTER_NODES:
+        notes.append(
+            f"Warning: {nodes:,} nodes with upgrade surge exceed AKS's {MAX_CLUSTER_NODES:,} nodes per cluster: "
+            "an upgrade at full scale cannot surge every pool at once."
+        )
 
     if ports is not None:
         ports = check_whole("ports", ports, PORT_GRANULARITY, MAX_PORTS_PER_NODE)
@@ -259,18 +362,20 @@ def plan_load_balancer(
             raise SizingError("ports", ports, f"must be a multiple of {PORT_GRANULARITY} between 8 and 64,000")
         allocated = ports
         ports_from = "given explicitly"
-        if ports < dyn:
+        if dyn is not None and ports < dyn:
             notes.append(f"Warning: {ports:,} is below the {dyn:,} Azure would allocate by default at this size.")
     else:
         assert workload is not None
         needed = workload.ports_needed
-        by_workload = _round_up_to_granularity(needed)
-        allocated = max(by_workload, dyn)
-        ports_from = (
-            f"{workload.connections_per_second:g} new connections/s x {workload.hold_seconds:g} s held x "
-            f"{workload.headroom:g} headroom = {needed:,}, rounded up to a multiple of 8"
+        by_workload = round_up_to_multiple(needed, PORT_GRANULARITY)
+        allocated = by_workload if dyn is None else max(by_workload, dyn)
+        ports_from = f"{workload.describe()} = {needed:,}"
+        if workload.ports_in_use != needed:
+            ports_from += " (rounded up to a whole port)"
+        ports_from += (
+            ", a multiple of 8" if by_workload == needed else f", rounded up to {by_workload:,}, a multiple of 8"
         )
-        if allocated == dyn and by_workload < dyn:
+        if dyn is not None and by_workload < dyn:
             ports_from += f", raised to the {dyn:,} Azure's default would give so nothing regresses"
         if allocated > MAX_PORTS_PER_NODE:
             raise InfeasibleError(
@@ -286,7 +391,7 @@ def plan_load_balancer(
         ips = check_whole("outbound_ips", outbound_ips, 1, MAX_OUTBOUND_IPS)
         fixed = True
     else:
-        ips = max(1, -(-required // PORTS_PER_IP))
+        ips = max(1, ceil_div(required, PORTS_PER_IP))
         fixed = False
         if ips > MAX_OUTBOUND_IPS:
             raise InfeasibleError(

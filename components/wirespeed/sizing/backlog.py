@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from wirespeed.sizing.exact import Number
 from wirespeed.sizing.packets import DEFAULT_PACKET_BYTES, next_power_of_two, packets_during
 
 # learn.microsoft.com/azure/aks/custom-node-configuration: netCoreNetdevMaxBacklog 1,000..3,240,000
@@ -38,12 +39,22 @@ class BacklogPlan:
             "memory_bytes_per_cpu": self.memory_bytes_per_cpu,
         }
 
+    def _how_chosen(self) -> str:
+        if self.capped:
+            return (
+                f"capped at AKS's maximum {BACKLOG_MAX:,}, below the {self.packets_in_stall:,} the stall needs: "
+                f"it holds only {self.stall_ms * BACKLOG_MAX / self.packets_in_stall:.2g} ms at this rate"
+            )
+        if self.netdev_max_backlog == BACKLOG_MIN and self.packets_in_stall <= BACKLOG_MIN:
+            return f"the stall fits in the kernel default, AKS's minimum {BACKLOG_MIN:,}"
+        return f"{self.packets_in_stall:,} rounded up to a power of two, within AKS's {BACKLOG_MIN:,}..{BACKLOG_MAX:,}"
+
     def explain(self) -> str:
         lines = [
             f"At {self.line_rate_gbps:g} Gb/s with {self.packet_bytes:,}-byte packets, {self.packets_in_stall:,} "
-            f"packets arrive while the backlog waits {self.stall_ms:g} ms to be drained.",
-            f"net.core.netdev_max_backlog = {self.netdev_max_backlog:,} (kernel default {BACKLOG_MIN:,}; rounded "
-            f"up to a power of two, within AKS's {BACKLOG_MIN:,}..{BACKLOG_MAX:,}).",
+            f"packets arrive while the backlog waits {self.stall_ms:,g} ms to be drained.",
+            f"net.core.netdev_max_backlog = {self.netdev_max_backlog:,} (kernel default {BACKLOG_MIN:,}; "
+            f"{self._how_chosen()}).",
             f"Worst case a full backlog pins {self.memory_bytes_per_cpu / 2**20:,.1f} MiB per CPU; it is only "
             "used during bursts. A larger backlog absorbs microbursts; it cannot rescue sustained overload.",
         ]
@@ -51,9 +62,9 @@ class BacklogPlan:
 
 
 def plan_backlog(
-    line_rate_gbps: float,
+    line_rate_gbps: Number,
     *,
-    stall_ms: float = DEFAULT_STALL_MS,
+    stall_ms: Number = DEFAULT_STALL_MS,
     packet_bytes: int = DEFAULT_PACKET_BYTES,
 ) -> BacklogPlan:
     """The backlog that holds ``stall_ms`` of traffic at ``line_rate_gbps``."""
@@ -62,8 +73,8 @@ def plan_backlog(
     wanted = next_power_of_two(packets)
     value = max(BACKLOG_MIN, min(wanted, BACKLOG_MAX))
     return BacklogPlan(
-        line_rate_gbps=line_rate_gbps,
-        stall_ms=stall_ms,
+        line_rate_gbps=float(line_rate_gbps),
+        stall_ms=float(stall_ms),
         packet_bytes=packet_bytes,
         packets_in_stall=packets,
         netdev_max_backlog=value,

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from wirespeed.sizing.errors import SizingError, check_whole
+from wirespeed.sizing.exact import Number
 from wirespeed.sizing.packets import DEFAULT_PACKET_BYTES, packets_during
 
 if TYPE_CHECKING:
@@ -86,9 +87,9 @@ def smallest_accepted(driver: catalog.NicDriver, direction: Direction, entries: 
 
 def plan_rings(
     driver: str,
-    line_rate_gbps: float,
+    line_rate_gbps: Number,
     *,
-    stall_ms: float = DEFAULT_STALL_MS,
+    stall_ms: Number = DEFAULT_STALL_MS,
     packet_bytes: int = DEFAULT_PACKET_BYTES,
     queues: int = DEFAULT_QUEUES,
 ) -> RingPlan:
@@ -106,8 +107,8 @@ def plan_rings(
     per_buffer = nic.rx_buffer_bytes
     return RingPlan(
         driver=nic.name,
-        line_rate_gbps=line_rate_gbps,
-        stall_ms=stall_ms,
+        line_rate_gbps=float(line_rate_gbps),
+        stall_ms=float(stall_ms),
         packet_bytes=int(packet_bytes),
         queues=queues,
         packets_in_stall=packets,
