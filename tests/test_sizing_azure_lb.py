@@ -140,13 +140,13 @@ def test_pool_spec_errors_name_field_value_and_range(spec, message):
         pytest.param(
             "10:150%",
             "system",
-            "pool 'system': '10:150%' is not allowed: SURGE 150% must be between 0% and 100%",
+            "pool 'system': '10:150%' is not allowed: max_surge 150% must be between 0% and 100%",
             id="named-pool",
         ),
         pytest.param(
             "10:x",
             "user",
-            "pool 'user': '10:x' is not allowed: SURGE must be a node count or a percent, e.g. 2 or 10%",
+            "pool 'user': '10:x' is not allowed: max_surge must be a node count or a percent, e.g. 2 or 10%",
             id="named-bad-surge",
         ),
     ],

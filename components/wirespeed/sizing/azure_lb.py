@@ -156,7 +156,10 @@ class Pool:
         Every error names the pool: by ``name`` when given (a workload file's pool), else by the spec itself
         (one of several ``--pool`` flags).
         """
-        where = f"pool {name!r}" if name else "--pool"
+        # A workload file's pool is named and has max_count/max_surge fields; a --pool flag has MAX[:SURGE].
+        where, count_word, surge_word = (
+            (f"pool {name!r}", "max_count", "max_surge") if name else ("--pool", "MAX", "SURGE")
+        )
         text = spec.strip()
         max_text, colon, surge_text = text.partition(":")
         if not _WHOLE.fullmatch(max_text):
@@ -164,23 +167,27 @@ class Pool:
         max_count = int(max_text)
         if not 1 <= max_count <= MAX_POOL_NODES:
             raise SizingError(
-                where, spec, f"MAX must be a whole number between 1 and {MAX_POOL_NODES:,} (AKS nodes per pool)"
+                where,
+                spec,
+                f"{count_word} must be a whole number between 1 and {MAX_POOL_NODES:,} (AKS nodes per pool)",
             )
         if not colon:
             return cls(max_count, name=name)
         if not surge_text:
-            raise SizingError(where, spec, "SURGE after ':' is empty: give a node count or a percent, e.g. 2 or 10%")
+            raise SizingError(
+                where, spec, f"{surge_word} after ':' is empty: give a node count or a percent, e.g. 2 or 10%"
+            )
         percent = _PERCENT.fullmatch(surge_text)
         if percent:
             value = Fraction(percent["value"])
             if value > MAX_SURGE_PERCENT:
-                raise SizingError(where, spec, f"SURGE {surge_text} must be between 0% and {MAX_SURGE_PERCENT}%")
+                raise SizingError(where, spec, f"{surge_word} {surge_text} must be between 0% and {MAX_SURGE_PERCENT}%")
             return cls(max_count, value, surge_is_percent=True, name=name)
         if not _WHOLE.fullmatch(surge_text):
-            raise SizingError(where, spec, "SURGE must be a node count or a percent, e.g. 2 or 10%")
+            raise SizingError(where, spec, f"{surge_word} must be a node count or a percent, e.g. 2 or 10%")
         surge = int(surge_text)
         if surge > MAX_POOL_NODES:
-            raise SizingError(where, spec, f"SURGE must be between 0 and {MAX_POOL_NODES:,} nodes")
+            raise SizingError(where, spec, f"{surge_word} must be between 0 and {MAX_POOL_NODES:,} nodes")
         return cls(max_count, surge, surge_is_percent=False, name=name)
 
 

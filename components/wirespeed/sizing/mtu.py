@@ -8,14 +8,17 @@ from typing import Any, Literal
 
 from wirespeed.sizing.errors import SizingError
 
-# learn.microsoft.com/azure/virtual-network/how-to-virtual-machine-mtu: inside one VNet MANA takes up to 9,000
-# and Mellanox (mlx4/mlx5) up to 3,900; traffic through gateways, peering to other regions or the internet is 1,500.
-# docs.aws.amazon.com/AWSEC2/latest/UserGuide/network_mtu.html: 9,001 inside a VPC; 1,500 through an internet
-# gateway, VPN or inter-region peering; ENA Express traffic 8,900 (ena-express.html).
+# docs.aws.amazon.com/AWSEC2/latest/UserGuide/network_mtu.html: 1,500 through an internet gateway, VPN or
+# inter-region peering; learn.microsoft.com/azure/virtual-network/how-to-virtual-machine-mtu: the same for
+# Azure gateways, peering to other regions and the internet.
 DEFAULT_MTU = 1_500
-AZURE_MTU = {"mana": 9_000, "mlx5_core": 3_900, "mlx4_en": 3_900}
-AWS_MTU = 9_001
+# docs.aws.amazon.com/AWSEC2/latest/UserGuide/ena-express.html: ENA Express (SRD) traffic carries at most 8,900.
 ENA_EXPRESS_MTU = 8_900
+# The cloud VM drivers whose ``mtu_max`` in the catalog (nic_drivers.json, with its source) is the largest MTU
+# the cloud carries inside one VNet or VPC. Other drivers' mtu_max is a hardware limit, not a path limit, so
+# they are not offered here.
+AZURE_DRIVERS = ("mana", "mlx5_core", "mlx4_en")
+AWS_DRIVERS = ("ena",)
 
 Path = Literal["local", "gateway"]
 
@@ -37,12 +40,17 @@ class MtuPlan:
 def plan_mtu(driver: str, *, path: Path = "local", ena_express: bool = False) -> MtuPlan:
     """``path`` is "local" for traffic that stays in one VNet/VPC, "gateway" if any of it crosses one."""
     if path == "gateway":
-        return MtuPlan(driver, path, DEFAULT_MTU, "traffic crosses a gateway, peering or the internet: 1,500")
-    if driver in AZURE_MTU:
-        return MtuPlan(driver, path, AZURE_MTU[driver], "largest MTU Azure carries inside a VNet for this NIC")
-    if driver == "ena":
+        return MtuPlan(
+            driver, path, DEFAULT_MTU, f"traffic crosses a gateway, peering or the internet: {DEFAULT_MTU:,}"
+        )
+    from wirespeed import catalog  # the NIC facts live in the catalog; loaded on first use
+
+    if driver in AZURE_DRIVERS:
+        mtu = catalog.nic_driver(driver).mtu_max
+        return MtuPlan(driver, path, mtu, "largest MTU Azure carries inside a VNet for this NIC")
+    if driver in AWS_DRIVERS:
         if ena_express:
-            return MtuPlan(driver, path, ENA_EXPRESS_MTU, "ENA Express (SRD) carries at most 8,900")
-        return MtuPlan(driver, path, AWS_MTU, "jumbo frames inside a VPC")
-    known = ", ".join(sorted([*AZURE_MTU, "ena"]))
+            return MtuPlan(driver, path, ENA_EXPRESS_MTU, f"ENA Express (SRD) carries at most {ENA_EXPRESS_MTU:,}")
+        return MtuPlan(driver, path, catalog.nic_driver(driver).mtu_max, "jumbo frames inside a VPC")
+    known = ", ".join(sorted([*AZURE_DRIVERS, *AWS_DRIVERS]))
     raise SizingError("driver", driver, f"one of {known}")
