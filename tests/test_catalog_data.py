@@ -14,7 +14,7 @@ AZURE_FAMILIES = (
 # says so in families.missing_from_source, checked below).
 AWS_NETWORK_OPTIMISED_IN_MOTO = (
     "c5n", "m5n", "m5dn", "r5n", "r5dn", "c6gn", "c6in", "m6in", "m6idn", "r6in", "r6idn", "c7gn",
-    "c8gn", "m8gn", "r8gn", "c8in", "m8in", "r8in",
+    "c8gn", "m8gn", "r8gn", "c8in", "m8in", "r8in", "c8ine", "m8ine",
 )  # fmt: skip
 AWS_COMPARISON = ("m7i", "c7i", "m6i")
 
@@ -52,6 +52,7 @@ SPOT = [
     ("Standard_D16s_v6", 16, 64, 12.5, 12.5, 8, False, False, "x86_64"),
     ("Standard_D192s_v6", 192, 768, 82, 82, 8, False, False, "x86_64"),
     ("Standard_D128ds_v6", 128, 512, 54, 54, 8, False, False, "x86_64"),
+    ("Standard_D192ds_v6", 192, 768, 82, 82, 8, False, False, "x86_64"),
     ("Standard_D96ls_v6", 96, 192, 41, 41, 8, False, False, "x86_64"),
     ("Standard_D16as_v6", 16, 64, 16, 16, 8, False, False, "x86_64"),
     ("Standard_D96ads_v6", 96, 384, 40, 40, 8, False, False, "x86_64"),
@@ -70,6 +71,8 @@ SPOT = [
     ("m7i.large", 2, 8, 0.781, 12.5, 3, False, False, "x86_64"),
     ("c6in.32xlarge", 128, 256, 200, 200, 16, True, True, "x86_64"),
     ("c8gn.48xlarge", 192, 384, 600, 600, 24, True, True, "arm64"),
+    ("c8ine.8xlarge", 32, 64, 50, 50, 8, False, False, "x86_64"),
+    ("m8ine.12xlarge", 48, 192, 75, 75, 12, False, False, "x86_64"),
 ]
 
 

@@ -29,12 +29,13 @@ MOTO_VERSION = "5.2.1"
 MOTO_DATA = ("ec2", "resources", "instance_types.json.gz")
 
 # network-facts.md, "Network-optimised EC2 families" (AWS's "n" families: enhanced networking up to
-# 100-600 Gbps). Listed even when moto lacks them, so the output says which ones are missing.
+# 100-600 Gbps), plus c8ine and m8ine (network-optimised Intel families newer than that list; their records
+# are in moto 5.2.1). Listed even when moto lacks them, so the output says which ones are missing.
 NETWORK_OPTIMISED_FAMILIES: tuple[str, ...] = (
     "c5n", "m5n", "m5dn", "r5n", "r5dn",
     "c6gn", "c6in", "m6in", "m6idn", "r6in", "r6idn",
     "c7gn",
-    "c8gn", "m8gn", "r8gn", "c8in", "m8in", "r8in", "m8idn", "r8idn",
+    "c8gn", "m8gn", "r8gn", "c8in", "m8in", "r8in", "m8idn", "r8idn", "c8ine", "m8ine",
 )  # fmt: skip
 # General-purpose families to compare against (issue 2).
 COMPARISON_FAMILIES: tuple[str, ...] = ("m7i", "c7i", "m6i")
