@@ -51,6 +51,24 @@ def patched_data(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
             id="aws-baseline-above-burst",
         ),
         pytest.param(
+            lambda d: d[_load.DRIVERS_FILE]["drivers"]["mana"]["rx"]["default_since"].update(kernel="six"),
+            _load.drivers,
+            r"nic_drivers.json:drivers.mana.rx.default_since.kernel: 'six' is not a kernel version like '6.13'",
+            id="driver-default-since-kernel",
+        ),
+        pytest.param(
+            lambda d: d[_load.DRIVERS_FILE]["drivers"]["mana"]["rx"]["default_since"].update(default=65536),
+            _load.drivers,
+            r"nic_drivers.json:drivers.mana.rx.default_since.default: 65536 is outside \[min, max\]",
+            id="driver-default-since-out-of-range",
+        ),
+        pytest.param(
+            lambda d: d[_load.DRIVERS_FILE]["drivers"]["mlx5_core"].update(notes=[""]),
+            _load.drivers,
+            r"nic_drivers.json:drivers.mlx5_core.notes\[0\]: '' is not a non-empty string",
+            id="driver-empty-note",
+        ),
+        pytest.param(
             lambda d: d[_load.DRIVERS_FILE]["drivers"]["mana"]["rx"].update(max=6000),
             _load.drivers,
             r"nic_drivers.json:drivers.mana.rx.max: 6000 is not a value the up_power_of_two rule produces",

@@ -61,6 +61,33 @@ def test_ring_limits(driver: str, direction: catalog.Direction, default: int, mi
     assert (limits.default, limits.min, limits.max) == (default, minimum, maximum)
 
 
+def test_mana_rx_default_changed_in_linux_6_13() -> None:
+    # e26a0c5d828b "net: mana: Increase the DEF_RX_BUFFERS_PER_QUEUE to 1024": 512 before, 1,024 since.
+    rx = catalog.nic_driver("mana").limits("rx")
+    assert rx.default == 512  # what explanations assume
+    assert rx.default_since == catalog.KernelDefault(
+        kernel="6.13", default=1024, change="e26a0c5d828b net: mana: Increase the DEF_RX_BUFFERS_PER_QUEUE to 1024"
+    )
+    assert catalog.nic_driver("mana").limits("tx").default_since is None
+
+
+def test_only_mana_has_a_kernel_dependent_default() -> None:
+    changed = {
+        name
+        for name, d in catalog.nic_drivers().items()
+        if d.has_rings and any(d.limits(direction).default_since for direction in ("rx", "tx"))
+    }
+    assert changed == {"mana"}
+
+
+def test_mlx5_notes_say_rx_missed_errors_needs_the_may_2024_fix() -> None:
+    notes = " ".join(catalog.nic_driver("mlx5_core").notes)
+    assert "rx_missed_errors includes rx_out_of_buffer" in notes
+    assert "May 2024" in notes
+    assert "net/mlx5e: Use rx_missed_errors instead of rx_dropped for reporting buffer exhaustion" in notes
+    assert "older kernels count those drops in rx_dropped" in notes
+
+
 @pytest.mark.parametrize(
     ("driver", "mtu"),
     [("mana", 9000), ("mlx5_core", 3900), ("mlx4_en", 3900), ("ena", 9001), ("e1000e", 9212), ("igb", 9216)],

@@ -70,6 +70,16 @@ def test_memory_cost_counts_queues_and_buffers():
     assert plan.to_json()["extra_memory_bytes"] == (8_192 - 1_024) * nic.rx_buffer_bytes * 4
 
 
+def test_mana_plan_says_which_rx_default_it_assumes():
+    plan = plan_rings("mana", 100)
+    assert plan.rx_default == 512
+    assert plan.explain().splitlines()[-1] == (
+        "mana's RX default is 512 before Linux 6.13 and 1,024 since (also on distribution kernels that "
+        "backported e26a0c5d828b); this plan assumes 512. `ethtool -g` on the node shows which one it runs."
+    )
+    assert "RX default is" not in plan_rings("mlx5_core", 100).explain()
+
+
 def test_synthetic_nic_has_no_rings():
     with pytest.raises(SizingError, match=r"^driver: 'hv_netvsc' is not allowed: a driver with NIC rings"):
         plan_rings("hv_netvsc", 10)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from collections.abc import Mapping
 from importlib import resources
 from typing import Any, cast
@@ -16,6 +17,7 @@ from wirespeed.catalog._model import (
     ROUNDINGS,
     Architecture,
     InstanceType,
+    KernelDefault,
     Nic,
     NicDriver,
     RingLimits,
@@ -51,6 +53,9 @@ class _Obj:
 
     def keys(self) -> list[str]:
         return sorted(self._d)
+
+    def has(self, key: str) -> bool:
+        return key in self._d
 
     def raw(self, key: str) -> Any:
         if key not in self._d:
@@ -175,6 +180,17 @@ def aws_types() -> tuple[InstanceType, ...]:
     return tuple(out)
 
 
+_KERNEL_VERSION = re.compile(r"[0-9]+\.[0-9]+")
+
+
+def _kernel_default(value: object, where: str) -> KernelDefault:
+    obj = _Obj(value, where)
+    kernel = obj.get_str("kernel")
+    if not _KERNEL_VERSION.fullmatch(kernel):
+        raise CatalogDataError(f"{where}.kernel: {kernel!r} is not a kernel version like '6.13'")
+    return KernelDefault(kernel=kernel, default=obj.get_int("default", minimum=1), change=obj.get_str("change"))
+
+
 def _ring(value: object, where: str, rounding: Rounding) -> RingLimits | None:
     if value is None:
         return None
@@ -183,9 +199,14 @@ def _ring(value: object, where: str, rounding: Rounding) -> RingLimits | None:
         default=obj.get_int("default", minimum=1),
         min=obj.get_int("min", minimum=1),
         max=obj.get_int("max", minimum=1),
+        default_since=_kernel_default(obj.raw("default_since"), f"{where}.default_since")
+        if obj.has("default_since")
+        else None,
     )
     if not limits.min <= limits.default <= limits.max:
         raise CatalogDataError(f"{where}: expected min <= default <= max, got {limits}")
+    if limits.default_since is not None and not limits.min <= limits.default_since.default <= limits.max:
+        raise CatalogDataError(f"{where}.default_since.default: {limits.default_since.default} is outside [min, max]")
     # round_ring is idempotent only if the bounds it clamps to are values the rule itself produces.
     for key in ("min", "max"):
         bound = getattr(limits, key)
@@ -216,5 +237,6 @@ def drivers() -> Mapping[str, NicDriver]:
             rx_buffer_bytes=d.get_int("rx_buffer_bytes"),
             drop_counters=d.get_strs("drop_counters"),
             sources=d.get_strs("sources"),
+            notes=d.get_strs("notes") if d.has("notes") else (),
         )
     return out

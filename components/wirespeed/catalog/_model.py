@@ -83,12 +83,30 @@ class InstanceType:
 
 
 @dataclass(frozen=True, slots=True)
+class KernelDefault:
+    """A ring default that changed upstream: ``default`` from Linux ``kernel`` on, by commit ``change``.
+
+    Distributions backport such commits, so an older kernel version does not prove the older default.
+    """
+
+    kernel: str
+    default: int
+    change: str
+
+
+@dataclass(frozen=True, slots=True)
 class RingLimits:
-    """Descriptor counts one ring direction accepts: what `ethtool -g` shows as current default and max."""
+    """Descriptor counts one ring direction accepts: what `ethtool -g` shows as current default and max.
+
+    ``default`` is the value explanations assume. When the driver's default changed upstream,
+    ``default_since`` holds the newer one and the kernel it arrived in; ``default`` stays the older
+    value (a node's actual default depends on its kernel; the agent reads the device's size).
+    """
 
     default: int
     min: int
     max: int
+    default_since: KernelDefault | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,16 +122,28 @@ class NicDriver:
     rx_buffer_bytes: int
     drop_counters: tuple[str, ...]
     sources: tuple[str, ...]
+    notes: tuple[str, ...] = ()
 
     @property
     def has_rings(self) -> bool:
         return self.rx is not None and self.tx is not None
 
     def to_json(self) -> dict[str, object]:
-        """The driver as plain JSON types, in the shape of its nic_drivers.json entry plus ``name``."""
+        """The driver as plain JSON types, in the shape of its nic_drivers.json entry plus ``name``.
+
+        Optional facts (``notes``, a ring's ``default_since``) appear only when the entry has them.
+        """
         out: dict[str, object] = asdict(self)
         out["drop_counters"] = list(self.drop_counters)
         out["sources"] = list(self.sources)
+        if self.notes:
+            out["notes"] = list(self.notes)
+        else:
+            del out["notes"]
+        for direction in ("rx", "tx"):
+            ring = out[direction]
+            if isinstance(ring, dict) and ring["default_since"] is None:
+                del ring["default_since"]
         return out
 
     def limits(self, direction: Direction) -> RingLimits:

@@ -36,6 +36,8 @@ class RingPlan:
     tx_default: int
     memory_bytes: int
     default_memory_bytes: int
+    # Set when the driver's RX default changed upstream: which default this plan assumes, and the other.
+    default_note: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -69,6 +71,8 @@ class RingPlan:
             f"Kernel memory for RX buffers on {self.queues} queue(s): {_mib(self.memory_bytes)} "
             f"(+{_mib(self.memory_bytes - self.default_memory_bytes)} over the defaults)."
         )
+        if self.default_note:
+            lines.append(self.default_note)
         return "\n".join(lines)
 
 
@@ -105,6 +109,14 @@ def plan_rings(
     assert nic.rx is not None
     assert nic.tx is not None
     per_buffer = nic.rx_buffer_bytes
+    note = ""
+    if nic.rx.default_since is not None:
+        newer = nic.rx.default_since
+        note = (
+            f"{nic.name}'s RX default is {nic.rx.default:,} before Linux {newer.kernel} and {newer.default:,} since "
+            f"(also on distribution kernels that backported {newer.change.split()[0]}); this plan assumes "
+            f"{nic.rx.default:,}. `ethtool -g` on the node shows which one it runs."
+        )
     return RingPlan(
         driver=nic.name,
         line_rate_gbps=float(line_rate_gbps),
@@ -120,4 +132,5 @@ def plan_rings(
         tx_default=nic.tx.default,
         memory_bytes=rx * per_buffer * queues,
         default_memory_bytes=nic.rx.default * per_buffer * queues,
+        default_note=note,
     )
