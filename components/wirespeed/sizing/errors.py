@@ -23,16 +23,6 @@ class InfeasibleError(ValueError):
         super().__init__(message + (f"; {suggestion}" if suggestion else ""))
 
 
-def _number(x: float) -> str:
-    return f"{int(x):,}" if float(x).is_integer() else f"{x:,g}"
-
-
-def check_range(field: str, value: float, low: float, high: float) -> None:
-    """Raise :class:`SizingError` unless ``low <= value <= high``."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
-        raise SizingError(field, value, f"must be between {_number(low)} and {_number(high)}")
-
-
 def check_whole(field: str, value: float, low: int, high: int) -> int:
     """A whole number in range (integral floats, as Pulumi sends them, are accepted)."""
     whole = isinstance(value, int) or (isinstance(value, float) and value.is_integer())
