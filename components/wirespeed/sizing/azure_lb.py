@@ -31,9 +31,10 @@ PORT_GRANULARITY = 8
 # nodes per cluster needs a quota increase from support.
 MAX_POOL_NODES = 1_000
 MAX_CLUSTER_NODES = 5_000
-# AKS REST API, AgentPoolUpgradeSettings.maxSurge (learn.microsoft.com/rest/api/aks/agent-pools): "If a
-# percentage is specified, it is the percentage of the total agent pool size at the time of the upgrade. For
-# percentages, fractional nodes are rounded up. If not specified, the default is 10%."
+# AKS API, AgentPoolUpgradeSettings.maxSurge (the Microsoft.ContainerService REST spec, as rendered in the SDK
+# references, e.g. learn.microsoft.com/javascript/api/@azure-rest/arm-containerservice/agentpoolupgradesettings):
+# "If a percentage is specified, it is the percentage of the total agent pool size at the time of the upgrade.
+# For percentages, fractional nodes are rounded up." Current API versions default to 10% (older ones to 1).
 DEFAULT_SURGE_PERCENT = 10.0
 # wirespeed's bound, not Azure's: a surge above 100% would add more nodes than the pool has.
 MAX_SURGE_PERCENT = 100
@@ -160,8 +161,7 @@ class Pool:
         where, count_word, surge_word = (
             (f"pool {name!r}", "max_count", "max_surge") if name else ("--pool", "MAX", "SURGE")
         )
-        text = spec.strip()
-        max_text, colon, surge_text = text.partition(":")
+        max_text, colon, surge_text = (part.strip() for part in spec.partition(":"))
         if not _WHOLE.fullmatch(max_text):
             raise SizingError(where, spec, _POOL_SYNTAX)
         max_count = int(max_text)
