@@ -347,6 +347,14 @@ def test_no_profile_is_a_problem():
     assert raised.value.problems == [Problem("profiles", [], "at least one profile (built-in: balanced, throughput)")]
 
 
+def test_a_shared_namespace_is_refused_because_it_would_become_privileged():
+    _, problems = check(["throughput"], NodeTuningOptions(namespace="kube-system"))
+    assert [str(p) for p in problems] == [
+        "namespace: 'kube-system' is not allowed; allowed: a namespace of the agent's own, not one shared with "
+        "other workloads (default, kube-node-lease, kube-public, kube-system)"
+    ]
+
+
 def test_check_resolves_built_in_names_and_passes_profiles_through():
     custom = renamed(BALANCED, "ingest")
     profiles, problems = check(["throughput", custom], NodeTuningOptions())
@@ -386,6 +394,8 @@ def test_image_references(image, accepted):
         pytest.param("Tuning", False, id="uppercase"),
         pytest.param("tuning-", False, id="trailing-dash"),
         pytest.param("net.tuning", False, id="dot"),
+        pytest.param("default", False, id="default-is-shared"),
+        pytest.param("kube-system", False, id="kube-system-is-shared"),
     ],
 )
 def test_namespace_names(namespace, accepted):

@@ -34,6 +34,9 @@ IMAGE_ALLOWED = "an image reference with a tag or digest, e.g. REGISTRY/NAME:TAG
 # RFC 1123 label: what Kubernetes accepts as a Namespace name.
 NAMESPACE_PATTERN = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 NAMESPACE_ALLOWED = "an RFC 1123 label: lowercase letters, digits and '-', 1-63 characters"
+# The namespace is labelled Pod Security "privileged": doing that to a namespace that holds other workloads
+# would let all of them use hostNetwork and hostPath. These exist in every cluster and are never the agent's own.
+SHARED_NAMESPACES = ("default", "kube-node-lease", "kube-public", "kube-system")
 
 
 @dataclass(frozen=True)
@@ -113,6 +116,11 @@ def check_options(options: NodeTuningOptions) -> list[Problem]:
         problems.append(Problem("image", options.image, IMAGE_ALLOWED))
     if not NAMESPACE_PATTERN.match(options.namespace):
         problems.append(Problem("namespace", options.namespace, NAMESPACE_ALLOWED))
+    elif options.namespace in SHARED_NAMESPACES:
+        allowed = (
+            f"a namespace of the agent's own, not one shared with other workloads ({', '.join(SHARED_NAMESPACES)})"
+        )
+        problems.append(Problem("namespace", options.namespace, allowed))
     return problems
 
 
