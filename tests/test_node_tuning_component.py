@@ -249,6 +249,12 @@ def test_invalid_args_raise_one_error_before_anything_registers_under_pulumi_moc
             id="duplicate-profile-name",
         ),
         pytest.param(
+            NodeTuningArgs(profiles="throughput"),
+            "profiles",
+            "'throughput' is not allowed; allowed: a list of profiles, e.g. ['throughput']",
+            id="a-name-instead-of-a-list",
+        ),
+        pytest.param(
             NodeTuningArgs(image="ghcr.io/wirespeed-io/wirespeed-agent"),
             "image",
             "'ghcr.io/wirespeed-io/wirespeed-agent' is not allowed; allowed: an image reference with a tag or digest, "

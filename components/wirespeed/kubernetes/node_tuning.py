@@ -138,7 +138,7 @@ class NodeTuning(pulumi.ComponentResource):
             pod_monitor=args.pod_monitor,
         )
         # Everything is checked before the component itself registers: bad args leave nothing behind.
-        profiles, problems = check(list(args.profiles), options)
+        profiles, problems = check(args.profiles, options)
         if problems:
             raise _errors(problems)
         objects = node_tuning_objects(profiles, options)

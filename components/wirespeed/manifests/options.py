@@ -76,6 +76,8 @@ def resolve_profiles(specs: Sequence[str | Profile], field: str = "profiles") ->
     """Built-in names become their profiles; Profile objects pass through; anything else is a problem."""
     problems: list[Problem] = []
     resolved: list[Profile] = []
+    if isinstance(specs, str | Profile):  # a bare "throughput" would otherwise be read letter by letter
+        return [], [Problem(field, specs, "a list of profiles, e.g. ['throughput']")]
     for index, spec in enumerate(specs):
         if isinstance(spec, Profile):
             resolved.append(spec)
