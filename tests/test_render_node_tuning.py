@@ -73,7 +73,9 @@ def test_every_golden_file_has_a_case():
 
 def test_output_starts_with_the_reason_for_each_privilege():
     head = render().stdout.split("---\n", 1)[0]
-    assert head.startswith("# wirespeed 0.1.0: the node tuning agent. Apply with `kubectl apply -f -`.\n")
+    from wirespeed import __version__
+
+    assert head.startswith(f"# wirespeed {__version__}: the node tuning agent. Apply with `kubectl apply -f -`.\n")
     for reason in ("hostNetwork", "/proc/sys/net", "/sys read-only", "NET_ADMIN", "never privileged"):
         assert reason in head
 

@@ -58,10 +58,16 @@ def render_node_tuning(
         list[str] | None,
         typer.Option(
             "--profile",
-            help="Built-in profile name (throughput, balanced) or profile JSON file; repeat for one DaemonSet each.",
+            help="Built-in profile name (throughput, balanced) or profile JSON file; repeat for one DaemonSet "
+            "each. Default: throughput.",
         ),
     ] = None,
-    image: Annotated[str | None, typer.Option(help="Agent image with a tag or digest (default: the release).")] = None,
+    image: Annotated[
+        str | None,
+        typer.Option(
+            help="Agent image with a tag or digest. Default: this release's (wirespeed.manifests.DEFAULT_IMAGE)."
+        ),
+    ] = None,
     namespace: Annotated[str, typer.Option(help="Namespace created for the agent.")] = "wirespeed-system",
     pod_monitor: Annotated[
         bool, typer.Option("--pod-monitor", help="Also render a Prometheus Operator PodMonitor.")
