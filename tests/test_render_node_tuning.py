@@ -101,6 +101,12 @@ def test_output_starts_with_the_reason_for_each_privilege():
             id="untagged-image",
         ),
         pytest.param(
+            ["--image", ""],
+            "error: --image: '' is not allowed; allowed: an image reference with a tag or digest, "
+            "e.g. REGISTRY/NAME:TAG or REGISTRY/NAME@sha256:HEX\n",
+            id="empty-image-is-not-the-default",
+        ),
+        pytest.param(
             ["--profile", "nope", "--image", "x:", "--namespace", "Net"],
             "error: --profile[0]: 'nope' is neither a built-in profile (balanced, throughput) nor a readable file: "
             "No such file or directory\n"

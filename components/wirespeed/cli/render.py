@@ -92,7 +92,9 @@ def render_node_tuning(
         errors += load_errors
         if loaded is not None:
             specs.append(loaded)
-    options = NodeTuningOptions(image=image or DEFAULT_IMAGE, namespace=namespace, pod_monitor=pod_monitor)
+    options = NodeTuningOptions(
+        image=DEFAULT_IMAGE if image is None else image, namespace=namespace, pod_monitor=pod_monitor
+    )
     profiles: list[Profile] = []
     if errors:  # a profile did not load: check the other flags, not the profiles that are left
         problems = check_options(options)
