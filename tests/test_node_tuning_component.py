@@ -255,6 +255,12 @@ def test_invalid_args_raise_one_error_before_anything_registers_under_pulumi_moc
             id="a-name-instead-of-a-list",
         ),
         pytest.param(
+            NodeTuningArgs(namespace=42),
+            "namespace",
+            "42 is not allowed; allowed: an RFC 1123 label: lowercase letters, digits and '-', 1-63 characters",
+            id="namespace-not-a-string",
+        ),
+        pytest.param(
             NodeTuningArgs(image="ghcr.io/wirespeed-io/wirespeed-agent"),
             "image",
             "'ghcr.io/wirespeed-io/wirespeed-agent' is not allowed; allowed: an image reference with a tag or digest, "

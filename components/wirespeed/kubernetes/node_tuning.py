@@ -3,7 +3,7 @@
 The objects come from :func:`wirespeed.manifests.node_tuning_objects`, so `pulumi up` and
 `wirespeed render node-tuning | kubectl apply -f -` create the same thing. Each object is its own typed
 pulumi-kubernetes resource named ``f"{name}-<role>"`` and parented to the component, so a preview shows
-per-object diffs and a profile change replaces nothing but rolls the DaemonSet's pods (checksum annotation).
+per-object diffs, and a profile change updates the DaemonSet in place and rolls its pods (checksum annotation).
 """
 
 from __future__ import annotations

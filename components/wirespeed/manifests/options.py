@@ -114,9 +114,10 @@ def check(specs: Sequence[str | Profile], options: NodeTuningOptions) -> tuple[l
 def check_options(options: NodeTuningOptions) -> list[Problem]:
     problems = []
     # A tag or digest is required: an untagged image means `latest`, which moves under a running DaemonSet.
-    if not has_tag_or_digest(options.image):
+    # Plain strings only: they are validated here and decide object names (an Output cannot be checked yet).
+    if not isinstance(options.image, str) or not has_tag_or_digest(options.image):
         problems.append(Problem("image", options.image, IMAGE_ALLOWED))
-    if not NAMESPACE_PATTERN.match(options.namespace):
+    if not isinstance(options.namespace, str) or not NAMESPACE_PATTERN.match(options.namespace):
         problems.append(Problem("namespace", options.namespace, NAMESPACE_ALLOWED))
     elif options.namespace in SHARED_NAMESPACES:
         allowed = (
