@@ -1,7 +1,7 @@
 package rings
 
 import (
-	"encoding/json"
+	"bytes"
 	"os"
 	"reflect"
 	"testing"
@@ -12,45 +12,74 @@ import (
 	"github.com/wirespeed-io/wirespeed/agent/internal/status"
 )
 
-// The Go driver table must say what the catalog says (components/wirespeed/data/nic_drivers.json).
-func TestDriverTableMatchesCatalog(t *testing.T) {
-	data, err := os.ReadFile("../../../components/wirespeed/data/nic_drivers.json")
+// The embedded driver table must be the catalog's file, byte for byte: one home for these numbers.
+func TestEmbeddedDriversMatchCatalog(t *testing.T) {
+	want, err := os.ReadFile("../../../components/wirespeed/data/nic_drivers.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	type limits struct{ Default, Min, Max int }
-	var catalog struct {
-		Drivers map[string]struct {
-			RX       *limits `json:"rx"`
-			TX       *limits `json:"tx"`
-			Rounding string  `json:"rounding"`
-			MTUMax   int     `json:"mtu_max"`
-		} `json:"drivers"`
+	if !bytes.Equal(nicDriversJSON, want) {
+		t.Fatal("agent/internal/rings/nic_drivers.json differs from components/wirespeed/data/nic_drivers.json: " +
+			"run `make regen` (it copies the file here)")
 	}
-	if err := json.Unmarshal(data, &catalog); err != nil {
-		t.Fatal(err)
+}
+
+// Decoding keeps every figure the agent uses: spot-check one driver per rounding rule against the values
+// the kernel sources give (the catalog cites them).
+func TestDriversDecodedFromCatalog(t *testing.T) {
+	cases := []struct {
+		name string
+		want Driver
+	}{
+		{"mlx5_core", Driver{RX: &Limits{Min: 16, Max: 8192}, TX: &Limits{Min: 64, Max: 8192}, Rounding: UpPowerOfTwo, MTUMax: 3900}},
+		{"ena", Driver{RX: &Limits{Min: 256, Max: 16384}, TX: &Limits{Min: 256, Max: 1024}, Rounding: DownPowerOfTwo, MTUMax: 9001}},
+		{"e1000e", Driver{RX: &Limits{Min: 64, Max: 4096}, TX: &Limits{Min: 64, Max: 4096}, Rounding: MultipleOf8, MTUMax: 9212}},
+		{"hv_netvsc", Driver{Rounding: NoRounding, MTUMax: 9000}},
 	}
-	conv := func(l *limits) *Limits {
-		if l == nil {
-			return nil
-		}
-		return &Limits{l.Default, l.Min, l.Max}
-	}
-	want := map[string]Driver{}
-	for name, d := range catalog.Drivers {
-		want[name] = Driver{RX: conv(d.RX), TX: conv(d.TX), Rounding: Rounding(d.Rounding), MTUMax: d.MTUMax}
-	}
-	if !reflect.DeepEqual(Drivers, want) {
-		for name := range want {
-			if !reflect.DeepEqual(Drivers[name], want[name]) {
-				t.Errorf("driver %s: Go table %+v, catalog %+v", name, Drivers[name], want[name])
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := Drivers[c.name]; !reflect.DeepEqual(got, c.want) {
+				t.Fatalf("Drivers[%s] = %+v, want %+v", c.name, got, c.want)
 			}
+		})
+	}
+	for _, name := range []string{"mlx4_en", "mana", "igb", "igbvf", "virtio_net"} {
+		if _, ok := Drivers[name]; !ok {
+			t.Errorf("driver %s missing from the decoded table", name)
 		}
-		for name := range Drivers {
-			if _, ok := want[name]; !ok {
-				t.Errorf("driver %s is in the Go table but not in the catalog", name)
+	}
+}
+
+func TestDecodeDrivers(t *testing.T) {
+	cases := []struct {
+		name, doc, err string
+	}{
+		{"fields the agent does not use are ignored",
+			`{"comment":"c","drivers":{"x":{"rx":{"default":{"6.13":1024},"min":64,"max":8192,"default_before_6_13":512},` +
+				`"tx":null,"rounding":"none","mtu_max":1500,"sources":["s"],"future":true}}}`, ""},
+		{"unknown rounding", `{"drivers":{"x":{"rounding":"up_to_odd","mtu_max":1500}}}`,
+			`driver x: rounding "up_to_odd" is not one the agent implements`},
+		{"min above max", `{"drivers":{"x":{"rx":{"min":64,"max":32},"rounding":"none","mtu_max":1500}}}`,
+			"driver x: rx min 64 max 32: want 0 < min <= max"},
+		{"no mtu", `{"drivers":{"x":{"rounding":"none"}}}`, "driver x: mtu_max 0: want a positive MTU"},
+		{"no drivers", `{"drivers":{}}`, "no drivers"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d, err := decodeDrivers([]byte(c.doc))
+			if c.err == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := (Driver{RX: &Limits{Min: 64, Max: 8192}, Rounding: NoRounding, MTUMax: 1500}); !reflect.DeepEqual(d["x"], want) {
+					t.Fatalf("decoded %+v, want %+v", d["x"], want)
+				}
+				return
 			}
-		}
+			if err == nil || err.Error() != c.err {
+				t.Fatalf("err %v, want %q", err, c.err)
+			}
+		})
 	}
 }
 
