@@ -19,6 +19,7 @@ import (
 
 	"github.com/vishvananda/netns"
 
+	"github.com/wirespeed-io/wirespeed/agent/internal/links/linkstest"
 	"github.com/wirespeed-io/wirespeed/agent/internal/status"
 )
 
@@ -209,6 +210,7 @@ const labProfile = `{"name":"lab","interfaces":{"roles":["virtual"],"include":["
 "sysctls":{"net.core.netdev_max_backlog":32768.0}}`
 
 func TestOnceEndToEnd(t *testing.T) {
+	linkstest.RequireNetnsPrivilege(t) // before the build: a skip should cost nothing
 	bin := buildAgent(t)
 	const ns = "wst-agent-once"
 	netnsWithVeth(t, ns)
@@ -263,6 +265,7 @@ func TestOnceEndToEnd(t *testing.T) {
 // The daemon re-applies to a link added while it runs, serves its endpoints, and on SIGTERM exits 0
 // leaving the settings in place (no rollback).
 func TestDaemonEndToEnd(t *testing.T) {
+	linkstest.RequireNetnsPrivilege(t)
 	bin := buildAgent(t)
 	const ns = "wst-agent-daemon"
 	netnsWithVeth(t, ns)
