@@ -3,7 +3,7 @@
 The profile is a JSON document shared by this library, the Pulumi components and the Go agent. Its JSON
 Schema (``data/profile.schema.json``) is generated from the models below and committed, so review shows
 every contract change; ``tests/vectors/profiles.json`` holds profiles both languages must accept or reject
-with the same error location.
+with the same error locations and messages.
 
 Numbers may arrive as integral floats (``32768.0``): Pulumi hands every number over as a float, so a profile
 rendered from stack config must still validate. Fractions, booleans and numeric strings are rejected.
