@@ -1,7 +1,8 @@
 // Package profile loads the tuning profile the agent applies. The profile's JSON Schema is shared with the
 // Python library (components/wirespeed/data/profile.schema.json, embedded here byte for byte); validating
 // against it before decoding means Go and Python accept and reject the same documents, with the same
-// pointers and messages (tests/vectors/profiles.json), and nothing is applied from a profile that is only partly valid.
+// pointers and messages (tests/vectors/profiles.json), and nothing is applied from a profile that is only
+// partly valid.
 package profile
 
 import (
