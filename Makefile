@@ -42,6 +42,7 @@ regen: $(STAMP)
 	$(BIN)/python -c 'from wirespeed.profile import render_schema; import sys; sys.stdout.write(render_schema())' \
 		> components/wirespeed/data/profile.schema.json
 	cp components/wirespeed/data/profile.schema.json agent/internal/profile/profile.schema.json
+	cp components/wirespeed/data/nic_drivers.json agent/internal/rings/nic_drivers.json
 	$(BIN)/python -m wirespeed.profiles
 	$(BIN)/python -m wirespeed.catalog.generate_aws
 	cp agent/internal/nodestatus/rbac.yaml components/wirespeed/data/agent-rbac.yaml

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,49 @@ settings.load_profile("wirespeed")
 
 ROOT = Path(__file__).resolve().parent.parent
 VECTORS = ROOT / "tests" / "vectors"
+
+# Capability bits (include/uapi/linux/capability.h) a test needs to create network namespaces and links.
+NETNS_CAPABILITIES = {"CAP_SYS_ADMIN": 21, "CAP_NET_ADMIN": 12}
+PROC_SELF_STATUS = Path("/proc/self/status")  # replaced by tests/test_netns_marker.py to run unprivileged
+
+
+def missing_netns_privilege(proc_status: str, euid: int) -> str | None:
+    """Why a process with this /proc/self/status and euid cannot create network namespaces, or None.
+
+    The same rule and words as the Go tests (agent/internal/links/linkstest.RequireNetnsPrivilege): the
+    effective capabilities decide, not the euid alone, so root without them in a container is caught too.
+    """
+    effective = 0
+    for line in proc_status.splitlines():
+        if line.startswith("CapEff:"):
+            effective = int(line.split()[1], 16)
+    missing = [name for name, bit in NETNS_CAPABILITIES.items() if not effective >> bit & 1]
+    if not missing:
+        return None
+    return f"needs root to create network namespaces (missing {', '.join(missing)}; euid {euid}): run the tests as root"
+
+
+def netns_gate(reason: str | None, ci: str | None) -> tuple[str, str] | None:
+    """What to do with a `netns` test: None to run it, else ("skip" | "fail", message). Under CI=true a
+    missing privilege fails, as the QEMU and Go netns tests do, so a CI job cannot pass by running nothing."""
+    if reason is None:
+        return None
+    if ci == "true":
+        return "fail", reason + "; CI=true, so this is a failure, not a skip"
+    return "skip", reason
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if item.get_closest_marker("netns") is None:
+        return
+    reason = missing_netns_privilege(PROC_SELF_STATUS.read_text(), os.geteuid())
+    decision = netns_gate(reason, os.environ.get("CI"))
+    if decision is None:
+        return
+    action, message = decision
+    if action == "fail":
+        pytest.fail(message, pytrace=False)
+    pytest.skip(message)
 
 
 @pytest.fixture(scope="session")

@@ -2,7 +2,8 @@
 
 Counts only (drops, delivered packets), never times: how fast this machine is decides how many packets the
 default backlog loses, not whether it loses some. Needs root, ip, nft, taskset and Go (it builds burstgen
-and wirespeed-agent, or takes WIRESPEED_AGENT_BIN / WIRESPEED_BURSTGEN_BIN).
+and wirespeed-agent, or takes WIRESPEED_AGENT_BIN / WIRESPEED_BURSTGEN_BIN). Without root the `netns` marker
+skips it with the reason, and fails it under CI=true (tests/conftest.py).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 The profile is a JSON document shared by this library, the Pulumi components and the Go agent. Its JSON
 Schema (``data/profile.schema.json``) is generated from the models below and committed, so review shows
 every contract change; ``tests/vectors/profiles.json`` holds profiles both languages must accept or reject
-with the same error location.
+with the same error locations and messages.
 
 Numbers may arrive as integral floats (``32768.0``): Pulumi hands every number over as a float, so a profile
 rendered from stack config must still validate. Fractions, booleans and numeric strings are rejected.
@@ -11,6 +11,7 @@ rendered from stack config must still validate. Fractions, booleans and numeric 
 
 from __future__ import annotations
 
+import ast
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -74,7 +75,7 @@ PROFILE_NAME_PATTERN = r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"
 def _whole_number(value: object) -> object:
     """Accept ints and integral floats (Pulumi's numbers); refuse bools, strings and fractions."""
     if isinstance(value, bool | str):
-        raise ValueError(f"must be a whole number, got {type(value).__name__}")
+        raise ValueError("must be a whole number")
     if isinstance(value, float):
         if not value.is_integer():
             raise ValueError("must be a whole number")
@@ -223,14 +224,66 @@ def _pointer(loc: tuple[int | str, ...]) -> str:
     return "/" + "/".join(parts)
 
 
+def _json(value: object) -> str:
+    """A value of the document as JSON, as the Go agent shows it (compact, integral floats as integers)."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=repr)
+
+
+def _plural(n: int, one: str) -> str:
+    return f"{n} {one}" if n == 1 else f"{n} {one}s"
+
+
+def _literal_values(expected: str) -> list[Any] | None:
+    """pydantic words a Literal's values as ``'a', 'b' or 'c'`` (their reprs): read them back."""
+    head, _, last = expected.rpartition(" or ")
+    try:
+        parsed = ast.literal_eval(f"[{head}, {last}]" if head else f"[{last}]")
+    except (ValueError, SyntaxError):
+        return None
+    return list(parsed) if isinstance(parsed, list) else None
+
+
+# pydantic error types for a value of the wrong JSON type, in the words the Go agent uses.
+_TYPE_WORDS = {
+    "string_type": "a string",
+    "dict_type": "an object",
+    "model_type": "an object",
+    "model_attributes_type": "an object",
+    "list_type": "a list",
+    "int_type": "a whole number",
+    "bool_type": "true or false",
+}
+
+
+def _allowed(error: Mapping[str, Any]) -> str:
+    kind, ctx = error["type"], error.get("ctx") or {}
+    if kind in _TYPE_WORDS:
+        return f"must be {_TYPE_WORDS[kind]}"
+    if kind == "string_pattern_mismatch":
+        return f"must match {ctx['pattern']}"
+    if kind == "literal_error" and (values := _literal_values(str(ctx.get("expected", "")))):
+        if len(values) == 1:
+            return f"must be {_json(values[0])}"
+        return "must be one of " + ", ".join(_json(v) for v in values)
+    if kind == "too_short":
+        return f"must have at least {_plural(ctx['min_length'], 'item')}"
+    if kind == "string_too_short":
+        return f"must be at least {_plural(ctx['min_length'], 'character')} long"
+    if kind == "string_too_long":
+        return f"must be at most {_plural(ctx['max_length'], 'character')} long"
+    return str(error["msg"]).removeprefix("Value error, ")
+
+
 def _describe(error: Mapping[str, Any]) -> str:
-    value = error.get("input")
-    msg = str(error["msg"]).removeprefix("Value error, ")
-    if error["type"] in {"missing"}:
+    """One problem in the words the Go agent uses too (tests/vectors/profiles.json holds both's exact text):
+    "is required", "is not a known field", or "<value as JSON> is not allowed: <what is>"."""
+    if error["type"] == "missing":
         return "is required"
     if error["type"] == "extra_forbidden":
         return "is not a known field"
-    return f"{value!r} is not allowed: {msg}"
+    return f"{_json(error.get('input'))} is not allowed: {_allowed(error)}"
 
 
 def validate_profile(data: Mapping[str, Any]) -> Profile:

@@ -11,6 +11,8 @@ import (
 
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netns"
+
+	"github.com/wirespeed-io/wirespeed/agent/internal/links/linkstest"
 )
 
 // The send guard is what keeps the lab's traffic inside the lab, so it is tested on real namespaces and
@@ -143,6 +145,7 @@ func labVeth(t *testing.T) {
 // the thread to its namespace and deletes the new one (its links go with it).
 func inFreshNamedNetns(t *testing.T, name string, fn func() error) error {
 	t.Helper()
+	linkstest.RequireNetnsPrivilege(t)
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	orig, err := netns.Get()

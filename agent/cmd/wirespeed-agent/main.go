@@ -52,7 +52,6 @@ type options struct {
 	nodeName    string
 	kube        bool
 	kubeconfig  string
-	eventsNS    string
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -70,7 +69,6 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.nodeName, "node-name", os.Getenv("NODE_NAME"), "this node's `name` (default $NODE_NAME)")
 	fs.BoolVar(&o.kube, "kube", true, "report to Kubernetes (in-cluster, or with --kubeconfig)")
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig `file` (default: in-cluster service account)")
-	fs.StringVar(&o.eventsNS, "events-namespace", "default", "`namespace` for Node Events (where kubelet posts them)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -226,7 +224,7 @@ func kubeReporter(o options, log *slog.Logger) (*nodestatus.Reporter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return nodestatus.NewReporterWithAPI(api, o.nodeName, o.eventsNS, clock.RealClock{}, log), nil
+	return nodestatus.NewReporterWithAPI(api, o.nodeName, clock.RealClock{}, log), nil
 }
 
 func serve(addr string, reg *prometheus.Registry, h *metrics.Health, log *slog.Logger) *http.Server {

@@ -19,42 +19,53 @@ import (
 
 	"github.com/vishvananda/netns"
 
+	"github.com/wirespeed-io/wirespeed/agent/internal/links/linkstest"
 	"github.com/wirespeed-io/wirespeed/agent/internal/status"
 )
 
 func TestParseFlags(t *testing.T) {
+	t.Setenv("NODE_NAME", "from-env")
+	defaults := options{profile: "p.json", procSysRoot: "/proc/sys", sysRoot: "/sys", resync: 60 * time.Second,
+		debounce: 100 * time.Millisecond, listen: ":9808", nodeName: "from-env", kube: true}
 	cases := []struct {
 		name string
 		args []string
+		want options
 		err  string
 	}{
-		{"minimal", []string{"--profile", "p.json"}, ""},
-		{"all", []string{"--profile", "p.json", "--once", "--dry-run", "--resync", "10s", "--debounce", "50ms", "--listen", "", "--kube=false", "--node-name", "n1", "--proc-sys-root", "/host/proc/sys"}, ""},
-		{"profile required", []string{"--once"}, "--profile is required"},
-		{"zero resync", []string{"--profile", "p", "--resync", "0s"}, "--resync 0s: must be positive"},
-		{"debounce above resync", []string{"--profile", "p", "--resync", "1s", "--debounce", "2s"}, "--debounce 2s: must be positive and at most --resync (1s)"},
-		{"stray argument", []string{"--profile", "p", "extra"}, "unexpected arguments"},
+		{name: "minimal takes every default", args: []string{"--profile", "p.json"}, want: defaults},
+		{name: "all flags", args: []string{"--profile", "p.json", "--once", "--dry-run", "--resync", "10s",
+			"--debounce", "50ms", "--listen", "", "--kube=false", "--kubeconfig", "/etc/kube.conf",
+			"--node-name", "n1", "--proc-sys-root", "/host/proc/sys", "--sys-root", "/host/sys"},
+			want: options{profile: "p.json", procSysRoot: "/host/proc/sys", sysRoot: "/host/sys", once: true,
+				dryRun: true, resync: 10 * time.Second, debounce: 50 * time.Millisecond, listen: "",
+				nodeName: "n1", kube: false, kubeconfig: "/etc/kube.conf"}},
+		{name: "profile required", args: []string{"--once"}, err: "--profile is required"},
+		{name: "zero resync", args: []string{"--profile", "p", "--resync", "0s"}, err: "--resync 0s: must be positive"},
+		{name: "debounce above resync", args: []string{"--profile", "p", "--resync", "1s", "--debounce", "2s"},
+			err: "--debounce 2s: must be positive and at most --resync (1s)"},
+		{name: "stray argument", args: []string{"--profile", "p", "extra"}, err: "unexpected arguments: [extra]"},
+		// Removed: Node Events are only accepted in "default" (nodestatus.EventsNamespace), so a flag
+		// choosing another namespace could only ever be ignored or make every Event fail.
+		{name: "events namespace is not a flag", args: []string{"--profile", "p", "--events-namespace", "kube-system"},
+			err: "flag provided but not defined: -events-namespace"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			o, err := parseFlags(c.args, io.Discard)
-			if c.err == "" {
-				if err != nil {
-					t.Fatal(err)
-				}
-				if o.resync <= 0 || o.debounce <= 0 || o.procSysRoot == "" {
-					t.Fatalf("defaults missing: %+v", o)
+			if c.err != "" {
+				if err == nil || err.Error() != c.err {
+					t.Fatalf("err %v, want %q", err, c.err)
 				}
 				return
 			}
-			if err == nil || !strings.Contains(err.Error(), c.err) {
-				t.Fatalf("err %v, want %q", err, c.err)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if o != c.want {
+				t.Fatalf("parsed\n %+v\nwant\n %+v", o, c.want)
 			}
 		})
-	}
-	o, _ := parseFlags([]string{"--profile", "p"}, io.Discard)
-	if o.resync != 60*time.Second || o.debounce != 100*time.Millisecond || o.listen != ":9808" || o.procSysRoot != "/proc/sys" || !o.kube {
-		t.Fatalf("defaults differ from the CLI contract: %+v", o)
 	}
 }
 
@@ -199,6 +210,7 @@ const labProfile = `{"name":"lab","interfaces":{"roles":["virtual"],"include":["
 "sysctls":{"net.core.netdev_max_backlog":32768.0}}`
 
 func TestOnceEndToEnd(t *testing.T) {
+	linkstest.RequireNetnsPrivilege(t) // before the build: a skip should cost nothing
 	bin := buildAgent(t)
 	const ns = "wst-agent-once"
 	netnsWithVeth(t, ns)
@@ -253,6 +265,7 @@ func TestOnceEndToEnd(t *testing.T) {
 // The daemon re-applies to a link added while it runs, serves its endpoints, and on SIGTERM exits 0
 // leaving the settings in place (no rollback).
 func TestDaemonEndToEnd(t *testing.T) {
+	linkstest.RequireNetnsPrivilege(t)
 	bin := buildAgent(t)
 	const ns = "wst-agent-daemon"
 	netnsWithVeth(t, ns)

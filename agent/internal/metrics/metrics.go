@@ -42,6 +42,9 @@ var (
 		"Ring size the device reported at the last reconcile.", ringLabels, nil)
 	ringMaxDesc = prometheus.NewDesc(namespace+"_ring_max_entries",
 		"Largest ring size the device reports it supports.", ringLabels, nil)
+	ringRefusedDesc = prometheus.NewDesc(namespace+"_ring_refused",
+		"1 when the device kept a different ring size than the agent wrote (desired vs current entries); "+
+			"the agent does not rewrite it while the device keeps that size.", ringLabels, nil)
 	mtuDesiredDesc = prometheus.NewDesc(namespace+"_mtu_desired_bytes",
 		"MTU the profile asks for (current MTU: node-exporter's node_network_mtu_bytes).",
 		interfaceLabels, nil)
@@ -148,7 +151,7 @@ func countErrors(r status.Report) int {
 type snapshot struct{ m *Metrics }
 
 func (s snapshot) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{ringDesiredDesc, ringCurrentDesc, ringMaxDesc, mtuDesiredDesc,
+	for _, d := range []*prometheus.Desc{ringDesiredDesc, ringCurrentDesc, ringMaxDesc, ringRefusedDesc, mtuDesiredDesc,
 		interfaceDriftDesc, interfaceErrorDesc, sysctlDesiredDesc, sysctlCurrentDesc, driftDesc, degradedDesc,
 		lastReconcileDesc} {
 		ch <- d
@@ -190,6 +193,7 @@ func snapshotSeries(r status.Report) []prometheus.Metric {
 			}
 			if dir.ring.Desired != 0 { // 0 means the profile leaves this ring alone
 				gauge(ringDesiredDesc, float64(dir.ring.Desired), i.Name, i.Driver, i.Role, dir.name)
+				gauge(ringRefusedDesc, boolValue(dir.ring.Refused), i.Name, i.Driver, i.Role, dir.name)
 			}
 			gauge(ringCurrentDesc, float64(dir.ring.Current), i.Name, i.Driver, i.Role, dir.name)
 			gauge(ringMaxDesc, float64(dir.ring.Max), i.Name, i.Driver, i.Role, dir.name)

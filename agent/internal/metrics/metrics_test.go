@@ -93,6 +93,10 @@ wirespeed_agent_ring_desired_entries{direction="rx",driver="mlx5_core",interface
 wirespeed_agent_ring_max_entries{direction="rx",driver="e1000e",interface="eth1",role="primary"} 4096
 wirespeed_agent_ring_max_entries{direction="rx",driver="mlx5_core",interface="enP1s1",role="sriov-vf"} 8192
 wirespeed_agent_ring_max_entries{direction="tx",driver="mlx5_core",interface="enP1s1",role="sriov-vf"} 8192
+# HELP wirespeed_agent_ring_refused 1 when the device kept a different ring size than the agent wrote (desired vs current entries); the agent does not rewrite it while the device keeps that size.
+# TYPE wirespeed_agent_ring_refused gauge
+wirespeed_agent_ring_refused{direction="rx",driver="e1000e",interface="eth1",role="primary"} 0
+wirespeed_agent_ring_refused{direction="rx",driver="mlx5_core",interface="enP1s1",role="sriov-vf"} 0
 # HELP wirespeed_agent_sysctl_current Sysctl value read at the last reconcile.
 # TYPE wirespeed_agent_sysctl_current gauge
 wirespeed_agent_sysctl_current{sysctl="net.core.netdev_budget"} 300
@@ -149,6 +153,51 @@ wirespeed_agent_reconciles_total{result="dry-run"} 0
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want),
 		"wirespeed_agent_ring_current_entries", "wirespeed_agent_interface_drift",
 		"wirespeed_agent_reconciles_total"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A device that keeps a smaller ring than the agent wrote is drift on every surface: desired above current,
+// the interface and node drift gauges, and ring_refused naming the direction.
+func TestRefusedRingShowsAsDrift(t *testing.T) {
+	reg := prometheus.NewPedanticRegistry()
+	m := New(reg)
+	m.Observe(status.Report{
+		Profile: "throughput",
+		State:   status.StateDegraded,
+		Interfaces: []status.Interface{
+			{Name: "enP1s1", Index: 3, Driver: "mlx5_core", Role: "sriov-vf", Selected: true,
+				RX:    &status.Ring{Desired: 8192, Current: 4096, Max: 8192, Refused: true},
+				Error: "rx ring: the device kept 4096 when 8192 was written (device max 8192); not written again while it keeps that size"},
+			{Name: "enP2s2", Index: 4, Driver: "mlx5_core", Role: "sriov-vf", Selected: true,
+				RX: &status.Ring{Desired: 8192, Current: 8192, Max: 8192}},
+		},
+		Time: time.Date(2026, 11, 22, 13, 0, 0, 0, time.UTC),
+	})
+	want := `
+# HELP wirespeed_agent_drift 1 when any managed value differs from the profile.
+# TYPE wirespeed_agent_drift gauge
+wirespeed_agent_drift 1
+# HELP wirespeed_agent_interface_drift 1 when a managed ring or MTU of this interface differs from the profile.
+# TYPE wirespeed_agent_interface_drift gauge
+wirespeed_agent_interface_drift{driver="mlx5_core",interface="enP1s1",role="sriov-vf"} 1
+wirespeed_agent_interface_drift{driver="mlx5_core",interface="enP2s2",role="sriov-vf"} 0
+# HELP wirespeed_agent_ring_current_entries Ring size the device reported at the last reconcile.
+# TYPE wirespeed_agent_ring_current_entries gauge
+wirespeed_agent_ring_current_entries{direction="rx",driver="mlx5_core",interface="enP1s1",role="sriov-vf"} 4096
+wirespeed_agent_ring_current_entries{direction="rx",driver="mlx5_core",interface="enP2s2",role="sriov-vf"} 8192
+# HELP wirespeed_agent_ring_desired_entries Ring size the profile asks for, after clamping to the device maximum and the driver's rounding rule.
+# TYPE wirespeed_agent_ring_desired_entries gauge
+wirespeed_agent_ring_desired_entries{direction="rx",driver="mlx5_core",interface="enP1s1",role="sriov-vf"} 8192
+wirespeed_agent_ring_desired_entries{direction="rx",driver="mlx5_core",interface="enP2s2",role="sriov-vf"} 8192
+# HELP wirespeed_agent_ring_refused 1 when the device kept a different ring size than the agent wrote (desired vs current entries); the agent does not rewrite it while the device keeps that size.
+# TYPE wirespeed_agent_ring_refused gauge
+wirespeed_agent_ring_refused{direction="rx",driver="mlx5_core",interface="enP1s1",role="sriov-vf"} 1
+wirespeed_agent_ring_refused{direction="rx",driver="mlx5_core",interface="enP2s2",role="sriov-vf"} 0
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "wirespeed_agent_drift",
+		"wirespeed_agent_interface_drift", "wirespeed_agent_ring_current_entries",
+		"wirespeed_agent_ring_desired_entries", "wirespeed_agent_ring_refused"); err != nil {
 		t.Fatal(err)
 	}
 }

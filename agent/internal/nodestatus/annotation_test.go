@@ -46,6 +46,24 @@ func TestEncodeAnnotation(t *testing.T) {
 			wantInterfaces: 1,
 		},
 		{
+			name: "a ring the device refused shows desired, current and refused, exact JSON",
+			report: status.Report{Profile: "throughput", State: status.StateDegraded,
+				Reason: "1 problem(s): enP1s1: rx ring: the device kept 4096 when 8192 was written",
+				Interfaces: []status.Interface{{Name: "enP1s1", Index: 7, Driver: "mlx5_core", Role: "sriov-vf",
+					Selected: true, Reason: "enslaved to eth0",
+					RX:    &status.Ring{Desired: 8192, Current: 4096, Max: 8192, Refused: true},
+					Error: "rx ring: the device kept 4096 when 8192 was written"}},
+				Errors: []string{"enP1s1: rx ring: the device kept 4096 when 8192 was written"},
+				Time:   at},
+			want: `{"profile":"throughput","state":"degraded",` +
+				`"reason":"1 problem(s): enP1s1: rx ring: the device kept 4096 when 8192 was written",` +
+				`"interfaces":[{"name":"enP1s1","index":7,"driver":"mlx5_core","role":"sriov-vf","selected":true,` +
+				`"reason":"enslaved to eth0","rx":{"desired":8192,"current":4096,"max":8192,"refused":true},` +
+				`"error":"rx ring: the device kept 4096 when 8192 was written"}],"sysctls":null,` +
+				`"errors":["enP1s1: rx ring: the device kept 4096 when 8192 was written"],"time":"2026-11-22T13:00:00Z"}`,
+			wantInterfaces: 1,
+		},
+		{
 			name: "hundreds of pod veths leave no trace",
 			report: status.Report{Profile: "throughput", State: status.StateApplied,
 				Interfaces: append([]status.Interface{vf}, func() []status.Interface {

@@ -95,7 +95,7 @@ func TestRESTAPIWithFakeAPIServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	clk := clocktesting.NewFakeClock(t0)
-	r := NewReporterWithAPI(api, nodeName, eventsNS, clk, nil)
+	r := NewReporterWithAPI(api, nodeName, clk, nil)
 	r.jitter = func() float64 { return 0 }
 	outcomes := make(chan error, 8)
 	r.afterAttempt = func(err error, _ time.Duration) { outcomes <- err }

@@ -64,12 +64,11 @@ const (
 
 // Reporter writes reports to one Node: the one named nodeName, and no other.
 type Reporter struct {
-	api       API
-	nodeName  string
-	namespace string
-	clock     clock.PassiveClock
-	timers    clock.WithTicker
-	log       *slog.Logger
+	api      API
+	nodeName string
+	clock    clock.PassiveClock
+	timers   clock.WithTicker
+	log      *slog.Logger
 
 	// Test seams: jitter returns a value in [0,1); afterAttempt sees every attempt's outcome after
 	// the retry timer (if any) exists, so a test can step a fake clock without racing Run.
@@ -115,29 +114,20 @@ type writtenState struct {
 	condAt         time.Time
 }
 
-// ValidateEventsNamespace rejects a namespace the API server will not accept Node Events in. A Node
-// is cluster-scoped, and core/v1 Events about a cluster-scoped object must live in "default" (or
-// carry no namespace): kubernetes/kubernetes pkg/apis/core/validation/events.go, legacyValidateEvent.
-func ValidateEventsNamespace(namespace string) error {
-	if namespace != "" && namespace != metav1.NamespaceDefault {
-		return fmt.Errorf("events namespace %q: Events about a Node are only accepted in %q", namespace,
-			metav1.NamespaceDefault)
-	}
-	return nil
-}
+// EventsNamespace is where every Event about the Node goes. A Node is cluster-scoped, and the API server
+// accepts core/v1 Events about a cluster-scoped object only with no namespace or "default"
+// (kubernetes/kubernetes pkg/apis/core/validation/events.go, legacyValidateEvent: "does not match
+// event.namespace"); the kubelet posts its Node Events there too, so `kubectl describe node` finds them.
+// It is therefore not configurable.
+const EventsNamespace = metav1.NamespaceDefault
 
-// NewReporterWithAPI returns a Reporter for the Node nodeName, writing Events into namespace, which
-// must pass ValidateEventsNamespace (anything else is replaced by "default", with an error logged).
+// NewReporterWithAPI returns a Reporter for the Node nodeName, writing Events into EventsNamespace.
 // c also drives the retry timers when it implements clock.WithTicker (the real clock and
 // k8s.io/utils/clock/testing's fake clock both do).
-func NewReporterWithAPI(api API, nodeName, namespace string, c clock.PassiveClock, log *slog.Logger) *Reporter {
+func NewReporterWithAPI(api API, nodeName string, c clock.PassiveClock, log *slog.Logger) *Reporter {
 	if log == nil {
 		log = slog.Default()
 	}
-	if err := ValidateEventsNamespace(namespace); err != nil {
-		log.Error("using the default namespace for Events", "err", err)
-	}
-	namespace = metav1.NamespaceDefault
 	timers, ok := c.(clock.WithTicker)
 	if !ok {
 		timers = clock.RealClock{}
@@ -145,7 +135,6 @@ func NewReporterWithAPI(api API, nodeName, namespace string, c clock.PassiveCloc
 	return &Reporter{
 		api:          api,
 		nodeName:     nodeName,
-		namespace:    namespace,
 		clock:        c,
 		timers:       timers,
 		log:          log.With("component", "nodestatus", "node", nodeName),
@@ -415,7 +404,7 @@ func (r *Reporter) post(ctx context.Context, e status.Event) error {
 		if err != nil {
 			return err
 		}
-		_, err = r.api.PatchEvent(cctx, r.namespace, prev.name, types.StrategicMergePatchType, patch)
+		_, err = r.api.PatchEvent(cctx, EventsNamespace, prev.name, types.StrategicMergePatchType, patch)
 		switch {
 		case err == nil:
 			prev.count++
@@ -429,7 +418,7 @@ func (r *Reporter) post(ctx context.Context, e status.Event) error {
 	}
 
 	ev := &corev1.Event{
-		ObjectMeta: metav1.ObjectMeta{Name: r.eventName(), Namespace: r.namespace},
+		ObjectMeta: metav1.ObjectMeta{Name: r.eventName(), Namespace: EventsNamespace},
 		// UID = node name, as the kubelet sets it for Node events: `kubectl describe node` looks
 		// Node events up by that UID.
 		InvolvedObject: corev1.ObjectReference{Kind: "Node", APIVersion: "v1", Name: r.nodeName,
@@ -444,7 +433,7 @@ func (r *Reporter) post(ctx context.Context, e status.Event) error {
 		ReportingController: "wirespeed.io/" + Component,
 		ReportingInstance:   r.nodeName,
 	}
-	created, err := r.api.CreateEvent(cctx, r.namespace, ev)
+	created, err := r.api.CreateEvent(cctx, EventsNamespace, ev)
 	if err != nil {
 		return err
 	}

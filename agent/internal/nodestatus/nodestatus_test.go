@@ -41,7 +41,7 @@ func TestMain(m *testing.M) {
 const (
 	nodeName  = "aks-net-12345-vmss000000"
 	otherNode = "aks-net-12345-vmss000001"
-	eventsNS  = "default"
+	eventsNS  = "default" // the only namespace the API server accepts Node Events in
 )
 
 var t0 = time.Date(2026, 11, 22, 13, 0, 0, 0, time.UTC)
@@ -78,7 +78,7 @@ func newHarness(t *testing.T, node *corev1.Node) *harness {
 		logs:     &syncBuffer{},
 	}
 	log := slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	h.r = NewReporter(h.cs.CoreV1(), nodeName, eventsNS, h.clk, log)
+	h.r = NewReporter(h.cs.CoreV1(), nodeName, h.clk, log)
 	h.r.jitter = func() float64 { return 0 }
 	h.r.afterAttempt = func(err error, retryIn time.Duration) { h.outcomes <- outcome{err, retryIn} }
 	return h
@@ -677,7 +677,7 @@ func TestBackoffCapWithFakeClientset(t *testing.T) {
 }
 
 func TestBackoffJitterStaysUnderCap(t *testing.T) {
-	r := NewReporter(fake.NewClientset().CoreV1(), nodeName, "", clocktesting.NewFakeClock(t0), nil)
+	r := NewReporter(fake.NewClientset().CoreV1(), nodeName, clocktesting.NewFakeClock(t0), nil)
 	r.jitter = func() float64 { return 0.999 }
 	for _, want := range []time.Duration{1099900 * time.Microsecond, 2199800 * time.Microsecond} {
 		if got := r.nextDelay().Round(time.Microsecond); got != want {
@@ -694,7 +694,7 @@ func TestBackoffJitterStaysUnderCap(t *testing.T) {
 // Report and Event are called from the reconcile loop: with no Run (or a stuck one) they must still
 // return, and the Event backlog must stay bounded.
 func TestReportAndEventNeverBlockWithFakeClientset(t *testing.T) {
-	r := NewReporter(fake.NewClientset().CoreV1(), nodeName, "", clocktesting.NewFakeClock(t0), nil)
+	r := NewReporter(fake.NewClientset().CoreV1(), nodeName, clocktesting.NewFakeClock(t0), nil)
 	for i := range 1000 {
 		r.Report(context.Background(), applied())
 		r.Event(context.Background(), status.Event{Reason: "InterfaceRetuned", Message: strconv.Itoa(i)})
@@ -754,23 +754,6 @@ func TestClassify(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := classify(tc.err); got != tc.want {
 				t.Fatalf("classify(%v) = %q, want %q", tc.err, got, tc.want)
-			}
-		})
-	}
-}
-func TestValidateEventsNamespace(t *testing.T) {
-	for _, tc := range []struct {
-		name, ns, wantErr string
-	}{
-		{name: "default", ns: "default"},
-		{name: "empty means default", ns: ""},
-		{name: "the agent's own namespace is refused by the API server for Node events",
-			ns: "wirespeed-system", wantErr: `events namespace "wirespeed-system": Events about a Node are only accepted in "default"`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			err := ValidateEventsNamespace(tc.ns)
-			if (err == nil) != (tc.wantErr == "") || (err != nil && err.Error() != tc.wantErr) {
-				t.Fatalf("ValidateEventsNamespace(%q) = %v, want %q", tc.ns, err, tc.wantErr)
 			}
 		})
 	}

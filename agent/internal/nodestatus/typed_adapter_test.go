@@ -15,8 +15,8 @@ import (
 //
 // It lives in a test file because the typed client links every built-in API group (+11 MB binary,
 // +8 MiB RSS); the agent uses NewReporterWithAPI(NewRESTAPI(cfg), ...), which the API tests cover.
-func NewReporter(client corev1client.CoreV1Interface, nodeName, namespace string, c clock.PassiveClock, log *slog.Logger) *Reporter {
-	return NewReporterWithAPI(typedAPI{client}, nodeName, namespace, c, log)
+func NewReporter(client corev1client.CoreV1Interface, nodeName string, c clock.PassiveClock, log *slog.Logger) *Reporter {
+	return NewReporterWithAPI(typedAPI{client}, nodeName, c, log)
 }
 
 type typedAPI struct{ c corev1client.CoreV1Interface }

@@ -1,7 +1,8 @@
 // Package profile loads the tuning profile the agent applies. The profile's JSON Schema is shared with the
 // Python library (components/wirespeed/data/profile.schema.json, embedded here byte for byte); validating
-// against it before decoding means Go and Python accept and reject the same documents
-// (tests/vectors/profiles.json), and nothing is applied from a profile that is only partly valid.
+// against it before decoding means Go and Python accept and reject the same documents, with the same
+// pointers and messages (tests/vectors/profiles.json), and nothing is applied from a profile that is only
+// partly valid.
 package profile
 
 import (
@@ -308,11 +309,12 @@ func problems(ve *jsonschema.ValidationError, doc any) []Problem {
 			}
 			return
 		}
-		p := describe(e, doc)
-		key := p.Pointer + "\x00" + p.Message
-		if !seen[key] {
-			seen[key] = true
-			out = append(out, p)
+		for _, p := range describe(e, doc) {
+			key := p.Pointer + "\x00" + p.Message
+			if !seen[key] {
+				seen[key] = true
+				out = append(out, p)
+			}
 		}
 	}
 	walk(ve, nil)
@@ -339,10 +341,13 @@ func pointer(loc []string) string {
 	var b strings.Builder
 	for _, s := range loc {
 		b.WriteByte('/')
-		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(s))
+		b.WriteString(escape(s))
 	}
 	return b.String()
 }
+
+// escape makes one JSON pointer reference token (RFC 6901).
+func escape(token string) string { return strings.NewReplacer("~", "~0", "/", "~1").Replace(token) }
 
 func lookup(doc any, loc []string) any {
 	for _, s := range loc {
@@ -362,12 +367,18 @@ func lookup(doc any, loc []string) any {
 	return doc
 }
 
+// show renders a value of the document as JSON, as the Python library does (wirespeed.profile), so both
+// say the same thing about the same document: integral numbers as integers (Pulumi's 65537.0 is 65537),
+// no HTML escaping.
 func show(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
+	v = integral(v)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		return fmt.Sprint(v)
 	}
-	return string(b)
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 func ratString(r *big.Rat) string {
@@ -392,46 +403,101 @@ func groupThousands(s string) string {
 	return s
 }
 
-// bounds finds the minimum and maximum of the schema whose minimum/maximum keyword failed, so the message
-// can state the whole allowed range, like the Python side does. The compiler caches compiled schemas but is
-// not safe for concurrent use.
-func bounds(schemaLoc string) (lo, hi *big.Rat) {
+// schemaAt compiles (from the compiler's cache) the subschema whose keyword failed, so a message can state
+// the whole allowed range or pattern, like the Python side does. The compiler is not safe for concurrent use.
+func schemaAt(schemaLoc string) *jsonschema.Schema {
 	compilerMu.Lock()
 	defer compilerMu.Unlock()
 	s, err := compiler.Compile(schemaLoc)
 	if err != nil {
-		return nil, nil
+		return nil
 	}
-	return s.Minimum, s.Maximum
+	return s
 }
 
-func describe(e *jsonschema.ValidationError, doc any) Problem {
+// JSON type names in words (the "must be ..." half of a message).
+var typeWords = map[string]string{
+	"integer": "a whole number", "number": "a number", "string": "a string", "object": "an object",
+	"array": "a list", "boolean": "true or false", "null": "null",
+}
+
+func plural(n int, one string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %ss", n, one)
+}
+
+// describe words one failed keyword the way wirespeed.profile does (tests/vectors/profiles.json holds
+// the exact messages both must give): "<pointer>: is required", "<pointer>: is not a known field", or
+// "<pointer>: <value as JSON> is not allowed: <what is>".
+func describe(e *jsonschema.ValidationError, doc any) []Problem {
 	ptr := pointer(e.InstanceLocation)
 	value := lookup(doc, e.InstanceLocation)
+	notAllowed := func(v any, allowed string) []Problem {
+		return []Problem{{Pointer: ptr, Message: fmt.Sprintf("%s is not allowed: %s", show(v), allowed)}}
+	}
 	switch k := e.ErrorKind.(type) {
 	case *kind.Required:
-		return Problem{Pointer: ptr + "/" + k.Missing[0], Message: fmt.Sprintf("required field %q is missing", k.Missing[0])}
+		var out []Problem
+		for _, name := range k.Missing {
+			out = append(out, Problem{Pointer: ptr + "/" + escape(name), Message: "is required"})
+		}
+		return out
 	case *kind.AdditionalProperties:
-		return Problem{Pointer: ptr + "/" + k.Properties[0], Message: fmt.Sprintf("unknown field %q (not in the profile schema)", strings.Join(k.Properties, `", "`))}
-	case *kind.Minimum, *kind.Maximum:
-		lo, hi := bounds(e.SchemaURL)
-		return Problem{Pointer: ptr, Message: fmt.Sprintf("%s is out of range: must be between %s and %s", show(value), ratString(lo), ratString(hi))}
-	case *kind.Type:
-		return Problem{Pointer: ptr, Message: fmt.Sprintf("%s is a %s: must be %s", show(value), k.Got, strings.Join(k.Want, " or "))}
-	case *kind.Pattern:
-		return Problem{Pointer: ptr, Message: fmt.Sprintf("%q does not match %s", k.Got, k.Want)}
+		// An object whose keys follow a pattern (rings by driver name) rejects a key for its spelling.
+		var pattern string
+		if s := schemaAt(e.SchemaURL); s != nil && len(s.PatternProperties) == 1 {
+			for re := range s.PatternProperties {
+				pattern = re.String()
+			}
+		}
+		var out []Problem
+		for _, name := range k.Properties {
+			p := Problem{Pointer: ptr + "/" + escape(name), Message: "is not a known field"}
+			if pattern != "" {
+				p.Message = fmt.Sprintf("%s is not allowed: must match %s", show(name), pattern)
+			}
+			out = append(out, p)
+		}
+		return out
 	case *kind.PropertyNames:
-		return Problem{Pointer: ptr + "/" + k.Property, Message: fmt.Sprintf("name %q is not allowed: only net.* sysctls (pattern ^net\\.[a-z0-9_]+(\\.[a-z0-9_-]+)+$)", k.Property)}
+		pattern := "?"
+		if s := schemaAt(e.SchemaURL); s != nil && s.Pattern != nil {
+			pattern = s.Pattern.String()
+		}
+		return []Problem{{Pointer: ptr + "/" + escape(k.Property),
+			Message: fmt.Sprintf("%s is not allowed: must match %s", show(k.Property), pattern)}}
+	case *kind.Minimum, *kind.Maximum:
+		lo, hi := "?", "?"
+		if s := schemaAt(e.SchemaURL); s != nil {
+			lo, hi = ratString(s.Minimum), ratString(s.Maximum)
+		}
+		return notAllowed(value, fmt.Sprintf("must be between %s and %s", lo, hi))
+	case *kind.Type:
+		words := make([]string, len(k.Want))
+		for i, w := range k.Want {
+			if words[i] = typeWords[w]; words[i] == "" {
+				words[i] = w
+			}
+		}
+		return notAllowed(value, "must be "+strings.Join(words, " or "))
+	case *kind.Pattern:
+		return notAllowed(value, "must match "+k.Want)
 	case *kind.Const:
-		return Problem{Pointer: ptr, Message: fmt.Sprintf("%s is not supported: must be %s", show(value), show(k.Want))}
+		return notAllowed(value, "must be "+show(k.Want))
 	case *kind.Enum:
-		return Problem{Pointer: ptr, Message: fmt.Sprintf("%s is not allowed: must be one of %s", show(value), show(k.Want))}
+		want := make([]string, len(k.Want))
+		for i, w := range k.Want {
+			want[i] = show(w)
+		}
+		return notAllowed(value, "must be one of "+strings.Join(want, ", "))
 	case *kind.MinItems:
-		return Problem{Pointer: ptr, Message: fmt.Sprintf("%s has %d items: needs at least %d", show(value), k.Got, k.Want)}
+		return notAllowed(value, "must have at least "+plural(k.Want, "item"))
 	case *kind.MinLength:
-		return Problem{Pointer: ptr, Message: fmt.Sprintf("%s is too short: needs at least %d characters", show(value), k.Want)}
+		return notAllowed(value, "must be at least "+plural(k.Want, "character")+" long")
 	case *kind.MaxLength:
-		return Problem{Pointer: ptr, Message: fmt.Sprintf("%s is too long: at most %d characters", show(value), k.Want)}
+		return notAllowed(value, "must be at most "+plural(k.Want, "character")+" long")
 	}
-	return Problem{Pointer: ptr, Message: fmt.Sprintf("%s: %v", show(value), e.ErrorKind.LocalizedString(message.NewPrinter(language.English)))}
+	return notAllowed(value, e.ErrorKind.LocalizedString(message.NewPrinter(language.English)))
 }

@@ -109,6 +109,11 @@ func (r *Reconciler) All() (status.Report, Outcome) {
 			delete(r.known, index)
 		}
 	}
+	present := make(map[rings.Link]bool, len(all))
+	for _, l := range all {
+		present[rings.Link{Name: l.Name, Index: l.Index}] = true
+	}
+	r.applier.Retain(func(name string, index int) bool { return present[rings.Link{Name: name, Index: index}] })
 	r.mu.Unlock()
 	for _, l := range all {
 		written, isNew := r.reconcileLink(l)
@@ -140,11 +145,12 @@ func (r *Reconciler) Link(name string) (status.Report, Outcome) {
 	return r.Report(), out
 }
 
-// Forget drops a removed link from the report.
+// Forget drops a removed link from the report, and what the ring applier remembers about it.
 func (r *Reconciler) Forget(name string) {
 	r.mu.Lock()
 	if i, ok := r.ifaces[name]; ok {
 		delete(r.known, i.Index)
+		r.applier.Forget(name, i.Index)
 	}
 	delete(r.ifaces, name)
 	r.mu.Unlock()
@@ -193,11 +199,12 @@ func (r *Reconciler) reconcileLink(l links.Link) (int, bool) {
 	var errs []string
 	if selected {
 		if want, ok := p.Rings[l.Driver]; ok {
-			rx, tx, changes, err := r.applier.Apply(l.Name, l.Driver, want, r.cfg.DryRun)
+			rx, tx, changes, err := r.applier.Apply(rings.Link{Name: l.Name, Index: l.Index, Driver: l.Driver}, want, r.cfg.DryRun)
 			iface.RX, iface.TX = rx, tx
 			if err != nil {
 				errs = append(errs, err.Error())
 			}
+			errs = append(errs, refusals(rx, tx)...)
 			for _, c := range changes {
 				r.logChange(l, c.Setting, int64(c.From), int64(c.To))
 			}
@@ -234,13 +241,33 @@ func (r *Reconciler) reconcileLink(l links.Link) (int, bool) {
 	for name, other := range r.ifaces {
 		if other.Index == l.Index && name != l.Name {
 			delete(r.ifaces, name) // renamed (udev names a new VF after it appears)
+			r.applier.Forget(name, other.Index)
 		}
+	}
+	if prev, ok := r.ifaces[l.Name]; ok && prev.Index != l.Index {
+		r.applier.Forget(l.Name, prev.Index) // re-added under the same name: a new instance
 	}
 	r.ifaces[l.Name] = iface
 	isNew := !r.known[l.Index]
 	r.known[l.Index] = true
 	r.mu.Unlock()
 	return written, isNew
+}
+
+// refusals names the ring directions a device would not keep at the profile's size: a reason the
+// profile is not applied, not a success.
+func refusals(rx, tx *status.Ring) []string {
+	var out []string
+	for _, d := range []struct {
+		name string
+		ring *status.Ring
+	}{{"rx", rx}, {"tx", tx}} {
+		if d.ring != nil && d.ring.Refused {
+			out = append(out, fmt.Sprintf("%s ring: the device kept %d when %d was written (device max %d); "+
+				"not written again while it keeps that size", d.name, d.ring.Current, d.ring.Desired, d.ring.Max))
+		}
+	}
+	return out
 }
 
 func (r *Reconciler) logChange(l links.Link, setting string, from, to int64) {

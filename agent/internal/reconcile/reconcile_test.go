@@ -170,6 +170,59 @@ func TestReconcileRingsOnFakeAzureVF(t *testing.T) {
 	}
 }
 
+// Two VFs of one driver where only one keeps a smaller ring (a firmware queue limit): the other still gets
+// the full target, and the one that refused is reported (degraded with the reason, drift in the report),
+// not rewritten every reconcile, and forgotten once it goes away.
+func TestRingRefusedByOneVFOfADriver(t *testing.T) {
+	fake := rings.NewFakeEthtool()
+	atDefault := ethtool.Ring{RxMaxPending: 8192, TxMaxPending: 8192, RxPending: 1024, TxPending: 1024}
+	fake.Add("enP1s1", &rings.FakeDevice{Driver: "mlx5_core", Ring: atDefault,
+		Store: func(_ string, n uint32) uint32 { return min(n, 4096) }})
+	fake.Add("enP2s2", &rings.FakeDevice{Driver: "mlx5_core", Ring: atDefault})
+	vf := func(name string, index int) netlink.Link {
+		return &netlink.Device{LinkAttrs: netlink.LinkAttrs{Name: name, Index: index, ParentDevBus: "pci", MTU: 1500}}
+	}
+	all := []netlink.Link{vf("enP1s1", 3), vf("enP2s2", 4)}
+	d := links.Discoverer{NL: links.Netlink{LinkList: func() ([]netlink.Link, error) { return all, nil }}, Drivers: fake}
+	p := mustProfile(t, `{"name":"throughput","rings":{"mlx5_core":{"rx":8192}}}`)
+	r := New(Config{Profile: p, Links: d, Ethtool: fake, ProcSysRoot: procSys(t, nil)})
+
+	rep, _ := r.All()
+	const reason = "enP1s1: rx ring: the device kept 4096 when 8192 was written (device max 8192); " +
+		"not written again while it keeps that size"
+	if rep.State != status.StateDegraded || rep.Reason != "1 problem(s): "+reason || !rep.Drifted() {
+		t.Fatalf("state %s drifted %v reason %q", rep.State, rep.Drifted(), rep.Reason)
+	}
+	byName := map[string]status.Interface{}
+	for _, i := range rep.Interfaces {
+		byName[i.Name] = i
+	}
+	if got, want := *byName["enP1s1"].RX, (status.Ring{Desired: 8192, Current: 4096, Max: 8192, Refused: true}); got != want {
+		t.Errorf("enP1s1 rx %+v, want %+v", got, want)
+	}
+	if got, want := *byName["enP2s2"].RX, (status.Ring{Desired: 8192, Current: 8192, Max: 8192}); got != want {
+		t.Errorf("enP2s2 rx %+v, want %+v (the other VF of the driver must get the full target)", got, want)
+	}
+
+	rep2, out := r.All()
+	if out.Written != 0 || fake.Device("enP1s1").Sets != 1 || rep2.Reason != rep.Reason {
+		t.Fatalf("second pass wrote %d (device saw %d sets), reason %q", out.Written, fake.Device("enP1s1").Sets, rep2.Reason)
+	}
+
+	// The refusing VF is removed and comes back with a new ifindex and a healthy queue: full target.
+	all = []netlink.Link{vf("enP2s2", 4)}
+	r.All()
+	if n := r.applier.Remembered(); n != 0 {
+		t.Fatalf("ring memory of a removed link kept: %d instances", n)
+	}
+	fake.Device("enP1s1").Ring, fake.Device("enP1s1").Store = atDefault, nil
+	all = []netlink.Link{vf("enP1s1", 9), vf("enP2s2", 4)}
+	rep3, _ := r.All()
+	if rep3.State != status.StateApplied || rep3.Drifted() {
+		t.Fatalf("after re-add: state %s drifted %v: %s", rep3.State, rep3.Drifted(), rep3.Reason)
+	}
+}
+
 func TestThrottle(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	ms := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Millisecond) }

@@ -3,7 +3,13 @@
 // the driver would round it, and written only when it differs (a resize interrupts traffic briefly).
 package rings
 
-import "math/bits"
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"math/bits"
+)
 
 // Rounding is how a driver adjusts a requested ring size before using it.
 type Rounding string
@@ -15,38 +21,69 @@ const (
 	NoRounding     Rounding = "none"
 )
 
-// Limits are one direction's descriptor counts.
-type Limits struct{ Default, Min, Max int }
+// Limits are one direction's descriptor counts. The driver's default is left out: the agent never needs
+// it (a device reports its current size), so the catalog may describe it however it likes.
+type Limits struct {
+	Min int `json:"min"`
+	Max int `json:"max"`
+}
 
 // Driver holds the facts the agent needs about one NIC driver.
 type Driver struct {
-	RX, TX   *Limits // nil: the driver has no NIC rings to set (hv_netvsc)
-	Rounding Rounding
-	MTUMax   int
+	RX       *Limits  `json:"rx"` // nil: the driver has no NIC rings to set (hv_netvsc)
+	TX       *Limits  `json:"tx"`
+	Rounding Rounding `json:"rounding"`
+	MTUMax   int      `json:"mtu_max"`
 }
 
-// Drivers mirrors components/wirespeed/data/nic_drivers.json, the one home of these numbers: each driver's
-// entry there cites the upstream file and symbol behind every value. TestDriverTableMatchesCatalog fails
-// when the two differ.
-var Drivers = map[string]Driver{
-	// drivers/net/ethernet/mellanox/mlx5/core/en_ethtool.c; seed 000 (ethtool -g on AKS: RX 1024 of 8192)
-	"mlx5_core": {RX: &Limits{1024, 16, 8192}, TX: &Limits{1024, 64, 8192}, Rounding: UpPowerOfTwo, MTUMax: 3900},
-	// drivers/net/ethernet/mellanox/mlx4/mlx4_en.h
-	"mlx4_en": {RX: &Limits{1024, 256, 8192}, TX: &Limits{1024, 64, 8192}, Rounding: UpPowerOfTwo, MTUMax: 3900},
-	// drivers/net/ethernet/microsoft/mana/mana_ethtool.c, include/net/mana/mana.h
-	"mana": {RX: &Limits{512, 128, 8192}, TX: &Limits{256, 128, 16384}, Rounding: UpPowerOfTwo, MTUMax: 9000},
-	// drivers/net/ethernet/amazon/ena/ena_ethtool.c; docs.aws.amazon.com network_mtu.html (9,001)
-	"ena": {RX: &Limits{1024, 256, 16384}, TX: &Limits{1024, 256, 1024}, Rounding: DownPowerOfTwo, MTUMax: 9001},
-	// drivers/net/ethernet/intel/e1000e/e1000.h, ethtool.c
-	"e1000e": {RX: &Limits{256, 64, 4096}, TX: &Limits{256, 64, 4096}, Rounding: MultipleOf8, MTUMax: 9212},
-	// drivers/net/ethernet/intel/igb/igb.h, igb_ethtool.c
-	"igb": {RX: &Limits{256, 64, 4096}, TX: &Limits{256, 64, 4096}, Rounding: MultipleOf8, MTUMax: 9216},
-	// drivers/net/ethernet/intel/igbvf/igbvf.h, ethtool.c; netdev.c igbvf_probe sets the 1024 defaults
-	"igbvf": {RX: &Limits{1024, 64, 4096}, TX: &Limits{1024, 64, 4096}, Rounding: MultipleOf8, MTUMax: 9216},
-	// drivers/net/virtio_net.c (virtnet_set_ringparam); qemu hw/net/virtio-net.c (rx<=1024, tx<=256)
-	"virtio_net": {RX: &Limits{256, 64, 1024}, TX: &Limits{256, 64, 256}, Rounding: UpPowerOfTwo, MTUMax: 65535},
-	// network-facts.md: hv_netvsc "rings" are buffer sections, never NIC descriptors
-	"hv_netvsc": {Rounding: NoRounding, MTUMax: 9000},
+// nicDriversJSON is components/wirespeed/data/nic_drivers.json, the one home of these numbers (each
+// driver's entry there cites the upstream file and symbol behind every value), copied here byte for byte
+// by `make regen` because go:embed cannot reach outside the module. TestEmbeddedDriversMatchCatalog fails
+// when the copy is stale.
+//
+//go:embed nic_drivers.json
+var nicDriversJSON []byte
+
+// Drivers is the catalog's driver table, by driver name as `ethtool -i` reports it.
+var Drivers = mustDecodeDrivers(nicDriversJSON)
+
+func mustDecodeDrivers(data []byte) map[string]Driver {
+	d, err := decodeDrivers(data)
+	if err != nil {
+		panic(fmt.Sprintf("embedded nic_drivers.json: %v", err)) // a build input, covered by tests
+	}
+	return d
+}
+
+// decodeDrivers reads the catalog file. Fields the agent does not use (descriptions, sources, drop
+// counters, memory cost, anything added later) are ignored, so the catalog can grow without a Go change;
+// what the agent does use is checked, so a typo cannot silently turn into "no rounding" or "no minimum".
+func decodeDrivers(data []byte) (map[string]Driver, error) {
+	var doc struct {
+		Drivers map[string]Driver `json:"drivers"`
+	}
+	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&doc); err != nil {
+		return nil, err
+	}
+	if len(doc.Drivers) == 0 {
+		return nil, fmt.Errorf("no drivers")
+	}
+	for name, d := range doc.Drivers {
+		switch d.Rounding {
+		case UpPowerOfTwo, DownPowerOfTwo, MultipleOf8, NoRounding:
+		default:
+			return nil, fmt.Errorf("driver %s: rounding %q is not one the agent implements", name, d.Rounding)
+		}
+		for dir, lim := range map[string]*Limits{"rx": d.RX, "tx": d.TX} {
+			if lim != nil && (lim.Min <= 0 || lim.Max < lim.Min) {
+				return nil, fmt.Errorf("driver %s: %s min %d max %d: want 0 < min <= max", name, dir, lim.Min, lim.Max)
+			}
+		}
+		if d.MTUMax <= 0 {
+			return nil, fmt.Errorf("driver %s: mtu_max %d: want a positive MTU", name, d.MTUMax)
+		}
+	}
+	return doc.Drivers, nil
 }
 
 // Size computes the ring size to ask a device for: want clamped to [min, deviceMax] and rounded by the

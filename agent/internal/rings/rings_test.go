@@ -1,7 +1,7 @@
 package rings
 
 import (
-	"encoding/json"
+	"bytes"
 	"os"
 	"reflect"
 	"testing"
@@ -12,45 +12,74 @@ import (
 	"github.com/wirespeed-io/wirespeed/agent/internal/status"
 )
 
-// The Go driver table must say what the catalog says (components/wirespeed/data/nic_drivers.json).
-func TestDriverTableMatchesCatalog(t *testing.T) {
-	data, err := os.ReadFile("../../../components/wirespeed/data/nic_drivers.json")
+// The embedded driver table must be the catalog's file, byte for byte: one home for these numbers.
+func TestEmbeddedDriversMatchCatalog(t *testing.T) {
+	want, err := os.ReadFile("../../../components/wirespeed/data/nic_drivers.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	type limits struct{ Default, Min, Max int }
-	var catalog struct {
-		Drivers map[string]struct {
-			RX       *limits `json:"rx"`
-			TX       *limits `json:"tx"`
-			Rounding string  `json:"rounding"`
-			MTUMax   int     `json:"mtu_max"`
-		} `json:"drivers"`
+	if !bytes.Equal(nicDriversJSON, want) {
+		t.Fatal("agent/internal/rings/nic_drivers.json differs from components/wirespeed/data/nic_drivers.json: " +
+			"run `make regen` (it copies the file here)")
 	}
-	if err := json.Unmarshal(data, &catalog); err != nil {
-		t.Fatal(err)
+}
+
+// Decoding keeps every figure the agent uses: spot-check one driver per rounding rule against the values
+// the kernel sources give (the catalog cites them).
+func TestDriversDecodedFromCatalog(t *testing.T) {
+	cases := []struct {
+		name string
+		want Driver
+	}{
+		{"mlx5_core", Driver{RX: &Limits{Min: 16, Max: 8192}, TX: &Limits{Min: 64, Max: 8192}, Rounding: UpPowerOfTwo, MTUMax: 3900}},
+		{"ena", Driver{RX: &Limits{Min: 256, Max: 16384}, TX: &Limits{Min: 256, Max: 1024}, Rounding: DownPowerOfTwo, MTUMax: 9001}},
+		{"e1000e", Driver{RX: &Limits{Min: 64, Max: 4096}, TX: &Limits{Min: 64, Max: 4096}, Rounding: MultipleOf8, MTUMax: 9212}},
+		{"hv_netvsc", Driver{Rounding: NoRounding, MTUMax: 9000}},
 	}
-	conv := func(l *limits) *Limits {
-		if l == nil {
-			return nil
-		}
-		return &Limits{l.Default, l.Min, l.Max}
-	}
-	want := map[string]Driver{}
-	for name, d := range catalog.Drivers {
-		want[name] = Driver{RX: conv(d.RX), TX: conv(d.TX), Rounding: Rounding(d.Rounding), MTUMax: d.MTUMax}
-	}
-	if !reflect.DeepEqual(Drivers, want) {
-		for name := range want {
-			if !reflect.DeepEqual(Drivers[name], want[name]) {
-				t.Errorf("driver %s: Go table %+v, catalog %+v", name, Drivers[name], want[name])
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := Drivers[c.name]; !reflect.DeepEqual(got, c.want) {
+				t.Fatalf("Drivers[%s] = %+v, want %+v", c.name, got, c.want)
 			}
+		})
+	}
+	for _, name := range []string{"mlx4_en", "mana", "igb", "igbvf", "virtio_net"} {
+		if _, ok := Drivers[name]; !ok {
+			t.Errorf("driver %s missing from the decoded table", name)
 		}
-		for name := range Drivers {
-			if _, ok := want[name]; !ok {
-				t.Errorf("driver %s is in the Go table but not in the catalog", name)
+	}
+}
+
+func TestDecodeDrivers(t *testing.T) {
+	cases := []struct {
+		name, doc, err string
+	}{
+		{"fields the agent does not use are ignored",
+			`{"comment":"c","drivers":{"x":{"rx":{"default":{"6.13":1024},"min":64,"max":8192,"default_before_6_13":512},` +
+				`"tx":null,"rounding":"none","mtu_max":1500,"sources":["s"],"future":true}}}`, ""},
+		{"unknown rounding", `{"drivers":{"x":{"rounding":"up_to_odd","mtu_max":1500}}}`,
+			`driver x: rounding "up_to_odd" is not one the agent implements`},
+		{"min above max", `{"drivers":{"x":{"rx":{"min":64,"max":32},"rounding":"none","mtu_max":1500}}}`,
+			"driver x: rx min 64 max 32: want 0 < min <= max"},
+		{"no mtu", `{"drivers":{"x":{"rounding":"none"}}}`, "driver x: mtu_max 0: want a positive MTU"},
+		{"no drivers", `{"drivers":{}}`, "no drivers"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d, err := decodeDrivers([]byte(c.doc))
+			if c.err == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := (Driver{RX: &Limits{Min: 64, Max: 8192}, Rounding: NoRounding, MTUMax: 1500}); !reflect.DeepEqual(d["x"], want) {
+					t.Fatalf("decoded %+v, want %+v", d["x"], want)
+				}
+				return
 			}
-		}
+			if err == nil || err.Error() != c.err {
+				t.Fatalf("err %v, want %q", err, c.err)
+			}
+		})
 	}
 }
 
@@ -142,12 +171,12 @@ func TestApplierWithFakeNICs(t *testing.T) {
 			expectSets: 0, expectFinal: [2]uint32{4096, 512},
 		},
 		{
-			name:       "unknown driver stores a different value: accepted as effective",
+			name:       "unknown driver keeps a different value: refused, not rewritten",
 			driver:     "acme_nic",
 			ring:       ethtool.Ring{RxMaxPending: 4096, TxMaxPending: 4096, RxPending: 512, TxPending: 512},
 			store:      func(_ string, n uint32) uint32 { return n &^ 63 }, // multiples of 64, unknown to the table
 			want:       profile.RingSize{RX: ptr(1000)},
-			expectRX:   &status.Ring{Desired: 960, Current: 960, Max: 4096},
+			expectRX:   &status.Ring{Desired: 1000, Current: 960, Max: 4096, Refused: true},
 			expectSets: 1, expectFinal: [2]uint32{960, 512},
 		},
 	}
@@ -156,7 +185,7 @@ func TestApplierWithFakeNICs(t *testing.T) {
 			fake := NewFakeEthtool()
 			fake.Add("vf0", &FakeDevice{Driver: c.driver, Ring: c.ring, Store: c.store})
 			a := &Applier{ET: fake}
-			rx, tx, _, err := a.Apply("vf0", c.driver, c.want, false)
+			rx, tx, _, err := a.Apply(Link{"vf0", 7, c.driver}, c.want, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -164,7 +193,7 @@ func TestApplierWithFakeNICs(t *testing.T) {
 				t.Fatalf("rx %+v tx %+v, want rx %+v tx %+v", rx, tx, c.expectRX, c.expectTX)
 			}
 			// A second reconcile must find nothing to do: no rewrite loop.
-			rx2, tx2, changes, err := a.Apply("vf0", c.driver, c.want, false)
+			rx2, tx2, changes, err := a.Apply(Link{"vf0", 7, c.driver}, c.want, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -182,11 +211,98 @@ func TestApplierWithFakeNICs(t *testing.T) {
 	}
 }
 
+// keepAtMost models a device whose firmware stores no more than limit descriptors although it reports a
+// larger max (a smaller queue on one VF of a driver).
+func keepAtMost(limit uint32) func(string, uint32) uint32 {
+	return func(_ string, n uint32) uint32 { return min(n, limit) }
+}
+
+// One NIC that keeps a smaller ring must not lower the target of another NIC with the same driver, and
+// must show as refused (drift), not as tuned.
+func TestApplierMemoryIsPerLink(t *testing.T) {
+	fake := NewFakeEthtool()
+	atDefault := ethtool.Ring{RxMaxPending: 8192, TxMaxPending: 8192, RxPending: 1024, TxPending: 1024}
+	fake.Add("vf0", &FakeDevice{Driver: "mlx5_core", Ring: atDefault, Store: keepAtMost(4096)})
+	fake.Add("vf1", &FakeDevice{Driver: "mlx5_core", Ring: atDefault})
+	a := &Applier{ET: fake}
+	want := profile.RingSize{RX: ptr(8192)}
+	vf0, vf1 := Link{"vf0", 7, "mlx5_core"}, Link{"vf1", 8, "mlx5_core"}
+
+	rx0, _, _, err := a.Apply(vf0, want, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (&status.Ring{Desired: 8192, Current: 4096, Max: 8192, Refused: true}); !reflect.DeepEqual(rx0, want) {
+		t.Fatalf("vf0 rx %+v, want %+v", rx0, want)
+	}
+	rx1, _, _, err := a.Apply(vf1, want, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (&status.Ring{Desired: 8192, Current: 8192, Max: 8192}); !reflect.DeepEqual(rx1, want) {
+		t.Fatalf("vf1 rx %+v, want %+v: vf0's smaller ring lowered the target of its driver", rx1, want)
+	}
+	if got := fake.Device("vf1").Ring.RxPending; got != 8192 {
+		t.Fatalf("vf1 device ring %d, want 8192", got)
+	}
+
+	// The refusing device is not rewritten on the next reconcile, and still reports the refusal.
+	rx0, _, changes, err := a.Apply(vf0, want, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(changes) != 0 || fake.Device("vf0").Sets != 1 || !rx0.Refused || rx0.Desired != 8192 || rx0.Current != 4096 {
+		t.Fatalf("second apply to vf0: changes %v, sets %d, rx %+v", changes, fake.Device("vf0").Sets, rx0)
+	}
+
+	// Someone changes the ring by hand: it differs from what the device kept, so it is written again.
+	fake.Device("vf0").Ring.RxPending = 1024
+	if _, _, changes, _ := a.Apply(vf0, want, false); len(changes) != 1 || fake.Device("vf0").Sets != 2 {
+		t.Fatalf("after a manual change: changes %v, sets %d", changes, fake.Device("vf0").Sets)
+	}
+
+	// vf0 re-added (same name, new ifindex) is a new device: it is asked for the full target again.
+	fake.Device("vf0").Ring = atDefault
+	fake.Device("vf0").Store = nil
+	rx0, _, _, err = a.Apply(Link{"vf0", 9, "mlx5_core"}, want, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (&status.Ring{Desired: 8192, Current: 8192, Max: 8192}); !reflect.DeepEqual(rx0, want) {
+		t.Fatalf("re-added vf0 rx %+v, want %+v", rx0, want)
+	}
+}
+
+func TestApplierForgetsLinksThatGoAway(t *testing.T) {
+	fake := NewFakeEthtool()
+	fake.Add("vf0", &FakeDevice{Driver: "mana", Store: keepAtMost(2048),
+		Ring: ethtool.Ring{RxMaxPending: 8192, TxMaxPending: 16384, RxPending: 512, TxPending: 256}})
+	fake.Add("vf1", &FakeDevice{Driver: "mana", Store: keepAtMost(2048),
+		Ring: ethtool.Ring{RxMaxPending: 8192, TxMaxPending: 16384, RxPending: 512, TxPending: 256}})
+	a := &Applier{ET: fake}
+	for _, l := range []Link{{"vf0", 7, "mana"}, {"vf1", 8, "mana"}} {
+		if _, _, _, err := a.Apply(l, profile.RingSize{RX: ptr(8192)}, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := a.Remembered(); got != 2 {
+		t.Fatalf("remembered %d links, want 2", got)
+	}
+	a.Forget("vf0", 7)
+	if got := a.Remembered(); got != 1 {
+		t.Fatalf("after Forget: remembered %d links, want 1", got)
+	}
+	a.Retain(func(name string, index int) bool { return name == "vf1" && index != 8 })
+	if got := a.Remembered(); got != 0 {
+		t.Fatalf("after Retain: remembered %d links, want 0", got)
+	}
+}
+
 func TestApplierDryRunNeverWrites(t *testing.T) {
 	fake := NewFakeEthtool()
 	fake.Add("vf0", &FakeDevice{Driver: "mlx5_core", Ring: ethtool.Ring{RxMaxPending: 8192, TxMaxPending: 8192, RxPending: 1024, TxPending: 1024}})
 	a := &Applier{ET: fake}
-	rx, _, changes, err := a.Apply("vf0", "mlx5_core", profile.RingSize{RX: ptr(8192)}, true)
+	rx, _, changes, err := a.Apply(Link{"vf0", 7, "mlx5_core"}, profile.RingSize{RX: ptr(8192)}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +321,7 @@ func TestApplierRefusesHvNetvsc(t *testing.T) {
 	fake := NewFakeEthtool()
 	fake.Add("eth0", &FakeDevice{Driver: "hv_netvsc", Ring: ethtool.Ring{RxMaxPending: 16384, TxMaxPending: 16384, RxPending: 1024, TxPending: 1024}})
 	a := &Applier{ET: fake}
-	if _, _, _, err := a.Apply("eth0", "hv_netvsc", profile.RingSize{RX: ptr(8192)}, false); err == nil {
+	if _, _, _, err := a.Apply(Link{"eth0", 2, "hv_netvsc"}, profile.RingSize{RX: ptr(8192)}, false); err == nil {
 		t.Fatal("applied NIC ring numbers to hv_netvsc")
 	}
 	if fake.Device("eth0").Sets != 0 {
@@ -219,7 +335,7 @@ func TestApplierReportsSetFailure(t *testing.T) {
 	fake.Add("vf0", &FakeDevice{Driver: "mana", Ring: ethtool.Ring{RxMaxPending: 8192, TxMaxPending: 16384, RxPending: 512, TxPending: 256}})
 	fake.Device("vf0").Ring.RxMaxPending = 8192
 	a := &Applier{ET: &refusingEthtool{fake}}
-	_, _, _, err := a.Apply("vf0", "mana", profile.RingSize{RX: ptr(8192)}, false)
+	_, _, _, err := a.Apply(Link{"vf0", 7, "mana"}, profile.RingSize{RX: ptr(8192)}, false)
 	if err == nil {
 		t.Fatal("want error")
 	}

@@ -25,6 +25,10 @@ type Ring struct {
 	Desired int `json:"desired"` // after clamping to Max and rounding by the driver's rule; 0 = not managed
 	Current int `json:"current"`
 	Max     int `json:"max"`
+	// Refused: the agent wrote Desired and the device kept Current instead (a firmware or queue limit,
+	// or a rounding rule the driver table does not know). The agent does not rewrite it while this link
+	// instance keeps that value; the report is degraded with the reason, never counted as applied.
+	Refused bool `json:"refused,omitempty"`
 }
 
 // Interface is one link the agent considered.

@@ -1,6 +1,7 @@
 // Package linkstest gives tests a fresh network namespace with real links in it (veth, bridge), so link
 // discovery, MTU and event handling run against the kernel rather than a mock. Needs root (CAP_NET_ADMIN
-// and CAP_SYS_ADMIN), as the agent itself does.
+// and CAP_SYS_ADMIN), as the agent itself does; without it the tests skip with that reason, except under
+// CI=true, where they fail.
 package linkstest
 
 import (
@@ -22,8 +23,10 @@ type NS struct {
 }
 
 // New creates an unnamed namespace (gone once the test closes its handles) without moving the test into it.
+// Without the privilege to do so it skips the test (fails it under CI=true): see RequireNetnsPrivilege.
 func New(t testing.TB) *NS {
 	t.Helper()
+	RequireNetnsPrivilege(t)
 	runtime.LockOSThread()
 	orig, err := netns.Get()
 	if err != nil {
