@@ -130,8 +130,8 @@ def test_invalid_profile_file_lists_every_problem(tmp_path):
     assert out.returncode == 2
     assert out.stdout == ""
     assert out.stderr == (
-        f"error: --profile[0]: {bad}/name: 'Bad Name' is not allowed: String should match pattern "
-        "'^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$'\n"
+        f'error: --profile[0]: {bad}/name: "Bad Name" is not allowed: must match '
+        "^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$\n"
         f"error: --profile[0]: {bad}/sysctls/net.core.netdev_max_backlog: 10 is not allowed: must be between "
         "1,000 and 3,240,000\n"
     )

@@ -36,9 +36,6 @@ PROFILE_DIR = "/etc/wirespeed"
 PROC_SYS_ROOT = "/host/proc/sys"
 SYS_ROOT = "/host/sys"
 METRICS_PORT = 9808  # the agent's --listen default and the image's EXPOSE (agent/Dockerfile)
-# Node Events can only live in "default": the API server refuses another namespace for a cluster-scoped
-# involvedObject (agent/internal/nodestatus, ValidateEventsNamespace).
-EVENTS_NAMESPACE = "default"
 
 # Memory from bench/agent/RESULTS.md ("Memory"): VmRSS 19.9-20.7 MiB, VmHWM up to 21.4 MiB after 200 link
 # adds, 13 MiB of it the static binary's own file pages. The request covers that peak with ~50% headroom so
@@ -162,7 +159,6 @@ def agent_args() -> list[str]:
         f"--proc-sys-root={PROC_SYS_ROOT}",
         f"--sys-root={SYS_ROOT}",
         f"--listen=:{METRICS_PORT}",
-        f"--events-namespace={EVENTS_NAMESPACE}",
     ]
 
 
