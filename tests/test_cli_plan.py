@@ -108,3 +108,17 @@ def test_plan_not_utf8_through_the_console_script(tmp_path):
         2,
         f"error: {path}: 'byte 0' is not allowed: UTF-8 text (a workload JSON file)\n",
     )
+
+
+def test_plan_error_stays_one_line_when_the_path_has_a_newline(tmp_path):
+    path = tmp_path / "a\nb.json"
+    out = invoke("plan", "--workload", str(path))
+    assert (out.returncode, out.stderr) == (
+        2,
+        f"error: --workload: {str(path)!r} is not allowed: a readable file (No such file or directory)\n",
+    )
+    path.write_bytes(b"[]")
+    out = invoke("plan", "--workload", str(path))
+    assert out.returncode == 2
+    assert out.stderr.startswith(f"error: {tmp_path}/a\\nb.json: (the whole document): [] is not allowed")
+    assert out.stderr.count("\n") == 1

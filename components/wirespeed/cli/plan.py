@@ -45,5 +45,6 @@ def plan_workload(
         result = plan(load_workload(workload))
     except UserError as exc:
         message = exc.message_for(names)
-        fail(message if source in message else f"{source}: {message}")
+        # Reading errors name --workload and the path; the rest are about its content, so name the file first.
+        fail(message if exc.field == "workload" or message.startswith(source) else f"{source}: {message}")
     emit(result, as_json)
