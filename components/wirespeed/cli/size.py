@@ -9,6 +9,7 @@ import typer
 
 from wirespeed.cli._common import JsonFlag, emit, fail, run, writable_file
 from wirespeed.sizing import azure_lb, backlog, nat_gateway, rings
+from wirespeed.sizing.errors import SizingError
 from wirespeed.sizing.packets import DEFAULT_PACKET_BYTES
 
 size_app = typer.Typer(
@@ -169,8 +170,6 @@ def size_azure_lb(
 
 def _parse_pools(specs: list[str]) -> list[azure_lb.Pool]:
     """Every --pool, each error naming which one (``--pool #2 '10:x'``) when several were given."""
-    from wirespeed.sizing.errors import SizingError
-
     pools = []
     for index, spec in enumerate(specs, start=1):
         shown = f"--pool #{index} {spec!r}" if len(specs) > 1 else f"--pool {spec!r}"
