@@ -93,8 +93,12 @@ def test_min_gbps_uses_the_sustained_baseline_not_the_burst() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        pytest.param({"cloud": "gcp"}, "cloud: 'gcp' is not one of azure, aws", id="bad-cloud"),
-        pytest.param({"min_gbps": -1}, "min_gbps: -1 must be a number >= 0", id="negative-gbps"),
+        pytest.param({"cloud": "gcp"}, "^cloud: 'gcp' is not allowed: one of azure, aws$", id="bad-cloud"),
+        pytest.param(
+            {"min_gbps": -1}, r"^min_gbps: -1 is not allowed: a finite number >= 0 \(Gb/s\)$", id="negative-gbps"
+        ),
+        pytest.param({"min_gbps": float("nan")}, r"^min_gbps: nan is not allowed", id="nan-gbps"),
+        pytest.param({"min_gbps": float("inf")}, r"^min_gbps: inf is not allowed", id="inf-gbps"),
     ],
 )
 def test_filter_arguments_are_validated(kwargs: dict[str, object], message: str) -> None:

@@ -31,6 +31,8 @@ from pydantic import (
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
 
+from wirespeed.errors import UserError
+
 SCHEMA_VERSION: Literal[1] = 1
 
 Role = Literal["sriov-vf", "primary", "virtual"]
@@ -210,7 +212,7 @@ class Profile(_Strict):
         return data
 
 
-class ProfileError(ValueError):
+class ProfileError(UserError, ValueError):
     """A profile failed validation. ``problems`` lists (JSON pointer, message), one per bad field."""
 
     def __init__(self, problems: list[tuple[str, str]]):
@@ -304,6 +306,9 @@ def load_profile(text: str) -> Profile:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ProfileError([("/", f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")]) from None
+    except (ValueError, RecursionError) as exc:
+        # json raises these for numbers past int's digit limit and for nesting past the recursion limit.
+        raise ProfileError([("/", f"not valid JSON for a profile: {exc}")]) from None
     if not isinstance(data, dict):
         raise ProfileError([("/", f"must be a JSON object, got {type(data).__name__}")])
     return validate_profile(data)

@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass
 from importlib import resources
 
+from wirespeed.errors import UserError
 from wirespeed.profile import Profile, RingSize, Sysctls, validate_profile
 from wirespeed.sizing import backlog, rings
 from wirespeed.sizing.packets import DEFAULT_PACKET_BYTES
@@ -48,11 +49,17 @@ ASSUMPTIONS: dict[str, Assumptions] = {
 }
 
 
+class UnknownProfile(UserError, LookupError):  # noqa: N818  (named like the catalog's Unknown... errors)
+    """No built-in profile of that name."""
+
+    field = "profile"
+
+
 def _assumptions(name: str) -> Assumptions:
     try:
         return ASSUMPTIONS[name]
     except KeyError:
-        raise LookupError(f"profile: {name!r} is not a built-in profile: {', '.join(sorted(ASSUMPTIONS))}") from None
+        raise UnknownProfile(f"profile: {name!r} is not a built-in profile: {', '.join(sorted(ASSUMPTIONS))}") from None
 
 
 def build_profile(name: str) -> Profile:

@@ -126,23 +126,33 @@ class WorkloadPlan:
 
 
 def load_workload(path: Path | None) -> Workload:
-    """Read a workload file; None loads the bundled example."""
+    """Read a workload file; None loads the bundled example. Every failure is a :class:`SizingError` (a
+    ``UserError``) naming the file: unreadable, not UTF-8, not JSON, or not a workload."""
     if path is None:
         text = resources.files("wirespeed").joinpath("data/examples/workload.json").read_text()
         source = "bundled example"
     else:
         try:
-            text = path.read_text()
+            text = path.read_bytes().decode("utf-8")
         except OSError as exc:
-            raise SizingError("--workload", str(path), f"a readable file ({exc.strerror})") from None
+            raise SizingError("workload", str(path), f"a readable file ({exc.strerror or exc})") from None
+        except UnicodeDecodeError as exc:
+            raise SizingError(str(path), f"byte {exc.start}", "UTF-8 text (a workload JSON file)") from None
+        except ValueError as exc:  # an embedded NUL: no file can have that name
+            raise SizingError("workload", str(path), f"a file name ({exc})") from None
         source = str(path)
     try:
-        return Workload.model_validate(json.loads(text))
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise SizingError(source, f"line {exc.lineno}", f"valid JSON ({exc.msg})") from None
+    except (ValueError, RecursionError) as exc:
+        # json raises these for numbers past int's digit limit and for nesting past the recursion limit.
+        raise SizingError(source, type(exc).__name__, f"valid JSON of workload size ({exc})") from None
+    try:
+        return Workload.model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"])
+        where = ".".join(str(p) for p in err["loc"]) or "(the whole document)"
         raise SizingError(f"{source}: {where}", err.get("input"), err["msg"]) from None
 
 

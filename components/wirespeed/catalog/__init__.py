@@ -15,6 +15,7 @@ shared with the Go agent). Files are parsed once, on first use; importing this m
 from __future__ import annotations
 
 import functools
+import math
 
 from wirespeed.catalog import _load
 from wirespeed.catalog._load import CatalogDataError
@@ -32,6 +33,7 @@ from wirespeed.catalog._model import (
     UnknownDriver,
     UnknownInstanceType,
 )
+from wirespeed.errors import FieldError
 
 __all__ = [
     "Architecture",
@@ -117,9 +119,11 @@ def instance_types(
     does not qualify.
     """
     if cloud is not None and cloud not in CLOUDS:
-        raise ValueError(f"cloud: {cloud!r} is not one of {', '.join(CLOUDS)}")
-    if min_gbps is not None and (isinstance(min_gbps, bool) or not min_gbps >= 0):
-        raise ValueError(f"min_gbps: {min_gbps!r} must be a number >= 0")
+        raise FieldError("cloud", cloud, f"one of {', '.join(CLOUDS)}")
+    if min_gbps is not None and (
+        isinstance(min_gbps, bool) or not isinstance(min_gbps, int | float) or not 0 <= min_gbps < math.inf
+    ):
+        raise FieldError("min_gbps", min_gbps, "a finite number >= 0 (Gb/s)")
     return [
         it
         for it in _all()

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Literal
 
+from wirespeed.errors import UserError
+
 Cloud = Literal["azure", "aws"]
 CLOUDS: tuple[Cloud, ...] = ("azure", "aws")
 
@@ -20,8 +22,10 @@ ROUNDINGS: tuple[Rounding, ...] = ("up_power_of_two", "down_power_of_two", "mult
 
 
 # The names are the public API the CLI and components catch; "Unknown..." reads better than "...Error".
-class UnknownInstanceType(LookupError):  # noqa: N818
+class UnknownInstanceType(UserError, LookupError):  # noqa: N818
     """No instance type matches the name; ``suggestions`` holds the nearest canonical names."""
+
+    field = "name"
 
     def __init__(self, name: str, suggestions: list[str]) -> None:
         self.name = name
@@ -33,8 +37,10 @@ class UnknownInstanceType(LookupError):  # noqa: N818
         super().__init__(f"unknown instance type {name!r}: {hint}")
 
 
-class UnknownDriver(LookupError):  # noqa: N818
+class UnknownDriver(UserError, LookupError):  # noqa: N818
     """No NIC driver of that name in nic_drivers.json; ``known`` lists the ones there are."""
+
+    field = "driver"
 
     def __init__(self, name: str, known: list[str]) -> None:
         self.name = name

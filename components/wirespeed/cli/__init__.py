@@ -1,7 +1,8 @@
 """`wirespeed` command line: sizing, catalog and profile tools for platform engineers.
 
-Exit codes: 0 when the plan is feasible; 2 for bad input or an infeasible plan, with one line on stderr that
-names the field and value, or the required and available amounts. Heavy modules (pydantic, matplotlib, rich
+Exit codes: 0 when the plan is feasible; 2 for bad input or an infeasible plan, with one ``error:`` line on
+stderr that names the flag (or file), the value and what is allowed, or the required and available amounts; 1
+with a traceback only for a bug in wirespeed. Heavy modules (pydantic, matplotlib, rich
 tables) are imported only by the commands that need them so `--json` answers stay fast in CI loops.
 """
 
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import typer
 
+from wirespeed.cli._common import OneLineErrors
 from wirespeed.cli.catalog import catalog_app
 from wirespeed.cli.plan import register as register_plan
 from wirespeed.cli.profile import profile_app
@@ -21,6 +23,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    cls=OneLineErrors,
 )
 app.add_typer(size_app, name="size")
 app.add_typer(catalog_app, name="catalog")

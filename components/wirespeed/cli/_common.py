@@ -1,11 +1,27 @@
-"""What every command shares: one-line errors with exit 2, JSON-or-prose output, the --json flag."""
+"""What every command shares: one-line errors with exit 2, JSON-or-prose output, the --json flag.
+
+The contract (tests/test_cli_robustness.py holds every command to it): exit 0 on success; exit 2 with one
+``error:`` line on stderr naming the flag (or file), the value and what is allowed, for anything the user can get
+wrong; a traceback (exit 1) only for a bug in wirespeed. User errors are recognised by type alone
+(``wirespeed.errors.UserError``), never by a broad ``ValueError``/``LookupError``, so bugs stay visible.
+"""
 
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, NoReturn, Protocol
+import os
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Annotated, Any, NoReturn, Protocol, TypeVar
 
 import typer
+from typer._click.exceptions import NoArgsIsHelpError  # typer>=0.28 vendors click; no public alias
+from typer.core import TyperGroup
+
+from wirespeed.errors import UserError
+
+T = TypeVar("T")
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON (stable keys) instead of prose.")]
 
@@ -15,8 +31,14 @@ class Plan(Protocol):
     def explain(self) -> str: ...
 
 
+def one_line(text: str) -> str:
+    """``text`` with every line break and control character escaped, so an error stays one line of stderr
+    even when it quotes a file name or JSON key the user wrote with a newline in it."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def fail(message: str) -> NoReturn:
-    typer.echo(f"error: {message}", err=True)
+    typer.echo(f"error: {one_line(message)}", err=True)
     raise typer.Exit(2)
 
 
@@ -27,11 +49,92 @@ def emit(plan: Plan, as_json: bool) -> None:
         typer.echo(plan.explain())
 
 
-def run(build: Any) -> Any:
-    """Call a sizing function, turning its input and feasibility errors into one stderr line and exit 2."""
-    from wirespeed.sizing.errors import InfeasibleError, SizingError
+def run(build: Callable[[], T], names: Mapping[str, str] | None = None) -> T:
+    """Call into the library; a :class:`UserError` becomes one stderr line and exit 2, anything else propagates.
 
+    ``names`` maps the library's field names (``outbound_ips``) to the ones the user typed (``--outbound-ips``),
+    so every message speaks the user's vocabulary.
+    """
     try:
         return build()
-    except (SizingError, InfeasibleError, LookupError) as exc:
-        fail(str(exc).strip("'\""))
+    except UserError as exc:
+        fail(exc.message_for(names or {}))
+
+
+def readable_text(path: Path, flag: str) -> str:
+    """The UTF-8 text of the file ``path`` given as ``flag``; exit 2 naming the file when it cannot be read."""
+    shown = f"{flag} {path}" if flag else str(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        fail(f"{shown}: cannot be read: {exc.strerror or exc}; give a readable JSON file")
+    except ValueError as exc:  # an embedded NUL: no file can have that name
+        fail(f"{shown}: is not a file name: {exc}")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        fail(f"{shown}: byte {exc.start} ({data[exc.start]:#04x}) is not UTF-8; give a UTF-8 JSON file")
+
+
+def writable_file(path: Path, flag: str, suffixes: Sequence[str]) -> None:
+    """Exit 2 unless ``path`` (given as ``flag``) can be created or overwritten with one of ``suffixes``.
+
+    Checked before anything is printed, so a bad path never leaves a half-done command behind.
+    """
+    shown = f"{flag}: {str(path)!r}"
+    if path.suffix.lower() not in suffixes:
+        fail(f"{shown} is not allowed: a file name ending in {' or '.join(suffixes)}")
+    try:
+        parent = path.parent
+        if path.is_dir():
+            fail(f"{shown} is a directory; give a file name inside it")
+        if not parent.is_dir():
+            fail(f"{shown}: directory {str(parent)!r} does not exist")
+        if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+            fail(f"{shown}: not writable (permission denied)")
+    except ValueError as exc:  # an embedded NUL
+        fail(f"{shown} is not a file name: {exc}")
+
+
+class OneLineErrors(TyperGroup):
+    """The root command group: usage errors (bad flag, bad number, missing option) as one ``error:`` line.
+
+    Click's own handling prints a usage block and a boxed message over several lines; scripts and the robustness
+    test rely on exactly one line. Only click's exceptions are handled here; anything else is a bug and
+    propagates as a traceback.
+    """
+
+    def main(  # type: ignore[override]  # same parameters as click's main; the return mirrors it
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        code: Any
+        try:
+            code = super().main(
+                args=args, prog_name=prog_name, complete_var=complete_var, standalone_mode=False, **extra
+            )
+        except NoArgsIsHelpError as exc:
+            typer.echo(exc.ctx.get_help())
+            code = 0
+        except typer.TyperException as exc:  # click's UsageError, BadParameter, NoSuchOption, FileError...
+            typer.echo(f"error: {_usage_message(exc)}", err=True)
+            code = exc.exit_code
+        except typer.Abort:
+            typer.echo("error: aborted", err=True)
+            code = 1
+        code = code if isinstance(code, int) else 0
+        if not standalone_mode:
+            return code
+        sys.exit(code)
+
+
+def _usage_message(exc: typer.TyperException) -> str:
+    text = " ".join(exc.format_message().split())
+    text = text[:1].lower() + text[1:]
+    ctx = getattr(exc, "ctx", None)
+    hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+    return one_line(text.rstrip(".") + hint)

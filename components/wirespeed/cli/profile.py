@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from wirespeed.cli._common import fail, run
+from wirespeed.cli._common import one_line, readable_text, run
 
 profile_app = typer.Typer(
     help="Built-in tuning profiles the node agent applies; validate your own.", no_args_is_help=True
@@ -32,13 +32,13 @@ def profile_validate(path: Annotated[Path, typer.Argument(help="Profile JSON fil
     """Validate a profile; every problem is listed with its JSON pointer, value and allowed range."""
     from wirespeed.profile import ProfileError, load_profile
 
+    text = readable_text(path, "")
     try:
-        profile = load_profile(path.read_text())
-    except OSError as exc:
-        fail(f"{path}: {exc.strerror}")
+        profile = load_profile(text)
     except ProfileError as exc:
+        # A validator lists every problem at once: one `error:` line each, every line naming the file.
         for pointer, message in exc.problems:
-            typer.echo(f"error: {path}{pointer}: {message}", err=True)
+            typer.echo(f"error: {one_line(f'{path}{pointer}: {message}')}", err=True)
         raise typer.Exit(2) from None
     typer.echo(f"{path}: valid profile {profile.name!r}")
 

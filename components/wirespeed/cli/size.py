@@ -7,7 +7,10 @@ from typing import Annotated
 
 import typer
 
-from wirespeed.cli._common import JsonFlag, emit, fail, run
+from wirespeed.cli._common import JsonFlag, emit, fail, run, writable_file
+from wirespeed.sizing import azure_lb, backlog, nat_gateway, rings
+from wirespeed.sizing.errors import SizingError
+from wirespeed.sizing.packets import DEFAULT_PACKET_BYTES
 
 size_app = typer.Typer(
     help="Size outbound SNAT, NAT gateways, NIC rings, the netdev backlog and MTU.", no_args_is_help=True
@@ -17,11 +20,40 @@ AZURE_LB_EPILOG = (
     "Examples:\n\n"
     "  wirespeed size azure-lb --pool 100:2 --ports 4000 --outbound-ips 7   (the AKS docs' example: fits)\n\n"
     "  wirespeed size azure-lb --pool 60:10% --pool 5:1 --connections-per-second 12 --json\n\n"
-    "Exit 0 when it fits; 2 with one line naming required vs available, or the bad field."
+    "Exit 0 when it fits; 2 with one line naming required vs available, or the bad flag."
+)
+
+# The library names inputs as its API does; these are the flags a user typed for them.
+SIZE_FLAGS = {
+    "ports": "--ports",
+    "outbound_ips": "--outbound-ips",
+    "connections_per_second": "--connections-per-second",
+    "hold_seconds": "--hold-seconds",
+    "headroom": "--headroom",
+    "pools": "--pool",
+    "flows": "--flows",
+    "connections": "--connections",
+    "driver": "--driver",
+    "line_rate_gbps": "--line-rate-gbps",
+    "stall_ms": "--stall-ms",
+    "packet_bytes": "--packet-bytes",
+    "queues": "--queues",
+}
+
+
+_HALVINGS = ", ".join(f"{upper + 1:,}" for upper, _ in azure_lb.DYNAMIC_DEFAULT_TABLE[:3])
+AZURE_LB_HELP = (
+    "Size AKS load balancer outbound SNAT: allocatedOutboundPorts and managed outbound IPs.\n\n"
+    "AKS rejects a cluster unless ports-per-node x (every pool's maxCount + maxSurge) <= "
+    f"{azure_lb.PORTS_PER_IP:,} x outbound IPs. Left at 0, Azure gives each node "
+    f"{azure_lb.DYNAMIC_DEFAULT_TABLE[0][1]:,} ports up to {azure_lb.DYNAMIC_DEFAULT_TABLE[0][0]:,} nodes and "
+    f"silently halves them at {_HALVINGS}... nodes, so a pool that scales out starves every existing node of SNAT "
+    "ports. Set the printed allocatedOutboundPorts and managedOutboundIPs.count in "
+    "networkProfile.loadBalancerProfile."
 )
 
 
-@size_app.command("azure-lb", epilog=AZURE_LB_EPILOG)
+@size_app.command("azure-lb", help=AZURE_LB_HELP, epilog=AZURE_LB_EPILOG)
 def size_azure_lb(
     pool: Annotated[
         list[str],
@@ -29,12 +61,16 @@ def size_azure_lb(
             "--pool",
             metavar="MAX[:SURGE]",
             help="A node pool: its autoscaler maxCount and upgrade maxSurge as nodes or a percent "
-            "(100, 100:2, 100:10%). Repeat per pool. SURGE defaults to 10% (the AKS API default).",
+            f"(100, 100:2, 100:10%). Repeat per pool. SURGE defaults to {azure_lb.DEFAULT_SURGE_PERCENT:g}% "
+            "(the AKS API default).",
         ),
     ],
     ports: Annotated[
         int | None,
-        typer.Option(help="Use this allocatedOutboundPorts (multiple of 8, 8..64,000) instead of a workload."),
+        typer.Option(
+            help=f"Use this allocatedOutboundPorts (multiple of {azure_lb.PORT_GRANULARITY}, "
+            f"{azure_lb.PORT_GRANULARITY}..{azure_lb.MAX_PORTS_PER_NODE:,}) instead of a workload."
+        ),
     ] = None,
     connections_per_second: Annotated[
         float | None,
@@ -44,15 +80,25 @@ def size_azure_lb(
         ),
     ] = None,
     hold_seconds: Annotated[
-        float,
+        float | None,
         typer.Option(
-            help="Seconds a SNAT port stays taken per connection: its lifetime plus Azure's reuse cooldown (4 minutes)."
+            help="Seconds a SNAT port stays taken per connection: its lifetime plus Azure's reuse cooldown. "
+            f"Default {azure_lb.DEFAULT_HOLD_SECONDS:g}. Only with --connections-per-second."
         ),
-    ] = 240.0,
-    headroom: Annotated[float, typer.Option(help="Multiplier over the computed ports for bursts (1..10).")] = 1.25,
+    ] = None,
+    headroom: Annotated[
+        float | None,
+        typer.Option(
+            help=f"Multiplier over the computed ports for bursts. Default {azure_lb.DEFAULT_HEADROOM:g}. "
+            "Only with --connections-per-second."
+        ),
+    ] = None,
     outbound_ips: Annotated[
         int | None,
-        typer.Option(help="Check this managed outbound IP count (1..100) instead of computing the minimum."),
+        typer.Option(
+            help=f"Check this managed outbound IP count (1..{azure_lb.MAX_OUTBOUND_IPS:,}) instead of computing "
+            "the minimum."
+        ),
     ] = None,
     as_json: JsonFlag = False,
     plot: Annotated[
@@ -60,103 +106,163 @@ def size_azure_lb(
         typer.Option(metavar="FILE.png", help="Draw port demand and capacity against node count."),
     ] = None,
 ) -> None:
-    """Size AKS load balancer outbound SNAT: allocatedOutboundPorts and managed outbound IPs.
-
-    AKS rejects a cluster unless ports-per-node x (every pool's maxCount + maxSurge) <= 64,000 x outbound IPs.
-    Left at 0, Azure gives each node 1,024 ports up to 50 nodes and silently halves them at 51, 101, 201...
-    nodes, so a pool that scales out starves every existing node of SNAT ports. Set the printed
-    allocatedOutboundPorts and managedOutboundIPs.count in networkProfile.loadBalancerProfile.
-    """
-    from wirespeed.sizing import azure_lb
-    from wirespeed.sizing.errors import SizingError
-
-    def build() -> azure_lb.LoadBalancerPlan:
-        pools = [azure_lb.Pool.parse(spec) for spec in pool]
-        workload = None
+    if plot is not None:
+        writable_file(plot, "--plot", (".png",))
+    if ports is not None:
         if connections_per_second is not None:
-            workload = azure_lb.Workload(connections_per_second, hold_seconds, headroom)
-        elif ports is None:
-            raise SizingError(
-                "--ports/--connections-per-second", None, "give one: an explicit port count or the workload"
+            fail(
+                f"--ports {ports} and --connections-per-second {connections_per_second:g}: give one, not both "
+                "(an explicit port count, or the workload to compute it from)"
             )
-        if ports is not None and workload is not None:
-            raise SizingError("--ports", ports, "give either --ports or --connections-per-second, not both")
-        return azure_lb.plan_load_balancer(pools, ports=ports, workload=workload, outbound_ips=outbound_ips)
-
-    plan: azure_lb.LoadBalancerPlan = run(build)
+        extras = [
+            f"{flag} {value:g}"
+            for flag, value in (("--hold-seconds", hold_seconds), ("--headroom", headroom))
+            if value is not None
+        ]
+        if extras:
+            fail(
+                f"{', '.join(extras)}: applies only to --connections-per-second; with --ports {ports} it would "
+                "be ignored, so leave it out"
+            )
+    elif connections_per_second is None:
+        fail(
+            "--ports or --connections-per-second is required: an explicit port count, or the workload's peak "
+            "new connections per second to compute it from"
+        )
+    pools = _parse_pools(pool)
+    workload = None
+    demand_flags = "--ports"
+    if connections_per_second is not None:
+        demand_flags = "--connections-per-second"
+        workload = run(
+            lambda: azure_lb.Workload(
+                connections_per_second,
+                azure_lb.DEFAULT_HOLD_SECONDS if hold_seconds is None else hold_seconds,
+                azure_lb.DEFAULT_HEADROOM if headroom is None else headroom,
+            ),
+            SIZE_FLAGS,
+        )
+    names = {
+        **SIZE_FLAGS,
+        "outbound IPs": f"outbound IPs for --pool x {demand_flags}",
+        "ports per node": "ports per node for --connections-per-second x --hold-seconds x --headroom",
+    }
+    plan = run(
+        lambda: azure_lb.plan_load_balancer(pools, ports=ports, workload=workload, outbound_ips=outbound_ips), names
+    )
     emit(plan, as_json)
     if plot is not None:
         from wirespeed.plot import plot_load_balancer
 
-        plot_load_balancer(plan, plot)
+        try:
+            plot_load_balancer(plan, plot)
+        except OSError as exc:  # checked above; still possible (disk full, a race, root on a read-only mount)
+            fail(f"--plot: {str(plot)!r}: cannot be written: {exc.strerror or exc}")
         if not as_json:
             typer.echo(f"Plot written to {plot}")
     if not plan.feasible:
         fail(
-            f"ports: {plan.ports_required:,} required ({plan.allocated_outbound_ports:,} x {plan.nodes_at_max:,} "
-            f"nodes) but {plan.ports_available:,} available ({plan.outbound_ips} IP(s) x 64,000)"
+            f"--outbound-ips {plan.outbound_ips}: {plan.outbound_ips} IP(s) x {azure_lb.PORTS_PER_IP:,} = "
+            f"{plan.ports_available:,} ports available but {plan.ports_required:,} required "
+            f"({plan.allocated_outbound_ports:,} x {plan.nodes_at_max:,} nodes)"
         )
 
 
-@size_app.command("azure-natgw")
+def _parse_pools(specs: list[str]) -> list[azure_lb.Pool]:
+    """Every --pool, each error naming which one (``--pool #2 '10:x'``) when several were given."""
+    pools = []
+    for index, spec in enumerate(specs, start=1):
+        shown = f"--pool #{index} {spec!r}" if len(specs) > 1 else f"--pool {spec!r}"
+        try:
+            pools.append(azure_lb.Pool.parse(spec))
+        except SizingError as exc:
+            if exc.field.endswith(".max_count"):
+                fail(f"{shown}: MAX {exc.value!r} is not allowed: {exc.allowed}")
+            if exc.field.endswith(".max_surge"):
+                fail(f"{shown}: SURGE {exc.value!r} is not allowed: {exc.allowed}")
+            fail(f"{shown} is not allowed: {exc.allowed}")
+    return pools
+
+
+AZURE_NATGW_HELP = (
+    f"Size an Azure NAT gateway: public IPs ({nat_gateway.AZURE_PORTS_PER_IP:,} SNAT ports each, at most "
+    f"{nat_gateway.AZURE_MAX_IPS}), allocated on demand."
+)
+
+
+@size_app.command("azure-natgw", help=AZURE_NATGW_HELP)
 def size_azure_natgw(
     flows: Annotated[int, typer.Option(help="Peak concurrent outbound flows from the whole subnet.")],
     as_json: JsonFlag = False,
 ) -> None:
-    """Size an Azure NAT gateway: public IPs (64,512 SNAT ports each, at most 16), allocated on demand."""
-    from wirespeed.sizing.nat_gateway import plan_azure_nat_gateway
-
-    emit(run(lambda: plan_azure_nat_gateway(flows)), as_json)
+    emit(run(lambda: nat_gateway.plan_azure_nat_gateway(flows), SIZE_FLAGS), as_json)
 
 
-@size_app.command("aws-natgw")
+AWS_NATGW_HELP = (
+    f"Size an AWS NAT gateway (per AZ): IPs at {nat_gateway.AWS_CONNECTIONS_PER_IP:,} connections per destination "
+    f"each, at most {nat_gateway.AWS_MAX_IPS}."
+)
+
+
+@size_app.command("aws-natgw", help=AWS_NATGW_HELP)
 def size_aws_natgw(
     connections: Annotated[
         int, typer.Option(help="Peak concurrent connections through one AZ's gateway to its busiest destination.")
     ],
     as_json: JsonFlag = False,
 ) -> None:
-    """Size an AWS NAT gateway (per AZ): IPs at 55,000 connections per destination each, at most 8."""
-    from wirespeed.sizing.nat_gateway import plan_aws_nat_gateway
-
-    emit(run(lambda: plan_aws_nat_gateway(connections)), as_json)
+    emit(run(lambda: nat_gateway.plan_aws_nat_gateway(connections), SIZE_FLAGS), as_json)
 
 
 StallOption = Annotated[float | None, typer.Option(help="Milliseconds the consumer may stall.")]
-PacketOption = Annotated[int, typer.Option(help="IP packet size in bytes (64..9,216).")]
+PacketOption = Annotated[int, typer.Option(help="IP packet size in bytes.")]
 
 
-@size_app.command("rings")
+RINGS_HELP = (
+    f"Size NIC RX/TX rings to absorb a receive stall at line rate (default {rings.DEFAULT_STALL_MS:g} ms), by the "
+    "driver's rules."
+)
+
+
+@size_app.command("rings", help=RINGS_HELP)
 def size_rings(
     driver: Annotated[str, typer.Option(help="NIC driver as `ethtool -i` names it: mlx5_core, mana, ena, ...")],
     line_rate_gbps: Annotated[float, typer.Option(help="Line rate of the host NIC behind the VF, Gb/s.")],
     stall_ms: StallOption = None,
-    packet_bytes: PacketOption = 1_500,
-    queues: Annotated[int, typer.Option(help="RX queues, for the memory estimate (`ethtool -l`).")] = 8,
+    packet_bytes: PacketOption = DEFAULT_PACKET_BYTES,
+    queues: Annotated[
+        int, typer.Option(help="RX queues, for the memory estimate (`ethtool -l`).")
+    ] = rings.DEFAULT_QUEUES,
     as_json: JsonFlag = False,
 ) -> None:
-    """Size NIC RX/TX rings to absorb a receive stall at line rate (default 1 ms), by the driver's rules."""
-    from wirespeed.sizing import rings
-
     stall = rings.DEFAULT_STALL_MS if stall_ms is None else stall_ms
     emit(
-        run(lambda: rings.plan_rings(driver, line_rate_gbps, stall_ms=stall, packet_bytes=packet_bytes, queues=queues)),
+        run(
+            lambda: rings.plan_rings(driver, line_rate_gbps, stall_ms=stall, packet_bytes=packet_bytes, queues=queues),
+            SIZE_FLAGS,
+        ),
         as_json,
     )
 
 
-@size_app.command("backlog")
+BACKLOG_HELP = (
+    f"Size net.core.netdev_max_backlog to absorb a softirq delay (default {backlog.DEFAULT_STALL_MS:g} ms, one tick "
+    "at HZ=250)."
+)
+
+
+@size_app.command("backlog", help=BACKLOG_HELP)
 def size_backlog(
     line_rate_gbps: Annotated[float, typer.Option(help="Line rate into one CPU's backlog, Gb/s.")],
     stall_ms: StallOption = None,
-    packet_bytes: PacketOption = 1_500,
+    packet_bytes: PacketOption = DEFAULT_PACKET_BYTES,
     as_json: JsonFlag = False,
 ) -> None:
-    """Size net.core.netdev_max_backlog to absorb a softirq delay (default 4 ms, one tick at HZ=250)."""
-    from wirespeed.sizing import backlog
-
     stall = backlog.DEFAULT_STALL_MS if stall_ms is None else stall_ms
-    emit(run(lambda: backlog.plan_backlog(line_rate_gbps, stall_ms=stall, packet_bytes=packet_bytes)), as_json)
+    emit(
+        run(lambda: backlog.plan_backlog(line_rate_gbps, stall_ms=stall, packet_bytes=packet_bytes), SIZE_FLAGS),
+        as_json,
+    )
 
 
 @size_app.command("mtu")
@@ -173,4 +279,4 @@ def size_mtu(
     from wirespeed.sizing.mtu import plan_mtu
 
     path: Path_ = "gateway" if crosses_gateway else "local"
-    emit(run(lambda: plan_mtu(driver, path=path, ena_express=ena_express)), as_json)
+    emit(run(lambda: plan_mtu(driver, path=path, ena_express=ena_express), SIZE_FLAGS), as_json)

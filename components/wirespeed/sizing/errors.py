@@ -2,24 +2,25 @@
 
 from __future__ import annotations
 
-
-class SizingError(ValueError):
-    """An input is outside what the cloud or kernel accepts."""
-
-    def __init__(self, field: str, value: object, allowed: str):
-        self.field = field
-        self.value = value
-        self.allowed = allowed
-        super().__init__(f"{field}: {value!r} is not allowed: {allowed}")
+from wirespeed.errors import FieldError, UserError
 
 
-class InfeasibleError(ValueError):
-    """The demand cannot be met with the resource; ``required`` and ``available`` are in the same unit."""
+class SizingError(FieldError):
+    """An input is outside what the cloud or kernel accepts (``field``, ``value``, ``allowed``)."""
 
-    def __init__(self, message: str, *, required: int, available: int, suggestion: str = ""):
+
+class InfeasibleError(UserError, ValueError):
+    """The demand cannot be met with the resource; ``required`` and ``available`` are in the same unit.
+
+    ``field`` is the quantity that falls short (``flows``, ``outbound IPs``): the message's leading label
+    unless given, so front ends can name their own input for it.
+    """
+
+    def __init__(self, message: str, *, required: int, available: int, suggestion: str = "", field: str = ""):
         self.required = required
         self.available = available
         self.suggestion = suggestion
+        self.field = field or (message.partition(": ")[0] if ": " in message else "")
         super().__init__(message + (f"; {suggestion}" if suggestion else ""))
 
 

@@ -1,0 +1,40 @@
+"""Two ways into the real `wirespeed` entry point, shared by the tests/test_cli_*.py files.
+
+``wirespeed(...)`` runs the installed console script as users do (a fresh process: start-up, exit code, streams);
+``invoke(...)`` drives the same typer app in-process through typer's CliRunner, fast enough for hypothesis.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from wirespeed.cli import app
+
+WIRESPEED = shutil.which("wirespeed", path=str(Path(sys.executable).parent)) or shutil.which("wirespeed")
+_RUNNER = CliRunner()
+
+
+@dataclass(frozen=True)
+class Outcome:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def wirespeed(*args: str) -> subprocess.CompletedProcess[str]:
+    assert WIRESPEED, "the wirespeed console script is not installed (pip install -e .)"
+    return subprocess.run([WIRESPEED, *args], capture_output=True, text=True, timeout=60, check=False)
+
+
+def invoke(*args: str) -> Outcome:
+    """Run the CLI in-process. An exception escaping the app (a bug) is re-raised so the test shows it."""
+    result = _RUNNER.invoke(app, list(args), catch_exceptions=True)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return Outcome(result.exit_code, result.stdout, result.stderr)

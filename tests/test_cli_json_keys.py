@@ -1,0 +1,129 @@
+"""Every `--json` output has exactly the keys docs/cli-json.md documents: the doc is parsed, so they cannot drift.
+
+A key added to the output without a line in the doc fails here, and so does a documented key the output lost.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+import typer.main
+
+from clirun import invoke
+from conftest import ROOT
+from wirespeed.cli import app
+
+DOC = ROOT / "docs" / "cli-json.md"
+EXAMPLES = ROOT / "examples" / "workloads"
+
+# One or more real invocations per documented command (the argv after the command, without --json).
+SAMPLES: dict[str, list[list[str]]] = {
+    "size azure-lb": [
+        ["--pool", "100:2", "--ports", "4000", "--outbound-ips", "7"],
+        ["--pool", "60:10%", "--pool", "5:1", "--connections-per-second", "12"],
+        ["--pool", "1000:0", "--pool", "500:0", "--ports", "64"],
+    ],
+    "size azure-natgw": [["--flows", "200000"]],
+    "size aws-natgw": [["--connections", "120000"]],
+    "size rings": [["--driver", "mlx5_core", "--line-rate-gbps", "100"], ["--driver", "ena", "--line-rate-gbps", "1"]],
+    "size backlog": [["--line-rate-gbps", "100"], ["--line-rate-gbps", "800", "--stall-ms", "1000"]],
+    "size mtu": [["--driver", "ena"], ["--driver", "mana", "--crosses-gateway"]],
+    "plan": [[], ["--workload", str(EXAMPLES / "ingest-eks.json")]],
+    "catalog show": [["D16s_v6"], ["c6in.8xlarge"]],
+    "catalog list": [["--cloud", "aws", "--min-gbps", "100"]],
+}
+
+
+def _strip_parentheses(text: str) -> str:
+    while True:
+        stripped = re.sub(r"\([^()]*\)", "", text)
+        if stripped == text:
+            return text
+        text = stripped
+
+
+def documented() -> dict[str, tuple[frozenset[str], dict[str, frozenset[str]]]]:
+    """command -> (top-level keys, {key: keys of its items}) as docs/cli-json.md lists them.
+
+    A section's keys are the first column of its table (`rx`, `tx` in one cell counts both); a section without
+    a table lists them in prose, where backticks inside parentheses are values, not keys. "per pool: `a`, `b`"
+    in a meaning cell lists the keys of that list's items.
+    """
+    sections: dict[str, tuple[frozenset[str], dict[str, frozenset[str]]]] = {}
+    for block in DOC.read_text().split("\n## ")[1:]:
+        heading, _, body = block.partition("\n")
+        commands = [c.removeprefix("wirespeed ").removesuffix(" --json") for c in re.findall(r"`([^`]+)`", heading)]
+        group = commands[0].split()[:-1]
+        commands = [c if len(c.split()) > 1 or not group else " ".join([*group, c]) for c in commands]
+        rows = [line for line in body.splitlines() if line.startswith("| `")]
+        keys: set[str] = set()
+        nested: dict[str, frozenset[str]] = {}
+        if rows:
+            for row in rows:
+                cells = [c.strip() for c in row.strip("|").split("|")]
+                names = re.findall(r"`([^`]+)`", cells[0])
+                keys.update(names)
+                per_item = re.search(r"per \w+: (.*)$", cells[-1])
+                if per_item:
+                    nested[names[0]] = frozenset(re.findall(r"`([^`]+)`", per_item.group(1)))
+        else:
+            keys.update(re.findall(r"`([^`]+)`", _strip_parentheses(body)))
+        for command in commands:
+            sections[command] = (frozenset(keys), nested)
+    return sections
+
+
+DOCUMENTED = documented()
+
+
+def _json(command: str, args: list[str]) -> Any:
+    out = invoke(*command.split(), *args, "--json")
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def _records(data: Any) -> list[dict[str, Any]]:
+    return data if isinstance(data, list) else [data]
+
+
+def test_the_doc_parses_into_the_sections_it_has():
+    assert set(DOCUMENTED) == set(SAMPLES)
+    assert DOCUMENTED["size rings"][0] >= {"rx", "tx", "rx_default", "tx_default"}
+    assert DOCUMENTED["size azure-lb"][1] == {"pools": {"max_count", "surge_nodes", "nodes_at_max"}}
+    assert DOCUMENTED["size mtu"][0] == {"driver", "path", "mtu", "reason"}
+
+
+def test_every_json_command_is_documented():
+    def json_commands(command: Any, path: tuple[str, ...]) -> set[str]:
+        found = {" ".join(path)} if any(p.name == "as_json" for p in getattr(command, "params", [])) else set()
+        for name, sub in getattr(command, "commands", {}).items():
+            found |= json_commands(sub, (*path, name))
+        return found
+
+    assert json_commands(typer.main.get_command(app), ()) == set(DOCUMENTED)
+
+
+@pytest.mark.parametrize(
+    ("command", "args"),
+    [pytest.param(c, a, id=f"{c} {' '.join(a)}".strip()) for c, samples in SAMPLES.items() for a in samples],
+)
+def test_json_keys_are_exactly_the_documented_ones(command, args):
+    keys, nested = DOCUMENTED[command]
+    for record in _records(_json(command, args)):
+        assert set(record) == keys
+        for key, item_keys in nested.items():
+            assert record[key], f"{key}: the sample should produce items to check"
+            assert all(set(item) == item_keys for item in record[key])
+
+
+@pytest.mark.parametrize("workload", [None, EXAMPLES / "checkout-api.json", EXAMPLES / "ingest-eks.json"])
+def test_plan_nests_the_documented_objects(workload):
+    data = _json("plan", [] if workload is None else ["--workload", str(workload)])
+    outbound = "size azure-lb" if "allocated_outbound_ports" in data["outbound"] else "size aws-natgw"
+    assert set(data["outbound"]) == DOCUMENTED[outbound][0]
+    assert set(data["rings"]) == DOCUMENTED["size rings"][0]
+    assert set(data["backlog"]) == DOCUMENTED["size backlog"][0]
+    assert set(data["instance_type"]) == DOCUMENTED["catalog show"][0]

@@ -1,0 +1,322 @@
+"""`wirespeed size ...` through the real entry point: worked examples, and one exact line per bad input."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from clirun import invoke, wirespeed
+
+
+def test_azure_lb_worked_example_json():
+    out = wirespeed("size", "azure-lb", "--pool", "100:2", "--ports", "4000", "--outbound-ips", "7", "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["ports_required"] == 408_000
+    assert data["ports_available"] == 448_000
+    assert data["feasible"] is True
+    assert data["nodes_at_max"] == 102
+    assert data["allocated_outbound_ports"] == 4_000
+    assert data["outbound_ips"] == 7
+    assert data["dynamic_default_ports"] == 256
+
+
+def test_azure_lb_infeasible_fixed_ips_exits_2_with_one_line():
+    out = wirespeed("size", "azure-lb", "--pool", "9:0", "--ports", "8000", "--outbound-ips", "1")
+    assert out.returncode == 2
+    assert out.stderr == (
+        "error: --outbound-ips 1: 1 IP(s) x 64,000 = 64,000 ports available but 72,000 required (8,000 x 9 nodes)\n"
+    )
+    assert "Does NOT fit" in out.stdout
+
+
+def test_azure_lb_computes_minimum_ips_from_workload():
+    out = wirespeed("size", "azure-lb", "--pool", "40", "--pool", "5:1", "--connections-per-second", "20", "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["allocated_outbound_ports"] == 6_000
+    assert data["nodes_at_max"] == 50
+    assert data["outbound_ips"] == 5
+
+
+def test_azure_lb_prose_explains_the_rule_and_the_dynamic_default():
+    out = wirespeed("size", "azure-lb", "--pool", "45:10%", "--ports", "2048")
+    assert out.returncode == 0, out.stderr
+    assert (
+        "Capacity rule: 2,048 ports x 50 nodes = 102,400 required; 2 IP(s) x 64,000 = 128,000 available." in out.stdout
+    )
+    assert "halves again when the backend pool reaches 51 nodes" in out.stdout
+
+
+AZURE_LB_BAD_INPUT = [
+    pytest.param(
+        ["--pool", "10", "--ports", "1001"],
+        "error: --ports: 1001 is not allowed: must be a multiple of 8 between 8 and 64,000",
+        id="ports-not-8",
+    ),
+    pytest.param(
+        ["--pool", "10:x", "--ports", "1024"],
+        "error: --pool '10:x' is not allowed: SURGE must be a node count or a percent, e.g. 2 or 10%",
+        id="bad-surge",
+    ),
+    pytest.param(
+        ["--pool", "10", "--pool", "20:5", "--pool", "10:x", "--ports", "1024"],
+        "error: --pool #3 '10:x' is not allowed: SURGE must be a node count or a percent, e.g. 2 or 10%",
+        id="bad-surge-says-which-pool",
+    ),
+    pytest.param(
+        ["--pool", "10", "--pool", "0:1", "--ports", "1024"],
+        "error: --pool #2 '0:1': MAX 0 is not allowed: must be a whole number between 1 and 1,000",
+        id="bad-max-says-which-pool",
+    ),
+    pytest.param(
+        ["--pool", "10"],
+        "error: --ports or --connections-per-second is required: an explicit port count, or the workload's peak "
+        "new connections per second to compute it from",
+        id="neither",
+    ),
+    pytest.param(
+        ["--pool", "10", "--ports", "1024", "--connections-per-second", "5"],
+        "error: --ports 1024 and --connections-per-second 5: give one, not both (an explicit port count, or the "
+        "workload to compute it from)",
+        id="both",
+    ),
+    pytest.param(
+        ["--pool", "10", "--ports", "1024", "--headroom", "-5"],
+        "error: --headroom -5: applies only to --connections-per-second; with --ports 1024 it would be ignored, "
+        "so leave it out",
+        id="headroom-with-ports",
+    ),
+    pytest.param(
+        ["--pool", "10", "--ports", "1024", "--hold-seconds", "nan", "--headroom", "2"],
+        "error: --hold-seconds nan, --headroom 2: applies only to --connections-per-second; with --ports 1024 it "
+        "would be ignored, so leave it out",
+        id="hold-and-headroom-with-ports",
+    ),
+    pytest.param(
+        ["--pool", "10", "--connections-per-second", "5", "--headroom", "nan"],
+        "error: --headroom: nan is not allowed: must be between 1 and 10",
+        id="headroom-nan",
+    ),
+    pytest.param(
+        ["--pool", "10", "--connections-per-second", "5", "--hold-seconds", "-5"],
+        "error: --hold-seconds: -5.0 is not allowed: must be between 1 and 3,600",
+        id="hold-negative",
+    ),
+    pytest.param(
+        ["--pool", "10", "--connections-per-second", "inf"],
+        "error: --connections-per-second: inf is not allowed: must be between 0.001 and 1,000,000",
+        id="rate-inf",
+    ),
+    pytest.param(
+        ["--pool", "10", "--ports", "1024", "--outbound-ips", "101"],
+        "error: --outbound-ips: 101 is not allowed: must be a whole number between 1 and 100",
+        id="ips>100",
+    ),
+    pytest.param(
+        ["--pool", "10", "--ports", "1024", "--outbound-ips", "9" * 40],
+        f"error: --outbound-ips: {'9' * 40} is not allowed: must be a whole number between 1 and 100",
+        id="ips-huge",
+    ),
+    pytest.param(
+        ["--pool", "1000:0", "--ports", "8000"],
+        "error: outbound IPs for --pool x --ports: 8,000,000 ports required but 100 IPs give at most 6,400,000; "
+        "use a NAT gateway (outboundType managedNATGateway) or fewer ports per node",
+        id="infeasible-ips",
+    ),
+    pytest.param(
+        ["--pool", "10", "--connections-per-second", "300"],
+        "error: ports per node for --connections-per-second x --hold-seconds x --headroom: 90,000 required but at "
+        "most 64,000 are allowed; spread the calls over more destinations or connection-pool them, or use a NAT "
+        "gateway (outboundType managedNATGateway: ports are allocated on demand, 64,512 per IP)",
+        id="infeasible-ports-per-node",
+    ),
+    pytest.param(
+        ["--pool", "10", "--ports", "x"],
+        "error: invalid value for '--ports': 'x' is not a valid int (see 'wirespeed size azure-lb --help')",
+        id="ports-not-a-number",
+    ),
+    pytest.param(
+        ["--ports", "1024"],
+        "error: missing option '--pool' (see 'wirespeed size azure-lb --help')",
+        id="no-pool",
+    ),
+    pytest.param(
+        ["--pool", "10", "--ports", "1024", "--plot", "/nonexistent-dir/snat.png"],
+        "error: --plot: '/nonexistent-dir/snat.png': directory '/nonexistent-dir' does not exist",
+        id="plot-dir-missing",
+    ),
+    pytest.param(
+        ["--pool", "10", "--ports", "1024", "--plot", "snat.svg"],
+        "error: --plot: 'snat.svg' is not allowed: a file name ending in .png",
+        id="plot-not-png",
+    ),
+]
+
+
+@pytest.mark.parametrize(("args", "message"), AZURE_LB_BAD_INPUT)
+def test_azure_lb_bad_input_exit_2_names_the_flag(args, message):
+    out = invoke("size", "azure-lb", *args)
+    assert (out.returncode, out.stderr) == (2, message + "\n")
+
+
+def test_azure_lb_bad_input_through_the_console_script():
+    out = wirespeed("size", "azure-lb", "--pool", "10", "--pool", "10:x", "--ports", "1024")
+    assert (out.returncode, out.stdout) == (2, "")
+    assert out.stderr == (
+        "error: --pool #2 '10:x' is not allowed: SURGE must be a node count or a percent, e.g. 2 or 10%\n"
+    )
+
+
+def test_azure_lb_plot_to_a_directory_fails_before_printing_the_plan(tmp_path):
+    out = invoke("size", "azure-lb", "--pool", "10", "--ports", "1024", "--plot", str(tmp_path / "d.png"))
+    assert out.returncode == 0, out.stderr
+    (tmp_path / "dir.png").mkdir()
+    out = invoke("size", "azure-lb", "--pool", "10", "--ports", "1024", "--plot", str(tmp_path / "dir.png"))
+    assert (out.returncode, out.stdout) == (2, "")
+    assert out.stderr == f"error: --plot: '{tmp_path / 'dir.png'}' is a directory; give a file name inside it\n"
+
+
+def test_azure_lb_help_tells_what_to_set_and_why():
+    out = wirespeed("size", "azure-lb", "--help")
+    assert out.returncode == 0
+    text = " ".join(out.stdout.split())
+    assert "allocatedOutboundPorts" in text
+    assert "halves" in text or "halve" in text
+    assert "--connections-per-second" in text
+
+
+def test_azure_lb_plot_writes_png(tmp_path):
+    png = tmp_path / "snat.png"
+    out = wirespeed("size", "azure-lb", "--pool", "60", "--connections-per-second", "5", "--plot", str(png))
+    assert out.returncode == 0, out.stderr
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_nat_gateways():
+    azure = json.loads(wirespeed("size", "azure-natgw", "--flows", "200000", "--json").stdout)
+    assert azure["ips"] == 4
+    aws = wirespeed("size", "aws-natgw", "--connections", "120000", "--json")
+    assert aws.returncode == 0
+    data = json.loads(aws.stdout)
+    assert data["ips"] == 3
+    assert "quota" in data["warnings"][0]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        pytest.param(
+            ["azure-natgw", "--flows", "2000000"],
+            "error: --flows: 2,000,000 required but 16 IPs give at most 1,032,192; split egress across subnets "
+            "with their own NAT gateways, or reuse connections",
+            id="azure-infeasible",
+        ),
+        pytest.param(
+            ["azure-natgw", "--flows", "0"],
+            "error: --flows: 0 is not allowed: must be a whole number between 1 and 1,000,000,000",
+            id="azure-zero",
+        ),
+        pytest.param(
+            ["aws-natgw", "--connections", "1000000"],
+            "error: --connections: 1,000,000 required but 8 IPs give at most 440,000 to one destination; add NAT "
+            "gateways (one per AZ) or spread calls over more destination IPs",
+            id="aws-infeasible",
+        ),
+        pytest.param(
+            ["aws-natgw", "--connections", "-1"],
+            "error: --connections: -1 is not allowed: must be a whole number between 1 and 1,000,000,000",
+            id="aws-negative",
+        ),
+        pytest.param(
+            ["rings", "--driver", "mlx5", "--line-rate-gbps", "100"],
+            "error: --driver: unknown NIC driver 'mlx5': known drivers are e1000e, ena, hv_netvsc, igb, igbvf, "
+            "mana, mlx4_en, mlx5_core, virtio_net",
+            id="rings-unknown-driver",
+        ),
+        pytest.param(
+            ["rings", "--driver", "mlx5_core", "--line-rate-gbps", "nan"],
+            "error: --line-rate-gbps: nan is not allowed: must be between 0.001 and 800",
+            id="rings-rate-nan",
+        ),
+        pytest.param(
+            ["rings", "--driver", "mlx5_core", "--line-rate-gbps", "100", "--stall-ms", "-inf"],
+            "error: --stall-ms: -inf is not allowed: must be between 0.001 and 1,000",
+            id="rings-stall-inf",
+        ),
+        pytest.param(
+            ["rings", "--driver", "mlx5_core", "--line-rate-gbps", "100", "--queues", "0"],
+            "error: --queues: 0 is not allowed: must be a whole number between 1 and 512",
+            id="rings-queues",
+        ),
+        pytest.param(
+            ["backlog", "--line-rate-gbps", "10", "--packet-bytes", "3"],
+            "error: --packet-bytes: 3 is not allowed: must be a whole number between 64 and 9,216",
+            id="backlog-packet",
+        ),
+        pytest.param(
+            ["mtu", "--driver", "foo"],
+            "error: --driver: 'foo' is not allowed: one of ena, mana, mlx4_en, mlx5_core",
+            id="mtu-driver",
+        ),
+    ],
+)
+def test_size_bad_input_exit_2_names_the_flag(args, message):
+    out = invoke("size", *args)
+    assert (out.returncode, out.stderr) == (2, message + "\n")
+
+
+def test_rings_throughput_case_matches_field_report():
+    data = json.loads(wirespeed("size", "rings", "--driver", "mlx5_core", "--line-rate-gbps", "100", "--json").stdout)
+    assert (data["rx"], data["tx"]) == (8_192, 8_192)
+    assert data["memory_bytes"] == 8_192 * 2_048 * 8
+
+
+def test_backlog_throughput_case_matches_field_report():
+    data = json.loads(wirespeed("size", "backlog", "--line-rate-gbps", "100", "--json").stdout)
+    assert data["netdev_max_backlog"] == 32_768
+
+
+def _help(*args: str) -> str:
+    return " ".join(invoke(*args, "--help").stdout.replace("│", " ").split())
+
+
+def test_size_help_numbers_come_from_the_sizing_modules():
+    from wirespeed.sizing import azure_lb, nat_gateway
+
+    listing = _help("size")
+    assert f"{nat_gateway.AZURE_PORTS_PER_IP:,} SNAT ports each, at most {nat_gateway.AZURE_MAX_IPS})" in listing
+    assert f"{nat_gateway.AWS_CONNECTIONS_PER_IP:,} connections per destination each, at most " in listing
+    text = _help("size", "azure-lb")
+    assert f"<= {azure_lb.PORTS_PER_IP:,} x outbound IPs" in text
+    assert f"{azure_lb.PORT_GRANULARITY}..{azure_lb.MAX_PORTS_PER_NODE:,}" in text
+    assert f"(1..{azure_lb.MAX_OUTBOUND_IPS:,})" in text
+
+
+def test_cli_source_types_no_sizing_limit():
+    """Limits live once, in the sizing modules; the CLI interpolates them, so none is typed in its source."""
+    from pathlib import Path
+
+    from wirespeed import cli
+    from wirespeed.sizing import azure_lb, backlog, nat_gateway
+
+    limits = [
+        azure_lb.PORTS_PER_IP,
+        azure_lb.MAX_PORTS_PER_NODE,
+        azure_lb.MAX_POOL_NODES,
+        nat_gateway.AZURE_PORTS_PER_IP,
+        nat_gateway.AWS_CONNECTIONS_PER_IP,
+        backlog.BACKLOG_MAX,
+        9_216,  # the largest IP packet size the sizing modules accept
+    ]
+    phrases = [f"{n:,}" for n in limits] + [f"{n}" for n in limits]
+    phrases += [
+        f"at most {nat_gateway.AZURE_MAX_IPS}",
+        f"at most {nat_gateway.AWS_MAX_IPS}",
+        f"1..{azure_lb.MAX_OUTBOUND_IPS}",
+        "(1..10)",
+    ]
+    for source in Path(cli.__file__).parent.glob("*.py"):
+        text = source.read_text()
+        assert [p for p in phrases if p in text] == [], source.name
