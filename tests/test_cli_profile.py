@@ -36,7 +36,7 @@ def test_profile_validate_lists_every_problem_one_line_each(tmp_path):
     assert out.returncode == 2
     assert out.stderr.splitlines() == [
         f"error: {bad}/rings/ena/rx: 10 is not allowed: must be between 64 and 65,536",
-        f"error: {bad}/rings/ena/tx: 1000000000.0 is not allowed: must be between 64 and 65,536",
+        f"error: {bad}/rings/ena/tx: 1000000000 is not allowed: must be between 64 and 65,536",
     ]
 
 

@@ -67,7 +67,7 @@ AZURE_LB_BAD_INPUT = [
     ),
     pytest.param(
         ["--pool", "10", "--pool", "0:1", "--ports", "1024"],
-        "error: --pool #2 '0:1': MAX 0 is not allowed: must be a whole number between 1 and 1,000",
+        "error: --pool #2 '0:1' is not allowed: MAX must be a whole number between 1 and 1,000 (AKS nodes per pool)",
         id="bad-max-says-which-pool",
     ),
     pytest.param(

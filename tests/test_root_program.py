@@ -67,7 +67,7 @@ def test_bad_workload_config_fails_with_the_field():
     out = run_program("no/such/workload.json")
     assert out.returncode != 0
     assert (
-        "--workload: 'no/such/workload.json' is not allowed: a readable file (No such file or directory)" in out.stderr
+        "workload: 'no/such/workload.json' is not allowed: a readable file (No such file or directory)" in out.stderr
     )
 
 
