@@ -4,7 +4,7 @@
 # comes from bookworm-backports. Idempotent: installs only what is missing. Needs root (CI runs as root).
 set -euo pipefail
 
-packages=(busybox-static cpio nftables iproute2 ethtool kmod zstd xz-utils)
+packages=(busybox-static cpio nftables iproute2 ethtool kmod zstd xz-utils shellcheck)
 backports=(qemu-system-x86)
 
 missing=()
