@@ -40,7 +40,7 @@ class Recorder(pulumi.runtime.Mocks):
         if args.typ == "aws:eks/nodeGroup:NodeGroup":
             outputs["nodeGroupName"] = args.name
         if args.typ == "aws:ec2/eip:Eip":
-            outputs["publicIp"] = f"203.0.113.{len(self.registered)}"
+            outputs["publicIp"] = f"ip-of-{args.name}"
             outputs["allocationId"] = f"eipalloc-{args.name}"
         return f"{args.name}-id", outputs
 
