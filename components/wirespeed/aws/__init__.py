@@ -14,17 +14,28 @@ from typing import TYPE_CHECKING, Any
 from wirespeed.aws.capacity import Taint
 
 if TYPE_CHECKING:
+    from wirespeed.aws.karpenter_pool import KarpenterNodePool, KarpenterNodePoolArgs
     from wirespeed.aws.nat_egress import NatEgress, NatEgressArgs
     from wirespeed.aws.node_group import NetworkOptimizedNodeGroup, NetworkOptimizedNodeGroupArgs
 
 _COMPONENTS = {
+    "KarpenterNodePool": "wirespeed.aws.karpenter_pool",
+    "KarpenterNodePoolArgs": "wirespeed.aws.karpenter_pool",
     "NatEgress": "wirespeed.aws.nat_egress",
     "NatEgressArgs": "wirespeed.aws.nat_egress",
     "NetworkOptimizedNodeGroup": "wirespeed.aws.node_group",
     "NetworkOptimizedNodeGroupArgs": "wirespeed.aws.node_group",
 }
 
-__all__ = ["NatEgress", "NatEgressArgs", "NetworkOptimizedNodeGroup", "NetworkOptimizedNodeGroupArgs", "Taint"]
+__all__ = [
+    "KarpenterNodePool",
+    "KarpenterNodePoolArgs",
+    "NatEgress",
+    "NatEgressArgs",
+    "NetworkOptimizedNodeGroup",
+    "NetworkOptimizedNodeGroupArgs",
+    "Taint",
+]
 
 
 def __getattr__(name: str) -> Any:
