@@ -14,7 +14,10 @@ import typer.main
 
 from clirun import invoke
 from conftest import ROOT
+from moto_aws import clean_account_env, moto  # noqa: F401 (fixtures: `audit aws` reads a clean moto account)
 from wirespeed.cli import app
+
+pytestmark = pytest.mark.usefixtures("clean_account_env")
 
 DOC = ROOT / "docs" / "cli-json.md"
 EXAMPLES = ROOT / "examples" / "workloads"
@@ -34,6 +37,8 @@ SAMPLES: dict[str, list[list[str]]] = {
     "plan": [[], ["--workload", str(EXAMPLES / "ingest-eks.json")]],
     "catalog show": [["D16s_v6"], ["c6in.8xlarge"]],
     "catalog list": [["--cloud", "aws", "--min-gbps", "100"]],
+    # AWS_ENDPOINT_URL points boto3 at moto's server (the clean_account_env fixture): exit 0, every list non-empty.
+    "audit aws": [["--region", "eu-west-1"]],
 }
 
 

@@ -190,6 +190,7 @@ def plan_karpenter(
 def node_class(plan: KarpenterPlan, *, role: str, cluster_name: str) -> dict[str, Any]:
     """The EC2NodeClass. Subnets and security groups are found by the ``karpenter.sh/discovery`` tag, as the
     Karpenter getting-started guide tags them."""
+
     def discovery() -> list[dict[str, Any]]:
         return [{"tags": {"karpenter.sh/discovery": cluster_name}}]
 

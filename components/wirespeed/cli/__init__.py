@@ -11,6 +11,7 @@ from __future__ import annotations
 import typer
 
 from wirespeed.cli._common import OneLineErrors
+from wirespeed.cli.audit import audit_app
 from wirespeed.cli.catalog import catalog_app
 from wirespeed.cli.plan import register as register_plan
 from wirespeed.cli.profile import profile_app
@@ -29,6 +30,7 @@ app.add_typer(size_app, name="size")
 app.add_typer(catalog_app, name="catalog")
 app.add_typer(profile_app, name="profile")
 app.add_typer(render_app, name="render")
+app.add_typer(audit_app, name="audit")
 register_plan(app)
 
 

@@ -7,6 +7,7 @@
 """
 
 from wirespeed.userdata.node_user_data import (
+    BOTTLEROCKET_MARKER,
     BOUNDARY,
     NODECONFIG_API_VERSION,
     NODECONFIG_CONTENT_TYPE,
@@ -18,6 +19,7 @@ from wirespeed.userdata.node_user_data import (
 )
 from wirespeed.userdata.script import (
     LOG_PREFIX,
+    SCRIPT_MARKER,
     SYSCTL_CONF,
     ScriptError,
     ScriptProblem,
@@ -26,11 +28,13 @@ from wirespeed.userdata.script import (
 )
 
 __all__ = [
+    "BOTTLEROCKET_MARKER",
     "BOUNDARY",
     "LOG_PREFIX",
     "NODECONFIG_API_VERSION",
     "NODECONFIG_CONTENT_TYPE",
     "SCRIPT_CONTENT_TYPE",
+    "SCRIPT_MARKER",
     "SYSCTL_CONF",
     "ClusterDetails",
     "ScriptError",

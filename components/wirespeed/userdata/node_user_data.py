@@ -30,6 +30,8 @@ NODECONFIG_CONTENT_TYPE = "application/node.eks.aws"
 SCRIPT_CONTENT_TYPE = "text/x-shellscript"
 # Fixed so the same profile renders the same bytes: a launch template changes only when the tuning does.
 BOUNDARY = "==WIRESPEED-BOUNDARY=="
+# The first line of rendered Bottlerocket settings: `wirespeed audit aws` looks for it.
+BOTTLEROCKET_MARKER = "# wirespeed profile"
 
 
 @dataclass(frozen=True)
@@ -78,7 +80,7 @@ def render_al2023_user_data(profile: Profile, cluster: ClusterDetails | None = N
 def render_bottlerocket_settings(profile: Profile) -> str:
     """Bottlerocket user data (TOML): the profile's sysctls and label; rings and MTU are the agent's."""
     lines = [
-        f"# wirespeed profile {profile.name}: sysctls only; Bottlerocket cannot run a boot script, so NIC ring",
+        f"{BOTTLEROCKET_MARKER} {profile.name}: sysctls only; Bottlerocket cannot run a boot script, so NIC ring",
         "# sizes and MTU are applied by the wirespeed node agent.",
         "[settings.kubernetes.node-labels]",
         f"{json.dumps(PROFILE_LABEL)} = {json.dumps(profile.name)}",

@@ -25,6 +25,8 @@ from wirespeed.errors import UserError
 from wirespeed.profile import Profile
 
 SYSCTL_CONF = "99-wirespeed-tuning.conf"
+# The first comment line of every rendered script: `wirespeed audit aws` looks for it in launch template user data.
+SCRIPT_MARKER = "# wirespeed boot-time tuning:"
 LOG_PREFIX = "wirespeed-tuning"
 
 # Interface globs are written into the script as sh `case` patterns, unquoted so they keep glob meaning:
@@ -93,7 +95,7 @@ def _ring_arm(driver: str, profile: Profile) -> str:
 
 _HEAD = """\
 #!/bin/sh
-# wirespeed boot-time tuning: profile "{name}" (rendered by wirespeed from the profile: edit that, not this).
+{marker} profile "{name}" (rendered by wirespeed from the profile: edit that, not this).
 # Sets the profile's sysctls, NIC ring sizes and MTU before kubelet starts. Never fails the boot: whatever it
 # cannot do (unknown NIC, no ethtool, a refused write) is logged and skipped, and it always exits 0.
 # Idempotent: a value already in place is left alone. Ring sizes are clamped to the max `ethtool -g` reports and
@@ -330,7 +332,7 @@ def render_script(profile: Profile) -> str:
         mtu_call = '\t\tws_tune_mtu "$ws_name" "$ws_link_driver" "$ws_path"\n'
 
     return (
-        _HEAD.format(name=profile.name, prefix=LOG_PREFIX, conf=SYSCTL_CONF)
+        _HEAD.format(marker=SCRIPT_MARKER, name=profile.name, prefix=LOG_PREFIX, conf=SYSCTL_CONF)
         + _TUNE.format(
             name_filters=name_filters,
             roles="|".join(selector.roles),

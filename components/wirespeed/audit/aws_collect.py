@@ -1,0 +1,209 @@
+"""Read the inventory `wirespeed audit aws` analyses, with boto3 (imported here only).
+
+Every list is read with its paginated list/describe call; the only per-resource calls are those AWS offers no list
+form for (``eks:DescribeNodegroup``). CloudWatch is read with one ``GetMetricData`` query per gateway and metric,
+up to 500 per call, each a single datapoint covering the whole window. Calls fail fast (2 s to connect, no
+retries): an unreachable endpoint is reported in seconds, not after botocore's retry schedule.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from wirespeed.audit.aws import Inventory, KarpenterInstance, NatGateway, NodeGroup
+from wirespeed.errors import UserError
+
+# GetMetricData accepts at most 500 queries per request (CloudWatch API reference, GetMetricData).
+MAX_QUERIES = 500
+NAT_METRICS = ("ErrorPortAllocation", "PacketsDropCount")
+CONNECT_TIMEOUT_SECONDS = 2
+READ_TIMEOUT_SECONDS = 20
+KARPENTER_NODEPOOL_TAG = "karpenter.sh/nodepool"
+# Karpenter >= 1.0 tags the instances it launches with the cluster's name under this key.
+EKS_CLUSTER_TAG = "eks:eks-cluster-name"
+
+
+class AwsUnreachable(UserError):  # noqa: N818 (what the CLI reports, exit 2)
+    """AWS (or the endpoint given) could not be reached or refused the calls: no credentials, no route, denied."""
+
+    field = "aws"
+
+    def __init__(self, message: str, field: str = "aws") -> None:
+        self.field = field
+        super().__init__(message)
+
+
+@dataclass
+class Target:
+    region: str | None
+    cluster: str | None
+    days: int
+    endpoint_url: str | None = None
+
+
+def _clients(target: Target, calls: Counter[str]) -> tuple[Any, Any, Any, str]:
+    import boto3
+    from botocore.config import Config
+
+    session = boto3.session.Session(region_name=target.region)
+    region = session.region_name
+    if not region:
+        raise AwsUnreachable("region: no region given and none configured (AWS_REGION or ~/.aws/config)", "region")
+    config = Config(
+        connect_timeout=CONNECT_TIMEOUT_SECONDS,
+        read_timeout=READ_TIMEOUT_SECONDS,
+        retries={"total_max_attempts": 1, "mode": "standard"},
+    )
+
+    def count(model: Any, **_: Any) -> None:
+        calls[f"{model.service_model.service_name}:{model.name}"] += 1
+
+    clients = []
+    for service in ("ec2", "eks", "cloudwatch"):
+        client = session.client(service, config=config, endpoint_url=target.endpoint_url)
+        client.meta.events.register("before-call", count)
+        clients.append(client)
+    return clients[0], clients[1], clients[2], region
+
+
+def _pages(client: Any, operation: str, key: str, **kwargs: Any) -> Iterator[Any]:
+    for page in client.get_paginator(operation).paginate(**kwargs):
+        yield from page.get(key, [])
+
+
+def _nat_gateways(ec2: Any, cloudwatch: Any, days: int) -> list[NatGateway]:
+    found = [
+        gw
+        for gw in _pages(ec2, "describe_nat_gateways", "NatGateways")
+        if gw.get("State") == "available" and gw.get("ConnectivityType", "public") == "public"
+    ]
+    end = dt.datetime.now(dt.UTC).replace(second=0, microsecond=0) + dt.timedelta(minutes=1)
+    start = end - dt.timedelta(days=days)
+    queries = [
+        {
+            "Id": f"m{index}_{metric_index}",
+            "MetricStat": {
+                "Metric": {
+                    "Namespace": "AWS/NATGateway",
+                    "MetricName": metric,
+                    "Dimensions": [{"Name": "NatGatewayId", "Value": gw["NatGatewayId"]}],
+                },
+                "Period": days * 86_400,
+                "Stat": "Sum",
+            },
+            "ReturnData": True,
+        }
+        for index, gw in enumerate(found)
+        for metric_index, metric in enumerate(NAT_METRICS)
+    ]
+    sums: dict[str, float] = {}
+    for first in range(0, len(queries), MAX_QUERIES):
+        batch = queries[first : first + MAX_QUERIES]
+        for result in _pages(
+            cloudwatch, "get_metric_data", "MetricDataResults", MetricDataQueries=batch, StartTime=start, EndTime=end
+        ):
+            sums[result["Id"]] = sums.get(result["Id"], 0.0) + float(sum(result.get("Values", [])))
+    return [
+        NatGateway(
+            id=gw["NatGatewayId"],
+            subnet_id=gw.get("SubnetId", ""),
+            ips=len([a for a in gw.get("NatGatewayAddresses", []) if a.get("PublicIp") or a.get("AllocationId")]),
+            error_port_allocation=sums.get(f"m{index}_0", 0.0),
+            packets_dropped=sums.get(f"m{index}_1", 0.0),
+        )
+        for index, gw in enumerate(found)
+    ]
+
+
+def _launch_template_user_data(ec2: Any) -> dict[tuple[str, str], str]:
+    """(template id, version) -> user data, for the default and latest version of every template: one paginated
+    call for the whole account (DescribeLaunchTemplateVersions without a template id)."""
+    out: dict[tuple[str, str], str] = {}
+    for version in _pages(
+        ec2, "describe_launch_template_versions", "LaunchTemplateVersions", Versions=["$Latest", "$Default"]
+    ):
+        data = version.get("LaunchTemplateData", {}).get("UserData", "")
+        out[(version["LaunchTemplateId"], str(version["VersionNumber"]))] = data
+        if version.get("DefaultVersion"):
+            out[(version["LaunchTemplateId"], "$Default")] = data
+    return out
+
+
+def _node_groups(eks: Any, ec2: Any, clusters: list[str]) -> list[NodeGroup]:
+    user_data = _launch_template_user_data(ec2)
+    groups = []
+    for cluster in clusters:
+        for name in _pages(eks, "list_nodegroups", "nodegroups", clusterName=cluster):
+            # No list call returns instance types or the launch template: one describe per node group.
+            group = eks.describe_nodegroup(clusterName=cluster, nodegroupName=name)["nodegroup"]
+            template = group.get("launchTemplate") or {}
+            template_id = template.get("id")
+            data = None
+            if template_id:
+                version = str(template.get("version", "$Default"))
+                data = user_data.get((template_id, version))
+                if data is None:  # a pinned version that is neither default nor latest
+                    versions = ec2.describe_launch_template_versions(LaunchTemplateId=template_id, Versions=[version])
+                    found = versions.get("LaunchTemplateVersions", [])
+                    data = found[0].get("LaunchTemplateData", {}).get("UserData", "") if found else ""
+            groups.append(
+                NodeGroup(
+                    cluster=cluster,
+                    name=name,
+                    instance_types=tuple(group.get("instanceTypes") or ()),
+                    launch_template=template_id,
+                    user_data=data,
+                )
+            )
+    return groups
+
+
+def _karpenter_instances(ec2: Any, cluster: str | None) -> list[KarpenterInstance]:
+    filters = [
+        {"Name": "tag-key", "Values": [KARPENTER_NODEPOOL_TAG]},
+        {"Name": "instance-state-name", "Values": ["pending", "running"]},
+    ]
+    if cluster:
+        filters.append({"Name": f"tag:{EKS_CLUSTER_TAG}", "Values": [cluster]})
+    found = []
+    for reservation in _pages(ec2, "describe_instances", "Reservations", Filters=filters):
+        for instance in reservation.get("Instances", []):
+            tags = {t["Key"]: t["Value"] for t in instance.get("Tags", [])}
+            found.append(
+                KarpenterInstance(
+                    instance["InstanceId"], instance["InstanceType"], tags.get(KARPENTER_NODEPOOL_TAG, "")
+                )
+            )
+    return found
+
+
+def collect(target: Target) -> Inventory:
+    """Read the inventory; :class:`AwsUnreachable` when AWS cannot be reached or refuses (one line, exit 2)."""
+    try:
+        import botocore.exceptions
+    except ImportError:
+        raise AwsUnreachable("audit aws needs boto3: pip install 'wirespeed[aws]'") from None
+    calls: Counter[str] = Counter()
+    try:
+        ec2, eks, cloudwatch, region = _clients(target, calls)
+        clusters = [target.cluster] if target.cluster else list(_pages(eks, "list_clusters", "clusters"))
+        inventory = Inventory(region=region, clusters=clusters, days=target.days)
+        inventory.nat_gateways = _nat_gateways(ec2, cloudwatch, target.days)
+        inventory.node_groups = _node_groups(eks, ec2, clusters)
+        inventory.karpenter_instances = _karpenter_instances(ec2, target.cluster)
+    except botocore.exceptions.NoCredentialsError:
+        raise AwsUnreachable("cannot reach AWS: no credentials found (environment, ~/.aws, or instance role)") from None
+    except botocore.exceptions.ClientError as exc:
+        error = exc.response.get("Error", {})
+        raise AwsUnreachable(
+            f"cannot reach AWS: {exc.operation_name} refused: {error.get('Code', '?')}: {error.get('Message', '')}"
+        ) from None
+    except botocore.exceptions.BotoCoreError as exc:
+        # EndpointConnectionError, ConnectTimeoutError, ReadTimeoutError, NoRegionError, ...
+        raise AwsUnreachable(f"cannot reach AWS: {exc}") from None
+    inventory.api_calls = dict(calls)
+    return inventory
