@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import datetime as dt
+import logging
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -55,7 +56,7 @@ class Account:
         self.eks = moto.client("eks")
         self.cloudwatch = moto.client("cloudwatch")
         vpc = self.ec2.create_vpc(CidrBlock="10.0.0.0/16")["Vpc"]["VpcId"]
-        self.subnet = self.ec2.create_subnet(VpcId=vpc, CidrBlock="10.0.1.0/24", AvailabilityZone=f"{REGION}a")[
+        self.subnet = self.ec2.create_subnet(VpcId=vpc, CidrBlock="10.0.0.0/19", AvailabilityZone=f"{REGION}a")[
             "Subnet"
         ]["SubnetId"]
         self.clusters: set[str] = set()
@@ -116,6 +117,7 @@ class Account:
 
 
 def start_moto() -> tuple[ThreadedMotoServer, Moto]:
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)  # one access-log line per request otherwise
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
     host, port = server.get_host_and_port()

@@ -21,7 +21,8 @@ from wirespeed.errors import UserError
 MAX_QUERIES = 500
 NAT_METRICS = ("ErrorPortAllocation", "PacketsDropCount")
 CONNECT_TIMEOUT_SECONDS = 2
-READ_TIMEOUT_SECONDS = 20
+# A page of 1,000 instances can take a while to render (moto on 2 vCPUs: several seconds); connecting cannot.
+READ_TIMEOUT_SECONDS = 60
 KARPENTER_NODEPOOL_TAG = "karpenter.sh/nodepool"
 # Karpenter >= 1.0 tags the instances it launches with the cluster's name under this key.
 EKS_CLUSTER_TAG = "eks:eks-cluster-name"
@@ -70,7 +71,13 @@ def _clients(target: Target, calls: Counter[str]) -> tuple[Any, Any, Any, str]:
     return clients[0], clients[1], clients[2], region
 
 
+# The largest page each describe call allows (EC2 API reference: MaxResults), so a big account costs few calls.
+PAGE_SIZES = {"describe_instances": 1000, "describe_nat_gateways": 1000, "describe_launch_template_versions": 200}
+
+
 def _pages(client: Any, operation: str, key: str, **kwargs: Any) -> Iterator[Any]:
+    if operation in PAGE_SIZES:
+        kwargs["PaginationConfig"] = {"PageSize": PAGE_SIZES[operation]}
     for page in client.get_paginator(operation).paginate(**kwargs):
         yield from page.get(key, [])
 

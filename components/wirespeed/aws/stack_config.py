@@ -1,0 +1,163 @@
+"""The root project's EKS stack config (``wirespeed:cloud`` aws), parsed and checked without Pulumi.
+
+Node groups are one string each, ``NAME:TYPE[+TYPE...]:MIN:MAX[:PROFILE[:ena-express]]`` (Pulumi's project
+config has no object type); NAT gateways are ``AZ=SUBNET`` strings. Every problem of every key, and of every node
+group and gateway as the components would see it, is collected before anything registers, each under the config
+key that causes it (``wirespeed:nodeGroups[1]: ...``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from wirespeed.aws.capacity import NodeGroupPlan, plan_node_group
+from wirespeed.aws.egress import EgressPlan, plan_egress
+from wirespeed.manifests import Problem
+
+NODE_GROUP_FORMAT = "NAME:TYPE[+TYPE...]:MIN:MAX[:PROFILE[:ena-express]]"
+# EKS node group names: letters, digits, '-' and '_', starting with a letter or digit, up to 63 characters.
+NODE_GROUP_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$")
+
+
+@dataclass(frozen=True)
+class NodeGroupSpec:
+    name: str
+    plan: NodeGroupPlan
+
+
+@dataclass(frozen=True)
+class EksStack:
+    cluster_name: str
+    node_role_arn: str
+    subnet_ids: list[str]
+    security_group_ids: list[str]
+    node_groups: list[NodeGroupSpec]
+    nat_public_subnets: dict[str, str] = field(default_factory=dict)
+    nat_route_tables: dict[str, str] = field(default_factory=dict)
+    nat_peak_connections: int = 0
+    egress: EgressPlan | None = None
+
+    def plan_json(self) -> dict[str, Any]:
+        """What `wirespeed plan` shows: instance types with bandwidth and ENA Express, user data, NAT IPs per AZ."""
+        return {
+            "cluster_name": self.cluster_name,
+            "node_groups": {g.name: g.plan.to_json() for g in self.node_groups},
+            "nat_egress": self.egress.to_json() if self.egress else None,
+        }
+
+
+class EksStackError(ValueError):
+    def __init__(self, problems: Sequence[Problem]) -> None:
+        self.problems = list(problems)
+        super().__init__("invalid wirespeed stack config (cloud aws):\n" + "\n".join(f"  {p}" for p in problems))
+
+
+def _pairs(key: str, values: Sequence[str], problems: list[Problem]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for index, item in enumerate(values):
+        az, sep, value = str(item).partition("=")
+        if not sep or not az or not value:
+            problems.append(Problem(f"wirespeed:{key}[{index}]", item, "AZ=ID, e.g. us-east-1a=subnet-0abc..."))
+        elif az in out:
+            problems.append(Problem(f"wirespeed:{key}[{index}]", item, f"each AZ once ({az} is given twice)"))
+        else:
+            out[az] = value
+    return out
+
+
+def _group(index: int, text: str, security_groups: bool, problems: list[Problem]) -> NodeGroupSpec | None:
+    where = f"wirespeed:nodeGroups[{index}]"
+    parts = str(text).split(":")
+    if not 4 <= len(parts) <= 6:
+        problems.append(Problem(where, text, NODE_GROUP_FORMAT))
+        return None
+    name, types, low, high, *rest = parts
+    profile = rest[0] if rest else "throughput"
+    ena_express = len(rest) == 2
+    if ena_express and rest[1] != "ena-express":
+        problems.append(Problem(where, text, f"{NODE_GROUP_FORMAT}: the sixth field can only be ena-express"))
+        return None
+    if not NODE_GROUP_NAME.match(name):
+        problems.append(Problem(f"{where}.name", name, "letters, digits, '-' and '_', up to 63 characters"))
+    sizes = []
+    for label, value in (("min", low), ("max", high)):
+        if not value.isdigit():
+            problems.append(Problem(f"{where}.{label}", value, "a whole number of nodes"))
+            return None
+        sizes.append(int(value))
+    plan, found = plan_node_group(
+        instance_types=types.split("+"),
+        profile=profile,
+        min_size=sizes[0],
+        max_size=sizes[1],
+        ena_express=ena_express,
+    )
+    problems.extend(Problem(f"{where}.{p.field}", p.value, p.allowed) for p in found)
+    if ena_express and not security_groups:
+        problems.append(
+            Problem(
+                "wirespeed:securityGroupIds", [], "the node security groups: ena-express needs them (EKS adds none)"
+            )
+        )
+    return None if plan is None else NodeGroupSpec(name, plan)
+
+
+def eks_stack(settings: Mapping[str, Any]) -> EksStack:
+    """Parse and check the aws keys; :class:`EksStackError` lists every problem."""
+    problems: list[Problem] = []
+    for key in ("clusterName", "nodeRoleArn"):
+        if not settings.get(key):
+            problems.append(Problem(f"wirespeed:{key}", settings.get(key, ""), "required when wirespeed:cloud is aws"))
+    subnets = list(settings.get("subnetIds") or [])
+    if not subnets:
+        problems.append(Problem("wirespeed:subnetIds", subnets, "the private subnets of the node groups, one per AZ"))
+    security_groups = list(settings.get("securityGroupIds") or [])
+    groups_text = list(settings.get("nodeGroups") or [])
+    if not groups_text:
+        problems.append(Problem("wirespeed:nodeGroups", groups_text, f"at least one {NODE_GROUP_FORMAT}"))
+    groups = [_group(i, g, bool(security_groups), problems) for i, g in enumerate(groups_text)]
+    names = [g.name for g in groups if g is not None]
+    for name in sorted({n for n in names if names.count(n) > 1}):
+        problems.append(Problem("wirespeed:nodeGroups", name, "each node group name once"))
+    public = _pairs("natPublicSubnets", list(settings.get("natPublicSubnets") or []), problems)
+    routes = _pairs("natPrivateRouteTables", list(settings.get("natPrivateRouteTables") or []), problems)
+    connections = int(settings.get("natPeakConnections") or 0)
+    egress = None
+    if public:
+        if connections <= 0:
+            problems.append(
+                Problem(
+                    "wirespeed:natPeakConnections", connections, "peak connections to the busiest destination per AZ"
+                )
+            )
+        else:
+            egress, found = plan_egress(public, connections)
+            problems.extend(
+                Problem(f"wirespeed:{p.field.replace('peak_connections', 'natPeakConnections')}", p.value, p.allowed)
+                for p in found
+            )
+        extra = sorted(set(routes) - set(public))
+        if extra:
+            problems.append(
+                Problem("wirespeed:natPrivateRouteTables", extra, "AZs listed in wirespeed:natPublicSubnets")
+            )
+    elif routes:
+        problems.append(
+            Problem("wirespeed:natPrivateRouteTables", sorted(routes), "only with wirespeed:natPublicSubnets")
+        )
+    if problems:
+        raise EksStackError(problems)
+    return EksStack(
+        cluster_name=str(settings["clusterName"]),
+        node_role_arn=str(settings["nodeRoleArn"]),
+        subnet_ids=subnets,
+        security_group_ids=security_groups,
+        node_groups=[g for g in groups if g is not None],
+        nat_public_subnets=public,
+        nat_route_tables=routes,
+        nat_peak_connections=connections,
+        egress=egress,
+    )

@@ -1,0 +1,73 @@
+"""The root project's EKS stack config (wirespeed:cloud aws): parsed into node groups and NAT egress, or every
+problem listed under the config key at fault."""
+
+from __future__ import annotations
+
+import pytest
+
+from wirespeed.aws.stack_config import EksStackError, eks_stack
+
+GOOD = {
+    "clusterName": "prod",
+    "nodeRoleArn": "arn:aws:iam::123456789012:role/eks-node",
+    "subnetIds": ["subnet-a", "subnet-b"],
+    "securityGroupIds": ["sg-1"],
+    "nodeGroups": ["ingest:c6in.8xlarge+c6in.16xlarge:2:20:throughput:ena-express", "arm:c7gn.4xlarge:1:5"],
+    "natPublicSubnets": ["us-east-1a=subnet-pa", "us-east-1b=subnet-pb"],
+    "natPrivateRouteTables": ["us-east-1a=rtb-a"],
+    "natPeakConnections": 120_000,
+}
+
+
+def test_a_full_config_parses():
+    stack = eks_stack(GOOD)
+    assert [(g.name, [t.name for t in g.plan.instance_types], g.plan.profile.name) for g in stack.node_groups] == [
+        ("ingest", ["c6in.8xlarge", "c6in.16xlarge"], "throughput-ena-express"),
+        ("arm", ["c7gn.4xlarge"], "throughput"),
+    ]
+    assert stack.nat_public_subnets == {"us-east-1a": "subnet-pa", "us-east-1b": "subnet-pb"}
+    assert stack.nat_route_tables == {"us-east-1a": "rtb-a"}
+    plan = stack.plan_json()
+    assert plan["nat_egress"]["total_ips"] == 6
+    assert plan["node_groups"]["ingest"]["ena_express"] is True
+    assert plan["node_groups"]["arm"]["ami_type"] == "AL2023_ARM_64_STANDARD"
+
+
+def test_without_nat_subnets_there_is_no_egress():
+    stack = eks_stack({k: v for k, v in GOOD.items() if not k.startswith("nat")})
+    assert stack.egress is None
+
+
+def test_every_problem_is_listed_under_its_key():
+    bad = {
+        "nodeRoleArn": "arn:aws:iam::123456789012:role/eks-node",
+        "subnetIds": [],
+        "nodeGroups": ["ingest:m7i.large:2:20", "x:c6in.8xlarge:1", "y:c6in.8xlarge:5:2:throughput:ena-express"],
+        "natPublicSubnets": ["us-east-1a"],
+        "natPrivateRouteTables": ["us-east-1c=rtb-c"],
+        "natPeakConnections": 0,
+    }
+    with pytest.raises(EksStackError) as caught:
+        eks_stack(bad)
+    assert [str(p) for p in caught.value.problems] == [
+        "wirespeed:clusterName: '' is not allowed; allowed: required when wirespeed:cloud is aws",
+        "wirespeed:subnetIds: [] is not allowed; allowed: the private subnets of the node groups, one per AZ",
+        "wirespeed:nodeGroups[0].instance_types[0]: 'm7i.large' is not allowed; allowed: a network-optimised type "
+        "(e.g. c6in.large, c8in.large, c8ine.large), or give not_network_optimised_reason",
+        "wirespeed:nodeGroups[1]: 'x:c6in.8xlarge:1' is not allowed; allowed: "
+        "NAME:TYPE[+TYPE...]:MIN:MAX[:PROFILE[:ena-express]]",
+        "wirespeed:nodeGroups[2].min_size: 5 is not allowed; allowed: at most max_size (2)",
+        "wirespeed:securityGroupIds: [] is not allowed; allowed: the node security groups: ena-express needs them "
+        "(EKS adds none)",
+        "wirespeed:natPublicSubnets[0]: 'us-east-1a' is not allowed; allowed: AZ=ID, e.g. us-east-1a=subnet-0abc...",
+        "wirespeed:natPrivateRouteTables: ['us-east-1c'] is not allowed; allowed: only with wirespeed:natPublicSubnets",
+    ]
+
+
+def test_more_than_eight_ips_is_refused_naming_the_demand():
+    with pytest.raises(EksStackError) as caught:
+        eks_stack(GOOD | {"natPeakConnections": 500_000})
+    assert [str(p) for p in caught.value.problems] == [
+        "wirespeed:natPeakConnections: 500000 is not allowed; allowed: 500,000 required but 8 IPs give at most "
+        "440,000 to one destination; add NAT gateways (one per AZ) or spread calls over more destination IPs"
+    ]
