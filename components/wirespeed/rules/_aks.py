@@ -129,6 +129,13 @@ def inline_pools(cluster_props: Mapping[str, Any]) -> list[Pool]:
     return pools
 
 
+def inline_pool_profiles(cluster_props: Mapping[str, Any]) -> Iterator[tuple[Any, str]]:
+    """Each inline pool of a cluster with the label messages use: ``agentPoolProfiles[1] (user)``."""
+    for index, profile in enumerate(elements(get(cluster_props, "agentPoolProfiles"), "agentPoolProfiles")):
+        name = text(get(profile, "name"))
+        yield profile, f"agentPoolProfiles[{index}]" + (f" ({name})" if name else "")
+
+
 def cluster_name(cluster: Resource) -> str | None:
     """The Azure name of the cluster: the ``resourceName`` input, else the provider's ``name`` output."""
     props = merged(cluster)
