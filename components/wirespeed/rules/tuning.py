@@ -150,7 +150,7 @@ def _ring_target(driver: str, rx: int, minimum: int) -> tuple[int | None, str]:
             return minimum, f"below the minimum {minimum:,} (policy setting minimumRxRing)"
         return None, ""
     if nic.rx is None:
-        return None, f"{driver} has no NIC rings ({nic.description})"
+        return None, f"{driver} has no NIC rings to size, so the agent never applies it ({nic.description})"
     required = nic.ring_holding(minimum, "rx")
     if rx < required:
         capped = f", held to {driver}'s max {nic.rx.max:,}" if required < minimum else ""
@@ -174,8 +174,8 @@ def _ring_message(where: str, driver: str, rx: int, target: int | None, problem:
     field = f"rings.{driver}.rx"
     if target is None:
         return (
-            f"{where}: {field} is {rx:,}, but {problem}: the agent never applies ring sizes to it. Remove "
-            f"rings.{driver} and size the VF's driver (mlx5_core, mana) instead."
+            f"{where}: {field} is {rx:,}, but {problem}. Remove rings.{driver} and size the VF's driver "
+            "(mlx5_core, mana) instead."
         )
     if target < rx:
         return (
