@@ -3,6 +3,7 @@ and sustain at least the minimum bandwidth. Every figure comes from the catalog 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 
@@ -58,26 +59,44 @@ def _alternative(name: str, minimum: float) -> str:
     return f", e.g. {best.name} ({best.family}, {best.vcpu} vCPU, {best.baseline_gbps:g} Gb/s)"
 
 
+@functools.cache
+def _aws_network_optimised_families() -> frozenset[str]:
+    # The catalog's own list (aws_instance_types.json "families.network_optimised"), which also names families
+    # the pinned DescribeInstanceTypes data lacks: an AWS type the catalog does not hold is still judged by family.
+    from wirespeed.catalog import _load
+
+    return frozenset(_load.read_data("aws_instance_types.json")["families"]["network_optimised"])
+
+
+def _not_optimised(name: str, family: str, cloud: str, alternative: str, cloud_cmd: str) -> str:
+    why = (
+        "its NIC is not Azure Boost (MANA), so it may land on older Mellanox hosts with smaller rings and MTU"
+        if cloud == "azure"
+        else "it is not in a network-optimised family (the 'n' types), so its bandwidth allowance is exceeded "
+        "first under load"
+    )
+    return (
+        f"{name} ({family}) is not a network-optimised size: {why}. Choose a network-optimised size{alternative}; "
+        f"{cloud_cmd} lists them."
+    )
+
+
 def _size_problem(name: str, minimum: float) -> str | None:
-    """Why this size is not acceptable, or None (also for sizes the catalog does not know: not applicable)."""
+    """Why this size is not acceptable, or None. An Azure size the catalog does not know is not judged; an AWS one
+    is judged by its family alone."""
     from wirespeed import catalog
 
     try:
         it = catalog.lookup(name)
     except catalog.UnknownInstanceType:
-        return None
+        family = name.strip().lower().partition(".")[0]
+        if "." not in name or family in _aws_network_optimised_families():
+            return None
+        cloud_cmd = f"`wirespeed catalog list --cloud aws --network-optimised --min-gbps {minimum:g}`"
+        return _not_optimised(name, family, "aws", "", cloud_cmd)
     cloud_cmd = f"`wirespeed catalog list --cloud {it.cloud} --network-optimised --min-gbps {minimum:g}`"
     if not it.network_optimised:
-        why = (
-            "its NIC is not Azure Boost (MANA), so it may land on older Mellanox hosts with smaller rings and MTU"
-            if it.cloud == "azure"
-            else "it is not in a network-optimised family (the 'n' types), so its bandwidth allowance is "
-            "exceeded first under load"
-        )
-        return (
-            f"{it.name} ({it.family}) is not a network-optimised size: {why}. Choose a network-optimised size"
-            f"{_alternative(it.name, minimum)}; {cloud_cmd} lists them."
-        )
+        return _not_optimised(it.name, it.family, it.cloud, _alternative(it.name, minimum), cloud_cmd)
     if it.baseline_gbps < minimum:
         burst = f", bursting to {it.burst_gbps:g}" if it.burstable else ""
         return (
@@ -217,4 +236,3 @@ NETWORK_OPTIMISED_SKU = Rule(
     },
     check=check_sku,
 )
-
