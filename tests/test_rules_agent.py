@@ -10,6 +10,7 @@ from fixtures.rules.engine import fixture, stack_resource, tuning_objects, urn, 
 LEAST = "tuning-agent-least-privilege"
 PRESENT = "tuning-agent-present"
 HINT = "as `wirespeed render node-tuning` renders it."
+PRIVILEGED = {"privileged": True}
 
 
 def daemon_set(edit):
@@ -62,15 +63,7 @@ def test_the_rendered_daemon_set_passes():
             id="host-pid",
         ),
         pytest.param(
-            lambda s: (
-                s["initContainers"].append(
-                    {"name": "setup", "image": "busybox:1", "securityContext": {"privileged": True}}
-                )
-                if "initContainers" in s
-                else s.update(
-                    initContainers=[{"name": "setup", "image": "busybox:1", "securityContext": {"privileged": True}}]
-                )
-            ),
+            lambda s: s.update(initContainers=[{"name": "setup", "image": "busybox:1", "securityContext": PRIVILEGED}]),
             "container 'setup': securityContext.privileged is true, which grants every capability and every host "
             "device; the agent needs only NET_ADMIN (ring sizes via the ethtool ioctl, MTU via netlink). Set "
             f"privileged: false with capabilities {{drop: [ALL], add: [NET_ADMIN]}}, {HINT}",
