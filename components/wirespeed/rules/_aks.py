@@ -160,24 +160,44 @@ def pool_cluster_name(pool: Resource) -> str | None:
     return None
 
 
-def pools_of_cluster(cluster: Resource, resources: Sequence[Resource]) -> Iterator[Resource]:
-    """Separate AgentPool resources of ``cluster``: linked by a property dependency of ``resourceName`` on the
-    cluster (the usual ``resource_name_=cluster.name``), else by a matching cluster name (and resource group,
-    when both are known)."""
-    name = cluster_name(cluster)
-    group = text(get(merged(cluster), "resourceGroupName"))
-    for resource in resources:
-        if not is_type(resource, AGENT_POOL):
-            continue
-        if cluster.urn in resource.property_dependencies.get("resourceName", ()):
+class PoolIndex:
+    """Every separate AgentPool of a stack, indexed once so each cluster finds its own without a scan.
+
+    A pool belongs to a cluster by a property dependency of ``resourceName`` on it (the usual
+    ``resource_name_=cluster.name``), else by a matching cluster name (and resource group, when both are known).
+    """
+
+    def __init__(self, resources: Sequence[Resource]) -> None:
+        self._by_dependency: dict[str, list[Resource]] = {}
+        self._by_name: dict[str, list[Resource]] = {}
+        for resource in resources:
+            if not is_type(resource, AGENT_POOL):
+                continue
+            for urn in resource.property_dependencies.get("resourceName", ()):
+                self._by_dependency.setdefault(urn, []).append(resource)
+            try:
+                name = pool_cluster_name(resource)
+            except NotKnown:
+                continue  # unknown until the update runs: only its property dependency can link it
+            if name:
+                self._by_name.setdefault(name.lower(), []).append(resource)
+
+    def pools_of(self, cluster: Resource) -> Iterator[Resource]:
+        seen: set[str] = set()
+        for resource in self._by_dependency.get(cluster.urn, ()):
+            seen.add(resource.urn)
             yield resource
-            continue
-        if name is None or (pool_cluster_name(resource) or "").lower() != name.lower():
-            continue
-        pool_group = text(get(merged(resource), "resourceGroupName"))
-        if group and pool_group and group.lower() != pool_group.lower():
-            continue
-        yield resource
+        name = cluster_name(cluster)
+        if name is None:
+            return
+        group = text(get(merged(cluster), "resourceGroupName"))
+        for resource in self._by_name.get(name.lower(), ()):
+            if resource.urn in seen:
+                continue
+            pool_group = text(get(merged(resource), "resourceGroupName"))
+            if group and pool_group and group.lower() != pool_group.lower():
+                continue
+            yield resource
 
 
 def prefix_lengths(resources: Sequence[Resource]) -> dict[str, int]:
