@@ -21,6 +21,7 @@ DYNAMIC = (
     "backend pool size (1-50 nodes: 1,024; 51-100: 512; 101-200: 256; 201-400: 128; 401-800: 64; 801-1,000: 32 "
     "ports per node; https://learn.microsoft.com/azure/load-balancer/load-balancer-outbound-connections)."
 )
+SEPARATE = " Separate AgentPool resources add to that count."
 SET_IT = (
     " Set networkProfile.loadBalancerProfile.allocatedOutboundPorts explicitly (a multiple of 8, with the outbound "
     "IPs it needs: `wirespeed size azure-lb {pools} --connections-per-second N` picks both) so ports never shrink "
@@ -62,36 +63,40 @@ def test_compliant_cluster_and_pool_pass_every_outbound_rule():
     [
         pytest.param(
             cluster(allocatedOutboundPorts=0),
-            DYNAMIC + " This cluster's pools reach 6 nodes at maxCount plus surge (system: 5 max + 1 surge): 1,024 "
+            DYNAMIC + " Its agentPoolProfiles reach 6 nodes at maxCount plus surge (system: 5 max + 1 surge): 1,024 "
             "ports per node, cut to 512 on every node the moment the backend pool reaches 51 nodes."
+            + SEPARATE
             + SET_IT.format(pools="--pool 5:1"),
             id="ports-0",
         ),
         pytest.param(
             cluster(allocatedOutboundPorts=None),
-            DYNAMIC + " This cluster's pools reach 6 nodes at maxCount plus surge (system: 5 max + 1 surge): 1,024 "
+            DYNAMIC + " Its agentPoolProfiles reach 6 nodes at maxCount plus surge (system: 5 max + 1 surge): 1,024 "
             "ports per node, cut to 512 on every node the moment the backend pool reaches 51 nodes."
+            + SEPARATE
             + SET_IT.format(pools="--pool 5:1"),
             id="ports-absent",
         ),
         pytest.param(
             system_pool(cluster(allocatedOutboundPorts=0), maxCount=49),
-            DYNAMIC + " This cluster's pools reach 50 nodes at maxCount plus surge (system: 49 max + 1 surge): "
+            DYNAMIC + " Its agentPoolProfiles reach 50 nodes at maxCount plus surge (system: 49 max + 1 surge): "
             "1,024 ports per node, cut to 512 on every node the moment the backend pool reaches 51 nodes."
+            + SEPARATE
             + SET_IT.format(pools="--pool 49:1"),
             id="50-nodes-collapse-at-51",
         ),
         pytest.param(
             system_pool(cluster(allocatedOutboundPorts=0), maxCount=60, upgradeSettings={"maxSurge": "10%"}),
-            DYNAMIC + " This cluster's pools reach 66 nodes at maxCount plus surge (system: 60 max + 10% = 6 "
+            DYNAMIC + " Its agentPoolProfiles reach 66 nodes at maxCount plus surge (system: 60 max + 10% = 6 "
             "surge): 512 ports per node, cut to 256 on every node the moment the backend pool reaches 101 nodes."
+            + SEPARATE
             + SET_IT.format(pools="--pool 60:10%"),
             id="66-nodes-percent-surge",
         ),
         pytest.param(
             system_pool(cluster(allocatedOutboundPorts=0), maxCount=1000, upgradeSettings={"maxSurge": "10%"}),
             DYNAMIC
-            + " This cluster's pools reach 1,100 nodes, beyond the table: Azure documents no default there."
+            + " Its agentPoolProfiles reach 1,100 nodes, beyond the table: Azure documents no default there."
             + SET_IT.format(pools="--pool 1000:10%"),
             id="beyond-the-table",
         ),
