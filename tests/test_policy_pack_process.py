@@ -219,12 +219,15 @@ def test_remediate_raises_a_profiles_ring_over_the_wire(analyzer):
     edited = config_map_with(
         lambda d: (d["rings"]["mlx5_core"].update(rx=1024), d["sysctls"].update({"net.core.netdev_max_backlog": 1000}))
     )
+    secret = {"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", "value": "s3cret"}
+    edited["metadata"]["annotations"] = {"example.com/token": secret}  # how the engine marshals a secret
     response = analyzer.Remediate(request(CONFIG_MAP, "profile", edited))
     assert [r.policyName for r in response.remediations] == ["netdev-backlog-minimum", "nic-ring-minimum"]
     final = json_format.MessageToDict(response.remediations[-1].properties)
     document = json.loads(final["data"]["profile.json"])
     assert document["rings"]["mlx5_core"]["rx"] == 4096
     assert document["sysctls"]["net.core.netdev_max_backlog"] == 16384
+    assert final["metadata"]["annotations"]["example.com/token"] == secret  # still a secret
     # After remediation the engine analyses the new properties: nothing left to report.
     assert diagnostics(analyzer.Analyze(request(CONFIG_MAP, "profile", final))) == []
     configure(analyzer)
