@@ -117,7 +117,8 @@ class Rule:
         return {name: prop["default"] for name, prop in self.config_schema.items() if "default" in prop}
 
 
-@functools.lru_cache(maxsize=4096)  # a stack holds few distinct tokens; rules ask for them per resource
+# A stack has a handful of distinct type tokens and every rule asks about them for every resource: parse each once.
+@functools.lru_cache(maxsize=4096)
 def type_key(token: str) -> tuple[str, str, str]:
     """``(package, module, resource)`` of a type token, without the module's version.
 
