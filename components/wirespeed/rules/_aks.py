@@ -161,43 +161,50 @@ def pool_cluster_name(pool: Resource) -> str | None:
 
 
 class PoolIndex:
-    """Every separate AgentPool of a stack, indexed once so each cluster finds its own without a scan.
-
-    A pool belongs to a cluster by a property dependency of ``resourceName`` on it (the usual
-    ``resource_name_=cluster.name``), else by a matching cluster name (and resource group, when both are known).
-    """
+    """The separate AgentPools of a stack, indexed once by the cluster they point at, so a stack rule finds each
+    cluster's pools without scanning the whole stack per cluster (quadratic: minutes for 10,000 clusters)."""
 
     def __init__(self, resources: Sequence[Resource]) -> None:
-        self._by_dependency: dict[str, list[Resource]] = {}
-        self._by_name: dict[str, list[Resource]] = {}
-        for resource in resources:
-            if not is_type(resource, AGENT_POOL):
-                continue
-            for urn in resource.property_dependencies.get("resourceName", ()):
-                self._by_dependency.setdefault(urn, []).append(resource)
+        self._pools = [r for r in resources if is_type(r, AGENT_POOL)]
+        self._by_dependency: dict[str, list[int]] = {}
+        self._by_name: dict[str, list[int]] = {}
+        self._name_unknown: list[int] = []
+        for position, pool in enumerate(self._pools):
+            for urn in pool.property_dependencies.get("resourceName", ()):
+                self._by_dependency.setdefault(urn, []).append(position)
             try:
-                name = pool_cluster_name(resource)
+                name = pool_cluster_name(pool)
             except NotKnown:
-                continue  # unknown until the update runs: only its property dependency can link it
-            if name:
-                self._by_name.setdefault(name.lower(), []).append(resource)
+                self._name_unknown.append(position)
+                continue
+            self._by_name.setdefault((name or "").lower(), []).append(position)
 
     def pools_of(self, cluster: Resource) -> Iterator[Resource]:
-        seen: set[str] = set()
-        for resource in self._by_dependency.get(cluster.urn, ()):
-            seen.add(resource.urn)
-            yield resource
+        """Separate AgentPool resources of ``cluster``, in stack order: linked by a property dependency of
+        ``resourceName`` on the cluster (the usual ``resource_name_=cluster.name``), else by a matching cluster
+        name (and resource group, when both are known). :class:`NotKnown` when a pool's cluster is unknown."""
         name = cluster_name(cluster)
-        if name is None:
-            return
         group = text(get(merged(cluster), "resourceGroupName"))
-        for resource in self._by_name.get(name.lower(), ()):
-            if resource.urn in seen:
+        candidates = set(self._by_dependency.get(cluster.urn, ()))
+        if name is not None:
+            candidates.update(self._by_name.get(name.lower(), ()), self._name_unknown)
+        for position in sorted(candidates):
+            resource = self._pools[position]
+            if cluster.urn in resource.property_dependencies.get("resourceName", ()):
+                yield resource
+                continue
+            if (pool_cluster_name(resource) or "").lower() != (name or "").lower():  # raises for an unknown name
                 continue
             pool_group = text(get(merged(resource), "resourceGroupName"))
             if group and pool_group and group.lower() != pool_group.lower():
                 continue
             yield resource
+
+
+def pools_of_cluster(cluster: Resource, resources: Sequence[Resource]) -> Iterator[Resource]:
+    """Separate AgentPool resources of ``cluster`` (see :meth:`PoolIndex.pools_of`); for one cluster only: a rule
+    looking at every cluster builds one :class:`PoolIndex`."""
+    return PoolIndex(resources).pools_of(cluster)
 
 
 def prefix_lengths(resources: Sequence[Resource]) -> dict[str, int]:
