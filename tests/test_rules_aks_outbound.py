@@ -6,10 +6,15 @@ field and asserts the exact message.
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
 from pulumi_policy.proxy import UNKNOWN_NUMBER_VALUE, UNKNOWN_STRING_VALUE
 
 from fixtures.rules.engine import fixture, stack_resource, urn, validate, validate_stack
+from wirespeed.sizing import Pool, plan_load_balancer
 
 DEFAULT_PORTS = "aks-allocated-outbound-ports-default"
 MINIMUM = "aks-snat-ports-minimum"
@@ -260,3 +265,27 @@ def test_an_unknown_cluster_does_not_hide_another_clusters_overflow():
         *stack(cluster(managedOutboundIPs={"count": 6})),
     ]
     assert [u for _, u in validate_stack(CAPACITY, resources)] == [urn("cluster", "aks")]
+
+
+@given(
+    ports=st.integers(1, 8000).map(lambda p: p * 8),
+    ips=st.integers(1, 100),
+    pools=st.lists(st.tuples(st.integers(1, 1000), st.integers(0, 20)), min_size=1, max_size=4),
+)
+def test_capacity_verdict_matches_the_sizing_engine(ports, ips, pools):
+    """The rule flags a cluster exactly when wirespeed.sizing says the profile does not fit, and its message shows
+    whole numbers only, although every number reached it as a float."""
+    props = cluster(allocatedOutboundPorts=ports, managedOutboundIPs={"count": ips})
+    props["agentPoolProfiles"] = [
+        {"name": f"p{i}", "enableAutoScaling": True, "maxCount": m, "upgradeSettings": {"maxSurge": str(s)}}
+        for i, (m, s) in enumerate(pools)
+    ]
+    sized = [Pool(m, s, surge_is_percent=False) for m, s in pools]
+    assume(sum(p.max_count for p in sized) <= 5_000)  # beyond AKS's cluster limit the sizing engine refuses
+    plan = plan_load_balancer(sized, ports=ports, outbound_ips=ips)
+    reported = validate_stack(CAPACITY, [stack_resource("cluster", "aks", props)])
+    assert (reported == []) == plan.feasible
+    for message, _ in reported:
+        assert f"{plan.ports_required:,} SNAT ports required" in message
+        assert f"= {plan.ports_available:,} are available" in message
+        assert not re.search(r"\d\.0\b", message)
