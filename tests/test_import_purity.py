@@ -10,6 +10,7 @@ import pytest
 
 HEAVY = (
     "pulumi",
+    "pulumi_policy",
     "pulumi_azure_native",
     "pulumi_aws",
     "pulumi_kubernetes",
@@ -22,7 +23,15 @@ HEAVY = (
 
 
 @pytest.mark.parametrize(
-    "module", ["wirespeed.sizing", "wirespeed.catalog", "wirespeed.profile", "wirespeed.manifests", "wirespeed.cli"]
+    "module",
+    [
+        "wirespeed.sizing",
+        "wirespeed.catalog",
+        "wirespeed.profile",
+        "wirespeed.manifests",
+        "wirespeed.cli",
+        "wirespeed.rules",
+    ],
 )
 def test_core_imports_no_cloud_sdk(module):
     code = f"import sys, json, {module}; print(json.dumps(sorted(sys.modules)))"

@@ -1,0 +1,98 @@
+"""wirespeed's policy rules: pure functions over resource properties as Pulumi's policy engine passes them.
+
+One rules engine for the CrossGuard pack (``policies/wirespeed``, through ``wirespeed.policy_pack``) and for
+``wirespeed check`` on exported stacks and plans::
+
+    from wirespeed import rules
+    config = rules.resolve_config({"all": "mandatory", "aks-snat-ports-minimum": {"minimumPorts": 2048}})
+    rules.evaluate_resource(rules.Resource(type, name, urn, props), config)   # resource rules (inputs)
+    rules.evaluate_stack(resources, config)                                    # stack rules (outputs)
+    rules.remediate(resource, config)                                          # new props, or None
+
+Props are read-only Mappings with camelCase engine names and every number a float; a value unknown during
+preview makes a rule not applicable, never a crash. Nothing here imports Pulumi.
+"""
+
+from __future__ import annotations
+
+from wirespeed.rules._config import ALL, LEVEL_KEY, Config, ConfigError, resolve_config
+from wirespeed.rules._engine import (
+    check_resource,
+    check_stack,
+    evaluate,
+    evaluate_resource,
+    evaluate_stack,
+    remediate,
+    remediate_with,
+    reported_level,
+)
+from wirespeed.rules._model import (
+    ENFORCEMENTS,
+    SEVERITIES,
+    Enforcement,
+    Finding,
+    Resource,
+    Rule,
+    Scope,
+    Severity,
+    Violation,
+    type_key,
+)
+from wirespeed.rules._props import UNKNOWN_SENTINELS
+from wirespeed.rules.agent import AGENT_LEAST_PRIVILEGE, AGENT_PRESENT
+from wirespeed.rules.aks_outbound import ALLOCATED_PORTS_DEFAULT, SNAT_CAPACITY, SNAT_PORTS_MINIMUM
+from wirespeed.rules.natgw import NAT_GATEWAY_CAPACITY
+from wirespeed.rules.sku import NETWORK_OPTIMISED_SKU
+from wirespeed.rules.tuning import BACKLOG_MINIMUM, MTU_JUMBO_PATH, RING_MINIMUM
+
+# In the order of issue 7 (and of the README's rules table).
+RULES: tuple[Rule, ...] = (
+    ALLOCATED_PORTS_DEFAULT,
+    SNAT_CAPACITY,
+    SNAT_PORTS_MINIMUM,
+    BACKLOG_MINIMUM,
+    RING_MINIMUM,
+    NETWORK_OPTIMISED_SKU,
+    AGENT_PRESENT,
+    AGENT_LEAST_PRIVILEGE,
+    NAT_GATEWAY_CAPACITY,
+    MTU_JUMBO_PATH,
+)
+
+
+def rule(rule_id: str) -> Rule:
+    """The rule with this id; KeyError naming the known ids otherwise."""
+    for candidate in RULES:
+        if candidate.id == rule_id:
+            return candidate
+    raise KeyError(f"no rule {rule_id!r}: known rules are {', '.join(r.id for r in RULES)}")
+
+
+__all__ = [
+    "ALL",
+    "ENFORCEMENTS",
+    "LEVEL_KEY",
+    "RULES",
+    "SEVERITIES",
+    "UNKNOWN_SENTINELS",
+    "Config",
+    "ConfigError",
+    "Enforcement",
+    "Finding",
+    "Resource",
+    "Rule",
+    "Scope",
+    "Severity",
+    "Violation",
+    "check_resource",
+    "check_stack",
+    "evaluate",
+    "evaluate_resource",
+    "evaluate_stack",
+    "remediate",
+    "remediate_with",
+    "reported_level",
+    "resolve_config",
+    "rule",
+    "type_key",
+]

@@ -1,0 +1,148 @@
+"""Running rules: the one place that applies enforcement levels, config and "unknown means not applicable"."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, cast
+
+from wirespeed.rules._config import Config, resolve_config
+from wirespeed.rules._model import (
+    Enforcement,
+    Finding,
+    Resource,
+    ResourceCheck,
+    Rule,
+    StackCheck,
+    Violation,
+)
+from wirespeed.rules._props import NotKnown
+
+
+def reported_level(level: Enforcement) -> Enforcement:
+    """The level a violation is reported at: what remediation could not fix is mandatory (Pulumi does the same)."""
+    return "mandatory" if level == "remediate" else level
+
+
+def _violations(rule: Rule, level: Enforcement, run: Callable[[], Iterable[Finding]]) -> list[Violation]:
+    try:
+        findings = list(run())
+    except NotKnown:
+        return []  # a value the rule needs is unknown during preview: not applicable, never a guess
+    return [
+        Violation(
+            rule_id=rule.id,
+            severity=rule.severity,
+            enforcement=reported_level(level),
+            resource_urn=f.resource.urn,
+            resource_name=f.resource.name,
+            resource_type=f.resource.type,
+            message=f.message,
+        )
+        for f in findings
+    ]
+
+
+def check_resource(rule: Rule, resource: Resource, config: Config) -> list[Violation]:
+    """One resource rule on one resource, at its configured level (nothing when disabled or not its type)."""
+    level = config.level(rule.id)
+    if rule.scope != "resource" or level == "disabled" or not rule.applies_to(resource.type):
+        return []
+    check = cast(ResourceCheck, rule.check)
+    settings = config.settings_for(rule.id)
+    return _violations(rule, level, lambda: check(resource, settings))
+
+
+def check_stack(rule: Rule, resources: Sequence[Resource], config: Config) -> list[Violation]:
+    """One stack rule over every resource of the stack."""
+    level = config.level(rule.id)
+    if rule.scope != "stack" or level == "disabled":
+        return []
+    check = cast(StackCheck, rule.check)
+    settings = config.settings_for(rule.id)
+    return _violations(rule, level, lambda: check(resources, settings))
+
+
+def _rules(rules: Sequence[Rule] | None) -> Sequence[Rule]:
+    if rules is not None:
+        return rules
+    from wirespeed.rules import RULES
+
+    return RULES
+
+
+def evaluate_resource(
+    resource: Resource, config: Config | None = None, rules: Sequence[Rule] | None = None
+) -> list[Violation]:
+    """Every resource rule that applies to ``resource`` (its inputs in ``props``)."""
+    rules = _rules(rules)
+    config = config or resolve_config(None, rules)
+    return [v for rule in rules for v in check_resource(rule, resource, config)]
+
+
+def evaluate_stack(
+    resources: Sequence[Resource], config: Config | None = None, rules: Sequence[Rule] | None = None
+) -> list[Violation]:
+    """Every stack rule over the whole stack (what ``AnalyzeStack`` runs)."""
+    rules = _rules(rules)
+    config = config or resolve_config(None, rules)
+    resources = list(resources)
+    return [v for rule in rules for v in check_stack(rule, resources, config)]
+
+
+def evaluate(
+    resources: Sequence[Resource], config: Config | None = None, rules: Sequence[Rule] | None = None
+) -> list[Violation]:
+    """Resource rules on each resource, then the stack rules: what a preview with the pack reports."""
+    rules = _rules(rules)
+    config = config or resolve_config(None, rules)
+    resources = list(resources)
+    # Rules per type token, worked out once per distinct token rather than once per resource.
+    by_type: dict[str, list[Rule]] = {}
+    found: list[Violation] = []
+    for resource in resources:
+        applicable = by_type.get(resource.type)
+        if applicable is None:
+            applicable = by_type[resource.type] = [
+                r for r in rules if r.scope == "resource" and r.applies_to(resource.type)
+            ]
+        for rule in applicable:
+            found.extend(check_resource(rule, resource, config))
+    return found + evaluate_stack(resources, config, rules)
+
+
+def remediate_with(rule: Rule, resource: Resource, config: Config) -> Mapping[str, Any] | None:
+    """The props after ``rule``'s remediation, or None when it has none, does not apply or changes nothing."""
+    if rule.remediate is None or rule.scope != "resource" or not rule.applies_to(resource.type):
+        return None
+    try:
+        return rule.remediate(resource, config.settings_for(rule.id))
+    except NotKnown:
+        return None
+
+
+def remediate(
+    resource: Resource, config: Config | None = None, rules: Sequence[Rule] | None = None
+) -> Mapping[str, Any] | None:
+    """Apply every rule at ``remediate`` level that can fix ``resource`` safely, in order; the new props, or None
+    when nothing changed. Other levels never rewrite a resource."""
+    rules = _rules(rules)
+    config = config or resolve_config(None, rules)
+    current = resource
+    changed = False
+    for rule in rules:
+        if config.level(rule.id) != "remediate":
+            continue
+        new_props = remediate_with(rule, current, config)
+        if new_props is not None:
+            current = Resource(
+                current.type,
+                current.name,
+                current.urn,
+                new_props,
+                current.parent,
+                current.outputs,
+                current.property_dependencies,
+                current.id,
+            )
+            changed = True
+    return current.props if changed else None

@@ -1,0 +1,145 @@
+"""The records the rules engine deals in: a rule, a resource as the engine hands it over, a violation.
+
+Resources carry their properties as read-only mappings exactly as Pulumi's policy engine passes them
+(``pulumi_policy.proxy._DictProxy``: nested Mappings and Sequences, camelCase names, every number a float,
+unknown values during preview). Nothing here imports Pulumi.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Severity = Literal["low", "medium", "high", "critical"]
+SEVERITIES: tuple[Severity, ...] = ("low", "medium", "high", "critical")
+
+# The enforcement levels of Pulumi's policy engine (pulumi-facts.md): remediate rewrites the resource first
+# and reports what is still wrong as mandatory.
+Enforcement = Literal["advisory", "mandatory", "remediate", "disabled"]
+ENFORCEMENTS: tuple[Enforcement, ...] = ("advisory", "mandatory", "remediate", "disabled")
+
+Scope = Literal["resource", "stack"]
+
+# A rule's settings after defaults are filled in: {"minimumPorts": 1024, ...}.
+Settings = Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Resource:
+    """One resource as a rule sees it.
+
+    ``props`` are what the engine hands a rule: the resource's inputs for resource rules (``args.props``),
+    its outputs for stack rules (``PolicyResource.props``). A ``pulumi stack export`` has both; ``outputs``
+    then holds the provider's view, which stack rules read when a key is absent from ``props``.
+    ``id`` is the provider's id (an ARM id on Azure) when known: a stack export's ``id``.
+    ``property_dependencies`` maps an input name to the URNs it was computed from (how an AgentPool's
+    ``resourceName`` points at its cluster when the name itself is unknown during preview).
+    """
+
+    type: str
+    name: str
+    urn: str
+    props: Mapping[str, Any]
+    parent: str | None = None
+    outputs: Mapping[str, Any] | None = None
+    property_dependencies: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    id: str | None = None
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One broken rule on one resource; ``message`` says what to set, and why, with this resource's numbers."""
+
+    rule_id: str
+    severity: Severity
+    enforcement: Enforcement
+    resource_urn: str
+    resource_name: str
+    resource_type: str
+    message: str
+
+    def to_json(self) -> dict[str, str]:
+        """Stable keys for `wirespeed check --format json`."""
+        return {
+            "rule": self.rule_id,
+            "severity": self.severity,
+            "enforcement": self.enforcement,
+            "urn": self.resource_urn,
+            "name": self.resource_name,
+            "type": self.resource_type,
+            "message": self.message,
+        }
+
+
+@dataclass(frozen=True)
+class Finding:
+    """What a check reports: the resource at fault and the message. The engine adds rule id and level."""
+
+    resource: Resource
+    message: str
+
+
+ResourceCheck = Callable[[Resource, Settings], Iterable[Finding]]
+StackCheck = Callable[[Sequence[Resource], Settings], Iterable[Finding]]
+Remediation = Callable[[Resource, Settings], Mapping[str, Any] | None]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One policy: its metadata (checked by tests on every rule), where it applies and the check itself.
+
+    ``types`` are Pulumi type tokens; a resource matches by package, module and resource name, so the
+    versioned ``azure-native:containerservice/v20240801:AgentPool`` matches
+    ``azure-native:containerservice:AgentPool``. A stack rule sees every resource and filters itself.
+    ``config_schema`` is the JSON Schema of the rule's settings (``properties``, each with a ``default``),
+    as Pulumi's ``PolicyConfigSchema`` takes it. ``remediate`` is set only where rewriting the resource is safe.
+    """
+
+    id: str
+    description: str
+    severity: Severity
+    default_enforcement: Enforcement
+    remediation: str
+    source: str
+    scope: Scope
+    types: tuple[str, ...]
+    config_schema: Mapping[str, Mapping[str, Any]]
+    check: ResourceCheck | StackCheck
+    remediate: Remediation | None = None
+
+    def applies_to(self, type_token: str) -> bool:
+        """Whether a resource of ``type_token`` is one this rule checks (always true for stack rules)."""
+        return self.scope == "stack" or type_key(type_token) in _keys(self.types)
+
+    def defaults(self) -> dict[str, Any]:
+        return {name: prop["default"] for name, prop in self.config_schema.items() if "default" in prop}
+
+
+# A stack has a handful of distinct type tokens and every rule asks about them for every resource: parse each once.
+@functools.lru_cache(maxsize=4096)
+def type_key(token: str) -> tuple[str, str, str]:
+    """``(package, module, resource)`` of a type token, without the module's version.
+
+    ``azure-native:containerservice/v20240801:AgentPool`` -> ``("azure-native", "containerservice",
+    "AgentPool")``; ``kubernetes:apps/v1:DaemonSet`` keeps ``apps/v1`` whole, since Kubernetes versions
+    are part of the API group, not a provider's API snapshot; ``aws:eks/nodeGroup:NodeGroup`` keeps its
+    module path.
+    """
+    package, _, rest = token.partition(":")
+    module, _, resource = rest.rpartition(":")
+    if package == "azure-native":
+        head, _, version = module.partition("/")
+        if version.startswith("v") and version[1:2].isdigit():
+            module = head
+    return package, module, resource
+
+
+@functools.lru_cache(maxsize=256)
+def _keys(tokens: tuple[str, ...]) -> frozenset[tuple[str, str, str]]:
+    return frozenset(type_key(t) for t in tokens)
+
+
+def is_type(resource: Resource, *tokens: str) -> bool:
+    return type_key(resource.type) in _keys(tokens)

@@ -1,0 +1,203 @@
+"""AKS outbound SNAT rules: explicit allocated ports, a per-node minimum, and the capacity rule AKS enforces."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+from wirespeed.rules import _aks
+from wirespeed.rules._model import Finding, Resource, Rule, Settings, is_type
+from wirespeed.rules._props import NotKnown
+from wirespeed.sizing import Pool, dynamic_default_ports, next_halving_node_count
+from wirespeed.sizing.azure_lb import (
+    DEFAULT_HOLD_SECONDS,
+    DOCUMENTED_DEFAULT_MAX_NODES,
+    DYNAMIC_DEFAULT_TABLE,
+    MAX_OUTBOUND_IPS,
+    MAX_PORTS_PER_NODE,
+    PORT_GRANULARITY,
+    PORTS_PER_IP,
+)
+from wirespeed.sizing.exact import ceil_div
+
+PORTS_FIELD = "networkProfile.loadBalancerProfile.allocatedOutboundPorts"
+AKS_LB_DOC = "https://learn.microsoft.com/azure/aks/configure-load-balancer-standard"
+LB_DEFAULTS_DOC = "https://learn.microsoft.com/azure/load-balancer/load-balancer-outbound-connections"
+# The smallest bracket of the dynamic table (1,024 ports for 1-50 nodes) is what a small cluster gets by default:
+# the floor below which an explicit value makes things worse than leaving it alone (seed 004, ASOS).
+DEFAULT_MINIMUM_PORTS = DYNAMIC_DEFAULT_TABLE[0][1]
+
+
+def dynamic_table_text() -> str:
+    """The documented dynamic default table in one line: ``1-50 nodes: 1,024; 51-100: 512; ...``."""
+    parts, low = [], 1
+    for index, (high, ports) in enumerate(DYNAMIC_DEFAULT_TABLE):
+        unit = " nodes" if index == 0 else ""
+        parts.append(f"{low:,}-{high:,}{unit}: {ports:,}")
+        low = high + 1
+    return "; ".join(parts)
+
+
+def _pool_flags(pools: Sequence[Pool]) -> str:
+    return " ".join(f"--pool {p.max_count}:{p.surge_text()}" for p in pools)
+
+
+def _nodes_text(pools: Sequence[Pool]) -> str:
+    return "; ".join(p.describe() for p in pools)
+
+
+def check_allocated_ports_default(resource: Resource, settings: Settings) -> Iterator[Finding]:
+    props = resource.props
+    if not _aks.uses_load_balancer(props) or _aks.allocated_ports(props) != 0:
+        return
+    pools = _aks.inline_pools(props)
+    nodes = sum(p.nodes_at_max for p in pools)
+    why = (
+        f"{PORTS_FIELD} is 0 or unset, so Azure picks SNAT ports per node by backend pool size "
+        f"({dynamic_table_text()} ports per node; {LB_DEFAULTS_DOC})."
+    )
+    if 1 <= nodes <= DOCUMENTED_DEFAULT_MAX_NODES:
+        ports = dynamic_default_ports(nodes)
+        halves = next_halving_node_count(nodes)
+        now = (
+            f" Its agentPoolProfiles reach {nodes:,} nodes at maxCount plus surge ({_nodes_text(pools)}): "
+            f"{ports:,} ports per node"
+        )
+        if halves is not None:
+            after = dynamic_default_ports(halves)
+            now += f", cut to {after:,} on every node the moment the backend pool reaches {halves:,} nodes."
+        else:
+            now += ", the table's last bracket."
+        now += " Separate AgentPool resources add to that count."
+        hint = f"`wirespeed size azure-lb {_pool_flags(pools)} --connections-per-second N`"
+    elif nodes > DOCUMENTED_DEFAULT_MAX_NODES:
+        now = f" Its agentPoolProfiles reach {nodes:,} nodes, beyond the table: Azure documents no default there."
+        hint = f"`wirespeed size azure-lb {_pool_flags(pools)} --connections-per-second N`"
+    else:
+        first_high, first_ports = DYNAMIC_DEFAULT_TABLE[0]
+        now = (
+            f" Its pools are separate AgentPool resources: up to {first_high:,} nodes each gets "
+            f"{first_ports:,} ports, halved on every node at {first_high + 1:,}."
+        )
+        hint = "`wirespeed size azure-lb --pool MAX:SURGE ... --connections-per-second N`"
+    yield Finding(
+        resource,
+        why + now + f" Set {PORTS_FIELD} explicitly (a multiple of {PORT_GRANULARITY}, with the outbound IPs it "
+        f"needs: {hint} picks both) so ports never shrink as the cluster grows.",
+    )
+
+
+def check_ports_minimum(resource: Resource, settings: Settings) -> Iterator[Finding]:
+    props = resource.props
+    minimum = int(settings["minimumPorts"])
+    ports = _aks.allocated_ports(props)
+    if not _aks.uses_load_balancer(props) or ports == 0 or ports >= minimum:
+        return
+    rate = ports / DEFAULT_HOLD_SECONDS
+    yield Finding(
+        resource,
+        f"{PORTS_FIELD} is {ports:,}, below the minimum of {minimum:,} (policy setting minimumPorts): each node "
+        f"can hold at most {ports:,} connections to one destination (IP, port, protocol) at a time, and a port "
+        f"stays reserved about {DEFAULT_HOLD_SECONDS:g} s after its connection closes, so {ports:,} ports sustain "
+        f"only ~{rate:.2g} new connections/s per node to a busy destination before SNAT exhaustion. Set "
+        f"allocatedOutboundPorts to at least {minimum:,} and add the outbound IPs it needs "
+        "(`wirespeed size azure-lb`).",
+    )
+
+
+def _cluster_capacity(cluster: Resource, pool_index: _aks.PoolIndex, lengths: dict[str, int]) -> Finding | None:
+    props = _aks.merged(cluster)
+    ports = _aks.allocated_ports(props)
+    if not _aks.uses_load_balancer(props) or ports == 0:
+        return None  # the dynamic default always fits; aks-allocated-outbound-ports-default covers it
+    pools = list(_aks.inline_pools(props))
+    for pool_resource in pool_index.pools_of(cluster):
+        pool = _aks.pool_of(_aks.merged(pool_resource), pool_resource.name)
+        if pool is not None:
+            pools.append(pool)
+    nodes = sum(p.nodes_at_max for p in pools)
+    ips, ips_from, ips_field = _aks.outbound_ips(props, lengths)
+    required, available = ports * nodes, ips * PORTS_PER_IP
+    if required <= available:
+        return None
+    needed_ips = ceil_div(required, PORTS_PER_IP)
+    fit_ports = available // nodes // PORT_GRANULARITY * PORT_GRANULARITY
+    fixes = []
+    if needed_ips <= MAX_OUTBOUND_IPS:
+        fixes.append(f"give it at least {needed_ips} outbound IPs ({ips_field})")
+    if fit_ports >= PORT_GRANULARITY:
+        fixes.append(f"lower allocatedOutboundPorts to at most {fit_ports:,}")
+    fix = " or ".join(fixes) if fixes else "use a NAT gateway (outboundType managedNATGateway)"
+    return Finding(
+        cluster,
+        f"allocatedOutboundPorts {ports:,} x {nodes:,} nodes at maxCount plus surge ({_nodes_text(pools)}) = "
+        f"{required:,} SNAT ports required, but {ips_from} x {PORTS_PER_IP:,} = {available:,} are available: AKS "
+        f"rejects the profile (InvalidLoadBalancerProfileAllocatedOutboundPorts) when a pool scales or upgrades. "
+        f"{fix[0].upper()}{fix[1:]}.",
+    )
+
+
+def check_snat_capacity(resources: Sequence[Resource], settings: Settings) -> Iterator[Finding]:
+    lengths = _aks.prefix_lengths(resources)
+    pool_index = _aks.PoolIndex(resources)
+    for cluster in resources:
+        if not is_type(cluster, _aks.CLUSTER):
+            continue
+        try:
+            finding = _cluster_capacity(cluster, pool_index, lengths)
+        except NotKnown:
+            continue  # this cluster's numbers are unknown until the update runs; the others still count
+        if finding is not None:
+            yield finding
+
+
+ALLOCATED_PORTS_DEFAULT = Rule(
+    id="aks-allocated-outbound-ports-default",
+    description="AKS clusters on the Standard Load Balancer set allocatedOutboundPorts explicitly.",
+    severity="high",
+    default_enforcement="mandatory",
+    remediation=(
+        "Set networkProfile.loadBalancerProfile.allocatedOutboundPorts to an explicit multiple of 8 and the "
+        "outbound IPs it needs; `wirespeed size azure-lb` picks both from the pools and the workload."
+    ),
+    source=f"seed 004 (ASOS: SNAT exhaustion at the 1,024-port default); {LB_DEFAULTS_DOC}",
+    scope="resource",
+    types=(_aks.CLUSTER,),
+    config_schema={},
+    check=check_allocated_ports_default,
+)
+
+SNAT_PORTS_MINIMUM = Rule(
+    id="aks-snat-ports-minimum",
+    description="AKS clusters allocate at least the minimum SNAT ports per node.",
+    severity="high",
+    default_enforcement="mandatory",
+    remediation="Raise networkProfile.loadBalancerProfile.allocatedOutboundPorts to the minimum and add outbound "
+    "IPs so the capacity rule still holds (`wirespeed size azure-lb`).",
+    source=f"seed 004 (ASOS: ~1,024 new connections per node exhaust SNAT); {AKS_LB_DOC}",
+    scope="resource",
+    types=(_aks.CLUSTER,),
+    config_schema={
+        "minimumPorts": {
+            "type": "integer",
+            "minimum": PORT_GRANULARITY,
+            "maximum": MAX_PORTS_PER_NODE,
+            "default": DEFAULT_MINIMUM_PORTS,
+            "description": "Smallest allowed allocatedOutboundPorts per node (Azure's default for 1-50 nodes).",
+        }
+    },
+    check=check_ports_minimum,
+)
+
+SNAT_CAPACITY = Rule(
+    id="aks-snat-capacity",
+    description="Per AKS cluster, allocated ports x (maxCount + surge of every pool) fit in 64,000 x outbound IPs.",
+    severity="critical",
+    default_enforcement="mandatory",
+    remediation="Add outbound IPs (managedOutboundIPs.count, listed IPs or a larger prefix) or lower "
+    "allocatedOutboundPorts; `wirespeed size azure-lb --pool MAX:SURGE ... --ports N` shows the numbers.",
+    source=f"{AKS_LB_DOC} (the capacity rule and its worked example)",
+    scope="stack",
+    types=(_aks.CLUSTER, _aks.AGENT_POOL, _aks.PUBLIC_IP_PREFIX),
+    config_schema={},
+    check=check_snat_capacity,
+)
