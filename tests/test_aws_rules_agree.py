@@ -1,0 +1,52 @@
+# ruff: noqa: F811  (the `engine` fixture is imported from tests/aws_engine.py and taken as a parameter)
+"""What the AWS components register passes wirespeed's own policy rules (wirespeed.rules, every rule mandatory),
+and a node group the rules would flag is one the component refuses: the two never disagree."""
+
+from __future__ import annotations
+
+import pytest
+
+from aws_engine import engine, resolve  # noqa: F401 (engine: the pytest fixture)
+from wirespeed import rules
+from wirespeed.aws import NatEgress, NatEgressArgs, NetworkOptimizedNodeGroup, NetworkOptimizedNodeGroupArgs
+from wirespeed.rules._userdata import read_user_data
+
+CONFIG = rules.resolve_config({"all": "mandatory", "aws-natgw-capacity": {"peakConnectionsPerDestination": 120_000}})
+
+
+def as_rules_see_them(engine) -> list[rules.Resource]:
+    return [rules.Resource(r.type, r.name, r.urn, r.inputs) for r in engine.registered]
+
+
+@pytest.mark.parametrize("ena_express", [False, True], ids=["plain", "ena-express"])
+def test_node_group_and_nat_egress_pass_every_rule_under_pulumi_mocks(engine, ena_express):
+    group = NetworkOptimizedNodeGroup(
+        "ng",
+        NetworkOptimizedNodeGroupArgs(
+            cluster_name="prod",
+            node_role_arn="arn:aws:iam::123456789012:role/n",
+            subnet_ids=["subnet-a"],
+            security_group_ids=["sg-1"],
+            instance_types=["c6in.8xlarge"],
+            ena_express=ena_express,
+        ),
+    )
+    egress = NatEgress("egress", NatEgressArgs(public_subnet_ids={"us-east-1a": "subnet-p"}, peak_connections=120_000))
+    resolve(group.node_group_name)
+    resolve(egress.public_ips)
+    violations = [v for r in as_rules_see_them(engine) for v in rules.evaluate_resource(r, CONFIG)]
+    assert violations == []
+
+
+def test_the_rules_read_the_backlog_from_wirespeeds_user_data(engine):
+    group = NetworkOptimizedNodeGroup(
+        "ng",
+        NetworkOptimizedNodeGroupArgs(
+            cluster_name="prod", node_role_arn="arn:aws:iam::123456789012:role/n", subnet_ids=["subnet-a"]
+        ),
+    )
+    resolve(group.node_group_name)
+    template = engine.one("aws:ec2/launchTemplate:LaunchTemplate")
+    user_data = read_user_data(template.inputs["userData"])
+    # The script's write and its /etc/sysctl.d line.
+    assert (user_data.eks_node, user_data.backlog_values()) == (True, [32768, 32768])
