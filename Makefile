@@ -47,6 +47,7 @@ regen: $(STAMP)
 	$(BIN)/python -m wirespeed.catalog.generate_aws
 	cp agent/internal/nodestatus/rbac.yaml components/wirespeed/data/agent-rbac.yaml
 	UPDATE_GOLDEN=1 $(BIN)/pytest -q tests/test_render_node_tuning.py
+	UPDATE_GOLDEN=1 $(BIN)/pytest -q tests/test_userdata_script.py tests/test_userdata_mime.py tests/test_aws_karpenter.py
 
 clean:
 	rm -rf $(VENV) agent/bin
