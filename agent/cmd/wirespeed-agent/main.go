@@ -96,6 +96,9 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "diagnose" {
+		return runDiagnose(ctx, args[1:], stdout, stderr)
+	}
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
 	o, err := parseFlags(args, stderr)
 	if err != nil {
