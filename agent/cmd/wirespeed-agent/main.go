@@ -136,6 +136,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m := metrics.New(reg)
+	m.SetDriverStats(et.Stats)
 	// Liveness fails only when several resyncs in a row did not finish: the loop is stuck, not busy.
 	health := metrics.NewHealth(3 * o.resync)
 
