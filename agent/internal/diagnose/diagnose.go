@@ -210,8 +210,9 @@ func Diagnose(src Sources, before, after Sample) Result {
 				"netif_rx traffic). Microbursts longer than the backlog overflow it.",
 			Fix: Fix{Kind: FixProfile, Setting: `sysctls."net.core.netdev_max_backlog"`,
 				Current: sysctl("net.core.netdev_max_backlog"),
-				Advice: "raise net.core.netdev_max_backlog in the profile (AKS netCoreNetdevMaxBacklog allows up to " +
-					"3,240,000): the backlog absorbs microbursts; a sustained flood above capacity drops at any size"},
+				Advice: "raise net.core.netdev_max_backlog in the profile to hold the bursts; `wirespeed size backlog " +
+					"--line-rate-gbps <Gb/s into one CPU>` gives the value (AKS netCoreNetdevMaxBacklog allows up to " +
+					"3,240,000). The backlog absorbs microbursts; a sustained flood above capacity drops at any size"},
 		})
 	}
 	if sn.TimeSqueeze > 0 {
@@ -339,11 +340,14 @@ func Diagnose(src Sources, before, after Sample) Result {
 }
 
 func ringFix(src Sources, link, driver string) Fix {
-	f := Fix{Kind: FixProfile, Setting: fmt.Sprintf("rings.%s.rx", driver),
-		Advice: "raise the RX ring in the profile: a larger ring rides out longer bursts before the NIC drops"}
-	if driver == "" {
-		f.Setting = "rings.<driver>.rx"
+	name := driver
+	if name == "" {
+		name = "<driver>"
 	}
+	f := Fix{Kind: FixProfile, Setting: fmt.Sprintf("rings.%s.rx", name),
+		Advice: fmt.Sprintf("raise the RX ring in the profile, up to the device maximum: a larger ring rides out "+
+			"longer bursts before the NIC drops; `wirespeed size rings --driver %s --line-rate-gbps <Gb/s>` "+
+			"gives the value", name)}
 	cur, maxRing, err := src.RXRing(link)
 	if err != nil {
 		f.Current = "unknown (" + err.Error() + ")"

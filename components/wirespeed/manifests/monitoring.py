@@ -73,7 +73,8 @@ ALERTS: tuple[Alert, ...] = (
         summary="RX ring overflow on {{ $labels.instance }} {{ $labels.interface }} ({{ $labels.driver }})",
         description="The NIC dropped packets because its RX ring was full (a driver counter such as mlx5 "
         "rx_out_of_buffer or mana hc_rx_discards_no_wqe is rising).",
-        fix="Raise rings.{{ $labels.driver }}.rx in the tuning profile; if the ring is already at its maximum "
+        fix="Raise rings.{{ $labels.driver }}.rx in the tuning profile (`wirespeed size rings --driver "
+        "{{ $labels.driver }}` gives the value); if the ring is already at its maximum "
         "(wirespeed_agent_ring_max_entries), use a larger or network-optimised size.",
     ),
     Alert(
@@ -84,7 +85,8 @@ ALERTS: tuple[Alert, ...] = (
         summary="Backlog drops on {{ $labels.instance }}",
         description="The per-CPU input backlog was full: enqueue_to_backlog dropped packets "
         "(/proc/net/softnet_stat column 2), typically microbursts on veth or RPS traffic.",
-        fix='Raise sysctls."net.core.netdev_max_backlog" in the tuning profile.',
+        fix='Raise sysctls."net.core.netdev_max_backlog" in the tuning profile (`wirespeed size backlog` gives '
+        "the value).",
     ),
     Alert(
         name="WirespeedTimeSqueeze",
