@@ -58,6 +58,11 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("wirespeed-agent", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "usage: wirespeed-agent --profile FILE [flags]\n"+
+			"       wirespeed-agent diagnose [--interval 10s] [--json]   (which known cause drops packets now)\n\nflags:\n")
+		fs.PrintDefaults()
+	}
 	fs.StringVar(&o.profile, "profile", "", "profile JSON `file` (required)")
 	fs.StringVar(&o.procSysRoot, "proc-sys-root", "/proc/sys", "`dir` holding the host's sysctls (the DaemonSet mounts the host's /proc/sys/net there)")
 	fs.StringVar(&o.sysRoot, "sys-root", "/sys", "`dir` holding the host's sysfs (SR-IOV physfn, driver fallback)")

@@ -65,7 +65,7 @@ type Sources interface {
 // LinkSample is one link's counters at one moment: the kernel's and the curated driver counters.
 type LinkSample struct {
 	Link
-	Driver map[string]uint64 `json:"driver_counters,omitempty"`
+	DriverCounters map[string]uint64 `json:"driver_counters,omitempty"`
 }
 
 // Sample is every counter at one moment.
@@ -101,10 +101,10 @@ func Take(src Sources, now time.Time) (Sample, error) {
 			if err != nil {
 				s.Unavailable = append(s.Unavailable, fmt.Sprintf("%s: %s driver counters: %v", l.Name, l.Driver, err))
 			} else {
-				ls.Driver = map[string]uint64{}
+				ls.DriverCounters = map[string]uint64{}
 				for _, c := range d.Counters {
 					if v, ok := stats[c.Name]; ok {
-						ls.Driver[c.Name] = v
+						ls.DriverCounters[c.Name] = v
 					}
 				}
 			}
@@ -234,9 +234,9 @@ func Diagnose(src Sources, before, after Sample) Result {
 			continue // appeared during the interval: no baseline
 		}
 		ringFound := false
-		for _, c := range rings.Drivers[a.Link.Driver].Counters {
-			va, oka := a.Driver[c.Name]
-			vb, okb := b.Driver[c.Name]
+		for _, c := range rings.Drivers[a.Driver].Counters {
+			va, oka := a.DriverCounters[c.Name]
+			vb, okb := b.DriverCounters[c.Name]
 			if !oka || !okb {
 				continue
 			}
@@ -244,12 +244,12 @@ func Diagnose(src Sources, before, after Sample) Result {
 			if d == 0 {
 				continue
 			}
-			f := Finding{Counter: c.Name, Interface: name, Driver: a.Link.Driver, Delta: d, Drops: true,
+			f := Finding{Counter: c.Name, Interface: name, Driver: a.Driver, Delta: d, Drops: true,
 				Explanation: c.Meaning}
 			switch c.Cause {
 			case rings.CauseRXRingOverflow:
 				f.Cause = "rx_ring_overflow"
-				f.Fix = ringFix(src, name, a.Link.Driver)
+				f.Fix = ringFix(src, name, a.Driver)
 				ringFound = true
 			case rings.CauseInstanceAllowance:
 				f.Cause = "instance_allowance"
@@ -276,8 +276,8 @@ func Diagnose(src Sources, before, after Sample) Result {
 			{"rx_fifo_errors", b.RxFIFO, a.RxFIFO, "The NIC's receive FIFO overflowed, usually because the RX ring had no free descriptor."},
 		} {
 			if d := delta(k.b, k.a); d > 0 {
-				add(Finding{Cause: "rx_ring_overflow", Counter: k.name, Interface: name, Driver: a.Link.Driver,
-					Delta: d, Drops: true, Explanation: k.reason, Fix: ringFix(src, name, a.Link.Driver)})
+				add(Finding{Cause: "rx_ring_overflow", Counter: k.name, Interface: name, Driver: a.Driver,
+					Delta: d, Drops: true, Explanation: k.reason, Fix: ringFix(src, name, a.Driver)})
 				break
 			}
 		}
