@@ -81,6 +81,13 @@ def test_every_metric_is_the_agent_s_or_node_exporter_s() -> None:
     } <= names
 
 
+def test_every_panel_has_options_grafana_can_read() -> None:
+    # The builder leaves `options: null` unless something sets it; Grafana expects an object.
+    for panel in monitoring.dashboard()["panels"]:
+        assert panel["options"]["legend"]["displayMode"] == "table", panel["title"]
+        assert panel["options"]["tooltip"] == {"mode": "multi", "sort": "desc"}, panel["title"]
+
+
 def test_every_panel_reads_the_datasource_variable() -> None:
     board = monitoring.dashboard()
     assert [v["name"] for v in board["templating"]["list"]] == ["datasource"]

@@ -291,10 +291,12 @@ def dashboard(uid: str = DASHBOARD_UID) -> Obj:
     problem = check_dashboard_uid(uid)
     if problem:
         raise ValueError(f"uid: {problem}")
+    from grafana_foundation_sdk.builders.common import VizLegendOptions, VizTooltipOptions
     from grafana_foundation_sdk.builders.dashboard import Dashboard, DatasourceVariable
     from grafana_foundation_sdk.builders.prometheus import Dataquery
     from grafana_foundation_sdk.builders.timeseries import Panel as Timeseries
     from grafana_foundation_sdk.cog.encoder import JSONEncoder
+    from grafana_foundation_sdk.models.common import LegendDisplayMode, LegendPlacement, SortOrder, TooltipDisplayMode
     from grafana_foundation_sdk.models.dashboard import DataSourceRef
 
     datasource = DataSourceRef(type_val="prometheus", uid="${datasource}")
@@ -316,6 +318,14 @@ def dashboard(uid: str = DASHBOARD_UID) -> Obj:
             .datasource(datasource)
             .height(8)
             .span(12)
+            # A fleet puts many nodes on one panel: a table legend and a tooltip listing every series, worst first.
+            .legend(
+                VizLegendOptions()
+                .display_mode(LegendDisplayMode.TABLE)
+                .placement(LegendPlacement.BOTTOM)
+                .show_legend(True)
+            )
+            .tooltip(VizTooltipOptions().mode(TooltipDisplayMode.MULTI).sort(SortOrder.DESCENDING))
         )
         for ref, query in zip("ABCDEFGH", spec.queries, strict=False):
             panel = panel.with_target(Dataquery().expr(query.expr).legend_format(query.legend).ref_id(ref))
