@@ -12,6 +12,7 @@ import (
 	"github.com/safchain/ethtool"
 
 	"github.com/wirespeed-io/wirespeed/agent/internal/diagnose"
+	"github.com/wirespeed-io/wirespeed/agent/internal/ethstats"
 	"github.com/wirespeed-io/wirespeed/agent/internal/links"
 )
 
@@ -51,10 +52,17 @@ func runDiagnose(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return diagnoseCannotRead
 	}
 	defer et.Close()
+	stats, err := ethstats.Open()
+	if err != nil {
+		fmt.Fprintf(stderr, "diagnose: cannot read: %v\n", err)
+		return diagnoseCannotRead
+	}
+	defer func() { _ = stats.Close() }()
 	src := diagnose.System{
 		ProcRoot:   *procRoot,
 		Discoverer: links.Discoverer{NL: links.NewNetlink(nil, nil), Drivers: et, Sysfs: links.Sysfs{Root: *sysRoot}},
-		Ethtool:    et,
+		Stats:      stats.Stats,
+		Ring:       et.GetRing,
 	}
 	res, err := diagnose.Run(ctx, src, *interval, time.Now)
 	if err != nil {

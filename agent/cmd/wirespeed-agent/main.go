@@ -25,6 +25,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 
+	"github.com/wirespeed-io/wirespeed/agent/internal/ethstats"
 	"github.com/wirespeed-io/wirespeed/agent/internal/links"
 	"github.com/wirespeed-io/wirespeed/agent/internal/metrics"
 	"github.com/wirespeed-io/wirespeed/agent/internal/nodestatus"
@@ -141,7 +142,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m := metrics.New(reg)
-	m.SetDriverStats(et.Stats)
+	// Not et.Stats: safchain/ethtool's Stats can return nothing from the scrape goroutine (see ethstats).
+	if stats, err := ethstats.Open(); err != nil {
+		log.Error("driver counters not exported", "err", err)
+	} else {
+		defer func() { _ = stats.Close() }()
+		m.SetDriverStats(stats.Stats)
+	}
 	// Liveness fails only when several resyncs in a row did not finish: the loop is stuck, not busy.
 	health := metrics.NewHealth(3 * o.resync)
 

@@ -16,18 +16,15 @@ import (
 	"github.com/wirespeed-io/wirespeed/agent/internal/softnet"
 )
 
-// Ethtool is the part of the ethtool ioctl interface diagnosis uses; *ethtool.Ethtool implements it.
-type Ethtool interface {
-	Stats(intf string) (map[string]uint64, error)
-	GetRing(intf string) (ethtool.Ring, error)
-}
-
 // System reads the live kernel of the network namespace the process runs in (the host's, for the agent's
 // DaemonSet with hostNetwork).
 type System struct {
 	ProcRoot   string // normally /proc
 	Discoverer links.Discoverer
-	Ethtool    Ethtool
+	// Stats reads `ethtool -S` counters: (*ethstats.Reader).Stats, not safchain/ethtool's (see ethstats).
+	Stats func(intf string) (map[string]uint64, error)
+	// Ring reads ring sizes: (*ethtool.Ethtool).GetRing.
+	Ring func(intf string) (ethtool.Ring, error)
 }
 
 var _ Sources = System{}
@@ -60,11 +57,11 @@ func (s System) Links() ([]Link, error) {
 }
 
 // DriverStats implements Sources.
-func (s System) DriverStats(link string) (map[string]uint64, error) { return s.Ethtool.Stats(link) }
+func (s System) DriverStats(link string) (map[string]uint64, error) { return s.Stats(link) }
 
 // RXRing implements Sources.
 func (s System) RXRing(link string) (uint32, uint32, error) {
-	r, err := s.Ethtool.GetRing(link)
+	r, err := s.Ring(link)
 	if err != nil {
 		return 0, 0, err
 	}
