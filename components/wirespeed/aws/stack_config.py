@@ -24,7 +24,11 @@ NODE_GROUP_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$")
 
 @dataclass(frozen=True)
 class NodeGroupSpec:
+    """One node group as configured (``profile`` and ``ena_express`` as given: the component derives the rest)."""
+
     name: str
+    profile: str
+    ena_express: bool
     plan: NodeGroupPlan
 
 
@@ -102,7 +106,7 @@ def _group(index: int, text: str, security_groups: bool, problems: list[Problem]
                 "wirespeed:securityGroupIds", [], "the node security groups: ena-express needs them (EKS adds none)"
             )
         )
-    return None if plan is None else NodeGroupSpec(name, plan)
+    return None if plan is None else NodeGroupSpec(name, profile, ena_express, plan)
 
 
 def eks_stack(settings: Mapping[str, Any]) -> EksStack:
