@@ -47,6 +47,7 @@ class Registration:
     urn: str = ""
     parent: str = ""
     custom: bool = True
+    provider: str = ""
 
 
 class AzureMocks(pulumi.runtime.Mocks):
@@ -58,7 +59,9 @@ class AzureMocks(pulumi.runtime.Mocks):
         self.existing_cluster = existing_cluster or {}
 
     def new_resource(self, args: pulumi_mocks.MockResourceArgs) -> tuple[str | None, dict[str, Any]]:
-        self.registrations.append(Registration(args.typ, args.name, dict(args.inputs), custom=bool(args.custom)))
+        self.registrations.append(
+            Registration(args.typ, args.name, dict(args.inputs), custom=bool(args.custom), provider=args.provider or "")
+        )
         outputs = dict(args.inputs)
         rg = _rg(args.inputs)
         prefix = f"/subscriptions/{SUBSCRIPTION}/resourceGroups/{rg}/providers"
