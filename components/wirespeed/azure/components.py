@@ -26,7 +26,7 @@ CLUSTER_TYPE = "wirespeed:index:NetworkOptimizedCluster"
 
 def _input_error(exc: InvalidArgsError) -> pulumi.InputPropertiesError:
     return pulumi.InputPropertiesError(
-        str(exc), errors=[{"property_path": p.path, "reason": p.reason} for p in exc.problems]
+        str(exc), [pulumi.InputPropertyErrorDetails(property_path=p.path, reason=p.reason) for p in exc.problems]
     )
 
 
