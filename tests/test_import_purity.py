@@ -21,7 +21,9 @@ HEAVY = (
 )
 
 
-@pytest.mark.parametrize("module", ["wirespeed.sizing", "wirespeed.catalog", "wirespeed.profile", "wirespeed.cli"])
+@pytest.mark.parametrize(
+    "module", ["wirespeed.sizing", "wirespeed.catalog", "wirespeed.profile", "wirespeed.manifests", "wirespeed.cli"]
+)
 def test_core_imports_no_cloud_sdk(module):
     code = f"import sys, json, {module}; print(json.dumps(sorted(sys.modules)))"
     loaded = json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)

@@ -1,0 +1,154 @@
+"""``NodeTuning``: the wirespeed agent DaemonSet (one per profile), its profile ConfigMaps, Namespace and RBAC.
+
+The objects come from :func:`wirespeed.manifests.node_tuning_objects`, so `pulumi up` and
+`wirespeed render node-tuning | kubectl apply -f -` create the same thing. Each object is its own typed
+pulumi-kubernetes resource named ``f"{name}-<role>"`` and parented to the component, so a preview shows
+per-object diffs and a profile change replaces nothing but rolls the DaemonSet's pods (checksum annotation).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from wirespeed.manifests import (
+    DEFAULT_IMAGE,
+    DEFAULT_NAMESPACE,
+    DEFAULT_PROFILES,
+    PROFILE_LABEL,
+    NodeTuningOptions,
+    Problem,
+    check,
+    node_tuning_objects,
+)
+from wirespeed.profile import Profile
+
+TYPE_TOKEN = "wirespeed:index:NodeTuning"
+
+
+@dataclass
+class NodeTuningArgs:
+    """Inputs of :class:`NodeTuning`. Plain values (not Outputs): they decide which objects exist."""
+
+    profiles: Sequence[str | Profile] = field(default_factory=lambda: list(DEFAULT_PROFILES))
+    """Tuning profiles, each a built-in name (``throughput``, ``balanced``) or a ``wirespeed.profile.Profile``.
+    One ConfigMap and one DaemonSet per profile, on the nodes labelled ``wirespeed.io/profile=<name>``;
+    profile names must be distinct. Default: ``["throughput"]``."""
+
+    image: str | None = None
+    """Agent image with a tag or digest (built from ``agent/Dockerfile``). ``None``: the documented default,
+    ``wirespeed.manifests.DEFAULT_IMAGE`` (``ghcr.io/wirespeed-io/wirespeed-agent:v<library version>``)."""
+
+    namespace: str = DEFAULT_NAMESPACE
+    """Namespace created for the agent (an RFC 1123 label), labelled Pod Security ``privileged``: the agent
+    needs hostNetwork, hostPath and NET_ADMIN. Do not point it at a namespace that holds other workloads."""
+
+    pod_monitor: bool = False
+    """Also create a Prometheus Operator ``PodMonitor`` scraping every agent's ``/metrics``. Needs the
+    monitoring.coreos.com CRDs in the cluster."""
+
+
+def _role(obj: dict[str, Any]) -> str:
+    """The child's role in its resource name: kebab-case kind, plus the profile for per-profile objects."""
+    role = re.sub(r"(?<!^)(?=[A-Z])", "-", obj["kind"]).lower()
+    profile = obj["metadata"].get("labels", {}).get(PROFILE_LABEL)
+    return f"{role}-{profile}" if profile else role
+
+
+def _name(meta: Any) -> str:
+    # Every rendered object carries metadata.name, so the provider echoes it back.
+    return str(meta.name)
+
+
+def _depends_on(obj: dict[str, Any]) -> list[str]:
+    """Roles an object waits for: pulumi-kubernetes does not order a namespaced object after its Namespace,
+    and a DaemonSet whose pods start before their ConfigMap or RBAC exist crash-loops until they do."""
+    kind = obj["kind"]
+    if kind == "ClusterRoleBinding":
+        return ["cluster-role", "service-account"]
+    if kind == "DaemonSet":
+        return ["service-account", "cluster-role-binding", f"config-map-{obj['metadata']['labels'][PROFILE_LABEL]}"]
+    return ["namespace"] if "namespace" in obj["metadata"] else []
+
+
+def _errors(problems: Sequence[Problem]) -> pulumi.InputPropertiesError:
+    details = [
+        pulumi.InputPropertyErrorDetails(
+            property_path=p.field, reason=f"{p.value!r} is not allowed; allowed: {p.allowed}"
+        )
+        for p in problems
+    ]
+    message = "invalid NodeTuningArgs:\n" + "\n".join(f"  {p}" for p in problems)
+    return pulumi.InputPropertiesError(message, details)
+
+
+def _typed(obj: dict[str, Any], name: str, opts: pulumi.ResourceOptions) -> pulumi.CustomResource:
+    """One object as the typed pulumi-kubernetes resource of its kind (nested dicts keep their camelCase keys:
+    the SDK sends them to the engine as they are, so the registered inputs equal the rendered object)."""
+    kind, meta = obj["kind"], obj["metadata"]
+    constructors: dict[str, Callable[[], pulumi.CustomResource]] = {
+        "Namespace": lambda: k8s.core.v1.Namespace(name, metadata=meta, opts=opts),
+        "ServiceAccount": lambda: k8s.core.v1.ServiceAccount(name, metadata=meta, opts=opts),
+        "ConfigMap": lambda: k8s.core.v1.ConfigMap(name, metadata=meta, data=obj["data"], opts=opts),
+        "ClusterRole": lambda: k8s.rbac.v1.ClusterRole(name, metadata=meta, rules=obj["rules"], opts=opts),
+        "ClusterRoleBinding": lambda: k8s.rbac.v1.ClusterRoleBinding(
+            name, metadata=meta, role_ref=obj["roleRef"], subjects=obj["subjects"], opts=opts
+        ),
+        "DaemonSet": lambda: k8s.apps.v1.DaemonSet(name, metadata=meta, spec=obj["spec"], opts=opts),
+    }
+    if kind in constructors:
+        return constructors[kind]()
+    # PodMonitor: a CRD kind, no typed class in pulumi-kubernetes.
+    return k8s.apiextensions.CustomResource(
+        name, api_version=obj["apiVersion"], kind=kind, metadata=meta, spec=obj["spec"], opts=opts
+    )
+
+
+class NodeTuning(pulumi.ComponentResource):
+    """The wirespeed node agent on every node labelled ``wirespeed.io/profile=<name>``, one DaemonSet per profile.
+
+    Creates a Namespace (Pod Security ``privileged``), the agent's ServiceAccount, ClusterRole and
+    ClusterRoleBinding (node get/patch, nodes/status patch, events create/patch: nothing else), a ConfigMap
+    and a DaemonSet per profile, and optionally a PodMonitor. Pass a Kubernetes provider through
+    ``opts.providers`` / ``opts.provider`` to target a cluster created in the same program.
+    """
+
+    namespace: pulumi.Output[str]
+    """The agent's namespace."""
+    daemon_set_names: pulumi.Output[list[str]]
+    """Names of the DaemonSets, one per profile, in the order the profiles were given."""
+
+    def __init__(
+        self, name: str, args: NodeTuningArgs | None = None, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        args = args or NodeTuningArgs()
+        options = NodeTuningOptions(
+            image=DEFAULT_IMAGE if args.image is None else args.image,
+            namespace=args.namespace,
+            pod_monitor=args.pod_monitor,
+        )
+        # Everything is checked before the component itself registers: bad args leave nothing behind.
+        profiles, problems = check(list(args.profiles), options)
+        if problems:
+            raise _errors(problems)
+        objects = node_tuning_objects(profiles, options)
+
+        super().__init__(TYPE_TOKEN, name, None, opts)
+        created: dict[str, pulumi.CustomResource] = {}
+        for obj in objects:
+            role = _role(obj)
+            depends = [created[r] for r in _depends_on(obj)]
+            created[role] = _typed(obj, f"{name}-{role}", pulumi.ResourceOptions(parent=self, depends_on=depends))
+
+        namespace = created["namespace"]
+        assert isinstance(namespace, k8s.core.v1.Namespace)
+        daemon_sets = [r for r in created.values() if isinstance(r, k8s.apps.v1.DaemonSet)]
+        # From the created objects (not the args), so dependants wait for them to exist.
+        self.namespace = namespace.metadata.apply(_name)
+        self.daemon_set_names = pulumi.Output.all(*[ds.metadata.apply(_name) for ds in daemon_sets])
+        self.register_outputs({"namespace": self.namespace, "daemon_set_names": self.daemon_set_names})

@@ -1,0 +1,284 @@
+"""The tuning DaemonSet and what it needs, as plain Kubernetes objects (dicts): one source for
+`wirespeed render node-tuning` (kubectl, Terraform) and the Pulumi component ``wirespeed.kubernetes.NodeTuning``.
+
+Per install: a Namespace, the agent's ServiceAccount, ClusterRole and ClusterRoleBinding, optionally a PodMonitor.
+Per profile: a ConfigMap holding the profile JSON and a DaemonSet on the nodes labelled
+``wirespeed.io/profile=<name>``. The privileges and why each is needed: agent/README.md, "Privileges".
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from collections.abc import Sequence
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import yaml
+
+from wirespeed import __version__
+from wirespeed.manifests.options import NodeTuningError, NodeTuningOptions, check_options, check_profiles
+from wirespeed.profile import Profile
+
+Obj = dict[str, Any]
+
+AGENT_NAME = "wirespeed-agent"
+PROFILE_LABEL = "wirespeed.io/profile"  # the node label a pool carries; the DaemonSet's nodeSelector
+CHECKSUM_ANNOTATION = "wirespeed.io/profile-sha256"
+PROFILE_KEY = "profile.json"
+
+# Where the pod sees things; the agent's flags point at them (agent/cmd/wirespeed-agent/main.go).
+PROFILE_DIR = "/etc/wirespeed"
+# The host's /proc/sys/net is mounted at <root>/net, so the agent's --proc-sys-root is <root> and
+# net.core.netdev_max_backlog resolves to <root>/net/core/netdev_max_backlog (agent/internal/sysctl).
+PROC_SYS_ROOT = "/host/proc/sys"
+SYS_ROOT = "/host/sys"
+METRICS_PORT = 9808  # the agent's --listen default and the image's EXPOSE (agent/Dockerfile)
+# Node Events can only live in "default": the API server refuses another namespace for a cluster-scoped
+# involvedObject (agent/internal/nodestatus, ValidateEventsNamespace).
+EVENTS_NAMESPACE = "default"
+
+# Memory from bench/agent/RESULTS.md ("Memory"): VmRSS 19.9-20.7 MiB, VmHWM up to 21.4 MiB after 200 link
+# adds, 13 MiB of it the static binary's own file pages. The request covers that peak with ~50% headroom so
+# the scheduler reserves what the agent really uses; the limit is three times the peak: a netlink re-list
+# after ENOBUFS (1 MiB socket buffer) and API retries must never OOM-kill the agent mid-apply.
+MEMORY_REQUEST = "32Mi"
+MEMORY_LIMIT = "64Mi"
+# 200 link adds cost 0.59-0.92 s of CPU (same bench): idle otherwise. No CPU limit: CFS throttling would
+# delay re-tuning a re-added VF, the one moment the agent must be quick.
+CPU_REQUEST = "10m"
+# A new profile resizes rings, which blips traffic on each node (MANA re-attaches its vPort): roll through a
+# tenth of the nodes at a time rather than the whole pool.
+MAX_UNAVAILABLE = "10%"
+
+
+def profile_json(profile: Profile) -> str:
+    """The ConfigMap's profile document: the canonical form `wirespeed profile show` prints."""
+    return json.dumps(profile.to_json_dict(), indent=2) + "\n"
+
+
+def profile_checksum(profile: Profile) -> str:
+    """sha256 of the exact ConfigMap text: on the pod template, so a profile change rolls the pods."""
+    return hashlib.sha256(profile_json(profile).encode()).hexdigest()
+
+
+@cache
+def _agent_rbac() -> Obj:
+    # A byte-identical copy of agent/internal/nodestatus/rbac.yaml (the agent's source of truth, next to the
+    # code that makes the calls); `make regen` copies it and a test fails when the copy is stale.
+    text = resources.files("wirespeed").joinpath("data/agent-rbac.yaml").read_text()
+    loaded: Obj = yaml.safe_load(text)
+    return loaded
+
+
+def agent_rbac_rules() -> list[Obj]:
+    rules: list[Obj] = copy.deepcopy(_agent_rbac()["rules"])
+    return rules
+
+
+def _labels(component: str, profile: str | None = None) -> dict[str, str]:
+    labels = {
+        "app.kubernetes.io/name": AGENT_NAME,
+        "app.kubernetes.io/component": component,
+        "app.kubernetes.io/part-of": "wirespeed",
+        "app.kubernetes.io/version": __version__,
+    }
+    if profile is not None:
+        labels[PROFILE_LABEL] = profile
+    return labels
+
+
+def _meta(name: str, component: str, namespace: str | None = None, profile: str | None = None) -> Obj:
+    meta: Obj = {"name": name}
+    if namespace is not None:
+        meta["namespace"] = namespace
+    meta["labels"] = _labels(component, profile)
+    return meta
+
+
+def namespace_object(options: NodeTuningOptions) -> Obj:
+    meta = _meta(options.namespace, "node-tuning")
+    # Pod Security "privileged": the agent pod needs hostNetwork, hostPath volumes and the NET_ADMIN
+    # capability, each of which the baseline and restricted levels refuse. Only this namespace is exempted.
+    meta["labels"] |= {
+        "pod-security.kubernetes.io/enforce": "privileged",
+        "pod-security.kubernetes.io/audit": "privileged",
+        "pod-security.kubernetes.io/warn": "privileged",
+    }
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": meta}
+
+
+def service_account(options: NodeTuningOptions) -> Obj:
+    return {
+        "apiVersion": "v1",
+        "kind": "ServiceAccount",
+        "metadata": _meta(AGENT_NAME, "node-tuning", options.namespace),
+    }
+
+
+def cluster_role() -> Obj:
+    return {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "ClusterRole",
+        "metadata": _meta(_agent_rbac()["metadata"]["name"], "node-tuning"),
+        "rules": agent_rbac_rules(),
+    }
+
+
+def cluster_role_binding(options: NodeTuningOptions) -> Obj:
+    role_name = _agent_rbac()["metadata"]["name"]
+    return {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "ClusterRoleBinding",
+        "metadata": _meta(role_name, "node-tuning"),
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role_name},
+        "subjects": [{"kind": "ServiceAccount", "name": AGENT_NAME, "namespace": options.namespace}],
+    }
+
+
+def config_map_name(profile: Profile) -> str:
+    return f"wirespeed-profile-{profile.name}"
+
+
+def daemon_set_name(profile: Profile) -> str:
+    return f"{AGENT_NAME}-{profile.name}"
+
+
+def config_map(profile: Profile, options: NodeTuningOptions) -> Obj:
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": _meta(config_map_name(profile), "profile", options.namespace, profile.name),
+        "data": {PROFILE_KEY: profile_json(profile)},
+    }
+
+
+def agent_args() -> list[str]:
+    """The agent's command line in the pod (flags from agent/cmd/wirespeed-agent/main.go)."""
+    return [
+        f"--profile={PROFILE_DIR}/{PROFILE_KEY}",
+        f"--proc-sys-root={PROC_SYS_ROOT}",
+        f"--sys-root={SYS_ROOT}",
+        f"--listen=:{METRICS_PORT}",
+        f"--events-namespace={EVENTS_NAMESPACE}",
+    ]
+
+
+def _container(options: NodeTuningOptions) -> Obj:
+    return {
+        "name": "agent",
+        "image": options.image,
+        "imagePullPolicy": "IfNotPresent",
+        "args": agent_args(),
+        "env": [{"name": "NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}}],
+        "ports": [{"name": "metrics", "containerPort": METRICS_PORT, "protocol": "TCP"}],
+        # /healthz fails only when three resyncs in a row did not finish; /readyz once the first reconcile ran.
+        "livenessProbe": {
+            "httpGet": {"path": "/healthz", "port": "metrics"},
+            "periodSeconds": 30,
+            "timeoutSeconds": 5,
+            "failureThreshold": 3,
+        },
+        "readinessProbe": {
+            "httpGet": {"path": "/readyz", "port": "metrics"},
+            "periodSeconds": 10,
+            "timeoutSeconds": 5,
+        },
+        "resources": {
+            "requests": {"cpu": CPU_REQUEST, "memory": MEMORY_REQUEST},
+            "limits": {"memory": MEMORY_LIMIT},
+        },
+        # uid 0 with every capability dropped but NET_ADMIN (rings via the ethtool ioctl, MTU via netlink):
+        # the /proc/sys/net files are root-owned 0644, and a non-root user would need CAP_DAC_OVERRIDE on
+        # top, a broader grant (agent/README.md, "Privileges"). Never privileged.
+        "securityContext": {
+            "privileged": False,
+            "allowPrivilegeEscalation": False,
+            "readOnlyRootFilesystem": True,
+            "runAsUser": 0,
+            "runAsGroup": 0,
+            "runAsNonRoot": False,
+            "capabilities": {"drop": ["ALL"], "add": ["NET_ADMIN"]},
+            "seccompProfile": {"type": "RuntimeDefault"},
+        },
+        "volumeMounts": [
+            {"name": "profile", "mountPath": PROFILE_DIR, "readOnly": True},
+            {"name": "host-proc-sys-net", "mountPath": f"{PROC_SYS_ROOT}/net"},
+            {"name": "host-sys", "mountPath": SYS_ROOT, "readOnly": True},
+        ],
+    }
+
+
+def daemon_set(profile: Profile, options: NodeTuningOptions) -> Obj:
+    selector = {"app.kubernetes.io/name": AGENT_NAME, PROFILE_LABEL: profile.name}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "DaemonSet",
+        "metadata": _meta(daemon_set_name(profile), "agent", options.namespace, profile.name),
+        "spec": {
+            "selector": {"matchLabels": selector},
+            "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": MAX_UNAVAILABLE}},
+            "template": {
+                "metadata": {
+                    "labels": _labels("agent", profile.name),
+                    "annotations": {CHECKSUM_ANNOTATION: profile_checksum(profile)},
+                },
+                "spec": {
+                    "serviceAccountName": AGENT_NAME,
+                    # The agent tunes the host's NICs and reads their link events: it must live in the host
+                    # network namespace.
+                    "hostNetwork": True,
+                    "dnsPolicy": "ClusterFirstWithHostNet",
+                    # Tuning is part of the node being usable: never preempted for ordinary workloads.
+                    "priorityClassName": "system-node-critical",
+                    "nodeSelector": {"kubernetes.io/os": "linux", PROFILE_LABEL: profile.name},
+                    # Every taint (any key, any effect): a tainted pool is still a pool whose NICs need tuning.
+                    "tolerations": [{"operator": "Exists"}],
+                    "containers": [_container(options)],
+                    "volumes": [
+                        {
+                            "name": "profile",
+                            "configMap": {
+                                "name": config_map_name(profile),
+                                "items": [{"key": PROFILE_KEY, "path": PROFILE_KEY}],
+                            },
+                        },
+                        {"name": "host-proc-sys-net", "hostPath": {"path": "/proc/sys/net", "type": "Directory"}},
+                        {"name": "host-sys", "hostPath": {"path": "/sys", "type": "Directory"}},
+                    ],
+                },
+            },
+        },
+    }
+
+
+def pod_monitor(options: NodeTuningOptions) -> Obj:
+    """Prometheus Operator scrape config for every agent pod (all profiles)."""
+    return {
+        "apiVersion": "monitoring.coreos.com/v1",
+        "kind": "PodMonitor",
+        "metadata": _meta(AGENT_NAME, "monitoring", options.namespace),
+        "spec": {
+            "selector": {"matchLabels": {"app.kubernetes.io/name": AGENT_NAME}},
+            "podMetricsEndpoints": [{"port": "metrics", "path": "/metrics", "interval": "30s"}],
+        },
+    }
+
+
+def node_tuning_objects(profiles: Sequence[Profile], options: NodeTuningOptions | None = None) -> list[Obj]:
+    """Every object of a node-tuning install, in apply order (Namespace first, DaemonSets after what they use).
+
+    Raises :class:`NodeTuningError` listing every bad input (no profile, duplicate names, image, namespace).
+    """
+    options = options or NodeTuningOptions()
+    problems = check_profiles(profiles) + check_options(options)
+    if problems:
+        raise NodeTuningError(problems)
+    objects = [namespace_object(options), service_account(options), cluster_role(), cluster_role_binding(options)]
+    objects += [config_map(p, options) for p in profiles]
+    objects += [daemon_set(p, options) for p in profiles]
+    if options.pod_monitor:
+        objects.append(pod_monitor(options))
+    return objects

@@ -1,0 +1,121 @@
+"""What a node-tuning install is made of (profiles, image, namespace), checked all at once.
+
+Every problem is reported as (field, value, allowed) so the CLI prints one line each and the Pulumi component
+raises one ``InputPropertiesError`` listing them, before anything is rendered or registered.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from wirespeed import __version__
+from wirespeed.profile import Profile
+from wirespeed.profiles import ASSUMPTIONS, builtin_profile
+
+# The agent image, built from agent/Dockerfile (`make -C agent image`) and published under the version of
+# this library, so a library upgrade rolls the agent it was tested with.
+DEFAULT_IMAGE = f"ghcr.io/wirespeed-io/wirespeed-agent:v{__version__}"
+DEFAULT_NAMESPACE = "wirespeed-system"
+DEFAULT_PROFILES: tuple[str, ...] = ("throughput",)
+
+# The reference grammar of github.com/distribution/reference (regexp.go): [host[:port]/]path[:tag][@digest].
+_DOMAIN_COMPONENT = r"(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])"
+_DOMAIN = rf"(?:{_DOMAIN_COMPONENT}(?:\.{_DOMAIN_COMPONENT})*(?::[0-9]+)?)"
+_PATH_COMPONENT = r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*"
+_TAG = r"[\w][\w.-]{0,127}"
+_DIGEST = r"[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}"
+IMAGE_PATTERN = re.compile(
+    rf"^(?:{_DOMAIN}/)?{_PATH_COMPONENT}(?:/{_PATH_COMPONENT})*(?P<tag>:{_TAG})?(?P<digest>@{_DIGEST})?$"
+)
+IMAGE_ALLOWED = "an image reference with a tag or digest, e.g. REGISTRY/NAME:TAG or REGISTRY/NAME@sha256:HEX"
+
+# RFC 1123 label: what Kubernetes accepts as a Namespace name.
+NAMESPACE_PATTERN = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
+NAMESPACE_ALLOWED = "an RFC 1123 label: lowercase letters, digits and '-', 1-63 characters"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One bad input: which field, the value given, and what would have been accepted."""
+
+    field: str
+    value: object
+    allowed: str
+
+    def __str__(self) -> str:
+        return f"{self.field}: {self.value!r} is not allowed; allowed: {self.allowed}"
+
+
+class NodeTuningError(ValueError):
+    """The node-tuning inputs are invalid; ``problems`` lists every one."""
+
+    def __init__(self, problems: Sequence[Problem]):
+        self.problems = list(problems)
+        super().__init__("invalid node tuning:\n" + "\n".join(f"  {p}" for p in self.problems))
+
+
+@dataclass(frozen=True)
+class NodeTuningOptions:
+    """How the node-tuning objects are rendered (profiles are passed beside it)."""
+
+    image: str = DEFAULT_IMAGE
+    namespace: str = DEFAULT_NAMESPACE
+    pod_monitor: bool = False
+
+
+def builtin_names() -> list[str]:
+    return sorted(ASSUMPTIONS)
+
+
+def resolve_profiles(specs: Sequence[str | Profile], field: str = "profiles") -> tuple[list[Profile], list[Problem]]:
+    """Built-in names become their profiles; Profile objects pass through; anything else is a problem."""
+    problems: list[Problem] = []
+    resolved: list[Profile] = []
+    for index, spec in enumerate(specs):
+        if isinstance(spec, Profile):
+            resolved.append(spec)
+        elif isinstance(spec, str) and spec in ASSUMPTIONS:
+            resolved.append(builtin_profile(spec))
+        else:
+            allowed = f"a built-in profile name ({', '.join(builtin_names())}) or a Profile"
+            problems.append(Problem(f"{field}[{index}]", spec, allowed))
+    return resolved, problems
+
+
+def check_profiles(profiles: Sequence[Profile], field: str = "profiles") -> list[Problem]:
+    """At least one profile, each name once: one DaemonSet per profile name, and two DaemonSets selecting the
+    same ``wirespeed.io/profile`` label would fight over the same nodes."""
+    if not profiles:
+        return [Problem(field, [], f"at least one profile (built-in: {', '.join(builtin_names())})")]
+    problems = []
+    seen: set[str] = set()
+    for index, profile in enumerate(profiles):
+        if profile.name in seen:
+            problems.append(Problem(f"{field}[{index}].name", profile.name, "each profile name at most once"))
+        seen.add(profile.name)
+    return problems
+
+
+def check(specs: Sequence[str | Profile], options: NodeTuningOptions) -> tuple[list[Profile], list[Problem]]:
+    """Resolve the profiles and check everything, collecting every problem."""
+    profiles, problems = resolve_profiles(specs)
+    if not problems:
+        problems = check_profiles(profiles)
+    return profiles, problems + check_options(options)
+
+
+def check_options(options: NodeTuningOptions) -> list[Problem]:
+    problems = []
+    # A tag or digest is required: an untagged image means `latest`, which moves under a running DaemonSet.
+    if not has_tag_or_digest(options.image):
+        problems.append(Problem("image", options.image, IMAGE_ALLOWED))
+    if not NAMESPACE_PATTERN.match(options.namespace):
+        problems.append(Problem("namespace", options.namespace, NAMESPACE_ALLOWED))
+    return problems
+
+
+def has_tag_or_digest(image: str) -> bool:
+    match = IMAGE_PATTERN.match(image)
+    return bool(match and (match.group("tag") or match.group("digest")))

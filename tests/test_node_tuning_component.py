@@ -1,0 +1,262 @@
+"""``wirespeed.kubernetes.NodeTuning`` under Pulumi's own mocks (no cluster, no Pulumi CLI: the engine is mocked).
+
+What is real: the pulumi and pulumi-kubernetes SDKs serialise every resource exactly as they would for
+`pulumi up`; the mock monitor records what reaches the engine (type, name, parent, dependencies, inputs in
+engine camelCase, registered outputs).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pulumi
+import pytest
+from pulumi.runtime import mocks as pulumi_mocks
+from pulumi.runtime import rpc
+
+from wirespeed.kubernetes import NodeTuning, NodeTuningArgs
+from wirespeed.manifests import DEFAULT_IMAGE, NodeTuningOptions, node_tuning_objects
+from wirespeed.profile import Profile
+from wirespeed.profiles import builtin_profile
+
+COMPONENT = "wirespeed:index:NodeTuning"
+
+
+@dataclass
+class Registration:
+    type: str
+    name: str
+    urn: str
+    parent: str
+    dependencies: list[str]
+    inputs: dict[str, Any]
+
+
+@dataclass
+class Recorder(pulumi.runtime.Mocks):
+    registered: list[Registration] = field(default_factory=list)
+    outputs: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
+        return f"{args.name}-id", args.inputs
+
+    def call(self, args: pulumi.runtime.MockCallArgs) -> dict[str, Any]:
+        return {}
+
+
+class RecordingMonitor(pulumi_mocks.MockMonitor):
+    """The SDK's MockMonitor, also keeping each request's parent, dependencies and registered outputs."""
+
+    def __init__(self, recorder: Recorder):
+        super().__init__(recorder)
+        self.recorder = recorder
+
+    def RegisterResource(self, request: Any) -> Any:  # noqa: N802 (gRPC method name)
+        response = super().RegisterResource(request)
+        if request.type != "pulumi:pulumi:Stack":
+            self.recorder.registered.append(
+                Registration(
+                    type=request.type,
+                    name=request.name,
+                    urn=response.urn,
+                    parent=request.parent,
+                    dependencies=list(request.dependencies),
+                    inputs=rpc.deserialize_properties(request.object),
+                )
+            )
+        return response
+
+    def RegisterResourceOutputs(self, request: Any) -> Any:  # noqa: N802
+        self.recorder.outputs[request.urn] = rpc.deserialize_properties(request.outputs)
+        return super().RegisterResourceOutputs(request)
+
+
+@pytest.fixture
+def engine() -> Iterator[Recorder]:
+    # A fresh event loop per test: the SDK's runtime binds to the loop it first sees (pulumi/pulumi#24338).
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    recorder = Recorder()
+    pulumi.runtime.set_mocks(
+        recorder, project="wirespeed", stack="test", preview=False, monitor=RecordingMonitor(recorder)
+    )
+    yield recorder
+    loop.close()
+    asyncio.set_event_loop(None)
+
+
+def resolve(output: pulumi.Output[Any]) -> Any:
+    """Wait for an Output under the mocks (every registration has been answered by then)."""
+    result: list[Any] = []
+
+    @pulumi.runtime.test
+    def wait() -> pulumi.Output[None]:
+        return output.apply(result.append)
+
+    wait()
+    return result[0]
+
+
+def children(recorder: Recorder) -> list[Registration]:
+    return [r for r in recorder.registered if r.type != COMPONENT]
+
+
+def component(recorder: Recorder) -> Registration:
+    (found,) = [r for r in recorder.registered if r.type == COMPONENT]
+    return found
+
+
+def test_default_args_register_every_object_under_pulumi_mocks(engine):
+    tuning = NodeTuning("tuning")
+    assert resolve(tuning.namespace) == "wirespeed-system"
+    assert resolve(tuning.daemon_set_names) == ["wirespeed-agent-throughput"]
+
+    assert component(engine).name == "tuning"
+    # Registration order follows the SDK's async resolution: compare as a set.
+    assert {(r.type, r.name) for r in children(engine)} == {
+        ("kubernetes:core/v1:Namespace", "tuning-namespace"),
+        ("kubernetes:core/v1:ServiceAccount", "tuning-service-account"),
+        ("kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", "tuning-cluster-role"),
+        ("kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding", "tuning-cluster-role-binding"),
+        ("kubernetes:core/v1:ConfigMap", "tuning-config-map-throughput"),
+        ("kubernetes:apps/v1:DaemonSet", "tuning-daemon-set-throughput"),
+    }
+
+
+@pytest.mark.parametrize(
+    ("args", "profiles", "options"),
+    [
+        pytest.param(None, ["throughput"], NodeTuningOptions(), id="defaults"),
+        pytest.param(
+            NodeTuningArgs(
+                profiles=["throughput", "balanced"],
+                image="registry.example/agent:1.2.3",
+                namespace="tuning",
+                pod_monitor=True,
+            ),
+            ["throughput", "balanced"],
+            NodeTuningOptions(image="registry.example/agent:1.2.3", namespace="tuning", pod_monitor=True),
+            id="two-profiles-image-namespace-pod-monitor",
+        ),
+    ],
+)
+def test_registered_inputs_equal_the_rendered_objects_under_pulumi_mocks(engine, args, profiles, options):
+    tuning = NodeTuning("nt", args)
+    resolve(tuning.daemon_set_names)
+    expected = node_tuning_objects([builtin_profile(p) for p in profiles], options)
+    registered = {(r.inputs["kind"], r.inputs["metadata"]["name"]): r.inputs for r in children(engine)}
+    assert registered == {(o["kind"], o["metadata"]["name"]): o for o in expected}
+    assert len(children(engine)) == len(expected)
+
+
+def test_pod_monitor_is_a_custom_resource_under_pulumi_mocks(engine):
+    resolve(NodeTuning("nt", NodeTuningArgs(pod_monitor=True)).namespace)
+    (monitor,) = [r for r in children(engine) if "PodMonitor" in r.type]
+    assert (monitor.type, monitor.name) == ("kubernetes:monitoring.coreos.com/v1:PodMonitor", "nt-pod-monitor")
+
+
+def test_children_are_parented_to_the_component_under_pulumi_mocks(engine):
+    resolve(NodeTuning("nt", NodeTuningArgs(profiles=["throughput", "balanced"], pod_monitor=True)).namespace)
+    urn = component(engine).urn
+    assert urn == "urn:pulumi:test::wirespeed::pulumi:pulumi:Stack$wirespeed:index:NodeTuning::nt"
+    assert {r.name: r.parent for r in children(engine)} == {r.name: urn for r in children(engine)}
+    assert len(children(engine)) == 9
+
+
+def test_children_wait_for_what_they_use_under_pulumi_mocks(engine):
+    resolve(NodeTuning("nt", NodeTuningArgs(profiles=["throughput", "balanced"], pod_monitor=True)).namespace)
+    urns = {r.name: r.urn for r in children(engine)}
+    depends = {r.name: sorted(d.rsplit("::", 1)[1] for d in r.dependencies) for r in children(engine)}
+    assert set(urns) == set(depends)
+    assert depends == {
+        "nt-namespace": [],
+        "nt-service-account": ["nt-namespace"],
+        "nt-cluster-role": [],
+        "nt-cluster-role-binding": ["nt-cluster-role", "nt-service-account"],
+        "nt-config-map-throughput": ["nt-namespace"],
+        "nt-config-map-balanced": ["nt-namespace"],
+        "nt-daemon-set-throughput": ["nt-cluster-role-binding", "nt-config-map-throughput", "nt-service-account"],
+        "nt-daemon-set-balanced": ["nt-cluster-role-binding", "nt-config-map-balanced", "nt-service-account"],
+        "nt-pod-monitor": ["nt-namespace"],
+    }
+
+
+def test_every_output_is_registered_under_pulumi_mocks(engine):
+    tuning = NodeTuning("nt", NodeTuningArgs(profiles=["balanced", "throughput"], namespace="net-tuning"))
+    resolve(tuning.daemon_set_names)
+    assert engine.outputs[component(engine).urn] == {
+        "namespace": "net-tuning",
+        "daemon_set_names": ["wirespeed-agent-balanced", "wirespeed-agent-throughput"],
+    }
+
+
+def test_profile_objects_and_default_image_under_pulumi_mocks(engine):
+    custom = builtin_profile("balanced").model_copy(update={"name": "ingest"})
+    assert isinstance(custom, Profile)
+    resolve(NodeTuning("nt", NodeTuningArgs(profiles=[custom])).namespace)
+    (ds,) = [r for r in children(engine) if r.type == "kubernetes:apps/v1:DaemonSet"]
+    assert ds.name == "nt-daemon-set-ingest"
+    assert ds.inputs["spec"]["template"]["spec"]["nodeSelector"]["wirespeed.io/profile"] == "ingest"
+    assert ds.inputs["spec"]["template"]["spec"]["containers"][0]["image"] == DEFAULT_IMAGE
+
+
+def test_invalid_args_raise_one_error_before_anything_registers_under_pulumi_mocks(engine):
+    args = NodeTuningArgs(profiles=["throughput", "fastest", 42], image="Agent:latest!", namespace="Wirespeed_System")
+    with pytest.raises(pulumi.InputPropertiesError) as raised:
+        NodeTuning("nt", args)  # type: ignore[arg-type]
+    assert engine.registered == []
+    assert raised.value.errors == [
+        {
+            "property_path": "profiles[1]",
+            "reason": "'fastest' is not allowed; allowed: a built-in profile name (balanced, throughput) or a Profile",
+        },
+        {
+            "property_path": "profiles[2]",
+            "reason": "42 is not allowed; allowed: a built-in profile name (balanced, throughput) or a Profile",
+        },
+        {
+            "property_path": "image",
+            "reason": "'Agent:latest!' is not allowed; allowed: an image reference with a tag or digest, "
+            "e.g. REGISTRY/NAME:TAG or REGISTRY/NAME@sha256:HEX",
+        },
+        {
+            "property_path": "namespace",
+            "reason": "'Wirespeed_System' is not allowed; allowed: an RFC 1123 label: lowercase letters, digits "
+            "and '-', 1-63 characters",
+        },
+    ]
+    assert str(raised.value).startswith("invalid NodeTuningArgs:\n  profiles[1]: 'fastest' is not allowed")
+
+
+@pytest.mark.parametrize(
+    ("args", "path", "reason"),
+    [
+        pytest.param(
+            NodeTuningArgs(profiles=[]),
+            "profiles",
+            "[] is not allowed; allowed: at least one profile (built-in: balanced, throughput)",
+            id="no-profile",
+        ),
+        pytest.param(
+            NodeTuningArgs(profiles=["balanced", builtin_profile("balanced")]),
+            "profiles[1].name",
+            "'balanced' is not allowed; allowed: each profile name at most once",
+            id="duplicate-profile-name",
+        ),
+        pytest.param(
+            NodeTuningArgs(image="ghcr.io/wirespeed-io/wirespeed-agent"),
+            "image",
+            "'ghcr.io/wirespeed-io/wirespeed-agent' is not allowed; allowed: an image reference with a tag or digest, "
+            "e.g. REGISTRY/NAME:TAG or REGISTRY/NAME@sha256:HEX",
+            id="untagged-image",
+        ),
+    ],
+)
+def test_each_invalid_arg_is_refused_under_pulumi_mocks(engine, args, path, reason):
+    with pytest.raises(pulumi.InputPropertiesError) as raised:
+        NodeTuning("nt", args)
+    assert engine.registered == []
+    assert raised.value.errors == [{"property_path": path, "reason": reason}]
