@@ -53,10 +53,10 @@ def test_pools_come_from_the_inline_profile_and_the_agent_pool_under_pulumi_mock
     assert ingest["profile"] == "throughput"
     assert ingest["linux_os_config_sysctls"] == {"netCoreNetdevMaxBacklog": 32768}
     assert ingest["create_only"] == {
-        "vmSize": "Standard_D16s_v6",
         "linuxOSConfig": {"sysctls": {"netCoreNetdevMaxBacklog": 32768}},
-        "kubeletConfig": None,
+        "vmSize": "Standard_D16s_v6",
         "availabilityZones": None,
+        "maxPods": None,
     }
     assert (pools["system"]["source"], pools["system"]["autoscaling"], pools["system"]["max_count"]) == (
         "agentPoolProfiles[0]",
@@ -115,19 +115,18 @@ def test_json_document_keys_are_stable_under_pulumi_mocks(basic):
         "log",
     ]
     assert json.loads(json.dumps(doc)) == doc
-    assert doc["create_only_inputs"][0]["input"] == "vmSize"
+    assert doc["create_only_inputs"][0]["input"] == "linuxOSConfig"
     ip = next(r for r in doc["resources"] if r["name"] == "outbound-0")
     assert ip["outputs"]["ipAddress"] == "192.0.2.1"
     assert "resourceGroupName" not in ip["outputs"]  # echoed inputs are not repeated as outputs
 
 
 def test_every_create_only_input_cites_the_aks_docs():
-    assert [c.input for c in AGENT_POOL_CREATE_ONLY] == [
-        "vmSize",
-        "linuxOSConfig",
-        "kubeletConfig",
-        "availabilityZones",
-    ]
+    from wirespeed.azure._validate import REPLACE_ON_CHANGE
+    from wirespeed.program.create_only import SOURCES
+
+    assert [c.input for c in AGENT_POOL_CREATE_ONLY] == [path for path, _ in REPLACE_ON_CHANGE]
+    assert set(SOURCES) == {path for path, _ in REPLACE_ON_CHANGE}
     assert all(c.source.startswith("learn.microsoft.com/azure/aks/") for c in AGENT_POOL_CREATE_ONLY)
 
 

@@ -14,16 +14,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wirespeed import catalog
+from wirespeed.manifests.node_tuning import PROFILE_KEY, PROFILE_LABEL
 from wirespeed.program.create_only import AGENT_POOL_CREATE_ONLY, create_only_values
 from wirespeed.program.model import STACK_TYPE, ProgramPlan, RegisteredResource
 from wirespeed.program.project import DEFAULT_STACK, SECRET_PLACEHOLDER
-from wirespeed.program.sections import PROFILE_LABEL, OutboundReview, PoolReview, Replacement, TuningReview
+from wirespeed.program.sections import OutboundReview, PoolReview, Replacement, TuningReview
 from wirespeed.program.summaries import lb_ips, namespaced, summarise
 from wirespeed.program.values import fmt, get, num, plain_numbers
 from wirespeed.sizing import azure_lb, nat_gateway
 from wirespeed.sizing.errors import SizingError
 
-PROFILE_KEY = "profile.json"
 JSON_SCHEMA_VERSION = 1
 
 

@@ -8,13 +8,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from wirespeed import catalog
+from wirespeed.manifests.node_tuning import PROFILE_LABEL
 from wirespeed.program.create_only import create_only_values
 from wirespeed.program.values import fmt, get, num, plain_numbers
 from wirespeed.sizing import azure_lb
 from wirespeed.sizing.errors import SizingError
 
-# The node label a tuned pool carries and the DaemonSet selects on (wirespeed.manifests uses the same).
-PROFILE_LABEL = "wirespeed.io/profile"
 # learn.microsoft.com/azure/aks/upgrade-aks-cluster#customize-node-surge-upgrade: maxSurge defaults to 10%.
 DEFAULT_MAX_SURGE = "10%"
 
