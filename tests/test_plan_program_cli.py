@@ -103,3 +103,23 @@ def test_compare_marks_the_replaced_pool_under_pulumi_mocks(tmp_path):
         2,
         f"error: --compare: '{tmp_path / 'none.json'}' cannot be read (No such file or directory)\n",
     )
+
+
+def test_a_component_output_holding_a_resource_settles_under_pulumi_mocks(tmp_path):
+    # Regression: rebuilding the resource reference in a registered output off the event loop created outputs
+    # no loop ran, and the plan waited forever. A subprocess with a timeout so a regression fails, not hangs.
+    (tmp_path / "Pulumi.yaml").write_text("name: ref\nruntime: python\n")
+    (tmp_path / "__main__.py").write_text(
+        "from pulumi_azure_native import containerservice as cs\n"
+        "from wirespeed.azure import NetworkOptimizedNodePool, NetworkOptimizedNodePoolArgs\n"
+        "c = cs.ManagedCluster('aks', resource_group_name='rg', dns_prefix='a', agent_pool_profiles=[\n"
+        "    cs.ManagedClusterAgentPoolProfileArgs(name='sys', mode='System', vm_size='Standard_D4ds_v6', count=3)])\n"
+        "NetworkOptimizedNodePool('p', NetworkOptimizedNodePoolArgs(name='p', vm_size='Standard_D16s_v6',\n"
+        "    resource_group_name='rg', cluster_name=c.name))\n"
+    )
+    out = run("plan", str(tmp_path), "--json")
+    assert out.returncode == 0, out.stderr
+    component = next(r for r in json.loads(out.stdout)["resources"] if r["type"].endswith("NetworkOptimizedNodePool"))
+    assert component["outputs"]["agent_pool"] == (
+        "urn:pulumi:plan::ref::wirespeed:index:NetworkOptimizedNodePool$azure-native:containerservice:AgentPool::p-pool"
+    )

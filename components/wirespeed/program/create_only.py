@@ -19,7 +19,7 @@ SOURCES: dict[str, str] = {
     "aks create` or `az aks nodepool add` and applies to the nodes of that new pool)",
     "availabilityZones": "learn.microsoft.com/azure/aks/reliability-availability-zones-configure (\"You can't "
     'change the number of availability zones after you create a node pool")',
-    "maxPods": "learn.microsoft.com/azure/aks/configure-azure-cni (\"Configure maximum - existing clusters\": to "
+    "maxPods": 'learn.microsoft.com/azure/aks/configure-azure-cni ("Configure maximum - existing clusters": to '
     "change maxPods, add a node pool with the new value and move the pods)",
 }
 # Deliberately not create-only: osSKU. AKS migrates Ubuntu <-> AzureLinux in place by reimaging the nodes

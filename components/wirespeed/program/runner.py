@@ -28,9 +28,15 @@ from wirespeed.program.fake_cloud import DEFAULT_AWS_REGION, DEFAULT_AZURE_LOCAT
 from wirespeed.program.model import STACK_TYPE, Invoke, ProgramPlan, RegisteredResource
 from wirespeed.program.project import SECRET_PLACEHOLDER, Project, load_project
 
-# Pulumi's resource-reference and secret signatures (pulumi/runtime/rpc.py) as they appear in plain values.
+# Signatures Pulumi puts in serialised values (pulumi/runtime/rpc.py); the recorder reads the wire form
+# directly so that recording never builds SDK objects (rehydrating a resource reference off the event loop
+# creates outputs no loop will ever run, and the program would never settle).
 _SIG_KEY = "4dabf18193072939515e22adb298388d"
 _SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270"
+_RESOURCE_SIG = "5cf8f73096256a8f31e491e813e4eb8e"
+_ASSET_SIGS = {"c44067f5952c0a294b673a41bacd8c17": "asset", "0def7320c3a5731c473e5ecbe6d01bc7": "archive"}
+_UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
+UNKNOWN_PLACEHOLDER = "[unknown]"
 
 
 def run_program(directory: Path | str, stack: str | None = None) -> ProgramPlan:
@@ -73,20 +79,42 @@ class _LogCollector(logging.Handler):
 
 
 def _plain(value: Any) -> Any:
-    """A JSON-friendly copy: secrets become ``[secret]``, resource references their URN, assets their path."""
+    """A JSON-friendly copy: secrets become ``[secret]``, resource references their URN, assets their kind."""
     if isinstance(value, Mapping):
-        if value.get(_SIG_KEY) == _SECRET_SIG:
+        sig = value.get(_SIG_KEY)
+        if sig == _SECRET_SIG:
             return SECRET_PLACEHOLDER
+        if sig == _RESOURCE_SIG:
+            return str(value.get("urn", ""))
+        if sig in _ASSET_SIGS:
+            return f"<{_ASSET_SIGS[sig]}>"
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_plain(v) for v in value]
+    if value == _UNKNOWN:
+        return UNKNOWN_PLACEHOLDER
     if value is None or isinstance(value, bool | int | float | str):
         return value
     urn = getattr(value, "urn", None)
     if urn is not None:
         return f"<resource {getattr(value, '_name', '?')}>"
-    path = getattr(value, "path", None) or getattr(value, "text", None)
-    return f"<{type(value).__name__} {path}>" if path else f"<{type(value).__name__}>"
+    return f"<{type(value).__name__}>"
+
+
+def _wire(struct: Any) -> dict[str, Any]:
+    """A protobuf Struct as plain Python values, without the SDK rebuilding resources or outputs from it."""
+    return {str(k): _wire_value(v) for k, v in struct.fields.items()}
+
+
+def _wire_value(value: Any) -> Any:
+    kind = value.WhichOneof("kind")
+    if kind == "struct_value":
+        return _wire(value.struct_value)
+    if kind == "list_value":
+        return [_wire_value(v) for v in value.list_value.values]
+    if kind in ("number_value", "string_value", "bool_value"):
+        return getattr(value, kind)
+    return None
 
 
 def _unwrap(value: Any) -> Any:
@@ -117,17 +145,13 @@ def _build_mocks(cloud: FakeCloud, recorder: _Recorder) -> Any:
 
 
 def _build_monitor(mocks: Any, recorder: _Recorder) -> Any:
-    from pulumi.runtime import rpc
     from pulumi.runtime.mocks import MockMonitor
 
     class RecordingMonitor(MockMonitor):
         """The SDK's mock monitor, also remembering parents, inputs and registered outputs for the plan."""
 
         def _record(self, request: Any, urn: str, rid: str, state: Any, read: bool) -> None:
-            if request.type == STACK_TYPE:
-                inputs = {}
-            else:
-                inputs = rpc.deserialize_properties(request.properties if read else request.object)
+            inputs = {} if request.type == STACK_TYPE else _wire(request.properties if read else request.object)
             recorder.resources.append(
                 RegisteredResource(
                     urn=urn,
@@ -158,7 +182,7 @@ def _build_monitor(mocks: Any, recorder: _Recorder) -> Any:
             return response
 
         def RegisterResourceOutputs(self, request: Any) -> Any:  # noqa: N802
-            recorder.registered_outputs[request.urn] = _plain(rpc.deserialize_properties(request.outputs))
+            recorder.registered_outputs[request.urn] = _plain(_wire(request.outputs))
             return super().RegisterResourceOutputs(request)  # type: ignore[no-untyped-call]
 
     return RecordingMonitor(mocks)
