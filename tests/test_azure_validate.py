@@ -434,3 +434,66 @@ def test_profile_model_ranges_agree_with_the_aks_table():
 def test_check_value_accepts_exactly_the_range(value):
     row = aks_sysctls.BY_KERNEL_NAME["net.core.somaxconn"]
     assert (aks_sysctls.check_value(row.kernel_name, value) is None) == (row.low <= value <= row.high)
+
+
+def test_adding_a_pool_can_make_an_existing_explicit_profile_infeasible():
+    from wirespeed.azure.existing import ExistingPool, outbound_check
+
+    added = plan_pool(NodePoolSpec(name="fast", vm_size="D16ds_v6", max_count=20, max_surge="2"))
+    check = outbound_check([ExistingPool("system", 3, "1"), ExistingPool("apps", 40)], [added], 4000, 2)
+    # 4 + 44 + 22 = 70 nodes x 4,000 = 280,000 > 2 x 64,000
+    assert check == {
+        "nodes_at_max": 70,
+        "outbound_ips": 2,
+        "allocated_outbound_ports": 4000,
+        "feasible": False,
+        "ports_required": 280_000,
+        "ports_available": 128_000,
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param("apps:D16s_v6:1:5", ("apps", "D16s_v6", 1, 5, "10%", "throughput"), id="defaults"),
+        pytest.param("b:D8as_v6:0:9:2:balanced", ("b", "D8as_v6", 0, 9, "2", "balanced"), id="all-fields"),
+        pytest.param("c:D8as_v6:0:9::balanced", ("c", "D8as_v6", 0, 9, "10%", "balanced"), id="empty-surge"),
+    ],
+)
+def test_stack_config_pool_strings(text, expected):
+    from wirespeed.azure.stack_config import parse_pool
+
+    problems: list = []
+    pool = parse_pool(text, "wirespeed:pools[0]", problems, ["1"])
+    assert problems == []
+    assert pool is not None
+    assert (pool.name, pool.vm_size, pool.min_count, pool.max_count, pool.max_surge, pool.profile) == expected
+    assert tuple(pool.zones) == ("1",)
+
+
+def test_stack_config_reports_every_bad_pool_string():
+    from wirespeed.azure.stack_config import StackConfigError, cluster_spec
+
+    with pytest.raises(StackConfigError) as caught:
+        cluster_spec({"location": "westeurope", "systemPool": "system", "pools": ["a:D8s_v6:x:3", 7]})
+    assert [(p.path, p.reason) for p in caught.value.problems] == [
+        ("wirespeed:systemPool", "'system' is not allowed: NAME:VM_SIZE:MIN:MAX[:SURGE[:PROFILE]], e.g. "
+         "apps:Standard_D16s_v6:3:20:10%:throughput"),
+        ("wirespeed:pools[0]", "'a:D8s_v6:x:3' is not allowed: MIN and MAX must be whole numbers "
+         "(NAME:VM_SIZE:MIN:MAX[:SURGE[:PROFILE]], e.g. apps:Standard_D16s_v6:3:20:10%:throughput)"),
+        ("wirespeed:pools[1]", "7 is not allowed: NAME:VM_SIZE:MIN:MAX[:SURGE[:PROFILE]], e.g. "
+         "apps:Standard_D16s_v6:3:20:10%:throughput"),
+    ]  # fmt: skip
+
+
+def test_pure_azure_modules_load_no_pulumi():
+    import json
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, json, wirespeed.azure, wirespeed.azure._validate, wirespeed.azure.stack_config, "
+        "wirespeed.azure.existing; print(json.dumps(sorted(sys.modules)))"
+    )
+    loaded = json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
+    assert [m for m in loaded if m.split(".")[0] in ("pulumi", "pulumi_azure_native", "pulumi_kubernetes")] == []
