@@ -20,6 +20,7 @@ from wirespeed.azure.spec import ClusterSpec, NodePoolSpec, OutboundSpec, SnatAl
 from wirespeed.azure.topology import cluster_load_balancer_id
 from wirespeed.profile import Profile, Sysctls
 from wirespeed.profiles import builtin_profile
+from wirespeed.sizing import dynamic_default_ports
 
 POOL = NodePoolSpec(name="apps", vm_size="Standard_D16s_v6", min_count=3, max_count=60, max_surge="10%")
 
@@ -497,3 +498,39 @@ def test_pure_azure_modules_load_no_pulumi():
     )
     loaded = json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
     assert [m for m in loaded if m.split(".")[0] in ("pulumi", "pulumi_azure_native", "pulumi_kubernetes")] == []
+
+
+@given(
+    pools=st.lists(
+        st.tuples(st.integers(1, 300), st.sampled_from(["0", "1", "3", "10%", "33%", "100%"])).filter(
+            lambda pool: pool[1].endswith("%") or int(pool[1]) <= pool[0]
+        ),
+        min_size=1,
+        max_size=4,
+    ),
+    cps=st.integers(1, 60),
+)
+def test_cluster_outbound_always_fits_and_never_leaves_ports_to_azure(pools, cps):
+    specs = [
+        NodePoolSpec(name=f"p{i}", vm_size="D8s_v6", max_count=max_count, max_surge=surge)
+        for i, (max_count, surge) in enumerate(pools)
+    ]
+    spec = ClusterSpec(location="westeurope", pools=specs, outbound=OutboundSpec(connections_per_second=cps))
+    nodes = 4 + sum(m + (-(-m * int(s[:-1]) // 100) if s.endswith("%") else int(s)) for m, s in pools)
+    # cps x 240 s x 1.25 rounded up to 8, never below what Azure's default would give at this size.
+    ports = max(-(-cps * 300 // 8) * 8, dynamic_default_ports(nodes) if nodes <= 1000 else 32)
+    if ports * nodes > 100 * 64_000:
+        # Only a demand beyond 100 IPs may be refused, and it says so.
+        problems = problems_of(lambda: plan_cluster(spec))
+        assert [p for p, _ in problems] == ["outbound"]
+        assert problems[0][1].startswith("infeasible: outbound IPs:")
+        return
+    plan = plan_cluster(spec)
+    lb = plan.outbound.load_balancer
+    assert lb is not None
+    surge = sum(p.surge_nodes for p in (plan.system_pool, *plan.pools))
+    assert lb.nodes_at_max == 3 + sum(m for m, _ in pools) + surge
+    assert lb.allocated_outbound_ports >= 8
+    assert lb.allocated_outbound_ports % 8 == 0
+    assert lb.allocated_outbound_ports * lb.nodes_at_max <= lb.outbound_ips * 64_000
+    assert lb.allocated_outbound_ports * lb.nodes_at_max > (lb.outbound_ips - 1) * 64_000

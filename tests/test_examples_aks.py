@@ -101,3 +101,42 @@ def test_aks_existing_cluster_example_under_pulumi_mocks():
     # backend pool past 50, where Azure's default halves every node's ports to 512.
     assert (check["allocated_outbound_ports"], check["nodes_at_max"], check["dynamic_ports_per_node"]) == (0, 59, 512)
     assert (check["recommended"]["allocated_outbound_ports"], check["recommended"]["outbound_ips"]) == (3600, 4)
+
+
+GOLDEN = ROOT / "tests" / "golden" / "aks"
+
+
+def registrations(directory, stack=None) -> str:
+    """What a program registers, as reviewable JSON: type, name, parent and inputs of each resource, by URN."""
+    import json
+
+    plan = run_program(directory, stack)
+    rows = [
+        {"urn": r.urn, "type": r.type, "parent": r.parent, "provider": r.provider, "inputs": r.inputs}
+        for r in sorted(plan.resources, key=lambda r: r.urn)
+    ]
+    return json.dumps(rows, indent=2, sort_keys=True) + "\n"
+
+
+@pytest.mark.parametrize(
+    ("golden", "directory", "stack"),
+    [
+        pytest.param("root-defaults.json", ROOT, None, id="root-defaults"),
+        pytest.param("aks-dsv6-dev.json", EXAMPLES / "aks-dsv6", "dev", id="aks-dsv6-dev"),
+        pytest.param("aks-natgw-dev.json", EXAMPLES / "aks-natgw", "dev", id="aks-natgw-dev"),
+        pytest.param("aks-existing-cluster-dev.json", EXAMPLES / "aks-existing-cluster", "dev", id="existing-dev"),
+    ],
+)
+def test_registered_inputs_match_the_golden_file_under_pulumi_mocks(golden, directory, stack):
+    """Golden files make every change to what the programs register show up in review.
+
+    Regenerate after an intended change: WIRESPEED_UPDATE_GOLDEN=1 pytest tests/test_examples_aks.py
+    """
+    import os
+
+    actual = registrations(directory, stack)
+    path = GOLDEN / golden
+    if os.environ.get("WIRESPEED_UPDATE_GOLDEN") == "1":
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(actual)
+    assert actual == path.read_text()
