@@ -339,8 +339,8 @@ def test_invalid_cluster_raises_one_error_listing_every_problem_before_registeri
         },
         {
             "property_path": "pools[0].max_surge",
-            "reason": "'11' is not allowed: a node count from 0 to max_count or a percent from 0% to 100% "
-            "(e.g. '1' or '10%') (10)",
+            "reason": "'11' is not allowed: a node count from 1 to max_count (10) or a percent above 0% up to "
+            "100% (e.g. '1' or '10%')",
         },
         {
             "property_path": "outbound.idle_timeout_minutes",

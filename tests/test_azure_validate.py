@@ -95,7 +95,8 @@ def test_every_pool_problem_is_listed_at_once_with_field_value_and_range():
         ("min_count", "5 is not allowed: must be at most max_count (4) (autoscaler range min..max)"),
         (
             "max_surge",
-            "'9' is not allowed: a node count from 0 to max_count or a percent from 0% to 100% (e.g. '1' or '10%') (4)",
+            "'9' is not allowed: a node count from 1 to max_count (4) or a percent above 0% up to 100% (e.g. '1' or "
+            "'10%')",
         ),
         ("zones[1]", "'4' is not allowed: one of 1, 2, 3"),
         (
@@ -204,7 +205,7 @@ def test_profile_label_must_match_the_profile():
         pytest.param("10%", 60, 6, id="percent-rounds-up"),
         pytest.param("1%", 60, 1, id="small-percent-is-one-node"),
         pytest.param("2", 60, 2, id="count"),
-        pytest.param("0", 5, 0, id="zero"),
+        pytest.param("0.5%", 5, 1, id="fraction-of-a-node-is-one"),
         pytest.param("5", 5, 5, id="whole-pool"),
     ],
 )
@@ -215,12 +216,15 @@ def test_surge_nodes(surge, max_count, expected):
     assert plan.surge_nodes == expected
 
 
-@pytest.mark.parametrize("surge", ["-1", "6", "101%", "-5%", "lots", ""])
+@pytest.mark.parametrize("surge", ["-1", "0", "0%", "6", "101%", "-5%", "lots", ""])
 def test_surge_negative_or_larger_than_the_pool_is_refused(surge):
     plan, problems = check_pool(NodePoolSpec(name="apps", vm_size="D8s_v6", max_count=5, max_surge=surge))
     assert plan is None
     assert [p.path for p in problems] == ["max_surge"]
-    assert problems[0].reason.startswith(f"{surge!r} is not allowed: a node count from 0 to max_count or a percent")
+    assert problems[0].reason == (
+        f"{surge!r} is not allowed: a node count from 1 to max_count (5) or a percent above 0% up to 100% "
+        "(e.g. '1' or '10%')"
+    )
 
 
 def cluster(**kwargs) -> ClusterSpec:
@@ -253,7 +257,7 @@ def test_fixed_ip_count_that_cannot_carry_the_ports_is_infeasible():
 
 
 def test_workload_beyond_100_ips_is_infeasible():
-    big = NodePoolSpec(name="apps", vm_size="D8s_v6", max_count=1000, max_surge="0")
+    big = NodePoolSpec(name="apps", vm_size="D8s_v6", max_count=999, max_surge="1")
     spec = cluster(pools=[big], outbound=OutboundSpec(allocated_outbound_ports=8000))
     assert problems_of(lambda: plan_cluster(spec)) == [
         (
@@ -502,7 +506,7 @@ def test_pure_azure_modules_load_no_pulumi():
 
 @given(
     pools=st.lists(
-        st.tuples(st.integers(1, 300), st.sampled_from(["0", "1", "3", "10%", "33%", "100%"])).filter(
+        st.tuples(st.integers(1, 300), st.sampled_from(["1", "3", "10%", "33%", "100%"])).filter(
             lambda pool: pool[1].endswith("%") or int(pool[1]) <= pool[0]
         ),
         min_size=1,
@@ -534,3 +538,21 @@ def test_cluster_outbound_always_fits_and_never_leaves_ports_to_azure(pools, cps
     assert lb.allocated_outbound_ports % 8 == 0
     assert lb.allocated_outbound_ports * lb.nodes_at_max <= lb.outbound_ips * 64_000
     assert lb.allocated_outbound_ports * lb.nodes_at_max > (lb.outbound_ips - 1) * 64_000
+
+
+def test_two_different_profiles_of_one_name_are_refused():
+    other = builtin_profile("balanced").model_copy(update={"name": "throughput"})
+    spec = cluster(pools=[POOL, NodePoolSpec(name="b", vm_size="D8s_v6", profile=other)])
+    assert problems_of(lambda: plan_cluster(spec)) == [
+        (
+            "pools[1].profile",
+            "'throughput' is not allowed: another pool uses a different profile of that name (the DaemonSet for a "
+            "name applies one profile); rename one",
+        )
+    ]
+
+
+def test_tuning_image_and_namespace_are_checked_before_the_cluster_registers():
+    paths = [p for p, _ in problems_of(lambda: plan_cluster(cluster(tuning_image="agent", tuning_namespace="Bad_NS")))]
+    assert paths == ["tuning_image", "tuning_namespace"]
+    plan_cluster(cluster(tuning=False, tuning_image="agent"))  # not installed: not checked

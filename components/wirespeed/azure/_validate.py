@@ -26,6 +26,7 @@ from wirespeed.azure.spec import (
     OutboundSpec,
     SnatAlertSpec,
 )
+from wirespeed.manifests.options import DEFAULT_IMAGE, NodeTuningOptions, check_options
 from wirespeed.profile import Profile
 from wirespeed.profiles import builtin_profile
 from wirespeed.sizing import azure_lb, nat_gateway
@@ -286,7 +287,10 @@ def _check_vm_size(out: _Collector, prefix: str, spec: NodePoolSpec) -> catalog.
 def _parse_surge(out: _Collector, prefix: str, spec: NodePoolSpec, max_count: int | None) -> azure_lb.Pool | None:
     path = _join(prefix, "max_surge")
     text = spec.max_surge.strip() if isinstance(spec.max_surge, str) else ""
-    allowed = "a node count from 0 to max_count or a percent from 0% to 100% (e.g. '1' or '10%')"
+    # At least one surge node: wirespeed leaves maxUnavailable at its API default 0, and AKS refuses an upgrade
+    # setting where both are 0 (learn.microsoft.com/azure/aks/upgrade-aks-cluster, "Customize node surge upgrade").
+    bound = f" ({max_count})" if max_count is not None else ""
+    allowed = f"a node count from 1 to max_count{bound} or a percent above 0% up to 100% (e.g. '1' or '10%')"
     percent = text.endswith("%")
     number = text[:-1] if percent else text
     try:
@@ -294,9 +298,8 @@ def _parse_surge(out: _Collector, prefix: str, spec: NodePoolSpec, max_count: in
     except ValueError:
         out.add(path, f"{spec.max_surge!r} is not allowed: {allowed}")
         return None
-    if value < 0 or (percent and value > 100) or (not percent and max_count is not None and value > max_count):
-        bound = f" ({max_count})" if not percent and max_count is not None and value > max_count else ""
-        out.add(path, f"{spec.max_surge!r} is not allowed: {allowed}{bound}")
+    if value <= 0 or (percent and value > 100) or (not percent and max_count is not None and value > max_count):
+        out.add(path, f"{spec.max_surge!r} is not allowed: {allowed}")
         return None
     if max_count is None:
         return None
@@ -645,6 +648,22 @@ def plan_outbound(pools: Sequence[NodePoolSpec], outbound: OutboundSpec) -> Outb
     return plan
 
 
+def _distinct_profiles(out: _Collector, pools: Sequence[tuple[str, PoolPlan | None]]) -> dict[str, Profile]:
+    """One profile per name: the DaemonSet of a name applies one document to every node labelled with it."""
+    profiles: dict[str, Profile] = {}
+    for path, plan in pools:
+        if plan is None:
+            continue
+        seen = profiles.setdefault(plan.profile.name, plan.profile)
+        if seen != plan.profile:
+            out.add(
+                _join(path, "profile"),
+                f"{plan.profile.name!r} is not allowed: another pool uses a different profile of that name "
+                "(the DaemonSet for a name applies one profile); rename one",
+            )
+    return profiles
+
+
 def plan_cluster(spec: ClusterSpec) -> ClusterPlan:
     """Validate a whole cluster (system pool, user pools, outbound, alert); one InvalidArgsError with every problem."""
     out = _Collector()
@@ -667,11 +686,14 @@ def plan_cluster(spec: ClusterSpec) -> ClusterPlan:
     alert = _check_alert(out, spec.snat_alert, outbound, spec.outbound.type)
     if not isinstance(spec.location, str) or not spec.location.strip():
         out.add("location", f"{spec.location!r} is not allowed: an Azure region name, e.g. 'westeurope'")
+    profiles = _distinct_profiles(out, [("system_pool", system)] + [(f"pools[{i}]", p) for i, p in enumerate(plans)])
+    if spec.tuning:
+        # NodeTuning checks these itself, but only after the cluster has registered: check them first.
+        options = NodeTuningOptions(image=spec.tuning_image or DEFAULT_IMAGE, namespace=spec.tuning_namespace)
+        for problem in check_options(options):
+            out.add(f"tuning_{problem.field}", f"{problem.value!r} is not allowed: {problem.allowed}")
     if out.problems or system is None or outbound is None:
         raise InvalidArgsError("NetworkOptimizedCluster", out.problems)
-    profiles: dict[str, Profile] = {}
-    for p in [system, *plans]:
-        profiles.setdefault(p.profile.name, p.profile)
     return ClusterPlan(
         system_pool=system, pools=tuple(plans), outbound=outbound, snat_alert=alert, profiles=tuple(profiles.values())
     )
