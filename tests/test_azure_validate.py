@@ -498,7 +498,8 @@ def test_pure_azure_modules_load_no_pulumi():
 
     code = (
         "import sys, json, wirespeed.azure, wirespeed.azure._validate, wirespeed.azure.stack_config, "
-        "wirespeed.azure.existing; print(json.dumps(sorted(sys.modules)))"
+        "wirespeed.azure.existing, wirespeed.azure.pools, wirespeed.azure.outbound; "
+        "print(json.dumps(sorted(sys.modules)))"
     )
     loaded = json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
     assert [m for m in loaded if m.split(".")[0] in ("pulumi", "pulumi_azure_native", "pulumi_kubernetes")] == []
