@@ -1,5 +1,5 @@
 # The two commands a platform engineer needs (see README):
-#   make demo   plan the bundled example workload offline (no cloud account)
+#   make demo   plan the root Pulumi project (a tuned AKS cluster) on its bundled config, offline (no cloud account)
 #   make test   install what the tests need, lint, and run every test (Python and Go)
 PYTHON ?= python3
 VENV   := .venv
@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 .PHONY: demo test lint test-python test-go system-deps agent clean regen
 
 demo: $(STAMP)
-	$(BIN)/wirespeed plan
+	$(BIN)/wirespeed plan .
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)

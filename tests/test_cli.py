@@ -170,7 +170,9 @@ def test_profile_show_and_validate(tmp_path):
     assert out.stderr == f"error: {bad}/rings/ena/rx: 10 is not allowed: must be between 64 and 65,536\n"
 
 
-def test_plan_bundled_example():
+def test_plan_bundled_example(tmp_path, monkeypatch):
+    # Outside a Pulumi project (no Pulumi.yaml in the working directory) `plan` falls back to the bundled workload.
+    monkeypatch.chdir(tmp_path)
     out = run("plan", "--json")
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)

@@ -140,6 +140,17 @@ def test_a_program_raising_names_its_file_and_line_under_pulumi_mocks(tmp_path):
     assert caught.value.message == f"{tmp_path / '__main__.py'}: __main__.py:3: ValueError: pool: bad"
 
 
+def test_a_missing_sdk_says_what_to_install_under_pulumi_mocks(tmp_path):
+    (tmp_path / "Pulumi.yaml").write_text("name: needs\nruntime: python\n")
+    (tmp_path / "__main__.py").write_text("import pulumi_nonexistent_cloud\n")
+    with pytest.raises(ProgramError) as caught:
+        run_program(tmp_path)
+    assert caught.value.message == (
+        f"{tmp_path / '__main__.py'}: __main__.py:1: No module named 'pulumi_nonexistent_cloud': install the "
+        f"project's requirements (pip install -r {tmp_path / 'requirements.txt'}) into this environment"
+    )
+
+
 def write(path: Path, text: str) -> Path:
     path.write_text(text)
     return path

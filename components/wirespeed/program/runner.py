@@ -249,6 +249,11 @@ def _run(project: Project) -> ProgramPlan:
         raise ProgramError(f"{project.main}: {exc}") from None
     except ProgramError:
         raise
+    except ModuleNotFoundError as exc:
+        raise ProgramError(
+            f"{project.main}: {_where(exc, project)}{exc}: install the project's requirements "
+            f"(pip install -r {project.directory / 'requirements.txt'}) into this environment"
+        ) from None
     except Exception as exc:
         raise ProgramError(f"{project.main}: {_where(exc, project)}{type(exc).__name__}: {exc}") from None
     finally:
