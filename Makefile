@@ -44,6 +44,7 @@ regen: $(STAMP)
 	cp components/wirespeed/data/profile.schema.json agent/internal/profile/profile.schema.json
 	$(BIN)/python -m wirespeed.profiles
 	$(BIN)/python -m wirespeed.catalog.generate_aws
+	$(BIN)/python -m wirespeed.azure.docs
 	cp agent/internal/nodestatus/rbac.yaml components/wirespeed/data/agent-rbac.yaml
 	UPDATE_GOLDEN=1 $(BIN)/pytest -q tests/test_render_node_tuning.py
 

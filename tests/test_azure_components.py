@@ -387,3 +387,19 @@ def test_outbound_profile_refuses_created_ips():
             "'managed' or 'existing' (create IPs yourself and pass existing_ip_ids)",
         }
     ]
+
+
+def test_cluster_with_existing_public_ips_under_pulumi_mocks():
+    ids = [
+        f"/subscriptions/{SUBSCRIPTION}/resourceGroups/net/providers/Microsoft.Network/publicIPAddresses/e{i}"
+        for i in (1, 2)
+    ]
+    outbound = OutboundSpec(allocated_outbound_ports=1024, ip_mode="existing", existing_ip_ids=ids)
+    rec = run_under_mocks(
+        lambda: NetworkOptimizedCluster("c", cluster_args(outbound=outbound, tuning=False)),
+        resolve=lambda c: {"ids": c.outbound_ip_ids, "count": c.outbound_ip_count},
+    )
+    profile = rec.one(MANAGED_CLUSTER).inputs["networkProfile"]["loadBalancerProfile"]
+    assert profile["outboundIPs"] == {"publicIPs": [{"id": i} for i in ids]}
+    assert rec.of_type(PUBLIC_IP) == []
+    assert rec.resolved == {"ids": ids, "count": 2}

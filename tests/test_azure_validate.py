@@ -557,3 +557,10 @@ def test_tuning_image_and_namespace_are_checked_before_the_cluster_registers():
     paths = [p for p, _ in problems_of(lambda: plan_cluster(cluster(tuning_image="agent", tuning_namespace="Bad_NS")))]
     assert paths == ["tuning_image", "tuning_namespace"]
     plan_cluster(cluster(tuning=False, tuning_image="agent"))  # not installed: not checked
+
+
+def test_azure_readme_is_generated_from_the_code():
+    """components/wirespeed/azure/README.md lists every input and output; regenerate with `make regen`."""
+    from wirespeed.azure import docs
+
+    assert docs.README.read_text() == docs.render()
