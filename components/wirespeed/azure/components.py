@@ -384,6 +384,10 @@ class NetworkOptimizedCluster(pulumi.ComponentResource):
         )
 
     def _snat_alert(self, name: str, args: NetworkOptimizedClusterArgs, plan: ClusterPlan) -> monitor.MetricAlert:
+        # learn.microsoft.com/azure/load-balancer/load-balancer-standard-diagnostics: UsedSnatPorts and
+        # AllocatedSnatPorts on Microsoft.Network/loadBalancers, split by BackendIPAddress (one series per node).
+        # A metric alert cannot divide one metric by another; the threshold is a share of the explicit ports,
+        # which equal AllocatedSnatPorts because wirespeed never leaves allocatedOutboundPorts at 0.
         alert = plan.snat_alert
         assert alert is not None
         return monitor.MetricAlert(
