@@ -37,13 +37,16 @@ test-go: agent
 agent:
 	$(MAKE) -C agent build
 
-# Regenerate committed artifacts after changing the models, sizing or the pinned moto.
+# Regenerate committed artifacts after changing the models, sizing, the agent's RBAC, the manifests or the pinned moto.
 regen: $(STAMP)
 	$(BIN)/python -c 'from wirespeed.profile import render_schema; import sys; sys.stdout.write(render_schema())' \
 		> components/wirespeed/data/profile.schema.json
 	cp components/wirespeed/data/profile.schema.json agent/internal/profile/profile.schema.json
 	$(BIN)/python -m wirespeed.profiles
 	$(BIN)/python -m wirespeed.catalog.generate_aws
+	$(BIN)/python -m wirespeed.azure.docs
+	cp agent/internal/nodestatus/rbac.yaml components/wirespeed/data/agent-rbac.yaml
+	UPDATE_GOLDEN=1 $(BIN)/pytest -q tests/test_render_node_tuning.py
 
 clean:
 	rm -rf $(VENV) agent/bin

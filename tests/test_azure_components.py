@@ -339,8 +339,8 @@ def test_invalid_cluster_raises_one_error_listing_every_problem_before_registeri
         },
         {
             "property_path": "pools[0].max_surge",
-            "reason": "'11' is not allowed: a node count from 0 to max_count or a percent from 0% to 100% "
-            "(e.g. '1' or '10%') (10)",
+            "reason": "'11' is not allowed: a node count from 1 to max_count (10) or a percent above 0% up to "
+            "100% (e.g. '1' or '10%')",
         },
         {
             "property_path": "outbound.idle_timeout_minutes",
@@ -387,3 +387,49 @@ def test_outbound_profile_refuses_created_ips():
             "'managed' or 'existing' (create IPs yourself and pass existing_ip_ids)",
         }
     ]
+
+
+def test_cluster_with_existing_public_ips_under_pulumi_mocks():
+    ids = [
+        f"/subscriptions/{SUBSCRIPTION}/resourceGroups/net/providers/Microsoft.Network/publicIPAddresses/e{i}"
+        for i in (1, 2)
+    ]
+    outbound = OutboundSpec(allocated_outbound_ports=1024, ip_mode="existing", existing_ip_ids=ids)
+    rec = run_under_mocks(
+        lambda: NetworkOptimizedCluster("c", cluster_args(outbound=outbound, tuning=False)),
+        resolve=lambda c: {"ids": c.outbound_ip_ids, "count": c.outbound_ip_count},
+    )
+    profile = rec.one(MANAGED_CLUSTER).inputs["networkProfile"]["loadBalancerProfile"]
+    assert profile["outboundIPs"] == {"publicIPs": [{"id": i} for i in ids]}
+    assert rec.of_type(PUBLIC_IP) == []
+    assert rec.resolved == {"ids": ids, "count": 2}
+
+
+def test_the_five_kinds_of_bad_input_come_back_together_before_registering_under_pulumi_mocks():
+    """Non-network-optimised size, sysctl outside AKS's range, surge larger than the pool, unknown profile and
+    an infeasible outbound: one error, every problem, nothing registered."""
+    args = cluster_args(
+        pools=[
+            NodePoolSpec(name="old", vm_size="D16s_v3", max_count=5, max_surge="6"),
+            NodePoolSpec(name="tuned", vm_size="D8s_v6", extra_sysctls={"net.core.somaxconn": 1}),
+            NodePoolSpec(name="odd", vm_size="D8s_v6", profile="fastest"),
+        ],
+        outbound=OutboundSpec(allocated_outbound_ports=64_000, ip_mode="existing", existing_ip_ids=["/ip/1"]),
+    )
+    mocks = _mocks()
+    with pytest.raises(pulumi.InputPropertiesError) as caught:
+        run_under_mocks(lambda: NetworkOptimizedCluster("c", args), mocks=mocks)
+    assert [e["property_path"] for e in caught.value.errors] == [
+        "pools[0].vm_size",
+        "pools[0].max_surge",
+        "pools[1].extra_sysctls['net.core.somaxconn']",
+        "pools[2].profile",
+    ]
+    assert mocks.registrations == []
+    # Outbound feasibility needs valid pools; with them fixed, the infeasible outbound is what is left.
+    fixed = cluster_args(pools=[NodePoolSpec(name="ok", vm_size="D8s_v6")], outbound=args.outbound)
+    with pytest.raises(pulumi.InputPropertiesError) as caught:
+        run_under_mocks(lambda: NetworkOptimizedCluster("c", fixed), mocks=mocks)
+    assert [e["property_path"] for e in caught.value.errors] == ["outbound.existing_ip_ids"]
+    assert caught.value.errors[0]["reason"].startswith("infeasible: 64,000 ports x 8 nodes")
+    assert mocks.registrations == []

@@ -20,6 +20,7 @@ from wirespeed.azure.spec import ClusterSpec, NodePoolSpec, OutboundSpec, SnatAl
 from wirespeed.azure.topology import cluster_load_balancer_id
 from wirespeed.profile import Profile, Sysctls
 from wirespeed.profiles import builtin_profile
+from wirespeed.sizing import dynamic_default_ports
 
 POOL = NodePoolSpec(name="apps", vm_size="Standard_D16s_v6", min_count=3, max_count=60, max_surge="10%")
 
@@ -94,7 +95,8 @@ def test_every_pool_problem_is_listed_at_once_with_field_value_and_range():
         ("min_count", "5 is not allowed: must be at most max_count (4) (autoscaler range min..max)"),
         (
             "max_surge",
-            "'9' is not allowed: a node count from 0 to max_count or a percent from 0% to 100% (e.g. '1' or '10%') (4)",
+            "'9' is not allowed: a node count from 1 to max_count (4) or a percent above 0% up to 100% (e.g. '1' or "
+            "'10%')",
         ),
         ("zones[1]", "'4' is not allowed: one of 1, 2, 3"),
         (
@@ -203,7 +205,7 @@ def test_profile_label_must_match_the_profile():
         pytest.param("10%", 60, 6, id="percent-rounds-up"),
         pytest.param("1%", 60, 1, id="small-percent-is-one-node"),
         pytest.param("2", 60, 2, id="count"),
-        pytest.param("0", 5, 0, id="zero"),
+        pytest.param("0.5%", 5, 1, id="fraction-of-a-node-is-one"),
         pytest.param("5", 5, 5, id="whole-pool"),
     ],
 )
@@ -214,12 +216,15 @@ def test_surge_nodes(surge, max_count, expected):
     assert plan.surge_nodes == expected
 
 
-@pytest.mark.parametrize("surge", ["-1", "6", "101%", "-5%", "lots", ""])
+@pytest.mark.parametrize("surge", ["-1", "0", "0%", "6", "101%", "-5%", "lots", ""])
 def test_surge_negative_or_larger_than_the_pool_is_refused(surge):
     plan, problems = check_pool(NodePoolSpec(name="apps", vm_size="D8s_v6", max_count=5, max_surge=surge))
     assert plan is None
     assert [p.path for p in problems] == ["max_surge"]
-    assert problems[0].reason.startswith(f"{surge!r} is not allowed: a node count from 0 to max_count or a percent")
+    assert problems[0].reason == (
+        f"{surge!r} is not allowed: a node count from 1 to max_count (5) or a percent above 0% up to 100% "
+        "(e.g. '1' or '10%')"
+    )
 
 
 def cluster(**kwargs) -> ClusterSpec:
@@ -252,7 +257,7 @@ def test_fixed_ip_count_that_cannot_carry_the_ports_is_infeasible():
 
 
 def test_workload_beyond_100_ips_is_infeasible():
-    big = NodePoolSpec(name="apps", vm_size="D8s_v6", max_count=1000, max_surge="0")
+    big = NodePoolSpec(name="apps", vm_size="D8s_v6", max_count=999, max_surge="1")
     spec = cluster(pools=[big], outbound=OutboundSpec(allocated_outbound_ports=8000))
     assert problems_of(lambda: plan_cluster(spec)) == [
         (
@@ -434,3 +439,128 @@ def test_profile_model_ranges_agree_with_the_aks_table():
 def test_check_value_accepts_exactly_the_range(value):
     row = aks_sysctls.BY_KERNEL_NAME["net.core.somaxconn"]
     assert (aks_sysctls.check_value(row.kernel_name, value) is None) == (row.low <= value <= row.high)
+
+
+def test_adding_a_pool_can_make_an_existing_explicit_profile_infeasible():
+    from wirespeed.azure.existing import ExistingPool, outbound_check
+
+    added = plan_pool(NodePoolSpec(name="fast", vm_size="D16ds_v6", max_count=20, max_surge="2"))
+    check = outbound_check([ExistingPool("system", 3, "1"), ExistingPool("apps", 40)], [added], 4000, 2)
+    # 4 + 44 + 22 = 70 nodes x 4,000 = 280,000 > 2 x 64,000
+    assert check == {
+        "nodes_at_max": 70,
+        "outbound_ips": 2,
+        "allocated_outbound_ports": 4000,
+        "feasible": False,
+        "ports_required": 280_000,
+        "ports_available": 128_000,
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param("apps:D16s_v6:1:5", ("apps", "D16s_v6", 1, 5, "10%", "throughput"), id="defaults"),
+        pytest.param("b:D8as_v6:0:9:2:balanced", ("b", "D8as_v6", 0, 9, "2", "balanced"), id="all-fields"),
+        pytest.param("c:D8as_v6:0:9::balanced", ("c", "D8as_v6", 0, 9, "10%", "balanced"), id="empty-surge"),
+    ],
+)
+def test_stack_config_pool_strings(text, expected):
+    from wirespeed.azure.stack_config import parse_pool
+
+    problems: list = []
+    pool = parse_pool(text, "wirespeed:pools[0]", problems, ["1"])
+    assert problems == []
+    assert pool is not None
+    assert (pool.name, pool.vm_size, pool.min_count, pool.max_count, pool.max_surge, pool.profile) == expected
+    assert tuple(pool.zones) == ("1",)
+
+
+def test_stack_config_reports_every_bad_pool_string():
+    from wirespeed.azure.stack_config import StackConfigError, cluster_spec
+
+    with pytest.raises(StackConfigError) as caught:
+        cluster_spec({"location": "westeurope", "systemPool": "system", "pools": ["a:D8s_v6:x:3", 7]})
+    assert [(p.path, p.reason) for p in caught.value.problems] == [
+        ("wirespeed:systemPool", "'system' is not allowed: NAME:VM_SIZE:MIN:MAX[:SURGE[:PROFILE]], e.g. "
+         "apps:Standard_D16s_v6:3:20:10%:throughput"),
+        ("wirespeed:pools[0]", "'a:D8s_v6:x:3' is not allowed: MIN and MAX must be whole numbers "
+         "(NAME:VM_SIZE:MIN:MAX[:SURGE[:PROFILE]], e.g. apps:Standard_D16s_v6:3:20:10%:throughput)"),
+        ("wirespeed:pools[1]", "7 is not allowed: NAME:VM_SIZE:MIN:MAX[:SURGE[:PROFILE]], e.g. "
+         "apps:Standard_D16s_v6:3:20:10%:throughput"),
+    ]  # fmt: skip
+
+
+def test_pure_azure_modules_load_no_pulumi():
+    import json
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, json, wirespeed.azure, wirespeed.azure._validate, wirespeed.azure.stack_config, "
+        "wirespeed.azure.existing, wirespeed.azure.pools, wirespeed.azure.outbound; "
+        "print(json.dumps(sorted(sys.modules)))"
+    )
+    loaded = json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
+    assert [m for m in loaded if m.split(".")[0] in ("pulumi", "pulumi_azure_native", "pulumi_kubernetes")] == []
+
+
+@given(
+    pools=st.lists(
+        st.tuples(st.integers(1, 300), st.sampled_from(["1", "3", "10%", "33%", "100%"])).filter(
+            lambda pool: pool[1].endswith("%") or int(pool[1]) <= pool[0]
+        ),
+        min_size=1,
+        max_size=4,
+    ),
+    cps=st.integers(1, 60),
+)
+def test_cluster_outbound_always_fits_and_never_leaves_ports_to_azure(pools, cps):
+    specs = [
+        NodePoolSpec(name=f"p{i}", vm_size="D8s_v6", max_count=max_count, max_surge=surge)
+        for i, (max_count, surge) in enumerate(pools)
+    ]
+    spec = ClusterSpec(location="westeurope", pools=specs, outbound=OutboundSpec(connections_per_second=cps))
+    nodes = 4 + sum(m + (-(-m * int(s[:-1]) // 100) if s.endswith("%") else int(s)) for m, s in pools)
+    # cps x 240 s x 1.25 rounded up to 8, never below what Azure's default would give at this size.
+    ports = max(-(-cps * 300 // 8) * 8, dynamic_default_ports(nodes) if nodes <= 1000 else 32)
+    if ports * nodes > 100 * 64_000:
+        # Only a demand beyond 100 IPs may be refused, and it says so.
+        problems = problems_of(lambda: plan_cluster(spec))
+        assert [p for p, _ in problems] == ["outbound"]
+        assert problems[0][1].startswith("infeasible: outbound IPs:")
+        return
+    plan = plan_cluster(spec)
+    lb = plan.outbound.load_balancer
+    assert lb is not None
+    surge = sum(p.surge_nodes for p in (plan.system_pool, *plan.pools))
+    assert lb.nodes_at_max == 3 + sum(m for m, _ in pools) + surge
+    assert lb.allocated_outbound_ports >= 8
+    assert lb.allocated_outbound_ports % 8 == 0
+    assert lb.allocated_outbound_ports * lb.nodes_at_max <= lb.outbound_ips * 64_000
+    assert lb.allocated_outbound_ports * lb.nodes_at_max > (lb.outbound_ips - 1) * 64_000
+
+
+def test_two_different_profiles_of_one_name_are_refused():
+    other = builtin_profile("balanced").model_copy(update={"name": "throughput"})
+    spec = cluster(pools=[POOL, NodePoolSpec(name="b", vm_size="D8s_v6", profile=other)])
+    assert problems_of(lambda: plan_cluster(spec)) == [
+        (
+            "pools[1].profile",
+            "'throughput' is not allowed: another pool uses a different profile of that name (the DaemonSet for a "
+            "name applies one profile); rename one",
+        )
+    ]
+
+
+def test_tuning_image_and_namespace_are_checked_before_the_cluster_registers():
+    paths = [p for p, _ in problems_of(lambda: plan_cluster(cluster(tuning_image="agent", tuning_namespace="Bad_NS")))]
+    assert paths == ["tuning_image", "tuning_namespace"]
+    plan_cluster(cluster(tuning=False, tuning_image="agent"))  # not installed: not checked
+
+
+def test_azure_readme_is_generated_from_the_code():
+    """components/wirespeed/azure/README.md lists every input and output; regenerate with `make regen`."""
+    from wirespeed.azure import docs
+
+    assert docs.README.read_text() == docs.render()

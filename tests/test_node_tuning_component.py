@@ -32,6 +32,7 @@ class Registration:
     urn: str
     parent: str
     dependencies: list[str]
+    provider: str
     inputs: dict[str, Any]
 
 
@@ -64,6 +65,7 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
                     urn=response.urn,
                     parent=request.parent,
                     dependencies=list(request.dependencies),
+                    provider=request.provider,
                     inputs=rpc.deserialize_properties(request.object),
                 )
             )
@@ -247,6 +249,18 @@ def test_invalid_args_raise_one_error_before_anything_registers_under_pulumi_moc
             id="duplicate-profile-name",
         ),
         pytest.param(
+            NodeTuningArgs(profiles="throughput"),
+            "profiles",
+            "'throughput' is not allowed; allowed: a list of profiles, e.g. ['throughput']",
+            id="a-name-instead-of-a-list",
+        ),
+        pytest.param(
+            NodeTuningArgs(namespace=42),
+            "namespace",
+            "42 is not allowed; allowed: an RFC 1123 label: lowercase letters, digits and '-', 1-63 characters",
+            id="namespace-not-a-string",
+        ),
+        pytest.param(
             NodeTuningArgs(image="ghcr.io/wirespeed-io/wirespeed-agent"),
             "image",
             "'ghcr.io/wirespeed-io/wirespeed-agent' is not allowed; allowed: an image reference with a tag or digest, "
@@ -260,3 +274,17 @@ def test_each_invalid_arg_is_refused_under_pulumi_mocks(engine, args, path, reas
         NodeTuning("nt", args)
     assert engine.registered == []
     assert raised.value.errors == [{"property_path": path, "reason": reason}]
+
+
+@pytest.mark.parametrize("option", ["provider", "providers"])
+def test_a_kubernetes_provider_given_to_the_component_reaches_every_child_under_pulumi_mocks(engine, option):
+    import pulumi_kubernetes as k8s
+
+    cluster = k8s.Provider("cluster", kubeconfig="{}")
+    opts = pulumi.ResourceOptions(**{option: cluster if option == "provider" else [cluster]})
+    resolve(NodeTuning("nt", NodeTuningArgs(pod_monitor=True), opts).namespace)
+    provider_urn = next(r.urn for r in engine.registered if r.name == "cluster")
+    # A provider reference is URN::ID.
+    providers = {r.name: r.provider.rsplit("::", 1)[0] for r in children(engine) if r.name != "cluster"}
+    assert providers == {r.name: provider_urn for r in children(engine) if r.name != "cluster"}
+    assert len(providers) == 7

@@ -30,6 +30,9 @@ REGEN = os.environ.get("WIRESPEED_REGEN_GOLDEN") == "1"
 PROJECTS = [
     ("root", ".", None),
     ("fixture-aks-basic", "tests/fixtures/programs/aks-basic", None),
+    ("aks-dsv6", "examples/aks-dsv6", None),
+    ("aks-natgw", "examples/aks-natgw", None),
+    ("aks-existing-cluster", "examples/aks-existing-cluster", "dev"),
 ]
 
 

@@ -68,7 +68,7 @@ def test_pools_come_from_the_inline_profile_and_the_agent_pool_under_pulumi_mock
 def test_outbound_capacity_is_recomputed_from_registered_inputs_under_pulumi_mocks(basic, basic_prod):
     [lb] = basic.outbound
     assert (lb.allocated_outbound_ports, lb.ip_count, lb.nodes_at_max) == (4000, 2, 26)
-    assert lb.ip_addresses == ("192.0.2.1", "192.0.2.2")
+    assert lb.ip_addresses == ("192.0.2.243", "203.0.113.39")
     assert lb.lb_plan is not None
     assert (lb.lb_plan.ports_required, lb.lb_plan.ports_available, lb.lb_plan.feasible) == (104_000, 128_000, True)
     [prod] = basic_prod.outbound
@@ -117,7 +117,7 @@ def test_json_document_keys_are_stable_under_pulumi_mocks(basic):
     assert json.loads(json.dumps(doc)) == doc
     assert doc["create_only_inputs"][0]["input"] == "linuxOSConfig"
     ip = next(r for r in doc["resources"] if r["name"] == "outbound-0")
-    assert ip["outputs"]["ipAddress"] == "192.0.2.1"
+    assert ip["outputs"]["ipAddress"] == "192.0.2.243"
     assert "resourceGroupName" not in ip["outputs"]  # echoed inputs are not repeated as outputs
 
 

@@ -72,7 +72,7 @@ def test_outputs_resolve_to_realistic_values_under_pulumi_mocks(basic):
     assert basic.stack_outputs == {
         "cluster_id": f"{rg}/providers/Microsoft.ContainerService/managedClusters/aks-plan",
         "node_resource_group": "MC_rg-plan_aks-plan_westeurope",
-        "outbound_ips": ["192.0.2.1", "192.0.2.2"],
+        "outbound_ips": ["192.0.2.243", "203.0.113.39"],
         "kubeconfig_server": "server: https://aks-plan-816f7062.hcp.westeurope.azmk8s.io:443",
         "token_set": False,
     }

@@ -78,14 +78,23 @@ class NetworkOptimizedNodePool(pulumi.ComponentResource):
     """
 
     agent_pool: containerservice.AgentPool
+    """The ``containerservice.AgentPool`` child."""
     pool_name: pulumi.Output[str]
+    """The AKS pool name."""
     vm_size: pulumi.Output[str]
+    """The canonical VM size (``Standard_D16s_v6``)."""
     profile: pulumi.Output[str]
+    """The tuning profile's name, also the node label ``wirespeed.io/profile``."""
     surge_nodes: pulumi.Output[int]
+    """Upgrade surge in nodes at maxCount, as counted in outbound sizing."""
     linux_os_config_sysctls: pulumi.Output[dict[str, Any]]
+    """The sysctls AKS sets at node creation, by API name (``netCoreNetdevMaxBacklog``)."""
     left_to_agent: pulumi.Output[list[str]]
+    """What the node agent applies instead (sysctls AKS cannot set, ``rings.<driver>``, ``mtu``)."""
     replace_on_change: pulumi.Output[list[str]]
+    """Create-only inputs: changing one replaces the pool."""
     plan: PoolPlan
+    """The validated plan (plain values) the pool was built from."""
 
     def __init__(
         self,
@@ -211,21 +220,37 @@ class NetworkOptimizedCluster(pulumi.ComponentResource):
     """
 
     cluster: containerservice.ManagedCluster
+    """The ``containerservice.ManagedCluster`` child (system pool inline)."""
     cluster_name: pulumi.Output[str]
+    """The AKS cluster's name."""
     node_resource_group: pulumi.Output[str]
+    """The resource group AKS manages (holds the ``kubernetes`` load balancer)."""
     kubeconfig: pulumi.Output[str]
+    """The cluster user's kubeconfig (secret)."""
     pools: dict[str, NetworkOptimizedNodePool]
+    """The user pools by name."""
     public_ips: list[network.PublicIPAddress]
+    """The created outbound public IPs (``ip_mode='created'``), else empty."""
     outbound_ip_addresses: pulumi.Output[list[str]]
+    """Addresses of the created outbound IPs, for partners' allowlists."""
     outbound_ip_ids: pulumi.Output[list[str]]
+    """Resource IDs of the outbound IPs given to the load balancer (created or existing), else empty."""
     allocated_outbound_ports: pulumi.Output[int | None]
+    """SNAT ports per node (load balancer), never 0; None with a NAT gateway."""
     outbound_ip_count: pulumi.Output[int]
+    """Outbound IPs of the load balancer or the NAT gateway."""
     outbound: pulumi.Output[dict[str, Any]]
+    """The outbound sizing as JSON (nodes at peak, ports required and available, ...)."""
     load_balancer_id: pulumi.Output[str]
+    """ID of the cluster's ``kubernetes`` load balancer, the SNAT alert's scope."""
     replace_on_change: pulumi.Output[dict[str, list[str]]]
+    """Create-only inputs per pool name: changing one replaces that pool."""
     tuning: pulumi.Resource | None
+    """The ``wirespeed.kubernetes.NodeTuning`` child, or None with ``tuning=False``."""
     snat_alert: monitor.MetricAlert | None
+    """The SNAT metric alert, or None."""
     plan: ClusterPlan
+    """The validated plan (plain values) the cluster was built from."""
 
     def __init__(self, name: str, args: NetworkOptimizedClusterArgs, opts: pulumi.ResourceOptions | None = None):
         try:
@@ -301,7 +326,7 @@ class NetworkOptimizedCluster(pulumi.ComponentResource):
         self.snat_alert = self._snat_alert(name, args, plan) if plan.snat_alert else None
         self.tuning = self._tuning(name, args, plan) if args.tuning else None
 
-        ids: list[pulumi.Input[str]] = [ip.id for ip in self.public_ips]
+        ids: list[pulumi.Input[str]] = [ip.id for ip in self.public_ips] or list(outbound.existing_ip_ids)
         self.outbound_ip_ids = pulumi.Output.all(*ids).apply(list) if ids else pulumi.Output.from_input([])
         addresses = [ip.ip_address.apply(lambda a: a or "") for ip in self.public_ips]
         self.outbound_ip_addresses = (
@@ -359,6 +384,10 @@ class NetworkOptimizedCluster(pulumi.ComponentResource):
         )
 
     def _snat_alert(self, name: str, args: NetworkOptimizedClusterArgs, plan: ClusterPlan) -> monitor.MetricAlert:
+        # learn.microsoft.com/azure/load-balancer/load-balancer-standard-diagnostics: UsedSnatPorts and
+        # AllocatedSnatPorts on Microsoft.Network/loadBalancers, split by BackendIPAddress (one series per node).
+        # A metric alert cannot divide one metric by another; the threshold is a share of the explicit ports,
+        # which equal AllocatedSnatPorts because wirespeed never leaves allocatedOutboundPorts at 0.
         alert = plan.snat_alert
         assert alert is not None
         return monitor.MetricAlert(

@@ -54,9 +54,10 @@ class NodePoolSpec:
     """Autoscaler maximum. Default 3. 1..1,000. Counted in outbound sizing together with ``max_surge``."""
 
     max_surge: str = "10%"
-    """Extra nodes during an upgrade: a node count (``"2"``, 0..``max_count``) or a percent of the pool
-    (``"10%"``, 0..100, rounded up). Default ``"10%"`` (the AKS API default). Counted in outbound sizing: AKS
-    requires ports for maxCount + surge of every pool."""
+    """Extra nodes during an upgrade: a node count (``"2"``, 1..``max_count``) or a percent of the pool
+    (``"10%"``, above 0 up to 100, rounded up). Default ``"10%"`` (the AKS API default). Not 0: maxUnavailable
+    stays 0 and AKS refuses both at 0. Counted in outbound sizing: AKS requires ports for maxCount + surge of
+    every pool."""
 
     zones: Sequence[str] = ()
     """Availability zones, each of ``"1"``, ``"2"``, ``"3"``. Default none (regional). Create-only."""

@@ -12,6 +12,7 @@ import typer
 from wirespeed.cli.catalog import catalog_app
 from wirespeed.cli.plan import register as register_plan
 from wirespeed.cli.profile import profile_app
+from wirespeed.cli.render import render_app
 from wirespeed.cli.size import size_app
 
 app = typer.Typer(
@@ -24,6 +25,7 @@ app = typer.Typer(
 app.add_typer(size_app, name="size")
 app.add_typer(catalog_app, name="catalog")
 app.add_typer(profile_app, name="profile")
+app.add_typer(render_app, name="render")
 register_plan(app)
 
 

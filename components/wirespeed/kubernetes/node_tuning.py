@@ -3,7 +3,7 @@
 The objects come from :func:`wirespeed.manifests.node_tuning_objects`, so `pulumi up` and
 `wirespeed render node-tuning | kubectl apply -f -` create the same thing. Each object is its own typed
 pulumi-kubernetes resource named ``f"{name}-<role>"`` and parented to the component, so a preview shows
-per-object diffs and a profile change replaces nothing but rolls the DaemonSet's pods (checksum annotation).
+per-object diffs, and a profile change updates the DaemonSet in place and rolls its pods (checksum annotation).
 """
 
 from __future__ import annotations
@@ -46,7 +46,8 @@ class NodeTuningArgs:
 
     namespace: str = DEFAULT_NAMESPACE
     """Namespace created for the agent (an RFC 1123 label), labelled Pod Security ``privileged``: the agent
-    needs hostNetwork, hostPath and NET_ADMIN. Do not point it at a namespace that holds other workloads."""
+    needs hostNetwork, hostPath and NET_ADMIN. ``default`` and ``kube-*`` are refused: labelling them would let
+    every workload there use those privileges. Default ``wirespeed-system``."""
 
     pod_monitor: bool = False
     """Also create a Prometheus Operator ``PodMonitor`` scraping every agent's ``/metrics``. Needs the
@@ -116,6 +117,10 @@ class NodeTuning(pulumi.ComponentResource):
     ClusterRoleBinding (node get/patch, nodes/status patch, events create/patch: nothing else), a ConfigMap
     and a DaemonSet per profile, and optionally a PodMonitor. Pass a Kubernetes provider through
     ``opts.providers`` / ``opts.provider`` to target a cluster created in the same program.
+
+    A profile change replaces its ConfigMap (pulumi-kubernetes treats ConfigMap data as immutable and deletes a
+    named object before re-creating it) and updates the DaemonSet in place: the profile checksum on the pod
+    template rolls the pods, at most 10% of the nodes at a time.
     """
 
     namespace: pulumi.Output[str]
@@ -133,7 +138,7 @@ class NodeTuning(pulumi.ComponentResource):
             pod_monitor=args.pod_monitor,
         )
         # Everything is checked before the component itself registers: bad args leave nothing behind.
-        profiles, problems = check(list(args.profiles), options)
+        profiles, problems = check(args.profiles, options)
         if problems:
             raise _errors(problems)
         objects = node_tuning_objects(profiles, options)

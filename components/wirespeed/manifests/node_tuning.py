@@ -231,7 +231,10 @@ def daemon_set(profile: Profile, options: NodeTuningOptions) -> Obj:
                     # network namespace.
                     "hostNetwork": True,
                     "dnsPolicy": "ClusterFirstWithHostNet",
-                    # Tuning is part of the node being usable: never preempted for ordinary workloads.
+                    # Tuning is part of the node being usable: never preempted for ordinary workloads. Allowed
+                    # outside kube-system since Kubernetes 1.17 (Cilium's chart relies on it, cilium/cilium#12151);
+                    # an API server that limits critical pods per namespace with a PriorityClass-scoped
+                    # ResourceQuota (GKE does) needs such a quota in this namespace too.
                     "priorityClassName": "system-node-critical",
                     "nodeSelector": {"kubernetes.io/os": "linux", PROFILE_LABEL: profile.name},
                     # Every taint (any key, any effect): a tainted pool is still a pool whose NICs need tuning.

@@ -34,6 +34,9 @@ IMAGE_ALLOWED = "an image reference with a tag or digest, e.g. REGISTRY/NAME:TAG
 # RFC 1123 label: what Kubernetes accepts as a Namespace name.
 NAMESPACE_PATTERN = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 NAMESPACE_ALLOWED = "an RFC 1123 label: lowercase letters, digits and '-', 1-63 characters"
+# The namespace is labelled Pod Security "privileged": doing that to a namespace that holds other workloads
+# would let all of them use hostNetwork and hostPath. These exist in every cluster and are never the agent's own.
+SHARED_NAMESPACES = ("default", "kube-node-lease", "kube-public", "kube-system")
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,8 @@ def resolve_profiles(specs: Sequence[str | Profile], field: str = "profiles") ->
     """Built-in names become their profiles; Profile objects pass through; anything else is a problem."""
     problems: list[Problem] = []
     resolved: list[Profile] = []
+    if isinstance(specs, str | Profile):  # a bare "throughput" would otherwise be read letter by letter
+        return [], [Problem(field, specs, "a list of profiles, e.g. ['throughput']")]
     for index, spec in enumerate(specs):
         if isinstance(spec, Profile):
             resolved.append(spec)
@@ -109,10 +114,16 @@ def check(specs: Sequence[str | Profile], options: NodeTuningOptions) -> tuple[l
 def check_options(options: NodeTuningOptions) -> list[Problem]:
     problems = []
     # A tag or digest is required: an untagged image means `latest`, which moves under a running DaemonSet.
-    if not has_tag_or_digest(options.image):
+    # Plain strings only: they are validated here and decide object names (an Output cannot be checked yet).
+    if not isinstance(options.image, str) or not has_tag_or_digest(options.image):
         problems.append(Problem("image", options.image, IMAGE_ALLOWED))
-    if not NAMESPACE_PATTERN.match(options.namespace):
+    if not isinstance(options.namespace, str) or not NAMESPACE_PATTERN.match(options.namespace):
         problems.append(Problem("namespace", options.namespace, NAMESPACE_ALLOWED))
+    elif options.namespace in SHARED_NAMESPACES:
+        allowed = (
+            f"a namespace of the agent's own, not one shared with other workloads ({', '.join(SHARED_NAMESPACES)})"
+        )
+        problems.append(Problem("namespace", options.namespace, allowed))
     return problems
 
 

@@ -157,7 +157,7 @@ class FakeCloud:
 
     azure_location: str = DEFAULT_AZURE_LOCATION
     aws_region: str = DEFAULT_AWS_REGION
-    _addresses_given: int = 0
+    _addresses: dict[str, str] = field(default_factory=dict)
     _unmocked_invokes: list[str] = field(default_factory=list)
 
     @property
@@ -166,13 +166,27 @@ class FakeCloud:
         return list(self._unmocked_invokes)
 
     # ---------------------------------------------------------------- addresses
-    def next_public_ip(self) -> str:
-        """The next documentation address: 192.0.2.1 .. .254, then 198.51.100.x, then 203.0.113.x."""
-        network, host = divmod(self._addresses_given, 254)
-        self._addresses_given += 1
-        if network >= len(DOCUMENTATION_NETWORKS):
+    def public_ip(self, key: str) -> str:
+        """A documentation address chosen by a stable hash of ``key`` (the resource's type and name).
+
+        Registration order varies between runs (independent resources race), so a counter would hand the
+        same resource different addresses in different runs; a hash does not. The 762 addresses of the three
+        RFC 5737 ranges are one space; a collision takes the next free address.
+        """
+        space = len(DOCUMENTATION_NETWORKS) * 254
+        if len(self._addresses) >= space:
             raise RuntimeError("the plan created more than 762 public IP addresses (RFC 5737 has no more)")
-        return f"{DOCUMENTATION_NETWORKS[network]}.{host + 1}"
+        if key in self._addresses:
+            return self._addresses[key]
+        taken = set(self._addresses.values())
+        index = zlib.crc32(key.encode()) % space
+        while True:
+            network, host = divmod(index, 254)
+            address = f"{DOCUMENTATION_NETWORKS[network]}.{host + 1}"
+            if address not in taken:
+                self._addresses[key] = address
+                return address
+            index = (index + 1) % space
 
     # ---------------------------------------------------------------- resources
     def new_resource(
@@ -247,13 +261,13 @@ class FakeCloud:
             out.setdefault("currentOrchestratorVersion", out.get("orchestratorVersion") or FAKE_KUBERNETES_VERSION)
             out.setdefault("nodeImageVersion", FAKE_NODE_IMAGE_VERSION)
         elif (t.module, t.resource) == ("network", "PublicIPAddress"):
-            out.setdefault("ipAddress", self.next_public_ip())
+            out.setdefault("ipAddress", self.public_ip(f"{token}:{logical}"))
             out.setdefault("resourceGuid", _uuid(rid))
         elif (t.module, t.resource) in (("network", "NatGateway"), ("network", "PublicIPPrefix")):
             out.setdefault("resourceGuid", _uuid(rid))
             if t.resource == "PublicIPPrefix":
                 length = int(inputs.get("prefixLength") or 31)
-                out.setdefault("ipPrefix", f"{self.next_public_ip()}/{length}")
+                out.setdefault("ipPrefix", f"{self.public_ip(f'{token}:{logical}')}/{length}")
         elif (t.module, t.resource) == ("managedidentity", "UserAssignedIdentity"):
             out.update(principalId=_uuid(f"principal:{rid}"), clientId=_uuid(f"client:{rid}"), tenantId=TENANT_ID)
         return rid, out
@@ -359,11 +373,10 @@ class FakeCloud:
             }
             rid = f"{prefixes.get(t.resource, kind)}-0{_hex(logical + t.resource, 16)}"
             out.setdefault("arn", f"arn:aws:ec2:{region}:{AWS_ACCOUNT_ID}:{kind}/{rid}")
+            if t.resource in ("Eip", "NatGateway"):
+                out.setdefault("publicIp", self.public_ip(f"aws:{t.resource}:{logical}"))
             if t.resource == "Eip":
-                out.setdefault("publicIp", self.next_public_ip())
                 out.setdefault("allocationId", rid)
-            if t.resource == "NatGateway":
-                out.setdefault("publicIp", self.next_public_ip())
             if t.resource == "LaunchTemplate":
                 out.setdefault("latestVersion", 1)
                 out.setdefault("defaultVersion", 1)

@@ -41,7 +41,8 @@ class Invoke:
 
 @dataclass(frozen=True)
 class ProgramPlan:
-    """Everything one run registered, in registration order (the stack first)."""
+    """Everything one run registered, sorted by URN (the stack first): registration order races between
+    independent resources, so it is not kept."""
 
     project: Project
     resources: tuple[RegisteredResource, ...]

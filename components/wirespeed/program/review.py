@@ -176,6 +176,7 @@ def _computed(r: RegisteredResource) -> dict[str, Any]:
 
 def _short(value: Any, limit: int = 160) -> str:
     text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+    text = " / ".join(line.strip() for line in text.splitlines())
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 

@@ -300,7 +300,10 @@ def _run(project: Project) -> ProgramPlan:
             provider=r.provider,
             read=r.read,
         )
-        for r in recorder.resources
+        # Registration order races between resources that do not depend on each other (the SDK sends its RPCs
+        # from a thread pool: two profiles' DaemonSets arrive in either order), so plans and their golden files
+        # list resources by URN, the stack first.
+        for r in sorted(recorder.resources, key=lambda r: (r.type != STACK_TYPE, r.urn))
     )
     return ProgramPlan(
         project=project,

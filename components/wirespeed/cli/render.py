@@ -1,0 +1,108 @@
+"""`wirespeed render ...`: Kubernetes manifests for teams that apply YAML (kubectl, Terraform) instead of Pulumi."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from wirespeed.cli._common import fail
+
+if TYPE_CHECKING:
+    from wirespeed.manifests import Problem
+    from wirespeed.profile import Profile
+
+render_app = typer.Typer(help="Print Kubernetes manifests as YAML for `kubectl apply -f -`.", no_args_is_help=True)
+
+HEADER = """\
+wirespeed {version}: the node tuning agent. Apply with `kubectl apply -f -`.
+The namespace is Pod Security "privileged" because the agent needs hostNetwork (it tunes the host's NICs),
+hostPath /proc/sys/net (sysctls) and /sys read-only (NIC discovery), and the NET_ADMIN capability (rings, MTU);
+it runs as uid 0 with every other capability dropped, a read-only root filesystem, and never privileged.
+Each DaemonSet runs on the nodes labelled wirespeed.io/profile=<profile>."""
+
+
+def _load(spec: str, index: int) -> tuple[str | Profile | None, list[str]]:
+    """A built-in name stays a name; anything else must be a readable, valid profile file."""
+    from wirespeed.manifests.options import builtin_names
+    from wirespeed.profile import ProfileError, load_profile
+
+    if spec in builtin_names():
+        return spec, []
+    path = Path(spec)
+    try:
+        return load_profile(path.read_text()), []
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        return None, [
+            f"--profile[{index}]: {spec!r} is neither a built-in profile ({', '.join(builtin_names())}) "
+            f"nor a readable file: {reason}"
+        ]
+    except ProfileError as exc:
+        return None, [f"--profile[{index}]: {spec}{pointer}: {message}" for pointer, message in exc.problems]
+
+
+def _as_flag(problem: Problem) -> str:
+    """A problem named by the command-line flag the user typed (``profiles[1]`` -> ``--profile[1]``)."""
+    for field, flag in (("profiles", "--profile"), ("image", "--image"), ("namespace", "--namespace")):
+        if problem.field.startswith(field):
+            return str(replace(problem, field=flag + problem.field.removeprefix(field)))
+    return str(problem)
+
+
+@render_app.command("node-tuning")
+def render_node_tuning(
+    profile: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--profile",
+            help="Built-in profile name (throughput, balanced) or profile JSON file; repeat for one DaemonSet "
+            "each. Default: throughput.",
+        ),
+    ] = None,
+    image: Annotated[
+        str | None,
+        typer.Option(
+            help="Agent image with a tag or digest. Default: this release's (wirespeed.manifests.DEFAULT_IMAGE)."
+        ),
+    ] = None,
+    namespace: Annotated[str, typer.Option(help="Namespace created for the agent.")] = "wirespeed-system",
+    pod_monitor: Annotated[
+        bool, typer.Option("--pod-monitor", help="Also render a Prometheus Operator PodMonitor.")
+    ] = False,
+) -> None:
+    """Print the tuning DaemonSet (one per profile) with its Namespace, RBAC and profile ConfigMaps."""
+    from wirespeed import __version__
+    from wirespeed.manifests import (
+        DEFAULT_IMAGE,
+        DEFAULT_PROFILES,
+        NodeTuningOptions,
+        check,
+        node_tuning_objects,
+        to_yaml,
+    )
+    from wirespeed.manifests.options import check_options
+
+    errors: list[str] = []
+    specs: list[str | Profile] = []
+    for index, spec in enumerate(profile or list(DEFAULT_PROFILES)):
+        loaded, load_errors = _load(spec, index)
+        errors += load_errors
+        if loaded is not None:
+            specs.append(loaded)
+    options = NodeTuningOptions(
+        image=DEFAULT_IMAGE if image is None else image, namespace=namespace, pod_monitor=pod_monitor
+    )
+    profiles: list[Profile] = []
+    if errors:  # a profile did not load: check the other flags, not the profiles that are left
+        problems = check_options(options)
+    else:
+        profiles, problems = check(specs, options)
+    errors += [_as_flag(problem) for problem in problems]
+    if errors:
+        for line in errors[:-1]:
+            typer.echo(f"error: {line}", err=True)
+        fail(errors[-1])
+    typer.echo(to_yaml(node_tuning_objects(profiles, options), HEADER.format(version=__version__)), nl=False)

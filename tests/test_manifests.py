@@ -1,0 +1,420 @@
+"""The node-tuning manifests (``wirespeed.manifests``): schema-valid, least privilege, one DaemonSet per profile."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import kubernetes_validate
+import pytest
+import yaml
+from hypothesis import given
+from hypothesis import strategies as st
+
+from conftest import ROOT
+from wirespeed.manifests import (
+    DEFAULT_IMAGE,
+    NodeTuningError,
+    NodeTuningOptions,
+    Problem,
+    agent_rbac_rules,
+    check,
+    node_tuning_objects,
+    profile_checksum,
+    profile_json,
+    to_yaml,
+)
+from wirespeed.profile import Profile, validate_profile
+from wirespeed.profiles import builtin_profile
+
+# The oldest Kubernetes minor the agent's hardening notes assume (agent/internal/nodestatus/rbac.yaml: the
+# node-name claim a ValidatingAdmissionPolicy checks is 1.30+), and the newest schema kubernetes-validate
+# 1.37.0 bundles. Validation is offline: the schemas ship inside the package.
+K8S_SCHEMA_VERSIONS = ("1.30.0", "1.37.0")
+
+AGENT_RBAC = ROOT / "agent" / "internal" / "nodestatus" / "rbac.yaml"
+PACKAGED_RBAC = ROOT / "components" / "wirespeed" / "data" / "agent-rbac.yaml"
+
+THROUGHPUT = builtin_profile("throughput")
+BALANCED = builtin_profile("balanced")
+
+
+def objects(*profiles: Profile, **options: Any) -> list[dict[str, Any]]:
+    return node_tuning_objects(list(profiles) or [THROUGHPUT], NodeTuningOptions(**options))
+
+
+def one(objs: list[dict[str, Any]], kind: str) -> dict[str, Any]:
+    (found,) = [o for o in objs if o["kind"] == kind]
+    return found
+
+
+def pod_spec(objs: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    spec: dict[str, Any] = one(objs or objects(), "DaemonSet")["spec"]["template"]["spec"]
+    return spec
+
+
+def container(objs: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    (agent,) = pod_spec(objs)["containers"]
+    return dict(agent)
+
+
+def renamed(profile: Profile, name: str, **sysctls: int) -> Profile:
+    data = profile.to_json_dict() | {"name": name}
+    data["sysctls"] = data["sysctls"] | {k.replace("_", ".", 2): v for k, v in sysctls.items()}
+    return validate_profile(data)
+
+
+# --- schema ----------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("version", K8S_SCHEMA_VERSIONS)
+def test_every_object_is_valid_against_the_kubernetes_schema(version):
+    for obj in objects(THROUGHPUT, BALANCED, pod_monitor=True, namespace="tuning", image="r.example/a:1"):
+        if obj["apiVersion"] == "monitoring.coreos.com/v1":
+            continue  # a CRD: not in the Kubernetes schema; its shape is asserted in test_pod_monitor_*
+        # strict: unknown fields (a typo'd key the API server would silently drop) fail too.
+        kubernetes_validate.validate(obj, version, strict=True)
+
+
+def test_the_validator_rejects_a_misspelt_field():
+    ds = one(objects(), "DaemonSet")
+    ds["spec"]["template"]["spec"]["hostNetwrok"] = True
+    with pytest.raises(kubernetes_validate.ValidationError, match="'hostNetwrok' was unexpected"):
+        kubernetes_validate.validate(ds, K8S_SCHEMA_VERSIONS[0], strict=True)
+
+
+def test_objects_come_in_apply_order():
+    kinds = [o["kind"] for o in objects(THROUGHPUT, BALANCED, pod_monitor=True)]
+    assert kinds == [
+        "Namespace",
+        "ServiceAccount",
+        "ClusterRole",
+        "ClusterRoleBinding",
+        "ConfigMap",
+        "ConfigMap",
+        "DaemonSet",
+        "DaemonSet",
+        "PodMonitor",
+    ]
+
+
+# --- privileges: each property on its own, so a failure names the one that regressed ------------------------------
+
+
+def test_namespace_is_pod_security_privileged_and_nothing_else_is_changed():
+    labels = one(objects(namespace="net-tuning"), "Namespace")["metadata"]["labels"]
+    assert one(objects(namespace="net-tuning"), "Namespace")["metadata"]["name"] == "net-tuning"
+    assert labels["pod-security.kubernetes.io/enforce"] == "privileged"
+    assert labels["pod-security.kubernetes.io/warn"] == "privileged"
+    assert labels["pod-security.kubernetes.io/audit"] == "privileged"
+
+
+def test_container_is_never_privileged():
+    assert container()["securityContext"]["privileged"] is False
+    assert container()["securityContext"]["allowPrivilegeEscalation"] is False
+
+
+def test_capabilities_drop_all_and_add_only_net_admin():
+    assert container()["securityContext"]["capabilities"] == {"drop": ["ALL"], "add": ["NET_ADMIN"]}
+
+
+def test_runs_as_root_with_a_read_only_root_filesystem():
+    sc = container()["securityContext"]
+    assert (sc["runAsUser"], sc["runAsGroup"], sc["runAsNonRoot"]) == (0, 0, False)
+    assert sc["readOnlyRootFilesystem"] is True
+    assert sc["seccompProfile"] == {"type": "RuntimeDefault"}
+
+
+def test_host_paths_are_only_proc_sys_net_writable_and_sys_read_only():
+    volumes = {v["name"]: v for v in pod_spec()["volumes"]}
+    host_paths = {name: v["hostPath"]["path"] for name, v in volumes.items() if "hostPath" in v}
+    assert host_paths == {"host-proc-sys-net": "/proc/sys/net", "host-sys": "/sys"}
+    mounts = {m["name"]: m for m in container()["volumeMounts"]}
+    assert mounts["host-sys"]["readOnly"] is True
+    assert "readOnly" not in mounts["host-proc-sys-net"]  # the agent writes sysctls there
+    assert mounts["profile"]["readOnly"] is True
+
+
+def test_proc_sys_net_is_mounted_where_the_agents_proc_sys_root_points():
+    args = dict(a.removeprefix("--").split("=", 1) for a in container()["args"])
+    mounts = {m["name"]: m["mountPath"] for m in container()["volumeMounts"]}
+    # The agent writes net.core.x to <--proc-sys-root>/net/core/x (agent/internal/sysctl.Path).
+    assert mounts["host-proc-sys-net"] == args["proc-sys-root"] + "/net"
+    assert mounts["host-sys"] == args["sys-root"]
+    assert args["profile"] == mounts["profile"] + "/profile.json"
+
+
+def test_host_network_and_node_critical_priority():
+    spec = pod_spec()
+    assert spec["hostNetwork"] is True
+    assert spec["dnsPolicy"] == "ClusterFirstWithHostNet"
+    assert spec["priorityClassName"] == "system-node-critical"
+    assert "hostPID" not in spec
+    assert "hostIPC" not in spec
+
+
+def test_tolerates_every_taint():
+    assert pod_spec()["tolerations"] == [{"operator": "Exists"}]
+
+
+def test_node_name_comes_from_the_downward_api():
+    assert container()["env"] == [{"name": "NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}}]
+
+
+def test_probes_hit_healthz_and_readyz_on_the_metrics_port():
+    agent = container()
+    assert agent["ports"] == [{"name": "metrics", "containerPort": 9808, "protocol": "TCP"}]
+    assert "--listen=:9808" in agent["args"]
+    assert agent["livenessProbe"]["httpGet"] == {"path": "/healthz", "port": "metrics"}
+    assert agent["readinessProbe"]["httpGet"] == {"path": "/readyz", "port": "metrics"}
+
+
+def test_memory_request_and_limit_cover_the_measured_rss():
+    # bench/agent/RESULTS.md: VmHWM up to 21,396 KiB. Request and limit must be above it.
+    peak_mib = 21_396 / 1024
+    resources = container()["resources"]
+    assert int(resources["requests"]["memory"].removesuffix("Mi")) > peak_mib
+    assert int(resources["limits"]["memory"].removesuffix("Mi")) >= 2 * peak_mib
+    assert "cpu" not in resources["limits"]
+
+
+def test_rolling_update_with_max_unavailable():
+    strategy = one(objects(), "DaemonSet")["spec"]["updateStrategy"]
+    assert strategy == {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "10%"}}
+
+
+def test_default_image_is_the_release_of_this_library():
+    from wirespeed import __version__
+
+    assert f"ghcr.io/wirespeed-io/wirespeed-agent:v{__version__}" == DEFAULT_IMAGE
+    assert container()["image"] == DEFAULT_IMAGE
+    assert (
+        container(objects(image="r.example/agent@sha256:" + "a" * 64))["image"] == "r.example/agent@sha256:" + "a" * 64
+    )
+
+
+# --- RBAC: one source, agent/internal/nodestatus/rbac.yaml -------------------------------------------------------
+
+
+def test_packaged_rbac_is_a_byte_copy_of_the_agents():
+    # Regenerate with `make regen` after changing agent/internal/nodestatus/rbac.yaml.
+    assert PACKAGED_RBAC.read_bytes() == AGENT_RBAC.read_bytes()
+
+
+def test_cluster_role_rules_equal_the_agents_rbac_yaml():
+    agent_role = yaml.safe_load(AGENT_RBAC.read_text())
+    role = one(objects(), "ClusterRole")
+    assert role["rules"] == agent_role["rules"]
+    assert role["metadata"]["name"] == agent_role["metadata"]["name"]
+    assert agent_rbac_rules() == agent_role["rules"]
+
+
+def test_cluster_role_is_exactly_the_narrow_verbs():
+    rules = {
+        (tuple(r["apiGroups"]), tuple(r["resources"])): set(r["verbs"]) for r in one(objects(), "ClusterRole")["rules"]
+    }
+    assert rules == {
+        (("",), ("nodes",)): {"get", "patch"},
+        (("",), ("nodes/status",)): {"patch"},
+        (("",), ("events",)): {"create", "patch"},
+    }
+
+
+def test_binding_grants_the_role_to_the_agents_service_account_in_its_namespace():
+    objs = objects(namespace="net-tuning")
+    binding = one(objs, "ClusterRoleBinding")
+    account = one(objs, "ServiceAccount")
+    assert binding["roleRef"] == {
+        "apiGroup": "rbac.authorization.k8s.io",
+        "kind": "ClusterRole",
+        "name": one(objs, "ClusterRole")["metadata"]["name"],
+    }
+    assert binding["subjects"] == [
+        {"kind": "ServiceAccount", "name": account["metadata"]["name"], "namespace": "net-tuning"}
+    ]
+    assert pod_spec(objs)["serviceAccountName"] == account["metadata"]["name"]
+
+
+def test_rbac_rules_are_copies_callers_cannot_corrupt():
+    agent_rbac_rules()[0]["verbs"].append("delete")
+    assert "delete" not in one(objects(), "ClusterRole")["rules"][0]["verbs"]
+
+
+# --- profiles ----------------------------------------------------------------------------------------------------
+
+
+def test_config_map_holds_the_profile_json_the_agent_reads():
+    cm = one(objects(), "ConfigMap")
+    assert json.loads(cm["data"]["profile.json"]) == THROUGHPUT.to_json_dict()
+    assert validate_profile(json.loads(cm["data"]["profile.json"])) == THROUGHPUT
+
+
+def test_checksum_annotation_is_the_sha256_of_the_config_map_text():
+    import hashlib
+
+    objs = objects()
+    text = one(objs, "ConfigMap")["data"]["profile.json"]
+    annotations = one(objs, "DaemonSet")["spec"]["template"]["metadata"]["annotations"]
+    assert annotations == {"wirespeed.io/profile-sha256": hashlib.sha256(text.encode()).hexdigest()}
+
+
+def test_checksum_changes_when_the_profile_changes():
+    changed = renamed(THROUGHPUT, "throughput", net_core_netdev_budget=600)
+    assert changed != THROUGHPUT
+    assert profile_checksum(changed) != profile_checksum(THROUGHPUT)
+    before = one(objects(THROUGHPUT), "DaemonSet")["spec"]["template"]["metadata"]["annotations"]
+    after = one(objects(changed), "DaemonSet")["spec"]["template"]["metadata"]["annotations"]
+    assert before != after
+
+
+def test_checksum_is_stable_for_the_same_profile():
+    assert profile_checksum(THROUGHPUT) == profile_checksum(builtin_profile("throughput"))
+    assert profile_json(THROUGHPUT) == (ROOT / "components/wirespeed/data/profiles/throughput.json").read_text()
+
+
+def test_two_profiles_give_two_daemon_sets_with_distinct_selectors():
+    objs = objects(THROUGHPUT, BALANCED)
+    daemon_sets = [o for o in objs if o["kind"] == "DaemonSet"]
+    assert [d["metadata"]["name"] for d in daemon_sets] == ["wirespeed-agent-throughput", "wirespeed-agent-balanced"]
+    selectors = [d["spec"]["selector"]["matchLabels"] for d in daemon_sets]
+    assert selectors == [
+        {"app.kubernetes.io/name": "wirespeed-agent", "wirespeed.io/profile": "throughput"},
+        {"app.kubernetes.io/name": "wirespeed-agent", "wirespeed.io/profile": "balanced"},
+    ]
+    for ds in daemon_sets:
+        profile = ds["spec"]["selector"]["matchLabels"]["wirespeed.io/profile"]
+        template = ds["spec"]["template"]
+        # The selector must match the pod template's labels or the API server refuses the DaemonSet.
+        assert ds["spec"]["selector"]["matchLabels"].items() <= template["metadata"]["labels"].items()
+        assert template["spec"]["nodeSelector"] == {"kubernetes.io/os": "linux", "wirespeed.io/profile": profile}
+        (volume,) = [v for v in template["spec"]["volumes"] if "configMap" in v]
+        assert volume["configMap"]["name"] == f"wirespeed-profile-{profile}"
+    config_maps = [o["metadata"]["name"] for o in objs if o["kind"] == "ConfigMap"]
+    assert config_maps == ["wirespeed-profile-throughput", "wirespeed-profile-balanced"]
+
+
+profile_names = st.from_regex(r"[a-z][a-z0-9-]{0,20}[a-z0-9]", fullmatch=True)
+
+
+@given(st.lists(profile_names, min_size=1, max_size=6, unique=True))
+def test_any_set_of_profiles_gives_one_config_map_and_daemon_set_each(names):
+    objs = node_tuning_objects([renamed(BALANCED, n) for n in names])
+    ds_nodes = [
+        o["spec"]["template"]["spec"]["nodeSelector"]["wirespeed.io/profile"] for o in objs if o["kind"] == "DaemonSet"
+    ]
+    assert ds_nodes == names
+    assert len({(o["kind"], o["metadata"]["name"]) for o in objs}) == len(objs) == 4 + 2 * len(names)
+
+
+def test_pod_monitor_scrapes_every_agent_pod():
+    objs = objects(THROUGHPUT, BALANCED, pod_monitor=True, namespace="net-tuning")
+    monitor = one(objs, "PodMonitor")
+    assert monitor["apiVersion"] == "monitoring.coreos.com/v1"
+    assert monitor["metadata"]["namespace"] == "net-tuning"
+    assert monitor["spec"]["selector"] == {"matchLabels": {"app.kubernetes.io/name": "wirespeed-agent"}}
+    assert monitor["spec"]["podMetricsEndpoints"] == [{"port": "metrics", "path": "/metrics", "interval": "30s"}]
+    for ds in (o for o in objs if o["kind"] == "DaemonSet"):
+        assert ds["spec"]["template"]["metadata"]["labels"]["app.kubernetes.io/name"] == "wirespeed-agent"
+    assert "PodMonitor" not in [o["kind"] for o in objects()]
+
+
+def test_every_namespaced_object_lands_in_the_chosen_namespace():
+    objs = objects(THROUGHPUT, BALANCED, pod_monitor=True, namespace="net-tuning")
+    cluster_scoped = {"Namespace", "ClusterRole", "ClusterRoleBinding"}
+    assert {o["metadata"].get("namespace") for o in objs if o["kind"] not in cluster_scoped} == {"net-tuning"}
+    assert all("namespace" not in o["metadata"] for o in objs if o["kind"] in cluster_scoped)
+
+
+# --- bad input: every problem at once, each naming field, value and what is allowed -----------------------------
+
+
+def test_node_tuning_objects_lists_every_problem():
+    with pytest.raises(NodeTuningError) as raised:
+        node_tuning_objects([THROUGHPUT, THROUGHPUT], NodeTuningOptions(image="agent", namespace="-bad"))
+    assert str(raised.value) == (
+        "invalid node tuning:\n"
+        "  profiles[1].name: 'throughput' is not allowed; allowed: each profile name at most once\n"
+        "  image: 'agent' is not allowed; allowed: an image reference with a tag or digest, "
+        "e.g. REGISTRY/NAME:TAG or REGISTRY/NAME@sha256:HEX\n"
+        "  namespace: '-bad' is not allowed; allowed: an RFC 1123 label: lowercase letters, digits and '-', "
+        "1-63 characters"
+    )
+
+
+def test_no_profile_is_a_problem():
+    with pytest.raises(NodeTuningError) as raised:
+        node_tuning_objects([])
+    assert raised.value.problems == [Problem("profiles", [], "at least one profile (built-in: balanced, throughput)")]
+
+
+def test_a_shared_namespace_is_refused_because_it_would_become_privileged():
+    _, problems = check(["throughput"], NodeTuningOptions(namespace="kube-system"))
+    assert [str(p) for p in problems] == [
+        "namespace: 'kube-system' is not allowed; allowed: a namespace of the agent's own, not one shared with "
+        "other workloads (default, kube-node-lease, kube-public, kube-system)"
+    ]
+
+
+def test_check_resolves_built_in_names_and_passes_profiles_through():
+    custom = renamed(BALANCED, "ingest")
+    profiles, problems = check(["throughput", custom], NodeTuningOptions())
+    assert (profiles, problems) == ([THROUGHPUT, custom], [])
+
+
+@pytest.mark.parametrize(
+    ("image", "accepted"),
+    [
+        pytest.param("ghcr.io/wirespeed-io/wirespeed-agent:v0.1.0", True, id="registry-path-tag"),
+        pytest.param("localhost:5000/agent:dev", True, id="registry-port"),
+        pytest.param("agent:1", True, id="docker-hub-short-tag"),
+        pytest.param("r.example/a/b/c@sha256:" + "0" * 64, True, id="digest"),
+        pytest.param("r.example/agent:1.2@sha256:" + "f" * 64, True, id="tag-and-digest"),
+        pytest.param("ghcr.io/wirespeed-io/wirespeed-agent", False, id="no-tag-means-latest"),
+        pytest.param("localhost:5000/agent", False, id="port-is-not-a-tag"),
+        pytest.param("Agent:1", False, id="uppercase-path"),
+        pytest.param("r.example/agent:", False, id="empty-tag"),
+        pytest.param("r.example/agent:-1", False, id="tag-starts-with-dash"),
+        pytest.param("r.example/agent@sha256:xyz", False, id="bad-digest"),
+        pytest.param("agent:1 ", False, id="trailing-space"),
+        pytest.param("", False, id="empty"),
+    ],
+)
+def test_image_references(image, accepted):
+    _, problems = check(["throughput"], NodeTuningOptions(image=image))
+    assert (problems == []) is accepted, problems
+
+
+@pytest.mark.parametrize(
+    ("namespace", "accepted"),
+    [
+        pytest.param("wirespeed-system", True, id="default"),
+        pytest.param("a", True, id="one-char"),
+        pytest.param("a" * 63, True, id="63-chars"),
+        pytest.param("a" * 64, False, id="64-chars"),
+        pytest.param("Tuning", False, id="uppercase"),
+        pytest.param("tuning-", False, id="trailing-dash"),
+        pytest.param("net.tuning", False, id="dot"),
+        pytest.param("default", False, id="default-is-shared"),
+        pytest.param("kube-system", False, id="kube-system-is-shared"),
+    ],
+)
+def test_namespace_names(namespace, accepted):
+    _, problems = check(["throughput"], NodeTuningOptions(namespace=namespace))
+    assert (problems == []) is accepted, problems
+
+
+# --- YAML ---------------------------------------------------------------------------------------------------------
+
+
+def test_yaml_round_trips_to_the_same_objects():
+    objs = objects(THROUGHPUT, BALANCED, pod_monitor=True)
+    assert list(yaml.safe_load_all(to_yaml(objs, "a header"))) == objs
+
+
+def test_yaml_keeps_the_profile_json_readable_as_a_literal_block():
+    text = to_yaml(objects())
+    assert '  profile.json: |\n    {\n      "schema_version": 1,' in text
+
+
+def test_yaml_header_lines_are_comments():
+    assert to_yaml([{"kind": "X"}], "one\ntwo").startswith("# one\n# two\n---\nkind: X\n")

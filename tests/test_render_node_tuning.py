@@ -1,0 +1,146 @@
+"""`wirespeed render node-tuning` through the installed console script, against committed golden YAML.
+
+The golden files are what a reviewer reads when a manifest changes. Regenerate them after an intended change:
+
+    UPDATE_GOLDEN=1 .venv/bin/pytest tests/test_render_node_tuning.py     (or: make regen)
+
+and review the diff like any other code change.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import kubernetes_validate
+import pytest
+import yaml
+
+from conftest import ROOT
+
+GOLDEN = ROOT / "tests" / "golden" / "node-tuning"
+CUSTOM_PROFILE = GOLDEN / "ingest-profile.json"
+WIRESPEED = shutil.which("wirespeed", path=str(Path(sys.executable).parent)) or shutil.which("wirespeed")
+UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
+K8S_SCHEMA_VERSION = "1.30.0"  # the oldest minor the manifests are validated against (see test_manifests.py)
+
+CASES = {
+    "default": [],
+    "balanced": ["--profile", "balanced"],
+    "two-profiles-pod-monitor": ["--profile", "throughput", "--profile", "balanced", "--pod-monitor"],
+    "custom-profile-image-namespace": [
+        "--profile",
+        str(CUSTOM_PROFILE.relative_to(ROOT)),
+        "--image",
+        "registry.example.com/platform/wirespeed-agent@sha256:" + "4" * 64,
+        "--namespace",
+        "net-tuning",
+    ],
+}
+
+
+def render(*args: str) -> subprocess.CompletedProcess[str]:
+    assert WIRESPEED, "the wirespeed console script is not installed (pip install -e .)"
+    return subprocess.run(
+        [WIRESPEED, "render", "node-tuning", *args], capture_output=True, text=True, timeout=60, check=False, cwd=ROOT
+    )
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_render_matches_the_golden_file(case):
+    out = render(*CASES[case])
+    assert out.returncode == 0, out.stderr
+    assert out.stderr == ""
+    golden = GOLDEN / f"{case}.yaml"
+    if UPDATE:
+        golden.write_text(out.stdout)
+    assert out.stdout == golden.read_text(), f"{golden.name} is stale: UPDATE_GOLDEN=1 pytest {__file__}"
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_golden_files_are_valid_kubernetes(case):
+    for doc in yaml.safe_load_all((GOLDEN / f"{case}.yaml").read_text()):
+        if doc["apiVersion"] != "monitoring.coreos.com/v1":
+            kubernetes_validate.validate(doc, K8S_SCHEMA_VERSION, strict=True)
+
+
+def test_every_golden_file_has_a_case():
+    assert sorted(p.stem for p in GOLDEN.glob("*.yaml")) == sorted(CASES)
+
+
+def test_output_starts_with_the_reason_for_each_privilege():
+    head = render().stdout.split("---\n", 1)[0]
+    from wirespeed import __version__
+
+    assert head.startswith(f"# wirespeed {__version__}: the node tuning agent. Apply with `kubectl apply -f -`.\n")
+    for reason in ("hostNetwork", "/proc/sys/net", "/sys read-only", "NET_ADMIN", "never privileged"):
+        assert reason in head
+
+
+@pytest.mark.parametrize(
+    ("args", "stderr"),
+    [
+        pytest.param(
+            ["--profile", "fastest"],
+            "error: --profile[0]: 'fastest' is neither a built-in profile (balanced, throughput) nor a readable "
+            "file: No such file or directory\n",
+            id="unknown-profile",
+        ),
+        pytest.param(
+            ["--profile", "throughput", "--profile", "throughput"],
+            "error: --profile[1].name: 'throughput' is not allowed; allowed: each profile name at most once\n",
+            id="duplicate-profile",
+        ),
+        pytest.param(
+            ["--image", "ghcr.io/wirespeed-io/wirespeed-agent"],
+            "error: --image: 'ghcr.io/wirespeed-io/wirespeed-agent' is not allowed; allowed: an image reference "
+            "with a tag or digest, e.g. REGISTRY/NAME:TAG or REGISTRY/NAME@sha256:HEX\n",
+            id="untagged-image",
+        ),
+        pytest.param(
+            ["--image", ""],
+            "error: --image: '' is not allowed; allowed: an image reference with a tag or digest, "
+            "e.g. REGISTRY/NAME:TAG or REGISTRY/NAME@sha256:HEX\n",
+            id="empty-image-is-not-the-default",
+        ),
+        pytest.param(
+            ["--profile", "nope", "--image", "x:", "--namespace", "Net"],
+            "error: --profile[0]: 'nope' is neither a built-in profile (balanced, throughput) nor a readable file: "
+            "No such file or directory\n"
+            "error: --image: 'x:' is not allowed; allowed: an image reference with a tag or digest, "
+            "e.g. REGISTRY/NAME:TAG or REGISTRY/NAME@sha256:HEX\n"
+            "error: --namespace: 'Net' is not allowed; allowed: an RFC 1123 label: lowercase letters, digits and "
+            "'-', 1-63 characters\n",
+            id="every-problem-at-once",
+        ),
+    ],
+)
+def test_bad_input_exits_2_naming_each_problem(args, stderr):
+    out = render(*args)
+    assert (out.returncode, out.stdout, out.stderr) == (2, "", stderr)
+
+
+def test_invalid_profile_file_lists_every_problem(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"schema_version": 1, "name": "Bad Name", "sysctls": {"net.core.netdev_max_backlog": 10}}')
+    out = render("--profile", str(bad))
+    assert out.returncode == 2
+    assert out.stdout == ""
+    assert out.stderr == (
+        f"error: --profile[0]: {bad}/name: 'Bad Name' is not allowed: String should match pattern "
+        "'^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$'\n"
+        f"error: --profile[0]: {bad}/sysctls/net.core.netdev_max_backlog: 10 is not allowed: must be between "
+        "1,000 and 3,240,000\n"
+    )
+
+
+def test_rendered_yaml_applies_as_the_library_objects():
+    from wirespeed.manifests import NodeTuningOptions, node_tuning_objects
+    from wirespeed.profiles import builtin_profile
+
+    docs = list(yaml.safe_load_all(render("--profile", "balanced", "--pod-monitor").stdout))
+    profile = builtin_profile("balanced")
+    assert docs == node_tuning_objects([profile], NodeTuningOptions(pod_monitor=True))
