@@ -8,9 +8,12 @@ component``, the default when importable), else a plain `azure-native` `containe
 which every plan pays before the program runs.
 
 Method: each case is a fresh process (spawned like a user runs it), 1 warm-up then --runs timed runs; wall
-time from time.perf_counter() around spawn-to-exit, peak RSS from wait4()'s ru_maxrss. The growth per pool
-is a least-squares line through the synthetic cases' medians. Prints the results and the machine load; with
---record writes results/<date>-<time>.json (raw per-run numbers included).
+time from time.perf_counter() around spawn-to-exit, CPU time (user + system) and peak RSS from wait4()'s
+rusage. CPU time is reported beside wall time because the machine is shared: wall time swings with the load,
+CPU time much less. Also per project, in one process: the first plan (pays the SDK imports) and the median
+of --runs more (only the program, the mocks and the review). The growth per pool is a least-squares line
+through the synthetic cases' CPU medians, and through their warm in-process medians. Prints the results and
+the machine load; with --record writes results/<date>-<time>.json (raw per-run numbers included).
 
 Usage: bench/plan/run.py [--runs N] [--pools 1,10,20,40] [--pool-kind component|agentpool] [--record]
 """
@@ -18,6 +21,7 @@ Usage: bench/plan/run.py [--runs N] [--pools 1,10,20,40] [--pool-kind component|
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import shutil
@@ -113,8 +117,34 @@ def write_synthetic(root: Path, pools: int, kind: str) -> Path:
     return project
 
 
+WARM = """
+import json, sys, time
+from wirespeed.program import run_program
+from wirespeed.program.review import review
+times = []
+for _ in range(int(sys.argv[2]) + 1):
+    start = time.perf_counter()
+    review(run_program(sys.argv[1]))
+    times.append(time.perf_counter() - start)
+print(json.dumps(times))
+"""
+
+
+def measure_warm(project: Path, runs: int) -> dict[str, Any]:
+    """In one process: the first plan pays the imports, later ones only the program, the mocks and the review."""
+    out = subprocess.run(
+        [sys.executable, "-c", WARM, str(project), str(runs)], capture_output=True, text=True, check=True
+    )
+    times = json.loads(out.stdout)
+    return {
+        "first_s": round(times[0], 3),
+        "warm_s_median": round(statistics.median(times[1:]), 3),
+        "warm_s": [round(t, 3) for t in times[1:]],
+    }
+
+
 def measure(argv: list[str], runs: int) -> dict[str, Any]:
-    walls, rss = [], []
+    walls, rss, cpu = [], [], []
     for i in range(runs + 1):
         start = time.perf_counter()
         proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -128,6 +158,7 @@ def measure(argv: list[str], runs: int) -> dict[str, Any]:
         if i >= 1:
             walls.append(round(wall, 3))
             rss.append(round(usage.ru_maxrss / 1024, 1))
+            cpu.append(round(usage.ru_utime + usage.ru_stime, 3))
     ordered = sorted(walls)
     return {
         "runs": runs,
@@ -135,7 +166,10 @@ def measure(argv: list[str], runs: int) -> dict[str, Any]:
         "wall_s_max": ordered[-1],
         "wall_s_min": ordered[0],
         "peak_rss_mib_max": max(rss),
+        # CPU time (user + system) of the child: what the plan costs, whatever else the shared machine runs.
+        "cpu_s_median": round(statistics.median(cpu), 3),
         "wall_s": walls,
+        "cpu_s": cpu,
         "peak_rss_mib": rss,
     }
 
@@ -169,15 +203,20 @@ def main() -> int:
         name = "root project" if project == bl.REPO else str(project.relative_to(bl.REPO))
         bl.log(f"plan {name}")
         results[f"plan {name}"] = measure([WIRESPEED, "plan", str(project), "--json"], args.runs)
+        results[f"plan {name}"]["in_process"] = measure_warm(project, args.runs)
     growth: list[tuple[int, float]] = []
+    warm_growth: list[tuple[int, float]] = []
     with bl.scratch_dir("wirespeed-bench-plan-") as scratch:
         for n in pool_counts:
             project = write_synthetic(scratch, n, kind)
             bl.log(f"plan synthetic {n} pools ({kind})")
             r = measure([WIRESPEED, "plan", str(project), "--json"], args.runs)
+            r["in_process"] = measure_warm(project, args.runs)
             results[f"plan synthetic {n} pools"] = r
-            growth.append((n, r["wall_s_median"]))
+            growth.append((n, r["cpu_s_median"]))
+            warm_growth.append((n, r["in_process"]["warm_s_median"]))
     intercept, per_pool = slope(growth)
+    warm_intercept, warm_per_pool = slope(warm_growth)
     after = {"loadavg": bl.loadavg(), "cpu_busy_pct": bl.cpu_busy_pct()}
     doc = {
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
@@ -186,7 +225,11 @@ def main() -> int:
         "method": "fresh process per run, 1 warm-up, wall from perf_counter, peak RSS from wait4 ru_maxrss",
         "synthetic_pool_kind": kind,
         "targets_s": {"each example": TARGET_EXAMPLE_S, "40 pools": TARGET_40_POOLS_S},
-        "growth": {"intercept_s": round(intercept, 3), "per_pool_ms": round(per_pool * 1000, 1)},
+        "growth_cpu": {"intercept_s": round(intercept, 3), "per_pool_ms": round(per_pool * 1000, 1)},
+        "growth_in_process_warm": {
+            "intercept_s": round(warm_intercept, 3),
+            "per_pool_ms": round(warm_per_pool * 1000, 1),
+        },
         "loadavg_before": before["loadavg"],
         "loadavg_after": after["loadavg"],
         "cpu_busy_pct_before": before["cpu_busy_pct"],
@@ -194,11 +237,15 @@ def main() -> int:
         "results": results,
     }
     for name, r in results.items():
+        warm = r.get("in_process")
         print(
-            f"{name:70s} median {r['wall_s_median']:6.2f} s  max {r['wall_s_max']:6.2f} s  "
-            f"RSS {r['peak_rss_mib_max']} MiB"
+            f"{name:66s} wall {r['wall_s_median']:5.2f} s (max {r['wall_s_max']:5.2f})  "
+            f"cpu {r['cpu_s_median']:5.2f} s  "
+            f"RSS {r['peak_rss_mib_max']:5.1f} MiB"
+            + (f"  warm in-process {warm['warm_s_median']:.3f} s" if warm else "")
         )
-    print(f"growth: {doc['growth']['intercept_s']} s + {doc['growth']['per_pool_ms']} ms per pool ({kind})")
+    for key in ("growth_cpu", "growth_in_process_warm"):
+        print(f"{key}: {doc[key]['intercept_s']} s + {doc[key]['per_pool_ms']} ms per pool ({kind})")
     out = None
     if args.record:
         out = HERE / "results" / time.strftime("%Y-%m-%d-%H%M%S.json", time.gmtime())
