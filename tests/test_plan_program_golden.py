@@ -29,6 +29,7 @@ REGEN = os.environ.get("WIRESPEED_REGEN_GOLDEN") == "1"
 # (golden name, project directory relative to the repository, stack or None for Pulumi.yaml defaults)
 PROJECTS = [
     ("root", ".", None),
+    ("root-dev", ".", "dev"),
     ("fixture-aks-basic", "tests/fixtures/programs/aks-basic", None),
     ("aks-dsv6", "examples/aks-dsv6", None),
     ("aks-natgw", "examples/aks-natgw", None),
