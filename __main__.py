@@ -3,8 +3,9 @@
 ``wirespeed:cloud`` azure (the default) builds a resource group (unless ``wirespeed:resourceGroup`` names one),
 a NetworkOptimizedCluster with every pool network-optimised, outbound SNAT sized over every pool and its surge,
 the outbound public IPs, the SNAT alert and the tuning DaemonSet. Every key and its default is declared in
-Pulumi.yaml, so the program runs with no stack file. ``wirespeed:cloud`` aws exports the plan of
-``wirespeed:workload`` (the EKS components arrive with the EKS issue).
+Pulumi.yaml, so the program runs with no stack file. ``wirespeed:cloud`` aws adds network-optimised EKS node
+groups tuned at boot, NAT egress sized per AZ and the tuning DaemonSet to an existing EKS cluster and VPC
+(sample stack: Pulumi.aws.yaml).
 """
 
 from __future__ import annotations
@@ -69,13 +70,87 @@ def azure() -> None:
     pulumi.export("replace_on_change", cluster.replace_on_change)
 
 
+AWS_STRINGS = ("clusterName", "nodeRoleArn", "kubeContext")
+AWS_ARRAYS = ("subnetIds", "securityGroupIds", "nodeGroups", "natPublicSubnets", "natPrivateRouteTables")
+
+
 def aws() -> None:
+    """Network-optimised node groups, tuned at boot, and NAT egress sized per AZ, on an existing EKS cluster and VPC
+    (creating the control plane and the VPC is out of scope: they are referenced by name and ID)."""
+    import pulumi_kubernetes as k8s
+
+    from wirespeed.aws import NatEgress, NatEgressArgs, NetworkOptimizedNodeGroup, NetworkOptimizedNodeGroupArgs
+    from wirespeed.aws.stack_config import EksStackError, eks_stack
+    from wirespeed.kubernetes import NodeTuning, NodeTuningArgs
+
+    settings: dict[str, Any] = {k: config.get(k) for k in AWS_STRINGS}
+    settings.update({k: config.get_object(k) for k in AWS_ARRAYS})
+    settings["natPeakConnections"] = config.get_int("natPeakConnections") or workload_nat_connections()
+    try:
+        stack = eks_stack(settings)
+    except EksStackError as exc:
+        details = [
+            pulumi.InputPropertyErrorDetails(
+                property_path=p.field, reason=f"{p.value!r} is not allowed; allowed: {p.allowed}"
+            )
+            for p in exc.problems
+        ]
+        raise pulumi.InputPropertiesError(str(exc), details) from None
+    first: list[pulumi.Resource] = []
+    if stack.egress is not None:
+        egress = NatEgress(
+            "wirespeed-egress",
+            NatEgressArgs(
+                public_subnet_ids=stack.nat_public_subnets,
+                peak_connections=stack.nat_peak_connections,
+                private_route_table_ids=stack.nat_route_tables or None,
+            ),
+        )
+        first.append(egress)  # nodes come up with a route out
+        pulumi.export("nat_public_ips", egress.public_ips)
+    groups = [
+        NetworkOptimizedNodeGroup(
+            f"wirespeed-{spec.name}",
+            NetworkOptimizedNodeGroupArgs(
+                cluster_name=stack.cluster_name,
+                node_role_arn=stack.node_role_arn,
+                subnet_ids=stack.subnet_ids,
+                security_group_ids=stack.security_group_ids or None,
+                instance_types=[t.name for t in spec.plan.instance_types],
+                profile=spec.profile,
+                ena_express=spec.ena_express,
+                min_size=spec.plan.min_size,
+                max_size=spec.plan.max_size,
+            ),
+            pulumi.ResourceOptions(depends_on=first),
+        )
+        for spec in stack.node_groups
+    ]
+    if config.get_bool("tuning") is not False:
+        profiles = list({g.profile.name: g.profile for g in groups}.values())
+        provider = k8s.Provider("wirespeed-k8s", context=settings.get("kubeContext") or None)
+        tuning = NodeTuning(
+            "wirespeed-tuning",
+            NodeTuningArgs(profiles=profiles, image=config.get("image") or None),
+            pulumi.ResourceOptions(provider=provider, depends_on=groups),
+        )
+        pulumi.export("tuning_daemon_sets", tuning.daemon_set_names)
+    plan = stack.plan_json()
+    pulumi.export("node_groups", plan["node_groups"])
+    pulumi.export("nat_egress", plan["nat_egress"])
+
+
+def workload_nat_connections() -> int:
+    """The NAT demand of ``wirespeed:workload`` when it is an AWS workload (0 otherwise): the EKS branch sizes its
+    NAT gateways from it unless ``wirespeed:natPeakConnections`` is set."""
+    workload_path = config.get("workload") or ""
+    if not workload_path:
+        return 0
+    from wirespeed.sizing.nat_gateway import NatGatewayPlan
     from wirespeed.workload import load_workload, plan
 
-    workload_path = config.get("workload") or ""
-    outputs = plan(load_workload(Path(workload_path) if workload_path else None)).to_json()
-    for key in ("instance_type", "outbound", "rings", "backlog", "profile"):
-        pulumi.export(key, outputs[key])
+    outbound = plan(load_workload(Path(workload_path))).outbound
+    return outbound.demand if isinstance(outbound, NatGatewayPlan) else 0
 
 
 cloud = config.get("cloud") or "azure"

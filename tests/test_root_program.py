@@ -89,21 +89,7 @@ def project_with_stack(tmp_path: Path, config: str) -> Path:
     return tmp_path
 
 
-@pytest.mark.parametrize(
-    ("workload", "cloud_key"),
-    [
-        pytest.param("", "allocated_outbound_ports", id="bundled-example"),
-        pytest.param(str(ROOT / "examples/workloads/ingest-eks.json"), "ips", id="eks-workload"),
-    ],
-)
-def test_aws_branch_exports_the_plan_under_pulumi_mocks(tmp_path, workload, cloud_key):
-    project = project_with_stack(tmp_path, f'config:\n  wirespeed:cloud: aws\n  wirespeed:workload: "{workload}"\n')
-    plan = run_program(project, "test")
-    exports = plan.stack_outputs
-    assert set(exports) == {"instance_type", "outbound", "rings", "backlog", "profile"}
-    assert cloud_key in exports["outbound"]
-    assert exports["profile"]["sysctls"]["net.core.netdev_max_backlog"] == exports["backlog"]["netdev_max_backlog"]
-    assert [r.type for r in plan.resources] == ["pulumi:pulumi:Stack"]
+# The aws branch's node groups, NAT egress and tuning: tests/test_aws_root_program.py.
 
 
 def test_aws_branch_bad_workload_fails_with_the_field_under_pulumi_mocks(tmp_path):

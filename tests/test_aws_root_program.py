@@ -1,0 +1,69 @@
+"""The root project's aws branch (wirespeed:cloud aws) run by the plan runner under Pulumi's mocks: the sample stack
+Pulumi.aws.yaml registers node groups, NAT egress sized from the workload and the agent; bad config is refused
+with every problem before anything registers."""
+
+from __future__ import annotations
+
+import base64
+import email
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+from wirespeed.aws.capacity import ena_express_profile
+from wirespeed.profiles import builtin_profile
+from wirespeed.program import run_program
+from wirespeed.program.errors import ProgramError
+from wirespeed.userdata import render_script
+
+
+def test_sample_aws_stack_registers_node_groups_nat_egress_and_tuning_under_pulumi_mocks():
+    plan = run_program(ROOT, "aws")
+    types = [r.type for r in plan.resources]
+    assert types.count("aws:eks/nodeGroup:NodeGroup") == 2
+    assert types.count("aws:ec2/launchTemplate:LaunchTemplate") == 2
+    # ingest-eks.json: 120,000 connections to the busiest destination -> 3 Elastic IPs in each of 2 AZs.
+    assert types.count("aws:ec2/natGateway:NatGateway") == 2
+    assert types.count("aws:ec2/eip:Eip") == 6
+    assert types.count("kubernetes:apps/v1:DaemonSet") == 2
+    assert not any(t.startswith("azure-native:") for t in types)
+    outputs = plan.stack_outputs
+    assert set(outputs) == {"node_groups", "nat_egress", "nat_public_ips", "tuning_daemon_sets"}
+    assert [z["ips"] for z in outputs["nat_egress"]["zones"]] == [3, 3]
+    assert {name: len(ips) for name, ips in outputs["nat_public_ips"].items()} == {"us-east-1a": 3, "us-east-1b": 3}
+    ingest = outputs["node_groups"]["ingest"]
+    assert [(t["name"], t["baseline_gbps"], t["ena_express"]) for t in ingest["instance_types"]] == [
+        ("c6in.8xlarge", 50, True),
+        ("c6in.16xlarge", 100, True),
+    ]
+    template = next(r for r in plan.resources if r.name == "wirespeed-ingest-launch-template")
+    message = email.message_from_bytes(base64.b64decode(template.inputs["userData"]))
+    assert [p.get_content_type() for p in message.get_payload()] == ["application/node.eks.aws", "text/x-shellscript"]
+    script = message.get_payload()[1].get_payload(decode=True).decode()
+    assert script == render_script(ena_express_profile(builtin_profile("throughput")))
+    assert base64.b64decode(template.inputs["userData"]).decode() == ingest["user_data"]
+
+
+def test_bad_aws_config_lists_every_problem_before_anything_registers_under_pulumi_mocks(tmp_path: Path):
+    for name in ("Pulumi.yaml", "__main__.py"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    (tmp_path / "Pulumi.test.yaml").write_text(
+        "config:\n"
+        "  wirespeed:cloud: aws\n"
+        "  wirespeed:nodeGroups: ['web:m7i.large:1:3', 'fast:c6in.8xlarge:1:3:throughput:ena-express']\n"
+        "  wirespeed:natPublicSubnets: [us-east-1a=subnet-1]\n"
+        "  wirespeed:natPeakConnections: 500000\n"
+    )
+    with pytest.raises(ProgramError) as caught:
+        run_program(tmp_path, "test")
+    assert [p.split(": ")[0] for p in caught.value.problems] == [
+        "wirespeed:clusterName",
+        "wirespeed:nodeRoleArn",
+        "wirespeed:subnetIds",
+        "wirespeed:nodeGroups[0].instance_types[0]",
+        "wirespeed:securityGroupIds",
+        "wirespeed:natPeakConnections",
+    ]
+    # The program checks the whole config (eks_stack) before it creates the first resource.
