@@ -33,6 +33,9 @@ PROJECTS = [
     ("fixture-aks-basic", "tests/fixtures/programs/aks-basic", None),
     ("aks-dsv6", "examples/aks-dsv6", None),
     ("aks-natgw", "examples/aks-natgw", None),
+    ("root-aws", ".", "aws"),
+    ("eks-c6in", "examples/eks-c6in", None),
+    ("eks-karpenter", "examples/eks-karpenter", None),
     ("aks-existing-cluster", "examples/aks-existing-cluster", "dev"),
 ]
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from wirespeed import catalog
 from wirespeed.manifests.node_tuning import PROFILE_KEY, PROFILE_LABEL
+from wirespeed.program.aws_review import karpenter_user_data, user_data_section
 from wirespeed.program.create_only import AGENT_POOL_CREATE_ONLY, create_only_values
 from wirespeed.program.model import STACK_TYPE, ProgramPlan, RegisteredResource
 from wirespeed.program.project import DEFAULT_STACK, SECRET_PLACEHOLDER
@@ -95,6 +96,9 @@ class PlanReview:
             sections.append("## Outbound\n" + "\n\n".join(o.explain() for o in self.outbound))
         if self.tuning:
             sections.append("## Node tuning\n" + "\n".join(t.explain() for t in self.tuning))
+        eks_user_data = user_data_section(self.plan) + karpenter_user_data(self.plan)
+        if eks_user_data:
+            sections.append("## EKS user data\n" + "\n".join(eks_user_data))
         if self.pools:
             sections.append("## Changes that replace a pool\n" + "\n".join(self._replacement_lines()))
         if self.plan.stack_outputs:

@@ -6,6 +6,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from wirespeed.program.aws_review import summarise_aws
 from wirespeed.program.model import ProgramPlan, RegisteredResource, type_matches
 from wirespeed.program.sections import PoolReview
 from wirespeed.program.values import fmt, get, num, plain_numbers
@@ -14,6 +15,8 @@ from wirespeed.program.values import fmt, get, num, plain_numbers
 def summarise(r: RegisteredResource, plan: ProgramPlan) -> str:
     """The inputs that matter for one resource, on one line (empty for resources with nothing to say)."""
     i = r.inputs
+    if r.type.startswith(("aws:", "kubernetes:karpenter.")) and (aws := summarise_aws(r, plan)) is not None:
+        return aws
     if type_matches(r.type, "containerservice", "ManagedCluster"):
         parts = [str(i.get("location") or r.outputs.get("location") or "")]
         network = i.get("networkProfile") if isinstance(i.get("networkProfile"), Mapping) else {}
