@@ -100,10 +100,10 @@ def summarise_aws(r: RegisteredResource, plan: ProgramPlan) -> str | None:
         aliases = ", ".join(str(t.get("alias")) for t in spec.get("amiSelectorTerms") or [] if isinstance(t, Mapping))
         meta = spec.get("metadataOptions") or {}
         user_data = spec.get("userData")
-        parts = " + ".join(_parts(user_data)) if isinstance(user_data, str) else "none"
+        documents = " + ".join(_parts(user_data)) if isinstance(user_data, str) else "none"
         return (
             f"AMI {aliases}; IMDS tokens {meta.get('httpTokens', 'optional')}, hop limit "
-            f"{fmt(num(meta.get('httpPutResponseHopLimit')))}; user data {parts}"
+            f"{fmt(num(meta.get('httpPutResponseHopLimit')))}; user data {documents}"
         )
     if type_matches(r.type, "ec2", "Eip"):
         return f"-> {r.outputs.get('publicIp')}"
