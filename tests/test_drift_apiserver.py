@@ -197,7 +197,9 @@ def test_a_token_without_rbac_is_exit_2_naming_what_was_refused(tmp_path, apiser
     ("content", "message"),
     [
         pytest.param("{", "not a usable kubeconfig: ", id="not-yaml"),
-        pytest.param("{}", "not a usable kubeconfig: Invalid kube-config file. No configuration found.", id="empty"),
+        pytest.param(
+            "{}", "not a usable kubeconfig: Invalid kube-config file. Expected key current-context", id="empty"
+        ),
         pytest.param(
             json.dumps(kubeconfig("https://127.0.0.1:1", b"", "u", "t")).replace('"wirespeed-test"', '"other"', 1),
             "not a usable kubeconfig: ",

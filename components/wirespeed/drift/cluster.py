@@ -104,36 +104,38 @@ def _get_pages(api: Any, target: Target, path: str, query: dict[str, str]) -> It
     while True:
         params = [("limit", str(PAGE_SIZE)), *query.items()] + ([("continue", token)] if token else [])
         try:
-            response = api.call_api(
-                path,
-                "GET",
-                query_params=params,
-                header_params={"Accept": "application/json"},
+            # The client's own serialiser adds the server, TLS and credentials (exec plugins included).
+            method, url, headers, body, post = api.param_serialize(
+                "GET", path, query_params=params, header_params={"Accept": "application/json"},
                 auth_settings=["BearerToken"],
-                _preload_content=False,
-                _request_timeout=(CONNECT_TIMEOUT_S, READ_TIMEOUT_S),
-            )
-        except ApiException as exc:
-            reason = _api_reason(exc)
-            raise ClusterUnreachableError(f"{target.describe()}: GET {path}: {exc.status} {reason}") from exc
+            )  # fmt: skip
+            response = api.call_api(method, url, headers, body, post, (CONNECT_TIMEOUT_S, READ_TIMEOUT_S))
+            data = response.read()
+        except ApiException as exc:  # the client wraps TLS failures (status 0)
+            raise ClusterUnreachableError(f"{target.describe()}: {path}: {_first_line(exc)}") from exc
         except (HTTPError, OSError) as exc:
             host = api.configuration.host
             raise ClusterUnreachableError(
                 f"{target.describe()}: cannot reach the cluster at {host}: {_cause(exc)}"
             ) from exc
-        body = json.loads(response[0].data)
-        yield from body.get("items") or []
-        token = (body.get("metadata") or {}).get("continue") or ""
+        if response.status != 200:
+            raise ClusterUnreachableError(
+                f"{target.describe()}: GET {path}: {response.status} {_api_reason(data, response.reason)}"
+            )
+        page = json.loads(data)
+        yield from page.get("items") or []
+        token = (page.get("metadata") or {}).get("continue") or ""
         if not token:
             return
 
 
-def _api_reason(exc: Any) -> str:
+def _api_reason(body: bytes, reason: object) -> str:
+    """The Status message the API server sent (``nodes is forbidden: User ...``), else the HTTP reason."""
     try:
-        message = json.loads(exc.body).get("message")
+        message = json.loads(body).get("message")
     except (TypeError, ValueError, AttributeError):
         message = None
-    return str(message or exc.reason)
+    return _first_line(Exception(message or reason))
 
 
 def _cause(exc: BaseException) -> str:
