@@ -257,8 +257,21 @@ class ApiServer:
         return out
 
     def apply(self, manifests: str, field_manager: str = "wirespeed-test") -> subprocess.CompletedProcess[str]:
-        """Server-side apply, as `kubectl apply --server-side` does it; the result keeps stderr (warnings)."""
-        return self.kubectl("apply", "--server-side", f"--field-manager={field_manager}", "-f", "-", stdin=manifests)
+        """Server-side apply, as `kubectl apply --server-side` does it; the result keeps stderr (warnings).
+
+        ``--force-conflicts``: the tests install the manifests once per namespace into this one cluster, and the
+        cluster-scoped ClusterRole and ClusterRoleBinding (one name per cluster) are shared by those installs, so
+        the latest install takes them over, as a second `kubectl apply` from another manager would have to.
+        """
+        return self.kubectl(
+            "apply",
+            "--server-side",
+            "--force-conflicts",
+            f"--field-manager={field_manager}",
+            "-f",
+            "-",
+            stdin=manifests,
+        )
 
     def ensure_default_service_account(self, namespace: str) -> None:
         """What the controller-manager would do: Pods are refused in a namespace without it."""
