@@ -30,7 +30,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -316,7 +316,13 @@ def gate(reason: str | None, ci: str | None) -> tuple[str, str] | None:
     return "skip", reason
 
 
-def main(argv: Sequence[str] | None = None) -> None:
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def main() -> None:
+    """Serve until SIGINT or SIGTERM, then tear everything down (the temporary directory included)."""
+    signal.signal(signal.SIGTERM, _interrupt)
     with running() as server:
         print(server.admin_kubeconfig, flush=True)
         with suppress(KeyboardInterrupt):
