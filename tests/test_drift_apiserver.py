@@ -220,3 +220,48 @@ def test_an_unknown_context_is_exit_2_naming_it(tmp_path, apiserver):
     out = invoke("drift", "--kubeconfig", str(apiserver.admin_kubeconfig), "--context", "nope")
     assert out.returncode == 2
     assert out.stderr.startswith(f"error: --kubeconfig {apiserver.admin_kubeconfig} --context nope: "), out.stderr
+
+
+def exec_kubeconfig(apiserver: ApiServer, command: str, args: list[str]) -> dict[str, Any]:
+    """A kubeconfig whose user gets its token from an exec credential plugin, as kubelogin and
+    `aws eks get-token` users have."""
+    doc = kubeconfig(apiserver.url, apiserver.ca_pem, "exec-user", "unused")
+    doc["users"] = [
+        {
+            "name": "exec-user",
+            "user": {
+                "exec": {
+                    "apiVersion": "client.authentication.k8s.io/v1",
+                    "command": command,
+                    "args": args,
+                    "interactiveMode": "Never",
+                }
+            },
+        }
+    ]
+    return doc
+
+
+def test_drift_gets_its_token_from_an_exec_credential_plugin(cluster_with_nodes, tmp_path):
+    credential = {
+        "apiVersion": "client.authentication.k8s.io/v1",
+        "kind": "ExecCredential",
+        "status": {"token": cluster_with_nodes.admin_token},
+    }
+    plugin = tmp_path / "credential.json"
+    plugin.write_text(json.dumps(credential))
+    path = tmp_path / "exec.kubeconfig"
+    path.write_text(json.dumps(exec_kubeconfig(cluster_with_nodes, "cat", [str(plugin)])))
+    out = drift("--kubeconfig", str(path), "--selector", SELECTOR, "--json")
+    assert out.returncode == 1, out.stderr
+    assert json.loads(out.stdout)["total"] == len(EXPECTED)
+
+
+def test_a_failing_exec_credential_plugin_is_exit_2_in_one_line(apiserver, tmp_path):
+    path = tmp_path / "exec.kubeconfig"
+    path.write_text(json.dumps(exec_kubeconfig(apiserver, "false", [])))
+    out = drift("--kubeconfig", str(path))
+    assert (out.returncode, out.stderr) == (
+        2,
+        f"error: --kubeconfig {path}: the credential plugin failed: exec: process returned 1\n",
+    )

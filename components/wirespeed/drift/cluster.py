@@ -10,6 +10,7 @@ from the raw JSON: building the client's model objects for thousands of Nodes co
 from __future__ import annotations
 
 import json
+import logging
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -64,6 +65,11 @@ def connect(target: Target) -> Any:
         ) from exc
 
     configuration = client.Configuration()
+    # The client reports a failing exec credential plugin with logging.error and carries on anonymously, which
+    # would surface later as a puzzling 403 for system:anonymous: collect those records and fail here instead.
+    plugin_errors = _ErrorRecords()
+    root = logging.getLogger()
+    root.addHandler(plugin_errors)
     try:
         config.load_kube_config(  # type: ignore[no-untyped-call]  # the client ships no annotations
             config_file=None if target.kubeconfig is None else str(target.kubeconfig),
@@ -85,9 +91,23 @@ def connect(target: Target) -> Any:
         IndexError,
     ) as exc:
         raise KubeconfigError(f"{target.describe()}: not a usable kubeconfig: {_first_line(exc)}") from exc
+    finally:
+        root.removeHandler(plugin_errors)
+    if plugin_errors.messages:
+        message = _first_line(Exception(plugin_errors.messages[0]))
+        raise KubeconfigError(f"{target.describe()}: the credential plugin failed: {message}")
     # One attempt per request: an unreachable cluster answers "exit 2" in seconds, not after urllib3's retries.
     configuration.retries = 0
     return client.ApiClient(configuration)
+
+
+class _ErrorRecords(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
 
 
 def _first_line(exc: BaseException) -> str:
