@@ -156,7 +156,9 @@ def agent(apiserver: ApiServer, tmp_path_factory: pytest.TempPathFactory) -> Ite
         decision = gate(f"{AGENT.relative_to(ROOT)} is missing: `make -C agent build` (make test builds it)", CI)
         assert decision is not None
         action, message = decision
-        pytest.fail(message, pytrace=False) if action == "fail" else pytest.skip(message)
+        if action == "fail":
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
     tmp = tmp_path_factory.mktemp("agent")
     suffix = secrets.token_hex(3)
     link, peer = f"wsa{suffix}a", f"wsa{suffix}b"
