@@ -7,6 +7,8 @@ The annotation the tests start from is the agent's exact JSON (agent/internal/no
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -275,3 +277,11 @@ json_values = st.recursive(
 def test_any_annotation_is_judged_without_crashing(annotation, condition):
     verdict = judge_node(node(annotation, condition=condition), PROFILES, NOW, timedelta(minutes=15))
     assert all(f.kind in KINDS for f in verdict.findings)
+
+
+@pytest.mark.parametrize("module", ["wirespeed.cli", "wirespeed.drift"])
+def test_the_kubernetes_client_is_not_loaded_until_drift_runs(module):
+    """Other commands stay fast: the client (and urllib3, google-auth...) loads only inside `wirespeed drift`."""
+    code = f"import sys, {module}; print(sorted(m for m in sys.modules if m.split('.')[0] == 'kubernetes'))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
