@@ -38,7 +38,10 @@ def drift(
     ] = 15,
     as_json: JsonFlag = False,
 ) -> None:
-    """Compare every node's tuning status with the profile its wirespeed.io/profile label names; list drift."""
+    """Compare every node's tuning status with the profile its wirespeed.io/profile label names; list drift.
+
+    Exit 0 when every labelled node is tuned, 1 when any drifted, 2 when the cluster cannot be read.
+    """
     from wirespeed.drift import judge, profiles_from_config_maps
     from wirespeed.drift.cluster import Target, connect, list_nodes, list_profile_config_maps
     from wirespeed.errors import UserError
