@@ -38,6 +38,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 BUILD_SCRIPT = ROOT / "test" / "apiserver" / "build.sh"
 KUBE_APISERVER = ROOT / "test" / "apiserver" / "bin" / "kube-apiserver"
+KUBECTL = ROOT / "test" / "apiserver" / "bin" / "kubectl"  # same release, built beside it
 ADMIN_TOKEN_USER = "wirespeed-test-admin"
 READY_TIMEOUT_S = 120.0  # a cold start on a loaded 2-core machine; measured start-to-ready in bench/apiserver
 
@@ -51,8 +52,9 @@ def missing_prerequisite() -> str | None:
     problems = []
     if shutil.which("etcd") is None:
         problems.append("etcd (Debian package etcd-server: scripts/install-system-deps.sh)")
-    if not KUBE_APISERVER.exists():
-        problems.append(f"{KUBE_APISERVER.relative_to(ROOT)} (build it: {BUILD_SCRIPT.relative_to(ROOT)})")
+    for binary in (KUBE_APISERVER, KUBECTL):
+        if not binary.exists():
+            problems.append(f"{binary.relative_to(ROOT)} (build it: {BUILD_SCRIPT.relative_to(ROOT)})")
     if shutil.which("openssl") is None:
         problems.append("openssl (Debian package openssl)")
     if not problems:
@@ -245,7 +247,7 @@ class ApiServer:
 
     def kubectl(self, *args: str, stdin: str | None = None, check: bool = True) -> subprocess.CompletedProcess[str]:
         out = subprocess.run(
-            ["kubectl", f"--kubeconfig={self.admin_kubeconfig}", *args],
+            [str(KUBECTL), f"--kubeconfig={self.admin_kubeconfig}", *args],
             input=stdin,
             capture_output=True,
             text=True,

@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 import pytest
 import yaml
 
-from apiserver import ROOT, ApiServer, gate
+from apiserver import KUBECTL, ROOT, ApiServer, gate
 from clirun import WIRESPEED
 
 pytestmark = pytest.mark.netns
@@ -105,7 +105,7 @@ class Agent:
     def as_agent(self, *args: str) -> subprocess.CompletedProcess[str]:
         """kubectl with the agent's own kubeconfig (its ServiceAccount token)."""
         return subprocess.run(
-            ["kubectl", f"--kubeconfig={self.kubeconfig}", *args], capture_output=True, text=True, timeout=60
+            [str(KUBECTL), f"--kubeconfig={self.kubeconfig}", *args], capture_output=True, text=True, timeout=60
         )
 
 
@@ -283,7 +283,7 @@ def test_rbac_alone_would_let_the_agents_role_patch_any_node(agent):
     token = server.service_account_token(NAMESPACE, "rbac-only")
     kubeconfig = server.write_kubeconfig(agent.kubeconfig.with_name("rbac-only.kubeconfig"), "rbac-only", token)
     out = subprocess.run(
-        ["kubectl", f"--kubeconfig={kubeconfig}", "annotate", "node", "node-b", "example.com/touched=yes"],
+        [str(KUBECTL), f"--kubeconfig={kubeconfig}", "annotate", "node", "node-b", "example.com/touched=yes"],
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert out.returncode == 0, out.stderr
