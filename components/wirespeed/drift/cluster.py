@@ -89,6 +89,7 @@ def connect(target: Target) -> Any:
         AttributeError,
         KeyError,
         IndexError,
+        RecursionError,  # a document nested deeper than the YAML parser's recursion
     ) as exc:
         raise KubeconfigError(f"{target.describe()}: not a usable kubeconfig: {_first_line(exc)}") from exc
     finally:
