@@ -179,6 +179,15 @@ def agent(apiserver: ApiServer, tmp_path_factory: pytest.TempPathFactory) -> Ite
     kubeconfig = apiserver.write_kubeconfig(
         tmp / "agent.kubeconfig", "wirespeed-agent", pod_bound_token(apiserver, "wirespeed-agent-a")
     )
+    # A new ValidatingAdmissionPolicy is enforced once the API server's policy informer has it, a moment after the
+    # apply returns: wait for a server-side dry run (admission runs, nothing is stored) to be refused.
+    wait_for(
+        "the own-node policy in force",
+        lambda: subprocess.run(
+            [str(KUBECTL), f"--kubeconfig={kubeconfig}", "annotate", "node", "node-b", "probe=1", "--dry-run=server"],
+            capture_output=True, text=True, timeout=60,
+        ).returncode != 0,
+    )  # fmt: skip
 
     sysctl = tmp / "proc-sys" / "net" / "core" / "netdev_max_backlog"
     sysctl.parent.mkdir(parents=True)
