@@ -309,15 +309,6 @@ def running(workdir: Path | None = None) -> Iterator[ApiServer]:
             server.stop()
 
 
-def gate(reason: str | None, ci: str | None) -> tuple[str, str] | None:
-    """The netns marker's rule (tests/conftest.py netns_gate): under CI=true a missing prerequisite fails."""
-    if reason is None:
-        return None
-    if ci == "true":
-        return "fail", reason + "; CI=true, so this is a failure, not a skip"
-    return "skip", reason
-
-
 def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 

@@ -29,8 +29,9 @@ from typing import Any, TypeVar
 import pytest
 import yaml
 
-from apiserver import KUBECTL, ROOT, ApiServer, gate
+from apiserver import KUBECTL, ROOT, ApiServer
 from clirun import WIRESPEED
+from conftest import netns_gate
 
 pytestmark = pytest.mark.netns
 
@@ -153,7 +154,7 @@ def pod_bound_token(server: ApiServer, pod: str) -> str:
 @pytest.fixture(scope="module")
 def agent(apiserver: ApiServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Agent]:
     if not AGENT.exists():
-        decision = gate(f"{AGENT.relative_to(ROOT)} is missing: `make -C agent build` (make test builds it)", CI)
+        decision = netns_gate(f"{AGENT.relative_to(ROOT)} is missing: `make -C agent build` (make test builds it)", CI)
         assert decision is not None
         action, message = decision
         if action == "fail":
