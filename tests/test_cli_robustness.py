@@ -261,7 +261,8 @@ def invocations(draw: st.DrawFn, files: Files) -> Invocation:
 # --- the contract ---------------------------------------------------------------------------------------------
 
 
-LISTS_EVERY_PROBLEM = {("profile", "validate"), ("render", "node-tuning")}
+# `plan` lists every problem a program's pulumi.InputPropertiesError names.
+LISTS_EVERY_PROBLEM = {("profile", "validate"), ("render", "node-tuning"), ("plan",)}
 
 
 def assert_contract(invocation: Invocation, returncode: int, stdout: str, stderr: str) -> None:

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
-from wirespeed.cli._common import JsonFlag, emit, fail
+from wirespeed.cli._common import JsonFlag, emit, fail, one_line
 from wirespeed.errors import UserError
 
 
@@ -54,10 +54,11 @@ def plan(
             fail("--workload plans a workload file: give it alone, without DIR, --stack or --compare")
         _plan_workload(workload, as_json, announce=None)
         return
+    announce = None
     if directory is None:
         if (Path.cwd() / "Pulumi.yaml").is_file():
             directory = Path(".")
-            _announce("Planning the Pulumi project in the current directory (Pulumi.yaml found).", as_json)
+            announce = "Planning the Pulumi project in the current directory (Pulumi.yaml found)."
         else:
             if stack is not None or compare is not None:
                 fail("--stack and --compare need a Pulumi project: no Pulumi.yaml in the current directory")
@@ -68,7 +69,7 @@ def plan(
                 "(give DIR for a Pulumi project, --workload FILE for your own workload).",
             )
             return
-    _plan_program(directory, stack, compare, as_json)
+    _plan_program(directory, stack, compare, as_json, announce)
 
 
 def _announce(line: str, as_json: bool) -> None:
@@ -106,18 +107,29 @@ def _plan_workload(path: Path | None, as_json: bool, announce: str | None) -> No
     emit(result, as_json)
 
 
-def _plan_program(directory: Path, stack: str | None, compare: Path | None, as_json: bool) -> None:
+def _plan_program(
+    directory: Path, stack: str | None, compare: Path | None, as_json: bool, announce: str | None
+) -> None:
     from wirespeed.program import ProgramError, run_program
     from wirespeed.program.compare import CompareError, compare_with
     from wirespeed.program.review import review
 
     try:
+        previous = None if compare is None else _read_previous(compare)  # a bad file fails before the program runs
         result = review(run_program(directory, stack))
-        if compare is not None:
-            result = compare_with(result, _read_previous(compare))
+        if previous is not None:
+            result = compare_with(result, previous)
     except (ProgramError, CompareError) as exc:
+        message = str(getattr(exc, "message", exc))
         problems = getattr(exc, "problems", [])
-        fail(str(getattr(exc, "message", exc)) + "".join(f"\n  {p}" for p in problems))
+        if not problems:
+            fail(message)
+        # Every problem the program listed, one `error:` line each, so a reviewer fixes them in one go.
+        for problem in problems[:-1]:
+            typer.echo(f"error: {one_line(f'{message}: {problem}')}", err=True)
+        fail(f"{message}: {problems[-1]}")
+    if announce:
+        _announce(announce, as_json)
     if as_json:
         typer.echo(json.dumps(result.to_json(), indent=2, sort_keys=False))
     else:
@@ -138,13 +150,19 @@ def _read_previous(path: Path) -> dict[str, Any]:
     from wirespeed.program.compare import CompareError
 
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise CompareError(f"--compare: {str(path)!r} cannot be read ({exc.strerror})") from None
     except UnicodeDecodeError:
         raise CompareError(f"--compare: {path}: not UTF-8 text") from None
+    try:
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise CompareError(f"--compare: {path}: not JSON ({exc.msg} at line {exc.lineno})") from None
+    except (ValueError, RecursionError):  # numbers past Python's digit limit, nesting past the recursion limit
+        raise CompareError(
+            f"--compare: {path}: not a `wirespeed plan --json` document (too deep or too large)"
+        ) from None
     if not isinstance(data, dict):
         raise CompareError(f"--compare: {path}: not a `wirespeed plan --json` document")
     return data
