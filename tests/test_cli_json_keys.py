@@ -18,6 +18,7 @@ from wirespeed.cli import app
 
 DOC = ROOT / "docs" / "cli-json.md"
 EXAMPLES = ROOT / "examples" / "workloads"
+CHECK_FIXTURES = ROOT / "tests" / "fixtures" / "check"
 
 # One or more real invocations per documented command (the argv after the command, without --json).
 SAMPLES: dict[str, list[list[str]]] = {
@@ -34,7 +35,15 @@ SAMPLES: dict[str, list[list[str]]] = {
     "plan": [[], ["--workload", str(EXAMPLES / "ingest-eks.json")]],
     "catalog show": [["D16s_v6"], ["c6in.8xlarge"]],
     "catalog list": [["--cloud", "aws", "--min-gbps", "100"]],
+    "check": [
+        [str(CHECK_FIXTURES / "aks-export.json")],
+        [str(CHECK_FIXTURES / "pr-preview-violations.json")],
+    ],
 }
+
+# Commands whose JSON comes from `--format json` rather than `--json`, and the exit codes that still print it
+# (`check` prints its verdict document and exits 1 on a mandatory violation).
+FORMAT_JSON = {"check": (0, 1)}
 
 
 def _strip_parentheses(text: str) -> str:
@@ -55,7 +64,10 @@ def documented() -> dict[str, tuple[frozenset[str], dict[str, frozenset[str]]]]:
     sections: dict[str, tuple[frozenset[str], dict[str, frozenset[str]]]] = {}
     for block in DOC.read_text().split("\n## ")[1:]:
         heading, _, body = block.partition("\n")
-        commands = [c.removeprefix("wirespeed ").removesuffix(" --json") for c in re.findall(r"`([^`]+)`", heading)]
+        commands = [
+            c.removeprefix("wirespeed ").removesuffix(" --json").removesuffix(" --format json")
+            for c in re.findall(r"`([^`]+)`", heading)
+        ]
         group = commands[0].split()[:-1]
         commands = [c if len(c.split()) > 1 or not group else " ".join([*group, c]) for c in commands]
         rows = [line for line in body.splitlines() if line.startswith("| `")]
@@ -80,8 +92,12 @@ DOCUMENTED = documented()
 
 
 def _json(command: str, args: list[str]) -> Any:
-    out = invoke(*command.split(), *args, "--json")
-    assert out.returncode == 0, out.stderr
+    if command in FORMAT_JSON:
+        out = invoke(*command.split(), *args, "--format", "json")
+        assert out.returncode in FORMAT_JSON[command], out.stderr
+    else:
+        out = invoke(*command.split(), *args, "--json")
+        assert out.returncode == 0, out.stderr
     return json.loads(out.stdout)
 
 
@@ -98,7 +114,12 @@ def test_the_doc_parses_into_the_sections_it_has():
 
 def test_every_json_command_is_documented():
     def json_commands(command: Any, path: tuple[str, ...]) -> set[str]:
-        found = {" ".join(path)} if any(p.name == "as_json" for p in getattr(command, "params", [])) else set()
+        params = getattr(command, "params", [])
+        prints_json = any(
+            p.name == "as_json" or (p.name == "output_format" and "json" in getattr(p.type, "choices", ()))
+            for p in params
+        )
+        found = {" ".join(path)} if prints_json else set()
         for name, sub in getattr(command, "commands", {}).items():
             found |= json_commands(sub, (*path, name))
         return found
@@ -115,6 +136,9 @@ def test_json_keys_are_exactly_the_documented_ones(command, args):
     for record in _records(_json(command, args)):
         assert set(record) == keys
         for key, item_keys in nested.items():
+            if command == "check" and record["passed"]:
+                assert record[key] == [], "the clean sample has no violations (advisory ones would be listed)"
+                continue
             assert record[key], f"{key}: the sample should produce items to check"
             assert all(set(item) == item_keys for item in record[key])
 

@@ -60,11 +60,22 @@ _MISSING = object()
 _TERRAFORM_KEYS = frozenset({"format_version", "terraform_version", "planned_values", "resource_changes"})
 
 
-def _shown(value: Any) -> str:
-    """A JSON value as the user wrote it (integral floats without ".0"), cut to a readable length."""
+def _as_written(value: Any) -> Any:
     if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    text = json.dumps(value, default=repr)
+        return int(value)
+    if isinstance(value, dict):
+        return {k: _as_written(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_as_written(v) for v in value]
+    return value
+
+
+def _shown(value: Any) -> str:
+    """A JSON value as the user wrote it (integral numbers without ".0"), cut to a readable length."""
+    try:
+        text = json.dumps(_as_written(value), default=repr)
+    except RecursionError:  # a value nested almost as deep as the decoder allows
+        text = "[...]" if isinstance(value, list) else "{...}"
     return text if len(text) <= 60 else text[:57] + "..."
 
 
@@ -216,7 +227,7 @@ def _resource(state: Any, where: str, urn: str | None) -> Resource:
     if provider_id is not None:
         _expect(provider_id, str, "a string", f"{where}.id")
     dependencies = _object(state, "propertyDependencies", where)
-    for name, urns in dependencies.items():
+    for name, urns in (state.get("propertyDependencies") or {}).items():
         _expect(urns, list, "an array", f"{where}.propertyDependencies.{name}")
         for position, dependency in enumerate(urns):
             _expect(dependency, str, "a string", f"{where}.propertyDependencies.{name}[{position}]")

@@ -84,6 +84,8 @@ def load_config(path: Path | None) -> Any:
         fail(f"--config {path}: not JSON: {exc}")
     except RecursionError:
         fail(f"--config {path}: not readable: JSON nested deeper than Python's recursion limit")
+    except ValueError as exc:  # an integer past Python's digit limit: no threshold is that long
+        fail(f"--config {path}: not readable: {exc}")
     try:
         return resolve_config(document)
     except ConfigError as exc:
