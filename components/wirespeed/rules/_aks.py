@@ -74,8 +74,8 @@ def allocated_ports(props: Mapping[str, Any]) -> int:
     return value if value is not None else 0
 
 
-def outbound_ips(props: Mapping[str, Any], prefix_lengths: Mapping[str, int]) -> tuple[int, str]:
-    """How many frontend IPs the profile gives, and how the count was reached.
+def outbound_ips(props: Mapping[str, Any], prefix_lengths: Mapping[str, int]) -> tuple[int, str, str]:
+    """How many frontend IPs the profile gives, how the count was reached, and the field that adds more.
 
     Own IPs count one each; an own prefix of length /N gives 2^(32-N) IPs (looked up by resource id in
     ``prefix_lengths``, :class:`NotKnown` when absent); otherwise the managed count (default 1).
@@ -83,7 +83,7 @@ def outbound_ips(props: Mapping[str, Any], prefix_lengths: Mapping[str, int]) ->
     profile = get(props, "networkProfile", "loadBalancerProfile")
     listed = list(elements(get(profile, "outboundIPs", "publicIPs"), "outboundIPs.publicIPs"))
     if listed:
-        return len(listed), f"{len(listed)} listed public IP(s)"
+        return len(listed), f"{len(listed)} listed public IP(s)", "outboundIPs.publicIPs"
     prefixes = list(elements(get(profile, "outboundIPPrefixes", "publicIPPrefixes"), "outboundIPPrefixes"))
     if prefixes:
         total = 0
@@ -95,10 +95,10 @@ def outbound_ips(props: Mapping[str, Any], prefix_lengths: Mapping[str, int]) ->
                 raise NotKnown("outboundIPPrefixes.publicIPPrefixes.id")
             total += 2 ** (IPV4_BITS - length)
             parts.append(f"/{length}")
-        return total, f"{total} IP(s) from prefix(es) {', '.join(parts)}"
+        return total, f"{total} IP(s) from prefix(es) {', '.join(parts)}", "outboundIPPrefixes: a shorter prefix"
     count = whole(get(profile, "managedOutboundIPs", "count"))
     count = DEFAULT_MANAGED_OUTBOUND_IPS if count is None else count
-    return count, f"{count} managed outbound IP(s)"
+    return count, f"{count} managed outbound IP(s)", "managedOutboundIPs.count"
 
 
 def pool_of(props: Any, fallback_name: str) -> Pool | None:
@@ -127,6 +127,13 @@ def inline_pools(cluster_props: Mapping[str, Any]) -> list[Pool]:
         if pool is not None:
             pools.append(pool)
     return pools
+
+
+def inline_pool_profiles(cluster_props: Mapping[str, Any]) -> Iterator[tuple[Any, str]]:
+    """Each inline pool of a cluster with the label messages use: ``agentPoolProfiles[1] (user)``."""
+    for index, profile in enumerate(elements(get(cluster_props, "agentPoolProfiles"), "agentPoolProfiles")):
+        name = text(get(profile, "name"))
+        yield profile, f"agentPoolProfiles[{index}]" + (f" ({name})" if name else "")
 
 
 def cluster_name(cluster: Resource) -> str | None:

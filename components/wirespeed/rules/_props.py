@@ -122,10 +122,20 @@ def text(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def _raw(container: Any, key: str | int) -> Any:
+    try:
+        return container[key]
+    except Exception as exc:
+        if _is_unknown_error(exc):
+            return exc.unknown_type_sentinel  # type: ignore[attr-defined]  # checked by _is_unknown_error
+        raise
+
+
 def plain(value: Any) -> Any:
-    """A deep copy as plain dicts and lists (read through the proxy: unknown values raise :class:`NotKnown`)."""
+    """A deep copy as plain dicts and lists for a remediation to edit and return. Unknown values stay the
+    sentinels the engine sent, so they flow back to it unchanged (the SDK serialises them as such)."""
     if isinstance(value, Mapping):
-        return {k: plain(child(value, k)) for k in keys(value)}
+        return {k: plain(_raw(value, k)) for k in keys(value)}
     if is_sequence(value):
-        return [plain(v) for v in elements(value)]
-    return _known(value, "")
+        return [plain(_raw(value, i)) for i in range(len(value))]
+    return value

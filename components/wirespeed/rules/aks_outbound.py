@@ -114,7 +114,7 @@ def _cluster_capacity(cluster: Resource, resources: Sequence[Resource], lengths:
         if pool is not None:
             pools.append(pool)
     nodes = sum(p.nodes_at_max for p in pools)
-    ips, ips_from = _aks.outbound_ips(props, lengths)
+    ips, ips_from, ips_field = _aks.outbound_ips(props, lengths)
     required, available = ports * nodes, ips * PORTS_PER_IP
     if required <= available:
         return None
@@ -122,7 +122,7 @@ def _cluster_capacity(cluster: Resource, resources: Sequence[Resource], lengths:
     fit_ports = available // nodes // PORT_GRANULARITY * PORT_GRANULARITY
     fixes = []
     if needed_ips <= MAX_OUTBOUND_IPS:
-        fixes.append(f"give it at least {needed_ips} outbound IPs (managedOutboundIPs.count)")
+        fixes.append(f"give it at least {needed_ips} outbound IPs ({ips_field})")
     if fit_ports >= PORT_GRANULARITY:
         fixes.append(f"lower allocatedOutboundPorts to at most {fit_ports:,}")
     fix = " or ".join(fixes) if fixes else "use a NAT gateway (outboundType managedNATGateway)"

@@ -1,0 +1,111 @@
+"""The CrossGuard adapter: each ``wirespeed.rules`` rule as a ``pulumi_policy`` policy.
+
+``policies/wirespeed/__main__.py`` passes :func:`policies` to ``PolicyPack``, whose constructor starts the gRPC
+server and blocks; everything here is testable without it. The rules see ``args.props`` exactly as the engine
+hands them over (the SDK's read-only proxy); this module only translates metadata, config and results.
+
+This is the one library module that imports ``pulumi_policy``: the pure core never does.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from pulumi_policy import (
+    EnforcementLevel,
+    Policy,
+    PolicyConfigSchema,
+    PolicyResource,
+    ReportViolation,
+    ResourceValidationArgs,
+    ResourceValidationPolicy,
+    Severity,
+    StackValidationArgs,
+    StackValidationPolicy,
+)
+
+from wirespeed import rules
+from wirespeed.rules import Resource, Rule
+
+PACK_NAME = "wirespeed"
+TAGS = ["wirespeed", "networking"]
+_URL = re.compile(r"https?://\S+?(?=[;,)]?(?:\s|$))")
+
+
+def rule_config(rule: Rule, policy_config: Mapping[str, Any] | None) -> rules.Config:
+    """The engine's config for one policy (its settings, numbers as floats) resolved against the rule's schema,
+    defaults filled in. The engine already applied the enforcement level, so the rule runs at its default here."""
+    settings = {k: v for k, v in (policy_config or {}).items() if k != rules.LEVEL_KEY}
+    return rules.resolve_config({rule.id: settings} if settings else None)
+
+
+def resource_of(args: ResourceValidationArgs) -> Resource:
+    return Resource(args.resource_type, args.name, args.urn, args.props, parent=args.opts.parent)
+
+
+def stack_resource_of(resource: PolicyResource) -> Resource:
+    """A stack resource (its outputs as ``props``) with its parent and property dependencies as URNs."""
+    return Resource(
+        resource.resource_type,
+        resource.name,
+        resource.urn,
+        resource.props,
+        parent=resource.parent.urn if resource.parent is not None else None,
+        property_dependencies={k: [d.urn for d in v] for k, v in resource.property_dependencies.items()},
+    )
+
+
+def _resource_policy(rule: Rule) -> ResourceValidationPolicy:
+    def validate(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
+        config = rule_config(rule, args.get_config())
+        for violation in rules.check_resource(rule, resource_of(args), config):
+            report_violation(violation.message, None)
+
+    def remediate(args: ResourceValidationArgs) -> Mapping[str, Any] | None:
+        config = rule_config(rule, args.get_config())
+        return rules.remediate_with(rule, resource_of(args), config)
+
+    return ResourceValidationPolicy(
+        name=rule.id,
+        description=rule.description,
+        validate=validate,
+        # The SDK's annotation asks for an awaitable, but its servicer takes a plain mapping as well
+        # (_PolicyAnalyzerServicer.Remediate: `elif result is not None: new_props = result`).
+        remediate=remediate if rule.remediate is not None else None,  # type: ignore[arg-type]
+        **_metadata(rule),
+    )
+
+
+def _stack_policy(rule: Rule) -> StackValidationPolicy:
+    def validate(args: StackValidationArgs, report_violation: ReportViolation) -> None:
+        config = rule_config(rule, args.get_config())
+        resources = [stack_resource_of(r) for r in args.resources]
+        for violation in rules.check_stack(rule, resources, config):
+            report_violation(violation.message, violation.resource_urn)
+
+    return StackValidationPolicy(name=rule.id, description=rule.description, validate=validate, **_metadata(rule))
+
+
+def _metadata(rule: Rule) -> dict[str, Any]:
+    url = _URL.search(rule.source)
+    return {
+        "enforcement_level": EnforcementLevel(rule.default_enforcement),
+        "config_schema": PolicyConfigSchema(properties={k: dict(v) for k, v in rule.config_schema.items()})
+        if rule.config_schema
+        else None,
+        "severity": Severity(rule.severity),
+        "remediation_steps": rule.remediation,
+        "url": url.group(0) if url else None,
+        "tags": [*TAGS, rule.scope],
+    }
+
+
+def policy(rule: Rule) -> Policy:
+    return _stack_policy(rule) if rule.scope == "stack" else _resource_policy(rule)
+
+
+def policies() -> list[Policy]:
+    """Every rule of ``wirespeed.rules.RULES`` as a policy, in the same order."""
+    return [policy(rule) for rule in rules.RULES]

@@ -1,0 +1,70 @@
+"""What an EC2 launch template's user data sets: is it an EKS node's, and which netdev_max_backlog values it writes.
+
+Launch templates carry ``userData`` base64-encoded (the EC2 API requires it); EKS node user data is MIME
+multipart (AL2023 ``application/node.eks.aws`` NodeConfig plus ``text/x-shellscript`` parts, pulumi-facts and
+network-facts), a bootstrap.sh script (AL2) or Bottlerocket TOML. The backlog can be written as ``sysctl -w``, a
+sysctl.d line, a ``/proc/sys`` write, Bottlerocket's ``[settings.kernel.sysctl]`` or wirespeed's own boot script
+(``ws_sysctl net.core.netdev_max_backlog net/core/netdev_max_backlog 32768``).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import email
+import email.policy
+import re
+from dataclasses import dataclass
+
+# Markers of user data that boots an EKS node (AL2023 nodeadm, the AL2 bootstrap script, Bottlerocket).
+_EKS_MARKERS = ("application/node.eks.aws", "node.eks.aws/v1alpha1", "/etc/eks/bootstrap.sh", "[settings.kubernetes]")
+
+_SYSCTL = r"net[./]core[./]netdev_max_backlog"
+# NAME followed by '=', ':' or blanks (quotes allowed around either side), then the value.
+_NAME_THEN_VALUE = re.compile(_SYSCTL + r"""["']?\s*(?:[=:]|\s)\s*["']?(\d+)""")
+# `echo VALUE > /proc/sys/net/core/netdev_max_backlog` (or tee).
+_VALUE_THEN_PATH = re.compile(r"""(\d+)["']?\s*(?:>|\|\s*(?:sudo\s+)?tee)\s*/proc/sys/""" + _SYSCTL)
+
+
+@dataclass(frozen=True)
+class UserData:
+    text: str
+    eks_node: bool
+
+    def backlog_values(self) -> list[int]:
+        """Every value written to net.core.netdev_max_backlog, in order of appearance."""
+        found = [(m.start(), int(m.group(1))) for m in _NAME_THEN_VALUE.finditer(self.text)]
+        found += [(m.start(), int(m.group(1))) for m in _VALUE_THEN_PATH.finditer(self.text)]
+        return [value for _, value in sorted(found)]
+
+
+def _decode(raw: str) -> str:
+    """Base64 text as the EC2 API takes it; plain text passes through (some programs pass it undecoded)."""
+    stripped = "".join(raw.split())
+    try:
+        decoded = base64.b64decode(stripped, validate=True)
+        return decoded.decode("utf-8")
+    except (binascii.Error, ValueError):
+        return raw
+
+
+def _parts(text: str) -> str:
+    """A MIME multipart document's parts joined, each with its content type (so markers and values in any
+    part are seen); anything else as it is."""
+    head = text.lstrip()[:2048].lower()
+    if "content-type:" not in head or "multipart" not in head:
+        return text
+    message = email.message_from_string(text, policy=email.policy.compat32)
+    chunks = []
+    for part in message.walk():
+        if part.is_multipart():
+            continue
+        payload = part.get_payload(decode=True)
+        body = payload.decode("utf-8", "replace") if isinstance(payload, bytes) else str(part.get_payload())
+        chunks.append(f"Content-Type: {part.get_content_type()}\n{body}")
+    return "\n".join(chunks) if chunks else text
+
+
+def read_user_data(raw: str) -> UserData:
+    text = _parts(_decode(raw))
+    return UserData(text=text, eks_node=any(marker in text for marker in _EKS_MARKERS))

@@ -1,0 +1,183 @@
+"""The tuning agent: present wherever a cluster has node pools, and running with no more privilege than it needs
+(the DaemonSet wirespeed.manifests renders: NET_ADMIN only, /proc/sys/net read-write, /sys read-only)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from wirespeed.rules import _aks, _k8s
+from wirespeed.rules._model import Finding, Resource, Rule, Settings, is_type
+from wirespeed.rules._props import elements, get, text
+from wirespeed.rules.sku import NODE_GROUP, NODE_POOL_TYPES
+
+EKS_CLUSTER = "aws:eks/cluster:Cluster"
+PRIVILEGES_DOC = "agent/README.md (Privileges); README.md (Tuning DaemonSet: why each privilege)"
+# What the agent needs (agent/README.md, "Privileges"): the ethtool ioctl and netlink need CAP_NET_ADMIN; global
+# net.* sysctls need /proc/sys/net writable; VF detection reads /sys.
+ALLOWED_CAPABILITIES = frozenset({"NET_ADMIN"})
+PROC_SYS_NET = "/proc/sys/net"
+SYS = "/sys"
+RENDER_HINT = "as `wirespeed render node-tuning` renders it"
+
+
+# --- tuning-agent-present -------------------------------------------------------------------------------------
+
+
+def _eks_cluster_name(cluster: Resource) -> str | None:
+    return text(get(_aks.merged(cluster), "name"))
+
+
+def _eks_node_groups(cluster: Resource, resources: Sequence[Resource]) -> list[Resource]:
+    name = _eks_cluster_name(cluster)
+    found = []
+    for resource in resources:
+        if not is_type(resource, NODE_GROUP):
+            continue
+        linked = cluster.urn in resource.property_dependencies.get("clusterName", ())
+        if linked or (name is not None and text(get(_aks.merged(resource), "clusterName")) == name):
+            found.append(resource)
+    return found
+
+
+def _pools_text(cluster: Resource, resources: Sequence[Resource]) -> str | None:
+    """How many pools the cluster has, in words, or None when it has none."""
+    if is_type(cluster, _aks.CLUSTER):
+        inline = len(list(elements(get(_aks.merged(cluster), "agentPoolProfiles"), "agentPoolProfiles")))
+        separate = len(list(_aks.pools_of_cluster(cluster, resources)))
+        total = inline + separate
+        return f"{total} node pool(s)" if total else None
+    groups = len(_eks_node_groups(cluster, resources))
+    karpenter = sum(1 for r in resources if is_type(r, *NODE_POOL_TYPES))
+    parts = [f"{groups} managed node group(s)"] if groups else []
+    parts += [f"{karpenter} Karpenter NodePool(s)"] if karpenter else []
+    return " and ".join(parts) or None
+
+
+def check_agent_present(resources: Sequence[Resource], settings: Settings) -> Iterator[Finding]:
+    if any(is_type(r, _k8s.NODE_TUNING) or _k8s.is_tuning_daemon_set(r) for r in resources):
+        return
+    for cluster in resources:
+        if not is_type(cluster, _aks.CLUSTER, EKS_CLUSTER):
+            continue
+        pools = _pools_text(cluster, resources)
+        if pools is None:
+            continue
+        yield Finding(
+            cluster,
+            f"this cluster has {pools} but the stack deploys no wirespeed tuning DaemonSet: NIC rings stay at driver "
+            "defaults (1,024 on Azure's Mellanox VF, reset again whenever the host re-adds the VF) and "
+            "netdev_max_backlog at 1,000 wherever the pool does not set it. Add "
+            "wirespeed.kubernetes.NodeTuning (or `wirespeed render node-tuning | kubectl apply -f -`); if another "
+            "stack deploys it, disable tuning-agent-present for this one.",
+        )
+
+
+# --- tuning-agent-least-privilege ----------------------------------------------------------------------------
+
+
+def _capability(name: str) -> str:
+    return name.upper().removeprefix("CAP_")
+
+
+def _container_findings(resource: Resource, container: Any, where: str) -> Iterator[Finding]:
+    label = _k8s.container_name(container, where)
+    context = get(container, "securityContext")
+    if get(context, "privileged") is True:
+        yield Finding(
+            resource,
+            f"{label}: securityContext.privileged is true, which grants every capability and every host device; "
+            "the agent needs only NET_ADMIN (ring sizes via the ethtool ioctl, MTU via netlink). Set privileged: "
+            f"false with capabilities {{drop: [ALL], add: [NET_ADMIN]}}, {RENDER_HINT}.",
+        )
+    added = [text(c) for c in elements(get(context, "capabilities", "add"), "capabilities.add")]
+    extra = sorted({c for c in added if c and _capability(c) not in ALLOWED_CAPABILITIES})
+    if extra:
+        yield Finding(
+            resource,
+            f"{label}: securityContext.capabilities.add has {', '.join(extra)} beyond NET_ADMIN; the agent needs "
+            f"only NET_ADMIN (rings, MTU) and the /proc/sys/net mount (sysctls). Keep add: [NET_ADMIN] and drop: "
+            f"[ALL], {RENDER_HINT}.",
+        )
+
+
+def _normal(path: str) -> str:
+    return "/" + "/".join(p for p in path.split("/") if p)
+
+
+def _mounts(spec: Any, volume: str) -> Iterator[tuple[str, Any]]:
+    for container, where in _k8s.containers({"spec": {"template": {"spec": spec}}}):
+        for mount in elements(get(container, "volumeMounts"), "volumeMounts"):
+            if text(get(mount, "name")) == volume:
+                yield _k8s.container_name(container, where), mount
+
+
+def _host_findings(resource: Resource) -> Iterator[Finding]:
+    spec = get(resource.props, "spec", "template", "spec")
+    for field in ("hostPID", "hostIPC"):
+        if get(spec, field) is True:
+            yield Finding(
+                resource,
+                f"spec.template.spec.{field} is true: the agent needs the host's network namespace only "
+                f"(hostNetwork), not its processes or IPC. Remove {field}, {RENDER_HINT}.",
+            )
+    for volume in elements(get(spec, "volumes"), "volumes"):
+        path = text(get(volume, "hostPath", "path"))
+        if path is None:
+            continue
+        name = text(get(volume, "name")) or "?"
+        host_path = _normal(path)
+        if host_path == PROC_SYS_NET:
+            continue
+        if host_path == SYS:
+            for label, mount in _mounts(spec, name):
+                if get(mount, "readOnly") is not True:
+                    yield Finding(
+                        resource,
+                        f"{label}: hostPath volume {name!r} ({SYS}) is mounted read-write; the agent only reads "
+                        f"it (SR-IOV VF detection). Set readOnly: true on the mount, {RENDER_HINT}.",
+                    )
+            continue
+        yield Finding(
+            resource,
+            f"hostPath volume {name!r} mounts {host_path} from the host; the agent needs only {PROC_SYS_NET} "
+            f"(global net.* sysctls) and {SYS} read-only (VF detection). Remove it, {RENDER_HINT}.",
+        )
+
+
+def check_least_privilege(resource: Resource, settings: Settings) -> Iterator[Finding]:
+    if not _k8s.is_tuning_daemon_set(resource):
+        return
+    for container, where in _k8s.containers(resource.props):
+        yield from _container_findings(resource, container, where)
+    yield from _host_findings(resource)
+
+
+AGENT_PRESENT = Rule(
+    id="tuning-agent-present",
+    description="Every cluster with node pools runs the wirespeed tuning DaemonSet.",
+    severity="medium",
+    default_enforcement="mandatory",
+    remediation="Deploy wirespeed.kubernetes.NodeTuning in the stack (or `wirespeed render node-tuning`), or "
+    "disable this rule where another stack deploys the agent.",
+    source="seed 000 (rings reset when the VF is re-added; a privileged DaemonSet applied them); "
+    "network-facts.md (VF re-added ~900 times an hour, MicrosoftDocs/azure-docs#100444)",
+    scope="stack",
+    types=(_aks.CLUSTER, _aks.AGENT_POOL, EKS_CLUSTER, NODE_GROUP, *NODE_POOL_TYPES, _k8s.DAEMON_SET),
+    config_schema={},
+    check=check_agent_present,
+)
+
+AGENT_LEAST_PRIVILEGE = Rule(
+    id="tuning-agent-least-privilege",
+    description="The tuning DaemonSet is not privileged, adds only NET_ADMIN and mounts only what it needs.",
+    severity="critical",
+    default_enforcement="mandatory",
+    remediation="Use the DaemonSet wirespeed renders: privileged false, capabilities drop ALL add NET_ADMIN, "
+    "hostPath /proc/sys/net and /sys (read-only) only, no hostPID/hostIPC.",
+    source=PRIVILEGES_DOC,
+    scope="resource",
+    types=(_k8s.DAEMON_SET,),
+    config_schema={},
+    check=check_least_privilege,
+)

@@ -1,0 +1,238 @@
+"""network-optimised-sku: node sizes on AKS pools, EKS node groups and Karpenter NodePools are network-optimised
+and sustain at least the minimum bandwidth. Every figure comes from the catalog (wirespeed.catalog)."""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterator
+
+from wirespeed.rules import _aks
+from wirespeed.rules._model import Finding, Resource, Rule, Settings, is_type
+from wirespeed.rules._props import elements, get, text
+from wirespeed.rules._userdata import read_user_data
+from wirespeed.rules.tuning import LAUNCH_TEMPLATE
+
+NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
+NODE_POOL_TYPES = ("kubernetes:karpenter.sh/v1:NodePool", "kubernetes:karpenter.sh/v1beta1:NodePool")
+# docs.aws.amazon.com/eks/latest/APIReference/API_CreateNodegroup.html (instanceTypes): without a launch
+# template that names one, a managed node group defaults to t3.medium.
+EKS_DEFAULT_INSTANCE_TYPE = "t3.medium"
+# Karpenter well-known labels (karpenter.sh/docs/concepts/scheduling, "Well-Known Labels"); bandwidth in Mb/s.
+INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
+FAMILY_LABEL = "karpenter.k8s.aws/instance-family"
+BANDWIDTH_LABEL = "karpenter.k8s.aws/instance-network-bandwidth"
+# wirespeed's floor: the smallest Azure Boost (v6) sizes sustain 12.5 Gb/s; below 10 Gb/s sustained a node is
+# the bottleneck for the 100 Gb/s host NICs the field reports describe (seeds 002, 003).
+DEFAULT_MINIMUM_GBPS = 10.0
+SOURCES = "seed 002 (AKS team: Dsv6/MANA vs Dsv3), seed 003 (Datadog: bandwidth allowance exceeded on AWS)"
+
+_VERSION_SUFFIX = re.compile(r"v\d+$")
+
+
+def _stem(family: str) -> str:
+    return _VERSION_SUFFIX.sub("", family)
+
+
+def _alternative(name: str, minimum: float) -> str:
+    """A network-optimised size of the same shape that meets the minimum, as advice (or "")."""
+    from wirespeed import catalog
+
+    current = catalog.lookup(name)
+    candidates = [
+        it
+        for it in catalog.instance_types(cloud=current.cloud, network_optimised=True, min_gbps=minimum)
+        if it.architecture == current.architecture and it.vcpu >= current.vcpu
+    ]
+    if not candidates:
+        return ""
+    best = min(
+        candidates,
+        key=lambda it: (
+            it.vcpu,
+            abs(it.memory_gib - current.memory_gib),
+            _stem(it.family) != _stem(current.family),
+            -it.baseline_gbps,
+            it.name,
+        ),
+    )
+    return f", e.g. {best.name} ({best.family}, {best.vcpu} vCPU, {best.baseline_gbps:g} Gb/s)"
+
+
+@functools.cache
+def _aws_network_optimised_families() -> frozenset[str]:
+    # The catalog's own list (aws_instance_types.json "families.network_optimised"), which also names families
+    # the pinned DescribeInstanceTypes data lacks: an AWS type the catalog does not hold is still judged by family.
+    from wirespeed.catalog import _load
+
+    return frozenset(_load.read_data("aws_instance_types.json")["families"]["network_optimised"])
+
+
+def _not_optimised(name: str, family: str, cloud: str, alternative: str, cloud_cmd: str) -> str:
+    why = (
+        "its NIC is not Azure Boost (MANA), so it may land on older Mellanox hosts with smaller rings and MTU"
+        if cloud == "azure"
+        else "it is not in a network-optimised family (the 'n' types), so its bandwidth allowance is exceeded "
+        "first under load"
+    )
+    return (
+        f"{name} ({family}) is not a network-optimised size: {why}. Choose a network-optimised size{alternative}; "
+        f"{cloud_cmd} lists them."
+    )
+
+
+def _size_problem(name: str, minimum: float) -> str | None:
+    """Why this size is not acceptable, or None. An Azure size the catalog does not know is not judged; an AWS one
+    is judged by its family alone."""
+    from wirespeed import catalog
+
+    try:
+        it = catalog.lookup(name)
+    except catalog.UnknownInstanceType:
+        family = name.strip().lower().partition(".")[0]
+        if "." not in name or family in _aws_network_optimised_families():
+            return None
+        cloud_cmd = f"`wirespeed catalog list --cloud aws --network-optimised --min-gbps {minimum:g}`"
+        return _not_optimised(name, family, "aws", "", cloud_cmd)
+    cloud_cmd = f"`wirespeed catalog list --cloud {it.cloud} --network-optimised --min-gbps {minimum:g}`"
+    if not it.network_optimised:
+        return _not_optimised(it.name, it.family, it.cloud, _alternative(it.name, minimum), cloud_cmd)
+    if it.baseline_gbps < minimum:
+        burst = f", bursting to {it.burst_gbps:g}" if it.burstable else ""
+        return (
+            f"{it.name} sustains {it.baseline_gbps:g} Gb/s{burst}, below the minimum {minimum:g} Gb/s (policy "
+            f"setting minimumBandwidthGbps). Choose a larger size{_alternative(it.name, minimum)}; {cloud_cmd} "
+            "lists them."
+        )
+    return None
+
+
+def _aks_pool(resource: Resource, pool: object, label: str, minimum: float) -> Iterator[Finding]:
+    size = text(get(pool, "vmSize"))
+    problem = _size_problem(size, minimum) if size else None
+    if problem:
+        yield Finding(resource, f"{label}: vmSize {problem}")
+
+
+def _node_group(resource: Resource, minimum: float) -> Iterator[Finding]:
+    props = resource.props
+    types = [t for t in (text(v) for v in elements(get(props, "instanceTypes"), "instanceTypes")) if t]
+    if not types:
+        if get(props, "launchTemplate") is not None:
+            return  # the size is the launch template's instanceType, checked on that resource
+        problem = _size_problem(EKS_DEFAULT_INSTANCE_TYPE, minimum)
+        if problem:
+            yield Finding(resource, f"instanceTypes is unset, so EKS uses {EKS_DEFAULT_INSTANCE_TYPE}: {problem}")
+        return
+    for size in types:
+        problem = _size_problem(size, minimum)
+        if problem:
+            yield Finding(resource, f"instanceTypes: {problem}")
+
+
+def _launch_template(resource: Resource, minimum: float) -> Iterator[Finding]:
+    size = text(get(resource.props, "instanceType"))
+    raw = text(get(resource.props, "userData"))
+    if not size or raw is None or not read_user_data(raw).eks_node:
+        return  # only the templates that boot EKS nodes
+    problem = _size_problem(size, minimum)
+    if problem:
+        yield Finding(resource, f"instanceType: {problem}")
+
+
+def _requirements(props: object) -> dict[str, tuple[str, list[str]]]:
+    found = {}
+    spec = get(props, "spec", "template", "spec", "requirements")
+    for requirement in elements(spec, "spec.template.spec.requirements"):
+        key, operator = text(get(requirement, "key")), text(get(requirement, "operator"))
+        values = [v for v in (text(x) for x in elements(get(requirement, "values"), "values")) if v is not None]
+        if key and operator:
+            found[key] = (operator, values)
+    return found
+
+
+def _bandwidth_floor_gbps(requirements: dict[str, tuple[str, list[str]]]) -> float | None:
+    operator, values = requirements.get(BANDWIDTH_LABEL, ("", []))
+    if operator not in ("Gt", "Gte") or len(values) != 1 or not values[0].isdigit():
+        return None
+    mbps = int(values[0]) + (1 if operator == "Gt" else 0)
+    return mbps / 1000
+
+
+def _node_pool(resource: Resource, minimum: float) -> Iterator[Finding]:
+    from wirespeed import catalog
+
+    requirements = _requirements(resource.props)
+    operator, sizes = requirements.get(INSTANCE_TYPE_LABEL, ("", []))
+    if operator == "In" and sizes:
+        for size in sizes:
+            problem = _size_problem(size, minimum)
+            if problem:
+                yield Finding(resource, f"requirement {INSTANCE_TYPE_LABEL}: {problem}")
+        return
+    floor = _bandwidth_floor_gbps(requirements)
+    operator, families = requirements.get(FAMILY_LABEL, ("", []))
+    optimised = {it.family for it in catalog.instance_types(cloud="aws", network_optimised=True)}
+    known = set(catalog.families("aws"))
+    if operator != "In" or not families:
+        yield Finding(
+            resource,
+            f"requirements do not limit {FAMILY_LABEL} or {INSTANCE_TYPE_LABEL}, so Karpenter may launch any "
+            f"instance type, network-optimised or not. Add {{key: {FAMILY_LABEL}, operator: In, values: "
+            f"[{', '.join(sorted(optimised)[:4])}, ...]}} (`wirespeed catalog list --cloud aws --network-optimised`).",
+        )
+    else:
+        slow = [f for f in families if f in known and f not in optimised]
+        if slow:
+            yield Finding(
+                resource,
+                f"requirement {FAMILY_LABEL} allows {', '.join(slow)}, not network-optimised: its bandwidth "
+                f"allowance is exceeded first under load. Keep only network-optimised families "
+                f"({', '.join(sorted(optimised)[:4])}, ...).",
+            )
+    if floor is None or floor < minimum:
+        now = f"is {floor:g} Gb/s" if floor is not None else "is not set"
+        yield Finding(
+            resource,
+            f"requirement {BANDWIDTH_LABEL} {now}, so Karpenter may pick sizes sustaining less than the minimum "
+            f"{minimum:g} Gb/s (policy setting minimumBandwidthGbps). Add {{key: {BANDWIDTH_LABEL}, operator: Gt, "
+            f"values: ['{int(minimum * 1000) - 1}']}} (Mb/s).",
+        )
+
+
+def check_sku(resource: Resource, settings: Settings) -> Iterator[Finding]:
+    minimum = float(settings["minimumBandwidthGbps"])
+    props = resource.props
+    if is_type(resource, _aks.AGENT_POOL):
+        yield from _aks_pool(resource, props, f"agent pool {resource.name!r}", minimum)
+    elif is_type(resource, _aks.CLUSTER):
+        for pool, label in _aks.inline_pool_profiles(props):
+            yield from _aks_pool(resource, pool, label, minimum)
+    elif is_type(resource, NODE_GROUP):
+        yield from _node_group(resource, minimum)
+    elif is_type(resource, LAUNCH_TEMPLATE):
+        yield from _launch_template(resource, minimum)
+    elif is_type(resource, *NODE_POOL_TYPES):
+        yield from _node_pool(resource, minimum)
+
+
+NETWORK_OPTIMISED_SKU = Rule(
+    id="network-optimised-sku",
+    description="Node pools use network-optimised sizes that sustain at least the minimum bandwidth.",
+    severity="medium",
+    default_enforcement="mandatory",
+    remediation="Pick a network-optimised size (Azure Boost v6 sizes on AKS, the 'n' families on EKS) that "
+    "sustains the minimum bandwidth: `wirespeed catalog list --network-optimised --min-gbps N`.",
+    source=f"{SOURCES}; components/wirespeed/data/azure_sizes.json, aws_instance_types.json",
+    scope="resource",
+    types=(_aks.CLUSTER, _aks.AGENT_POOL, NODE_GROUP, LAUNCH_TEMPLATE, *NODE_POOL_TYPES),
+    config_schema={
+        "minimumBandwidthGbps": {
+            "type": "number",
+            "minimum": 0,
+            "default": DEFAULT_MINIMUM_GBPS,
+            "description": "Smallest allowed sustained (baseline) bandwidth in Gb/s, from the catalog.",
+        }
+    },
+    check=check_sku,
+)

@@ -1,0 +1,257 @@
+"""AKS outbound SNAT rules through the pack's own policies, with props as the engine marshals them (floats, proxies).
+
+One compliant fixture (tests/fixtures/rules/aks_cluster.json, aks_agent_pool.json); each failing case changes one
+field and asserts the exact message.
+"""
+
+from __future__ import annotations
+
+import pytest
+from pulumi_policy.proxy import UNKNOWN_NUMBER_VALUE, UNKNOWN_STRING_VALUE
+
+from fixtures.rules.engine import fixture, stack_resource, urn, validate, validate_stack
+
+DEFAULT_PORTS = "aks-allocated-outbound-ports-default"
+MINIMUM = "aks-snat-ports-minimum"
+CAPACITY = "aks-snat-capacity"
+PREFIX_ID = "/subscriptions/s/resourceGroups/rg-checkout/providers/Microsoft.Network/publicIPPrefixes/egress"
+
+DYNAMIC = (
+    "networkProfile.loadBalancerProfile.allocatedOutboundPorts is 0 or unset, so Azure picks SNAT ports per node by "
+    "backend pool size (1-50 nodes: 1,024; 51-100: 512; 101-200: 256; 201-400: 128; 401-800: 64; 801-1,000: 32 "
+    "ports per node; https://learn.microsoft.com/azure/load-balancer/load-balancer-outbound-connections)."
+)
+SET_IT = (
+    " Set networkProfile.loadBalancerProfile.allocatedOutboundPorts explicitly (a multiple of 8, with the outbound "
+    "IPs it needs: `wirespeed size azure-lb {pools} --connections-per-second N` picks both) so ports never shrink "
+    "as the cluster grows."
+)
+
+
+def cluster(**lb):
+    """The compliant cluster with loadBalancerProfile fields replaced (None deletes one)."""
+    props = fixture("aks_cluster")
+    profile = props["networkProfile"]["loadBalancerProfile"]
+    for key, value in lb.items():
+        if value is None:
+            profile.pop(key, None)
+        else:
+            profile[key] = value
+    return props
+
+
+def system_pool(props, **fields):
+    props["agentPoolProfiles"][0].update(fields)
+    return props
+
+
+def stack(cluster_props, pool_props=None, *extra):
+    resources = [stack_resource("cluster", "aks", cluster_props)]
+    resources.append(stack_resource("pool", "user", pool_props or fixture("aks_agent_pool")))
+    return [*resources, *extra]
+
+
+def test_compliant_cluster_and_pool_pass_every_outbound_rule():
+    assert validate(DEFAULT_PORTS, "cluster", fixture("aks_cluster")) == []
+    assert validate(MINIMUM, "cluster", fixture("aks_cluster")) == []
+    assert validate_stack(CAPACITY, stack(fixture("aks_cluster"))) == []
+
+
+@pytest.mark.parametrize(
+    ("props", "expected"),
+    [
+        pytest.param(
+            cluster(allocatedOutboundPorts=0),
+            DYNAMIC + " This cluster's pools reach 6 nodes at maxCount plus surge (system: 5 max + 1 surge): 1,024 "
+            "ports per node, cut to 512 on every node the moment the backend pool reaches 51 nodes."
+            + SET_IT.format(pools="--pool 5:1"),
+            id="ports-0",
+        ),
+        pytest.param(
+            cluster(allocatedOutboundPorts=None),
+            DYNAMIC + " This cluster's pools reach 6 nodes at maxCount plus surge (system: 5 max + 1 surge): 1,024 "
+            "ports per node, cut to 512 on every node the moment the backend pool reaches 51 nodes."
+            + SET_IT.format(pools="--pool 5:1"),
+            id="ports-absent",
+        ),
+        pytest.param(
+            system_pool(cluster(allocatedOutboundPorts=0), maxCount=49),
+            DYNAMIC + " This cluster's pools reach 50 nodes at maxCount plus surge (system: 49 max + 1 surge): "
+            "1,024 ports per node, cut to 512 on every node the moment the backend pool reaches 51 nodes."
+            + SET_IT.format(pools="--pool 49:1"),
+            id="50-nodes-collapse-at-51",
+        ),
+        pytest.param(
+            system_pool(cluster(allocatedOutboundPorts=0), maxCount=60, upgradeSettings={"maxSurge": "10%"}),
+            DYNAMIC + " This cluster's pools reach 66 nodes at maxCount plus surge (system: 60 max + 10% = 6 "
+            "surge): 512 ports per node, cut to 256 on every node the moment the backend pool reaches 101 nodes."
+            + SET_IT.format(pools="--pool 60:10%"),
+            id="66-nodes-percent-surge",
+        ),
+        pytest.param(
+            system_pool(cluster(allocatedOutboundPorts=0), maxCount=1000, upgradeSettings={"maxSurge": "10%"}),
+            DYNAMIC
+            + " This cluster's pools reach 1,100 nodes, beyond the table: Azure documents no default there."
+            + SET_IT.format(pools="--pool 1000:10%"),
+            id="beyond-the-table",
+        ),
+    ],
+)
+def test_dynamic_ports_are_refused_with_this_clusters_numbers(props, expected):
+    assert validate(DEFAULT_PORTS, "cluster", props) == [expected]
+
+
+def test_dynamic_ports_without_inline_pools_explain_the_table():
+    props = cluster(allocatedOutboundPorts=0)
+    del props["agentPoolProfiles"]
+    assert validate(DEFAULT_PORTS, "cluster", props) == [
+        DYNAMIC + " Its pools are separate AgentPool resources: up to 50 nodes each gets 1,024 ports, halved on every "
+        "node at 51." + SET_IT.format(pools="--pool MAX:SURGE ...")
+    ]
+
+
+@pytest.mark.parametrize(
+    "network",
+    [
+        pytest.param({"outboundType": "managedNATGateway"}, id="nat-gateway"),
+        pytest.param({"outboundType": "userDefinedRouting"}, id="udr"),
+        pytest.param({"loadBalancerSku": "basic"}, id="basic-lb"),
+    ],
+)
+def test_outbound_rules_skip_clusters_not_on_the_standard_load_balancer(network):
+    props = cluster(allocatedOutboundPorts=0)
+    props["networkProfile"].update(network)
+    assert validate(DEFAULT_PORTS, "cluster", props) == []
+
+
+def test_no_network_profile_means_azure_defaults_which_use_dynamic_ports():
+    props = fixture("aks_cluster")
+    del props["networkProfile"]
+    assert len(validate(DEFAULT_PORTS, "cluster", props)) == 1
+
+
+def test_ports_below_the_minimum():
+    assert validate(MINIMUM, "cluster", cluster(allocatedOutboundPorts=512)) == [
+        "networkProfile.loadBalancerProfile.allocatedOutboundPorts is 512, below the minimum of 1,024 (policy setting "
+        "minimumPorts): each node can hold at most 512 connections to one destination (IP, port, protocol) at a time, "
+        "and a port stays reserved about 240 s after its connection closes, so 512 ports sustain only ~2.1 new "
+        "connections/s per node to a busy destination before SNAT exhaustion. Set allocatedOutboundPorts to at least "
+        "1,024 and add the outbound IPs it needs (`wirespeed size azure-lb`)."
+    ]
+
+
+@pytest.mark.parametrize(
+    ("ports", "config", "violations"),
+    [
+        pytest.param(512, {"minimumPorts": 512}, 0, id="lowered-minimum-allows-512"),
+        pytest.param(4000, {"minimumPorts": 8000}, 1, id="raised-minimum-refuses-4000"),
+        pytest.param(1024, None, 0, id="default-minimum-is-inclusive"),
+        pytest.param(0, None, 0, id="zero-is-the-dynamic-rule's"),
+    ],
+)
+def test_ports_minimum_reads_its_config(ports, config, violations):
+    assert len(validate(MINIMUM, "cluster", cluster(allocatedOutboundPorts=ports), config)) == violations
+
+
+CAPACITY_HEAD = (
+    "allocatedOutboundPorts 4,000 x 103 nodes at maxCount plus surge (system: 5 max + 1 surge; user: 95 max + 2 "
+    "surge) = 412,000 SNAT ports required, but "
+)
+REJECTED = " are available: AKS rejects the profile (InvalidLoadBalancerProfileAllocatedOutboundPorts) when a pool "
+
+
+def test_capacity_counts_inline_and_separate_pools_against_managed_ips():
+    reported = validate_stack(CAPACITY, stack(cluster(managedOutboundIPs={"count": 6})))
+    assert reported == [
+        (
+            CAPACITY_HEAD + "6 managed outbound IP(s) x 64,000 = 384,000" + REJECTED + "scales or upgrades. Give it "
+            "at least 7 outbound IPs (managedOutboundIPs.count) or lower allocatedOutboundPorts to at most 3,728.",
+            urn("cluster", "aks"),
+        )
+    ]
+
+
+def test_capacity_counts_surge_one_more_pool_node_tips_it():
+    pool = fixture("aks_agent_pool")
+    pool["maxCount"] = 110  # 5 + 1 + 110 + 2 = 118 nodes x 4,000 = 472,000 > 448,000
+    ((message, _),) = validate_stack(CAPACITY, stack(fixture("aks_cluster"), pool))
+    assert message.startswith(
+        "allocatedOutboundPorts 4,000 x 118 nodes at maxCount plus surge (system: 5 max + 1 "
+        "surge; user: 110 max + 2 surge) = 472,000 SNAT ports required, but 7 managed outbound "
+        "IP(s) x 64,000 = 448,000 are available"
+    )
+
+
+def test_capacity_counts_prefix_ips_as_two_to_the_host_bits():
+    props = cluster(managedOutboundIPs=None, outboundIPPrefixes={"publicIPPrefixes": [{"id": PREFIX_ID}]})
+    prefix = stack_resource("prefix", "egress", {"id": PREFIX_ID, "prefixLength": 30})
+    assert validate_stack(CAPACITY, stack(props, None, prefix)) == [
+        (
+            CAPACITY_HEAD + "4 IP(s) from prefix(es) /30 x 64,000 = 256,000" + REJECTED + "scales or upgrades. Give "
+            "it at least 7 outbound IPs (outboundIPPrefixes: a shorter prefix) or lower allocatedOutboundPorts to at "
+            "most 2,480.",
+            urn("cluster", "aks"),
+        )
+    ]
+    wide = stack_resource("prefix", "egress", {"id": PREFIX_ID, "prefixLength": 29})  # 8 IPs: 512,000
+    assert validate_stack(CAPACITY, stack(props, None, wide)) == []
+
+
+def test_capacity_counts_listed_ips():
+    props = cluster(managedOutboundIPs=None, outboundIPs={"publicIPs": [{"id": f"ip-{i}"} for i in range(6)]})
+    ((message, _),) = validate_stack(CAPACITY, stack(props))
+    assert "but 6 listed public IP(s) x 64,000 = 384,000 are available" in message
+    assert "Give it at least 7 outbound IPs (outboundIPs.publicIPs)" in message
+
+
+def test_capacity_links_a_pool_by_property_dependency_when_its_cluster_name_is_unknown():
+    pool = fixture("aks_agent_pool")
+    pool["resourceName"] = UNKNOWN_STRING_VALUE  # cluster.name during preview
+    resources = [
+        stack_resource("cluster", "aks", cluster(managedOutboundIPs={"count": 6})),
+        stack_resource("pool", "user", pool, {"resourceName": [urn("cluster", "aks")]}),
+    ]
+    ((message, _),) = validate_stack(CAPACITY, resources)
+    assert message.startswith(CAPACITY_HEAD)
+
+
+def test_capacity_ignores_pools_of_other_clusters():
+    pool = fixture("aks_agent_pool")
+    pool["resourceName"] = "aks-other"
+    assert validate_stack(CAPACITY, stack(cluster(managedOutboundIPs={"count": 1}), pool)) == []
+
+
+def test_capacity_matches_versioned_azure_native_tokens():
+    resources = [
+        stack_resource(
+            "azure-native:containerservice/v20240801:ManagedCluster", "aks", cluster(managedOutboundIPs={"count": 6})
+        ),
+        stack_resource("azure-native:containerservice/v20240801:AgentPool", "user", fixture("aks_agent_pool")),
+    ]
+    ((message, _),) = validate_stack(CAPACITY, resources)
+    assert message.startswith(CAPACITY_HEAD)
+
+
+@pytest.mark.parametrize(
+    "unknown",
+    [
+        pytest.param({"allocatedOutboundPorts": UNKNOWN_NUMBER_VALUE}, id="ports"),
+        pytest.param({"managedOutboundIPs": {"count": UNKNOWN_NUMBER_VALUE}}, id="ip-count"),
+    ],
+)
+def test_unknown_values_during_preview_make_outbound_rules_not_applicable(unknown):
+    props = cluster(managedOutboundIPs={"count": 1})  # would overflow if the value were known
+    props["networkProfile"]["loadBalancerProfile"].update(unknown)
+    assert validate(DEFAULT_PORTS, "cluster", props) == []
+    assert validate(MINIMUM, "cluster", props) == []
+    assert validate_stack(CAPACITY, stack(props)) == []
+
+
+def test_an_unknown_cluster_does_not_hide_another_clusters_overflow():
+    unknown = cluster(allocatedOutboundPorts=UNKNOWN_NUMBER_VALUE)
+    unknown["resourceName"] = "aks-preview"
+    resources = [
+        stack_resource("cluster", "aks-preview", unknown),
+        *stack(cluster(managedOutboundIPs={"count": 6})),
+    ]
+    assert [u for _, u in validate_stack(CAPACITY, resources)] == [urn("cluster", "aks")]

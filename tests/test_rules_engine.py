@@ -1,0 +1,304 @@
+"""The rules engine itself: metadata on every rule, type matching, policy config, enforcement levels, unknown values
+and plain documents (the `wirespeed check` path), and that no rule crashes on any property shape."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import jsonschema
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from pulumi_policy.proxy import UNKNOWN_NUMBER_VALUE, UNKNOWN_OBJECT_VALUE, UNKNOWN_STRING_VALUE
+
+from fixtures.rules.engine import TYPES, config_map_with, engine_props, fixture, launch_template, tuning_objects
+from wirespeed import rules
+from wirespeed.rules import RULES, ConfigError, Resource, resolve_config
+
+ISSUE_7_RULES = [
+    "aks-allocated-outbound-ports-default",
+    "aks-snat-capacity",
+    "aks-snat-ports-minimum",
+    "netdev-backlog-minimum",
+    "nic-ring-minimum",
+    "network-optimised-sku",
+    "tuning-agent-present",
+    "tuning-agent-least-privilege",
+    "aws-natgw-capacity",
+    "mtu-jumbo-path",
+]
+
+
+def resource(kind, props, name="subject", outputs=None):
+    type_token = TYPES.get(kind, kind)
+    return Resource(type_token, name, f"urn:pulumi:dev::p::{type_token}::{name}", props, outputs=outputs)
+
+
+# --- metadata -----------------------------------------------------------------------------------------------------
+
+
+def test_every_rule_of_issue_7_exists_once_in_order():
+    assert [r.id for r in RULES] == ISSUE_7_RULES
+
+
+@pytest.mark.parametrize("rule", RULES, ids=lambda r: r.id)
+def test_every_rule_carries_its_metadata(rule):
+    assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)+", rule.id)
+    assert rule.description.endswith(".")
+    assert rule.severity in rules.SEVERITIES
+    assert rule.default_enforcement in rules.ENFORCEMENTS
+    assert len(rule.remediation) > 40
+    assert "seed" in rule.source or "https://" in rule.source or ".md" in rule.source
+    assert rule.scope in ("resource", "stack")
+    assert rule.types
+    assert (rule.remediate is None) or rule.scope == "resource"
+
+
+@pytest.mark.parametrize("rule", [r for r in RULES if r.config_schema], ids=lambda r: r.id)
+def test_every_setting_has_a_type_a_description_and_a_default_its_schema_accepts(rule):
+    for name, prop in rule.config_schema.items():
+        assert re.fullmatch(r"[a-z][A-Za-z]+", name)
+        assert {"type", "default", "description"} <= set(prop)
+        jsonschema.validate(prop["default"], prop)
+
+
+def test_only_tuning_profile_rules_remediate():
+    assert [r.id for r in RULES if r.remediate] == ["netdev-backlog-minimum", "nic-ring-minimum"]
+
+
+def test_mtu_is_advisory_and_everything_else_mandatory_by_default():
+    assert {r.id: r.default_enforcement for r in RULES if r.default_enforcement != "mandatory"} == {
+        "mtu-jumbo-path": "advisory"
+    }
+
+
+# --- type tokens --------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("token", "key"),
+    [
+        ("azure-native:containerservice:AgentPool", ("azure-native", "containerservice", "AgentPool")),
+        ("azure-native:containerservice/v20240801:AgentPool", ("azure-native", "containerservice", "AgentPool")),
+        (
+            "azure-native:containerservice/v20230102preview:ManagedCluster",
+            ("azure-native", "containerservice", "ManagedCluster"),
+        ),
+        ("kubernetes:apps/v1:DaemonSet", ("kubernetes", "apps/v1", "DaemonSet")),
+        ("aws:eks/nodeGroup:NodeGroup", ("aws", "eks/nodeGroup", "NodeGroup")),
+    ],
+)
+def test_type_keys_drop_only_azure_native_api_versions(token, key):
+    assert rules.type_key(token) == key
+
+
+def test_rules_apply_by_module_and_resource():
+    backlog = rules.rule("netdev-backlog-minimum")
+    assert backlog.applies_to("azure-native:containerservice/v20240801:AgentPool")
+    assert not backlog.applies_to("azure-native:network:AgentPool")
+    assert not backlog.applies_to("kubernetes:apps/v1beta1:DaemonSet")
+
+
+# --- config -------------------------------------------------------------------------------------------------------
+
+
+def test_defaults_fill_every_setting():
+    config = resolve_config(None)
+    assert config.settings_for("aks-snat-ports-minimum") == {"minimumPorts": 1024}
+    assert config.settings_for("netdev-backlog-minimum") == {"minimumBacklog": 16384}
+    assert config.settings_for("nic-ring-minimum") == {"minimumRxRing": 4096}
+    assert config.settings_for("network-optimised-sku") == {"minimumBandwidthGbps": 10.0}
+    assert config.settings_for("aws-natgw-capacity") == {"peakConnectionsPerDestination": 0}
+    assert {r.id: config.level(r.id) for r in RULES} == {r.id: r.default_enforcement for r in RULES}
+
+
+def test_config_file_shape_all_then_per_rule():
+    config = resolve_config(
+        {
+            "all": "advisory",
+            "aks-snat-ports-minimum": {"enforcementLevel": "mandatory", "minimumPorts": 2048.0},
+            "mtu-jumbo-path": "disabled",
+            "nic-ring-minimum": {"minimumRxRing": 8192},
+        }
+    )
+    assert config.level("aks-snat-capacity") == "advisory"
+    assert config.level("aks-snat-ports-minimum") == "mandatory"
+    assert config.level("mtu-jumbo-path") == "disabled"
+    assert config.level("nic-ring-minimum") == "advisory"
+    assert config.settings_for("aks-snat-ports-minimum") == {"minimumPorts": 2048.0}
+    assert config.settings_for("nic-ring-minimum") == {"minimumRxRing": 8192}
+    assert resolve_config({"all": {"enforcementLevel": "remediate"}}).level("aks-snat-capacity") == "remediate"
+
+
+def test_config_errors_are_all_reported_at_once():
+    with pytest.raises(ConfigError) as caught:
+        resolve_config(
+            {
+                "all": "strict",
+                "aks-snat-port-minimum": {"minimumPorts": 2048},
+                "aks-snat-ports-minimum": {"minimumPorts": 3.5, "maxPorts": 1},
+                "netdev-backlog-minimum": {"enforcementLevel": "warn", "minimumBacklog": 500},
+            }
+        )
+    known = ", ".join(sorted(ISSUE_7_RULES))
+    assert str(caught.value) == (
+        "invalid policy config:\n"
+        f"  aks-snat-port-minimum: is not a wirespeed rule (known: all, {known})\n"
+        '  all: "strict" is not allowed: must be one of advisory, mandatory, remediate, disabled\n'
+        "  aks-snat-ports-minimum.maxPorts: is not a setting of this rule (known: enforcementLevel, minimumPorts)\n"
+        "  aks-snat-ports-minimum.minimumPorts: 3.5 is not allowed: must be a whole number between 8 and 64,000\n"
+        '  netdev-backlog-minimum.enforcementLevel: "warn" is not allowed: must be one of advisory, mandatory, '
+        "remediate, disabled\n"
+        "  netdev-backlog-minimum.minimumBacklog: 500 is not allowed: must be a whole number between 1,000 and "
+        "3,240,000"
+    )
+    assert caught.value.field == "config"
+
+
+# --- enforcement levels -------------------------------------------------------------------------------------------
+
+
+def low_backlog_pool():
+    props = fixture("aks_agent_pool")
+    props["linuxOSConfig"]["sysctls"]["netCoreNetdevMaxBacklog"] = 1000
+    return resource("pool", engine_props(props))
+
+
+@pytest.mark.parametrize(
+    ("level", "reported"),
+    [
+        ("mandatory", ["mandatory"]),
+        ("advisory", ["advisory"]),
+        ("remediate", ["mandatory"]),  # what remediation could not fix blocks, as Pulumi reports it
+        ("disabled", []),
+    ],
+)
+def test_violations_carry_the_configured_level(level, reported):
+    config = resolve_config({"netdev-backlog-minimum": level})
+    found = rules.evaluate_resource(low_backlog_pool(), config)
+    assert [v.enforcement for v in found] == reported
+    assert all(v.rule_id == "netdev-backlog-minimum" and v.severity == "high" for v in found)
+
+
+def test_violation_json_keys():
+    (violation,) = rules.evaluate_resource(low_backlog_pool())
+    assert list(violation.to_json()) == ["rule", "severity", "enforcement", "urn", "name", "type", "message"]
+
+
+def test_top_level_remediate_applies_every_remediating_rule_in_order():
+    edited = config_map_with(
+        lambda d: (d["rings"]["mlx5_core"].update(rx=1024), d["sysctls"].update({"net.core.netdev_max_backlog": 1000}))
+    )
+    subject = resource("config_map", engine_props(edited))
+    assert rules.remediate(subject) is None  # nothing is at the remediate level by default
+    fixed = rules.remediate(subject, resolve_config({"all": "remediate"}))
+    document = json.loads(fixed["data"]["profile.json"])
+    assert document["rings"]["mlx5_core"]["rx"] == 4096
+    assert document["sysctls"]["net.core.netdev_max_backlog"] == 16384
+
+
+# --- plain documents and unknowns (wirespeed check reads exports and preview files as plain JSON) ---------------
+
+
+def test_plain_dicts_with_integers_work_as_well_as_engine_proxies():
+    props = fixture("aks_agent_pool")
+    props["linuxOSConfig"]["sysctls"]["netCoreNetdevMaxBacklog"] = 1000
+    plain = rules.evaluate_resource(resource("pool", props))
+    proxied = rules.evaluate_resource(resource("pool", engine_props(props)))
+    assert [v.message for v in plain] == [v.message for v in proxied]
+    assert len(plain) == 1
+
+
+@pytest.mark.parametrize("sentinel", [UNKNOWN_NUMBER_VALUE, UNKNOWN_STRING_VALUE, UNKNOWN_OBJECT_VALUE])
+def test_unknown_sentinels_in_plain_documents_are_not_applicable(sentinel):
+    props = fixture("aks_agent_pool")
+    props["linuxOSConfig"]["sysctls"]["netCoreNetdevMaxBacklog"] = sentinel
+    assert rules.evaluate_resource(resource("pool", props)) == []
+    props["linuxOSConfig"] = sentinel
+    assert rules.evaluate_resource(resource("pool", props)) == []
+
+
+def test_stack_rules_fall_back_to_outputs_for_keys_the_inputs_lack():
+    cluster = fixture("aks_cluster")
+    network = cluster.pop("networkProfile")
+    network["loadBalancerProfile"]["managedOutboundIPs"]["count"] = 1
+    cluster["agentPoolProfiles"][0]["maxCount"] = 95  # 95 + 1 surge = 96 nodes x 4,000 ports > 1 IP x 64,000
+    stack = [resource("cluster", cluster, "aks", outputs={"networkProfile": network})]
+    config = resolve_config({"tuning-agent-present": "disabled"})
+    (violation,) = rules.evaluate_stack(stack, config)
+    assert violation.rule_id == "aks-snat-capacity"
+    assert "4,000 x 96 nodes" in violation.message
+
+
+def test_evaluate_runs_resource_then_stack_rules():
+    cluster = fixture("aks_cluster")
+    cluster["networkProfile"]["loadBalancerProfile"]["allocatedOutboundPorts"] = 0
+    found = rules.evaluate([resource("cluster", cluster, "aks")])
+    assert [v.rule_id for v in found] == ["aks-allocated-outbound-ports-default", "tuning-agent-present"]
+
+
+# --- never a crash ------------------------------------------------------------------------------------------------
+
+SENTINELS = st.sampled_from([UNKNOWN_NUMBER_VALUE, UNKNOWN_STRING_VALUE, UNKNOWN_OBJECT_VALUE])
+# Finite numbers only: the engine's Struct cannot carry NaN or infinity (plain documents are run with them below).
+SCALARS = st.none() | st.booleans() | st.floats(allow_nan=False, allow_infinity=False) | st.integers(-(2**53), 2**53)
+SCALARS |= st.text(max_size=8) | SENTINELS
+JSONISH = st.recursive(
+    SCALARS,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=20,
+)
+KEYS = [
+    "agentPoolProfiles", "networkProfile", "loadBalancerProfile", "allocatedOutboundPorts", "managedOutboundIPs",
+    "count", "maxCount", "enableAutoScaling", "upgradeSettings", "maxSurge", "linuxOSConfig", "sysctls",
+    "netCoreNetdevMaxBacklog", "vmSize", "instanceTypes", "instanceType", "userData", "launchTemplate", "spec",
+    "template", "requirements", "containers", "securityContext", "volumes", "data", "metadata", "labels",
+    "secondaryAllocationIds", "outboundIPPrefixes", "resourceName", "id", "prefixLength", "osType",
+]  # fmt: skip
+SHAPED = st.recursive(
+    SCALARS,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(KEYS), inner, max_size=5),
+    max_leaves=25,
+)
+
+
+def mutated(base):
+    """Strategy: the compliant fixture with one key's value replaced by anything."""
+    return st.sampled_from(sorted(base)).flatmap(lambda key: (JSONISH | SHAPED).map(lambda v: {**base, key: v}))
+
+
+@given(
+    kind=st.sampled_from(sorted(TYPES)),
+    props=st.dictionaries(st.sampled_from(KEYS), SHAPED | JSONISH, max_size=6),
+)
+def test_no_rule_crashes_on_any_property_shape(kind, props):
+    for subject in (resource(kind, engine_props(props), "x"), resource(kind, props, "x")):
+        rules.evaluate([subject])
+        rules.remediate(subject, resolve_config({"all": "remediate"}))
+
+
+@given(value=st.floats() | st.integers(), kind=st.sampled_from(["cluster", "pool"]))
+def test_no_rule_crashes_on_any_number_in_a_plain_document(value, kind):
+    props = fixture("aks_cluster" if kind == "cluster" else "aks_agent_pool")
+    props["maxCount"] = value
+    props.get("networkProfile", {}).get("loadBalancerProfile", {})["allocatedOutboundPorts"] = value
+    for pool in props.get("agentPoolProfiles", []):
+        pool["maxCount"] = value
+    rules.evaluate([resource(kind, props)])
+
+
+@given(
+    props=mutated(fixture("aks_cluster")) | mutated(fixture("aks_agent_pool")) | mutated(launch_template()),
+    kind=st.sampled_from(["cluster", "pool", "launch_template"]),
+)
+def test_no_rule_crashes_on_a_fixture_with_one_field_garbled(props, kind):
+    rules.evaluate([resource(kind, engine_props(props))])
+
+
+@given(key=st.sampled_from(["data", "metadata", "apiVersion", "kind"]), value=JSONISH)
+def test_no_rule_crashes_on_a_garbled_config_map(key, value):
+    config_map = {**tuning_objects()["ConfigMap"], key: value}
+    subject = resource("config_map", engine_props(config_map))
+    rules.evaluate([subject])
+    rules.remediate(subject, resolve_config({"all": "remediate"}))

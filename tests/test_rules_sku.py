@@ -1,0 +1,208 @@
+"""network-optimised-sku on AKS pools, EKS node groups and launch templates, and Karpenter NodePools; every
+figure comes from the catalog."""
+
+from __future__ import annotations
+
+import pytest
+from pulumi_policy.proxy import UNKNOWN_ARRAY_VALUE, UNKNOWN_STRING_VALUE
+
+from fixtures.rules.engine import fixture, launch_template, validate
+
+SKU = "network-optimised-sku"
+AZURE_LIST = "`wirespeed catalog list --cloud azure --network-optimised --min-gbps 10` lists them."
+AWS_LIST = "`wirespeed catalog list --cloud aws --network-optimised --min-gbps 10` lists them."
+AZURE_WHY = "its NIC is not Azure Boost (MANA), so it may land on older Mellanox hosts with smaller rings and MTU."
+AWS_WHY = (
+    "it is not in a network-optimised family (the 'n' types), so its bandwidth allowance is exceeded first under load."
+)
+
+
+def node_pool_requirements(*requirements):
+    props = fixture("karpenter_node_pool")
+    props["spec"]["template"]["spec"]["requirements"] = list(requirements)
+    return props
+
+
+FAMILIES = {"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": ["c6in", "m6in"]}
+BANDWIDTH = {"key": "karpenter.k8s.aws/instance-network-bandwidth", "operator": "Gt", "values": ["24999"]}
+
+
+@pytest.mark.parametrize(
+    ("kind", "props"),
+    [
+        pytest.param("cluster", fixture("aks_cluster"), id="aks-inline-pool"),
+        pytest.param("pool", fixture("aks_agent_pool"), id="aks-pool"),
+        pytest.param("node_group", fixture("eks_node_group"), id="eks-node-group"),
+        pytest.param("launch_template", launch_template(), id="eks-launch-template"),
+        pytest.param("node_pool", fixture("karpenter_node_pool"), id="karpenter"),
+    ],
+)
+def test_compliant_pools_pass(kind, props):
+    assert validate(SKU, kind, props) == []
+
+
+def test_aks_inline_pool_on_an_old_size_suggests_the_v6_of_the_same_shape():
+    props = fixture("aks_cluster")
+    props["agentPoolProfiles"][0]["vmSize"] = "Standard_D4s_v3"
+    assert validate(SKU, "cluster", props) == [
+        f"agentPoolProfiles[0] (system): vmSize Standard_D4s_v3 (Dsv3) is not a network-optimised size: {AZURE_WHY} "
+        f"Choose a network-optimised size, e.g. Standard_D4s_v6 (Dsv6, 4 vCPU, 12.5 Gb/s); {AZURE_LIST}"
+    ]
+
+
+def test_aks_pool_name_is_in_the_message():
+    props = fixture("aks_agent_pool")
+    props["vmSize"] = "Standard_D16s_v5"
+    assert validate(SKU, "pool", props, name="user") == [
+        f"agent pool 'user': vmSize Standard_D16s_v5 (Dsv5) is not a network-optimised size: {AZURE_WHY} Choose a "
+        f"network-optimised size, e.g. Standard_D16s_v6 (Dsv6, 16 vCPU, 12.5 Gb/s); {AZURE_LIST}"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("instance_type", "expected"),
+    [
+        pytest.param(
+            "m7i.4xlarge",
+            f"instanceTypes: m7i.4xlarge (m7i) is not a network-optimised size: {AWS_WHY} Choose a network-optimised "
+            f"size, e.g. m6idn.4xlarge (m6idn, 16 vCPU, 25 Gb/s); {AWS_LIST}",
+            id="not-network-optimised",
+        ),
+        pytest.param(
+            "c6in.large",
+            "instanceTypes: c6in.large sustains 3.125 Gb/s, bursting to 25, below the minimum 10 Gb/s (policy setting "
+            f"minimumBandwidthGbps). Choose a larger size, e.g. c6in.2xlarge (c6in, 8 vCPU, 12.5 Gb/s); {AWS_LIST}",
+            id="below-minimum-bandwidth",
+        ),
+        pytest.param(
+            "t3.medium",
+            f"instanceTypes: t3.medium (t3) is not a network-optimised size: {AWS_WHY} Choose a network-optimised "
+            f"size; {AWS_LIST}",
+            id="not-in-the-catalog-judged-by-family",
+        ),
+    ],
+)
+def test_eks_node_group_instance_type(instance_type, expected):
+    props = fixture("eks_node_group")
+    props["instanceTypes"] = [instance_type]
+    assert validate(SKU, "node_group", props) == [expected]
+
+
+def test_eks_node_group_without_types_or_template_gets_the_eks_default():
+    props = fixture("eks_node_group")
+    del props["instanceTypes"]
+    del props["launchTemplate"]
+    assert validate(SKU, "node_group", props) == [
+        f"instanceTypes is unset, so EKS uses t3.medium: t3.medium (t3) is not a network-optimised size: {AWS_WHY} "
+        f"Choose a network-optimised size; {AWS_LIST}"
+    ]
+
+
+def test_eks_node_group_without_types_defers_to_its_launch_template():
+    props = fixture("eks_node_group")
+    del props["instanceTypes"]
+    assert validate(SKU, "node_group", props) == []
+
+
+def test_eks_launch_template_instance_type():
+    assert validate(SKU, "launch_template", launch_template(instance_type="m5.2xlarge")) == [
+        f"instanceType: m5.2xlarge (m5) is not a network-optimised size: {AWS_WHY} Choose a network-optimised size; "
+        f"{AWS_LIST}"
+    ]
+
+
+def test_launch_templates_that_do_not_boot_eks_nodes_are_not_checked():
+    assert validate(SKU, "launch_template", launch_template("#!/bin/sh\n", instance_type="t3.micro")) == []
+
+
+@pytest.mark.parametrize(
+    ("requirements", "expected"),
+    [
+        pytest.param(
+            [BANDWIDTH],
+            [
+                "requirements do not limit karpenter.k8s.aws/instance-family or node.kubernetes.io/instance-type, so "
+                "Karpenter may launch any instance type, network-optimised or not. Add {key: "
+                "karpenter.k8s.aws/instance-family, operator: In, values: [c5n, c6gn, c6in, c7gn, ...]} (`wirespeed "
+                "catalog list --cloud aws --network-optimised`)."
+            ],
+            id="no-family",
+        ),
+        pytest.param(
+            [{**FAMILIES, "values": ["c6in", "m7i"]}, BANDWIDTH],
+            [
+                "requirement karpenter.k8s.aws/instance-family allows m7i, not network-optimised: its bandwidth "
+                "allowance is exceeded first under load. Keep only network-optimised families (c5n, c6gn, c6in, c7gn, "
+                "...)."
+            ],
+            id="one-slow-family",
+        ),
+        pytest.param(
+            [FAMILIES],
+            [
+                "requirement karpenter.k8s.aws/instance-network-bandwidth is not set, so Karpenter may pick sizes "
+                "sustaining less than the minimum 10 Gb/s (policy setting minimumBandwidthGbps). Add {key: "
+                "karpenter.k8s.aws/instance-network-bandwidth, operator: Gt, values: ['9999']} (Mb/s)."
+            ],
+            id="no-bandwidth-floor",
+        ),
+        pytest.param(
+            [FAMILIES, {**BANDWIDTH, "values": ["4999"]}],
+            [
+                "requirement karpenter.k8s.aws/instance-network-bandwidth is 5 Gb/s, so Karpenter may pick sizes "
+                "sustaining less than the minimum 10 Gb/s (policy setting minimumBandwidthGbps). Add {key: "
+                "karpenter.k8s.aws/instance-network-bandwidth, operator: Gt, values: ['9999']} (Mb/s)."
+            ],
+            id="low-bandwidth-floor",
+        ),
+        pytest.param(
+            [{"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["c6in.8xlarge", "m7i.8xlarge"]}],
+            [
+                f"requirement node.kubernetes.io/instance-type: m7i.8xlarge (m7i) is not a network-optimised size: "
+                f"{AWS_WHY} Choose a network-optimised size, e.g. m6idn.8xlarge (m6idn, 32 vCPU, 50 Gb/s); {AWS_LIST}"
+            ],
+            id="explicit-types",
+        ),
+    ],
+)
+def test_karpenter_node_pool_requirements(requirements, expected):
+    assert validate(SKU, "node_pool", node_pool_requirements(*requirements)) == expected
+
+
+def test_karpenter_bandwidth_floor_gte_counts_its_own_value():
+    assert (
+        validate(
+            SKU, "node_pool", node_pool_requirements(FAMILIES, {**BANDWIDTH, "operator": "Gte", "values": ["10000"]})
+        )
+        == []
+    )
+
+
+@pytest.mark.parametrize(
+    ("config", "violations"),
+    [
+        pytest.param({"minimumBandwidthGbps": 3}, 0, id="lower-minimum-allows-c6in.large"),
+        pytest.param({"minimumBandwidthGbps": 60}, 1, id="raised-minimum-refuses-c6in.8xlarge"),
+    ],
+)
+def test_minimum_bandwidth_reads_its_config(config, violations):
+    props = fixture("eks_node_group")
+    props["instanceTypes"] = ["c6in.large" if violations == 0 else "c6in.8xlarge"]
+    assert len(validate(SKU, "node_group", props, config)) == violations
+
+
+@pytest.mark.parametrize(
+    ("kind", "props"),
+    [
+        pytest.param("pool", {**fixture("aks_agent_pool"), "vmSize": UNKNOWN_STRING_VALUE}, id="aks-size"),
+        pytest.param("node_group", {**fixture("eks_node_group"), "instanceTypes": UNKNOWN_ARRAY_VALUE}, id="eks-types"),
+    ],
+)
+def test_unknown_sizes_during_preview_are_not_applicable(kind, props):
+    assert validate(SKU, kind, props) == []
+
+
+def test_azure_sizes_unknown_to_the_catalog_are_not_judged():
+    props = fixture("aks_agent_pool")
+    props["vmSize"] = "Standard_NV36ads_A10_v5"
+    assert validate(SKU, "pool", props) == []
