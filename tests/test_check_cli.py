@@ -106,6 +106,24 @@ PULL_REQUESTS: dict[str, tuple[Callable[[dict[str, Any]], None], str, list[str]]
         "aks-allocated-outbound-ports-default",
         ["allocatedOutboundPorts is 0 or unset", "Set networkProfile.loadBalancerProfile.allocatedOutboundPorts"],
     ),
+    "backlog-1000": (
+        lambda d: _set_backlog(d, 1000),
+        "netdev-backlog-minimum",
+        [
+            "linuxOSConfig.sysctls.netCoreNetdevMaxBacklog is 1,000, below the minimum 16,384",
+            "dropped in enqueue_to_backlog",
+            "Set linuxOSConfig.sysctls.netCoreNetdevMaxBacklog to at least 16,384",
+        ],
+    ),
+    "mana-rx-ring-1024": (
+        lambda d: _set_mana_rx(d, 1024),
+        "nic-ring-minimum",
+        [
+            "rings.mana.rx is 1,024, below the minimum 4,096",
+            "overflows during microbursts",
+            "Set rings.mana.rx to 4,096",
+        ],
+    ),
     "allocated-outbound-ports-512": (
         lambda d: _set_ports(d, 512),
         "aks-snat-ports-minimum",
@@ -147,12 +165,21 @@ def test_the_clean_stack_passes(source):
 FORMATS = {"table": "txt", "json": "json", "github": "github.txt", "sarif": "sarif.json"}
 
 
-@pytest.mark.parametrize("source", [PR, EXPORT], ids=["pr-preview-violations", "aks-export"])
+RING_ADVISORY = FIXTURES / "ring-advisory-config.json"
+GOLDEN_CASES = {
+    "pr-preview-violations": ([rel(PR)], 1),
+    "pr-preview-ring-advisory": ([rel(PR), "--config", rel(RING_ADVISORY)], 1),
+    "aks-export": ([rel(EXPORT)], 0),
+}
+
+
+@pytest.mark.parametrize("case", list(GOLDEN_CASES))
 @pytest.mark.parametrize("fmt", list(FORMATS))
-def test_output_matches_the_golden_file(source, fmt):
-    out = check(rel(source), "--format", fmt)
-    assert out.returncode == (1 if source == PR else 0), out.stderr
-    golden = GOLDEN / f"{source.stem}.{FORMATS[fmt]}"
+def test_output_matches_the_golden_file(case, fmt):
+    args, code = GOLDEN_CASES[case]
+    out = check(*args, "--format", fmt)
+    assert out.returncode == code, out.stderr
+    golden = GOLDEN / f"{case}.{FORMATS[fmt]}"
     if UPDATE:
         golden.parent.mkdir(parents=True, exist_ok=True)
         golden.write_text(out.stdout)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from wirespeed.check.jsonscan import JsonCursor
@@ -226,11 +227,17 @@ def _resource(state: Any, where: str, urn: str | None) -> Resource:
         _expect(parent, str, "a string", f"{where}.parent")
     if provider_id is not None:
         _expect(provider_id, str, "a string", f"{where}.id")
-    dependencies = _object(state, "propertyDependencies", where)
-    for name, urns in (state.get("propertyDependencies") or {}).items():
+    raw_dependencies = state.get("propertyDependencies")
+    if raw_dependencies is not None:
+        _expect(raw_dependencies, dict, "an object", f"{where}.propertyDependencies")
+    for name, urns in (raw_dependencies or {}).items():
         _expect(urns, list, "an array", f"{where}.propertyDependencies.{name}")
         for position, dependency in enumerate(urns):
             _expect(dependency, str, "a string", f"{where}.propertyDependencies.{name}[{position}]")
+    # URN lists as tuples: read-only, and `urn in ...` runs in C for the stack rules that link pools to clusters.
+    dependencies = (
+        MappingProxyType({name: tuple(urns) for name, urns in raw_dependencies.items()}) if raw_dependencies else EMPTY
+    )
     assert isinstance(urn, str)  # checked above; for the type checker
     assert isinstance(type_token, str)
     return Resource(

@@ -40,11 +40,11 @@ def _eks_node_groups(cluster: Resource, resources: Sequence[Resource]) -> list[R
     return found
 
 
-def _pools_text(cluster: Resource, resources: Sequence[Resource]) -> str | None:
+def _pools_text(cluster: Resource, resources: Sequence[Resource], pool_index: _aks.PoolIndex) -> str | None:
     """How many pools the cluster has, in words, or None when it has none."""
     if is_type(cluster, _aks.CLUSTER):
         inline = len(list(elements(get(_aks.merged(cluster), "agentPoolProfiles"), "agentPoolProfiles")))
-        separate = len(list(_aks.pools_of_cluster(cluster, resources)))
+        separate = len(list(pool_index.pools_of(cluster)))
         total = inline + separate
         return f"{total} node pool(s)" if total else None
     groups = len(_eks_node_groups(cluster, resources))
@@ -57,10 +57,11 @@ def _pools_text(cluster: Resource, resources: Sequence[Resource]) -> str | None:
 def check_agent_present(resources: Sequence[Resource], settings: Settings) -> Iterator[Finding]:
     if any(is_type(r, _k8s.NODE_TUNING) or _k8s.is_tuning_daemon_set(r) for r in resources):
         return
+    pool_index = _aks.PoolIndex(resources)
     for cluster in resources:
         if not is_type(cluster, _aks.CLUSTER, EKS_CLUSTER):
             continue
-        pools = _pools_text(cluster, resources)
+        pools = _pools_text(cluster, resources, pool_index)
         if pools is None:
             continue
         yield Finding(

@@ -103,13 +103,13 @@ def check_ports_minimum(resource: Resource, settings: Settings) -> Iterator[Find
     )
 
 
-def _cluster_capacity(cluster: Resource, resources: Sequence[Resource], lengths: dict[str, int]) -> Finding | None:
+def _cluster_capacity(cluster: Resource, pool_index: _aks.PoolIndex, lengths: dict[str, int]) -> Finding | None:
     props = _aks.merged(cluster)
     ports = _aks.allocated_ports(props)
     if not _aks.uses_load_balancer(props) or ports == 0:
         return None  # the dynamic default always fits; aks-allocated-outbound-ports-default covers it
     pools = list(_aks.inline_pools(props))
-    for pool_resource in _aks.pools_of_cluster(cluster, resources):
+    for pool_resource in pool_index.pools_of(cluster):
         pool = _aks.pool_of(_aks.merged(pool_resource), pool_resource.name)
         if pool is not None:
             pools.append(pool)
@@ -137,11 +137,12 @@ def _cluster_capacity(cluster: Resource, resources: Sequence[Resource], lengths:
 
 def check_snat_capacity(resources: Sequence[Resource], settings: Settings) -> Iterator[Finding]:
     lengths = _aks.prefix_lengths(resources)
+    pool_index = _aks.PoolIndex(resources)
     for cluster in resources:
         if not is_type(cluster, _aks.CLUSTER):
             continue
         try:
-            finding = _cluster_capacity(cluster, resources, lengths)
+            finding = _cluster_capacity(cluster, pool_index, lengths)
         except NotKnown:
             continue  # this cluster's numbers are unknown until the update runs; the others still count
         if finding is not None:
