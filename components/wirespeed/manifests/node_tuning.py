@@ -20,14 +20,14 @@ import yaml
 
 from wirespeed import __version__
 from wirespeed.manifests.options import NodeTuningError, NodeTuningOptions, check_options, check_profiles
+from wirespeed.names import AGENT_NAME as AGENT_NAME  # re-exported: the manifests package API
+from wirespeed.names import PROFILE_KEY as PROFILE_KEY
 from wirespeed.profile import Profile
 
 Obj = dict[str, Any]
 
-AGENT_NAME = "wirespeed-agent"
 PROFILE_LABEL = "wirespeed.io/profile"  # the node label a pool carries; the DaemonSet's nodeSelector
 CHECKSUM_ANNOTATION = "wirespeed.io/profile-sha256"
-PROFILE_KEY = "profile.json"
 
 # Where the pod sees things; the agent's flags point at them (agent/cmd/wirespeed-agent/main.go).
 PROFILE_DIR = "/etc/wirespeed"

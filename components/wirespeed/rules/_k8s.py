@@ -23,7 +23,8 @@ NAME_LABEL = "app.kubernetes.io/name"
 
 
 def _manifest_constants() -> tuple[str, str]:
-    from wirespeed.manifests.node_tuning import AGENT_NAME, PROFILE_KEY
+    # From wirespeed.names, which the manifests also use: importing wirespeed.manifests would load pydantic.
+    from wirespeed.names import AGENT_NAME, PROFILE_KEY
 
     return AGENT_NAME, PROFILE_KEY
 

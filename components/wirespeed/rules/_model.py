@@ -7,6 +7,7 @@ unknown values during preview). Nothing here imports Pulumi.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -119,6 +120,8 @@ class Rule:
         return {name: prop["default"] for name, prop in self.config_schema.items() if "default" in prop}
 
 
+# A stack has a handful of distinct type tokens and every rule asks about them for every resource: parse each once.
+@functools.lru_cache(maxsize=4096)
 def type_key(token: str) -> tuple[str, str, str]:
     """``(package, module, resource)`` of a type token, without the module's version.
 

@@ -1,0 +1,11 @@
+"""Names the tuning manifests, the policy rules and `wirespeed check` share, in a module that imports nothing.
+
+``wirespeed.manifests`` defines the DaemonSet and ConfigMap with these names; the rules recognise them by the same
+names. They live here, not in ``wirespeed.manifests.node_tuning``, because importing that package loads pydantic
+and the profile models (~160 ms), which a policy check of a stack export should not pay for two strings.
+"""
+
+from __future__ import annotations
+
+AGENT_NAME = "wirespeed-agent"  # the DaemonSet's app.kubernetes.io/name label, ServiceAccount and image name
+PROFILE_KEY = "profile.json"  # the key of the profile document in its ConfigMap's data
