@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from wirespeed.check.readers import Document, Shape, UnreadableInputError
-from wirespeed.rules import RULES, Config, Resource, Rule, Violation, evaluate_resource, evaluate_stack, type_key
+from wirespeed.rules import RULES, Config, Resource, Rule, Violation, check_resource, evaluate_stack, type_key
 
 __all__ = ["Report", "UnreadableInputError", "check_text", "line_numbers"]
 
@@ -60,13 +60,14 @@ class _Selector:
         # lets a large export stream. A stack rule that declares no types is given every resource.
         self._keep_all = any(not r.types for r in stack_rules)
         self._stack_keys = {type_key(t) for r in stack_rules for t in r.types}
-        self._resource_cache: dict[str, bool] = {}
+        self._resource_cache: dict[str, list[Rule]] = {}
         self._stack_cache: dict[str, bool] = {}
 
-    def resource_rules_apply(self, type_token: str) -> bool:
+    def resource_rules(self, type_token: str) -> list[Rule]:
+        """The resource rules that check this type, in rule order (what ``evaluate_resource`` would run)."""
         found = self._resource_cache.get(type_token)
         if found is None:
-            found = self._resource_cache[type_token] = any(r.applies_to(type_token) for r in self._resource_rules)
+            found = self._resource_cache[type_token] = [r for r in self._resource_rules if r.applies_to(type_token)]
         return found
 
     def stack_rules_read(self, type_token: str) -> bool:
@@ -88,8 +89,9 @@ def check_text(text: str, file: str, config: Config, rules: Sequence[Rule] = RUL
     count = 0
     for resource, offset in document.located():
         count += 1
-        if select.resource_rules_apply(resource.type):
-            found = evaluate_resource(resource, config, rules)
+        applicable = select.resource_rules(resource.type)
+        if applicable:
+            found = [v for rule in applicable for v in check_resource(rule, resource, config)]
             if found:
                 violations.extend(found)
                 offsets[resource.urn] = offset
