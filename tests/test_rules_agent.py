@@ -4,6 +4,7 @@ changed per failing case; tuning-agent-present over whole stacks."""
 from __future__ import annotations
 
 import pytest
+from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
 
 from fixtures.rules.engine import fixture, stack_resource, tuning_objects, urn, validate, validate_stack
 
@@ -155,3 +156,15 @@ def test_a_cluster_without_pools_needs_no_agent():
     del props["agentPoolProfiles"]
     assert validate_stack(PRESENT, [stack_resource("cluster", "aks", props)]) == []
     assert validate_stack(PRESENT, [stack_resource("eks_cluster", "ingest", {"name": "ingest"})]) == []
+
+
+def test_eks_node_group_linked_by_dependency_when_the_cluster_name_is_unknown():
+    group = fixture("eks_node_group")
+    group["clusterName"] = UNKNOWN_STRING_VALUE
+    resources = [
+        stack_resource("eks_cluster", "ingest", {"name": UNKNOWN_STRING_VALUE}),
+        stack_resource("node_group", "ingest", group, {"clusterName": [urn("eks_cluster", "ingest")]}),
+    ]
+    assert validate_stack(PRESENT, resources) == [
+        ("this cluster has 1 managed node group(s)" + PRESENT_TAIL, urn("eks_cluster", "ingest"))
+    ]

@@ -6,10 +6,15 @@ field and asserts the exact message.
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
 from pulumi_policy.proxy import UNKNOWN_NUMBER_VALUE, UNKNOWN_STRING_VALUE
 
 from fixtures.rules.engine import fixture, stack_resource, urn, validate, validate_stack
+from wirespeed.sizing import Pool, plan_load_balancer
 
 DEFAULT_PORTS = "aks-allocated-outbound-ports-default"
 MINIMUM = "aks-snat-ports-minimum"
@@ -21,6 +26,7 @@ DYNAMIC = (
     "backend pool size (1-50 nodes: 1,024; 51-100: 512; 101-200: 256; 201-400: 128; 401-800: 64; 801-1,000: 32 "
     "ports per node; https://learn.microsoft.com/azure/load-balancer/load-balancer-outbound-connections)."
 )
+SEPARATE = " Separate AgentPool resources add to that count."
 SET_IT = (
     " Set networkProfile.loadBalancerProfile.allocatedOutboundPorts explicitly (a multiple of 8, with the outbound "
     "IPs it needs: `wirespeed size azure-lb {pools} --connections-per-second N` picks both) so ports never shrink "
@@ -62,36 +68,40 @@ def test_compliant_cluster_and_pool_pass_every_outbound_rule():
     [
         pytest.param(
             cluster(allocatedOutboundPorts=0),
-            DYNAMIC + " This cluster's pools reach 6 nodes at maxCount plus surge (system: 5 max + 1 surge): 1,024 "
+            DYNAMIC + " Its agentPoolProfiles reach 6 nodes at maxCount plus surge (system: 5 max + 1 surge): 1,024 "
             "ports per node, cut to 512 on every node the moment the backend pool reaches 51 nodes."
+            + SEPARATE
             + SET_IT.format(pools="--pool 5:1"),
             id="ports-0",
         ),
         pytest.param(
             cluster(allocatedOutboundPorts=None),
-            DYNAMIC + " This cluster's pools reach 6 nodes at maxCount plus surge (system: 5 max + 1 surge): 1,024 "
+            DYNAMIC + " Its agentPoolProfiles reach 6 nodes at maxCount plus surge (system: 5 max + 1 surge): 1,024 "
             "ports per node, cut to 512 on every node the moment the backend pool reaches 51 nodes."
+            + SEPARATE
             + SET_IT.format(pools="--pool 5:1"),
             id="ports-absent",
         ),
         pytest.param(
             system_pool(cluster(allocatedOutboundPorts=0), maxCount=49),
-            DYNAMIC + " This cluster's pools reach 50 nodes at maxCount plus surge (system: 49 max + 1 surge): "
+            DYNAMIC + " Its agentPoolProfiles reach 50 nodes at maxCount plus surge (system: 49 max + 1 surge): "
             "1,024 ports per node, cut to 512 on every node the moment the backend pool reaches 51 nodes."
+            + SEPARATE
             + SET_IT.format(pools="--pool 49:1"),
             id="50-nodes-collapse-at-51",
         ),
         pytest.param(
             system_pool(cluster(allocatedOutboundPorts=0), maxCount=60, upgradeSettings={"maxSurge": "10%"}),
-            DYNAMIC + " This cluster's pools reach 66 nodes at maxCount plus surge (system: 60 max + 10% = 6 "
+            DYNAMIC + " Its agentPoolProfiles reach 66 nodes at maxCount plus surge (system: 60 max + 10% = 6 "
             "surge): 512 ports per node, cut to 256 on every node the moment the backend pool reaches 101 nodes."
+            + SEPARATE
             + SET_IT.format(pools="--pool 60:10%"),
             id="66-nodes-percent-surge",
         ),
         pytest.param(
             system_pool(cluster(allocatedOutboundPorts=0), maxCount=1000, upgradeSettings={"maxSurge": "10%"}),
             DYNAMIC
-            + " This cluster's pools reach 1,100 nodes, beyond the table: Azure documents no default there."
+            + " Its agentPoolProfiles reach 1,100 nodes, beyond the table: Azure documents no default there."
             + SET_IT.format(pools="--pool 1000:10%"),
             id="beyond-the-table",
         ),
@@ -255,3 +265,27 @@ def test_an_unknown_cluster_does_not_hide_another_clusters_overflow():
         *stack(cluster(managedOutboundIPs={"count": 6})),
     ]
     assert [u for _, u in validate_stack(CAPACITY, resources)] == [urn("cluster", "aks")]
+
+
+@given(
+    ports=st.integers(1, 8000).map(lambda p: p * 8),
+    ips=st.integers(1, 100),
+    pools=st.lists(st.tuples(st.integers(1, 1000), st.integers(0, 20)), min_size=1, max_size=4),
+)
+def test_capacity_verdict_matches_the_sizing_engine(ports, ips, pools):
+    """The rule flags a cluster exactly when wirespeed.sizing says the profile does not fit, and its message shows
+    whole numbers only, although every number reached it as a float."""
+    props = cluster(allocatedOutboundPorts=ports, managedOutboundIPs={"count": ips})
+    props["agentPoolProfiles"] = [
+        {"name": f"p{i}", "enableAutoScaling": True, "maxCount": m, "upgradeSettings": {"maxSurge": str(s)}}
+        for i, (m, s) in enumerate(pools)
+    ]
+    sized = [Pool(m, s, surge_is_percent=False) for m, s in pools]
+    assume(sum(p.max_count for p in sized) <= 5_000)  # beyond AKS's cluster limit the sizing engine refuses
+    plan = plan_load_balancer(sized, ports=ports, outbound_ips=ips)
+    reported = validate_stack(CAPACITY, [stack_resource("cluster", "aks", props)])
+    assert (reported == []) == plan.feasible
+    for message, _ in reported:
+        assert f"{plan.ports_required:,} SNAT ports required" in message
+        assert f"= {plan.ports_available:,} are available" in message
+        assert not re.search(r"\d\.0\b", message)

@@ -288,6 +288,26 @@ def test_remediation_leaves_what_is_unsafe_or_already_fine(rule, kind, props):
     assert remediate(rule, kind, props) is None
 
 
+SECRET_SIG = {"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270"}  # pulumi_policy.deserialize
+
+
+def test_remediation_keeps_secrets_secret():
+    edited = config_map_with(set_backlog(1000))
+    edited["metadata"]["annotations"] = {"example.com/token": {**SECRET_SIG, "value": "s3cret"}}
+    fixed = remediate(BACKLOG, "config_map", edited)
+    assert fixed["metadata"]["annotations"]["example.com/token"] == {**SECRET_SIG, "value": "s3cret"}
+    assert profile_document(fixed)["sysctls"]["net.core.netdev_max_backlog"] == 16384
+
+
+def test_remediation_keeps_a_secret_profile_secret():
+    edited = config_map_with(set_backlog(1000))
+    edited["data"]["profile.json"] = {**SECRET_SIG, "value": edited["data"]["profile.json"]}
+    fixed = remediate(BACKLOG, "config_map", edited)
+    secret = fixed["data"]["profile.json"]
+    assert {k: v for k, v in secret.items() if k != "value"} == SECRET_SIG
+    assert json.loads(secret["value"])["sysctls"]["net.core.netdev_max_backlog"] == 16384
+
+
 def test_remediation_keeps_unknown_values_elsewhere_in_the_config_map():
     edited = config_map_with(set_backlog(1000))
     edited["metadata"]["namespace"] = UNKNOWN_STRING_VALUE

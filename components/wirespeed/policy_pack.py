@@ -25,6 +25,7 @@ from pulumi_policy import (
     StackValidationArgs,
     StackValidationPolicy,
 )
+from pulumi_policy.proxy import UnknownValueError
 
 from wirespeed import rules
 from wirespeed.rules import Resource, Rule
@@ -65,7 +66,11 @@ def _resource_policy(rule: Rule) -> ResourceValidationPolicy:
 
     def remediate(args: ResourceValidationArgs) -> Mapping[str, Any] | None:
         config = rule_config(rule, args.get_config())
-        return rules.remediate_with(rule, resource_of(args), config)
+        new_props = rules.remediate_with(rule, resource_of(args), config)
+        if new_props is None:
+            return None
+        write_back(args.props, new_props)
+        return args.props
 
     return ResourceValidationPolicy(
         name=rule.id,
@@ -76,6 +81,25 @@ def _resource_policy(rule: Rule) -> ResourceValidationPolicy:
         remediate=remediate if rule.remediate is not None else None,  # type: ignore[arg-type]
         **_metadata(rule),
     )
+
+
+def write_back(target: Any, new: Mapping[str, Any]) -> None:
+    """Store what a remediation changed into the engine's own props, key by key, through the SDK proxy's
+    ``__setitem__``: a value that was a secret stays one (``_DictSecretsProxy``), and whatever the rule did not
+    change is handed back exactly as the engine sent it."""
+    present = set(target)
+    for key, value in new.items():
+        if key not in present:
+            target[key] = value
+            continue
+        try:
+            old = target[key]
+        except UnknownValueError:
+            continue  # unknown until the update runs; the remediation kept its sentinel
+        if isinstance(old, Mapping) and isinstance(value, Mapping):
+            write_back(old, value)
+        elif old != value:
+            target[key] = value
 
 
 def _stack_policy(rule: Rule) -> StackValidationPolicy:

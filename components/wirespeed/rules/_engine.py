@@ -96,7 +96,17 @@ def evaluate(
     rules = _rules(rules)
     config = config or resolve_config(None, rules)
     resources = list(resources)
-    found = [v for resource in resources for v in evaluate_resource(resource, config, rules)]
+    # Rules per type token, worked out once per distinct token rather than once per resource.
+    by_type: dict[str, list[Rule]] = {}
+    found: list[Violation] = []
+    for resource in resources:
+        applicable = by_type.get(resource.type)
+        if applicable is None:
+            applicable = by_type[resource.type] = [
+                r for r in rules if r.scope == "resource" and r.applies_to(resource.type)
+            ]
+        for rule in applicable:
+            found.extend(check_resource(rule, resource, config))
     return found + evaluate_stack(resources, config, rules)
 
 

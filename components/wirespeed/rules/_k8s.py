@@ -8,9 +8,11 @@ loads pydantic, which a stack without Kubernetes objects should not pay for.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from wirespeed.rules._model import Resource, is_type
@@ -49,15 +51,23 @@ def profile_in(resource: Resource) -> ProfileDoc | None:
         return None
     _, profile_key = _manifest_constants()
     raw = text(get(resource.props, "data", profile_key))
-    if raw is None:
+    document = _parse(raw) if raw is not None else None
+    if document is None:
         return None
+    return ProfileDoc(document["name"], document, profile_key)
+
+
+@functools.lru_cache(maxsize=64)
+def _parse(raw: str) -> Mapping[str, Any] | None:
+    """A profile document, parsed once however many rules read it. Read-only: the remediations build new
+    mappings rather than edit it."""
     try:
         document = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     if not isinstance(document, dict) or not isinstance(document.get("name"), str):
         return None
-    return ProfileDoc(document["name"], document, profile_key)
+    return MappingProxyType(document)
 
 
 def with_profile(resource: Resource, document: Mapping[str, Any]) -> dict[str, Any]:

@@ -111,10 +111,7 @@ class Rule:
 
     def applies_to(self, type_token: str) -> bool:
         """Whether a resource of ``type_token`` is one this rule checks (always true for stack rules)."""
-        if self.scope == "stack":
-            return True
-        key = type_key(type_token)
-        return any(type_key(t) == key for t in self.types)
+        return self.scope == "stack" or type_key(type_token) in _keys(self.types)
 
     def defaults(self) -> dict[str, Any]:
         return {name: prop["default"] for name, prop in self.config_schema.items() if "default" in prop}
@@ -139,6 +136,10 @@ def type_key(token: str) -> tuple[str, str, str]:
     return package, module, resource
 
 
+@functools.lru_cache(maxsize=256)
+def _keys(tokens: tuple[str, ...]) -> frozenset[tuple[str, str, str]]:
+    return frozenset(type_key(t) for t in tokens)
+
+
 def is_type(resource: Resource, *tokens: str) -> bool:
-    key = type_key(resource.type)
-    return any(type_key(t) == key for t in tokens)
+    return type_key(resource.type) in _keys(tokens)

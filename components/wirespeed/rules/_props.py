@@ -53,6 +53,11 @@ def child(container: Any, key: str | int, path: str = "") -> Any:
 
     Raises :class:`NotKnown` for an unknown value (or an unknown container).
     """
+    if type(container) is dict:  # plain documents (`wirespeed check`): the common case, kept cheap
+        value = container.get(key)
+        if isinstance(value, str) and value in UNKNOWN_SENTINELS:
+            raise NotKnown(f"{path}.{key}" if path else str(key))
+        return value
     where = f"{path}.{key}" if path else str(key)
     _known(container, path or "(root)")
     try:

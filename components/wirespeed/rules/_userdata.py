@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import email
-import email.policy
 import re
 from dataclasses import dataclass
 
@@ -54,6 +52,9 @@ def _parts(text: str) -> str:
     head = text.lstrip()[:2048].lower()
     if "content-type:" not in head or "multipart" not in head:
         return text
+    import email  # only for MIME user data: the email package costs more to import than the rules themselves
+    import email.policy
+
     message = email.message_from_string(text, policy=email.policy.compat32)
     chunks = []
     for part in message.walk():

@@ -8,7 +8,7 @@ from typing import Any
 
 from wirespeed.rules import _aks, _k8s
 from wirespeed.rules._model import Finding, Resource, Rule, Settings, is_type
-from wirespeed.rules._props import elements, get, text
+from wirespeed.rules._props import NotKnown, elements, get, text
 from wirespeed.rules.sku import NODE_GROUP, NODE_POOL_TYPES
 
 EKS_CLUSTER = "aws:eks/cluster:Cluster"
@@ -24,50 +24,63 @@ RENDER_HINT = "as `wirespeed render node-tuning` renders it"
 # --- tuning-agent-present -------------------------------------------------------------------------------------
 
 
-def _eks_cluster_name(cluster: Resource) -> str | None:
-    return text(get(_aks.merged(cluster), "name"))
+class _Pools:
+    """Node pools of every cluster in a stack, indexed once: AKS AgentPools (inline ones are read from the
+    cluster), EKS managed node groups by ``clusterName`` (or a property dependency on the cluster), and Karpenter
+    NodePools, which name no cluster and so count for every EKS cluster of the stack."""
 
+    def __init__(self, resources: Sequence[Resource]) -> None:
+        self.aks = _aks.PoolIndex(resources)
+        self.groups_by_dependency: dict[str, set[str]] = {}
+        self.groups_by_name: dict[str, set[str]] = {}
+        self.karpenter = 0
+        for resource in resources:
+            if is_type(resource, *NODE_POOL_TYPES):
+                self.karpenter += 1
+            if not is_type(resource, NODE_GROUP):
+                continue
+            for urn in resource.property_dependencies.get("clusterName", ()):
+                self.groups_by_dependency.setdefault(urn, set()).add(resource.urn)
+            try:
+                name = text(get(_aks.merged(resource), "clusterName"))
+            except NotKnown:
+                continue  # unknown during preview: only its property dependency can link it
+            if name:
+                self.groups_by_name.setdefault(name, set()).add(resource.urn)
 
-def _eks_node_groups(cluster: Resource, resources: Sequence[Resource]) -> list[Resource]:
-    name = _eks_cluster_name(cluster)
-    found = []
-    for resource in resources:
-        if not is_type(resource, NODE_GROUP):
-            continue
-        linked = cluster.urn in resource.property_dependencies.get("clusterName", ())
-        if linked or (name is not None and text(get(_aks.merged(resource), "clusterName")) == name):
-            found.append(resource)
-    return found
-
-
-def _pools_text(cluster: Resource, resources: Sequence[Resource], pool_index: _aks.PoolIndex) -> str | None:
-    """How many pools the cluster has, in words, or None when it has none."""
-    if is_type(cluster, _aks.CLUSTER):
-        inline = len(list(elements(get(_aks.merged(cluster), "agentPoolProfiles"), "agentPoolProfiles")))
-        separate = len(list(pool_index.pools_of(cluster)))
-        total = inline + separate
-        return f"{total} node pool(s)" if total else None
-    groups = len(_eks_node_groups(cluster, resources))
-    karpenter = sum(1 for r in resources if is_type(r, *NODE_POOL_TYPES))
-    parts = [f"{groups} managed node group(s)"] if groups else []
-    parts += [f"{karpenter} Karpenter NodePool(s)"] if karpenter else []
-    return " and ".join(parts) or None
+    def describe(self, cluster: Resource) -> str | None:
+        """How many pools the cluster has, in words, or None when it has none."""
+        if is_type(cluster, _aks.CLUSTER):
+            inline = len(list(elements(get(_aks.merged(cluster), "agentPoolProfiles"), "agentPoolProfiles")))
+            total = inline + len(list(self.aks.pools_of(cluster)))
+            return f"{total} node pool(s)" if total else None
+        try:
+            name = text(get(_aks.merged(cluster), "name"))
+        except NotKnown:
+            name = None  # a name chosen by the provider: only property dependencies link its node groups
+        groups = self.groups_by_dependency.get(cluster.urn, set()) | self.groups_by_name.get(name or "", set())
+        parts = [f"{len(groups)} managed node group(s)"] if groups else []
+        parts += [f"{self.karpenter} Karpenter NodePool(s)"] if self.karpenter else []
+        return " and ".join(parts) or None
 
 
 def check_agent_present(resources: Sequence[Resource], settings: Settings) -> Iterator[Finding]:
     if any(is_type(r, _k8s.NODE_TUNING) or _k8s.is_tuning_daemon_set(r) for r in resources):
         return
-    pool_index = _aks.PoolIndex(resources)
+    pools = _Pools(resources)
     for cluster in resources:
         if not is_type(cluster, _aks.CLUSTER, EKS_CLUSTER):
             continue
-        pools = _pools_text(cluster, resources, pool_index)
-        if pools is None:
+        try:
+            described = pools.describe(cluster)
+        except NotKnown:
+            continue
+        if described is None:
             continue
         yield Finding(
             cluster,
-            f"this cluster has {pools} but the stack deploys no wirespeed tuning DaemonSet: NIC rings stay at driver "
-            "defaults (1,024 on Azure's Mellanox VF, reset again whenever the host re-adds the VF) and "
+            f"this cluster has {described} but the stack deploys no wirespeed tuning DaemonSet: NIC rings stay at "
+            "driver defaults (1,024 on Azure's Mellanox VF, reset again whenever the host re-adds the VF) and "
             "netdev_max_backlog at 1,000 wherever the pool does not set it. Add "
             "wirespeed.kubernetes.NodeTuning (or `wirespeed render node-tuning | kubectl apply -f -`); if another "
             "stack deploys it, disable tuning-agent-present for this one.",

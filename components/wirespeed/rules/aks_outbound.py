@@ -59,7 +59,7 @@ def check_allocated_ports_default(resource: Resource, settings: Settings) -> Ite
         ports = dynamic_default_ports(nodes)
         halves = next_halving_node_count(nodes)
         now = (
-            f" This cluster's pools reach {nodes:,} nodes at maxCount plus surge ({_nodes_text(pools)}): "
+            f" Its agentPoolProfiles reach {nodes:,} nodes at maxCount plus surge ({_nodes_text(pools)}): "
             f"{ports:,} ports per node"
         )
         if halves is not None:
@@ -67,9 +67,10 @@ def check_allocated_ports_default(resource: Resource, settings: Settings) -> Ite
             now += f", cut to {after:,} on every node the moment the backend pool reaches {halves:,} nodes."
         else:
             now += ", the table's last bracket."
+        now += " Separate AgentPool resources add to that count."
         hint = f"`wirespeed size azure-lb {_pool_flags(pools)} --connections-per-second N`"
     elif nodes > DOCUMENTED_DEFAULT_MAX_NODES:
-        now = f" This cluster's pools reach {nodes:,} nodes, beyond the table: Azure documents no default there."
+        now = f" Its agentPoolProfiles reach {nodes:,} nodes, beyond the table: Azure documents no default there."
         hint = f"`wirespeed size azure-lb {_pool_flags(pools)} --connections-per-second N`"
     else:
         first_high, first_ports = DYNAMIC_DEFAULT_TABLE[0]

@@ -1,0 +1,119 @@
+"""The policy pack's files and the adapter from wirespeed.rules to pulumi_policy policies (in-process: building a
+PolicyPack would start the gRPC server and block; tests/test_policy_pack_process.py runs that for real)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+from pulumi_policy import EnforcementLevel, ResourceValidationPolicy, Severity, StackValidationPolicy
+
+from wirespeed import __version__, rules
+from wirespeed.policy_pack import PACK_NAME, policies
+from wirespeed.rules._docs import markdown_table
+
+ROOT = Path(__file__).resolve().parent.parent
+PACK = ROOT / "policies" / "wirespeed"
+BEGIN, END = "<!-- rules:begin -->\n", "<!-- rules:end -->"
+
+
+def test_one_policy_per_rule_in_order():
+    assert [p.name for p in policies()] == [r.id for r in rules.RULES]
+
+
+@pytest.mark.parametrize("rule", rules.RULES, ids=lambda r: r.id)
+def test_each_policy_carries_the_rules_metadata(rule):
+    policy = next(p for p in policies() if p.name == rule.id)
+    expected_class = StackValidationPolicy if rule.scope == "stack" else ResourceValidationPolicy
+    assert type(policy) is expected_class
+    assert policy.description == rule.description
+    assert policy.enforcement_level == EnforcementLevel(rule.default_enforcement)
+    assert policy.severity == Severity(rule.severity)
+    assert policy.remediation_steps == rule.remediation
+    assert policy.url is None or policy.url.startswith("https://")
+    assert policy.tags == ["wirespeed", "networking", rule.scope]
+    if rule.config_schema:
+        assert policy.config_schema.properties == {k: dict(v) for k, v in rule.config_schema.items()}
+    else:
+        assert policy.config_schema is None
+    if isinstance(policy, ResourceValidationPolicy):
+        assert policy.has_remediation() == (rule.remediate is not None)
+
+
+def test_urls_come_from_the_rules_sources():
+    urls = {p.name: p.url for p in policies()}
+    assert urls["aks-snat-capacity"] == "https://learn.microsoft.com/azure/aks/configure-load-balancer-standard"
+    assert urls["aws-natgw-capacity"] == "https://docs.aws.amazon.com/vpc/latest/userguide/nat-gateway-basics.html"
+
+
+def test_pulumi_policy_yaml_names_the_pack_and_its_version():
+    manifest = yaml.safe_load((PACK / "PulumiPolicy.yaml").read_text())
+    assert manifest["name"] == PACK_NAME
+    assert manifest["version"] == __version__  # Python packs take their version only from this file
+    assert manifest["runtime"] == {"name": "python", "options": {"virtualenv": "venv"}}
+
+
+def requirement_pins(path: Path) -> dict[str, str]:
+    pins = {}
+    for line in path.read_text().splitlines():
+        match = re.fullmatch(r"([a-z0-9-]+)==(\S+)", line.strip())
+        if match:
+            pins[match[1]] = match[2]
+    return pins
+
+
+def test_pack_requirements_pin_the_sdks_the_repository_pins():
+    pack, root = requirement_pins(PACK / "requirements.txt"), requirement_pins(ROOT / "requirements.txt")
+    assert pack == {name: root[name] for name in ("pulumi", "pulumi-policy")}
+    assert "-e ../.." in (PACK / "requirements.txt").read_text().splitlines()
+
+
+def test_main_only_builds_the_pack():
+    code = [
+        line for line in (PACK / "__main__.py").read_text().splitlines() if line and not line.startswith(("#", '"'))
+    ]
+    body = [line for line in code if not line.startswith(("Constructing", "from ", "import "))]
+    assert body == ["PolicyPack(PACK_NAME, policies=policies())"]
+
+
+def test_example_config_is_valid_and_in_the_readme():
+    text = (PACK / "config.example.json").read_text()
+    config = rules.resolve_config(json.loads(text))
+    assert config.level("netdev-backlog-minimum") == "remediate"
+    assert config.settings_for("aws-natgw-capacity") == {"peakConnectionsPerDestination": 120000}
+    readme = (PACK / "README.md").read_text()
+    assert f"```json\n{text}```" in readme
+
+
+def test_readme_rules_table_is_generated_from_rules():
+    path = PACK / "README.md"
+    readme = path.read_text()
+    head, _, rest = readme.partition(BEGIN)
+    _, _, tail = rest.partition(END)
+    expected = head + BEGIN + markdown_table(rules.RULES) + END + tail
+    if os.environ.get("UPDATE_GOLDEN"):
+        path.write_text(expected)
+        readme = expected
+    assert readme == expected, "rules table is stale: UPDATE_GOLDEN=1 pytest tests/test_policy_pack.py"
+
+
+def test_readme_shows_the_commands_users_run():
+    readme = (PACK / "README.md").read_text()
+    assert "pulumi preview --policy-pack policies/wirespeed --policy-pack-config cfg.json" in readme
+    assert "pulumi policy analyze --file export.json --policy-pack policies/wirespeed" in readme
+
+
+def test_pull_request_workflow_runs_the_pack_with_pulumi_actions():
+    workflow = yaml.safe_load((PACK / "ci" / "pull-request.yml").read_text())
+    assert "pull_request" in workflow[True]  # YAML 1.1 reads the bare key `on` as true
+    steps = workflow["jobs"]["preview"]["steps"]
+    (pulumi,) = [s for s in steps if s.get("uses", "").startswith("pulumi/actions@")]
+    assert pulumi["with"]["command"] == "preview"
+    assert pulumi["with"]["policyPacks"] == "policies/wirespeed"
+    assert (ROOT / pulumi["with"]["policyPackConfigs"]).is_file()
+    (install,) = [s for s in steps if s.get("working-directory") == "policies/wirespeed"]
+    assert "pip install -r requirements.txt" in install["run"]
