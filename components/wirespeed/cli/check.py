@@ -69,25 +69,26 @@ def check(
         raise typer.Exit(1)
 
 
-def load_config(path: Path | None) -> Any:
-    """The resolved policy config from ``--config`` (the rules' defaults without one); exit 2 naming the field."""
+def load_config(path: Path | None, flag: str = "--config") -> Any:
+    """The resolved policy config from ``path`` given as ``flag`` (the rules' defaults without one); exit 2
+    with one line naming the flag, the file and every field at fault."""
     from wirespeed.rules import ConfigError, resolve_config
 
     if path is None:
         return resolve_config(None)
     import json
 
-    text = readable_text(path, "--config")
+    text = readable_text(path, flag)
     try:
         document = json.loads(text)
     except json.JSONDecodeError as exc:
-        fail(f"--config {path}: not JSON: {exc}")
+        fail(f"{flag} {path}: not JSON: {exc}")
     except RecursionError:
-        fail(f"--config {path}: not readable: JSON nested deeper than Python's recursion limit")
+        fail(f"{flag} {path}: not readable: JSON nested deeper than Python's recursion limit")
     except ValueError as exc:  # an integer past Python's digit limit: no threshold is that long
-        fail(f"--config {path}: not readable: {exc}")
+        fail(f"{flag} {path}: not readable: {exc}")
     try:
         return resolve_config(document)
     except ConfigError as exc:
         problems = "; ".join(f"{where}: {what}" for where, what in exc.problems)
-        fail(f"--config {path}: {one_line(problems)}")
+        fail(f"{flag} {path}: {one_line(problems)}")
