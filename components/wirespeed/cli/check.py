@@ -7,6 +7,7 @@ violation, 2 with one ``error:`` line naming the file (or ``--config``) when the
 from __future__ import annotations
 
 import enum
+import gc
 import shutil
 import sys
 from pathlib import Path
@@ -53,10 +54,18 @@ def check(
 
     resolved = load_config(config)
     text = readable_text(file, "")
+    # Decoded JSON holds no reference cycles, yet the cyclic collector rescans every object kept for the stack
+    # rules each time allocations pile up: 10-20% of a large export's time (bench/check/RESULTS.md). A
+    # one-shot command can leave it off while it reads.
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         report = check_text(text, str(file), resolved)
     except UnreadableInputError as exc:
         fail(f"{file}: {exc}")
+    finally:
+        if collecting:
+            gc.enable()
     del text
     if output_format is OutputFormat.table:
         from wirespeed.check.formats import render_table
