@@ -14,6 +14,8 @@ from __future__ import annotations
 import copy
 import json
 import os
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -400,3 +402,15 @@ def test_mutated_documents_never_crash_a_rule_or_the_cli(tmp_path, data, fmt):
     out = check(str(path), "--format", fmt)
     invocation = Invocation(("check",), ["check", str(path), "--format", fmt], (str(path),))
     assert_contract(invocation, out.returncode, out.stdout, out.stderr)
+
+
+def test_checking_an_export_loads_no_pulumi_and_no_pydantic():
+    """`wirespeed check` stays a light process: no SDK, and not the manifests' pydantic models (~160 ms)."""
+    code = (
+        "import sys, json; from wirespeed.cli import main; sys.argv = ['wirespeed', 'check', sys.argv[1]]\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print(json.dumps(sorted(sys.modules)), file=sys.stderr)"
+    )
+    out = subprocess.run([sys.executable, "-c", code, str(PR)], capture_output=True, text=True, check=True)
+    loaded = {m.split(".")[0] for m in json.loads(out.stderr.splitlines()[-1])}
+    assert loaded & {"pulumi", "pulumi_policy", "pulumi_azure_native", "pulumi_kubernetes", "pydantic"} == set()
