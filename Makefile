@@ -37,7 +37,8 @@ test-go: agent
 agent:
 	$(MAKE) -C agent build
 
-# Regenerate committed artifacts after changing the models, sizing, the agent's RBAC, the manifests or the pinned moto.
+# Regenerate committed artifacts after changing the models, sizing, the agent's RBAC, the manifests, the alert rules
+# or dashboard, or the pinned moto.
 regen: $(STAMP)
 	$(BIN)/python -c 'from wirespeed.profile import render_schema; import sys; sys.stdout.write(render_schema())' \
 		> components/wirespeed/data/profile.schema.json
@@ -46,7 +47,7 @@ regen: $(STAMP)
 	$(BIN)/python -m wirespeed.profiles
 	$(BIN)/python -m wirespeed.catalog.generate_aws
 	cp agent/internal/nodestatus/rbac.yaml components/wirespeed/data/agent-rbac.yaml
-	UPDATE_GOLDEN=1 $(BIN)/pytest -q tests/test_render_node_tuning.py
+	UPDATE_GOLDEN=1 $(BIN)/pytest -q tests/test_render_node_tuning.py tests/test_alerts.py tests/test_dashboard.py
 
 clean:
 	rm -rf $(VENV) agent/bin

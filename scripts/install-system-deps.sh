@@ -4,7 +4,8 @@
 # comes from bookworm-backports. Idempotent: installs only what is missing. Needs root (CI runs as root).
 set -euo pipefail
 
-packages=(busybox-static cpio nftables iproute2 ethtool kmod zstd xz-utils)
+# prometheus: promtool checks and unit-tests the generated alert rules and parses every dashboard query.
+packages=(busybox-static cpio nftables iproute2 ethtool kmod zstd xz-utils prometheus)
 backports=(qemu-system-x86)
 
 missing=()

@@ -97,16 +97,53 @@ def test_mtu_max(driver: str, mtu: int) -> None:
 
 
 @pytest.mark.parametrize(
-    ("driver", "counter"),
+    ("driver", "counter", "cause"),
     [
-        ("mana", "hc_rx_discards_no_wqe"),
-        ("mlx5_core", "rx_out_of_buffer"),
-        ("ena", "bw_in_allowance_exceeded"),
-        ("ena", "pps_allowance_exceeded"),
+        pytest.param("mana", "hc_rx_discards_no_wqe", "rx_ring_overflow", id="mana-ring"),
+        pytest.param("mlx5_core", "rx_out_of_buffer", "rx_ring_overflow", id="mlx5-ring"),
+        pytest.param("e1000e", "rx_no_buffer_count", "rx_ring_overflow", id="e1000e-ring"),
+        pytest.param("ena", "bw_in_allowance_exceeded", "instance_allowance", id="ena-bw-in"),
+        pytest.param("ena", "bw_out_allowance_exceeded", "instance_allowance", id="ena-bw-out"),
+        pytest.param("ena", "pps_allowance_exceeded", "instance_allowance", id="ena-pps"),
+        pytest.param("ena", "conntrack_allowance_exceeded", "instance_allowance", id="ena-conntrack"),
+        pytest.param("ena", "linklocal_allowance_exceeded", "not_a_node_setting", id="ena-linklocal"),
     ],
 )
-def test_drop_counters(driver: str, counter: str) -> None:
+def test_driver_counters_name_their_cause(driver: str, counter: str, cause: str) -> None:
+    by_name = {c.name: c for c in catalog.nic_driver(driver).counters}
+    assert by_name[counter].cause == cause
     assert counter in catalog.nic_driver(driver).drop_counters
+
+
+@pytest.mark.parametrize("driver", ["igbvf", "virtio_net", "mlx4_en", "hv_netvsc"])
+def test_drivers_without_a_ring_counter_say_where_drops_show(driver: str) -> None:
+    d = catalog.nic_driver(driver)
+    assert d.counters == ()
+    assert d.notes, f"{driver}: a driver with no curated counter explains why in its notes"
+
+
+def test_every_counter_cites_a_source_file_or_document() -> None:
+    for d in catalog.nic_drivers().values():
+        for c in d.counters:
+            assert ("drivers/net/" in c.source) or ("docs." in c.source), (d.name, c.name)
+
+
+def test_bad_counter_cause_names_the_field(monkeypatch: pytest.MonkeyPatch) -> None:
+    from wirespeed.catalog import _load
+
+    doc = json.loads(DATA.read_text())
+    doc["drivers"]["mana"]["counters"][0]["cause"] = "gremlins"
+    monkeypatch.setattr(_load, "read_data", lambda name: doc)
+    _load.drivers.cache_clear()
+    try:
+        with pytest.raises(catalog.CatalogDataError) as err:
+            _load.drivers()
+    finally:
+        _load.drivers.cache_clear()
+    assert str(err.value) == (
+        "nic_drivers.json:drivers.mana.counters[0].cause: 'gremlins' is not one of "
+        "rx_ring_overflow, instance_allowance, not_a_node_setting"
+    )
 
 
 @pytest.mark.parametrize(

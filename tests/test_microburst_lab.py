@@ -42,3 +42,13 @@ def test_quick_lab_shows_backlog_drops_and_the_throughput_profile_removing_them(
     assert result["agent"]["report"]["sysctls"]["net.core.netdev_max_backlog"]["current"] == 32768
     assert profile["softnet_dropped"] == 0, profile
     assert profile["delivered"] == profile["sent"], profile
+    # `wirespeed-agent diagnose`, run across each arm, names the backlog and its sysctl, then nothing.
+    during_default = default["diagnose"]
+    assert during_default["exit_code"] == 1, during_default
+    backlog = during_default["findings"][0]
+    assert backlog["cause"] == "backlog_drops", during_default
+    assert backlog["counter"] == "softnet_stat dropped"
+    assert backlog["fix"]["setting"] == 'sysctls."net.core.netdev_max_backlog"'
+    assert backlog["fix"]["current"] == "1000"
+    assert profile["diagnose"]["exit_code"] == 0, profile["diagnose"]
+    assert profile["diagnose"]["findings"] == []

@@ -90,8 +90,45 @@ def softnet(burstgen: Path, since: Path | None = None) -> dict[str, Any]:
     return json.loads(bl.sh(args))  # type: ignore[no-any-return]
 
 
+def start_diagnose(agent: Path | None, bursts: int) -> subprocess.Popen[str] | None:
+    """`wirespeed-agent diagnose` in the host namespace, as the DaemonSet runs it, over the arm's bursts.
+
+    softnet_stat is global, so the host sees the receiver's backlog drops; the global sysctls it names as
+    the fix are readable only there. Its first sample is taken before the sender starts (the caller waits
+    DIAGNOSE_LEAD_S); the interval covers the bursts and the drain.
+    """
+    if agent is None:
+        return None
+    interval_ms = bursts * GAP_MS + 1500
+    return subprocess.Popen(
+        [str(agent), "diagnose", "--json", "--interval", f"{interval_ms}ms"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def finish_diagnose(diag: subprocess.Popen[str] | None) -> dict[str, Any] | None:
+    if diag is None:
+        return None
+    out, err = diag.communicate(timeout=120)
+    if diag.returncode not in (0, 1):
+        raise RuntimeError(f"diagnose exited {diag.returncode}: {err.strip()}")
+    return {"exit_code": diag.returncode, **json.loads(out)}
+
+
+DIAGNOSE_LEAD_S = 0.3
+
+
 def run_arm(
-    burstgen: Path, tx: str, rx: str, sender_cpu: int, bursts: int, burst_size: int, work: Path
+    burstgen: Path,
+    tx: str,
+    rx: str,
+    sender_cpu: int,
+    bursts: int,
+    burst_size: int,
+    work: Path,
+    agent: Path | None = None,
 ) -> dict[str, Any]:
     recv = subprocess.Popen(
         ["ip", "netns", "exec", rx, str(burstgen), "recv", "--listen", f"{RX_ADDR}:{PORT}"],
@@ -99,6 +136,7 @@ def run_arm(
         stderr=subprocess.PIPE,
         text=True,
     )
+    diag: subprocess.Popen[str] | None = None
     try:
         assert recv.stderr is not None
         ready = recv.stderr.readline()
@@ -106,6 +144,9 @@ def run_arm(
             raise RuntimeError(f"receiver did not start: {ready}{recv.stderr.read()}")
         before = work / "softnet-before.json"
         before.write_text(json.dumps(softnet(burstgen)))
+        diag = start_diagnose(agent, bursts)
+        if diag is not None:
+            time.sleep(DIAGNOSE_LEAD_S)
         sent = json.loads(
             bl.sh(
                 [
@@ -137,8 +178,11 @@ def run_arm(
         # Let the backlog drain (at the rates seen here a full 32,768 backlog empties in well under 0.5 s).
         time.sleep(0.5)
         delta = softnet(burstgen, since=before)
+        diagnosis = finish_diagnose(diag)
     finally:
         bl.terminate(recv)
+        if diag is not None and diag.poll() is None:
+            bl.terminate(diag)
     out, err = recv.communicate()
     if recv.returncode != 0:
         raise RuntimeError(f"receiver exited {recv.returncode}: {err.strip()}")
@@ -152,6 +196,7 @@ def run_arm(
         "softnet_delta": delta,
         "receiver_udp_snmp": got["udp_snmp"],
         "sender": sent,
+        **({"diagnose": diagnosis} if diagnosis is not None else {}),
     }
 
 
@@ -266,7 +311,7 @@ def run_lab(
         work = bins
         bl.write_sysctl(BACKLOG, KERNEL_DEFAULT_BACKLOG)
         bl.log(f"arm kernel-default: {BACKLOG}={bl.read_sysctl(BACKLOG)}, {bursts} bursts of {args.burst_size}")
-        arm = run_arm(burstgen, tx, rx, sender_cpu, bursts, args.burst_size, work)
+        arm = run_arm(burstgen, tx, rx, sender_cpu, bursts, args.burst_size, work, agent)
         arm["netdev_max_backlog"] = int(bl.read_sysctl(BACKLOG))
         result["arms"]["kernel-default"] = arm
 
@@ -280,7 +325,7 @@ def run_lab(
         if backlog != profile_sysctls[BACKLOG]:
             raise RuntimeError(f"after applying the profile {BACKLOG}={backlog}, want {profile_sysctls[BACKLOG]}")
         bl.log(f"arm profile: {BACKLOG}={backlog}")
-        arm = run_arm(burstgen, tx, rx, sender_cpu, bursts, args.burst_size, work)
+        arm = run_arm(burstgen, tx, rx, sender_cpu, bursts, args.burst_size, work, agent)
         arm["netdev_max_backlog"] = backlog
         arm["host_sysctls_after_apply"] = {k: bl.read_sysctl(k) for k in profile_sysctls}
         result["arms"]["profile"] = arm

@@ -25,6 +25,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 
+	"github.com/wirespeed-io/wirespeed/agent/internal/ethstats"
 	"github.com/wirespeed-io/wirespeed/agent/internal/links"
 	"github.com/wirespeed-io/wirespeed/agent/internal/metrics"
 	"github.com/wirespeed-io/wirespeed/agent/internal/nodestatus"
@@ -58,6 +59,11 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("wirespeed-agent", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "usage: wirespeed-agent --profile FILE [flags]\n"+
+			"       wirespeed-agent diagnose [--interval 10s] [--json]   (which known cause drops packets now)\n\nflags:\n")
+		fs.PrintDefaults()
+	}
 	fs.StringVar(&o.profile, "profile", "", "profile JSON `file` (required)")
 	fs.StringVar(&o.procSysRoot, "proc-sys-root", "/proc/sys", "`dir` holding the host's sysctls (the DaemonSet mounts the host's /proc/sys/net there)")
 	fs.StringVar(&o.sysRoot, "sys-root", "/sys", "`dir` holding the host's sysfs (SR-IOV physfn, driver fallback)")
@@ -96,6 +102,9 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "diagnose" {
+		return runDiagnose(ctx, args[1:], stdout, stderr)
+	}
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
 	o, err := parseFlags(args, stderr)
 	if err != nil {
@@ -133,6 +142,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m := metrics.New(reg)
+	// Not et.Stats: safchain/ethtool's Stats can return nothing from the scrape goroutine (see ethstats).
+	if stats, err := ethstats.Open(); err != nil {
+		log.Error("driver counters not exported", "err", err)
+	} else {
+		defer func() { _ = stats.Close() }()
+		m.SetDriverStats(stats.Stats)
+	}
 	// Liveness fails only when several resyncs in a row did not finish: the loop is stuck, not busy.
 	health := metrics.NewHealth(3 * o.resync)
 

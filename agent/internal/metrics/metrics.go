@@ -1,7 +1,9 @@
 // Package metrics exports what the agent manages: the desired, current and maximum value of every ring
 // and sysctl it tunes, whether they drift, and how reconciles and link events go.
 //
-// It deliberately exports nothing node-exporter already has (node_softnet_dropped_total,
+// It also exports the NIC driver counters nic_drivers.json curates (ring overflow, cloud allowances),
+// which node-exporter's default collectors do not read. It deliberately exports nothing node-exporter
+// already has by default (node_softnet_dropped_total,
 // node_softnet_times_squeezed_total, node_network_receive_drop_total, node_network_mtu_bytes; see
 // /work/shared/reference/network-facts.md): join on those instead of scraping them twice.
 package metrics
@@ -12,6 +14,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/wirespeed-io/wirespeed/agent/internal/rings"
 	"github.com/wirespeed-io/wirespeed/agent/internal/status"
 )
 
@@ -62,7 +65,17 @@ var (
 		"1 when the last reconcile could not apply the profile.", nil, nil)
 	lastReconcileDesc = prometheus.NewDesc(namespace+"_last_reconcile_timestamp_seconds",
 		"Time the last reconcile finished, in seconds since the epoch.", nil, nil)
+	// node-exporter's ethtool collector is off by default, so these are not a duplicate; only the counters
+	// nic_drivers.json curates are exported, which bounds the counter label.
+	driverCounterDesc = prometheus.NewDesc(namespace+"_nic_driver_counter_total",
+		"A drop or allowance counter of the NIC driver as `ethtool -S` names it (read through the ETHTOOL_GSTATS "+
+			"ioctl at scrape time), for the counters nic_drivers.json curates on interfaces the profile selects; "+
+			"cause is rx_ring_overflow, instance_allowance or not_a_node_setting.",
+		[]string{"interface", "driver", "role", "counter", "cause"}, nil)
 )
+
+// DriverStats reads a link's `ethtool -S` counters; *ethtool.Ethtool's Stats is one.
+type DriverStats func(intf string) (map[string]uint64, error)
 
 // Metrics holds the agent's series. The per-interface and per-sysctl gauges are a snapshot of the last
 // report, produced at scrape time: an interface that disappears (an SR-IOV VF re-added comes back under a
@@ -71,6 +84,9 @@ var (
 type Metrics struct {
 	mu     sync.Mutex
 	series []prometheus.Metric // nil until the first reconcile: no value beats a made-up zero
+	// nics are the selected links of the last report whose driver has curated counters.
+	nics        []status.Interface
+	driverStats DriverStats
 
 	applyErrors prometheus.Counter
 	linkEvents  *prometheus.CounterVec
@@ -101,8 +117,15 @@ func New(reg prometheus.Registerer) *Metrics {
 	for _, r := range reconcileResults {
 		m.reconciles.WithLabelValues(string(r))
 	}
-	reg.MustRegister(m.applyErrors, m.linkEvents, m.reconciles, snapshot{m})
+	reg.MustRegister(m.applyErrors, m.linkEvents, m.reconciles, snapshot{m}, driverCounters{m})
 	return m
+}
+
+// SetDriverStats turns on the driver counters: read with stats at every scrape.
+func (m *Metrics) SetDriverStats(stats DriverStats) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.driverStats = stats
 }
 
 // Observe records one reconcile's report. Call it after every reconcile.
@@ -110,8 +133,17 @@ func (m *Metrics) Observe(r status.Report) {
 	m.reconciles.WithLabelValues(string(r.State)).Inc()
 	m.applyErrors.Add(float64(countErrors(r)))
 	series := snapshotSeries(r)
+	var nics []status.Interface
+	seen := map[string]bool{}
+	for _, i := range r.Interfaces {
+		if i.Selected && !seen[i.Name] && len(rings.Drivers[i.Driver].Counters) > 0 {
+			seen[i.Name] = true
+			nics = append(nics, status.Interface{Name: i.Name, Driver: i.Driver, Role: i.Role})
+		}
+	}
 	m.mu.Lock()
 	m.series = series
+	m.nics = nics
 	m.mu.Unlock()
 }
 
@@ -145,6 +177,33 @@ func countErrors(r status.Report) int {
 		}
 	}
 	return n
+}
+
+// driverCounters reads the curated driver counters of the selected NICs at scrape time. A NIC whose
+// stats cannot be read (gone since the last reconcile) is left out of that scrape.
+type driverCounters struct{ m *Metrics }
+
+func (d driverCounters) Describe(ch chan<- *prometheus.Desc) { ch <- driverCounterDesc }
+
+func (d driverCounters) Collect(ch chan<- prometheus.Metric) {
+	d.m.mu.Lock()
+	nics, stats := d.m.nics, d.m.driverStats
+	d.m.mu.Unlock()
+	if stats == nil {
+		return
+	}
+	for _, i := range nics {
+		values, err := stats(i.Name)
+		if err != nil {
+			continue
+		}
+		for _, c := range rings.Drivers[i.Driver].Counters {
+			if v, ok := values[c.Name]; ok {
+				ch <- prometheus.MustNewConstMetric(driverCounterDesc, prometheus.CounterValue, float64(v),
+					i.Name, i.Driver, i.Role, c.Name, string(c.Cause))
+			}
+		}
+	}
 }
 
 // snapshot exports the last report as gauges at scrape time.

@@ -275,6 +275,7 @@ var update = flag.Bool("update", false, "rewrite the metrics table in README.md"
 func TestREADMEListsEveryMetric(t *testing.T) {
 	reg := prometheus.NewPedanticRegistry()
 	m := New(reg)
+	m.SetDriverStats(fakeDriverStats)
 	m.Observe(smallReport())
 	families, err := reg.Gather()
 	if err != nil {
@@ -317,5 +318,58 @@ func TestREADMEListsEveryMetric(t *testing.T) {
 			return
 		}
 		t.Fatalf("README.md metrics table is stale; run with -update. Want:\n%s", want)
+	}
+}
+
+// fakeDriverStats stands in for `ethtool -S` on NICs no test machine has: the mlx5_core VF of smallReport
+// reports its curated counter among others; e1000e's stats cannot be read (the link went away).
+func fakeDriverStats(intf string) (map[string]uint64, error) {
+	switch intf {
+	case "enP1s1":
+		return map[string]uint64{"rx_out_of_buffer": 42, "rx_packets": 1000, "tx_packets": 900}, nil
+	default:
+		return nil, fmt.Errorf("fake ethtool: no device %s", intf)
+	}
+}
+
+// Only curated counters of selected NICs are exported, labelled with their cause; a NIC whose stats
+// cannot be read is skipped rather than failing the scrape.
+func TestDriverCountersUnderFakeEthtool(t *testing.T) {
+	reg := prometheus.NewPedanticRegistry()
+	m := New(reg)
+	m.Observe(smallReport())
+	if n, err := testutil.GatherAndCount(reg, "wirespeed_agent_nic_driver_counter_total"); err != nil || n != 0 {
+		t.Fatalf("before SetDriverStats: %d series, err %v; want none", n, err)
+	}
+	m.SetDriverStats(fakeDriverStats)
+	const want = `
+# HELP wirespeed_agent_nic_driver_counter_total A drop or allowance counter of the NIC driver as ` + "`ethtool -S`" + ` names it (read through the ETHTOOL_GSTATS ioctl at scrape time), for the counters nic_drivers.json curates on interfaces the profile selects; cause is rx_ring_overflow, instance_allowance or not_a_node_setting.
+# TYPE wirespeed_agent_nic_driver_counter_total counter
+wirespeed_agent_nic_driver_counter_total{cause="rx_ring_overflow",counter="rx_out_of_buffer",driver="mlx5_core",interface="enP1s1",role="sriov-vf"} 42
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "wirespeed_agent_nic_driver_counter_total"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// ENA's allowance counters come out with their causes (fake ENA: no ENA exists here).
+func TestENAAllowanceCountersUnderFakeEthtool(t *testing.T) {
+	reg := prometheus.NewPedanticRegistry()
+	m := New(reg)
+	m.SetDriverStats(func(string) (map[string]uint64, error) {
+		return map[string]uint64{"bw_in_allowance_exceeded": 3, "linklocal_allowance_exceeded": 1, "queue_0_tx_cnt": 5}, nil
+	})
+	m.Observe(status.Report{State: status.StateApplied, Interfaces: []status.Interface{
+		{Name: "ens5", Driver: "ena", Role: "primary", Selected: true},
+		{Name: "veth1", Driver: "veth", Role: "virtual", Selected: false},
+	}})
+	const want = `
+# HELP wirespeed_agent_nic_driver_counter_total A drop or allowance counter of the NIC driver as ` + "`ethtool -S`" + ` names it (read through the ETHTOOL_GSTATS ioctl at scrape time), for the counters nic_drivers.json curates on interfaces the profile selects; cause is rx_ring_overflow, instance_allowance or not_a_node_setting.
+# TYPE wirespeed_agent_nic_driver_counter_total counter
+wirespeed_agent_nic_driver_counter_total{cause="instance_allowance",counter="bw_in_allowance_exceeded",driver="ena",interface="ens5",role="primary"} 3
+wirespeed_agent_nic_driver_counter_total{cause="not_a_node_setting",counter="linklocal_allowance_exceeded",driver="ena",interface="ens5",role="primary"} 1
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "wirespeed_agent_nic_driver_counter_total"); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -30,10 +30,27 @@ type Limits struct {
 
 // Driver holds the facts the agent needs about one NIC driver.
 type Driver struct {
-	RX       *Limits  `json:"rx"` // nil: the driver has no NIC rings to set (hv_netvsc)
-	TX       *Limits  `json:"tx"`
-	Rounding Rounding `json:"rounding"`
-	MTUMax   int      `json:"mtu_max"`
+	RX       *Limits   `json:"rx"` // nil: the driver has no NIC rings to set (hv_netvsc)
+	TX       *Limits   `json:"tx"`
+	Rounding Rounding  `json:"rounding"`
+	MTUMax   int       `json:"mtu_max"`
+	Counters []Counter `json:"counters"`
+}
+
+// Cause is what a rising driver counter reveals, and so which kind of fix applies.
+type Cause string
+
+const (
+	CauseRXRingOverflow    Cause = "rx_ring_overflow"   // the RX ring was full: a larger ring in the profile
+	CauseInstanceAllowance Cause = "instance_allowance" // the cloud's per-instance allowance: a larger size
+	CauseNotANodeSetting   Cause = "not_a_node_setting" // a limit no node setting changes
+)
+
+// Counter is one drop or allowance counter, named as `ethtool -S` (ETHTOOL_GSTATS) names it.
+type Counter struct {
+	Name    string `json:"name"`
+	Cause   Cause  `json:"cause"`
+	Meaning string `json:"meaning"`
 }
 
 // nicDriversJSON is components/wirespeed/data/nic_drivers.json, the one home of these numbers (each
@@ -55,8 +72,8 @@ func mustDecodeDrivers(data []byte) map[string]Driver {
 	return d
 }
 
-// decodeDrivers reads the catalog file. Fields the agent does not use (descriptions, sources, drop
-// counters, memory cost, anything added later) are ignored, so the catalog can grow without a Go change;
+// decodeDrivers reads the catalog file. Fields the agent does not use (descriptions, sources, memory
+// cost, anything added later) are ignored, so the catalog can grow without a Go change;
 // what the agent does use is checked, so a typo cannot silently turn into "no rounding" or "no minimum".
 func decodeDrivers(data []byte) (map[string]Driver, error) {
 	var doc struct {
@@ -78,6 +95,18 @@ func decodeDrivers(data []byte) (map[string]Driver, error) {
 			if lim != nil && (lim.Min <= 0 || lim.Max < lim.Min) {
 				return nil, fmt.Errorf("driver %s: %s min %d max %d: want 0 < min <= max", name, dir, lim.Min, lim.Max)
 			}
+		}
+		seen := map[string]bool{}
+		for i, c := range d.Counters {
+			switch c.Cause {
+			case CauseRXRingOverflow, CauseInstanceAllowance, CauseNotANodeSetting:
+			default:
+				return nil, fmt.Errorf("driver %s: counters[%d] %s: cause %q is not one the agent knows", name, i, c.Name, c.Cause)
+			}
+			if c.Name == "" || seen[c.Name] {
+				return nil, fmt.Errorf("driver %s: counters[%d]: name %q is empty or listed twice", name, i, c.Name)
+			}
+			seen[c.Name] = true
 		}
 		if d.MTUMax <= 0 {
 			return nil, fmt.Errorf("driver %s: mtu_max %d: want a positive MTU", name, d.MTUMax)

@@ -38,7 +38,9 @@ func TestDriversDecodedFromCatalog(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := Drivers[c.name]; !reflect.DeepEqual(got, c.want) {
+			got := Drivers[c.name]
+			got.Counters = nil // TestDriverCounters
+			if !reflect.DeepEqual(got, c.want) {
 				t.Fatalf("Drivers[%s] = %+v, want %+v", c.name, got, c.want)
 			}
 		})
@@ -46,6 +48,41 @@ func TestDriversDecodedFromCatalog(t *testing.T) {
 	for _, name := range []string{"mlx4_en", "mana", "igb", "igbvf", "virtio_net"} {
 		if _, ok := Drivers[name]; !ok {
 			t.Errorf("driver %s missing from the decoded table", name)
+		}
+	}
+}
+
+// The counters diagnose reads come from the catalog with their cause: one per cause kind, and the lab
+// drivers that have none.
+func TestDriverCounters(t *testing.T) {
+	cases := []struct {
+		driver, counter string
+		cause           Cause
+	}{
+		{"mana", "hc_rx_discards_no_wqe", CauseRXRingOverflow},
+		{"mlx5_core", "rx_out_of_buffer", CauseRXRingOverflow},
+		{"e1000e", "rx_missed_errors", CauseRXRingOverflow},
+		{"ena", "bw_in_allowance_exceeded", CauseInstanceAllowance},
+		{"ena", "pps_allowance_exceeded", CauseInstanceAllowance},
+		{"ena", "conntrack_allowance_exceeded", CauseInstanceAllowance},
+		{"ena", "linklocal_allowance_exceeded", CauseNotANodeSetting},
+	}
+	for _, c := range cases {
+		t.Run(c.driver+"/"+c.counter, func(t *testing.T) {
+			for _, got := range Drivers[c.driver].Counters {
+				if got.Name == c.counter {
+					if got.Cause != c.cause || got.Meaning == "" {
+						t.Fatalf("%+v: want cause %s and a meaning", got, c.cause)
+					}
+					return
+				}
+			}
+			t.Fatalf("%s has no counter %s: %+v", c.driver, c.counter, Drivers[c.driver].Counters)
+		})
+	}
+	for _, name := range []string{"igbvf", "virtio_net", "hv_netvsc"} {
+		if n := len(Drivers[name].Counters); n != 0 {
+			t.Errorf("%s: %d counters, want none", name, n)
 		}
 	}
 }
@@ -63,6 +100,11 @@ func TestDecodeDrivers(t *testing.T) {
 			"driver x: rx min 64 max 32: want 0 < min <= max"},
 		{"no mtu", `{"drivers":{"x":{"rounding":"none"}}}`, "driver x: mtu_max 0: want a positive MTU"},
 		{"no drivers", `{"drivers":{}}`, "no drivers"},
+		{"unknown counter cause", `{"drivers":{"x":{"rounding":"none","mtu_max":1500,"counters":[{"name":"c","cause":"gremlins"}]}}}`,
+			`driver x: counters[0] c: cause "gremlins" is not one the agent knows`},
+		{"counter listed twice", `{"drivers":{"x":{"rounding":"none","mtu_max":1500,"counters":[` +
+			`{"name":"c","cause":"rx_ring_overflow"},{"name":"c","cause":"rx_ring_overflow"}]}}}`,
+			`driver x: counters[1]: name "c" is empty or listed twice`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -412,6 +412,13 @@ func testHotplug(t *testing.T, agent string) {
 	wantRings(t, "re-tuned by the same agent process", newIfc, r, Rings{MaxRX: 4096, MaxTX: 4096, RX: 4096, TX: 2048})
 	metrics := wantRingMetrics(t, g, "re-tuned", newIfc, "", Rings{MaxRX: 4096, MaxTX: 4096, RX: 4096, TX: 2048}, [2]int{4096, 2048})
 	wantLinkEvents(t, metrics, "re-tuned", 1, 1)
+	// The curated e1000e counters (nic_drivers.json) come through the real ETHTOOL_GSTATS ioctl (issue 11).
+	for _, c := range []string{"rx_no_buffer_count", "rx_missed_errors"} {
+		match := map[string]string{"interface": newIfc, "driver": "e1000e", "counter": c, "cause": "rx_ring_overflow"}
+		if _, ok := sample(metrics, "wirespeed_agent_nic_driver_counter_total", match); !ok {
+			t.Errorf("re-tuned: wirespeed_agent_nic_driver_counter_total%v missing", match)
+		}
+	}
 	g.Expect("agent-alive")
 
 	second := expectAgentRun(t, g, "second-opinion")
@@ -526,6 +533,10 @@ func testSRIOV(t *testing.T, agent string) {
 	for _, vf := range vfs {
 		metrics := wantRingMetrics(t, g, "final-"+vf, vf, "sriov-vf", tuned, [2]int{4096, 2048})
 		wantLinkEvents(t, metrics, "final-"+vf, 4, 4) // 2 VFs removed and re-added, twice
+		// igbvf has no drop counter of its own (nic_drivers.json notes), so none is exported for a VF.
+		if v, ok := sample(metrics, "wirespeed_agent_nic_driver_counter_total", map[string]string{"interface": vf}); ok {
+			t.Errorf("final-%s: a driver counter (%v) exported for an igbvf VF, which has none curated", vf, v)
+		}
 	}
 	_, r = g.ExpectRings("pf-after")
 	wantRings(t, "pf-after (role primary, not selected)", pf, r, pfDefaults)

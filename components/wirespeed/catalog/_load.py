@@ -14,8 +14,11 @@ from importlib import resources
 from typing import Any, cast
 
 from wirespeed.catalog._model import (
+    COUNTER_CAUSES,
     ROUNDINGS,
     Architecture,
+    CounterCause,
+    DriverCounter,
     InstanceType,
     KernelDefault,
     Nic,
@@ -215,6 +218,24 @@ def _ring(value: object, where: str, rounding: Rounding) -> RingLimits | None:
     return limits
 
 
+def _counters(obj: _Obj) -> tuple[DriverCounter, ...]:
+    out: list[DriverCounter] = []
+    for i, raw in enumerate(obj.get_list("counters")):
+        c = _Obj(raw, f"{obj.where}.counters[{i}]")
+        name = c.get_str("name")
+        if any(prev.name == name for prev in out):
+            raise CatalogDataError(f"{c.where}.name: {name!r} is listed twice")
+        out.append(
+            DriverCounter(
+                name=name,
+                cause=cast(CounterCause, c.get_str("cause", COUNTER_CAUSES)),
+                meaning=c.get_str("meaning"),
+                source=c.get_str("source"),
+            )
+        )
+    return tuple(out)
+
+
 @functools.cache
 def drivers() -> Mapping[str, NicDriver]:
     doc = _Obj(read_data(DRIVERS_FILE), DRIVERS_FILE)
@@ -235,7 +256,7 @@ def drivers() -> Mapping[str, NicDriver]:
             rounding=rounding,
             mtu_max=d.get_int("mtu_max", minimum=576),
             rx_buffer_bytes=d.get_int("rx_buffer_bytes"),
-            drop_counters=d.get_strs("drop_counters"),
+            counters=_counters(d),
             sources=d.get_strs("sources"),
             notes=d.get_strs("notes") if d.has("notes") else (),
         )

@@ -115,6 +115,27 @@ class RingLimits:
     default_since: KernelDefault | None = None
 
 
+CounterCause = Literal["rx_ring_overflow", "instance_allowance", "not_a_node_setting"]
+"""What a rising driver counter reveals, and so which kind of fix applies.
+
+``rx_ring_overflow``: the RX ring was full (a larger ring in the profile); ``instance_allowance``: the cloud's
+per-instance bandwidth, PPS or connection allowance (a larger or network-optimised size); ``not_a_node_setting``:
+a limit no node setting changes.
+"""
+
+COUNTER_CAUSES: tuple[CounterCause, ...] = ("rx_ring_overflow", "instance_allowance", "not_a_node_setting")
+
+
+@dataclass(frozen=True, slots=True)
+class DriverCounter:
+    """One drop or allowance counter of a driver, named as `ethtool -S` (ETHTOOL_GSTATS) names it."""
+
+    name: str
+    cause: CounterCause
+    meaning: str
+    source: str
+
+
 @dataclass(frozen=True, slots=True)
 class NicDriver:
     """Ring, MTU and counter facts for one Linux NIC driver, as read from ``data/nic_drivers.json``."""
@@ -126,9 +147,14 @@ class NicDriver:
     rounding: Rounding
     mtu_max: int
     rx_buffer_bytes: int
-    drop_counters: tuple[str, ...]
+    counters: tuple[DriverCounter, ...]
     sources: tuple[str, ...]
     notes: tuple[str, ...] = ()
+
+    @property
+    def drop_counters(self) -> tuple[str, ...]:
+        """The names of the driver's drop and allowance counters, in the file's order."""
+        return tuple(c.name for c in self.counters)
 
     @property
     def has_rings(self) -> bool:
@@ -140,7 +166,7 @@ class NicDriver:
         Optional facts (``notes``, a ring's ``default_since``) appear only when the entry has them.
         """
         out: dict[str, object] = asdict(self)
-        out["drop_counters"] = list(self.drop_counters)
+        out["counters"] = [asdict(c) for c in self.counters]
         out["sources"] = list(self.sources)
         if self.notes:
             out["notes"] = list(self.notes)

@@ -72,6 +72,14 @@ def render_node_tuning(
     pod_monitor: Annotated[
         bool, typer.Option("--pod-monitor", help="Also render a Prometheus Operator PodMonitor.")
     ] = False,
+    alerts: Annotated[
+        bool,
+        typer.Option(
+            "--alerts",
+            help="Also render the alert rules as a Prometheus Operator PrometheusRule (needs its CRD; without it "
+            "use `wirespeed render alerts`).",
+        ),
+    ] = False,
 ) -> None:
     """Print the tuning DaemonSet (one per profile) with its Namespace, RBAC and profile ConfigMaps."""
     from wirespeed import __version__
@@ -105,4 +113,54 @@ def render_node_tuning(
         for line in errors[:-1]:
             typer.echo(f"error: {line}", err=True)
         fail(errors[-1])
-    typer.echo(to_yaml(node_tuning_objects(profiles, options), HEADER.format(version=__version__)), nl=False)
+    objects = node_tuning_objects(profiles, options)
+    if alerts:
+        from wirespeed.manifests.monitoring import prometheus_rule
+
+        objects.append(prometheus_rule(options.namespace))
+    typer.echo(to_yaml(objects, HEADER.format(version=__version__)), nl=False)
+
+
+ALERTS_HEADER = """wirespeed {version}: alert rules for nodes the wirespeed agent tunes (Prometheus rule file).
+Load with `rule_files:` in prometheus.yml; with the Prometheus Operator use `--prometheus-rule` instead.
+Series: the agent's wirespeed_agent_* and node-exporter's default softnet, netdev and conntrack collectors."""
+
+
+@render_app.command("alerts")
+def render_alerts(
+    prometheus_rule: Annotated[
+        bool,
+        typer.Option("--prometheus-rule", help="Render a Prometheus Operator PrometheusRule instead of a rule file."),
+    ] = False,
+    namespace: Annotated[str, typer.Option(help="Namespace of the PrometheusRule (the agent's).")] = "wirespeed-system",
+) -> None:
+    """Print the alert rules: ring overflow, backlog drops, time squeeze, ENA allowances, conntrack, tuning."""
+    from wirespeed import __version__
+    from wirespeed.manifests import monitoring, to_yaml
+    from wirespeed.manifests.options import NodeTuningOptions, check_options
+
+    if prometheus_rule:
+        problems = check_options(NodeTuningOptions(namespace=namespace))
+        if problems:
+            fail(str(_as_flag(problems[0])))
+        doc = monitoring.prometheus_rule(namespace)
+    else:
+        doc = monitoring.rules_file()
+    typer.echo(to_yaml([doc], ALERTS_HEADER.format(version=__version__)), nl=False)
+
+
+@render_app.command("dashboard")
+def render_dashboard(
+    uid: Annotated[
+        str, typer.Option(help="Dashboard UID (letters, digits, '-', '_'; at most 40): one per Grafana.")
+    ] = "wirespeed-node-network",
+) -> None:
+    """Print the Grafana dashboard JSON (import it, or load it with a dashboard provisioner)."""
+    import json
+
+    from wirespeed.manifests.monitoring import check_dashboard_uid, dashboard
+
+    problem = check_dashboard_uid(uid)
+    if problem:
+        fail(f"--uid: {problem}")
+    typer.echo(json.dumps(dashboard(uid), indent=2, sort_keys=True))

@@ -1,0 +1,334 @@
+"""Alert rules and a Grafana dashboard for a fleet of tuned nodes: the answers `wirespeed-agent diagnose` gives on
+one node, across every node.
+
+The series are the agent's (``wirespeed_agent_*``, agent/internal/metrics/README.md) and node-exporter's default
+collectors (softnet, netdev, conntrack), which the agent deliberately does not duplicate. Each alert says the known
+cause and the fix in the words diagnose uses. Three shapes of one rule set: a plain Prometheus rules file
+(:func:`rules_file`), a Prometheus Operator ``PrometheusRule`` (:func:`prometheus_rule`) emitted beside the tuning
+manifests, and the dashboard JSON (:func:`dashboard`), built with grafana-foundation-sdk rather than typed by hand.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from wirespeed.manifests.node_tuning import AGENT_NAME, _meta
+
+Obj = dict[str, Any]
+
+GROUP = "wirespeed-node-network"
+# The PodMonitor's scrape job is "<namespace>/<name>"; a hand-written scrape config usually names it after the
+# agent. The regex matches both.
+AGENT_JOB = f".*{AGENT_NAME}.*"
+RULE_WINDOW = "5m"  # rate() window: 10 scrapes at the PodMonitor's 30 s interval
+DASHBOARD_UID = "wirespeed-node-network"
+# Grafana's dashboard UID rule: "can have a maximum length of 40 characters" of letters, digits, '-' and '_'
+# (grafana.com/docs/grafana/latest/developers/http_api/dashboard/, "Identifier (id) vs unique identifier (uid)").
+_UID = re.compile(r"[A-Za-z0-9_-]{1,40}")
+
+
+def check_dashboard_uid(uid: str) -> str | None:
+    """None when ``uid`` is a valid Grafana dashboard UID, else why not."""
+    if _UID.fullmatch(uid):
+        return None
+    return f"{uid!r} is not allowed; allowed: a Grafana dashboard UID: letters, digits, '-' and '_', 1-40 characters"
+
+
+@dataclass(frozen=True, slots=True)
+class Alert:
+    """One alert rule. ``summary``/``description`` may use ``{{ $labels.<name> }}`` (never ``$value``, so tests
+    can state the exact annotations)."""
+
+    name: str
+    expr: str
+    for_: str
+    severity: str
+    summary: str
+    description: str
+    fix: str
+
+    def rule(self) -> Obj:
+        return {
+            "alert": self.name,
+            "expr": self.expr,
+            "for": self.for_,
+            "labels": {"severity": self.severity},
+            "annotations": {"summary": self.summary, "description": self.description, "fix": self.fix},
+        }
+
+
+def _driver_rate(selector: str, by: str) -> str:
+    return f"sum by ({by}) (rate(wirespeed_agent_nic_driver_counter_total{{{selector}}}[{RULE_WINDOW}]))"
+
+
+ALERTS: tuple[Alert, ...] = (
+    Alert(
+        name="WirespeedRingOverflowRising",
+        expr=_driver_rate('cause="rx_ring_overflow"', "instance, interface, driver") + " > 0",
+        for_="10m",
+        severity="warning",
+        summary="RX ring overflow on {{ $labels.instance }} {{ $labels.interface }} ({{ $labels.driver }})",
+        description="The NIC dropped packets because its RX ring was full (a driver counter such as mlx5 "
+        "rx_out_of_buffer or mana hc_rx_discards_no_wqe is rising).",
+        fix="Raise rings.{{ $labels.driver }}.rx in the tuning profile (`wirespeed size rings --driver "
+        "{{ $labels.driver }}` gives the value); if the ring is already at its maximum "
+        "(wirespeed_agent_ring_max_entries), use a larger or network-optimised size.",
+    ),
+    Alert(
+        name="WirespeedBacklogDropsRising",
+        expr=f"sum by (instance) (rate(node_softnet_dropped_total[{RULE_WINDOW}])) > 0",
+        for_="10m",
+        severity="warning",
+        summary="Backlog drops on {{ $labels.instance }}",
+        description="The per-CPU input backlog was full: enqueue_to_backlog dropped packets "
+        "(/proc/net/softnet_stat column 2), typically microbursts on veth or RPS traffic.",
+        fix='Raise sysctls."net.core.netdev_max_backlog" in the tuning profile (`wirespeed size backlog` gives '
+        "the value).",
+    ),
+    Alert(
+        name="WirespeedTimeSqueeze",
+        # Occasional squeezes are normal; wirespeed alerts when receive processing runs out of budget for a
+        # sustained quarter of an hour.
+        expr=f"sum by (instance) (rate(node_softnet_times_squeezed_total[{RULE_WINDOW}])) > 1",
+        for_="15m",
+        severity="info",
+        summary="Receive processing keeps running out of budget on {{ $labels.instance }}",
+        description="net_rx_action stopped with packets still waiting more than once a second "
+        "(softnet_stat time_squeeze); packets wait in rings and backlogs, which then overflow.",
+        fix='Raise sysctls."net.core.netdev_budget" (and netdev_budget_usecs) in the tuning profile.',
+    ),
+    Alert(
+        name="WirespeedENAAllowanceExceeded",
+        expr=_driver_rate('driver="ena", counter=~".+_allowance_exceeded"', "instance, interface, counter") + " > 0",
+        for_="5m",
+        severity="warning",
+        summary="ENA {{ $labels.counter }} on {{ $labels.instance }} {{ $labels.interface }}",
+        description="The EC2 instance exceeded a network allowance (bandwidth, PPS, connection tracking or "
+        "link-local): packets were queued or dropped by the cloud, not by this node.",
+        fix="No node setting raises an allowance: move to a larger or network-optimised size "
+        "(`wirespeed catalog list --network-optimised`); for linklocal_allowance_exceeded cache DNS on the node.",
+    ),
+    Alert(
+        name="WirespeedConntrackNearFull",
+        expr="max by (instance) (node_nf_conntrack_entries / node_nf_conntrack_entries_limit) > 0.9",
+        for_="5m",
+        severity="warning",
+        summary="Connection-tracking table above 90% on {{ $labels.instance }}",
+        description="New flows are dropped ('nf_conntrack: table full, dropping packet') once the table is full.",
+        fix='Raise sysctls."net.netfilter.nf_conntrack_max" in the tuning profile, or stop tracking flows '
+        "that need no NAT.",
+    ),
+    Alert(
+        name="WirespeedTuningDegraded",
+        expr="max by (instance) (wirespeed_agent_degraded) == 1",
+        for_="10m",
+        severity="warning",
+        summary="The wirespeed agent cannot apply its profile on {{ $labels.instance }}",
+        description="The last reconciles failed to apply part of the profile; the Node condition "
+        "NetworkTuningDegraded and annotation wirespeed.io/tuning-status say which setting and why.",
+        fix="Read the agent's reason (kubectl describe node); a device that keeps a smaller ring "
+        "(wirespeed_agent_ring_refused) needs a profile within its limits.",
+    ),
+    Alert(
+        name="WirespeedDrift",
+        expr="max by (instance) (wirespeed_agent_drift) == 1",
+        for_="15m",
+        severity="warning",
+        summary="Tuning on {{ $labels.instance }} differs from the profile",
+        description="A ring, MTU or sysctl has differed from the profile for longer than many resyncs: the agent "
+        "runs with --dry-run, a device refuses the value, or something else keeps changing it.",
+        fix="Compare wirespeed_agent_ring_desired_entries with _current_entries and wirespeed_agent_sysctl_desired "
+        "with _current; find who else writes the setting.",
+    ),
+    Alert(
+        name="WirespeedAgentMissing",
+        expr=f'(up{{job=~"{AGENT_JOB}"}} == 0) or absent(up{{job=~"{AGENT_JOB}"}})',
+        for_="10m",
+        severity="warning",
+        summary="A wirespeed agent is not being scraped",
+        description="An agent target is down, or no agent target exists at all: nodes it should tune keep "
+        "driver-default rings after a VF is re-added, and nothing reports their drops.",
+        fix="Check the wirespeed-agent DaemonSet's pods in the agent namespace.",
+    ),
+)
+
+
+def rule_groups() -> Obj:
+    """The rules as Prometheus's rule file body: ``{"groups": [...]}``."""
+    return {"groups": [{"name": GROUP, "rules": [a.rule() for a in ALERTS]}]}
+
+
+def rules_file() -> Obj:
+    """A plain Prometheus rules file (``rule_files:``), for Prometheus without the Operator."""
+    return rule_groups()
+
+
+def prometheus_rule(namespace: str) -> Obj:
+    """The same rules as a Prometheus Operator ``PrometheusRule`` in the agent's namespace."""
+    return {
+        "apiVersion": "monitoring.coreos.com/v1",
+        "kind": "PrometheusRule",
+        "metadata": _meta(AGENT_NAME, "monitoring", namespace),
+        "spec": rule_groups(),
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    expr: str
+    legend: str
+
+
+@dataclass(frozen=True, slots=True)
+class PanelSpec:
+    title: str
+    description: str
+    unit: str
+    queries: tuple[Query, ...]
+
+
+_RATE = "$__rate_interval"
+_DRIVER_COUNTER = "wirespeed_agent_nic_driver_counter_total"
+_PHYSICAL = 'device!~"lo|veth.*|lxc.*|cali.*|cilium.*"'  # pod and loopback links: drops there are not the NIC's
+
+PANELS: tuple[PanelSpec, ...] = (
+    PanelSpec(
+        "Backlog drops (softnet)",
+        "enqueue_to_backlog drops per node (node-exporter). Fix: net.core.netdev_max_backlog.",
+        "pps",
+        (Query(f"sum by (instance) (rate(node_softnet_dropped_total[{_RATE}]))", "{{instance}}"),),
+    ),
+    PanelSpec(
+        "Time squeeze (softnet)",
+        "Times receive processing ran out of budget (node-exporter). Fix: net.core.netdev_budget.",
+        "ops",
+        (Query(f"sum by (instance) (rate(node_softnet_times_squeezed_total[{_RATE}]))", "{{instance}}"),),
+    ),
+    PanelSpec(
+        "RX ring overflow (driver counters)",
+        "Curated driver counters with cause rx_ring_overflow (wirespeed agent). Fix: rings.<driver>.rx.",
+        "pps",
+        (
+            Query(
+                f'sum by (instance, interface, driver) (rate({_DRIVER_COUNTER}{{cause="rx_ring_overflow"}}[{_RATE}]))',
+                "{{instance}} {{interface}} {{driver}}",
+            ),
+        ),
+    ),
+    PanelSpec(
+        "Cloud allowance exceeded (ENA)",
+        "ENA allowance counters (wirespeed agent). Fix: a larger or network-optimised size.",
+        "pps",
+        (
+            Query(
+                f"sum by (instance, interface, counter) "
+                f'(rate({_DRIVER_COUNTER}{{cause!="rx_ring_overflow"}}[{_RATE}]))',
+                "{{instance}} {{counter}}",
+            ),
+        ),
+    ),
+    PanelSpec(
+        "Receive drops per interface",
+        "rx_dropped + rx_missed_errors (node-exporter), physical interfaces.",
+        "pps",
+        (
+            Query(
+                f"sum by (instance, device) (rate(node_network_receive_drop_total{{{_PHYSICAL}}}[{_RATE}]))",
+                "{{instance}} {{device}}",
+            ),
+        ),
+    ),
+    PanelSpec(
+        "Conntrack fill",
+        "Entries over the table's limit (node-exporter). Fix: net.netfilter.nf_conntrack_max.",
+        "percentunit",
+        (Query("max by (instance) (node_nf_conntrack_entries / node_nf_conntrack_entries_limit)", "{{instance}}"),),
+    ),
+    PanelSpec(
+        "RX ring: current vs max",
+        "The ring size each NIC runs with and the largest it supports (wirespeed agent).",
+        "short",
+        (
+            Query('wirespeed_agent_ring_current_entries{direction="rx"}', "{{instance}} {{interface}} current"),
+            Query('wirespeed_agent_ring_max_entries{direction="rx"}', "{{instance}} {{interface}} max"),
+        ),
+    ),
+    PanelSpec(
+        "Backlog size: desired vs current",
+        "net.core.netdev_max_backlog as the profile asks and as the node runs (wirespeed agent).",
+        "short",
+        (
+            Query('wirespeed_agent_sysctl_desired{sysctl="net.core.netdev_max_backlog"}', "{{instance}} desired"),
+            Query('wirespeed_agent_sysctl_current{sysctl="net.core.netdev_max_backlog"}', "{{instance}} current"),
+        ),
+    ),
+    PanelSpec(
+        "Nodes degraded, drifting, agents down",
+        "Counts across the fleet (wirespeed agent; up from the scrape).",
+        "short",
+        (
+            Query("sum(wirespeed_agent_degraded)", "degraded"),
+            Query("sum(wirespeed_agent_drift)", "drifting"),
+            Query(f'count(up{{job=~"{AGENT_JOB}"}} == 0) or vector(0)', "agents down"),
+        ),
+    ),
+)
+
+
+def dashboard_queries() -> list[str]:
+    """Every PromQL expression on the dashboard, in panel order."""
+    return [q.expr for p in PANELS for q in p.queries]
+
+
+def dashboard(uid: str = DASHBOARD_UID) -> Obj:
+    """The Grafana dashboard as JSON-ready data, built with grafana-foundation-sdk.
+
+    Raises ValueError naming the UID when ``uid`` is not one Grafana accepts.
+    """
+    problem = check_dashboard_uid(uid)
+    if problem:
+        raise ValueError(f"uid: {problem}")
+    from grafana_foundation_sdk.builders.common import VizLegendOptions, VizTooltipOptions
+    from grafana_foundation_sdk.builders.dashboard import Dashboard, DatasourceVariable
+    from grafana_foundation_sdk.builders.prometheus import Dataquery
+    from grafana_foundation_sdk.builders.timeseries import Panel as Timeseries
+    from grafana_foundation_sdk.cog.encoder import JSONEncoder
+    from grafana_foundation_sdk.models.common import LegendDisplayMode, LegendPlacement, SortOrder, TooltipDisplayMode
+    from grafana_foundation_sdk.models.dashboard import DataSourceRef
+
+    datasource = DataSourceRef(type_val="prometheus", uid="${datasource}")
+    board = (
+        Dashboard("wirespeed: node network drops")
+        .uid(uid)
+        .tags(["wirespeed", "network"])
+        .refresh("1m")
+        .time("now-6h", "now")
+        .with_variable(DatasourceVariable("datasource").label("Prometheus").type("prometheus"))
+    )
+    for spec in PANELS:
+        panel = (
+            Timeseries()
+            .title(spec.title)
+            .description(spec.description)
+            .unit(spec.unit)
+            .min(0)
+            .datasource(datasource)
+            .height(8)
+            .span(12)
+            # A fleet puts many nodes on one panel: a table legend and a tooltip listing every series, worst first.
+            .legend(
+                VizLegendOptions()
+                .display_mode(LegendDisplayMode.TABLE)
+                .placement(LegendPlacement.BOTTOM)
+                .show_legend(True)
+            )
+            .tooltip(VizTooltipOptions().mode(TooltipDisplayMode.MULTI).sort(SortOrder.DESCENDING))
+        )
+        for ref, query in zip("ABCDEFGH", spec.queries, strict=False):
+            panel = panel.with_target(Dataquery().expr(query.expr).legend_format(query.legend).ref_id(ref))
+        board = board.with_panel(panel)
+    encoded: Obj = json.loads(json.dumps(board.build(), cls=JSONEncoder))
+    return encoded

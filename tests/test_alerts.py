@@ -1,0 +1,236 @@
+"""Alert rules (wirespeed.manifests.monitoring): promtool checks them and unit-tests every alert on synthetic
+series, firing and not firing; rendered forms are golden files.
+
+Refresh the golden files after an intended change with
+
+    UPDATE_GOLDEN=1 .venv/bin/pytest tests/test_alerts.py tests/test_dashboard.py
+
+promtool comes from Debian's `prometheus` package (scripts/install-system-deps.sh).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from clirun import wirespeed
+from wirespeed.manifests import monitoring
+
+ROOT = Path(__file__).resolve().parent.parent
+GOLDEN = ROOT / "tests" / "golden" / "monitoring"
+METRICS_README = ROOT / "agent" / "internal" / "metrics" / "README.md"
+UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
+PROMTOOL = shutil.which("promtool")
+
+
+def promtool(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    assert PROMTOOL, "promtool missing: run scripts/install-system-deps.sh (Debian package prometheus)"
+    return subprocess.run([PROMTOOL, *args], cwd=cwd, capture_output=True, text=True, timeout=120, check=False)
+
+
+@dataclass(frozen=True)
+class Case:
+    """Synthetic series (1-minute steps) that make ``alert`` fire with ``labels``, and series that must not."""
+
+    alert: str
+    firing: dict[str, str]
+    quiet: dict[str, str]
+    labels: dict[str, str] = field(default_factory=dict)
+
+
+MANA = 'interface="eth1",driver="mana",role="sriov-vf",counter="hc_rx_discards_no_wqe",cause="rx_ring_overflow"'
+ENA = 'interface="ens5",driver="ena",role="primary",counter="pps_allowance_exceeded",cause="instance_allowance"'
+JOB = 'job="wirespeed-system/wirespeed-agent"'
+
+CASES = [
+    Case(
+        "WirespeedRingOverflowRising",
+        firing={f'wirespeed_agent_nic_driver_counter_total{{instance="n1",{MANA}}}': "0+60x40"},
+        quiet={f'wirespeed_agent_nic_driver_counter_total{{instance="n1",{MANA}}}': "7+0x40"},
+        labels={"instance": "n1", "interface": "eth1", "driver": "mana"},
+    ),
+    Case(
+        "WirespeedBacklogDropsRising",
+        firing={'node_softnet_dropped_total{instance="n1",cpu="0"}': "0+600x40"},
+        quiet={'node_softnet_dropped_total{instance="n1",cpu="0"}': "120+0x40"},
+        labels={"instance": "n1"},
+    ),
+    Case(
+        "WirespeedTimeSqueeze",
+        firing={'node_softnet_times_squeezed_total{instance="n1",cpu="1"}': "0+600x40"},  # 10/s
+        quiet={'node_softnet_times_squeezed_total{instance="n1",cpu="1"}': "0+30x40"},  # 0.5/s: normal
+        labels={"instance": "n1"},
+    ),
+    Case(
+        "WirespeedENAAllowanceExceeded",
+        firing={f'wirespeed_agent_nic_driver_counter_total{{instance="n2",{ENA}}}': "0+5x40"},
+        quiet={f'wirespeed_agent_nic_driver_counter_total{{instance="n2",{ENA}}}': "3+0x40"},
+        labels={"instance": "n2", "interface": "ens5", "counter": "pps_allowance_exceeded"},
+    ),
+    Case(
+        "WirespeedConntrackNearFull",
+        firing={
+            'node_nf_conntrack_entries{instance="n1"}': "950x40",
+            'node_nf_conntrack_entries_limit{instance="n1"}': "1000x40",
+        },
+        quiet={
+            'node_nf_conntrack_entries{instance="n1"}': "100x40",
+            'node_nf_conntrack_entries_limit{instance="n1"}': "1000x40",
+        },
+        labels={"instance": "n1"},
+    ),
+    Case(
+        "WirespeedTuningDegraded",
+        firing={f'wirespeed_agent_degraded{{instance="n1",{JOB}}}': "1x40"},
+        quiet={f'wirespeed_agent_degraded{{instance="n1",{JOB}}}': "0x40"},
+        labels={"instance": "n1"},
+    ),
+    Case(
+        "WirespeedDrift",
+        firing={f'wirespeed_agent_drift{{instance="n1",{JOB}}}': "1x40"},
+        quiet={f'wirespeed_agent_drift{{instance="n1",{JOB}}}': "0x40"},
+        labels={"instance": "n1"},
+    ),
+    Case(
+        "WirespeedAgentMissing",
+        firing={f'up{{instance="n1",{JOB}}}': "0x40"},
+        quiet={f'up{{instance="n1",{JOB}}}': "1x40"},
+        labels={"instance": "n1", "job": "wirespeed-system/wirespeed-agent"},
+    ),
+    # No agent target at all: absent() fires without labels.
+    Case(
+        "WirespeedAgentMissing",
+        firing={'node_softnet_dropped_total{instance="n1",cpu="0"}': "0x40"},
+        quiet={f'up{{instance="n1",{JOB}}}': "1x40"},
+    ),
+]
+
+
+def _expand(template: str, labels: dict[str, str]) -> str:
+    return re.sub(r"\{\{ \$labels\.(\w+) \}\}", lambda m: labels.get(m.group(1), ""), template)
+
+
+def _expected(case: Case) -> dict[str, Any]:
+    alert = next(a for a in monitoring.ALERTS if a.name == case.alert)
+    return {
+        "exp_labels": {"severity": alert.severity, **case.labels},
+        "exp_annotations": {
+            "summary": _expand(alert.summary, case.labels),
+            "description": _expand(alert.description, case.labels),
+            "fix": _expand(alert.fix, case.labels),
+        },
+    }
+
+
+def _series(values: dict[str, str]) -> list[dict[str, str]]:
+    return [{"series": name, "values": v} for name, v in values.items()]
+
+
+def test_every_alert_has_a_case() -> None:
+    assert {c.alert for c in CASES} == {a.name for a in monitoring.ALERTS}
+
+
+def test_issue_alerts_are_all_there() -> None:
+    names = {a.name for a in monitoring.ALERTS}
+    assert names == {
+        "WirespeedRingOverflowRising",
+        "WirespeedBacklogDropsRising",
+        "WirespeedTimeSqueeze",
+        "WirespeedENAAllowanceExceeded",
+        "WirespeedConntrackNearFull",
+        "WirespeedTuningDegraded",
+        "WirespeedDrift",
+        "WirespeedAgentMissing",
+    }
+
+
+@pytest.mark.parametrize("shape", ["rules-file", "prometheus-rule"])
+def test_promtool_checks_the_rules(tmp_path: Path, shape: str) -> None:
+    doc = monitoring.rules_file() if shape == "rules-file" else monitoring.prometheus_rule("wirespeed-system")["spec"]
+    (tmp_path / "rules.yaml").write_text(yaml.safe_dump(doc, sort_keys=False))
+    out = promtool("check", "rules", "rules.yaml", cwd=tmp_path)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert f"SUCCESS: {len(monitoring.ALERTS)} rules found" in out.stdout
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c.alert}-{'-'.join(c.labels) or 'no-labels'}")
+def test_alert_fires_and_stays_quiet_under_promtool(tmp_path: Path, case: Case) -> None:
+    (tmp_path / "rules.yaml").write_text(yaml.safe_dump(monitoring.rules_file(), sort_keys=False))
+    eval_time = "30m"  # past the longest `for` (15m) plus the 5m rate window
+    tests = {
+        "rule_files": ["rules.yaml"],
+        "evaluation_interval": "1m",
+        "tests": [
+            {
+                "name": "fires",
+                "interval": "1m",
+                "input_series": _series(case.firing),
+                "alert_rule_test": [{"eval_time": eval_time, "alertname": case.alert, "exp_alerts": [_expected(case)]}],
+            },
+            {
+                "name": "quiet",
+                "interval": "1m",
+                "input_series": _series(case.quiet),
+                "alert_rule_test": [{"eval_time": eval_time, "alertname": case.alert, "exp_alerts": []}],
+            },
+        ],
+    }
+    (tmp_path / "tests.yaml").write_text(yaml.safe_dump(tests, sort_keys=False))
+    out = promtool("test", "rules", "tests.yaml", cwd=tmp_path)
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_every_agent_metric_the_rules_use_is_exported() -> None:
+    exported = set(re.findall(r"^\| `(wirespeed_agent_\w+)` \|", METRICS_README.read_text(), re.M))
+    used = {m for a in monitoring.ALERTS for m in re.findall(r"wirespeed_agent_\w+", a.expr + a.fix)}
+    assert used, "the rules use agent metrics"
+    assert used <= exported, used - exported
+
+
+def test_every_alert_names_a_fix() -> None:
+    for a in monitoring.ALERTS:
+        assert a.fix, a.name
+        assert a.severity in {"info", "warning", "critical"}, a.name
+
+
+CLI_CASES = {
+    "alerts.yaml": ["render", "alerts"],
+    "prometheusrule.yaml": ["render", "alerts", "--prometheus-rule"],
+}
+
+
+@pytest.mark.parametrize("golden", CLI_CASES)
+def test_rendered_rules_match_golden(golden: str) -> None:
+    out = wirespeed(*CLI_CASES[golden])
+    assert out.returncode == 0, out.stderr
+    path = GOLDEN / golden
+    if UPDATE:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(out.stdout)
+    assert out.stdout == path.read_text(), f"{golden} is stale: UPDATE_GOLDEN=1 pytest {__file__}"
+
+
+def test_node_tuning_with_alerts_appends_the_prometheus_rule() -> None:
+    out = wirespeed("render", "node-tuning", "--alerts", "--namespace", "net-tuning")
+    assert out.returncode == 0, out.stderr
+    docs = list(yaml.safe_load_all(out.stdout))
+    assert docs[-1] == monitoring.prometheus_rule("net-tuning")
+    assert docs[-1]["metadata"]["namespace"] == "net-tuning"
+
+
+def test_prometheus_rule_with_a_bad_namespace_names_the_flag() -> None:
+    out = wirespeed("render", "alerts", "--prometheus-rule", "--namespace", "BAD NS")
+    assert out.returncode == 2
+    assert out.stdout == ""
+    assert out.stderr == (
+        "error: --namespace: 'BAD NS' is not allowed; allowed: an RFC 1123 label: lowercase letters, digits and '-', "
+        "1-63 characters\n"
+    )
