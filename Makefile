@@ -1,5 +1,5 @@
 # The two commands a platform engineer needs (see README):
-#   make demo   plan the bundled example workload offline (no cloud account)
+#   make demo   plan the root Pulumi project (a tuned AKS cluster) on its bundled config, offline (no cloud account)
 #   make test   install what the tests need, lint, and run every test (Python and Go)
 PYTHON ?= python3
 VENV   := .venv
@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 .PHONY: demo test lint test-python test-go system-deps agent clean regen
 
 demo: $(STAMP)
-	$(BIN)/wirespeed plan
+	$(BIN)/wirespeed plan .
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +46,7 @@ regen: $(STAMP)
 	cp components/wirespeed/data/nic_drivers.json agent/internal/rings/nic_drivers.json
 	$(BIN)/python -m wirespeed.profiles
 	$(BIN)/python -m wirespeed.catalog.generate_aws
+	$(BIN)/python -m wirespeed.azure.docs
 	cp agent/internal/nodestatus/rbac.yaml components/wirespeed/data/agent-rbac.yaml
 	UPDATE_GOLDEN=1 $(BIN)/pytest -q tests/test_render_node_tuning.py tests/test_alerts.py tests/test_dashboard.py
 

@@ -27,9 +27,9 @@ class Outcome:
     stderr: str
 
 
-def wirespeed(*args: str) -> subprocess.CompletedProcess[str]:
+def wirespeed(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     assert WIRESPEED, "the wirespeed console script is not installed (pip install -e .)"
-    return subprocess.run([WIRESPEED, *args], capture_output=True, text=True, timeout=60, check=False)
+    return subprocess.run([WIRESPEED, *args], capture_output=True, text=True, timeout=60, check=False, cwd=cwd)
 
 
 def invoke(*args: str) -> Outcome:

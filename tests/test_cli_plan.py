@@ -12,8 +12,9 @@ from conftest import ROOT
 CHECKOUT = json.loads((ROOT / "examples" / "workloads" / "checkout-api.json").read_text())
 
 
-def test_plan_bundled_example():
-    out = wirespeed("plan", "--json")
+def test_plan_bundled_example(tmp_path):
+    # Outside a Pulumi project (no Pulumi.yaml in the working directory) `plan` falls back to the bundled workload.
+    out = wirespeed("plan", "--json", cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     assert data["outbound"]["feasible"] is True

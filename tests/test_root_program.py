@@ -1,81 +1,145 @@
-"""The root Pulumi program (`pulumi up` from stack config) run under Pulumi's own mocks: no cloud, no CLI.
+"""The root Pulumi program (`pulumi up` from stack config), planned under Pulumi's mocks: no cloud, no CLI.
 
-Each case runs in a fresh interpreter because the Pulumi runtime keeps global state (mocks, config, stack).
+`wirespeed.program.run_program` reads Pulumi.yaml (its config defaults) and Pulumi.<stack>.yaml the way the CLI
+does and runs __main__.py in-process under the SDK's mocks, with fake Azure answers of the right shape.
 """
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
+import shutil
+from pathlib import Path
 
 import pytest
 
 from conftest import ROOT
+from wirespeed.program import ProgramError, run_program
 
-# Runs __main__.py with the real pulumi SDK: mocks answer resource registrations, config comes from
-# set_all_config exactly as `pulumi config set` would provide it, and exports are collected.
-RUNNER = """
-import json, runpy, sys
-import pulumi
+AKS_TYPES = [
+    "pulumi:pulumi:Stack",
+    "azure-native:resources:ResourceGroup",
+    "wirespeed:index:NetworkOptimizedCluster",
+    "wirespeed:index:NetworkOptimizedNodePool",
+    "azure-native:network:PublicIPAddress",
+    "azure-native:network:PublicIPAddress",
+    "azure-native:containerservice:ManagedCluster",
+    "azure-native:containerservice:AgentPool",
+    "azure-native:monitor:MetricAlert",
+    "pulumi:providers:kubernetes",
+    "wirespeed:index:NodeTuning",
+    "kubernetes:core/v1:Namespace",
+    "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole",
+    "kubernetes:core/v1:ServiceAccount",
+    "kubernetes:core/v1:ConfigMap",
+    "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding",
+    "kubernetes:apps/v1:DaemonSet",
+]
+AKS_EXPORTS = {
+    "cluster_name",
+    "node_resource_group",
+    "kubeconfig",
+    "outbound_ip_addresses",
+    "allocated_outbound_ports",
+    "outbound_ip_count",
+    "outbound",
+    "pools",
+    "replace_on_change",
+}
 
-class Mocks(pulumi.runtime.Mocks):
-    def new_resource(self, args):
-        return [f"{args.name}-id", args.inputs]
 
-    def call(self, args):
-        return {}
+def test_root_program_builds_a_tuned_aks_cluster_from_pulumi_yaml_defaults_under_pulumi_mocks():
+    plan = run_program(ROOT)
+    assert sorted(r.type for r in plan.resources) == sorted(AKS_TYPES)
+    assert set(plan.stack_outputs) == AKS_EXPORTS
+    out = plan.stack_outputs
+    # system 3 max + 1 surge, apps 20 + 2 (10%): 26 nodes x 3,600 ports (12/s x 240 s x 1.25) = 93,600 -> 2 IPs.
+    assert out["allocated_outbound_ports"] == 3600
+    assert out["outbound_ip_count"] == 2
+    assert len(out["outbound_ip_addresses"]) == 2
+    assert out["kubeconfig"] == "[secret]"
+    [cluster] = plan.of_type("containerservice", "ManagedCluster")
+    lb = cluster.inputs["networkProfile"]["loadBalancerProfile"]
+    assert lb["allocatedOutboundPorts"] == 3600
+    assert len(lb["outboundIPs"]["publicIPs"]) == 2
+    [pool] = plan.of_type("containerservice", "AgentPool")
+    assert pool.inputs["vmSize"] == "Standard_D16s_v6"
+    assert pool.inputs["availabilityZones"] == ["1", "2", "3"]
+    assert pool.inputs["linuxOSConfig"] == {"sysctls": {"netCoreNetdevMaxBacklog": 32768}}
+    assert [p["name"] for p in out["pools"]] == ["system", "apps"]
+    assert out["replace_on_change"]["apps"] == ["linuxOSConfig", "vmSize", "availabilityZones", "maxPods"]
 
-pulumi.runtime.set_mocks(Mocks(), project="wirespeed", stack="test", preview=False)
-pulumi.runtime.set_all_config({"wirespeed:workload": sys.argv[1]} if sys.argv[1] else {})
-exports = {}
-pulumi.export = lambda name, value: exports.__setitem__(name, value)
-runpy.run_path(sys.argv[2], run_name="__main__")
-print(json.dumps(exports))
-"""
+
+def test_root_program_dev_stack_under_pulumi_mocks():
+    plan = run_program(ROOT, "dev")
+    pools = {r.inputs["agentPoolName"]: r.inputs for r in plan.of_type("containerservice", "AgentPool")}
+    assert sorted(pools) == ["batch", "checkout"]
+    assert pools["batch"]["nodeLabels"] == {"wirespeed.io/profile": "balanced"}
+    assert pools["batch"]["linuxOSConfig"] == {"sysctls": {"netCoreNetdevMaxBacklog": 8192}}
+    daemon_sets = sorted(r.name for r in plan.of_type("apps", "DaemonSet"))
+    assert daemon_sets == ["wirespeed-tuning-daemon-set-balanced", "wirespeed-tuning-daemon-set-throughput"]
+    # system 4 + checkout 66 + batch 11 = 81 nodes x 3,600 = 291,600 -> 5 IPs.
+    assert plan.stack_outputs["outbound_ip_count"] == 5
+    assert len(plan.of_type("network", "PublicIPAddress")) == 5
 
 
-def run_program(workload: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", RUNNER, workload, str(ROOT / "__main__.py")],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        cwd=ROOT,
-    )
+def project_with_stack(tmp_path: Path, config: str) -> Path:
+    """A copy of the root project with one extra stack file (the root's own files stay untouched)."""
+    for name in ("Pulumi.yaml", "__main__.py"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    (tmp_path / "Pulumi.test.yaml").write_text(config)
+    return tmp_path
 
 
 @pytest.mark.parametrize(
     ("workload", "cloud_key"),
     [
         pytest.param("", "allocated_outbound_ports", id="bundled-example"),
-        pytest.param("examples/workloads/checkout-api.json", "allocated_outbound_ports", id="azure"),
-        pytest.param("examples/workloads/ingest-eks.json", "ips", id="aws"),
+        pytest.param(str(ROOT / "examples/workloads/ingest-eks.json"), "ips", id="eks-workload"),
     ],
 )
-def test_program_exports_the_plan(workload, cloud_key):
-    out = run_program(workload)
-    assert out.returncode == 0, out.stderr
-    exports = json.loads(out.stdout)
+def test_aws_branch_exports_the_plan_under_pulumi_mocks(tmp_path, workload, cloud_key):
+    project = project_with_stack(tmp_path, f'config:\n  wirespeed:cloud: aws\n  wirespeed:workload: "{workload}"\n')
+    plan = run_program(project, "test")
+    exports = plan.stack_outputs
     assert set(exports) == {"instance_type", "outbound", "rings", "backlog", "profile"}
     assert cloud_key in exports["outbound"]
     assert exports["profile"]["sysctls"]["net.core.netdev_max_backlog"] == exports["backlog"]["netdev_max_backlog"]
+    assert [r.type for r in plan.resources] == ["pulumi:pulumi:Stack"]
 
 
-def test_bad_workload_config_fails_with_the_field():
-    out = run_program("no/such/workload.json")
-    assert out.returncode != 0
-    assert (
-        "workload: 'no/such/workload.json' is not allowed: a readable file (No such file or directory)" in out.stderr
-    )
+def test_aws_branch_bad_workload_fails_with_the_field_under_pulumi_mocks(tmp_path):
+    project = project_with_stack(tmp_path, "config:\n  wirespeed:cloud: aws\n  wirespeed:workload: no/such.json\n")
+    with pytest.raises(ProgramError) as caught:
+        run_program(project, "test")
+    assert "workload: 'no/such.json' is not allowed: a readable file (No such file or directory)" in str(caught.value)
 
 
-def test_dev_extra_pins_the_same_pulumi_as_the_project():
+def test_bad_stack_config_lists_every_problem_before_anything_registers_under_pulumi_mocks(tmp_path):
+    config = """config:
+  wirespeed:pools: ["apps:Standard_D16s_v6:3", "batch:Standard_D16s_v5:1:10:20:balanced"]
+  wirespeed:idleTimeoutMinutes: 200
+"""
+    with pytest.raises(ProgramError) as caught:
+        run_program(project_with_stack(tmp_path, config), "test")
+    assert caught.value.problems == [
+        "wirespeed:pools[0]: 'apps:Standard_D16s_v6:3' is not allowed: NAME:VM_SIZE:MIN:MAX[:SURGE[:PROFILE]], "
+        "e.g. apps:Standard_D16s_v6:3:20:10%:throughput"
+    ]
+    config = config.replace('"apps:Standard_D16s_v6:3", ', "")
+    with pytest.raises(ProgramError) as caught:
+        run_program(project_with_stack(tmp_path, config), "test")
+    assert [p.split(":")[0] for p in caught.value.problems] == [
+        "pools[0].vm_size",
+        "pools[0].max_surge",
+        "outbound.idle_timeout_minutes",
+    ]
+
+
+def test_dev_extra_pins_the_same_pulumi_sdks_as_the_project():
     import tomllib
 
     project = {
         line.split("==")[0]: line for line in (ROOT / "requirements.txt").read_text().splitlines() if "==" in line
     }
     dev = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["dev"]
-    assert project["pulumi"] in dev
+    for sdk in ("pulumi", "pulumi-azure-native", "pulumi-kubernetes"):
+        assert project[sdk] in dev

@@ -1,9 +1,15 @@
-"""`wirespeed plan`: a node pool planned offline from a workload file."""
+"""`wirespeed plan`: a Pulumi program planned offline under the SDK's mocks, or a node pool from a workload file.
+
+`wirespeed plan DIR` runs the Pulumi project in DIR; with no DIR and no --workload it plans the project in the
+current directory when there is a Pulumi.yaml, else the bundled example workload, and says which on the first
+line. Pulumi is imported only on the program path, inside wirespeed.program: `wirespeed size` stays light.
+"""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -12,20 +18,69 @@ from wirespeed.errors import UserError
 
 
 def register(app: typer.Typer) -> None:
-    app.command("plan")(plan_workload)
+    app.command("plan")(plan)
 
 
-def plan_workload(
+def plan(
+    directory: Annotated[
+        Path | None,
+        typer.Argument(
+            help="A Pulumi project (Pulumi.yaml, runtime python). Default: the current directory if it has a "
+            "Pulumi.yaml, else the bundled example workload.",
+            show_default=False,
+        ),
+    ] = None,
+    stack: Annotated[
+        str | None, typer.Option("--stack", help="Read Pulumi.<NAME>.yaml for config (default: Pulumi.yaml defaults).")
+    ] = None,
     workload: Annotated[
         Path | None,
-        typer.Option(help="Workload JSON (see examples/workloads/). Default: the bundled example."),
+        typer.Option(help="Plan a node pool from a workload JSON instead (see examples/workloads/)."),
+    ] = None,
+    compare: Annotated[
+        Path | None,
+        typer.Option(
+            "--compare",
+            help="A previous `wirespeed plan --json` of the same project: mark pools whose create-only inputs "
+            "changed (those changes replace the pool).",
+        ),
     ] = None,
     as_json: JsonFlag = False,
 ) -> None:
-    """Plan a node pool offline from a workload file: SKU, SNAT, rings, backlog and the tuning profile."""
-    from wirespeed.workload import load_workload, plan
+    """Plan offline: run a Pulumi program under mocks (resources, sizing, what would replace a pool), or size a
+    node pool from a workload file. Exit 2 on bad input, a failing program or an outbound that does not fit."""
+    if workload is not None:
+        if directory is not None or stack is not None or compare is not None:
+            fail("--workload plans a workload file: give it alone, without DIR, --stack or --compare")
+        _plan_workload(workload, as_json, announce=None)
+        return
+    if directory is None:
+        if (Path.cwd() / "Pulumi.yaml").is_file():
+            directory = Path(".")
+            _announce("Planning the Pulumi project in the current directory (Pulumi.yaml found).", as_json)
+        else:
+            if stack is not None or compare is not None:
+                fail("--stack and --compare need a Pulumi project: no Pulumi.yaml in the current directory")
+            _plan_workload(
+                None,
+                as_json,
+                announce="No Pulumi.yaml here: planning the bundled example workload "
+                "(give DIR for a Pulumi project, --workload FILE for your own workload).",
+            )
+            return
+    _plan_program(directory, stack, compare, as_json)
 
-    source = "bundled example" if workload is None else str(workload)
+
+def _announce(line: str, as_json: bool) -> None:
+    # With --json the document must stay the only thing on stdout.
+    typer.echo(line, err=as_json)
+
+
+def _plan_workload(path: Path | None, as_json: bool, announce: str | None) -> None:
+    from wirespeed.workload import load_workload
+    from wirespeed.workload import plan as plan_workload
+
+    source = "bundled example" if path is None else str(path)
     # The sizing library names its own parameters; a workload file's user knows them by their JSON path.
     names = {
         "workload": "--workload",
@@ -40,11 +95,56 @@ def plan_workload(
         "outbound IPs": f"{source}: outbound IPs for node_pools x outbound.connections_per_second",
         "ports per node": f"{source}: ports per node for outbound.connections_per_second x hold_seconds x headroom",
     }
-
     try:
-        result = plan(load_workload(workload))
+        result = plan_workload(load_workload(path))
     except UserError as exc:
         message = exc.message_for(names)
         # Reading errors name --workload and the path; the rest are about its content, so name the file first.
         fail(message if exc.field == "workload" or message.startswith(source) else f"{source}: {message}")
+    if announce:
+        _announce(announce, as_json)
     emit(result, as_json)
+
+
+def _plan_program(directory: Path, stack: str | None, compare: Path | None, as_json: bool) -> None:
+    from wirespeed.program import ProgramError, run_program
+    from wirespeed.program.compare import CompareError, compare_with
+    from wirespeed.program.review import review
+
+    try:
+        result = review(run_program(directory, stack))
+        if compare is not None:
+            result = compare_with(result, _read_previous(compare))
+    except (ProgramError, CompareError) as exc:
+        problems = getattr(exc, "problems", [])
+        fail(str(getattr(exc, "message", exc)) + "".join(f"\n  {p}" for p in problems))
+    if as_json:
+        typer.echo(json.dumps(result.to_json(), indent=2, sort_keys=False))
+    else:
+        typer.echo(result.explain(str(directory)))
+    not_fitting = [o for o in result.outbound if o.lb_plan is not None and not o.lb_plan.feasible]
+    if not_fitting:
+        fail(
+            "; ".join(
+                f"cluster {o.cluster}: {o.lb_plan.ports_required:,} SNAT ports required but "
+                f"{o.lb_plan.ports_available:,} available"
+                for o in not_fitting
+                if o.lb_plan is not None
+            )
+        )
+
+
+def _read_previous(path: Path) -> dict[str, Any]:
+    from wirespeed.program.compare import CompareError
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise CompareError(f"--compare: {str(path)!r} cannot be read ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise CompareError(f"--compare: {path}: not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise CompareError(f"--compare: {path}: not JSON ({exc.msg} at line {exc.lineno})") from None
+    if not isinstance(data, dict):
+        raise CompareError(f"--compare: {path}: not a `wirespeed plan --json` document")
+    return data

@@ -1,0 +1,50 @@
+"""AKS building blocks: network-optimised node pools and clusters with outbound sized by wirespeed.
+
+    from wirespeed.azure import NetworkOptimizedCluster, NetworkOptimizedClusterArgs, NodePoolSpec, OutboundSpec
+
+The argument dataclasses (:mod:`wirespeed.azure.spec`) and their validation (:mod:`wirespeed.azure._validate`)
+are pure; the Pulumi components (:mod:`wirespeed.azure.components`) load the Pulumi SDKs only when first used,
+so ``import wirespeed.azure`` stays light for the CLI and the policy pack.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from wirespeed.azure.spec import ClusterSpec, NodePoolSpec, OutboundSpec, SnatAlertSpec
+
+if TYPE_CHECKING:
+    from wirespeed.azure.components import (
+        NetworkOptimizedCluster,
+        NetworkOptimizedClusterArgs,
+        NetworkOptimizedNodePool,
+        NetworkOptimizedNodePoolArgs,
+        outbound_profile,
+    )
+
+_COMPONENTS = (
+    "NetworkOptimizedCluster",
+    "NetworkOptimizedClusterArgs",
+    "NetworkOptimizedNodePool",
+    "NetworkOptimizedNodePoolArgs",
+    "outbound_profile",
+)
+
+__all__ = [
+    "ClusterSpec",
+    "NetworkOptimizedCluster",
+    "NetworkOptimizedClusterArgs",
+    "NetworkOptimizedNodePool",
+    "NetworkOptimizedNodePoolArgs",
+    "NodePoolSpec",
+    "OutboundSpec",
+    "SnatAlertSpec",
+    "outbound_profile",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _COMPONENTS:
+        return getattr(importlib.import_module("wirespeed.azure.components"), name)
+    raise AttributeError(f"module 'wirespeed.azure' has no attribute {name!r}")

@@ -1,0 +1,135 @@
+"""Pure validation and derivation behind the AKS components: no Pulumi import.
+
+The whole cluster: pools (:mod:`wirespeed.azure.pools`), outbound and alert (:mod:`wirespeed.azure.outbound`),
+checked together. Every function takes plain values (the args dataclasses of :mod:`wirespeed.azure.spec`), checks every
+field, and either returns a plan (what the components register) or raises one :class:`InvalidArgsError` listing
+every problem as (property path, reason naming the value and the allowed range). The components turn that into
+a single ``pulumi.InputPropertiesError`` before any resource registers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from wirespeed.azure.outbound import (
+    IDLE_TIMEOUT_RANGE,
+    OutboundPlan,
+    SnatAlertPlan,
+    check_alert,
+    check_outbound,
+    plan_outbound,
+)
+from wirespeed.azure.pools import (
+    REPLACE_ON_CHANGE,
+    PoolPlan,
+    accelerated_networking,
+    check_pool,
+    plan_pool,
+    resolve_profile,
+)
+from wirespeed.azure.problems import Collector, InvalidArgsError, Problem, join
+from wirespeed.azure.spec import ClusterSpec
+from wirespeed.manifests.options import DEFAULT_IMAGE, NodeTuningOptions, check_options
+from wirespeed.profile import Profile
+
+__all__ = [
+    "IDLE_TIMEOUT_RANGE",
+    "REPLACE_ON_CHANGE",
+    "ClusterPlan",
+    "InvalidArgsError",
+    "OutboundPlan",
+    "PoolPlan",
+    "Problem",
+    "SnatAlertPlan",
+    "accelerated_networking",
+    "check_pool",
+    "plan_cluster",
+    "plan_outbound",
+    "plan_pool",
+    "resolve_profile",
+]
+
+
+@dataclass(frozen=True)
+class ClusterPlan:
+    system_pool: PoolPlan
+    pools: tuple[PoolPlan, ...]
+    outbound: OutboundPlan
+    snat_alert: SnatAlertPlan | None
+    profiles: tuple[Profile, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "system_pool": self.system_pool.to_json(),
+            "pools": [p.to_json() for p in self.pools],
+            "outbound": self.outbound.to_json(),
+            "snat_alert": None
+            if self.snat_alert is None
+            else {
+                "threshold_percent": self.snat_alert.threshold_percent,
+                "threshold_ports": self.snat_alert.threshold_ports,
+            },
+            "profiles": [p.name for p in self.profiles],
+        }
+
+
+def _unique_names(out: Collector, named: Iterable[tuple[str, str]]) -> None:
+    seen: dict[str, str] = {}
+    for path, name in named:
+        if name in seen:
+            out.add(path, f"{name!r} is not allowed: {seen[name]} already uses that pool name")
+        else:
+            seen[name] = path
+
+
+def _distinct_profiles(out: Collector, pools: Sequence[tuple[str, PoolPlan | None]]) -> dict[str, Profile]:
+    """One profile per name: the DaemonSet of a name applies one document to every node labelled with it."""
+    profiles: dict[str, Profile] = {}
+    for path, plan in pools:
+        if plan is None:
+            continue
+        seen = profiles.setdefault(plan.profile.name, plan.profile)
+        if seen != plan.profile:
+            out.add(
+                join(path, "profile"),
+                f"{plan.profile.name!r} is not allowed: another pool uses a different profile of that name "
+                "(the DaemonSet for a name applies one profile); rename one",
+            )
+    return profiles
+
+
+def plan_cluster(spec: ClusterSpec) -> ClusterPlan:
+    """Validate a whole cluster (system pool, user pools, outbound, alert); one InvalidArgsError with every problem."""
+    out = Collector()
+    system, problems = check_pool(spec.system_pool, "system_pool", system=True)
+    out.problems.extend(problems)
+    plans: list[PoolPlan] = []
+    for i, pool in enumerate(spec.pools):
+        plan, problems = check_pool(pool, f"pools[{i}]")
+        out.problems.extend(problems)
+        if plan is not None:
+            plans.append(plan)
+    _unique_names(
+        out,
+        [("system_pool.name", spec.system_pool.name)]
+        + [(f"pools[{i}].name", p.name) for i, p in enumerate(spec.pools)],
+    )
+    all_valid = not out.problems and system is not None
+    sizing = [p.sizing_pool for p in ([system] if system else []) + plans] if all_valid else None
+    outbound = check_outbound(out, spec.outbound, sizing)
+    alert = check_alert(out, spec.snat_alert, outbound, spec.outbound.type)
+    if not isinstance(spec.location, str) or not spec.location.strip():
+        out.add("location", f"{spec.location!r} is not allowed: an Azure region name, e.g. 'westeurope'")
+    profiles = _distinct_profiles(out, [("system_pool", system)] + [(f"pools[{i}]", p) for i, p in enumerate(plans)])
+    if spec.tuning:
+        # NodeTuning checks these itself, but only after the cluster has registered: check them first.
+        options = NodeTuningOptions(image=spec.tuning_image or DEFAULT_IMAGE, namespace=spec.tuning_namespace)
+        for problem in check_options(options):
+            out.add(f"tuning_{problem.field}", f"{problem.value!r} is not allowed: {problem.allowed}")
+    if out.problems or system is None or outbound is None:
+        raise InvalidArgsError("NetworkOptimizedCluster", out.problems)
+    return ClusterPlan(
+        system_pool=system, pools=tuple(plans), outbound=outbound, snat_alert=alert, profiles=tuple(profiles.values())
+    )

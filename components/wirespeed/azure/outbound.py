@@ -1,0 +1,274 @@
+"""The cluster's egress: a load balancer with explicit SNAT ports or a managed NAT gateway, and the SNAT alert. Pure.
+
+Sized by :mod:`wirespeed.sizing` over every pool at maxCount + surge (AKS's capacity rule).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from wirespeed.azure.pools import parse_surge
+from wirespeed.azure.problems import Collector, InvalidArgsError, is_whole, join, whole_in
+from wirespeed.azure.spec import NodePoolSpec, OutboundSpec, SnatAlertSpec
+from wirespeed.sizing import azure_lb, nat_gateway
+from wirespeed.sizing.errors import InfeasibleError, SizingError
+
+# learn.microsoft.com/azure/aks/configure-load-balancer-standard and the NAT gateway profile in the 2025-09-01
+# API: outbound idle timeout 4..120 minutes; defaults 30 (load balancer) and 4 (NAT gateway).
+IDLE_TIMEOUT_RANGE = (4, 120)
+LB_DEFAULT_IDLE_TIMEOUT = 30
+NAT_DEFAULT_IDLE_TIMEOUT = 4
+# Azure Monitor metric alerts take severity 0 (critical) .. 4 (verbose) (Microsoft.Insights/metricAlerts).
+SEVERITY_RANGE = (0, 4)
+
+
+@dataclass(frozen=True)
+class OutboundPlan:
+    """The cluster's outbound: a load balancer profile or a managed NAT gateway, sized over every pool."""
+
+    type: str
+    idle_timeout_minutes: int
+    load_balancer: azure_lb.LoadBalancerPlan | None = None
+    nat_gateway: nat_gateway.NatGatewayPlan | None = None
+    nat_gateway_ips: int = 0
+    ip_mode: str = "managed"
+    existing_ip_ids: tuple[str, ...] = ()
+    existing_prefix_ids: tuple[str, ...] = ()
+
+    @property
+    def outbound_ips(self) -> int:
+        if self.load_balancer is not None:
+            return self.load_balancer.outbound_ips
+        return self.nat_gateway_ips
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.type, "idle_timeout_minutes": self.idle_timeout_minutes}
+        if self.load_balancer is not None:
+            out.update(ip_mode=self.ip_mode, load_balancer=self.load_balancer.to_json())
+        else:
+            out.update(ips=self.nat_gateway_ips, nat_gateway=self.nat_gateway.to_json() if self.nat_gateway else None)
+        return out
+
+    def explain(self) -> str:
+        if self.load_balancer is not None:
+            return self.load_balancer.explain()
+        if self.nat_gateway is not None:
+            return self.nat_gateway.explain()
+        return f"Managed NAT gateway with {self.nat_gateway_ips} IP(s) (given explicitly)."
+
+
+@dataclass(frozen=True)
+class SnatAlertPlan:
+    """A static threshold on ``UsedSnatPorts`` (max per backend IP) against the explicit allocated ports."""
+
+    threshold_percent: float
+    allocated_ports: int
+    threshold_ports: int
+    severity: int
+    window_size: str
+    evaluation_frequency: str
+    action_group_ids: tuple[str, ...]
+
+
+def check_outbound(out: Collector, spec: OutboundSpec, pools: Sequence[azure_lb.Pool] | None) -> OutboundPlan | None:
+    prefix = "outbound"
+    if spec.type not in ("loadBalancer", "managedNATGateway"):
+        out.add(join(prefix, "type"), f"{spec.type!r} is not allowed: 'loadBalancer' or 'managedNATGateway'")
+        return None
+    default_timeout = LB_DEFAULT_IDLE_TIMEOUT if spec.type == "loadBalancer" else NAT_DEFAULT_IDLE_TIMEOUT
+    timeout_given = spec.idle_timeout_minutes if spec.idle_timeout_minutes is not None else default_timeout
+    timeout = whole_in(out, join(prefix, "idle_timeout_minutes"), timeout_given, *IDLE_TIMEOUT_RANGE)
+    if spec.type == "managedNATGateway":
+        return _check_nat_gateway(out, spec, timeout)
+    return _check_load_balancer(out, spec, pools, timeout)
+
+
+def _check_nat_gateway(out: Collector, spec: OutboundSpec, timeout: int | None) -> OutboundPlan | None:
+    prefix = "outbound"
+    for name in ("allocated_outbound_ports", "connections_per_second", "outbound_ip_count"):
+        if getattr(spec, name) is not None:
+            out.add(join(prefix, name), f"{getattr(spec, name)!r} is not allowed with managedNATGateway: "
+                    "load balancer setting (a NAT gateway allocates ports on demand)")  # fmt: skip
+    if spec.existing_ip_ids or spec.existing_prefix_ids or spec.ip_mode != "managed":
+        out.add(join(prefix, "ip_mode"), f"{spec.ip_mode!r} is not allowed with managedNATGateway: only 'managed' "
+                "(AKS creates the NAT gateway's IPs)")  # fmt: skip
+    given = (spec.nat_gateway_ip_count is not None) + (spec.nat_gateway_flows is not None)
+    if given != 1:
+        out.add(
+            join(prefix, "nat_gateway_ip_count"),
+            "give exactly one of nat_gateway_ip_count (1..16) or nat_gateway_flows (concurrent outbound flows)",
+        )
+        return None
+    sized: nat_gateway.NatGatewayPlan | None = None
+    if spec.nat_gateway_ip_count is not None:
+        ips = whole_in(out, join(prefix, "nat_gateway_ip_count"), spec.nat_gateway_ip_count, 1,
+                        nat_gateway.AZURE_MAX_IPS)  # fmt: skip
+    else:
+        try:
+            sized = nat_gateway.plan_azure_nat_gateway(spec.nat_gateway_flows)  # type: ignore[arg-type]
+            ips = sized.ips
+        except (SizingError, InfeasibleError) as exc:
+            out.add(join(prefix, "nat_gateway_flows"), str(exc).removeprefix("flows: "))
+            ips = None
+    if ips is None or timeout is None:
+        return None
+    return OutboundPlan(type=spec.type, idle_timeout_minutes=timeout, nat_gateway=sized, nat_gateway_ips=ips)
+
+
+def _check_load_balancer(
+    out: Collector, spec: OutboundSpec, pools: Sequence[azure_lb.Pool] | None, timeout: int | None
+) -> OutboundPlan | None:
+    prefix = "outbound"
+    for name in ("nat_gateway_ip_count", "nat_gateway_flows"):
+        if getattr(spec, name) is not None:
+            out.add(
+                join(prefix, name), f"{getattr(spec, name)!r} is not allowed with loadBalancer: NAT gateway setting"
+            )
+    if (spec.allocated_outbound_ports is None) == (spec.connections_per_second is None):
+        out.add(
+            join(prefix, "allocated_outbound_ports"),
+            f"{spec.allocated_outbound_ports!r} is not allowed: give exactly one of allocated_outbound_ports "
+            "(8..64,000, a multiple of 8; never 0, Azure's shrinking default) or connections_per_second (a workload)",
+        )
+        return None
+    fixed_ips = _check_ip_mode(out, spec)
+    workload: azure_lb.Workload | None = None
+    if spec.connections_per_second is not None:
+        try:
+            workload = azure_lb.Workload(spec.connections_per_second, spec.hold_seconds, spec.headroom)
+        except SizingError as exc:
+            out.add(join(prefix, exc.field), f"{exc.value!r} is not allowed: {exc.allowed}")
+            return None
+    else:
+        ports = spec.allocated_outbound_ports
+        if (
+            not isinstance(ports, int | float)
+            or not is_whole(ports)
+            or not 8 <= ports <= azure_lb.MAX_PORTS_PER_NODE
+            or int(ports) % 8
+        ):
+            out.add(
+                join(prefix, "allocated_outbound_ports"),
+                f"{ports!r} is not allowed: a multiple of 8 between 8 and 64,000 (0 would hand the choice to "
+                "Azure, which halves it as the pool grows)",
+            )
+            return None
+    if pools is None or timeout is None or fixed_ips is False:
+        return None
+    try:
+        plan = azure_lb.plan_load_balancer(
+            pools,
+            ports=int(spec.allocated_outbound_ports) if spec.allocated_outbound_ports is not None else None,
+            workload=workload,
+            outbound_ips=fixed_ips if isinstance(fixed_ips, int) else None,
+        )
+    except InfeasibleError as exc:
+        out.add(prefix, f"infeasible: {exc}")
+        return None
+    except SizingError as exc:
+        out.add(join(prefix, exc.field), f"{exc.value!r} is not allowed: {exc.allowed}")
+        return None
+    if not plan.feasible:
+        out.add(
+            join(prefix, "outbound_ip_count" if spec.ip_mode != "existing" else "existing_ip_ids"),
+            f"infeasible: {plan.allocated_outbound_ports:,} ports x {plan.nodes_at_max:,} nodes (maxCount + surge "
+            f"of every pool) = {plan.ports_required:,} required but {plan.outbound_ips} IP(s) x "
+            f"{azure_lb.PORTS_PER_IP:,} = {plan.ports_available:,} available; AKS would reject it "
+            "(InvalidLoadBalancerProfileAllocatedOutboundPorts): add IPs or lower the ports per node",
+        )
+        return None
+    return OutboundPlan(
+        type=spec.type,
+        idle_timeout_minutes=timeout,
+        load_balancer=plan,
+        ip_mode=spec.ip_mode,
+        existing_ip_ids=tuple(spec.existing_ip_ids),
+        existing_prefix_ids=tuple(spec.existing_prefix_ids),
+    )
+
+
+def _check_ip_mode(out: Collector, spec: OutboundSpec) -> int | bool | None:
+    """The fixed IP count (None: minimise it), or False when the IP settings are invalid."""
+    prefix = "outbound"
+    before = len(out.problems)
+    if spec.ip_mode not in ("managed", "created", "existing"):
+        out.add(join(prefix, "ip_mode"), f"{spec.ip_mode!r} is not allowed: 'managed', 'created' or 'existing'")
+        return False
+    count: int | None = None
+    if spec.outbound_ip_count is not None:
+        count = whole_in(out, join(prefix, "outbound_ip_count"), spec.outbound_ip_count, 1,
+                          azure_lb.MAX_OUTBOUND_IPS)  # fmt: skip
+    if spec.ip_mode != "existing":
+        if spec.existing_ip_ids or spec.existing_prefix_ids:
+            out.add(
+                join(prefix, "existing_ip_ids"),
+                f"not allowed with ip_mode {spec.ip_mode!r}: set ip_mode 'existing' to use your own IPs or prefixes",
+            )
+        return False if len(out.problems) > before else count
+    if bool(spec.existing_ip_ids) == bool(spec.existing_prefix_ids):
+        out.add(
+            join(prefix, "existing_ip_ids"),
+            "give exactly one of existing_ip_ids or existing_prefix_ids with ip_mode 'existing' (AKS takes one)",
+        )
+        return False
+    if spec.existing_ip_ids:
+        n = len(spec.existing_ip_ids)
+        if count is not None and count != n:
+            out.add(join(prefix, "outbound_ip_count"), f"{count!r} is not allowed: {n} existing IP ID(s) given")
+        if n > azure_lb.MAX_OUTBOUND_IPS:
+            out.add(join(prefix, "existing_ip_ids"), f"{n} IDs is not allowed: at most {azure_lb.MAX_OUTBOUND_IPS}")
+        count = n
+    elif count is None:
+        out.add(
+            join(prefix, "outbound_ip_count"),
+            "None is not allowed with existing_prefix_ids: the number of IPs the prefixes hold (1..100), so the "
+            "ports can be checked against them",
+        )
+    return False if len(out.problems) > before else count
+
+
+def check_alert(out: Collector, spec: SnatAlertSpec | None, outbound: OutboundPlan | None,
+                 outbound_type: str) -> SnatAlertPlan | None:  # fmt: skip
+    if spec is None:
+        return None
+    prefix = "snat_alert"
+    if outbound_type != "loadBalancer":
+        out.add(prefix, "not allowed with managedNATGateway: the alert watches the load balancer's SNAT ports")
+        return None
+    pct = spec.threshold_percent
+    if isinstance(pct, bool) or not isinstance(pct, int | float) or not 1 <= pct <= 99:
+        out.add(join(prefix, "threshold_percent"), f"{pct!r} is not allowed: between 1 and 99 (percent of ports)")
+        return None
+    severity = whole_in(out, join(prefix, "severity"), spec.severity, *SEVERITY_RANGE)
+    if severity is None or outbound is None or outbound.load_balancer is None:
+        return None
+    ports = outbound.load_balancer.allocated_outbound_ports
+    return SnatAlertPlan(
+        threshold_percent=float(pct),
+        allocated_ports=ports,
+        threshold_ports=max(1, math.floor(ports * pct / 100)),
+        severity=severity,
+        window_size=spec.window_size,
+        evaluation_frequency=spec.evaluation_frequency,
+        action_group_ids=tuple(spec.action_group_ids),
+    )
+
+
+def plan_outbound(pools: Sequence[NodePoolSpec], outbound: OutboundSpec) -> OutboundPlan:
+    """Outbound for pools the caller defines elsewhere (``outbound_profile``): every pool counts, with surge."""
+    out = Collector()
+    sizing: list[azure_lb.Pool] = []
+    for i, spec in enumerate(pools):
+        pool = parse_surge(out, f"pools[{i}]", spec, whole_in(out, f"pools[{i}].max_count", spec.max_count, 1,
+                                                                 azure_lb.MAX_POOL_NODES))  # fmt: skip
+        if pool is not None:
+            sizing.append(pool)
+    if not pools:
+        out.add("pools", "[] is not allowed: at least one pool (every pool behind the load balancer counts)")
+    plan = check_outbound(out, outbound, sizing if not out.problems else None)
+    if out.problems or plan is None:
+        raise InvalidArgsError("outbound_profile", out.problems)
+    return plan

@@ -1,0 +1,203 @@
+"""The AKS components' arguments as plain dataclasses: no Pulumi import, so plans and policies can share them.
+
+Every field documents its default, its allowed range and what it conflicts with. The Pulumi components
+(:mod:`wirespeed.azure.components`) add only what needs the engine (resource group and cluster names that may
+be outputs); everything here is validated at once by :mod:`wirespeed.azure._validate`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+from wirespeed.manifests.node_tuning import PROFILE_LABEL
+
+if TYPE_CHECKING:
+    from wirespeed.profile import Profile
+
+__all__ = ["PROFILE_LABEL", "ClusterSpec", "NodePoolSpec", "OutboundSpec", "SnatAlertSpec"]
+# Linux OS SKUs of the pinned API (pulumi-azure-native 3.29.0, containerservice OSSKU, API 2025-09-01), minus the
+# deprecated CBLMariner: the agent and linuxOSConfig are Linux-only.
+LINUX_OS_SKUS = ("Ubuntu", "Ubuntu2204", "AzureLinux", "AzureLinux3")
+# Kubernetes taint effects (kubernetes.io/docs/concepts/scheduling-eviction/taint-and-toleration).
+TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+# Azure availability zone names.
+ZONES = ("1", "2", "3")
+
+OutboundType = Literal["loadBalancer", "managedNATGateway"]
+IpMode = Literal["managed", "created", "existing"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class NodePoolSpec:
+    """One network-optimised AKS node pool.
+
+    ``linux_os_config`` (the AKS sysctls derived from ``profile`` and ``extra_sysctls``), ``vm_size``, ``zones``
+    and ``max_pods`` are create-only: changing one replaces the pool (new VMs). The component lists them in its
+    ``replace_on_change`` output so ``wirespeed plan`` can warn.
+    """
+
+    name: str
+    """AKS pool name. Required. 1-12 lowercase letters and digits, starting with a letter; unique in the cluster."""
+
+    vm_size: str
+    """Azure VM size, e.g. ``Standard_D16s_v6``. Required. Looked up in wirespeed's catalog (``Standard_`` prefix
+    and case optional). Refused unless network-optimised (a v6 MANA size) or ``allow_non_network_optimised`` gives
+    a reason; refused always when the size cannot have accelerated networking or is not in the catalog."""
+
+    min_count: int = 1
+    """Autoscaler minimum. Default 1. 0..1,000 (1..1,000 for the system pool); at most ``max_count``. Equal to
+    ``max_count`` means a fixed-size pool (autoscaling off)."""
+
+    max_count: int = 3
+    """Autoscaler maximum. Default 3. 1..1,000. Counted in outbound sizing together with ``max_surge``."""
+
+    max_surge: str = "10%"
+    """Extra nodes during an upgrade: a node count (``"2"``, 1..``max_count``) or a percent of the pool
+    (``"10%"``, above 0 up to 100, rounded up). Default ``"10%"`` (the AKS API default). Not 0: maxUnavailable
+    stays 0 and AKS refuses both at 0. Counted in outbound sizing: AKS requires ports for maxCount + surge of
+    every pool."""
+
+    zones: Sequence[str] = ()
+    """Availability zones, each of ``"1"``, ``"2"``, ``"3"``. Default none (regional). Create-only."""
+
+    os_sku: str = "Ubuntu"
+    """Node OS: ``Ubuntu`` (default), ``Ubuntu2204``, ``AzureLinux``, ``AzureLinux3``. Windows is refused."""
+
+    max_pods: int | None = None
+    """Pods per node, 10..250. Default None (AKS's default for the network plugin). Create-only."""
+
+    profile: str | Profile = "throughput"
+    """Tuning profile: a built-in name (``throughput``, ``balanced``) or a :class:`wirespeed.profile.Profile`.
+    Default ``throughput``. Sets the node label ``wirespeed.io/profile`` and the AKS sysctls it can."""
+
+    labels: Mapping[str, str] = field(default_factory=dict)
+    """Extra node labels. ``wirespeed.io/profile`` is added; setting it to another value than the profile's name
+    is refused (the DaemonSet selects nodes by it)."""
+
+    taints: Sequence[str] = ()
+    """Node taints as ``KEY[=VALUE]:EFFECT`` (EFFECT NoSchedule, PreferNoSchedule or NoExecute). Default none.
+    The tuning DaemonSet tolerates every taint."""
+
+    extra_sysctls: Mapping[str, int | str] = field(default_factory=dict)
+    """More sysctls for AKS to set at node creation, by kernel name (``net.core.somaxconn``), within AKS's ranges
+    (:mod:`wirespeed.azure.aks_sysctls`). Default none. A name the profile already sets is refused. Create-only."""
+
+    allow_non_network_optimised: str | None = None
+    """Why this pool may use a size that is not network-optimised (e.g. ``"GPU pool, egress is light"``).
+    Default None: such sizes are refused. Must be non-empty text when given; shown in the plan."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class OutboundSpec:
+    """The cluster's egress: a Standard Load Balancer with explicit SNAT ports, or a managed NAT gateway.
+
+    Load balancer: give exactly one of ``allocated_outbound_ports`` or ``connections_per_second``. The IP count
+    is minimised for the ports x (maxCount + surge of every pool) unless ``outbound_ip_count`` fixes it (then it
+    is checked). ``outbound_type`` is create-only on AKS.
+    """
+
+    type: OutboundType = "loadBalancer"
+    """``loadBalancer`` (default) or ``managedNATGateway``. Create-only on AKS."""
+
+    allocated_outbound_ports: int | None = None
+    """SNAT ports per node, 8..64,000, a multiple of 8. Never 0 (Azure's default halves as the pool grows).
+    Conflicts with ``connections_per_second``. Load balancer only."""
+
+    connections_per_second: float | None = None
+    """Peak new outbound connections per second per node to its busiest destination; ports are sized from it
+    (rate x ``hold_seconds`` x ``headroom``). Conflicts with ``allocated_outbound_ports``. Load balancer only."""
+
+    hold_seconds: float = 240.0
+    """Seconds a SNAT port stays taken per connection (lifetime + Azure's 4-minute reuse cooldown). 1..3,600."""
+
+    headroom: float = 1.25
+    """Multiplier over the mean ports in use, 1..10. Default 1.25."""
+
+    ip_mode: IpMode = "managed"
+    """``managed`` (AKS creates the IPs, default), ``created`` (wirespeed creates Standard static zone-redundant
+    public IPs you can give partners to allowlist) or ``existing`` (your IP or prefix IDs)."""
+
+    outbound_ip_count: int | None = None
+    """Fix the IP count (1..100) instead of minimising it; the ports are then checked against it. Required with
+    ``existing_prefix_ids`` (the IPs the prefixes hold); must equal the number of ``existing_ip_ids``."""
+
+    existing_ip_ids: Sequence[str] = ()
+    """Public IP resource IDs (``ip_mode='existing'``). Conflicts with ``existing_prefix_ids``."""
+
+    existing_prefix_ids: Sequence[str] = ()
+    """Public IP prefix resource IDs (``ip_mode='existing'``). Conflicts with ``existing_ip_ids``."""
+
+    idle_timeout_minutes: int | None = None
+    """Outbound flow idle timeout, 4..120 minutes. Default 30 (load balancer) or 4 (NAT gateway)."""
+
+    nat_gateway_ip_count: int | None = None
+    """Managed NAT gateway IPs, 1..16. Conflicts with ``nat_gateway_flows``. NAT gateway only."""
+
+    nat_gateway_flows: int | None = None
+    """Peak concurrent outbound flows of the whole cluster; IPs sized at 64,512 ports each (max 16). Conflicts
+    with ``nat_gateway_ip_count``. NAT gateway only."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class SnatAlertSpec:
+    """An Azure Monitor metric alert on the cluster load balancer's SNAT ports (the ASOS failure, seen early).
+
+    Fires when ``UsedSnatPorts`` (maximum over backend IPs, i.e. the busiest node) passes ``threshold_percent`` of
+    the explicit ``allocatedOutboundPorts`` (equal to ``AllocatedSnatPorts`` because wirespeed never leaves it at
+    0). Load balancer outbound only.
+    """
+
+    threshold_percent: float = 80.0
+    """Percent of the allocated ports, 1..99. Default 80."""
+
+    severity: int = 2
+    """Alert severity 0 (critical) .. 4. Default 2 (warning)."""
+
+    window_size: str = "PT5M"
+    """ISO 8601 window the maximum is taken over. Default 5 minutes."""
+
+    evaluation_frequency: str = "PT1M"
+    """ISO 8601 evaluation interval. Default 1 minute."""
+
+    action_group_ids: Sequence[str] = ()
+    """Action group resource IDs to notify. Default none (the alert shows in Azure Monitor only)."""
+
+
+def default_system_pool() -> NodePoolSpec:
+    """A small network-optimised system pool: 2..3 Standard_D4s_v6 (MANA), one node of surge."""
+    return NodePoolSpec(name="system", vm_size="Standard_D4s_v6", min_count=2, max_count=3, max_surge="1")
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClusterSpec:
+    """A tuned AKS cluster: network-optimised pools, outbound sized over all of them, the tuning DaemonSet."""
+
+    location: str
+    """Azure region, e.g. ``westeurope``. Required."""
+
+    system_pool: NodePoolSpec = field(default_factory=default_system_pool)
+    """The system pool (critical add-ons), network-optimised like the others. Default 2..3 Standard_D4s_v6."""
+
+    pools: Sequence[NodePoolSpec] = ()
+    """User pools, each created as a :class:`NetworkOptimizedNodePool`. Names unique with the system pool."""
+
+    outbound: OutboundSpec = field(default_factory=lambda: OutboundSpec(connections_per_second=4.0))
+    """Egress. Default: load balancer sized for 4 new connections/s per node to one destination (1,200 ports,
+    above Azure's 1,024 default) with AKS-managed IPs."""
+
+    kubernetes_version: str | None = None
+    """Kubernetes version; default None (AKS's default)."""
+
+    tuning: bool = True
+    """Install the tuning DaemonSet (``wirespeed.kubernetes.NodeTuning``) with the pools' profiles. Default on."""
+
+    tuning_image: str | None = None
+    """Agent image for the DaemonSet; default None (NodeTuning's documented default)."""
+
+    tuning_namespace: str = "wirespeed-system"
+    """Namespace of the DaemonSet. Default ``wirespeed-system``."""
+
+    snat_alert: SnatAlertSpec | None = None
+    """Metric alert on SNAT port use; default None (off). Load balancer outbound only."""

@@ -1,0 +1,125 @@
+"""`wirespeed plan` through the installed console script: program mode, workload fallback, errors, --compare.
+
+Programs run under the Pulumi SDK's mocks inside the CLI process (no engine, no cloud account).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import ROOT
+
+WIRESPEED = shutil.which("wirespeed", path=str(Path(sys.executable).parent)) or shutil.which("wirespeed")
+FIXTURES = ROOT / "tests" / "fixtures" / "programs"
+BASIC = FIXTURES / "aks-basic"
+
+
+def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    assert WIRESPEED, "the wirespeed console script is not installed (pip install -e .)"
+    return subprocess.run([WIRESPEED, *args], capture_output=True, text=True, timeout=300, check=False, cwd=cwd)
+
+
+def test_plan_dir_json_is_one_document_under_pulumi_mocks():
+    out = run("plan", str(BASIC), "--json")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert (doc["mode"], doc["project"], doc["stack"]) == ("program", "aks-basic", None)
+    assert [p["name"] for p in doc["pools"]] == ["system", "ingest"]
+
+
+def test_plan_without_dir_plans_the_project_here_and_says_so_under_pulumi_mocks():
+    out = run("plan", cwd=BASIC)
+    assert out.returncode == 0, out.stderr
+    first, second = out.stdout.splitlines()[:2]
+    assert first == "Planning the Pulumi project in the current directory (Pulumi.yaml found)."
+    assert second.startswith("# Pulumi project aks-basic in ., Pulumi.yaml defaults: 8 resources")
+
+
+def test_plan_outside_a_project_falls_back_to_the_bundled_workload_and_says_so(tmp_path):
+    out = run("plan", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[0] == (
+        "No Pulumi.yaml here: planning the bundled example workload (give DIR for a Pulumi project, "
+        "--workload FILE for your own workload)."
+    )
+    as_json = run("plan", "--json", cwd=tmp_path)
+    assert json.loads(as_json.stdout)["workload"] == "checkout-api (bundled example)"
+    assert as_json.stderr.startswith("No Pulumi.yaml here")
+
+
+def test_workload_mode_is_unchanged():
+    out = run("plan", "--workload", "examples/workloads/ingest-eks.json", "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["workload"] == "log-ingest on EKS"
+
+
+def test_input_properties_error_exits_2_listing_every_problem_under_pulumi_mocks():
+    out = run("plan", str(FIXTURES / "invalid-inputs"))
+    assert out.returncode == 2
+    assert out.stdout == ""
+    assert out.stderr == (
+        f"error: {FIXTURES / 'invalid-inputs' / '__main__.py'}: the program refused its inputs: invalid "
+        "NetworkOptimizedNodePool arguments\n"
+        "  vm_size: 'Standard_D4s_v3' is not network-optimised: give allow_reason\n"
+        "  max_surge: '40' is larger than the pool (max_count 20)\n"
+    )
+
+
+def test_outbound_that_does_not_fit_prints_the_plan_then_exits_2_under_pulumi_mocks():
+    out = run("plan", str(BASIC), "--stack", "prod")
+    assert out.returncode == 2
+    assert "Does NOT fit: short by 64,000 ports." in out.stdout
+    assert out.stderr == "error: cluster aks-plan: 192,000 SNAT ports required but 128,000 available\n"
+
+
+def test_one_line_errors_for_bad_projects(tmp_path):
+    cases = {
+        ("plan", str(tmp_path)): f"error: {tmp_path}: no Pulumi.yaml (not a Pulumi project)\n",
+        ("plan", str(BASIC), "--stack", "staging"): (
+            f"error: --stack: 'staging' has no Pulumi.staging.yaml in {BASIC}; stacks here: prod\n"
+        ),
+        ("plan", str(BASIC), "--workload", "x.json"): (
+            "error: --workload plans a workload file: give it alone, without DIR, --stack or --compare\n"
+        ),
+    }
+    for args, stderr in cases.items():
+        out = run(*args)
+        assert (out.returncode, out.stderr) == (2, stderr), args
+
+
+def test_compare_marks_the_replaced_pool_under_pulumi_mocks(tmp_path):
+    previous = tmp_path / "previous.json"
+    previous.write_text(run("plan", str(BASIC), "--json").stdout)
+    out = run("plan", str(BASIC), "--stack", "prod", "--compare", str(previous))
+    assert '- ingest (cluster aks-plan) REPLACES THE POOL: vmSize "Standard_D16s_v6" -> "Standard_D32s_v6"' in (
+        out.stdout
+    )
+    missing = run("plan", str(BASIC), "--compare", str(tmp_path / "none.json"))
+    assert (missing.returncode, missing.stderr) == (
+        2,
+        f"error: --compare: '{tmp_path / 'none.json'}' cannot be read (No such file or directory)\n",
+    )
+
+
+def test_a_component_output_holding_a_resource_settles_under_pulumi_mocks(tmp_path):
+    # Regression: rebuilding the resource reference in a registered output off the event loop created outputs
+    # no loop ran, and the plan waited forever. A subprocess with a timeout so a regression fails, not hangs.
+    (tmp_path / "Pulumi.yaml").write_text("name: ref\nruntime: python\n")
+    (tmp_path / "__main__.py").write_text(
+        "from pulumi_azure_native import containerservice as cs\n"
+        "from wirespeed.azure import NetworkOptimizedNodePool, NetworkOptimizedNodePoolArgs\n"
+        "c = cs.ManagedCluster('aks', resource_group_name='rg', dns_prefix='a', agent_pool_profiles=[\n"
+        "    cs.ManagedClusterAgentPoolProfileArgs(name='sys', mode='System', vm_size='Standard_D4ds_v6', count=3)])\n"
+        "NetworkOptimizedNodePool('p', NetworkOptimizedNodePoolArgs(name='p', vm_size='Standard_D16s_v6',\n"
+        "    resource_group_name='rg', cluster_name=c.name))\n"
+    )
+    out = run("plan", str(tmp_path), "--json")
+    assert out.returncode == 0, out.stderr
+    component = next(r for r in json.loads(out.stdout)["resources"] if r["type"].endswith("NetworkOptimizedNodePool"))
+    assert component["outputs"]["agent_pool"] == (
+        "urn:pulumi:plan::ref::wirespeed:index:NetworkOptimizedNodePool$azure-native:containerservice:AgentPool::p-pool"
+    )

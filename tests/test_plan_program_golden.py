@@ -1,0 +1,68 @@
+"""`wirespeed plan` of every example and of the root project, kept as golden files so reviews show changes.
+
+Each project runs under the Pulumi SDK's mocks (no engine, no cloud). The text plan is what `wirespeed plan
+DIR [--stack S]` prints; the JSON what `--json` prints. Regenerate after an intended change with
+
+    WIRESPEED_REGEN_GOLDEN=1 .venv/bin/pytest tests/test_plan_program_golden.py
+
+and review the diff of tests/golden/plan/ like any other change.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+from wirespeed.program import run_program
+from wirespeed.program.review import review
+
+GOLDEN = ROOT / "tests" / "golden" / "plan"
+REGEN = os.environ.get("WIRESPEED_REGEN_GOLDEN") == "1"
+
+# (golden name, project directory relative to the repository, stack or None for Pulumi.yaml defaults)
+PROJECTS = [
+    ("root", ".", None),
+    ("root-dev", ".", "dev"),
+    ("fixture-aks-basic", "tests/fixtures/programs/aks-basic", None),
+    ("aks-dsv6", "examples/aks-dsv6", None),
+    ("aks-natgw", "examples/aks-natgw", None),
+    ("aks-existing-cluster", "examples/aks-existing-cluster", "dev"),
+]
+
+
+def rendered(directory: str, stack: str | None) -> tuple[str, str]:
+    result = review(run_program(ROOT / directory, stack))
+    return result.explain(directory) + "\n", json.dumps(result.to_json(), indent=2) + "\n"
+
+
+@pytest.mark.parametrize(("name", "directory", "stack"), PROJECTS, ids=[p[0] for p in PROJECTS])
+def test_plan_matches_the_golden_files_under_pulumi_mocks(name, directory, stack):
+    text, as_json = rendered(directory, stack)
+    if REGEN:
+        (GOLDEN / f"{name}.txt").write_text(text)
+        (GOLDEN / f"{name}.json").write_text(as_json)
+    assert text == (GOLDEN / f"{name}.txt").read_text()
+    assert as_json == (GOLDEN / f"{name}.json").read_text()
+
+
+def test_every_project_in_the_repository_has_a_golden_plan():
+    projects = {str(p.parent.relative_to(ROOT)) for p in ROOT.glob("examples/*/Pulumi.yaml")}
+    if (ROOT / "Pulumi.yaml").is_file():
+        projects.add(".")
+    assert projects <= {p[1] for p in PROJECTS}
+
+
+def test_the_cli_prints_exactly_the_golden_plan_under_pulumi_mocks():
+    name, directory, stack = PROJECTS[-1]
+    wirespeed = shutil.which("wirespeed", path=str(Path(sys.executable).parent)) or "wirespeed"
+    args = [wirespeed, "plan", directory] + (["--stack", stack] if stack else [])
+    out = subprocess.run(args, capture_output=True, text=True, timeout=300, check=False, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == (GOLDEN / f"{name}.txt").read_text()
