@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint test-python test-go system-deps agent clean regen
+.PHONY: demo test lint test-python test-go system-deps agent apiserver clean regen
 
 demo: $(STAMP)
 	$(BIN)/wirespeed plan .
@@ -27,7 +27,8 @@ lint: $(STAMP)
 	cd agent && go vet ./...
 	@cd agent && out=$$(gofmt -l .) && if [ -n "$$out" ]; then echo "gofmt needed: $$out"; exit 1; fi
 
-test-python: $(STAMP)
+# The API server tests (tests/apiserver.py) run the agent binary and a kube-apiserver built from source.
+test-python: $(STAMP) agent apiserver
 	$(BIN)/pytest
 
 # The static agent binary (what the image ships) is built first, so a broken build fails CI on its own line.
@@ -36,6 +37,10 @@ test-go: agent
 
 agent:
 	$(MAKE) -C agent build
+
+# kube-apiserver for the tests: ~5 min the first time, seconds once the Go build cache has it (test/apiserver/build.sh).
+apiserver:
+	./test/apiserver/build.sh
 
 # Regenerate committed artifacts after changing the models, sizing, the agent's RBAC, the manifests, the alert rules
 # or dashboard, or the pinned moto.
@@ -51,4 +56,4 @@ regen: $(STAMP)
 	UPDATE_GOLDEN=1 $(BIN)/pytest -q tests/test_render_node_tuning.py tests/test_alerts.py tests/test_dashboard.py
 
 clean:
-	rm -rf $(VENV) agent/bin
+	rm -rf $(VENV) agent/bin test/apiserver/bin

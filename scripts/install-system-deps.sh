@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Debian packages the test suite needs: real kernel objects (netns, veth, nftables) and a QEMU guest with
-# real NIC drivers. QEMU >= 8 is needed for the emulated igb NIC (SR-IOV VFs); bookworm has 7.2, so QEMU
-# comes from bookworm-backports. Idempotent: installs only what is missing. Needs root (CI runs as root).
+# Debian packages the test suite needs: real kernel objects (netns, veth, nftables), a QEMU guest with
+# real NIC drivers, and etcd for a real Kubernetes API server. QEMU >= 8 is needed for the emulated igb NIC
+# (SR-IOV VFs); bookworm has 7.2, so QEMU comes from bookworm-backports. Idempotent: installs only what is missing. Needs root (CI runs as root).
 set -euo pipefail
 
 # prometheus: promtool checks and unit-tests the generated alert rules and parses every dashboard query.
-packages=(busybox-static cpio nftables iproute2 ethtool kmod zstd xz-utils prometheus)
+# etcd-server and openssl: the real API server the tests start (tests/apiserver.py; etcd 3.4 works with the
+# kube-apiserver test/apiserver/build.sh builds).
+packages=(busybox-static cpio nftables iproute2 ethtool kmod zstd xz-utils prometheus etcd-server openssl)
 backports=(qemu-system-x86)
 
 missing=()

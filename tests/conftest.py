@@ -2,11 +2,14 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import settings
+
+from apiserver import ApiServer, PrerequisiteMissingError, running
 
 # Speed is measured in bench/, never asserted in tests: hypothesis' default 200 ms per-example deadline is a
 # timed assertion that fails at random on a loaded 2-core CI machine.
@@ -63,3 +66,19 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 @pytest.fixture(scope="session")
 def profile_vectors() -> dict[str, Any]:
     return json.loads((VECTORS / "profiles.json").read_text())
+
+
+@pytest.fixture(scope="session")
+def apiserver() -> Iterator[ApiServer]:
+    """One real etcd + kube-apiserver for the session (tests/apiserver.py); skipped locally, failed under CI=true,
+    when etcd or the built kube-apiserver is missing."""
+    try:
+        with running() as server:
+            yield server
+    except PrerequisiteMissingError as exc:
+        decision = netns_gate(str(exc), os.environ.get("CI"))  # the same rule: under CI=true, fail
+        assert decision is not None
+        action, message = decision
+        if action == "fail":
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)

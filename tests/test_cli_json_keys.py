@@ -32,7 +32,9 @@ SAMPLES: dict[str, list[list[str]]] = {
     "size rings": [["--driver", "mlx5_core", "--line-rate-gbps", "100"], ["--driver", "ena", "--line-rate-gbps", "1"]],
     "size backlog": [["--line-rate-gbps", "100"], ["--line-rate-gbps", "800", "--stall-ms", "1000"]],
     "size mtu": [["--driver", "ena"], ["--driver", "mana", "--crosses-gateway"]],
-    "plan": [[], ["--workload", str(EXAMPLES / "ingest-eks.json")]],
+    "plan": [["--workload", str(EXAMPLES / "checkout-api.json")], ["--workload", str(EXAMPLES / "ingest-eks.json")]],
+    # A Pulumi program planned under the SDK's mocks (`DIR` in the heading is the positional argument).
+    "plan DIR": [[str(ROOT)], [str(ROOT / "examples" / "aks-natgw")]],
     "catalog show": [["D16s_v6"], ["c6in.8xlarge"]],
     "catalog list": [["--cloud", "aws", "--min-gbps", "100"]],
     "check": [
@@ -96,7 +98,7 @@ def _json(command: str, args: list[str]) -> Any:
         out = invoke(*command.split(), *args, "--format", "json")
         assert out.returncode in FORMAT_JSON[command], out.stderr
     else:
-        out = invoke(*command.split(), *args, "--json")
+        out = invoke(*command.removesuffix(" DIR").split(), *args, "--json")
         assert out.returncode == 0, out.stderr
     return json.loads(out.stdout)
 
@@ -105,8 +107,12 @@ def _records(data: Any) -> list[dict[str, Any]]:
     return data if isinstance(data, list) else [data]
 
 
+# Commands whose --json needs a live cluster: their keys are checked against this doc where one runs.
+CLUSTER_COMMANDS = {"drift": "tests/test_drift_apiserver.py"}
+
+
 def test_the_doc_parses_into_the_sections_it_has():
-    assert set(DOCUMENTED) == set(SAMPLES)
+    assert set(DOCUMENTED) == set(SAMPLES) | set(CLUSTER_COMMANDS)
     assert DOCUMENTED["size rings"][0] >= {"rx", "tx", "rx_default", "tx_default"}
     assert DOCUMENTED["size azure-lb"][1] == {"pools": {"max_count", "surge_nodes", "nodes_at_max"}}
     assert DOCUMENTED["size mtu"][0] == {"driver", "path", "mtu", "reason"}
@@ -124,7 +130,7 @@ def test_every_json_command_is_documented():
             found |= json_commands(sub, (*path, name))
         return found
 
-    assert json_commands(typer.main.get_command(app), ()) == set(DOCUMENTED)
+    assert json_commands(typer.main.get_command(app), ()) == {c.removesuffix(" DIR") for c in DOCUMENTED}
 
 
 @pytest.mark.parametrize(
@@ -144,7 +150,8 @@ def test_json_keys_are_exactly_the_documented_ones(command, args):
 
 
 @pytest.mark.parametrize("workload", [None, EXAMPLES / "checkout-api.json", EXAMPLES / "ingest-eks.json"])
-def test_plan_nests_the_documented_objects(workload):
+def test_plan_nests_the_documented_objects(workload, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # no Pulumi.yaml here: `plan` alone plans the bundled workload
     data = _json("plan", [] if workload is None else ["--workload", str(workload)])
     outbound = "size azure-lb" if "allocated_outbound_ports" in data["outbound"] else "size aws-natgw"
     assert set(data["outbound"]) == DOCUMENTED[outbound][0]

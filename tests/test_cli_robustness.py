@@ -274,7 +274,8 @@ def invocations(draw: st.DrawFn, files: Files) -> Invocation:
 # --- the contract ---------------------------------------------------------------------------------------------
 
 
-LISTS_EVERY_PROBLEM = {("profile", "validate"), ("render", "node-tuning")}
+# `plan` lists every problem a program's pulumi.InputPropertiesError names.
+LISTS_EVERY_PROBLEM = {("profile", "validate"), ("render", "node-tuning"), ("plan",)}
 
 
 # `check` exits 1 for a verdict (a mandatory policy violation): printed on stdout, nothing on stderr.

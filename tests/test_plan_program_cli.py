@@ -65,11 +65,13 @@ def test_input_properties_error_exits_2_listing_every_problem_under_pulumi_mocks
     out = run("plan", str(FIXTURES / "invalid-inputs"))
     assert out.returncode == 2
     assert out.stdout == ""
-    assert out.stderr == (
+    refused = (
         f"error: {FIXTURES / 'invalid-inputs' / '__main__.py'}: the program refused its inputs: invalid "
-        "NetworkOptimizedNodePool arguments\n"
-        "  vm_size: 'Standard_D4s_v3' is not network-optimised: give allow_reason\n"
-        "  max_surge: '40' is larger than the pool (max_count 20)\n"
+        "NetworkOptimizedNodePool arguments"
+    )
+    assert out.stderr == (
+        f"{refused}: vm_size: 'Standard_D4s_v3' is not network-optimised: give allow_reason\n"
+        f"{refused}: max_surge: '40' is larger than the pool (max_count 20)\n"
     )
 
 
@@ -128,3 +130,26 @@ def test_a_component_output_holding_a_resource_settles_under_pulumi_mocks(tmp_pa
     assert component["outputs"]["agent_pool"] == (
         "urn:pulumi:plan::ref::wirespeed:index:NetworkOptimizedNodePool$azure-native:containerservice:AgentPool::p-pool"
     )
+
+
+def test_compare_with_a_plan_of_the_wrong_shape_is_one_error_under_pulumi_mocks(tmp_path):
+    header = {"mode": "program", "schema_version": 1, "project": "aks-basic"}
+    cases = {
+        "pools-not-a-list": ({**header, "pools": 7}, "`pools` of the previous plan is not a list of pool objects"),
+        "pool-not-an-object": ({**header, "pools": [3]}, "`pools` of the previous plan is not a list of pool objects"),
+        "create-only-not-an-object": (
+            {**header, "pools": [{"cluster": "aks-plan", "name": "ingest", "create_only": 5}]},
+            "pool ingest: `create_only` of the previous plan is not an object",
+        ),
+        "nested-too-deep": ("[" * 100_000, "not a `wirespeed plan --json` document (too deep or too large)"),
+    }
+    for name, (document, message) in cases.items():
+        previous = tmp_path / f"{name}.json"
+        previous.write_text(document if isinstance(document, str) else json.dumps(document))
+        out = run("plan", str(BASIC), "--compare", str(previous))
+        assert (out.returncode, out.stderr) == (
+            2,
+            f"error: --compare: {previous}: {message}\n"
+            if name == "nested-too-deep"
+            else f"error: --compare: {message}\n",
+        ), name

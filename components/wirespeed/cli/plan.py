@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
-from wirespeed.cli._common import JsonFlag, emit, fail
+from wirespeed.cli._common import JsonFlag, emit, fail, one_line
 from wirespeed.cli.check import load_config
 from wirespeed.errors import UserError
 
@@ -56,9 +56,8 @@ def plan(
     ] = None,
     as_json: JsonFlag = False,
 ) -> None:
-    """Plan offline: run a Pulumi program under mocks (resources, sizing, what would replace a pool, the policy
-    rules' verdicts), or size a node pool from a workload file. Exit 2 on bad input, a failing program, an
-    outbound that does not fit or a mandatory policy violation."""
+    """Plan offline: run a Pulumi program under mocks (resources, sizing, what would replace a pool), or size a
+    node pool from a workload file. Exit 2 on bad input, a failing program or an outbound that does not fit."""
     if workload is not None:
         if directory is not None or stack is not None or compare is not None:
             fail("--workload plans a workload file: give it alone, without DIR, --stack or --compare")
@@ -66,25 +65,26 @@ def plan(
             fail("--policy-config checks the resources a Pulumi program registers: give DIR, not --workload")
         _plan_workload(workload, as_json, announce=None)
         return
-    here = directory is None and (Path.cwd() / "Pulumi.yaml").is_file()
-    if directory is None and not here:
-        if stack is not None or compare is not None:
-            fail("--stack and --compare need a Pulumi project: no Pulumi.yaml in the current directory")
-        if policy_config is not None:
-            fail("--policy-config needs a Pulumi project: no Pulumi.yaml in the current directory")
-        _plan_workload(
-            None,
-            as_json,
-            announce="No Pulumi.yaml here: planning the bundled example workload "
-            "(give DIR for a Pulumi project, --workload FILE for your own workload).",
-        )
-        return
+    announce = None
+    if directory is None:
+        if (Path.cwd() / "Pulumi.yaml").is_file():
+            directory = Path(".")
+            announce = "Planning the Pulumi project in the current directory (Pulumi.yaml found)."
+        else:
+            if stack is not None or compare is not None:
+                fail("--stack and --compare need a Pulumi project: no Pulumi.yaml in the current directory")
+            if policy_config is not None:
+                fail("--policy-config needs a Pulumi project: no Pulumi.yaml in the current directory")
+            _plan_workload(
+                None,
+                as_json,
+                announce="No Pulumi.yaml here: planning the bundled example workload "
+                "(give DIR for a Pulumi project, --workload FILE for your own workload).",
+            )
+            return
     # Read before anything is printed, so a bad config is the only line of output.
     config = load_config(policy_config, "--policy-config")
-    if directory is None:
-        directory = Path(".")
-        _announce("Planning the Pulumi project in the current directory (Pulumi.yaml found).", as_json)
-    _plan_program(directory, stack, compare, config, as_json)
+    _plan_program(directory, stack, compare, config, as_json, announce)
 
 
 def _announce(line: str, as_json: bool) -> None:
@@ -122,22 +122,33 @@ def _plan_workload(path: Path | None, as_json: bool, announce: str | None) -> No
     emit(result, as_json)
 
 
-def _plan_program(directory: Path, stack: str | None, compare: Path | None, config: Any, as_json: bool) -> None:
+def _plan_program(
+    directory: Path, stack: str | None, compare: Path | None, config: Any, as_json: bool, announce: str | None
+) -> None:
     from wirespeed.check.registered import verdicts
     from wirespeed.program import ProgramError, run_program
     from wirespeed.program.compare import CompareError, compare_with
     from wirespeed.program.review import review
 
     try:
+        previous = None if compare is None else _read_previous(compare)  # a bad file fails before the program runs
         planned = run_program(directory, stack)
         result = review(planned)
-        if compare is not None:
-            result = compare_with(result, _read_previous(compare))
+        if previous is not None:
+            result = compare_with(result, previous)
     except (ProgramError, CompareError) as exc:
+        message = str(getattr(exc, "message", exc))
         problems = getattr(exc, "problems", [])
-        fail(str(getattr(exc, "message", exc)) + "".join(f"\n  {p}" for p in problems))
+        if not problems:
+            fail(message)
+        # Every problem the program listed, one `error:` line each, so a reviewer fixes them in one go.
+        for problem in problems[:-1]:
+            typer.echo(f"error: {one_line(f'{message}: {problem}')}", err=True)
+        fail(f"{message}: {problems[-1]}")
     # The same rules the policy pack runs in `pulumi preview --policy-pack`, on what the program registered.
     found = verdicts(planned.resources, config)
+    if announce:
+        _announce(announce, as_json)
     if as_json:
         typer.echo(json.dumps({**result.to_json(), "policy": _policy_json(found)}, indent=2, sort_keys=False))
     else:
@@ -166,13 +177,19 @@ def _read_previous(path: Path) -> dict[str, Any]:
     from wirespeed.program.compare import CompareError
 
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise CompareError(f"--compare: {str(path)!r} cannot be read ({exc.strerror})") from None
     except UnicodeDecodeError:
         raise CompareError(f"--compare: {path}: not UTF-8 text") from None
+    try:
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise CompareError(f"--compare: {path}: not JSON ({exc.msg} at line {exc.lineno})") from None
+    except (ValueError, RecursionError):  # numbers past Python's digit limit, nesting past the recursion limit
+        raise CompareError(
+            f"--compare: {path}: not a `wirespeed plan --json` document (too deep or too large)"
+        ) from None
     if not isinstance(data, dict):
         raise CompareError(f"--compare: {path}: not a `wirespeed plan --json` document")
     return data

@@ -32,9 +32,10 @@ def compare_with(current: PlanReview, previous: Mapping[str, Any]) -> PlanReview
     project = current.plan.project.name
     if previous.get("project") != project:
         raise CompareError(f"--compare: the previous plan is of project {previous.get('project')!r}, not {project!r}")
-    before = {
-        (str(p.get("cluster")), str(p.get("name"))): p for p in previous.get("pools") or [] if isinstance(p, Mapping)
-    }
+    pools = previous.get("pools") or []
+    if not isinstance(pools, list) or not all(isinstance(p, Mapping) for p in pools):
+        raise CompareError("--compare: `pools` of the previous plan is not a list of pool objects")
+    before = {(str(p.get("cluster")), str(p.get("name"))): p for p in pools}
     replacements: list[Replacement] = []
     findings: list[str] = []
     seen = set()
@@ -47,6 +48,8 @@ def compare_with(current: PlanReview, previous: Mapping[str, Any]) -> PlanReview
             continue
         now = pool.to_json()["create_only"]
         was = old.get("create_only") or {}
+        if not isinstance(was, Mapping):
+            raise CompareError(f"--compare: pool {pool.name}: `create_only` of the previous plan is not an object")
         changed = {k: (was.get(k), v) for k, v in now.items() if was.get(k) != v}
         if changed:
             replacements.append(Replacement(pool.name, pool.cluster, changed))

@@ -1,0 +1,61 @@
+"""`wirespeed drift`: is every node still tuned the way its profile says? Reads a live cluster.
+
+Exit 0 when every managed node is tuned, 1 when any drifted, 2 when the cluster cannot be read (one ``error:``
+line naming the kubeconfig and context), as for every other bad input.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from wirespeed.cli._common import JsonFlag, emit, fail
+
+
+def register(app: typer.Typer) -> None:
+    app.command("drift")(drift)
+
+
+def drift(
+    kubeconfig: Annotated[
+        Path | None,
+        typer.Option(help="Kubeconfig file. Default: $KUBECONFIG, else ~/.kube/config (exec plugins work)."),
+    ] = None,
+    context: Annotated[str | None, typer.Option(help="Kubeconfig context. Default: its current-context.")] = None,
+    selector: Annotated[
+        str | None, typer.Option(help="Only nodes matching this label selector, e.g. agentpool=net.")
+    ] = None,
+    stale_after: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            max=10_080,
+            help="Minutes without a report after which a node's agent counts as stale (it reports every 5).",
+        ),
+    ] = 15,
+    as_json: JsonFlag = False,
+) -> None:
+    """Compare every node's tuning status with the profile its wirespeed.io/profile label names; list drift.
+
+    Exit 0 when every labelled node is tuned, 1 when any drifted, 2 when the cluster cannot be read.
+    """
+    from wirespeed.drift import judge, profiles_from_config_maps
+    from wirespeed.drift.cluster import Target, connect, list_nodes, list_profile_config_maps
+    from wirespeed.errors import UserError
+
+    target = Target(kubeconfig, context)
+    try:
+        api = connect(target)
+        with api:
+            profiles = profiles_from_config_maps(list_profile_config_maps(api, target))
+            report = judge(
+                list_nodes(api, target, selector), profiles, datetime.now(UTC), timedelta(minutes=stale_after)
+            )
+    except UserError as exc:
+        fail(str(exc))
+    emit(report, as_json)
+    if report.drifted:
+        raise typer.Exit(1)

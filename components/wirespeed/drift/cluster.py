@@ -1,0 +1,187 @@
+"""Reading Nodes and tuning ConfigMaps from a cluster with the official ``kubernetes`` client.
+
+Kubeconfig conventions are the client's own (``$KUBECONFIG``, ``~/.kube/config``, contexts, exec credential
+plugins such as ``kubelogin`` or ``aws eks get-token``). The client is imported here only, and this module only by
+`wirespeed drift`, so other commands never pay for it. Lists are paginated (``limit``/``continue``) and decoded
+from the raw JSON: building the client's model objects for thousands of Nodes costs more than judging them
+(bench/drift/RESULTS.md).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from wirespeed.drift.judge import CONDITION_TYPE, NodeFacts
+from wirespeed.drift.profiles import CONFIG_MAP_SELECTOR
+from wirespeed.errors import UserError
+
+PAGE_SIZE = 500  # kubectl's default chunk size (--chunk-size=500)
+CONNECT_TIMEOUT_S = 10.0
+READ_TIMEOUT_S = 60.0
+
+
+class KubeconfigError(UserError):
+    """The kubeconfig cannot be used (missing, malformed, unknown context, failing credential plugin)."""
+
+
+class KubernetesClientMissingError(UserError):
+    """The optional kubernetes client is not installed."""
+
+
+class ClusterUnreachableError(UserError):
+    """The API server did not answer, or refused to answer (authentication, RBAC)."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where the user pointed us: for messages that name the flags they gave."""
+
+    kubeconfig: Path | None
+    context: str | None
+
+    def describe(self) -> str:
+        if self.kubeconfig is not None:
+            where = f"--kubeconfig {self.kubeconfig}"
+        else:
+            where = f"--kubeconfig (default {os.environ.get('KUBECONFIG', '~/.kube/config')})"
+        return where + (f" --context {self.context}" if self.context is not None else "")
+
+
+def connect(target: Target) -> Any:
+    """An ``ApiClient`` for the target; :class:`KubeconfigError` when the kubeconfig cannot be used."""
+    import yaml
+
+    try:
+        from kubernetes import client, config
+    except ImportError as exc:
+        raise KubernetesClientMissingError(
+            f"{target.describe()}: wirespeed drift needs the kubernetes client: pip install 'wirespeed[drift]'"
+        ) from exc
+
+    configuration = client.Configuration()
+    # The client reports a failing exec credential plugin with logging.error and carries on anonymously, which
+    # would surface later as a puzzling 403 for system:anonymous: collect those records and fail here instead.
+    plugin_errors = _ErrorRecords()
+    root = logging.getLogger()
+    root.addHandler(plugin_errors)
+    try:
+        config.load_kube_config(  # type: ignore[no-untyped-call]  # the client ships no annotations
+            config_file=None if target.kubeconfig is None else str(target.kubeconfig),
+            context=target.context,
+            client_configuration=configuration,
+            persist_config=False,
+        )
+    # The client validates a kubeconfig only by using it: a document of the wrong shape surfaces as whatever its
+    # dict walks hit (TypeError, AttributeError, KeyError...). Only this call is guarded, so a bug elsewhere
+    # still shows as a traceback. A failing exec credential plugin raises ConfigException.
+    except (
+        config.ConfigException,
+        yaml.YAMLError,
+        OSError,
+        ValueError,
+        TypeError,
+        AttributeError,
+        KeyError,
+        IndexError,
+        RecursionError,  # a document nested deeper than the YAML parser's recursion
+    ) as exc:
+        raise KubeconfigError(f"{target.describe()}: not a usable kubeconfig: {_first_line(exc)}") from exc
+    finally:
+        root.removeHandler(plugin_errors)
+    if plugin_errors.messages:
+        message = _first_line(Exception(plugin_errors.messages[0]))
+        raise KubeconfigError(f"{target.describe()}: the credential plugin failed: {message}")
+    # One attempt per request: an unreachable cluster answers "exit 2" in seconds, not after urllib3's retries.
+    configuration.retries = 0
+    return client.ApiClient(configuration)
+
+
+class _ErrorRecords(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+def _first_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text[:300]
+
+
+def _get_pages(api: Any, target: Target, path: str, query: dict[str, str]) -> Iterator[dict[str, Any]]:
+    """Every item of a list, page by page."""
+    from kubernetes.client.exceptions import ApiException
+    from urllib3.exceptions import HTTPError
+
+    token = ""
+    while True:
+        params = [("limit", str(PAGE_SIZE)), *query.items()] + ([("continue", token)] if token else [])
+        try:
+            # The client's own serialiser adds the server, TLS and credentials (exec plugins included).
+            method, url, headers, body, post = api.param_serialize(
+                "GET", path, query_params=params, header_params={"Accept": "application/json"},
+                auth_settings=["BearerToken"],
+            )  # fmt: skip
+            response = api.call_api(method, url, headers, body, post, (CONNECT_TIMEOUT_S, READ_TIMEOUT_S))
+            data = response.read()
+        except ApiException as exc:  # the client wraps TLS failures (status 0)
+            raise ClusterUnreachableError(f"{target.describe()}: {path}: {_first_line(exc)}") from exc
+        except (HTTPError, OSError) as exc:
+            host = api.configuration.host
+            raise ClusterUnreachableError(
+                f"{target.describe()}: cannot reach the cluster at {host}: {_cause(exc)}"
+            ) from exc
+        if response.status != 200:
+            raise ClusterUnreachableError(
+                f"{target.describe()}: GET {path}: {response.status} {_api_reason(data, response.reason)}"
+            )
+        page = json.loads(data)
+        yield from page.get("items") or []
+        token = (page.get("metadata") or {}).get("continue") or ""
+        if not token:
+            return
+
+
+def _api_reason(body: bytes, reason: object) -> str:
+    """The Status message the API server sent (``nodes is forbidden: User ...``), else the HTTP reason."""
+    try:
+        message = json.loads(body).get("message")
+    except (TypeError, ValueError, AttributeError):
+        message = None
+    return _first_line(Exception(message or reason))
+
+
+def _cause(exc: BaseException) -> str:
+    reason = getattr(exc, "reason", None)  # urllib3's MaxRetryError carries the socket error as .reason
+    return _first_line(reason if isinstance(reason, BaseException) else exc)
+
+
+def node_facts(item: dict[str, Any]) -> NodeFacts:
+    meta = item.get("metadata") or {}
+    conditions = (item.get("status") or {}).get("conditions") or []
+    condition = next((c for c in conditions if c.get("type") == CONDITION_TYPE), None)
+    return NodeFacts(
+        name=str(meta.get("name", "")),
+        labels=meta.get("labels") or {},
+        annotations=meta.get("annotations") or {},
+        condition=condition,
+    )
+
+
+def list_nodes(api: Any, target: Target, selector: str | None) -> Iterator[NodeFacts]:
+    query = {"labelSelector": selector} if selector else {}
+    for item in _get_pages(api, target, "/api/v1/nodes", query):
+        yield node_facts(item)
+
+
+def list_profile_config_maps(api: Any, target: Target) -> list[dict[str, Any]]:
+    """The tuning ConfigMaps of every namespace (an install may use any namespace)."""
+    return list(_get_pages(api, target, "/api/v1/configmaps", {"labelSelector": CONFIG_MAP_SELECTOR}))

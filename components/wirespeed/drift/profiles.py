@@ -1,0 +1,46 @@
+"""The expected profiles, read from the cluster's tuning ConfigMaps (wirespeed.manifests renders them)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from wirespeed.drift.judge import ExpectedProfile
+from wirespeed.manifests.node_tuning import AGENT_NAME, PROFILE_KEY, PROFILE_LABEL
+from wirespeed.profile import ProfileError, load_profile
+
+# The labels every profile ConfigMap carries (wirespeed.manifests.node_tuning.config_map): the list selector.
+CONFIG_MAP_SELECTOR = f"app.kubernetes.io/name={AGENT_NAME},app.kubernetes.io/component=profile"
+
+
+def expected_profile(label: str, text: object) -> ExpectedProfile:
+    """The profile a ConfigMap labelled ``wirespeed.io/profile=<label>`` holds, or why it is unusable."""
+    if not isinstance(text, str):
+        return ExpectedProfile(label, problem=f"the ConfigMap has no {PROFILE_KEY} key")
+    try:
+        profile = load_profile(text)
+    except ProfileError as exc:
+        first = exc.problems[0] if exc.problems else ("", str(exc))
+        return ExpectedProfile(label, problem=f"{first[0] or '/'}: {first[1]}")
+    if profile.name != label:
+        return ExpectedProfile(label, problem=f"the ConfigMap's profile is named {profile.name!r}")
+    sysctls = {name: int(value) for name, value in profile.sysctls.as_dict().items()}
+    return ExpectedProfile(label, sysctls=sysctls)
+
+
+def profiles_from_config_maps(items: Iterable[Mapping[str, Any]]) -> dict[str, ExpectedProfile]:
+    """ConfigMaps (as the API returns them) -> expected profile per label value. Two ConfigMaps claiming one
+    profile (two installs in two namespaces) must agree, or nodes with that label cannot be judged."""
+    found: dict[str, ExpectedProfile] = {}
+    for item in items:
+        meta = item.get("metadata") or {}
+        label = (meta.get("labels") or {}).get(PROFILE_LABEL)
+        if not label:
+            continue
+        expected = expected_profile(label, (item.get("data") or {}).get(PROFILE_KEY))
+        previous = found.get(label)
+        if previous is not None and previous != expected:
+            where = f"{meta.get('namespace')}/{meta.get('name')}"
+            expected = ExpectedProfile(label, problem=f"ConfigMaps disagree on this profile (one of them: {where})")
+        found[label] = expected
+    return found

@@ -1,0 +1,326 @@
+"""A real Kubernetes API server for the tests: etcd plus kube-apiserver, on 127.0.0.1, torn down afterwards.
+
+kube-apiserver is built from k8s.io/kubernetes at the version test/apiserver/kube/go.mod pins
+(test/apiserver/build.sh; `make test` builds it); etcd is Debian's etcd-server. Each run generates its own CA,
+serving certificate and ServiceAccount signing key (openssl), so nothing secret is committed.
+
+What is on: RBAC and the Node authorizer (``--authorization-mode=Node,RBAC``), the default admission plugins
+(PodSecurity, ServiceAccount, Priority, ...), ServiceAccount tokens through TokenRequest. Clients authenticate
+with bearer tokens: the admin with a static token in group ``system:masters``, anything else with a real
+ServiceAccount token from :meth:`ApiServer.service_account_token`, so it gets exactly that account's RBAC.
+
+What is not there: no controller-manager (no ``default`` ServiceAccount, no garbage collection, no DaemonSet
+pods), no scheduler, no kubelet (tests create Node objects themselves).
+
+Run by hand (for the Go tests or a shell): ``python tests/apiserver.py`` prints the admin kubeconfig path and
+serves until interrupted.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import shutil
+import signal
+import socket
+import ssl
+import subprocess
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BUILD_SCRIPT = ROOT / "test" / "apiserver" / "build.sh"
+KUBE_APISERVER = ROOT / "test" / "apiserver" / "bin" / "kube-apiserver"
+KUBECTL = ROOT / "test" / "apiserver" / "bin" / "kubectl"  # same release, built beside it
+ADMIN_TOKEN_USER = "wirespeed-test-admin"
+READY_TIMEOUT_S = 120.0  # a cold start on a loaded 2-core machine; measured start-to-ready in bench/apiserver
+
+
+class PrerequisiteMissingError(Exception):
+    """A prerequisite is missing: the message says which and how to get it."""
+
+
+def missing_prerequisite() -> str | None:
+    """Why the fixture cannot start here, or None."""
+    problems = []
+    if shutil.which("etcd") is None:
+        problems.append("etcd (Debian package etcd-server: scripts/install-system-deps.sh)")
+    for binary in (KUBE_APISERVER, KUBECTL):
+        if not binary.exists():
+            problems.append(f"{binary.relative_to(ROOT)} (build it: {BUILD_SCRIPT.relative_to(ROOT)})")
+    if shutil.which("openssl") is None:
+        problems.append("openssl (Debian package openssl)")
+    if not problems:
+        return None
+    return "the real API server needs " + ", ".join(problems)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def _openssl(*args: str, cwd: Path) -> None:
+    subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True, timeout=60)
+
+
+def generate_certificates(directory: Path) -> None:
+    """ca.{crt,key}, serving.{crt,key} for 127.0.0.1/localhost, sa.{key,pub} for ServiceAccount tokens."""
+    _openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
+             "-subj", "/CN=wirespeed-test-ca", "-keyout", "ca.key", "-out", "ca.crt", cwd=directory)  # fmt: skip
+    _openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+             "-subj", "/CN=kube-apiserver", "-keyout", "serving.key", "-out", "serving.csr", cwd=directory)  # fmt: skip
+    (directory / "serving.ext").write_text(
+        "subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes.default.svc\nextendedKeyUsage=serverAuth\n"
+    )
+    _openssl("x509", "-req", "-in", "serving.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
+             "-days", "2", "-extfile", "serving.ext", "-out", "serving.crt", cwd=directory)  # fmt: skip
+    _openssl("genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", "sa.key", cwd=directory)
+    _openssl("pkey", "-in", "sa.key", "-pubout", "-out", "sa.pub", cwd=directory)
+
+
+def kubeconfig(server: str, ca_pem: bytes, user: str, token: str, context: str = "wirespeed-test") -> dict[str, object]:
+    return {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [
+            {
+                "name": context,
+                "cluster": {"server": server, "certificate-authority-data": base64.b64encode(ca_pem).decode()},
+            }
+        ],
+        "users": [{"name": user, "user": {"token": token}}],
+        "contexts": [{"name": context, "context": {"cluster": context, "user": user}}],
+        "current-context": context,
+    }
+
+
+@dataclass
+class ApiServer:
+    """A running etcd + kube-apiserver pair in ``workdir``."""
+
+    workdir: Path
+    port: int
+    etcd_port: int
+    etcd_peer_port: int
+    admin_token: str
+    etcd: subprocess.Popen[bytes] | None = None
+    apiserver: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"https://127.0.0.1:{self.port}"
+
+    @property
+    def ca_pem(self) -> bytes:
+        return (self.workdir / "ca.crt").read_bytes()
+
+    @property
+    def admin_kubeconfig(self) -> Path:
+        return self.workdir / "admin.kubeconfig"
+
+    def write_kubeconfig(self, path: Path, user: str, token: str) -> Path:
+        path.write_text(json.dumps(kubeconfig(self.url, self.ca_pem, user, token), indent=2))
+        path.chmod(0o600)
+        return path
+
+    # --- processes ------------------------------------------------------------------------------------------
+
+    def start_etcd(self) -> None:
+        client = f"http://127.0.0.1:{self.etcd_port}"
+        peer = f"http://127.0.0.1:{self.etcd_peer_port}"
+        self.etcd = subprocess.Popen(
+            [
+                "etcd",
+                "--name=wirespeed-test",
+                f"--data-dir={self.workdir / 'etcd'}",
+                f"--listen-client-urls={client}",
+                f"--advertise-client-urls={client}",
+                f"--listen-peer-urls={peer}",
+                f"--initial-advertise-peer-urls={peer}",
+                f"--initial-cluster=wirespeed-test={peer}",
+                "--log-level=warn",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=(self.workdir / "etcd.log").open("ab"),
+        )
+
+    def start_apiserver(self) -> None:
+        d = self.workdir
+        self.apiserver = subprocess.Popen(
+            [
+                str(KUBE_APISERVER),
+                f"--etcd-servers=http://127.0.0.1:{self.etcd_port}",
+                "--bind-address=127.0.0.1",
+                "--advertise-address=127.0.0.1",
+                f"--secure-port={self.port}",
+                f"--cert-dir={d / 'certs'}",
+                f"--tls-cert-file={d / 'serving.crt'}",
+                f"--tls-private-key-file={d / 'serving.key'}",
+                f"--token-auth-file={d / 'tokens.csv'}",
+                "--authorization-mode=Node,RBAC",
+                # PodSecurity, ServiceAccount and Priority are in the default set; named so a change of defaults
+                # cannot silently turn off what the tests prove.
+                "--enable-admission-plugins=PodSecurity,ServiceAccount,Priority,NodeRestriction",
+                "--service-account-issuer=https://kubernetes.default.svc",
+                f"--service-account-key-file={d / 'sa.pub'}",
+                f"--service-account-signing-key-file={d / 'sa.key'}",
+                "--service-cluster-ip-range=10.96.0.0/16",
+                # Only an API server, no Service network: the default reconciler would keep failing to write
+                # a loopback endpoint for the kubernetes Service.
+                "--endpoint-reconciler-type=none",
+                "--v=0",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=(d / "kube-apiserver.log").open("ab"),
+        )
+
+    def _get(self, path: str, timeout: float = 5.0) -> tuple[int, bytes]:
+        context = ssl.create_default_context(cafile=str(self.workdir / "ca.crt"))
+        request = urllib.request.Request(self.url + path, headers={"Authorization": f"Bearer {self.admin_token}"})
+        try:
+            with urllib.request.urlopen(request, context=context, timeout=timeout) as response:
+                return int(response.status), bytes(response.read())
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.read()
+
+    def wait_ready(self, timeout: float = READY_TIMEOUT_S) -> float:
+        """Seconds until /readyz answered ok (every post-start hook done: RBAC bootstrap, priority classes)."""
+        start = time.monotonic()
+        last = "no answer"
+        while time.monotonic() - start < timeout:
+            for proc, name in ((self.etcd, "etcd"), (self.apiserver, "kube-apiserver")):
+                if proc is not None and proc.poll() is not None:
+                    raise RuntimeError(f"{name} exited with {proc.returncode}: {self._log_tail(name)}")
+            try:
+                status, body = self._get("/readyz")
+                if status == 200:
+                    return time.monotonic() - start
+                last = f"{status} {body[-300:]!r}"
+            except (OSError, ssl.SSLError) as exc:
+                last = str(exc)
+            time.sleep(0.1)
+        raise RuntimeError(
+            f"kube-apiserver not ready after {timeout:.0f} s: {last}; {self._log_tail('kube-apiserver')}"
+        )
+
+    def _log_tail(self, name: str) -> str:
+        log = self.workdir / f"{name}.log"
+        return log.read_text(errors="replace")[-2000:] if log.exists() else "(no log)"
+
+    @staticmethod
+    def _stop(proc: subprocess.Popen[bytes] | None) -> None:
+        if proc is None or proc.poll() is not None:
+            return
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+
+    def stop_apiserver(self) -> None:
+        self._stop(self.apiserver)
+        self.apiserver = None
+
+    def restart_apiserver(self) -> float:
+        """Stop and start kube-apiserver on the same port and data; returns seconds until ready again."""
+        self.stop_apiserver()
+        self.start_apiserver()
+        return self.wait_ready()
+
+    def stop(self) -> None:
+        self._stop(self.apiserver)
+        self._stop(self.etcd)
+        self.apiserver = self.etcd = None
+
+    # --- objects the tests need -------------------------------------------------------------------------
+
+    def kubectl(self, *args: str, stdin: str | None = None, check: bool = True) -> subprocess.CompletedProcess[str]:
+        out = subprocess.run(
+            [str(KUBECTL), f"--kubeconfig={self.admin_kubeconfig}", *args],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        if check and out.returncode != 0:
+            raise RuntimeError(f"kubectl {' '.join(args)} failed ({out.returncode}): {out.stderr}")
+        return out
+
+    def apply(self, manifests: str, field_manager: str = "wirespeed-test") -> subprocess.CompletedProcess[str]:
+        """Server-side apply, as `kubectl apply --server-side` does it; the result keeps stderr (warnings).
+
+        ``--force-conflicts``: the tests install the manifests once per namespace into this one cluster, and the
+        cluster-scoped ClusterRole and ClusterRoleBinding (one name per cluster) are shared by those installs, so
+        the latest install takes them over, as a second `kubectl apply` from another manager would have to.
+        """
+        return self.kubectl(
+            "apply",
+            "--server-side",
+            "--force-conflicts",
+            f"--field-manager={field_manager}",
+            "-f",
+            "-",
+            stdin=manifests,
+        )
+
+    def ensure_default_service_account(self, namespace: str) -> None:
+        """What the controller-manager would do: Pods are refused in a namespace without it."""
+        self.kubectl("create", "serviceaccount", "default", f"--namespace={namespace}", check=False)
+
+    def service_account_token(self, namespace: str, name: str, seconds: int = 3600) -> str:
+        """A real token for the ServiceAccount (TokenRequest): its holder gets exactly that account's RBAC."""
+        out = self.kubectl("create", "token", name, f"--namespace={namespace}", f"--duration={seconds}s")
+        return out.stdout.strip()
+
+
+@contextmanager
+def running(workdir: Path | None = None) -> Iterator[ApiServer]:
+    """Start etcd and kube-apiserver, yield when ready, always stop both. Raises :class:`PrerequisiteMissingError`."""
+    reason = missing_prerequisite()
+    if reason is not None:
+        raise PrerequisiteMissingError(reason)
+    with tempfile.TemporaryDirectory(prefix="wirespeed-apiserver-") as tmp:
+        d = Path(workdir or tmp)
+        d.mkdir(parents=True, exist_ok=True)
+        generate_certificates(d)
+        token = base64.urlsafe_b64encode(os.urandom(24)).decode().rstrip("=")
+        (d / "tokens.csv").write_text(f'{token},{ADMIN_TOKEN_USER},{ADMIN_TOKEN_USER},"system:masters"\n')
+        server = ApiServer(d, free_port(), free_port(), free_port(), token)
+        server.write_kubeconfig(server.admin_kubeconfig, ADMIN_TOKEN_USER, token)
+        try:
+            server.start_etcd()
+            server.start_apiserver()
+            server.wait_ready()
+            server.ensure_default_service_account("default")
+            yield server
+        finally:
+            server.stop()
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def main() -> None:
+    """Serve until SIGINT or SIGTERM, then tear everything down (the temporary directory included)."""
+    signal.signal(signal.SIGTERM, _interrupt)
+    with running() as server:
+        print(server.admin_kubeconfig, flush=True)
+        with suppress(KeyboardInterrupt):
+            signal.pause()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,287 @@
+"""`wirespeed drift`'s judging, pure: Node facts and profiles in, findings out (no cluster).
+
+The annotation the tests start from is the agent's exact JSON (agent/internal/nodestatus/annotation_test.go,
+"selected interfaces only, exact JSON"); tests/test_drift_apiserver.py judges annotations the real agent wrote.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from wirespeed.drift import (
+    ANNOTATION_KEY,
+    KINDS,
+    ExpectedProfile,
+    NodeFacts,
+    expected_profile,
+    judge,
+    judge_node,
+    profiles_from_config_maps,
+)
+from wirespeed.manifests import NodeTuningOptions, node_tuning_objects
+from wirespeed.profiles import builtin_profile
+
+NOW = datetime(2026, 11, 22, 13, 5, tzinfo=UTC)
+AGENT_JSON = (
+    '{"profile":"throughput","state":"applied","reason":"all settings applied",'
+    '"interfaces":[{"name":"enP1s1","index":7,"driver":"mlx5_core","role":"sriov-vf","selected":true,'
+    '"reason":"enslaved to eth0","rx":{"desired":8192,"current":8192,"max":8192}}],'
+    '"sysctls":{"net.core.netdev_max_backlog":{"desired":32768,"current":32768}},'
+    '"time":"2026-11-22T13:00:00Z"}'
+)
+THROUGHPUT = ExpectedProfile("throughput", sysctls={"net.core.netdev_max_backlog": 32768})
+PROFILES = {"throughput": THROUGHPUT}
+
+
+def report(**changes: Any) -> dict[str, Any]:
+    doc: dict[str, Any] = json.loads(AGENT_JSON)
+    doc.update(changes)
+    return doc
+
+
+def node(annotation: dict[str, Any] | str | None = None, label: str | None = "throughput", condition=None) -> NodeFacts:
+    annotations = {}
+    if annotation is not None:
+        annotations[ANNOTATION_KEY] = annotation if isinstance(annotation, str) else json.dumps(annotation)
+    labels = {} if label is None else {"wirespeed.io/profile": label}
+    return NodeFacts("n1", labels, annotations, condition)
+
+
+def ring(desired: int, current: int, refused: bool = False) -> dict[str, Any]:
+    out: dict[str, Any] = {"desired": desired, "current": current, "max": 8192}
+    if refused:
+        out["refused"] = True
+    return out
+
+
+def link(name: str = "enP1s1", selected: bool = True, **extra: Any) -> dict[str, Any]:
+    return {"name": name, "index": 7, "driver": "mlx5_core", "role": "sriov-vf", "selected": selected, **extra}
+
+
+CASES = [
+    pytest.param(node(report()), [], id="tuned"),
+    pytest.param(node(AGENT_JSON), [], id="tuned-agent-json-verbatim"),
+    pytest.param(node(None), [("agent-missing", "no wirespeed.io/tuning-status annotation")], id="no-status"),
+    pytest.param(
+        node(report(time="2026-11-22T12:45:00Z")),
+        [("stale", "last report 2026-11-22T12:45:00+00:00 (20 min ago)")],
+        id="stale",
+    ),
+    pytest.param(node(report(time="2026-11-22T12:51:00.123456789Z")), [], id="fresh-with-nanoseconds"),
+    pytest.param(
+        node(report(interfaces=[link(rx=ring(8192, 1024), tx=ring(8192, 8192))])),
+        [("ring-reverted", "enP1s1 (mlx5_core) rx ring is 1024, the profile needs 8192")],
+        id="ring-reverted",
+    ),
+    pytest.param(
+        node(report(interfaces=[link(rx=ring(8192, 4096, refused=True))])),
+        [("ring-reverted", "enP1s1 (mlx5_core) rx ring is 4096, the profile needs 8192 (the device refused the size)")],
+        id="ring-refused",
+    ),
+    pytest.param(node(report(interfaces=[link(selected=False, rx=ring(8192, 256))])), [], id="unselected-link-ignored"),
+    pytest.param(node(report(interfaces=[link(rx=ring(0, 256))])), [], id="unmanaged-ring-ignored"),
+    pytest.param(
+        node(report(interfaces=[link(mtu={"desired": 3900, "current": 1500})])),
+        [("mtu-changed", "enP1s1 (mlx5_core) MTU is 1500, not 3900")],
+        id="mtu-changed",
+    ),
+    pytest.param(
+        node(report(sysctls={"net.core.netdev_max_backlog": {"desired": 32768, "current": 1000}})),
+        [("backlog-changed", "net.core.netdev_max_backlog is 1000, the profile sets 32768")],
+        id="backlog-changed",
+    ),
+    pytest.param(
+        node(report(sysctls={"net.core.netdev_max_backlog": {"desired": 16384, "current": 16384}})),
+        [("backlog-changed", "net.core.netdev_max_backlog is 16384, the profile sets 32768")],
+        id="agent-runs-an-older-profile-version",
+    ),
+    pytest.param(
+        node(report(sysctls=None)),
+        [("backlog-changed", "net.core.netdev_max_backlog is not in the agent's report; the profile sets 32768")],
+        id="backlog-not-reported",
+    ),
+    pytest.param(
+        node(report(state="degraded", reason="1 problem(s): eth1: operation not permitted")),
+        [("degraded", "1 problem(s): eth1: operation not permitted")],
+        id="degraded-by-annotation",
+    ),
+    pytest.param(
+        node(
+            report(),
+            condition={"type": "NetworkTuningDegraded", "status": "True", "message": 'profile "throughput": x'},
+        ),
+        [("degraded", 'profile "throughput": x')],
+        id="degraded-by-condition",
+    ),
+    pytest.param(
+        node(report(), condition={"type": "NetworkTuningDegraded", "status": "False", "reason": "TuningApplied"}),
+        [],
+        id="condition-false",
+    ),
+    pytest.param(node(report(state="dry-run")), [("dry-run", "the agent changes nothing (--dry-run)")], id="dry-run"),
+    pytest.param(
+        node(report(profile="balanced")),
+        [("other-profile", "the agent applies 'balanced', the label says 'throughput'")],
+        id="other-profile",
+    ),
+    pytest.param(
+        node(report(profile="latency"), label="latency"),
+        [
+            ("unknown-profile", "label wirespeed.io/profile=latency names no profile ConfigMap"),
+        ],
+        id="label-with-no-profile",
+    ),
+    pytest.param(
+        node("not json"),
+        [("status-unreadable", "wirespeed.io/tuning-status is not a tuning report: 'not json'")],
+        id="garbage-annotation",
+    ),
+    pytest.param(
+        node(report(time="yesterday")),
+        [("status-unreadable", "wirespeed.io/tuning-status has no report time")],
+        id="bad-time",
+    ),
+    pytest.param(
+        node(
+            report(
+                time="2026-11-22T10:05:00Z",
+                interfaces=[link(rx=ring(8192, 1024))],
+                sysctls={"net.core.netdev_max_backlog": {"desired": 32768, "current": 1000}},
+            )
+        ),
+        [
+            ("stale", "last report 2026-11-22T10:05:00+00:00 (180 min ago)"),
+            ("ring-reverted", "enP1s1 (mlx5_core) rx ring is 1024, the profile needs 8192"),
+            ("backlog-changed", "net.core.netdev_max_backlog is 1000, the profile sets 32768"),
+        ],
+        id="every-finding-at-once-in-kind-order",
+    ),
+]
+
+
+@pytest.mark.parametrize(("facts", "expected"), CASES)
+def test_judge_node(facts, expected):
+    verdict = judge_node(facts, PROFILES, NOW, timedelta(minutes=15))
+    assert [(f.kind, f.message) for f in verdict.findings] == expected
+    assert verdict.state == ("drifted" if expected else "tuned")
+
+
+def test_a_node_without_the_label_is_unmanaged_not_drifted():
+    verdict = judge_node(node(None, label=None), PROFILES, NOW, timedelta(minutes=15))
+    assert (verdict.state, verdict.profile, verdict.findings) == ("unmanaged", None, ())
+
+
+def test_report_summary_and_json():
+    nodes = [
+        NodeFacts("b", {"wirespeed.io/profile": "throughput"}, {}, None),
+        NodeFacts("a", {"wirespeed.io/profile": "throughput"}, {ANNOTATION_KEY: AGENT_JSON}, None),
+        NodeFacts("c", {}, {}, None),
+    ]
+    result = judge(nodes, PROFILES, NOW)
+    assert [v.node for v in result.verdicts] == ["a", "b", "c"]
+    assert result.explain() == (
+        "b (profile throughput): drifted\n"
+        "  agent-missing: no wirespeed.io/tuning-status annotation\n"
+        "3 nodes: 1 tuned, 1 drifted, 1 without a wirespeed.io/profile label (agent-missing 1)"
+    )
+    assert result.to_json() == {
+        "nodes": [
+            {"name": "a", "profile": "throughput", "state": "tuned", "findings": []},
+            {
+                "name": "b",
+                "profile": "throughput",
+                "state": "drifted",
+                "findings": [{"kind": "agent-missing", "message": "no wirespeed.io/tuning-status annotation"}],
+            },
+            {"name": "c", "profile": None, "state": "unmanaged", "findings": []},
+        ],
+        "total": 3,
+        "tuned": 1,
+        "drifted": 1,
+        "unmanaged": 1,
+        "by_kind": {"agent-missing": 1},
+    }
+
+
+def test_expected_profiles_come_from_the_rendered_config_maps():
+    objects = node_tuning_objects([builtin_profile("throughput"), builtin_profile("balanced")], NodeTuningOptions())
+    found = profiles_from_config_maps([o for o in objects if o["kind"] == "ConfigMap"])
+    assert set(found) == {"throughput", "balanced"}
+    assert found["throughput"] == THROUGHPUT
+    assert found["balanced"].sysctls == builtin_profile("balanced").sysctls.as_dict()
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        pytest.param(None, "the ConfigMap has no profile.json key", id="no-key"),
+        pytest.param(
+            "{",
+            "/: not valid JSON: Expecting property name enclosed in double quotes at line 1 column 2",
+            id="not-json",
+        ),
+        pytest.param(
+            json.dumps(builtin_profile("balanced").to_json_dict()),
+            "the ConfigMap's profile is named 'balanced'",
+            id="other-name",
+        ),
+    ],
+)
+def test_an_unusable_config_map_is_a_finding_on_its_nodes(text, problem):
+    expected = expected_profile("throughput", text)
+    assert expected.problem == problem
+    verdict = judge_node(node(report()), {"throughput": expected}, NOW, timedelta(minutes=15))
+    assert [f.kind for f in verdict.findings] == ["invalid-profile"]
+
+
+def test_two_config_maps_that_disagree_make_the_profile_invalid():
+    objects = node_tuning_objects([builtin_profile("throughput")], NodeTuningOptions())
+    (cm,) = [o for o in objects if o["kind"] == "ConfigMap"]
+    other = json.loads(json.dumps(cm))
+    other["metadata"]["namespace"] = "other"
+    doc = json.loads(other["data"]["profile.json"])
+    doc["sysctls"]["net.core.netdev_max_backlog"] = 4096
+    other["data"]["profile.json"] = json.dumps(doc)
+    found = profiles_from_config_maps([cm, other])
+    assert (
+        found["throughput"].problem
+        == "ConfigMaps disagree on this profile (one of them: other/wirespeed-profile-throughput)"
+    )
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@given(
+    annotation=st.one_of(
+        st.text(max_size=40),
+        json_values.map(json.dumps),
+        st.dictionaries(st.sampled_from(list(json.loads(AGENT_JSON))), json_values).map(
+            lambda changes: json.dumps(report(**changes))
+        ),
+    ),
+    condition=st.one_of(st.none(), st.dictionaries(st.sampled_from(["type", "status", "message"]), json_values)),
+)
+def test_any_annotation_is_judged_without_crashing(annotation, condition):
+    verdict = judge_node(node(annotation, condition=condition), PROFILES, NOW, timedelta(minutes=15))
+    assert all(f.kind in KINDS for f in verdict.findings)
+
+
+@pytest.mark.parametrize("module", ["wirespeed.cli", "wirespeed.drift"])
+def test_the_kubernetes_client_is_not_loaded_until_drift_runs(module):
+    """Other commands stay fast: the client (and urllib3, google-auth...) loads only inside `wirespeed drift`."""
+    code = f"import sys, {module}; print(sorted(m for m in sys.modules if m.split('.')[0] == 'kubernetes'))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
