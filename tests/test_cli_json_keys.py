@@ -21,6 +21,7 @@ pytestmark = pytest.mark.usefixtures("clean_account_env")
 
 DOC = ROOT / "docs" / "cli-json.md"
 EXAMPLES = ROOT / "examples" / "workloads"
+CHECK_FIXTURES = ROOT / "tests" / "fixtures" / "check"
 
 # One or more real invocations per documented command (the argv after the command, without --json).
 SAMPLES: dict[str, list[list[str]]] = {
@@ -41,7 +42,15 @@ SAMPLES: dict[str, list[list[str]]] = {
     "catalog list": [["--cloud", "aws", "--min-gbps", "100"]],
     # AWS_ENDPOINT_URL points boto3 at moto's server (the clean_account_env fixture): exit 0, every list non-empty.
     "audit aws": [["--region", "eu-west-1"]],
+    "check": [
+        [str(CHECK_FIXTURES / "aks-export.json")],
+        [str(CHECK_FIXTURES / "pr-preview-violations.json")],
+    ],
 }
+
+# Commands whose JSON comes from `--format json` rather than `--json`, and the exit codes that still print it
+# (`check` prints its verdict document and exits 1 on a mandatory violation).
+FORMAT_JSON = {"check": (0, 1)}
 
 
 def _strip_parentheses(text: str) -> str:
@@ -62,7 +71,10 @@ def documented() -> dict[str, tuple[frozenset[str], dict[str, frozenset[str]]]]:
     sections: dict[str, tuple[frozenset[str], dict[str, frozenset[str]]]] = {}
     for block in DOC.read_text().split("\n## ")[1:]:
         heading, _, body = block.partition("\n")
-        commands = [c.removeprefix("wirespeed ").removesuffix(" --json") for c in re.findall(r"`([^`]+)`", heading)]
+        commands = [
+            c.removeprefix("wirespeed ").removesuffix(" --json").removesuffix(" --format json")
+            for c in re.findall(r"`([^`]+)`", heading)
+        ]
         group = commands[0].split()[:-1]
         commands = [c if len(c.split()) > 1 or not group else " ".join([*group, c]) for c in commands]
         rows = [line for line in body.splitlines() if line.startswith("| `")]
@@ -87,8 +99,12 @@ DOCUMENTED = documented()
 
 
 def _json(command: str, args: list[str]) -> Any:
-    out = invoke(*command.removesuffix(" DIR").split(), *args, "--json")
-    assert out.returncode == 0, out.stderr
+    if command in FORMAT_JSON:
+        out = invoke(*command.split(), *args, "--format", "json")
+        assert out.returncode in FORMAT_JSON[command], out.stderr
+    else:
+        out = invoke(*command.removesuffix(" DIR").split(), *args, "--json")
+        assert out.returncode == 0, out.stderr
     return json.loads(out.stdout)
 
 
@@ -109,7 +125,12 @@ def test_the_doc_parses_into_the_sections_it_has():
 
 def test_every_json_command_is_documented():
     def json_commands(command: Any, path: tuple[str, ...]) -> set[str]:
-        found = {" ".join(path)} if any(p.name == "as_json" for p in getattr(command, "params", [])) else set()
+        params = getattr(command, "params", [])
+        prints_json = any(
+            p.name == "as_json" or (p.name == "output_format" and "json" in getattr(p.type, "choices", ()))
+            for p in params
+        )
+        found = {" ".join(path)} if prints_json else set()
         for name, sub in getattr(command, "commands", {}).items():
             found |= json_commands(sub, (*path, name))
         return found
@@ -126,6 +147,9 @@ def test_json_keys_are_exactly_the_documented_ones(command, args):
     for record in _records(_json(command, args)):
         assert set(record) == keys
         for key, item_keys in nested.items():
+            if command == "check" and record["passed"]:
+                assert record[key] == [], "the clean sample has no violations (advisory ones would be listed)"
+                continue
             assert record[key], f"{key}: the sample should produce items to check"
             assert all(set(item) == item_keys for item in record[key])
 

@@ -5,7 +5,8 @@ editing this file): valid and invalid values, non-finite and huge numbers, garba
 options, unknown flags; files with bad UTF-8, JSON of the wrong shape, valid and mutated documents,
 directories and missing paths. The contract checked for each run:
 
-- exit 0 or 2 (1 would be a bug: the in-process runner re-raises it, so its traceback shows here);
+- exit 0 or 2 (1 would be a bug: the in-process runner re-raises it, so its traceback shows here), except
+  ``check``, whose exit 1 is its verdict (a mandatory policy violation, on stdout, with nothing on stderr);
 - no "Traceback" in either stream;
 - on exit 2, stderr is exactly one line, ``error: ...``, that names the flag, the argument or the file at
   fault. ``profile validate`` is the one exception by design: a validator lists every problem at once, one
@@ -36,6 +37,13 @@ from wirespeed.cli._common import one_line
 from wirespeed.profiles import ASSUMPTIONS
 
 EXAMPLE_WORKLOADS = [json.loads(p.read_text()) for p in sorted((ROOT / "examples" / "workloads").glob("*.json"))]
+CHECK_DOCUMENTS = [
+    json.loads((ROOT / "tests" / "fixtures" / "check" / name).read_text())
+    for name in ("aks-export.json", "aks-preview.json")
+]
+POLICY_CONFIGS = [
+    {"all": "mandatory", "aks-snat-ports-minimum": {"enforcementLevel": "advisory", "minimumPorts": 2048}},
+]
 BUILTIN_PROFILE = json.loads((ROOT / "components" / "wirespeed" / "data" / "profiles" / "throughput.json").read_text())
 
 
@@ -159,6 +167,8 @@ def file_contents(valid: list[Any]) -> st.SearchStrategy[bytes]:
 
 workload_files = file_contents(EXAMPLE_WORKLOADS)
 profile_files = file_contents([BUILTIN_PROFILE])
+check_files = file_contents(CHECK_DOCUMENTS)
+config_files = file_contents(POLICY_CONFIGS)
 
 
 class Files:
@@ -193,7 +203,10 @@ def path_value(draw: st.DrawFn, files: Files, param: Param, command: tuple[str, 
         return str(files.root)
     if kind == "missing":
         return str(files.root / "absent.json")
-    contents = profile_files if command[0] == "profile" else workload_files
+    if command[0] == "check":
+        contents = config_files if param.name == "config" else check_files
+    else:
+        contents = profile_files if command[0] == "profile" else workload_files
     return files.write(draw(contents))
 
 
@@ -265,10 +278,19 @@ def invocations(draw: st.DrawFn, files: Files) -> Invocation:
 LISTS_EVERY_PROBLEM = {("profile", "validate"), ("render", "node-tuning"), ("plan",)}
 
 
+# `check` exits 1 for a verdict (a mandatory policy violation): printed on stdout, nothing on stderr.
+VERDICT_EXIT_1 = {("check",)}
+
+
 def assert_contract(invocation: Invocation, returncode: int, stdout: str, stderr: str) -> None:
-    assert returncode in (0, 2), (invocation.argv, returncode, stderr)
+    allowed = (0, 1, 2) if invocation.command in VERDICT_EXIT_1 else (0, 2)
+    assert returncode in allowed, (invocation.argv, returncode, stderr)
     assert "Traceback" not in stdout + stderr, invocation.argv
     if returncode == 0:
+        return
+    if returncode == 1:
+        assert stdout, (invocation.argv, stderr)
+        assert stderr == "", (invocation.argv, stderr)
         return
     lines = stderr.splitlines()
     assert lines, (invocation.argv, stderr)
@@ -289,7 +311,7 @@ def files() -> Iterator[Files]:
 
 
 def test_every_command_is_generated():
-    assert set(COMMANDS) >= {("size", "azure-lb"), ("catalog", "list"), ("profile", "validate"), ("plan",)}
+    assert set(COMMANDS) >= {("size", "azure-lb"), ("catalog", "list"), ("profile", "validate"), ("plan",), ("check",)}
     assert all(params or command == ("profile", "schema") for command, params in COMMANDS.items())
 
 

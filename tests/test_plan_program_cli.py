@@ -25,7 +25,10 @@ def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
 
 def test_plan_dir_json_is_one_document_under_pulumi_mocks():
     out = run("plan", str(BASIC), "--json")
-    assert out.returncode == 0, out.stderr
+    # The fixture is a bare cluster (no tuning DaemonSet, backlog unset): the plan is printed, then the policy
+    # rules' mandatory violations make it exit 2 (tests/test_check_plan_cli.py covers the verdicts).
+    assert out.returncode == 2, out.stderr
+    assert out.stderr.startswith(f"error: {BASIC}: policy: "), out.stderr
     doc = json.loads(out.stdout)
     assert (doc["mode"], doc["project"], doc["stack"]) == ("program", "aks-basic", None)
     assert [p["name"] for p in doc["pools"]] == ["system", "ingest"]
@@ -33,7 +36,8 @@ def test_plan_dir_json_is_one_document_under_pulumi_mocks():
 
 def test_plan_without_dir_plans_the_project_here_and_says_so_under_pulumi_mocks():
     out = run("plan", cwd=BASIC)
-    assert out.returncode == 0, out.stderr
+    assert out.returncode == 2, out.stderr  # the plan, then the fixture's policy violations
+    assert out.stderr.startswith("error: .: policy: "), out.stderr
     first, second = out.stdout.splitlines()[:2]
     assert first == "Planning the Pulumi project in the current directory (Pulumi.yaml found)."
     assert second.startswith("# Pulumi project aks-basic in ., Pulumi.yaml defaults: 8 resources")
@@ -120,7 +124,8 @@ def test_a_component_output_holding_a_resource_settles_under_pulumi_mocks(tmp_pa
         "    resource_group_name='rg', cluster_name=c.name))\n"
     )
     out = run("plan", str(tmp_path), "--json")
-    assert out.returncode == 0, out.stderr
+    assert out.returncode == 2, out.stderr  # settled and printed; a bare cluster then fails the policy rules
+    assert out.stderr.startswith(f"error: {tmp_path}: policy: "), out.stderr
     component = next(r for r in json.loads(out.stdout)["resources"] if r["type"].endswith("NetworkOptimizedNodePool"))
     assert component["outputs"]["agent_pool"] == (
         "urn:pulumi:plan::ref::wirespeed:index:NetworkOptimizedNodePool$azure-native:containerservice:AgentPool::p-pool"

@@ -68,4 +68,6 @@ def test_the_cli_prints_exactly_the_golden_plan_under_pulumi_mocks():
     args = [wirespeed, "plan", directory] + (["--stack", stack] if stack else [])
     out = subprocess.run(args, capture_output=True, text=True, timeout=300, check=False, cwd=ROOT)
     assert out.returncode == 0, out.stderr
-    assert out.stdout == (GOLDEN / f"{name}.txt").read_text()
+    # The CLI ends with the policy rules' verdicts (tests/test_check_plan_cli.py); the golden file is the plan.
+    verdicts = "Policy (wirespeed's rules, as the policy pack runs them): no violations.\n"
+    assert out.stdout == (GOLDEN / f"{name}.txt").read_text() + verdicts

@@ -13,6 +13,7 @@ import typer
 from wirespeed.cli._common import OneLineErrors
 from wirespeed.cli.audit import audit_app
 from wirespeed.cli.catalog import catalog_app
+from wirespeed.cli.check import register as register_check
 from wirespeed.cli.drift import register as register_drift
 from wirespeed.cli.plan import register as register_plan
 from wirespeed.cli.profile import profile_app
@@ -33,6 +34,7 @@ app.add_typer(profile_app, name="profile")
 app.add_typer(render_app, name="render")
 app.add_typer(audit_app, name="audit")
 register_plan(app)
+register_check(app)
 register_drift(app)
 
 

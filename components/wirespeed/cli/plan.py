@@ -14,6 +14,7 @@ from typing import Annotated, Any
 import typer
 
 from wirespeed.cli._common import JsonFlag, emit, fail, one_line
+from wirespeed.cli.check import load_config
 from wirespeed.errors import UserError
 
 
@@ -45,6 +46,14 @@ def plan(
             "changed (those changes replace the pool).",
         ),
     ] = None,
+    policy_config: Annotated[
+        Path | None,
+        typer.Option(
+            "--policy-config",
+            help="Policy config for the verdicts of wirespeed's rules, as `wirespeed check --config` and "
+            "`pulumi preview --policy-pack-config` take it.",
+        ),
+    ] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Plan offline: run a Pulumi program under mocks (resources, sizing, what would replace a pool), or size a
@@ -52,6 +61,8 @@ def plan(
     if workload is not None:
         if directory is not None or stack is not None or compare is not None:
             fail("--workload plans a workload file: give it alone, without DIR, --stack or --compare")
+        if policy_config is not None:
+            fail("--policy-config checks the resources a Pulumi program registers: give DIR, not --workload")
         _plan_workload(workload, as_json, announce=None)
         return
     announce = None
@@ -62,6 +73,8 @@ def plan(
         else:
             if stack is not None or compare is not None:
                 fail("--stack and --compare need a Pulumi project: no Pulumi.yaml in the current directory")
+            if policy_config is not None:
+                fail("--policy-config needs a Pulumi project: no Pulumi.yaml in the current directory")
             _plan_workload(
                 None,
                 as_json,
@@ -69,7 +82,9 @@ def plan(
                 "(give DIR for a Pulumi project, --workload FILE for your own workload).",
             )
             return
-    _plan_program(directory, stack, compare, as_json, announce)
+    # Read before anything is printed, so a bad config is the only line of output.
+    config = load_config(policy_config, "--policy-config")
+    _plan_program(directory, stack, compare, config, as_json, announce)
 
 
 def _announce(line: str, as_json: bool) -> None:
@@ -108,15 +123,17 @@ def _plan_workload(path: Path | None, as_json: bool, announce: str | None) -> No
 
 
 def _plan_program(
-    directory: Path, stack: str | None, compare: Path | None, as_json: bool, announce: str | None
+    directory: Path, stack: str | None, compare: Path | None, config: Any, as_json: bool, announce: str | None
 ) -> None:
+    from wirespeed.check.registered import verdicts
     from wirespeed.program import ProgramError, run_program
     from wirespeed.program.compare import CompareError, compare_with
     from wirespeed.program.review import review
 
     try:
         previous = None if compare is None else _read_previous(compare)  # a bad file fails before the program runs
-        result = review(run_program(directory, stack))
+        planned = run_program(directory, stack)
+        result = review(planned)
         if previous is not None:
             result = compare_with(result, previous)
     except (ProgramError, CompareError) as exc:
@@ -128,13 +145,23 @@ def _plan_program(
         for problem in problems[:-1]:
             typer.echo(f"error: {one_line(f'{message}: {problem}')}", err=True)
         fail(f"{message}: {problems[-1]}")
+    # The same rules the policy pack runs in `pulumi preview --policy-pack`, on what the program registered.
+    found = verdicts(planned.resources, config)
     if announce:
         _announce(announce, as_json)
     if as_json:
-        typer.echo(json.dumps(result.to_json(), indent=2, sort_keys=False))
+        typer.echo(json.dumps({**result.to_json(), "policy": _policy_json(found)}, indent=2, sort_keys=False))
     else:
         typer.echo(result.explain(str(directory)))
+        typer.echo(_policy_text(found))
     not_fitting = [o for o in result.outbound if o.lb_plan is not None and not o.lb_plan.feasible]
+    mandatory = sorted((v for v in found if v.enforcement == "mandatory"), key=lambda v: (v.rule_id, v.resource_urn))
+    if mandatory and not not_fitting:
+        broken = ", ".join(dict.fromkeys(f"{v.rule_id} on {v.resource_name}" for v in mandatory))
+        fail(
+            f"{directory}: policy: {len(mandatory)} mandatory violation(s) of wirespeed's rules ({broken}); the "
+            "plan above says what to set, or --policy-config sets other thresholds and levels"
+        )
     if not_fitting:
         fail(
             "; ".join(
@@ -166,3 +193,20 @@ def _read_previous(path: Path) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise CompareError(f"--compare: {path}: not a `wirespeed plan --json` document")
     return data
+
+
+def _policy_json(found: list[Any]) -> dict[str, Any]:
+    return {
+        "passed": not any(v.enforcement == "mandatory" for v in found),
+        "violations": [v.to_json() for v in found],
+    }
+
+
+def _policy_text(found: list[Any]) -> str:
+    """The verdicts of wirespeed's policy rules on what the program registered, mandatory first."""
+    if not found:
+        return "Policy (wirespeed's rules, as the policy pack runs them): no violations."
+    lines = [f"Policy (wirespeed's rules, as the policy pack runs them): {len(found)} violation(s):"]
+    for v in sorted(found, key=lambda v: (v.enforcement != "mandatory", v.rule_id, v.resource_urn)):
+        lines.append(f"  {v.enforcement} {v.rule_id} on {v.resource_name} ({v.resource_type}): {v.message}")
+    return "\n".join(lines)

@@ -1,0 +1,131 @@
+"""`wirespeed check`: the policy pack's rules, offline, on a stack export or a preview file.
+
+The same ``wirespeed.rules`` the CrossGuard pack runs, over the documents ``readers`` recognises: resource rules
+on each resource's inputs as it is read, stack rules once over the resources they look at. Streaming keeps a
+200,000-resource export affordable: a resource no rule checks is read, counted and dropped.
+
+    report = check_text(path.read_text(), "export.json", rules.resolve_config(user_config))
+    report.blocked  # True when a mandatory violation was found: `wirespeed check` exits 1
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from wirespeed.check.readers import Document, Shape, UnreadableInputError
+from wirespeed.rules import RULES, Config, Resource, Rule, Violation, check_resource, evaluate_stack, type_key
+
+__all__ = ["Report", "UnreadableInputError", "check_text", "line_numbers"]
+
+
+@dataclass(frozen=True)
+class Report:
+    """What one check found. ``lines`` gives the line in the file where each reported resource starts."""
+
+    file: str
+    shape: Shape
+    resources: int
+    rules: tuple[Rule, ...]
+    config: Config
+    violations: tuple[Violation, ...]
+    lines: Mapping[str, int]
+
+    @property
+    def mandatory(self) -> list[Violation]:
+        return [v for v in self.violations if v.enforcement == "mandatory"]
+
+    @property
+    def advisory(self) -> list[Violation]:
+        return [v for v in self.violations if v.enforcement == "advisory"]
+
+    @property
+    def blocked(self) -> bool:
+        """A mandatory violation (remediate-level ones are reported as mandatory: nothing rewrites a file)."""
+        return bool(self.mandatory)
+
+    @property
+    def enabled_rules(self) -> list[Rule]:
+        return [r for r in self.rules if self.config.level(r.id) != "disabled"]
+
+
+class _Selector:
+    """Which resources each kind of rule needs, decided once per type token (a stack has few distinct types)."""
+
+    def __init__(self, rules: Sequence[Rule], config: Config) -> None:
+        enabled = [r for r in rules if config.level(r.id) != "disabled"]
+        self._resource_rules = [r for r in enabled if r.scope == "resource"]
+        stack_rules = [r for r in enabled if r.scope == "stack"]
+        # A stack rule sees the whole stack but reads only the types it declares; keeping just those is what
+        # lets a large export stream. A stack rule that declares no types is given every resource.
+        self._keep_all = any(not r.types for r in stack_rules)
+        self._stack_keys = {type_key(t) for r in stack_rules for t in r.types}
+        self._resource_cache: dict[str, list[Rule]] = {}
+        self._stack_cache: dict[str, bool] = {}
+
+    def resource_rules(self, type_token: str) -> list[Rule]:
+        """The resource rules that check this type, in rule order (what ``evaluate_resource`` would run)."""
+        found = self._resource_cache.get(type_token)
+        if found is None:
+            found = self._resource_cache[type_token] = [r for r in self._resource_rules if r.applies_to(type_token)]
+        return found
+
+    def stack_rules_read(self, type_token: str) -> bool:
+        if self._keep_all:
+            return True
+        found = self._stack_cache.get(type_token)
+        if found is None:
+            found = self._stack_cache[type_token] = type_key(type_token) in self._stack_keys
+        return found
+
+
+def check_text(text: str, file: str, config: Config, rules: Sequence[Rule] = RULES) -> Report:
+    """Run ``rules`` over the document ``text`` (named ``file`` in the report). Raises :class:`UnreadableInputError`."""
+    document = Document(text)
+    select = _Selector(rules, config)
+    violations: list[Violation] = []
+    kept: list[Resource] = []
+    offsets: dict[str, int] = {}
+    count = 0
+    for resource, offset in document.located():
+        count += 1
+        applicable = select.resource_rules(resource.type)
+        if applicable:
+            found = [v for rule in applicable for v in check_resource(rule, resource, config)]
+            if found:
+                violations.extend(found)
+                offsets[resource.urn] = offset
+        if select.stack_rules_read(resource.type):
+            kept.append(resource)
+            offsets.setdefault(resource.urn, offset)
+    violations.extend(evaluate_stack(kept, config, rules))
+    assert document.shape is not None  # located() raises before finishing without one
+    reported = {v.resource_urn: offsets[v.resource_urn] for v in violations if v.resource_urn in offsets}
+    return Report(
+        file=file,
+        shape=document.shape,
+        resources=count,
+        rules=tuple(rules),
+        config=config,
+        violations=tuple(violations),
+        lines=line_numbers(text, reported),
+    )
+
+
+def line_numbers(text: str, offsets: Mapping[str, int]) -> dict[str, int]:
+    """The 1-based line of each offset, counting newlines once through the text however many are asked for."""
+    lines: dict[str, int] = {}
+    line, at = 1, 0
+    for key, offset in sorted(offsets.items(), key=lambda item: item[1]):
+        line += text.count("\n", at, offset)
+        at = offset
+        lines[key] = line
+    return lines
+
+
+def sorted_violations(violations: Iterable[Violation], lines: Mapping[str, int]) -> list[Violation]:
+    """Mandatory first, then by position in the file and rule id: the order every format prints."""
+    return sorted(
+        violations,
+        key=lambda v: (v.enforcement != "mandatory", lines.get(v.resource_urn, 0), v.rule_id, v.resource_urn),
+    )

@@ -1,0 +1,180 @@
+"""The four ways `wirespeed check` prints a :class:`~wirespeed.check.Report`.
+
+- ``table``: for people (rich); ``json``: a stable document for scripts (keys in docs/cli-json.md);
+- ``github``: GitHub Actions workflow commands, so findings show as annotations on the pull request
+  (https://docs.github.com/actions/reference/workflow-commands-for-github-actions: ``::error file=,line=,
+  title=::message``, ``::warning`` likewise; escaping as actions/toolkit packages/core/src/command.ts does);
+- ``sarif``: SARIF 2.1.0 (https://docs.oasis-open.org/sarif/sarif/v2.1.0/sarif-v2.1.0.html) for
+  `github/codeql-action/upload-sarif`, each rule described in ``tool.driver.rules``.
+
+Every format lists violations in one order: mandatory first, then by position in the file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+from pathlib import PurePath
+from typing import Any
+from urllib.parse import quote
+
+import wirespeed
+from wirespeed.check import Report, sorted_violations
+from wirespeed.rules import Rule, Violation
+
+FORMATS = ("table", "json", "github", "sarif")
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+# SARIF result.level for each reported enforcement level; a disabled rule's default level is "none".
+_SARIF_LEVEL = {"mandatory": "error", "remediate": "error", "advisory": "warning", "disabled": "none"}
+
+
+def summary(report: Report) -> str:
+    mandatory, advisory = len(report.mandatory), len(report.advisory)
+    checked = (
+        f"{report.resources:,} resource{'s' if report.resources != 1 else ''} from `{report.shape.name}` "
+        f"against {len(report.enabled_rules)} rule{'s' if len(report.enabled_rules) != 1 else ''}"
+    )
+    if not report.violations:
+        return f"{report.file}: no violations; {checked}."
+    verdict = "fails" if report.blocked else "passes (advisory findings only)"
+    return f"{report.file}: {mandatory} mandatory, {advisory} advisory; {checked}: the check {verdict}."
+
+
+def to_json(report: Report) -> dict[str, Any]:
+    return {
+        "file": report.file,
+        "input": report.shape.name,
+        "resources": report.resources,
+        "rules": [r.id for r in report.enabled_rules],
+        "passed": not report.blocked,
+        "mandatory": len(report.mandatory),
+        "advisory": len(report.advisory),
+        "violations": [
+            {**v.to_json(), "line": report.lines.get(v.resource_urn)}
+            for v in sorted_violations(report.violations, report.lines)
+        ],
+    }
+
+
+def render_json(report: Report) -> str:
+    return json.dumps(to_json(report), indent=2)
+
+
+def render_table(report: Report, width: int | None = None) -> str:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(width=width, record=True, file=io.StringIO(), highlight=False, color_system=None)
+    if report.violations:
+        table = Table(show_lines=True)
+        table.add_column("level", no_wrap=True)
+        table.add_column("rule and resource", overflow="fold", max_width=46)
+        table.add_column("what to set, and why", overflow="fold", ratio=1)
+        for v in sorted_violations(report.violations, report.lines):
+            line = report.lines.get(v.resource_urn)
+            where = f"{v.rule_id}\n{v.resource_name} ({v.resource_type})" + (f"\nline {line}" if line else "")
+            table.add_row(v.enforcement, where, v.message)
+        console.print(table)
+    console.print(summary(report), soft_wrap=True)
+    return console.export_text()
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def render_github(report: Report) -> str:
+    lines = []
+    for v in sorted_violations(report.violations, report.lines):
+        command = "error" if v.enforcement == "mandatory" else "warning"
+        properties = [f"file={_escape_property(report.file)}"]
+        line = report.lines.get(v.resource_urn)
+        if line is not None:
+            properties.append(f"line={line}")
+        properties.append(f"title={_escape_property(f'{v.rule_id}: {v.resource_name}')}")
+        lines.append(f"::{command} {','.join(properties)}::{_escape_data(f'{v.message} ({v.resource_urn})')}")
+    lines.append(summary(report))
+    return "\n".join(lines)
+
+
+def _artifact_uri(file: str) -> str:
+    path = PurePath(file)
+    return path.as_uri() if path.is_absolute() else quote(path.as_posix())
+
+
+def _rule_descriptor(rule: Rule, report: Report) -> dict[str, Any]:
+    level = report.config.level(rule.id)
+    return {
+        "id": rule.id,
+        "name": rule.id,
+        "shortDescription": {"text": rule.description},
+        "fullDescription": {"text": f"{rule.description} Source: {rule.source}"},
+        "help": {"text": rule.remediation},
+        "defaultConfiguration": {"level": _SARIF_LEVEL[level], "enabled": level != "disabled"},
+        "properties": {"tags": ["wirespeed", f"scope:{rule.scope}"], "severity": rule.severity, "enforcement": level},
+    }
+
+
+def _fingerprint(v: Violation) -> str:
+    # Lines move as a stack grows; the rule and the resource's URN identify a finding across runs.
+    return hashlib.sha256(f"{v.rule_id}\0{v.resource_urn}".encode()).hexdigest()[:32]
+
+
+def to_sarif(report: Report) -> dict[str, Any]:
+    index = {rule.id: i for i, rule in enumerate(report.rules)}
+    uri = _artifact_uri(report.file)
+    results = []
+    for v in sorted_violations(report.violations, report.lines):
+        physical: dict[str, Any] = {"artifactLocation": {"uri": uri}}
+        line = report.lines.get(v.resource_urn)
+        if line is not None:
+            physical["region"] = {"startLine": line}
+        results.append(
+            {
+                "ruleId": v.rule_id,
+                "ruleIndex": index[v.rule_id],
+                "level": _SARIF_LEVEL[v.enforcement],
+                "message": {"text": v.message},
+                "locations": [
+                    {
+                        "physicalLocation": physical,
+                        "logicalLocations": [
+                            {"name": v.resource_name, "fullyQualifiedName": v.resource_urn, "kind": "resource"}
+                        ],
+                    }
+                ],
+                "partialFingerprints": {"wirespeedFinding/v1": _fingerprint(v)},
+                "properties": {"resourceType": v.resource_type, "enforcement": v.enforcement},
+            }
+        )
+    return {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "wirespeed",
+                        "version": wirespeed.__version__,
+                        "rules": [_rule_descriptor(rule, report) for rule in report.rules],
+                    }
+                },
+                "artifacts": [{"location": {"uri": uri}, "description": {"text": report.shape.name}}],
+                "results": results,
+                "columnKind": "unicodeCodePoints",
+            }
+        ],
+    }
+
+
+def render_sarif(report: Report) -> str:
+    return json.dumps(to_sarif(report), indent=2)
+
+
+RENDERERS = {"table": render_table, "json": render_json, "github": render_github, "sarif": render_sarif}

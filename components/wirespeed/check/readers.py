@@ -1,0 +1,260 @@
+"""The documents `wirespeed check` reads, recognised by their shape, streamed one resource at a time.
+
+- ``pulumi stack export``: ``{"version": 3, "deployment": {"manifest": ..., "resources": [ResourceV3...]}}``
+  (pulumi/pulumi sdk/go/common/apitype/core.go: ``UntypedDeployment``, ``DeploymentV3``, ``ResourceV3``;
+  https://www.pulumi.com/docs/iac/cli/commands/pulumi_stack_export/). Each resource has ``urn``, ``type``,
+  ``custom``, ``inputs``, ``outputs``, ``parent``, ``propertyDependencies``; ``delete: true`` marks an old copy
+  waiting to be deleted after a replacement, which is not part of the stack any more and is not checked.
+- ``pulumi preview --json``: ``{"config": ..., "steps": [PreviewStep...], "diagnostics": ...,
+  "changeSummary": ...}`` (pulumi/pulumi sdk/pkg/display/json.go: ``PreviewDigest``, ``PreviewStep`` with
+  ``op``, ``urn``, ``oldState``/``newState`` as ``ResourceV3``). The planned stack is every step's
+  ``newState``; steps that remove a resource (``delete``, ``delete-replaced``, ``discard``,
+  ``discard-replaced``, ``remove-pending-replace``: pkg/resource/deploy/step.go ``StepOp``) are not checked,
+  and a replacement's several steps count once. A step without ``outputs`` (a resource not created yet) gives
+  stack rules its inputs, the values the provider will be asked for.
+- ``terraform show -json``: recognised by its top-level keys (https://developer.hashicorp.com/terraform/internals/
+  json-format: ``format_version``, ``terraform_version``, ``planned_values``, ``resource_changes``) and refused
+  for now; the Terraform issue adds its reader to ``_READERS``.
+
+Resource rules see a resource's inputs and stack rules its outputs, as the policy engine hands them over
+(shared/reference/pulumi-facts.md); both arrive as read-only views with every number a float (``readonly``).
+A problem in the document is an :class:`UnreadableInputError` naming the JSON path, found wherever it is.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+from wirespeed.check.jsonscan import JsonCursor
+from wirespeed.check.readonly import EMPTY, ReadOnlyMapping
+from wirespeed.errors import UserError
+from wirespeed.rules import Resource
+
+
+class UnreadableInputError(UserError):
+    """The document cannot be checked: not JSON, an unknown shape, or a field of the wrong kind."""
+
+
+@dataclass(frozen=True)
+class Shape:
+    name: str  # the command that writes it
+    source: str  # where its shape is defined
+
+
+STACK_EXPORT = Shape(
+    "pulumi stack export",
+    "pulumi/pulumi sdk/go/common/apitype/core.go (UntypedDeployment, DeploymentV3, ResourceV3)",
+)
+PREVIEW = Shape("pulumi preview --json", "pulumi/pulumi sdk/pkg/display/json.go (PreviewDigest, PreviewStep)")
+
+SUPPORTED = f"`{STACK_EXPORT.name}` or `{PREVIEW.name}` output"
+
+# Steps that take a resource out of the stack (pkg/resource/deploy/step.go).
+_REMOVING_OPS = frozenset({"delete", "delete-replaced", "discard", "discard-replaced", "remove-pending-replace"})
+# Keys a PreviewDigest may have without any step (an empty stack omits "steps": it is `omitempty`).
+_PREVIEW_KEYS = frozenset({"config", "steps", "diagnostics", "duration", "changeSummary", "maybeCorrupt"})
+_MISSING = object()
+_TERRAFORM_KEYS = frozenset({"format_version", "terraform_version", "planned_values", "resource_changes"})
+
+
+def _as_written(value: Any) -> Any:
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {k: _as_written(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_as_written(v) for v in value]
+    return value
+
+
+def _shown(value: Any) -> str:
+    """A JSON value as the user wrote it (integral numbers without ".0"), cut to a readable length."""
+    try:
+        text = json.dumps(_as_written(value), default=repr)
+    except RecursionError:  # a value nested almost as deep as the decoder allows
+        text = "[...]" if isinstance(value, list) else "{...}"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "an array" if isinstance(value, list) else "an object"
+
+
+def _expect(value: Any, wanted: type, kind: str, where: str) -> None:
+    if not isinstance(value, wanted):
+        raise UnreadableInputError(f"{where}: expected {kind}, got {_kind(value)} ({_shown(value)})")
+
+
+Located = tuple[Resource, int]  # a resource and the offset in the text where its JSON object starts
+
+
+class Document:
+    """One input document, read once; :attr:`shape` is known as soon as it is seen."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self.shape: Shape | None = None
+
+    def resources(self) -> Iterator[Resource]:
+        for resource, _ in self.located():
+            yield resource
+
+    def located(self) -> Iterator[Located]:
+        cursor = JsonCursor(self._text)
+        try:
+            if cursor.peek() != "{":
+                value = cursor.value()
+                raise UnreadableInputError(
+                    f"unknown shape: the document is {_kind(value)}, not an object; give {SUPPORTED}"
+                )
+            keys: list[str] = []
+            version: Any = _MISSING
+            for key in cursor.members():
+                keys.append(key)
+                reader = _READERS.get(key)
+                if reader is not None:
+                    yield from reader(self, cursor)
+                elif key == "version":
+                    version = cursor.value()
+                else:
+                    cursor.value()
+            cursor.end()
+        except json.JSONDecodeError as exc:
+            raise UnreadableInputError(f"not JSON: {exc}") from None
+        except RecursionError:
+            raise UnreadableInputError("not readable: JSON nested deeper than Python's recursion limit") from None
+        if self.shape is STACK_EXPORT and version != 3:
+            found = "missing" if version is _MISSING else f"{_shown(version)} is not supported"
+            raise UnreadableInputError(f"version: {found}: `pulumi stack export` writes deployment version 3")
+        if self.shape is None:
+            if keys and set(keys) <= _PREVIEW_KEYS:
+                self.shape = PREVIEW  # a preview of an empty stack: no steps at all
+                return
+            listed = ", ".join(f'"{k}"' for k in keys[:8]) + (", ..." if len(keys) > 8 else "")
+            raise UnreadableInputError(
+                f"unknown shape: top-level keys {listed or '(none)'}; give {SUPPORTED} "
+                '({"version": 3, "deployment": {"resources": [...]}} or {"steps": [...]})'
+            )
+
+    def _claim(self, shape: Shape, key: str) -> None:
+        if self.shape is not None and self.shape is not shape:
+            raise UnreadableInputError(f'unknown shape: "{key}" ({shape.name}) next to {self.shape.name} content')
+        self.shape = shape
+
+
+def _stack_export(document: Document, cursor: JsonCursor) -> Iterator[Located]:
+    document._claim(STACK_EXPORT, "deployment")
+    if cursor.peek() != "{":
+        value = cursor.value()
+        raise UnreadableInputError(f"deployment: expected an object, got {_kind(value)} ({_shown(value)})")
+    for key in cursor.members():
+        if key != "resources":
+            cursor.value()
+            continue
+        if cursor.peek() != "[":
+            value = cursor.value()
+            raise UnreadableInputError(f"deployment.resources: expected an array, got {_kind(value)} ({_shown(value)})")
+        for index in cursor.items():
+            offset = cursor.pos
+            state = cursor.value()
+            resource = _resource(state, f"deployment.resources[{index}]", urn=None)
+            if state.get("delete") is not True:
+                yield resource, offset
+
+
+def _preview(document: Document, cursor: JsonCursor) -> Iterator[Located]:
+    document._claim(PREVIEW, "steps")
+    if cursor.peek() != "[":
+        value = cursor.value()
+        raise UnreadableInputError(f"steps: expected an array, got {_kind(value)} ({_shown(value)})")
+    seen: set[str] = set()
+    for index in cursor.items():
+        offset = cursor.pos
+        step = cursor.value()
+        where = f"steps[{index}]"
+        _expect(step, dict, "an object", where)
+        op, urn = step.get("op"), step.get("urn")
+        _expect(op, str, "a string", f"{where}.op")
+        _expect(urn, str, "a string", f"{where}.urn")
+        new_state = step.get("newState")
+        if op in _REMOVING_OPS or new_state is None or urn in seen:
+            continue
+        seen.add(urn)
+        yield _resource(new_state, f"{where}.newState", urn=urn), offset
+
+
+def _terraform(document: Document, cursor: JsonCursor) -> Iterator[Located]:
+    raise UnreadableInputError(
+        f"a `terraform show -json` document: terraform plans are not supported yet; give {SUPPORTED}"
+    )
+    yield  # a generator like the other readers  # pragma: no cover
+
+
+_Reader = Callable[[Document, JsonCursor], Iterator[Located]]
+
+# Top-level key -> the reader of the shape it belongs to. The Terraform issue replaces `_terraform`.
+_READERS: dict[str, _Reader] = {
+    "deployment": _stack_export,
+    "steps": _preview,
+    **{key: _terraform for key in _TERRAFORM_KEYS},
+}
+
+
+def _resource(state: Any, where: str, urn: str | None) -> Resource:
+    """A ResourceV3 object as a rule sees it; ``urn`` is the step's when the state is a preview's newState."""
+    _expect(state, dict, "an object", where)
+    if urn is None:
+        urn = state.get("urn")
+        _expect(urn, str, "a string", f"{where}.urn")
+    type_token = state.get("type")
+    _expect(type_token, str, "a string", f"{where}.type")
+    inputs = _object(state, "inputs", where)
+    outputs = _object(state, "outputs", where) if "outputs" in state else inputs
+    parent, provider_id = state.get("parent"), state.get("id")
+    if parent is not None:
+        _expect(parent, str, "a string", f"{where}.parent")
+    if provider_id is not None:
+        _expect(provider_id, str, "a string", f"{where}.id")
+    raw_dependencies = state.get("propertyDependencies")
+    if raw_dependencies is not None:
+        _expect(raw_dependencies, dict, "an object", f"{where}.propertyDependencies")
+    for name, urns in (raw_dependencies or {}).items():
+        _expect(urns, list, "an array", f"{where}.propertyDependencies.{name}")
+        for position, dependency in enumerate(urns):
+            _expect(dependency, str, "a string", f"{where}.propertyDependencies.{name}[{position}]")
+    # URN lists as tuples: read-only, and `urn in ...` runs in C for the stack rules that link pools to clusters.
+    dependencies = (
+        MappingProxyType({name: tuple(urns) for name, urns in raw_dependencies.items()}) if raw_dependencies else EMPTY
+    )
+    assert isinstance(urn, str)  # checked above; for the type checker
+    assert isinstance(type_token, str)
+    return Resource(
+        type=type_token,
+        name=urn.split("::", 3)[-1],  # urn:pulumi:<stack>::<project>::<type>::<name>; a name may hold "::"
+        urn=urn,
+        props=inputs,
+        parent=parent or None,
+        outputs=outputs,
+        property_dependencies=dependencies,
+        id=provider_id or None,
+    )
+
+
+def _object(state: Mapping[str, Any], key: str, where: str) -> Mapping[str, Any]:
+    value = state.get(key)
+    if value is None:
+        return EMPTY
+    _expect(value, dict, "an object", f"{where}.{key}")
+    return ReadOnlyMapping(value)

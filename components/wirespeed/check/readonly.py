@@ -1,0 +1,101 @@
+"""Resource properties as the policy engine hands them to rules: read-only mappings, every number a float.
+
+``pulumi_policy`` wraps what the engine sends in ``_DictProxy``/``_ListProxy`` (read-only
+``collections.abc.Mapping``/``Sequence``; numbers arrive as floats because the engine marshals properties
+into ``google.protobuf.Struct``; see shared/reference/pulumi-facts.md). The readers decode numbers as floats
+already (``jsonscan``); these views add the read-only wrapping lazily, one level at a time as a rule reads
+deeper, so a 200,000-resource export costs nothing for the properties no rule looks at.
+
+What the engine would have resolved before a policy runs is resolved here too: a secret written with
+``--show-secrets`` (``{"4dabf...": "1b47...", "plaintext": "<JSON text>"}``) reads as its value. An encrypted
+secret (``"ciphertext"``) cannot be decrypted offline, so it reads as Pulumi's unknown-value sentinel and rules
+treat it as not applicable, exactly as they treat a value unknown during preview. Unknown sentinels
+(``04da6b54-...``) are passed through as the strings they are, as they are in the documents the engine reads.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, overload
+
+# Pulumi's property-value signatures (pulumi/pulumi sdk/go/common/resource/sig, mirrored in every SDK's rpc
+# module, e.g. sdk/python/lib/pulumi/runtime/rpc.py _special_sig_key / _special_secret_sig) and the
+# placeholder pkg/resource/stack/deployment.go writes for a computed value. Wire-format constants.
+SIG_KEY = "4dabf18193072939515e22adb298388d"
+SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270"
+UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
+
+_DECODER = json.JSONDecoder(parse_int=float)
+
+
+def view(value: Any) -> Any:
+    """``value`` (decoded JSON) as a rule may see it: containers wrapped read-only, secrets resolved."""
+    if isinstance(value, dict):
+        if value.get(SIG_KEY) == SECRET_SIG:
+            return _secret(value)
+        return ReadOnlyMapping(value)
+    if isinstance(value, list):
+        return ReadOnlyList(value)
+    return value
+
+
+def _secret(value: dict[str, Any]) -> Any:
+    plaintext = value.get("plaintext")
+    if not isinstance(plaintext, str):
+        return UNKNOWN
+    try:
+        return view(_DECODER.decode(plaintext))
+    except (ValueError, RecursionError):  # a secret whose plaintext is not JSON: not what Pulumi writes
+        return UNKNOWN
+
+
+class ReadOnlyMapping(Mapping[str, Any]):
+    """A read-only view of a decoded JSON object; nested objects and arrays come back as views too."""
+
+    __slots__ = ("_target",)
+
+    def __init__(self, target: dict[str, Any]) -> None:
+        self._target = target
+
+    def __getitem__(self, key: str) -> Any:
+        return view(self._target[key])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._target)
+
+    def __len__(self) -> int:
+        return len(self._target)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._target
+
+    def __repr__(self) -> str:
+        return f"ReadOnlyMapping({self._target!r})"
+
+
+class ReadOnlyList(Sequence[Any]):
+    """A read-only view of a decoded JSON array."""
+
+    __slots__ = ("_target",)
+
+    def __init__(self, target: list[Any]) -> None:
+        self._target = target
+
+    @overload
+    def __getitem__(self, index: int) -> Any: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Any]: ...
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):
+            return ReadOnlyList(self._target[index])
+        return view(self._target[index])
+
+    def __len__(self) -> int:
+        return len(self._target)
+
+    def __repr__(self) -> str:
+        return f"ReadOnlyList({self._target!r})"
+
+
+EMPTY: Mapping[str, Any] = ReadOnlyMapping({})

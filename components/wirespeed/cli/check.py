@@ -1,0 +1,103 @@
+"""`wirespeed check FILE`: the policy pack's rules offline, on a `pulumi stack export` or `pulumi preview --json` file.
+
+Exit 0 when nothing mandatory is violated (advisory findings are printed, not fatal), 1 on a mandatory
+violation, 2 with one ``error:`` line naming the file (or ``--config``) when the input cannot be read.
+"""
+
+from __future__ import annotations
+
+import enum
+import gc
+import shutil
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from wirespeed.cli._common import fail, one_line, readable_text
+
+
+class OutputFormat(enum.StrEnum):
+    table = "table"
+    json = "json"
+    github = "github"
+    sarif = "sarif"
+
+
+def register(app: typer.Typer) -> None:
+    app.command("check")(check)
+
+
+def check(
+    file: Annotated[
+        Path, typer.Argument(help="A `pulumi stack export` or `pulumi preview --json` file.", show_default=False)
+    ],
+    config: Annotated[
+        Path | None,
+        typer.Option(
+            "--config",
+            help='Policy config, as for `pulumi preview --policy-pack-config`: {"all": "mandatory", "<rule>": {...}}.',
+        ),
+    ] = None,
+    output_format: Annotated[
+        OutputFormat,
+        typer.Option(
+            "--format",
+            help="table for people, json for scripts, github for workflow annotations, sarif for code scanning.",
+        ),
+    ] = OutputFormat.table,
+) -> None:
+    """Check a stack export or preview against wirespeed's policy rules: exit 1 on a mandatory violation."""
+    from wirespeed.check import UnreadableInputError, check_text
+    from wirespeed.check.formats import RENDERERS
+
+    resolved = load_config(config)
+    text = readable_text(file, "")
+    # Decoded JSON holds no reference cycles, yet the cyclic collector rescans every object kept for the stack
+    # rules each time allocations pile up: 10-20% of a large export's time (bench/check/RESULTS.md). A
+    # one-shot command can leave it off while it reads.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        report = check_text(text, str(file), resolved)
+    except UnreadableInputError as exc:
+        fail(f"{file}: {exc}")
+    finally:
+        if collecting:
+            gc.enable()
+    del text
+    if output_format is OutputFormat.table:
+        from wirespeed.check.formats import render_table
+
+        width = shutil.get_terminal_size().columns if sys.stdout.isatty() else 120
+        typer.echo(render_table(report, width=width).rstrip("\n"))
+    else:
+        typer.echo(RENDERERS[output_format.value](report))
+    if report.blocked:
+        raise typer.Exit(1)
+
+
+def load_config(path: Path | None, flag: str = "--config") -> Any:
+    """The resolved policy config from ``path`` given as ``flag`` (the rules' defaults without one); exit 2
+    with one line naming the flag, the file and every field at fault."""
+    from wirespeed.rules import ConfigError, resolve_config
+
+    if path is None:
+        return resolve_config(None)
+    import json
+
+    text = readable_text(path, flag)
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as exc:
+        fail(f"{flag} {path}: not JSON: {exc}")
+    except RecursionError:
+        fail(f"{flag} {path}: not readable: JSON nested deeper than Python's recursion limit")
+    except ValueError as exc:  # an integer past Python's digit limit: no threshold is that long
+        fail(f"{flag} {path}: not readable: {exc}")
+    try:
+        return resolve_config(document)
+    except ConfigError as exc:
+        problems = "; ".join(f"{where}: {what}" for where, what in exc.problems)
+        fail(f"{flag} {path}: {one_line(problems)}")

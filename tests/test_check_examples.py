@@ -1,0 +1,165 @@
+"""Every example planned and checked: the policy rules pass on what each example registers, and fail, with the
+expected rule, on variants that break one thing.
+
+Each project runs under the Pulumi SDK's mocks (``wirespeed.program``: no engine, no cloud); the rules see the
+registered inputs and outputs converted as the engine marshals them (``wirespeed.check.registered``). A broken
+variant changes one registered value, as a hand-written program (or a later edit) could: the components
+themselves refuse most of these inputs before anything registers, so the rules are what stops the rest.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import ROOT
+from wirespeed.check.registered import verdicts
+from wirespeed.program import RegisteredResource, run_program
+from wirespeed.program.model import type_matches
+from wirespeed.rules import resolve_config
+
+EXAMPLES = sorted(p.parent for p in (ROOT / "examples").glob("*/Pulumi.yaml"))
+Resources = tuple[RegisteredResource, ...]
+
+# Policy config per example, where the example deliberately runs below the pack's defaults. aks-dsv6's batch
+# workers pool uses the built-in `balanced` profile (RX 2,048, backlog 8,192: sized for 25 Gb/s), below the
+# defaults sized for 100 Gb/s (4,096 and 16,384); a stack that chooses it says so in its policy config.
+CONFIGS: dict[str, dict[str, Any]] = {
+    "aks-dsv6": {
+        "nic-ring-minimum": {"minimumRxRing": 2048},
+        "netdev-backlog-minimum": {"minimumBacklog": 8192},
+    },
+}
+
+
+def _stack(example: Path) -> str | None:
+    return "dev" if (example / "Pulumi.dev.yaml").is_file() else None
+
+
+@pytest.fixture(scope="module")
+def plans() -> dict[str, Resources]:
+    return {example.name: run_program(example, _stack(example)).resources for example in EXAMPLES}
+
+
+def test_the_examples_are_found():
+    assert {"aks-dsv6", "aks-natgw", "aks-existing-cluster"} <= {e.name for e in EXAMPLES}
+
+
+@pytest.mark.parametrize("example", [e.name for e in EXAMPLES])
+def test_every_example_passes_the_rules_under_pulumi_mocks(plans, example):
+    found = verdicts(plans[example], resolve_config(CONFIGS.get(example)))
+    assert [(v.rule_id, v.resource_name, v.message) for v in found] == []
+
+
+def test_aks_dsv6_needs_its_policy_config_for_the_balanced_pool_under_pulumi_mocks(plans):
+    """Without it, the pack's defaults flag exactly the balanced profile and the pool that runs it."""
+    found = verdicts(plans["aks-dsv6"], resolve_config(None))
+    assert {(v.rule_id, v.resource_name) for v in found} == {
+        ("netdev-backlog-minimum", "dsv6-workers-pool"),
+        ("netdev-backlog-minimum", "dsv6-tuning-config-map-balanced"),
+        ("nic-ring-minimum", "dsv6-tuning-config-map-balanced"),
+    }
+
+
+# --- broken variants: one registered value changed each ---------------------------------------------------
+
+
+def _first(resources: Resources, module: str, kind: str) -> RegisteredResource:
+    matches = [r for r in resources if type_matches(r.type, module, kind)]
+    assert matches, f"no {module}:{kind} registered"
+    return matches[0]
+
+
+def _with_inputs(
+    resources: Resources, target: RegisteredResource, change: Callable[[dict[str, Any]], None]
+) -> Resources:
+    """``resources`` with ``target``'s inputs changed; its outputs dropped, as a preview has none yet."""
+    inputs = copy.deepcopy(target.inputs)
+    change(inputs)
+    changed = dataclasses.replace(target, inputs=inputs, outputs={})
+    return tuple(changed if r.urn == target.urn else r for r in resources)
+
+
+def ports_zero(resources: Resources) -> Resources:
+    cluster = _first(resources, "containerservice", "ManagedCluster")
+    return _with_inputs(
+        resources, cluster, lambda i: i["networkProfile"]["loadBalancerProfile"].update(allocatedOutboundPorts=0)
+    )
+
+
+def pool_backlog_1000(resources: Resources) -> Resources:
+    pool = _first(resources, "containerservice", "AgentPool")
+    return _with_inputs(
+        resources,
+        pool,
+        lambda i: i.setdefault("linuxOSConfig", {}).setdefault("sysctls", {}).update(netCoreNetdevMaxBacklog=1000),
+    )
+
+
+def profile_rx_1024(resources: Resources) -> Resources:
+    config_map = next(
+        r for r in resources if type_matches(r.type, "core", "ConfigMap") and "profile.json" in r.inputs.get("data", {})
+    )
+
+    def change(inputs: dict[str, Any]) -> None:
+        profile = json.loads(inputs["data"]["profile.json"])
+        for ring in profile["rings"].values():
+            ring["rx"] = 1024
+        inputs["data"]["profile.json"] = json.dumps(profile)
+
+    return _with_inputs(resources, config_map, change)
+
+
+def privileged_agent(resources: Resources) -> Resources:
+    daemon_set = _first(resources, "apps", "DaemonSet")
+    return _with_inputs(
+        resources,
+        daemon_set,
+        lambda i: i["spec"]["template"]["spec"]["containers"][0]["securityContext"].update(privileged=True),
+    )
+
+
+def no_tuning_agent(resources: Resources) -> Resources:
+    return tuple(
+        r for r in resources if not type_matches(r.type, "apps", "DaemonSet") and r.type != "wirespeed:index:NodeTuning"
+    )
+
+
+def old_vm_size(resources: Resources) -> Resources:
+    pool = _first(resources, "containerservice", "AgentPool")
+    return _with_inputs(resources, pool, lambda i: i.update(vmSize="Standard_D16s_v3"))
+
+
+def pool_max_count_1000(resources: Resources) -> Resources:
+    pool = _first(resources, "containerservice", "AgentPool")
+    return _with_inputs(resources, pool, lambda i: i.update(enableAutoScaling=True, maxCount=1000))
+
+
+BROKEN = [
+    ("aks-dsv6", ports_zero, "aks-allocated-outbound-ports-default"),
+    ("aks-dsv6", pool_backlog_1000, "netdev-backlog-minimum"),
+    ("aks-dsv6", profile_rx_1024, "nic-ring-minimum"),
+    ("aks-dsv6", privileged_agent, "tuning-agent-least-privilege"),
+    ("aks-dsv6", no_tuning_agent, "tuning-agent-present"),
+    ("aks-dsv6", old_vm_size, "network-optimised-sku"),
+    ("aks-dsv6", pool_max_count_1000, "aks-snat-capacity"),
+    ("aks-natgw", pool_backlog_1000, "netdev-backlog-minimum"),
+    ("aks-natgw", profile_rx_1024, "nic-ring-minimum"),
+    ("aks-natgw", no_tuning_agent, "tuning-agent-present"),
+    ("aks-existing-cluster", pool_backlog_1000, "netdev-backlog-minimum"),
+    ("aks-existing-cluster", privileged_agent, "tuning-agent-least-privilege"),
+]
+
+
+@pytest.mark.parametrize(("example", "breaks", "rule_id"), BROKEN, ids=[f"{e}-{b.__name__}" for e, b, _ in BROKEN])
+def test_a_broken_variant_fails_with_the_expected_rule_under_pulumi_mocks(plans, example, breaks, rule_id):
+    found = verdicts(breaks(plans[example]), resolve_config(CONFIGS.get(example)))
+    assert {v.rule_id for v in found if v.enforcement == "mandatory"} == {rule_id}, [
+        (v.rule_id, v.message) for v in found
+    ]

@@ -1,0 +1,83 @@
+"""`wirespeed plan DIR` shows the policy rules' verdicts on what the program registers and exits 2 on a mandatory
+violation (after printing the plan), as the pack would stop the same program in `pulumi preview`.
+
+Programs run under the Pulumi SDK's mocks inside the CLI process (no engine, no cloud account).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from clirun import wirespeed
+from conftest import ROOT
+
+NATGW = ROOT / "examples" / "aks-natgw"
+DSV6 = ROOT / "examples" / "aks-dsv6"
+CLEAN = "Policy (wirespeed's rules, as the policy pack runs them): no violations."
+
+
+def test_a_compliant_example_plans_with_no_violations_under_pulumi_mocks():
+    out = wirespeed("plan", str(NATGW))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[-1] == CLEAN
+
+
+def test_a_mandatory_violation_prints_the_verdicts_then_exits_2_under_pulumi_mocks():
+    out = wirespeed("plan", str(DSV6))
+    assert out.returncode == 2
+    assert out.stderr == (
+        f"error: {DSV6}: policy: 6 mandatory violation(s) of wirespeed's rules (netdev-backlog-minimum on "
+        "dsv6-workers-pool, netdev-backlog-minimum on dsv6-tuning-config-map-balanced, nic-ring-minimum on "
+        "dsv6-tuning-config-map-balanced); the plan above says what to set, or --policy-config sets other "
+        "thresholds and levels\n"
+    )
+    verdicts = out.stdout.split("Policy (wirespeed's rules, as the policy pack runs them): ", 1)[1].splitlines()
+    assert verdicts[0] == "6 violation(s):"
+    assert verdicts[1].startswith(
+        "  mandatory netdev-backlog-minimum on dsv6-workers-pool (azure-native:containerservice:AgentPool): "
+        "agent pool 'dsv6-workers-pool': linuxOSConfig.sysctls.netCoreNetdevMaxBacklog is 8,192, below the "
+        "minimum 16,384"
+    )
+
+
+def test_policy_config_sets_the_thresholds_the_plan_is_judged_by_under_pulumi_mocks(tmp_path: Path):
+    config = tmp_path / "policy.json"
+    config.write_text(
+        json.dumps({"nic-ring-minimum": {"minimumRxRing": 2048}, "netdev-backlog-minimum": {"minimumBacklog": 8192}})
+    )
+    out = wirespeed("plan", str(DSV6), "--policy-config", str(config), "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["policy"] == {"passed": True, "violations": []}
+
+
+def test_advisory_levels_keep_the_verdicts_without_failing_the_plan_under_pulumi_mocks(tmp_path: Path):
+    config = tmp_path / "policy.json"
+    config.write_text('{"all": "advisory"}')
+    out = wirespeed("plan", str(DSV6), "--policy-config", str(config), "--json")
+    assert out.returncode == 0, out.stderr
+    policy = json.loads(out.stdout)["policy"]
+    assert policy["passed"] is True
+    assert {v["enforcement"] for v in policy["violations"]} == {"advisory"}
+    assert len(policy["violations"]) == 6
+
+
+def test_a_bad_policy_config_is_one_line_naming_the_flag(tmp_path: Path):
+    config = tmp_path / "policy.json"
+    config.write_text('{"all": "strict"}')
+    out = wirespeed("plan", str(NATGW), "--policy-config", str(config))
+    assert (out.returncode, out.stdout) == (2, "")
+    assert out.stderr == (
+        f'error: --policy-config {config}: all: "strict" is not allowed: must be one of advisory, mandatory, '
+        "remediate, disabled\n"
+    )
+
+
+def test_policy_config_is_refused_with_a_workload_file():
+    out = wirespeed(
+        "plan", "--workload", str(ROOT / "examples" / "workloads" / "checkout-api.json"), "--policy-config", "x.json"
+    )
+    assert (out.returncode, out.stderr) == (
+        2,
+        "error: --policy-config checks the resources a Pulumi program registers: give DIR, not --workload\n",
+    )
