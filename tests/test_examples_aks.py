@@ -56,11 +56,11 @@ def test_aks_dsv6_example_under_pulumi_mocks(stack, ports, ips):
         "workers": "Standard_D8ds_v6",
     }
     assert pools["workers"]["nodeTaints"] == ["workload=batch:NoSchedule"]
-    assert pools["workers"]["linuxOSConfig"] == {"sysctls": {"netCoreNetdevMaxBacklog": 8192}}
+    assert pools["workers"]["linuxOSConfig"] == {"sysctls": {"netCoreNetdevMaxBacklog": 32768}}
     [alert] = plan.of_type("monitor", "MetricAlert")
     assert alert.inputs["criteria"]["allOf"][0]["threshold"] == ports * 80 // 100
     daemon_sets = sorted(r.name for r in plan.of_type("apps", "DaemonSet"))
-    assert daemon_sets == ["dsv6-tuning-daemon-set-balanced", "dsv6-tuning-daemon-set-throughput"]
+    assert daemon_sets == ["dsv6-tuning-daemon-set-throughput"]  # one DaemonSet per profile, both pools share it
     nodes = 70 if stack is None else 92
     assert f"Capacity rule: {ports:,} ports x {nodes:,} nodes" in out["sizing"]
 

@@ -38,7 +38,8 @@ cluster = NetworkOptimizedCluster(
                 profile="throughput",
                 labels={"workload": "api"},
             ),
-            # Background workers: smaller local-disk nodes, the balanced profile, kept off by a taint.
+            # Background workers: smaller local-disk nodes kept off by a taint. Same `throughput` profile: the
+            # policy pack's default minimums (RX 4,096, backlog 16,384) refuse `balanced`, which is sized for 25 Gb/s.
             NodePoolSpec(
                 name="workers",
                 vm_size="Standard_D8ds_v6",
@@ -46,7 +47,7 @@ cluster = NetworkOptimizedCluster(
                 max_count=20,
                 max_surge="2",
                 zones=zones,
-                profile="balanced",
+                profile="throughput",
                 taints=["workload=batch:NoSchedule"],
             ),
         ],
