@@ -13,7 +13,8 @@ import json
 
 import yaml
 
-from test_node_tuning_component import children, engine, resolve  # noqa: F401  (engine is a fixture)
+from pulumi_engine import engine, resolve  # noqa: F401  (engine is a fixture)
+from test_node_tuning_component import children
 from wirespeed.kubernetes import NodeTuning, NodeTuningArgs
 
 

@@ -1,4 +1,4 @@
-"""The EKS examples run as programs under Pulumi's mocks (tests/aws_engine.py), with their Pulumi.yaml defaults as
+"""The EKS examples run as programs under Pulumi's mocks (tests/pulumi_engine.py), with their Pulumi.yaml defaults as
 stack config: what each registers, that nothing else is needed, and the plan they export."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import pulumi
 import pytest
 import yaml
 
-from aws_engine import Recorder, RecordingMonitor
 from conftest import ROOT
+from pulumi_engine import Recorder, RecordingMonitor
 
 EXAMPLES = ROOT / "examples"
 

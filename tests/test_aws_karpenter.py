@@ -1,6 +1,6 @@
-# ruff: noqa: F811  (the `engine` fixture is imported from tests/aws_engine.py and taken as a parameter)
+# ruff: noqa: F811  (the `engine` fixture is imported from tests/pulumi_engine.py and taken as a parameter)
 """``wirespeed.aws.KarpenterNodePool``: the pure manifests (golden YAML, validated against the plan's catalog
-selection) and the component under Pulumi's mocks (tests/aws_engine.py).
+selection) and the component under Pulumi's mocks (tests/pulumi_engine.py).
 
 Regenerate the golden files after an intended change: UPDATE_GOLDEN=1 .venv/bin/pytest tests/test_aws_karpenter.py
 """
@@ -13,8 +13,8 @@ import os
 import pulumi
 import pytest
 
-from aws_engine import engine, resolve  # noqa: F401 (engine: the pytest fixture)
 from conftest import ROOT
+from pulumi_engine import engine, resolve  # noqa: F401 (engine: the pytest fixture)
 from wirespeed import catalog
 from wirespeed.aws import KarpenterNodePool, KarpenterNodePoolArgs, Taint
 from wirespeed.aws.karpenter import node_class, node_pool, plan_karpenter

@@ -1,5 +1,5 @@
-# ruff: noqa: F811  (the `engine` fixture is imported from tests/aws_engine.py and taken as a parameter)
-"""``wirespeed.aws.NatEgress`` under Pulumi's mocks (tests/aws_engine.py): gateways, Elastic IPs, routes and
+# ruff: noqa: F811  (the `engine` fixture is imported from tests/pulumi_engine.py and taken as a parameter)
+"""``wirespeed.aws.NatEgress`` under Pulumi's mocks (tests/pulumi_engine.py): gateways, Elastic IPs, routes and
 alarms exactly as registered; IPs sized from the busiest destination; bad args rejected all at once."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import logging
 import pulumi
 import pytest
 
-from aws_engine import engine, resolve  # noqa: F401 (engine: the pytest fixture)
+from pulumi_engine import engine, resolve  # noqa: F401 (engine: the pytest fixture)
 from wirespeed.aws import NatEgress, NatEgressArgs
 from wirespeed.aws.egress import plan_egress
 

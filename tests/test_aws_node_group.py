@@ -1,5 +1,5 @@
-# ruff: noqa: F811  (the `engine` fixture is imported from tests/aws_engine.py and taken as a parameter)
-"""``wirespeed.aws.NetworkOptimizedNodeGroup`` under Pulumi's mocks (tests/aws_engine.py): the exact inputs that
+# ruff: noqa: F811  (the `engine` fixture is imported from tests/pulumi_engine.py and taken as a parameter)
+"""``wirespeed.aws.NetworkOptimizedNodeGroup`` under Pulumi's mocks (tests/pulumi_engine.py): the exact inputs that
 reach the engine, the user data decoded from base64 and parsed as MIME, and bad args rejected all at once."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pulumi
 import pytest
 import yaml
 
-from aws_engine import engine, resolve  # noqa: F401 (engine: the pytest fixture)
+from pulumi_engine import engine, resolve  # noqa: F401 (engine: the pytest fixture)
 from wirespeed.aws import NetworkOptimizedNodeGroup, NetworkOptimizedNodeGroupArgs, Taint
 from wirespeed.profiles import builtin_profile
 from wirespeed.userdata import render_script

@@ -1,4 +1,4 @@
-# ruff: noqa: F811  (the `engine` fixture is imported from tests/aws_engine.py and taken as a parameter)
+# ruff: noqa: F811  (the `engine` fixture is imported from tests/pulumi_engine.py and taken as a parameter)
 """What the AWS components register passes wirespeed's own policy rules (wirespeed.rules, every rule mandatory),
 and a node group the rules would flag is one the component refuses: the two never disagree."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from aws_engine import engine, resolve  # noqa: F401 (engine: the pytest fixture)
+from pulumi_engine import engine, resolve  # noqa: F401 (engine: the pytest fixture)
 from wirespeed import rules
 from wirespeed.aws import NatEgress, NatEgressArgs, NetworkOptimizedNodeGroup, NetworkOptimizedNodeGroupArgs
 from wirespeed.rules._userdata import read_user_data

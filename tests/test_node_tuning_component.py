@@ -1,3 +1,4 @@
+# ruff: noqa: F811  (the `engine` fixture is imported from tests/pulumi_engine.py and taken as a parameter)
 """``wirespeed.kubernetes.NodeTuning`` under Pulumi's own mocks (no cluster, no Pulumi CLI: the engine is mocked).
 
 What is real: the pulumi and pulumi-kubernetes SDKs serialise every resource exactly as they would for
@@ -7,99 +8,16 @@ engine camelCase, registered outputs).
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Iterator
-from dataclasses import dataclass, field
-from typing import Any
-
 import pulumi
 import pytest
-from pulumi.runtime import mocks as pulumi_mocks
-from pulumi.runtime import rpc
 
+from pulumi_engine import Recorder, Registration, engine, resolve  # noqa: F401 (engine is a fixture)
 from wirespeed.kubernetes import NodeTuning, NodeTuningArgs
 from wirespeed.manifests import DEFAULT_IMAGE, NodeTuningOptions, node_tuning_objects
 from wirespeed.profile import Profile
 from wirespeed.profiles import builtin_profile
 
 COMPONENT = "wirespeed:index:NodeTuning"
-
-
-@dataclass
-class Registration:
-    type: str
-    name: str
-    urn: str
-    parent: str
-    dependencies: list[str]
-    provider: str
-    inputs: dict[str, Any]
-
-
-@dataclass
-class Recorder(pulumi.runtime.Mocks):
-    registered: list[Registration] = field(default_factory=list)
-    outputs: dict[str, dict[str, Any]] = field(default_factory=dict)
-
-    def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
-        return f"{args.name}-id", args.inputs
-
-    def call(self, args: pulumi.runtime.MockCallArgs) -> dict[str, Any]:
-        return {}
-
-
-class RecordingMonitor(pulumi_mocks.MockMonitor):
-    """The SDK's MockMonitor, also keeping each request's parent, dependencies and registered outputs."""
-
-    def __init__(self, recorder: Recorder):
-        super().__init__(recorder)
-        self.recorder = recorder
-
-    def RegisterResource(self, request: Any) -> Any:  # noqa: N802 (gRPC method name)
-        response = super().RegisterResource(request)
-        if request.type != "pulumi:pulumi:Stack":
-            self.recorder.registered.append(
-                Registration(
-                    type=request.type,
-                    name=request.name,
-                    urn=response.urn,
-                    parent=request.parent,
-                    dependencies=list(request.dependencies),
-                    provider=request.provider,
-                    inputs=rpc.deserialize_properties(request.object),
-                )
-            )
-        return response
-
-    def RegisterResourceOutputs(self, request: Any) -> Any:  # noqa: N802
-        self.recorder.outputs[request.urn] = rpc.deserialize_properties(request.outputs)
-        return super().RegisterResourceOutputs(request)
-
-
-@pytest.fixture
-def engine() -> Iterator[Recorder]:
-    # A fresh event loop per test: the SDK's runtime binds to the loop it first sees (pulumi/pulumi#24338).
-    loop = asyncio.new_event_loop()
-    asyncio.set_event_loop(loop)
-    recorder = Recorder()
-    pulumi.runtime.set_mocks(
-        recorder, project="wirespeed", stack="test", preview=False, monitor=RecordingMonitor(recorder)
-    )
-    yield recorder
-    loop.close()
-    asyncio.set_event_loop(None)
-
-
-def resolve(output: pulumi.Output[Any]) -> Any:
-    """Wait for an Output under the mocks (every registration has been answered by then)."""
-    result: list[Any] = []
-
-    @pulumi.runtime.test
-    def wait() -> pulumi.Output[None]:
-        return output.apply(result.append)
-
-    wait()
-    return result[0]
 
 
 def children(recorder: Recorder) -> list[Registration]:

@@ -1,8 +1,9 @@
-"""Pulumi's own mocks for the AWS component tests: no cloud, no Pulumi CLI (the engine is what is mocked).
+"""Pulumi's own mocks for the component tests (AWS components, NodeTuning): no cloud, no Pulumi CLI (the engine
+is what is mocked).
 
 What is real: the pulumi, pulumi-aws and pulumi-kubernetes SDKs serialise every resource exactly as for
-`pulumi up`; the monitor records what reaches the engine (type, name, parent, inputs in engine camelCase,
-registered outputs). Same recorder as tests/test_node_tuning_component.py.
+`pulumi up`; the monitor records what reaches the engine (type, name, parent, dependencies, provider, inputs in
+engine camelCase, registered outputs).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ class Registration:
     urn: str
     parent: str
     dependencies: list[str]
+    provider: str
     inputs: dict[str, Any]
 
 
@@ -70,6 +72,7 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
                     urn=response.urn,
                     parent=request.parent,
                     dependencies=list(request.dependencies),
+                    provider=request.provider,
                     inputs=rpc.deserialize_properties(request.object),
                 )
             )
