@@ -9,10 +9,8 @@ import (
 	"io"
 	"time"
 
-	"github.com/safchain/ethtool"
-
 	"github.com/wirespeed-io/wirespeed/agent/internal/diagnose"
-	"github.com/wirespeed-io/wirespeed/agent/internal/ethstats"
+	"github.com/wirespeed-io/wirespeed/agent/internal/ethioctl"
 	"github.com/wirespeed-io/wirespeed/agent/internal/links"
 )
 
@@ -46,22 +44,16 @@ func runDiagnose(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		fmt.Fprintf(stderr, "diagnose: --interval %s: must be positive\n", *interval)
 		return diagnoseCannotRead
 	}
-	et, err := ethtool.NewEthtool()
-	if err != nil {
-		fmt.Fprintf(stderr, "diagnose: cannot read: open ethtool socket: %v\n", err)
-		return diagnoseCannotRead
-	}
-	defer et.Close()
-	stats, err := ethstats.Open()
+	et, err := ethioctl.Open()
 	if err != nil {
 		fmt.Fprintf(stderr, "diagnose: cannot read: %v\n", err)
 		return diagnoseCannotRead
 	}
-	defer func() { _ = stats.Close() }()
+	defer func() { _ = et.Close() }()
 	src := diagnose.System{
 		ProcRoot:   *procRoot,
 		Discoverer: links.Discoverer{NL: links.NewNetlink(nil, nil), Drivers: et, Sysfs: links.Sysfs{Root: *sysRoot}},
-		Stats:      stats.Stats,
+		Stats:      et.Stats,
 		Ring:       et.GetRing,
 	}
 	res, err := diagnose.Run(ctx, src, *interval, time.Now)

@@ -21,11 +21,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"github.com/safchain/ethtool"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 
-	"github.com/wirespeed-io/wirespeed/agent/internal/ethstats"
+	"github.com/wirespeed-io/wirespeed/agent/internal/ethioctl"
 	"github.com/wirespeed-io/wirespeed/agent/internal/links"
 	"github.com/wirespeed-io/wirespeed/agent/internal/metrics"
 	"github.com/wirespeed-io/wirespeed/agent/internal/nodestatus"
@@ -120,12 +119,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		log.Error("profile rejected; nothing applied", "err", err)
 		return exitUsage
 	}
-	et, err := ethtool.NewEthtool()
+	// Rings, driver names and driver counters through ethioctl: safchain/ethtool passes the kernel a stack
+	// address that goes stale when the goroutine's stack moves (see internal/ethioctl).
+	et, err := ethioctl.Open()
 	if err != nil {
 		log.Error("open ethtool socket", "err", err)
 		return exitDegraded
 	}
-	defer et.Close()
+	defer func() { _ = et.Close() }()
 	nl := links.NewNetlink(nil, nil)
 	r := reconcile.New(reconcile.Config{
 		Profile:     p,
@@ -142,13 +143,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m := metrics.New(reg)
-	// Not et.Stats: safchain/ethtool's Stats can return nothing from the scrape goroutine (see ethstats).
-	if stats, err := ethstats.Open(); err != nil {
-		log.Error("driver counters not exported", "err", err)
-	} else {
-		defer func() { _ = stats.Close() }()
-		m.SetDriverStats(stats.Stats)
-	}
+	m.SetDriverStats(et.Stats)
 	// Liveness fails only when several resyncs in a row did not finish: the loop is stuck, not busy.
 	health := metrics.NewHealth(3 * o.resync)
 

@@ -21,7 +21,7 @@ import (
 type System struct {
 	ProcRoot   string // normally /proc
 	Discoverer links.Discoverer
-	// Stats reads `ethtool -S` counters: (*ethstats.Reader).Stats, not safchain/ethtool's (see ethstats).
+	// Stats reads `ethtool -S` counters: (*ethioctl.Reader).Stats, not safchain/ethtool's (see internal/ethioctl).
 	Stats func(intf string) (map[string]uint64, error)
 	// Ring reads ring sizes: (*ethtool.Ethtool).GetRing.
 	Ring func(intf string) (ethtool.Ring, error)
