@@ -14,6 +14,7 @@ from conftest import ROOT
 
 NATGW = ROOT / "examples" / "aks-natgw"
 DSV6 = ROOT / "examples" / "aks-dsv6"
+BASIC = ROOT / "tests" / "fixtures" / "programs" / "aks-basic"
 CLEAN = "Policy (wirespeed's rules, as the policy pack runs them): no violations."
 
 
@@ -24,42 +25,48 @@ def test_a_compliant_example_plans_with_no_violations_under_pulumi_mocks():
 
 
 def test_a_mandatory_violation_prints_the_verdicts_then_exits_2_under_pulumi_mocks():
-    out = wirespeed("plan", str(DSV6))
+    # The aks-basic fixture leaves the system pool's backlog unset and deploys no tuning DaemonSet.
+    out = wirespeed("plan", str(BASIC))
     assert out.returncode == 2
     assert out.stderr == (
-        f"error: {DSV6}: policy: 6 mandatory violation(s) of wirespeed's rules (netdev-backlog-minimum on "
-        "dsv6-workers-pool, netdev-backlog-minimum on dsv6-tuning-config-map-balanced, nic-ring-minimum on "
-        "dsv6-tuning-config-map-balanced); the plan above says what to set, or --policy-config sets other "
-        "thresholds and levels\n"
+        f"error: {BASIC}: policy: 2 mandatory violation(s) of wirespeed's rules (netdev-backlog-minimum on aks, "
+        "tuning-agent-present on aks); the plan above says what to set, or --policy-config sets other thresholds "
+        "and levels\n"
     )
     verdicts = out.stdout.split("Policy (wirespeed's rules, as the policy pack runs them): ", 1)[1].splitlines()
-    assert verdicts[0] == "6 violation(s):"
+    assert verdicts[0] == "3 violation(s):"
     assert verdicts[1].startswith(
-        "  mandatory netdev-backlog-minimum on dsv6-workers-pool (azure-native:containerservice:AgentPool): "
-        "agent pool 'dsv6-workers-pool': linuxOSConfig.sysctls.netCoreNetdevMaxBacklog is 8,192, below the "
-        "minimum 16,384"
+        "  mandatory netdev-backlog-minimum on aks (azure-native:containerservice:ManagedCluster): "
+        "agentPoolProfiles[0] (system): linuxOSConfig.sysctls.netCoreNetdevMaxBacklog is unset (the kernel default "
+        "1,000), below the minimum 16,384"
     )
 
 
 def test_policy_config_sets_the_thresholds_the_plan_is_judged_by_under_pulumi_mocks(tmp_path: Path):
+    # aks-dsv6 passes the defaults with backlog 32,768; a stricter minimum fails every place that sets it.
     config = tmp_path / "policy.json"
-    config.write_text(
-        json.dumps({"nic-ring-minimum": {"minimumRxRing": 2048}, "netdev-backlog-minimum": {"minimumBacklog": 8192}})
-    )
+    config.write_text(json.dumps({"netdev-backlog-minimum": {"minimumBacklog": 65536}}))
     out = wirespeed("plan", str(DSV6), "--policy-config", str(config), "--json")
-    assert out.returncode == 0, out.stderr
-    assert json.loads(out.stdout)["policy"] == {"passed": True, "violations": []}
+    assert out.returncode == 2
+    policy = json.loads(out.stdout)["policy"]
+    assert policy["passed"] is False
+    assert sorted((v["rule"], v["name"]) for v in policy["violations"]) == [
+        ("netdev-backlog-minimum", "dsv6-aks"),
+        ("netdev-backlog-minimum", "dsv6-api-pool"),
+        ("netdev-backlog-minimum", "dsv6-tuning-config-map-throughput"),
+        ("netdev-backlog-minimum", "dsv6-workers-pool"),
+    ]
 
 
 def test_advisory_levels_keep_the_verdicts_without_failing_the_plan_under_pulumi_mocks(tmp_path: Path):
     config = tmp_path / "policy.json"
     config.write_text('{"all": "advisory"}')
-    out = wirespeed("plan", str(DSV6), "--policy-config", str(config), "--json")
+    out = wirespeed("plan", str(BASIC), "--policy-config", str(config), "--json")
     assert out.returncode == 0, out.stderr
     policy = json.loads(out.stdout)["policy"]
     assert policy["passed"] is True
     assert {v["enforcement"] for v in policy["violations"]} == {"advisory"}
-    assert len(policy["violations"]) == 6
+    assert len(policy["violations"]) == 3
 
 
 def test_a_bad_policy_config_is_one_line_naming_the_flag(tmp_path: Path):
