@@ -22,7 +22,8 @@ import pytest
 import yaml
 
 from clirun import wirespeed
-from wirespeed.manifests import monitoring
+from wirespeed.manifests import NodeTuningOptions, monitoring, node_tuning_objects
+from wirespeed.profiles import builtin_profile
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "golden" / "monitoring"
@@ -152,9 +153,24 @@ def test_issue_alerts_are_all_there() -> None:
     }
 
 
-@pytest.mark.parametrize("shape", ["rules-file", "prometheus-rule"])
+def _node_tuning_rule_spec() -> dict[str, Any]:
+    """The PrometheusRule's spec exactly as `wirespeed render node-tuning --alerts` and NodeTuning emit it."""
+    objs = node_tuning_objects([builtin_profile("throughput")], NodeTuningOptions(alerts=True))
+    (rule,) = [o for o in objs if o["kind"] == "PrometheusRule"]
+    spec: dict[str, Any] = rule["spec"]
+    return spec
+
+
+SHAPES = {
+    "rules-file": monitoring.rules_file,
+    "prometheus-rule": lambda: monitoring.prometheus_rule("wirespeed-system")["spec"],
+    "node-tuning-alerts": _node_tuning_rule_spec,
+}
+
+
+@pytest.mark.parametrize("shape", SHAPES)
 def test_promtool_checks_the_rules(tmp_path: Path, shape: str) -> None:
-    doc = monitoring.rules_file() if shape == "rules-file" else monitoring.prometheus_rule("wirespeed-system")["spec"]
+    doc = SHAPES[shape]()
     (tmp_path / "rules.yaml").write_text(yaml.safe_dump(doc, sort_keys=False))
     out = promtool("check", "rules", "rules.yaml", cwd=tmp_path)
     assert out.returncode == 0, out.stdout + out.stderr

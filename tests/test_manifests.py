@@ -19,6 +19,7 @@ from wirespeed.manifests import (
     Problem,
     agent_rbac_rules,
     check,
+    monitoring,
     node_tuning_objects,
     profile_checksum,
     profile_json,
@@ -84,7 +85,7 @@ def test_the_validator_rejects_a_misspelt_field():
 
 
 def test_objects_come_in_apply_order():
-    kinds = [o["kind"] for o in objects(THROUGHPUT, BALANCED, pod_monitor=True)]
+    kinds = [o["kind"] for o in objects(THROUGHPUT, BALANCED, pod_monitor=True, alerts=True)]
     assert kinds == [
         "Namespace",
         "ServiceAccount",
@@ -95,6 +96,7 @@ def test_objects_come_in_apply_order():
         "DaemonSet",
         "DaemonSet",
         "PodMonitor",
+        "PrometheusRule",
     ]
 
 
@@ -318,8 +320,33 @@ def test_pod_monitor_scrapes_every_agent_pod():
     assert "PodMonitor" not in [o["kind"] for o in objects()]
 
 
+@pytest.mark.parametrize(
+    ("options", "kinds"),
+    [
+        pytest.param({}, [], id="default-off"),
+        pytest.param({"alerts": False}, [], id="off"),
+        pytest.param({"alerts": True}, ["PrometheusRule"], id="on"),
+        pytest.param({"alerts": True, "pod_monitor": True}, ["PodMonitor", "PrometheusRule"], id="on-with-pod-monitor"),
+    ],
+)
+def test_alerts_option_adds_exactly_the_prometheus_rule(options, kinds):
+    base = [o["kind"] for o in objects(THROUGHPUT)]
+    assert [o["kind"] for o in objects(THROUGHPUT, **options)] == base + kinds
+
+
+def test_prometheus_rule_is_the_monitoring_rule_set_in_the_agents_namespace_labelled_like_the_pod_monitor():
+    objs = objects(THROUGHPUT, BALANCED, pod_monitor=True, alerts=True, namespace="net-tuning")
+    rule = one(objs, "PrometheusRule")
+    assert rule == monitoring.prometheus_rule("net-tuning")
+    assert rule["apiVersion"] == "monitoring.coreos.com/v1"
+    assert rule["metadata"]["name"] == "wirespeed-agent"
+    assert rule["metadata"]["namespace"] == "net-tuning"
+    assert rule["metadata"]["labels"] == one(objs, "PodMonitor")["metadata"]["labels"]
+    assert rule["spec"] == monitoring.rule_groups()
+
+
 def test_every_namespaced_object_lands_in_the_chosen_namespace():
-    objs = objects(THROUGHPUT, BALANCED, pod_monitor=True, namespace="net-tuning")
+    objs = objects(THROUGHPUT, BALANCED, pod_monitor=True, alerts=True, namespace="net-tuning")
     cluster_scoped = {"Namespace", "ClusterRole", "ClusterRoleBinding"}
     assert {o["metadata"].get("namespace") for o in objs if o["kind"] not in cluster_scoped} == {"net-tuning"}
     assert all("namespace" not in o["metadata"] for o in objs if o["kind"] in cluster_scoped)

@@ -13,7 +13,7 @@ import pytest
 
 from pulumi_engine import Recorder, Registration, engine, resolve  # noqa: F401 (engine is a fixture)
 from wirespeed.kubernetes import NodeTuning, NodeTuningArgs
-from wirespeed.manifests import DEFAULT_IMAGE, NodeTuningOptions, node_tuning_objects
+from wirespeed.manifests import DEFAULT_IMAGE, NodeTuningOptions, monitoring, node_tuning_objects
 from wirespeed.profile import Profile
 from wirespeed.profiles import builtin_profile
 
@@ -61,6 +61,18 @@ def test_default_args_register_every_object_under_pulumi_mocks(engine):
             NodeTuningOptions(image="registry.example/agent:1.2.3", namespace="tuning", pod_monitor=True),
             id="two-profiles-image-namespace-pod-monitor",
         ),
+        pytest.param(
+            NodeTuningArgs(namespace="tuning", alerts=True),
+            ["throughput"],
+            NodeTuningOptions(namespace="tuning", alerts=True),
+            id="alerts",
+        ),
+        pytest.param(
+            NodeTuningArgs(pod_monitor=True, alerts=True),
+            ["throughput"],
+            NodeTuningOptions(pod_monitor=True, alerts=True),
+            id="pod-monitor-and-alerts",
+        ),
     ],
 )
 def test_registered_inputs_equal_the_rendered_objects_under_pulumi_mocks(engine, args, profiles, options):
@@ -78,16 +90,33 @@ def test_pod_monitor_is_a_custom_resource_under_pulumi_mocks(engine):
     assert (monitor.type, monitor.name) == ("kubernetes:monitoring.coreos.com/v1:PodMonitor", "nt-pod-monitor")
 
 
+def test_prometheus_rule_is_a_custom_resource_after_the_namespace_under_pulumi_mocks(engine):
+    resolve(NodeTuning("nt", NodeTuningArgs(namespace="net-tuning", alerts=True)).namespace)
+    (rule,) = [r for r in children(engine) if "PrometheusRule" in r.type]
+    assert (rule.type, rule.name) == ("kubernetes:monitoring.coreos.com/v1:PrometheusRule", "nt-prometheus-rule")
+    assert rule.inputs == monitoring.prometheus_rule("net-tuning")
+    assert rule.parent == component(engine).urn
+    (namespace,) = [r for r in children(engine) if r.name == "nt-namespace"]
+    assert rule.dependencies == [namespace.urn]
+
+
+def test_no_prometheus_rule_unless_alerts_are_asked_for_under_pulumi_mocks(engine):
+    resolve(NodeTuning("nt", NodeTuningArgs(pod_monitor=True)).namespace)
+    assert [r.type for r in children(engine) if "PrometheusRule" in r.type] == []
+
+
 def test_children_are_parented_to_the_component_under_pulumi_mocks(engine):
-    resolve(NodeTuning("nt", NodeTuningArgs(profiles=["throughput", "balanced"], pod_monitor=True)).namespace)
+    args = NodeTuningArgs(profiles=["throughput", "balanced"], pod_monitor=True, alerts=True)
+    resolve(NodeTuning("nt", args).namespace)
     urn = component(engine).urn
     assert urn == "urn:pulumi:test::wirespeed::pulumi:pulumi:Stack$wirespeed:index:NodeTuning::nt"
     assert {r.name: r.parent for r in children(engine)} == {r.name: urn for r in children(engine)}
-    assert len(children(engine)) == 9
+    assert len(children(engine)) == 10
 
 
 def test_children_wait_for_what_they_use_under_pulumi_mocks(engine):
-    resolve(NodeTuning("nt", NodeTuningArgs(profiles=["throughput", "balanced"], pod_monitor=True)).namespace)
+    args = NodeTuningArgs(profiles=["throughput", "balanced"], pod_monitor=True, alerts=True)
+    resolve(NodeTuning("nt", args).namespace)
     urns = {r.name: r.urn for r in children(engine)}
     depends = {r.name: sorted(d.rsplit("::", 1)[1] for d in r.dependencies) for r in children(engine)}
     assert set(urns) == set(depends)
@@ -101,6 +130,7 @@ def test_children_wait_for_what_they_use_under_pulumi_mocks(engine):
         "nt-daemon-set-throughput": ["nt-cluster-role-binding", "nt-config-map-throughput", "nt-service-account"],
         "nt-daemon-set-balanced": ["nt-cluster-role-binding", "nt-config-map-balanced", "nt-service-account"],
         "nt-pod-monitor": ["nt-namespace"],
+        "nt-prometheus-rule": ["nt-namespace"],
     }
 
 

@@ -31,6 +31,7 @@ CASES = {
     "default": [],
     "balanced": ["--profile", "balanced"],
     "two-profiles-pod-monitor": ["--profile", "throughput", "--profile", "balanced", "--pod-monitor"],
+    "pod-monitor-alerts-namespace": ["--pod-monitor", "--alerts", "--namespace", "net-tuning"],
     "custom-profile-image-namespace": [
         "--profile",
         str(CUSTOM_PROFILE.relative_to(ROOT)),
@@ -141,6 +142,7 @@ def test_rendered_yaml_applies_as_the_library_objects():
     from wirespeed.manifests import NodeTuningOptions, node_tuning_objects
     from wirespeed.profiles import builtin_profile
 
-    docs = list(yaml.safe_load_all(render("--profile", "balanced", "--pod-monitor").stdout))
+    docs = list(yaml.safe_load_all(render("--profile", "balanced", "--pod-monitor", "--alerts").stdout))
     profile = builtin_profile("balanced")
-    assert docs == node_tuning_objects([profile], NodeTuningOptions(pod_monitor=True))
+    assert docs == node_tuning_objects([profile], NodeTuningOptions(pod_monitor=True, alerts=True))
+    assert docs[-1]["kind"] == "PrometheusRule"

@@ -101,7 +101,7 @@ def render_node_tuning(
         if loaded is not None:
             specs.append(loaded)
     options = NodeTuningOptions(
-        image=DEFAULT_IMAGE if image is None else image, namespace=namespace, pod_monitor=pod_monitor
+        image=DEFAULT_IMAGE if image is None else image, namespace=namespace, pod_monitor=pod_monitor, alerts=alerts
     )
     profiles: list[Profile] = []
     if errors:  # a profile did not load: check the other flags, not the profiles that are left
@@ -113,12 +113,7 @@ def render_node_tuning(
         for line in errors[:-1]:
             typer.echo(f"error: {line}", err=True)
         fail(errors[-1])
-    objects = node_tuning_objects(profiles, options)
-    if alerts:
-        from wirespeed.manifests.monitoring import prometheus_rule
-
-        objects.append(prometheus_rule(options.namespace))
-    typer.echo(to_yaml(objects, HEADER.format(version=__version__)), nl=False)
+    typer.echo(to_yaml(node_tuning_objects(profiles, options), HEADER.format(version=__version__)), nl=False)
 
 
 ALERTS_HEADER = """wirespeed {version}: alert rules for nodes the wirespeed agent tunes (Prometheus rule file).

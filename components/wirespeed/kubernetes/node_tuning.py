@@ -53,6 +53,14 @@ class NodeTuningArgs:
     """Also create a Prometheus Operator ``PodMonitor`` scraping every agent's ``/metrics``. Needs the
     monitoring.coreos.com CRDs in the cluster."""
 
+    alerts: bool = False
+    """Also create the wirespeed alert rules (ring overflow, backlog drops, time squeeze, ENA allowances,
+    conntrack, degraded tuning, drift, missing agent; :mod:`wirespeed.manifests.monitoring`) as a Prometheus
+    Operator ``PrometheusRule`` named ``wirespeed-agent`` in the agent's namespace, the same object
+    `wirespeed render node-tuning --alerts` prints. Like ``pod_monitor`` it needs the Prometheus Operator CRDs
+    (monitoring.coreos.com/v1 ``PrometheusRule``) in the cluster; without them use the plain rules file from
+    `wirespeed render alerts`. Default ``False``."""
+
 
 def _role(obj: dict[str, Any]) -> str:
     """The child's role in its resource name: kebab-case kind, plus the profile for per-profile objects."""
@@ -104,7 +112,7 @@ def _typed(obj: dict[str, Any], name: str, opts: pulumi.ResourceOptions) -> pulu
     }
     if kind in constructors:
         return constructors[kind]()
-    # PodMonitor: a CRD kind, no typed class in pulumi-kubernetes.
+    # PodMonitor, PrometheusRule: CRD kinds, no typed class in pulumi-kubernetes.
     return k8s.apiextensions.CustomResource(
         name, api_version=obj["apiVersion"], kind=kind, metadata=meta, spec=obj["spec"], opts=opts
     )
@@ -115,8 +123,9 @@ class NodeTuning(pulumi.ComponentResource):
 
     Creates a Namespace (Pod Security ``privileged``), the agent's ServiceAccount, ClusterRole and
     ClusterRoleBinding (node get/patch, nodes/status patch, events create/patch: nothing else), a ConfigMap
-    and a DaemonSet per profile, and optionally a PodMonitor. Pass a Kubernetes provider through
-    ``opts.providers`` / ``opts.provider`` to target a cluster created in the same program.
+    and a DaemonSet per profile, and optionally a PodMonitor and the alert rules as a PrometheusRule. Pass a
+    Kubernetes provider through ``opts.providers`` / ``opts.provider`` to target a cluster created in the same
+    program.
 
     A profile change replaces its ConfigMap (pulumi-kubernetes treats ConfigMap data as immutable and deletes a
     named object before re-creating it) and updates the DaemonSet in place: the profile checksum on the pod
@@ -136,6 +145,7 @@ class NodeTuning(pulumi.ComponentResource):
             image=DEFAULT_IMAGE if args.image is None else args.image,
             namespace=args.namespace,
             pod_monitor=args.pod_monitor,
+            alerts=args.alerts,
         )
         # Everything is checked before the component itself registers: bad args leave nothing behind.
         profiles, problems = check(args.profiles, options)

@@ -1,7 +1,8 @@
 """The tuning DaemonSet and what it needs, as plain Kubernetes objects (dicts): one source for
 `wirespeed render node-tuning` (kubectl, Terraform) and the Pulumi component ``wirespeed.kubernetes.NodeTuning``.
 
-Per install: a Namespace, the agent's ServiceAccount, ClusterRole and ClusterRoleBinding, optionally a PodMonitor.
+Per install: a Namespace, the agent's ServiceAccount, ClusterRole and ClusterRoleBinding, optionally a PodMonitor
+and the alert rules as a PrometheusRule (:mod:`wirespeed.manifests.monitoring`).
 Per profile: a ConfigMap holding the profile JSON and a DaemonSet on the nodes labelled
 ``wirespeed.io/profile=<name>``. The privileges and why each is needed: agent/README.md, "Privileges".
 """
@@ -280,4 +281,10 @@ def node_tuning_objects(profiles: Sequence[Profile], options: NodeTuningOptions 
     objects += [daemon_set(p, options) for p in profiles]
     if options.pod_monitor:
         objects.append(pod_monitor(options))
+    if options.alerts:
+        # Imported here: monitoring builds its metadata with this module's _meta, so a top-level import would
+        # be circular.
+        from wirespeed.manifests.monitoring import prometheus_rule
+
+        objects.append(prometheus_rule(options.namespace))
     return objects

@@ -66,6 +66,9 @@ class NodeTuningOptions:
     image: str = DEFAULT_IMAGE
     namespace: str = DEFAULT_NAMESPACE
     pod_monitor: bool = False
+    alerts: bool = False
+    """Also render the alert rules (:mod:`wirespeed.manifests.monitoring`) as a Prometheus Operator
+    ``PrometheusRule`` in ``namespace``. Needs the monitoring.coreos.com/v1 CRDs. Default False."""
 
 
 def builtin_names() -> list[str]:
