@@ -1,0 +1,82 @@
+variable "pools" {
+  description = "Node pools behind the load balancer: max_count (1..1,000) and max_surge, a node count (\"2\") or a percent of max_count (\"10%\", AKS's default; rounded up)."
+  type = list(object({
+    max_count = number
+    max_surge = optional(string, "10%")
+  }))
+
+  validation {
+    condition     = length(var.pools) >= 1
+    error_message = "pools: [] is not allowed: at least one pool."
+  }
+
+  validation {
+    condition     = alltrue([for p in var.pools : p.max_count == floor(p.max_count) && p.max_count >= 1 && p.max_count <= local.facts.max_pool_nodes])
+    error_message = "pools[*].max_count: ${jsonencode([for p in var.pools : p.max_count])} is not allowed: must be a whole number between 1 and ${local.facts.max_pool_nodes} (AKS nodes per pool)."
+  }
+
+  validation {
+    condition = alltrue([for p in var.pools : (
+      can(regex("^[0-9]+$", trimspace(p.max_surge))) ? tonumber(trimspace(p.max_surge)) <= local.facts.max_pool_nodes :
+      can(regex("^[0-9]+(\\.[0-9]+)?%$", trimspace(p.max_surge))) ? tonumber(trimsuffix(trimspace(p.max_surge), "%")) <= local.facts.max_surge_percent : false
+    )])
+    error_message = "pools[*].max_surge: ${jsonencode([for p in var.pools : p.max_surge])} is not allowed: must be a node count between 0 and ${local.facts.max_pool_nodes} or a percent between 0% and ${local.facts.max_surge_percent}%, e.g. \"2\" or \"10%\"."
+  }
+
+  validation {
+    condition     = sum(concat([0], [for p in var.pools : p.max_count])) <= local.facts.max_cluster_nodes
+    error_message = "pools: ${sum(concat([0], [for p in var.pools : p.max_count]))} nodes at maxCount is not allowed: AKS allows at most ${local.facts.max_cluster_nodes} nodes per cluster across all node pools."
+  }
+}
+
+variable "allocated_outbound_ports" {
+  description = "Explicit SNAT ports per node (a multiple of 8, 8..64,000). Give this or workload, not both."
+  type        = number
+  default     = null
+
+  validation {
+    condition     = var.allocated_outbound_ports == null ? true : try(var.allocated_outbound_ports % local.facts.port_granularity == 0 && var.allocated_outbound_ports >= local.facts.port_granularity && var.allocated_outbound_ports <= local.facts.max_ports_per_node, false)
+    error_message = "allocated_outbound_ports: ${var.allocated_outbound_ports == null ? "null" : var.allocated_outbound_ports} is not allowed: must be a multiple of ${local.facts.port_granularity} between ${local.facts.port_granularity} and ${local.facts.max_ports_per_node}."
+  }
+
+  validation {
+    condition     = (var.allocated_outbound_ports == null) != (var.workload == null)
+    error_message = "allocated_outbound_ports: ${var.allocated_outbound_ports == null ? "null" : var.allocated_outbound_ports} is not allowed: give exactly one of allocated_outbound_ports or workload."
+  }
+}
+
+variable "workload" {
+  description = "Outbound demand per node to its busiest destination: connections_per_second (0.001..1,000,000), hold_seconds (1..3,600, default 240) and headroom (1..10, default 1.25). Ports needed = their product, rounded up to a multiple of 8."
+  type = object({
+    connections_per_second = number
+    hold_seconds           = optional(number, 240)
+    headroom               = optional(number, 1.25)
+  })
+  default = null
+
+  validation {
+    condition     = var.workload == null ? true : try(var.workload.connections_per_second >= local.facts.workload_ranges.connections_per_second[0] && var.workload.connections_per_second <= local.facts.workload_ranges.connections_per_second[1], false)
+    error_message = "workload.connections_per_second: ${try(var.workload.connections_per_second, "null")} is not allowed: must be between ${local.facts.workload_ranges.connections_per_second[0]} and ${local.facts.workload_ranges.connections_per_second[1]}."
+  }
+
+  validation {
+    condition     = var.workload == null ? true : try(var.workload.hold_seconds >= local.facts.workload_ranges.hold_seconds[0] && var.workload.hold_seconds <= local.facts.workload_ranges.hold_seconds[1], false)
+    error_message = "workload.hold_seconds: ${try(var.workload.hold_seconds, "null")} is not allowed: must be between ${local.facts.workload_ranges.hold_seconds[0]} and ${local.facts.workload_ranges.hold_seconds[1]}."
+  }
+
+  validation {
+    condition     = var.workload == null ? true : try(var.workload.headroom >= local.facts.workload_ranges.headroom[0] && var.workload.headroom <= local.facts.workload_ranges.headroom[1], false)
+    error_message = "workload.headroom: ${try(var.workload.headroom, "null")} is not allowed: must be between ${local.facts.workload_ranges.headroom[0]} and ${local.facts.workload_ranges.headroom[1]}."
+  }
+}
+
+variable "outbound_ips" {
+  description = "A fixed managed outbound IP count (1..100) to check instead of minimising; the plan then reports feasible."
+  type        = number
+  default     = null
+
+  validation {
+    condition     = var.outbound_ips == null ? true : try(var.outbound_ips == floor(var.outbound_ips) && var.outbound_ips >= 1 && var.outbound_ips <= local.facts.max_outbound_ips, false)
+    error_message = "outbound_ips: ${var.outbound_ips == null ? "null" : var.outbound_ips} is not allowed: must be a whole number between 1 and ${local.facts.max_outbound_ips}."
+  }
+}

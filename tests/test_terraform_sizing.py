@@ -1,0 +1,155 @@
+"""modules/sizing against wirespeed.sizing: the generated files are current, and the real Terraform binary
+gives the engine's numbers for every shared vector and refuses every invalid one naming the variable."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from wirespeed.sizing import terraform_facts
+
+ROOT = Path(__file__).resolve().parents[1]
+MODULE = ROOT / "modules" / "sizing"
+VECTORS = json.loads(terraform_facts.VECTORS_PATH.read_text())["cases"]
+VALID = [c for c in VECTORS if "expected" in c]
+INVALID = [c for c in VECTORS if "error" in c]
+
+
+def terraform_gate(found: str | None, ci: str | None) -> tuple[str, str] | None:
+    """None to run the Terraform tests, else ("skip" | "fail", why). Under CI=true a missing binary fails
+    (as tests/conftest.py does for netns), so a CI job cannot pass by running nothing."""
+    if found:
+        return None
+    reason = "needs the terraform binary on PATH (>= 1.9) to apply modules/sizing"
+    if ci == "true":
+        return "fail", reason + "; CI=true, so this is a failure, not a skip"
+    return "skip", reason
+
+
+def test_terraform_gate_fails_under_ci_and_skips_locally() -> None:
+    assert terraform_gate("/usr/local/bin/terraform", "true") is None
+    reason = "needs the terraform binary on PATH (>= 1.9) to apply modules/sizing"
+    assert terraform_gate(None, "true") == ("fail", reason + "; CI=true, so this is a failure, not a skip")
+    assert terraform_gate(None, None) == ("skip", reason)
+
+
+@pytest.fixture(scope="module")
+def terraform() -> str:
+    found = shutil.which("terraform")
+    gate = terraform_gate(found, os.environ.get("CI"))
+    if gate is not None:
+        action, reason = gate
+        if action == "fail":
+            pytest.fail(reason)
+        pytest.skip(reason)
+    assert found is not None
+    return found
+
+
+def _run(terraform: str, workdir: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    config = workdir / "terraformrc"
+    config.write_text("")
+    env = {**os.environ, "TF_CLI_CONFIG_FILE": str(config), "TF_IN_AUTOMATION": "1", "CHECKPOINT_DISABLE": "1"}
+    return subprocess.run(
+        [terraform, f"-chdir={workdir}", *args, "-no-color"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=False,
+    )
+
+
+def _root(workdir: Path, cases: dict[str, Any]) -> None:
+    """A root module instantiating modules/sizing once per case (one init and one apply for all)."""
+    (workdir / "cases.json").write_text(json.dumps(cases))
+    (workdir / "main.tf").write_text(
+        f"""
+locals {{
+  cases = jsondecode(file("${{path.module}}/cases.json"))
+}}
+
+module "case" {{
+  source   = "{MODULE}"
+  for_each = local.cases
+
+  pools                    = each.value.pools
+  allocated_outbound_ports = each.value.allocated_outbound_ports
+  workload                 = each.value.workload
+  outbound_ips             = each.value.outbound_ips
+}}
+
+output "results" {{
+  value = module.case
+}}
+"""
+    )
+
+
+def test_facts_file_is_current() -> None:
+    assert terraform_facts.FACTS_PATH.read_text() == terraform_facts.render(terraform_facts.facts_document()), (
+        "modules/sizing/facts.tf.json is stale: run python -m wirespeed.sizing.terraform_facts"
+    )
+
+
+def test_vectors_file_is_current() -> None:
+    assert terraform_facts.VECTORS_PATH.read_text() == terraform_facts.render(terraform_facts.vectors_document()), (
+        "tests/vectors/sizing_azure_lb.json is stale: run python -m wirespeed.sizing.terraform_facts"
+    )
+
+
+def test_vectors_cover_feasible_infeasible_and_invalid() -> None:
+    assert any(c["expected"]["feasible"] for c in VALID)
+    assert any(c["expected"]["feasible"] is False and c["expected"]["infeasible"] is None for c in VALID)
+    assert {c["expected"]["infeasible"]["field"] for c in VALID if c["expected"]["infeasible"]} == {
+        "ports per node",
+        "outbound IPs",
+    }
+    assert {c["error"]["variable"] for c in INVALID} == {
+        "allocated_outbound_ports",
+        "outbound_ips",
+        "pools",
+        "workload",
+    }
+
+
+@pytest.fixture(scope="module")
+def applied(terraform: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    workdir = tmp_path_factory.mktemp("tf-sizing")
+    _root(workdir, {c["name"]: c["inputs"] for c in VALID})
+    for args in (("init", "-input=false"), ("apply", "-auto-approve", "-input=false")):
+        done = _run(terraform, workdir, *args)
+        assert done.returncode == 0, done.stderr + done.stdout
+    done = _run(terraform, workdir, "output", "-json", "results")
+    assert done.returncode == 0, done.stderr
+    results: dict[str, Any] = json.loads(done.stdout)
+    return results
+
+
+@pytest.mark.parametrize("case", VALID, ids=[c["name"] for c in VALID])
+def test_terraform_gives_the_engines_numbers(applied: dict[str, Any], case: dict[str, Any]) -> None:
+    got = applied[case["name"]]
+    assert {key: got[key] for key in case["expected"]} == case["expected"]
+
+
+@pytest.mark.parametrize("case", INVALID, ids=[c["name"] for c in INVALID])
+def test_terraform_refuses_invalid_input_naming_the_variable(
+    terraform: str, tmp_path: Path, case: dict[str, Any]
+) -> None:
+    _root(tmp_path, {case["name"]: case["inputs"]})
+    assert _run(terraform, tmp_path, "init", "-input=false").returncode == 0
+    done = _run(terraform, tmp_path, "plan", "-input=false")
+    assert done.returncode == 1
+    output = " ".join(done.stderr.split())  # Terraform wraps long messages
+    variable = case["error"]["variable"]
+    assert "Error: Invalid value for variable" in output, output
+    assert "checked by the validation rule at .terraform/modules/case/variables.tf" in output, output
+    assert f"var.{variable}" in output, output
+    assert case["error"]["field"].rpartition(".")[2] in output, output
+    assert "is not allowed" in output, output
