@@ -7,12 +7,13 @@ import json
 import os
 import shutil
 import subprocess
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from wirespeed.sizing import terraform_facts
+from wirespeed.sizing import azure_lb, terraform_facts
 
 ROOT = Path(__file__).resolve().parents[1]
 MODULE = ROOT / "modules" / "sizing"
@@ -101,6 +102,34 @@ def test_facts_file_is_current() -> None:
 def test_vectors_file_is_current() -> None:
     assert terraform_facts.VECTORS_PATH.read_text() == terraform_facts.render(terraform_facts.vectors_document()), (
         "tests/vectors/sizing_azure_lb.json is stale: run python -m wirespeed.sizing.terraform_facts"
+    )
+
+
+def test_readme_tables_are_current() -> None:
+    current = terraform_facts.README_PATH.read_text()
+    assert current == terraform_facts.readme_text(current), (
+        "modules/sizing/README.md tables are stale: run python -m wirespeed.sizing.terraform_facts"
+    )
+
+
+def test_readme_usage_example_applies(terraform: str, tmp_path: Path) -> None:
+    example = terraform_facts.README_PATH.read_text().partition("```hcl\n")[2].partition("```")[0]
+    (tmp_path / "main.tf").write_text(
+        example.replace('source = "./modules/sizing"', f'source = "{MODULE}"')
+        + 'output "snat" {\n  value = module.snat\n}\n'
+    )
+    for args in (("init", "-input=false"), ("apply", "-auto-approve", "-input=false")):
+        done = _run(terraform, tmp_path, *args)
+        assert done.returncode == 0, done.stderr + done.stdout
+    snat = json.loads(_run(terraform, tmp_path, "output", "-json", "snat").stdout)
+    engine = azure_lb.plan_load_balancer(
+        [azure_lb.Pool(250, Decimal("10")), azure_lb.Pool(20, 2, surge_is_percent=False)],
+        workload=azure_lb.Workload(Decimal("1.36"), 240, Decimal("1.25")),
+    )
+    assert (snat["nodes_at_max"], snat["allocated_outbound_ports"], snat["outbound_ips"]) == (
+        engine.nodes_at_max,
+        engine.allocated_outbound_ports,
+        engine.outbound_ips,
     )
 
 

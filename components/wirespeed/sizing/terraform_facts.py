@@ -8,6 +8,7 @@ Terraform test applies and compares. Run ``python -m wirespeed.sizing.terraform_
 from __future__ import annotations
 
 import json
+import re
 import sys
 from decimal import Decimal
 from fractions import Fraction
@@ -20,7 +21,8 @@ from wirespeed.sizing.errors import InfeasibleError
 from wirespeed.sizing.exact import decimal_text
 
 ROOT = Path(__file__).resolve().parents[3]
-FACTS_PATH = ROOT / "modules" / "sizing" / "facts.tf.json"
+MODULE_PATH = ROOT / "modules" / "sizing"
+FACTS_PATH = MODULE_PATH / "facts.tf.json"
 VECTORS_PATH = ROOT / "tests" / "vectors" / "sizing_azure_lb.json"
 
 
@@ -157,10 +159,49 @@ def render(document: dict[str, Any]) -> str:
     return json.dumps(document, indent=2, default=_number) + "\n"
 
 
+README_PATH = ROOT / "modules" / "sizing" / "README.md"
+DOCS_BEGIN, DOCS_END = "<!-- BEGIN_TF_DOCS -->", "<!-- END_TF_DOCS -->"
+_BLOCK = re.compile(r'^(variable|output) "(?P<name>[a-z_]+)" \{\n(?P<body>.*?)^\}', re.MULTILINE | re.DOTALL)
+_DESCRIPTION = re.compile(r'^  description = "(?P<text>(?:[^"\\]|\\.)*)"$', re.MULTILINE)
+_TYPE = re.compile(r"^  type\s+= (?P<type>.*?)(?=^  [a-z]|\Z)", re.MULTILINE | re.DOTALL)
+_DEFAULT = re.compile(r"^  default\s+= (?P<default>.*)$", re.MULTILINE)
+
+
+def _cell(text: str) -> str:
+    return " ".join(text.replace('\\"', '"').split()).replace("|", "\\|")
+
+
+def docs_tables(module: Path = MODULE_PATH) -> str:
+    """The inputs and outputs tables of ``module``'s README, read from its variables.tf and outputs.tf."""
+    lines = ["## Inputs", "", "| Name | Description | Type | Default |", "|---|---|---|---|"]
+    for block in _BLOCK.finditer((module / "variables.tf").read_text()):
+        body = block["body"]
+        description = _DESCRIPTION.search(body)
+        kind = _TYPE.search(body)
+        default = _DEFAULT.search(body)
+        lines.append(
+            f"| `{block['name']}` | {_cell(description['text']) if description else ''} | "
+            f"`{_cell(kind['type']) if kind else 'any'}` | {f'`{default[1]}`' if default else 'required'} |"
+        )
+    lines += ["", "## Outputs", "", "| Name | Description |", "|---|---|"]
+    for block in _BLOCK.finditer((module / "outputs.tf").read_text()):
+        description = _DESCRIPTION.search(block["body"])
+        lines.append(f"| `{block['name']}` | {_cell(description['text']) if description else ''} |")
+    return "\n".join(lines)
+
+
+def readme_text(current: str) -> str:
+    """``current`` with the text between the docs markers replaced by :func:`docs_tables`."""
+    head, _, rest = current.partition(DOCS_BEGIN)
+    _, _, tail = rest.partition(DOCS_END)
+    return f"{head}{DOCS_BEGIN}\n{docs_tables()}\n{DOCS_END}{tail}"
+
+
 def main() -> int:
     FACTS_PATH.write_text(render(facts_document()))
     VECTORS_PATH.write_text(render(vectors_document()))
-    print(f"wrote {FACTS_PATH.relative_to(ROOT)} and {VECTORS_PATH.relative_to(ROOT)}")
+    README_PATH.write_text(readme_text(README_PATH.read_text()))
+    print(f"wrote {FACTS_PATH.relative_to(ROOT)}, {VECTORS_PATH.relative_to(ROOT)} and {README_PATH.relative_to(ROOT)}")
     return 0
 
 
