@@ -20,6 +20,9 @@ MODULE = ROOT / "modules" / "sizing"
 VECTORS = json.loads(terraform_facts.VECTORS_PATH.read_text())["cases"]
 VALID = [c for c in VECTORS if "expected" in c]
 INVALID = [c for c in VECTORS if "error" in c]
+NAT_VECTORS = json.loads(terraform_facts.NAT_VECTORS_PATH.read_text())["cases"]
+NAT_VALID = [c for c in NAT_VECTORS if "expected" in c]
+NAT_INVALID = [c for c in NAT_VECTORS if "error" in c]
 
 
 def terraform_gate(found: str | None, ci: str | None) -> tuple[str, str] | None:
@@ -67,9 +70,14 @@ def _run(terraform: str, workdir: Path, *args: str) -> subprocess.CompletedProce
     )
 
 
+NAT_INPUTS = ("azure_nat_gateway_flows", "aws_nat_gateway_connections")
+LB_INPUTS = ("pools", "allocated_outbound_ports", "workload", "outbound_ips")
+
+
 def _root(workdir: Path, cases: dict[str, Any]) -> None:
     """A root module instantiating modules/sizing once per case (one init and one apply for all)."""
     (workdir / "cases.json").write_text(json.dumps(cases))
+    arguments = "\n".join(f"  {name} = try(each.value.{name}, null)" for name in (*LB_INPUTS, *NAT_INPUTS))
     (workdir / "main.tf").write_text(
         f"""
 locals {{
@@ -80,10 +88,7 @@ module "case" {{
   source   = "{MODULE}"
   for_each = local.cases
 
-  pools                    = each.value.pools
-  allocated_outbound_ports = each.value.allocated_outbound_ports
-  workload                 = each.value.workload
-  outbound_ips             = each.value.outbound_ips
+{arguments}
 }}
 
 output "results" {{
@@ -97,6 +102,12 @@ def test_facts_file_is_current() -> None:
     assert terraform_facts.FACTS_PATH.read_text() == terraform_facts.render(terraform_facts.facts_document()), (
         "modules/sizing/facts.tf.json is stale: run python -m wirespeed.sizing.terraform_facts"
     )
+
+
+def test_nat_vectors_file_is_current() -> None:
+    assert terraform_facts.NAT_VECTORS_PATH.read_text() == terraform_facts.render(
+        terraform_facts.nat_vectors_document()
+    ), "tests/vectors/sizing_nat_gateway.json is stale: run python -m wirespeed.sizing.terraform_facts"
 
 
 def test_vectors_file_is_current() -> None:
@@ -151,7 +162,7 @@ def test_vectors_cover_feasible_infeasible_and_invalid() -> None:
 @pytest.fixture(scope="module")
 def applied(terraform: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     workdir = tmp_path_factory.mktemp("tf-sizing")
-    _root(workdir, {c["name"]: c["inputs"] for c in VALID})
+    _root(workdir, {c["name"]: c["inputs"] for c in [*VALID, *NAT_VALID]})
     for args in (("init", "-input=false"), ("apply", "-auto-approve", "-input=false")):
         done = _run(terraform, workdir, *args)
         assert done.returncode == 0, done.stderr + done.stdout
@@ -167,7 +178,14 @@ def test_terraform_gives_the_engines_numbers(applied: dict[str, Any], case: dict
     assert {key: got[key] for key in case["expected"]} == case["expected"]
 
 
-@pytest.mark.parametrize("case", INVALID, ids=[c["name"] for c in INVALID])
+@pytest.mark.parametrize("case", NAT_VALID, ids=[c["name"] for c in NAT_VALID])
+def test_terraform_gives_the_engines_nat_gateway_ips(applied: dict[str, Any], case: dict[str, Any]) -> None:
+    got = applied[case["name"]]
+    assert {key: got[case["output"]][key] for key in case["expected"]} == case["expected"]
+    assert got["allocated_outbound_ports"] is None  # no pools: no load balancer plan
+
+
+@pytest.mark.parametrize("case", [*INVALID, *NAT_INVALID], ids=[c["name"] for c in [*INVALID, *NAT_INVALID]])
 def test_terraform_refuses_invalid_input_naming_the_variable(
     terraform: str, tmp_path: Path, case: dict[str, Any]
 ) -> None:

@@ -5,7 +5,8 @@
 locals {
   decimal_pattern = "^([0-9]+)(?:\\.([0-9]+))?$"
 
-  pools = [for p in var.pools : {
+  lb = var.pools != null
+  pools = [for p in coalesce(var.pools, []) : {
     max_count  = p.max_count
     is_percent = endswith(trimspace(p.max_surge), "%")
     surge      = regex(local.decimal_pattern, trimsuffix(trimspace(p.max_surge), "%"))
@@ -22,7 +23,7 @@ locals {
     ) : tonumber(p.surge[0])
   }]
   pools_out = [for p in local.pool_rows : merge(p, { nodes_at_max = p.max_count + p.surge_nodes })]
-  nodes     = sum([for p in local.pools_out : p.nodes_at_max])
+  nodes     = sum(concat([0], [for p in local.pools_out : p.nodes_at_max]))
 
   in_default_table = local.nodes <= local.facts.documented_default_max_nodes
   bracket          = local.in_default_table ? [for row in local.facts.dynamic_default_table : row if local.nodes <= row[0]][0] : null
@@ -56,7 +57,7 @@ locals {
   ips_infeasible   = var.outbound_ips == null && local.ips_needed > local.facts.max_outbound_ips
   available        = local.ips * local.facts.ports_per_ip
 
-  infeasible = local.ports_infeasible ? {
+  infeasible = !local.lb ? null : local.ports_infeasible ? {
     field     = "ports per node"
     required  = local.allocated
     available = local.facts.max_ports_per_node
@@ -65,4 +66,30 @@ locals {
     required  = local.required
     available = local.facts.max_outbound_ips * local.facts.ports_per_ip
   } : null
+}
+
+# NAT gateways, as wirespeed.sizing.nat_gateway: ports (Azure) or connections to one destination (AWS) are
+# shared by all nodes, so the IP count is ceil(demand / per IP), at least 1.
+locals {
+  nat_inputs = {
+    azure = var.azure_nat_gateway_flows == null ? null : {
+      field = "flows", demand = var.azure_nat_gateway_flows, per_ip = local.facts.azure_nat_ports_per_ip, max_ips = local.facts.azure_nat_max_ips
+    }
+    aws = var.aws_nat_gateway_connections == null ? null : {
+      field = "connections", demand = var.aws_nat_gateway_connections, per_ip = local.facts.aws_nat_connections_per_ip, max_ips = local.facts.aws_nat_max_ips
+    }
+  }
+  nat = { for cloud, n in local.nat_inputs : cloud => n == null ? null : merge(n, {
+    ips = max(1, (n.demand - n.demand % n.per_ip) / n.per_ip + (n.demand % n.per_ip > 0 ? 1 : 0))
+  }) }
+  nat_out = { for cloud, n in local.nat : cloud => n == null ? null : {
+    cloud      = cloud
+    demand     = n.demand
+    ips        = n.ips
+    per_ip     = n.per_ip
+    capacity   = n.ips * n.per_ip
+    headroom   = n.ips * n.per_ip - n.demand
+    feasible   = n.ips <= n.max_ips
+    infeasible = n.ips <= n.max_ips ? null : { field = n.field, required = n.demand, available = n.max_ips * n.per_ip }
+  } }
 }

@@ -1,31 +1,32 @@
 variable "pools" {
-  description = "Node pools behind the load balancer: max_count (1..1,000) and max_surge, a node count (\"2\") or a percent of max_count (\"10%\", AKS's default; rounded up)."
+  description = "Node pools behind the Azure load balancer: max_count (1..1,000) and max_surge, a node count (\"2\") or a percent of max_count (\"10%\", AKS's default; rounded up). Null for NAT gateway sizing only (the load balancer outputs are then null)."
   type = list(object({
     max_count = number
     max_surge = optional(string, "10%")
   }))
+  default = null
 
   validation {
-    condition     = length(var.pools) >= 1
+    condition     = var.pools == null ? true : length(var.pools) >= 1
     error_message = "pools: [] is not allowed: at least one pool."
   }
 
   validation {
-    condition     = alltrue([for p in var.pools : p.max_count == floor(p.max_count) && p.max_count >= 1 && p.max_count <= local.facts.max_pool_nodes])
-    error_message = "pools[*].max_count: ${jsonencode([for p in var.pools : p.max_count])} is not allowed: must be a whole number between 1 and ${local.facts.max_pool_nodes} (AKS nodes per pool)."
+    condition     = alltrue([for p in coalesce(var.pools, []) : p.max_count == floor(p.max_count) && p.max_count >= 1 && p.max_count <= local.facts.max_pool_nodes])
+    error_message = "pools[*].max_count: ${jsonencode([for p in coalesce(var.pools, []) : p.max_count])} is not allowed: must be a whole number between 1 and ${local.facts.max_pool_nodes} (AKS nodes per pool)."
   }
 
   validation {
-    condition = alltrue([for p in var.pools : (
+    condition = alltrue([for p in coalesce(var.pools, []) : (
       can(regex("^[0-9]+$", trimspace(p.max_surge))) ? tonumber(trimspace(p.max_surge)) <= local.facts.max_pool_nodes :
       can(regex("^[0-9]+(\\.[0-9]+)?%$", trimspace(p.max_surge))) ? tonumber(trimsuffix(trimspace(p.max_surge), "%")) <= local.facts.max_surge_percent : false
     )])
-    error_message = "pools[*].max_surge: ${jsonencode([for p in var.pools : p.max_surge])} is not allowed: must be a node count between 0 and ${local.facts.max_pool_nodes} or a percent between 0% and ${local.facts.max_surge_percent}%, e.g. \"2\" or \"10%\"."
+    error_message = "pools[*].max_surge: ${jsonencode([for p in coalesce(var.pools, []) : p.max_surge])} is not allowed: must be a node count between 0 and ${local.facts.max_pool_nodes} or a percent between 0% and ${local.facts.max_surge_percent}%, e.g. \"2\" or \"10%\"."
   }
 
   validation {
-    condition     = sum(concat([0], [for p in var.pools : p.max_count])) <= local.facts.max_cluster_nodes
-    error_message = "pools: ${sum(concat([0], [for p in var.pools : p.max_count]))} nodes at maxCount is not allowed: AKS allows at most ${local.facts.max_cluster_nodes} nodes per cluster across all node pools."
+    condition     = sum(concat([0], [for p in coalesce(var.pools, []) : p.max_count])) <= local.facts.max_cluster_nodes
+    error_message = "pools: ${sum(concat([0], [for p in coalesce(var.pools, []) : p.max_count]))} nodes at maxCount is not allowed: AKS allows at most ${local.facts.max_cluster_nodes} nodes per cluster across all node pools."
   }
 }
 
@@ -40,8 +41,8 @@ variable "allocated_outbound_ports" {
   }
 
   validation {
-    condition     = (var.allocated_outbound_ports == null) != (var.workload == null)
-    error_message = "allocated_outbound_ports: ${var.allocated_outbound_ports == null ? "null" : var.allocated_outbound_ports} is not allowed: give exactly one of allocated_outbound_ports or workload."
+    condition     = var.pools == null ? var.allocated_outbound_ports == null && var.workload == null : (var.allocated_outbound_ports == null) != (var.workload == null)
+    error_message = "allocated_outbound_ports: ${var.allocated_outbound_ports == null ? "null" : var.allocated_outbound_ports} is not allowed: give exactly one of allocated_outbound_ports or workload, and only with pools."
   }
 }
 
@@ -78,5 +79,27 @@ variable "outbound_ips" {
   validation {
     condition     = var.outbound_ips == null ? true : try(var.outbound_ips == floor(var.outbound_ips) && var.outbound_ips >= 1 && var.outbound_ips <= local.facts.max_outbound_ips, false)
     error_message = "outbound_ips: ${var.outbound_ips == null ? "null" : var.outbound_ips} is not allowed: must be a whole number between 1 and ${local.facts.max_outbound_ips}."
+  }
+}
+
+variable "azure_nat_gateway_flows" {
+  description = "Concurrent outbound flows of all nodes through an Azure NAT gateway (AKS managedNATGateway), 1..1,000,000,000; null to skip."
+  type        = number
+  default     = null
+
+  validation {
+    condition     = var.azure_nat_gateway_flows == null ? true : try(var.azure_nat_gateway_flows == floor(var.azure_nat_gateway_flows) && var.azure_nat_gateway_flows >= 1 && var.azure_nat_gateway_flows <= local.facts.max_nat_demand, false)
+    error_message = "azure_nat_gateway_flows (flows): ${var.azure_nat_gateway_flows == null ? "null" : var.azure_nat_gateway_flows} is not allowed: must be a whole number between 1 and ${local.facts.max_nat_demand}."
+  }
+}
+
+variable "aws_nat_gateway_connections" {
+  description = "Peak concurrent connections from one AWS NAT gateway (one AZ) to its busiest destination, 1..1,000,000,000; null to skip."
+  type        = number
+  default     = null
+
+  validation {
+    condition     = var.aws_nat_gateway_connections == null ? true : try(var.aws_nat_gateway_connections == floor(var.aws_nat_gateway_connections) && var.aws_nat_gateway_connections >= 1 && var.aws_nat_gateway_connections <= local.facts.max_nat_demand, false)
+    error_message = "aws_nat_gateway_connections (connections): ${var.aws_nat_gateway_connections == null ? "null" : var.aws_nat_gateway_connections} is not allowed: must be a whole number between 1 and ${local.facts.max_nat_demand}."
   }
 }
