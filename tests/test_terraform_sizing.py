@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from wirespeed.sizing import azure_lb, terraform_facts
+from wirespeed.sizing import azure_lb, nat_gateway, terraform_facts
 
 ROOT = Path(__file__).resolve().parents[1]
 MODULE = ROOT / "modules" / "sizing"
@@ -123,11 +123,13 @@ def test_readme_tables_are_current() -> None:
     )
 
 
-def test_readme_usage_example_applies(terraform: str, tmp_path: Path) -> None:
-    example = terraform_facts.README_PATH.read_text().partition("```hcl\n")[2].partition("```")[0]
+def test_readme_usage_examples_apply(terraform: str, tmp_path: Path) -> None:
+    readme = terraform_facts.README_PATH.read_text()
+    examples = [block.partition("```")[0] for block in readme.split("```hcl\n")[1:]]
+    assert len(examples) == 2
     (tmp_path / "main.tf").write_text(
-        example.replace('source = "./modules/sizing"', f'source = "{MODULE}"')
-        + 'output "snat" {\n  value = module.snat\n}\n'
+        "\n".join(examples).replace('source = "./modules/sizing"', f'source = "{MODULE}"')
+        + 'output "snat" {\n  value = module.snat\n}\noutput "eks_egress" {\n  value = module.eks_egress\n}\n'
     )
     for args in (("init", "-input=false"), ("apply", "-auto-approve", "-input=false")):
         done = _run(terraform, tmp_path, *args)
@@ -142,6 +144,9 @@ def test_readme_usage_example_applies(terraform: str, tmp_path: Path) -> None:
         engine.allocated_outbound_ports,
         engine.outbound_ips,
     )
+    egress = json.loads(_run(terraform, tmp_path, "output", "-json", "eks_egress").stdout)
+    assert egress["aws_nat_gateway"]["ips"] == nat_gateway.plan_aws_nat_gateway(120_000).ips
+    assert egress["allocated_outbound_ports"] is None
 
 
 def test_vectors_cover_feasible_infeasible_and_invalid() -> None:
