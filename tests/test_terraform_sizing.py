@@ -23,6 +23,9 @@ INVALID = [c for c in VECTORS if "error" in c]
 NAT_VECTORS = json.loads(terraform_facts.NAT_VECTORS_PATH.read_text())["cases"]
 NAT_VALID = [c for c in NAT_VECTORS if "expected" in c]
 NAT_INVALID = [c for c in NAT_VECTORS if "error" in c]
+BACKLOG_VECTORS = json.loads(terraform_facts.BACKLOG_VECTORS_PATH.read_text())["cases"]
+NAT_VALID += [c for c in BACKLOG_VECTORS if "expected" in c]
+NAT_INVALID += [c for c in BACKLOG_VECTORS if "error" in c]
 
 
 def terraform_gate(found: str | None, ci: str | None) -> tuple[str, str] | None:
@@ -70,7 +73,7 @@ def _run(terraform: str, workdir: Path, *args: str) -> subprocess.CompletedProce
     )
 
 
-NAT_INPUTS = ("azure_nat_gateway_flows", "aws_nat_gateway_connections")
+NAT_INPUTS = ("azure_nat_gateway_flows", "aws_nat_gateway_connections", "backlog")
 LB_INPUTS = ("pools", "allocated_outbound_ports", "workload", "outbound_ips")
 
 
@@ -108,6 +111,12 @@ def test_nat_vectors_file_is_current() -> None:
     assert terraform_facts.NAT_VECTORS_PATH.read_text() == terraform_facts.render(
         terraform_facts.nat_vectors_document()
     ), "tests/vectors/sizing_nat_gateway.json is stale: run python -m wirespeed.sizing.terraform_facts"
+
+
+def test_backlog_vectors_file_is_current() -> None:
+    assert terraform_facts.BACKLOG_VECTORS_PATH.read_text() == terraform_facts.render(
+        terraform_facts.backlog_vectors_document()
+    ), "tests/vectors/sizing_backlog.json is stale: run python -m wirespeed.sizing.terraform_facts"
 
 
 def test_vectors_file_is_current() -> None:
@@ -184,7 +193,7 @@ def test_terraform_gives_the_engines_numbers(applied: dict[str, Any], case: dict
 
 
 @pytest.mark.parametrize("case", NAT_VALID, ids=[c["name"] for c in NAT_VALID])
-def test_terraform_gives_the_engines_nat_gateway_ips(applied: dict[str, Any], case: dict[str, Any]) -> None:
+def test_terraform_gives_the_engines_nat_gateway_ips_and_backlog(applied: dict[str, Any], case: dict[str, Any]) -> None:
     got = applied[case["name"]]
     assert {key: got[case["output"]][key] for key in case["expected"]} == case["expected"]
     assert got["allocated_outbound_ports"] is None  # no pools: no load balancer plan

@@ -93,3 +93,33 @@ locals {
     infeasible = n.ips <= n.max_ips ? null : { field = n.field, required = n.demand, available = n.max_ips * n.per_ip }
   } }
 }
+
+# netdev_max_backlog, as wirespeed.sizing.backlog: packets arriving during the stall, rounded up once on exact
+# decimals (rate x 10^9 / ((bytes + Ethernet overhead) x 8) x stall / 1,000), then the next power of two
+# within AKS's range.
+locals {
+  backlog_on    = var.backlog != null
+  backlog_rate  = local.backlog_on ? regex(local.decimal_pattern, tostring(var.backlog.line_rate_gbps)) : ["0", null]
+  backlog_stall = regex(local.decimal_pattern, tostring(local.backlog_on ? coalesce(var.backlog.stall_ms, local.facts.backlog_default_stall_ms) : 1))
+  backlog_bytes = local.backlog_on ? coalesce(var.backlog.packet_bytes, local.facts.default_packet_bytes) : local.facts.default_packet_bytes
+  backlog_numerator = (
+    tonumber("${local.backlog_rate[0]}${coalesce(local.backlog_rate[1], "0")}") *
+    tonumber("${local.backlog_stall[0]}${coalesce(local.backlog_stall[1], "0")}") * 1000000
+  )
+  backlog_denominator = (
+    pow(10, length(coalesce(local.backlog_rate[1], "0")) + length(coalesce(local.backlog_stall[1], "0"))) *
+    (local.backlog_bytes + local.facts.ethernet_overhead_bytes) * 8
+  )
+  backlog_packets = max(1,
+    (local.backlog_numerator - local.backlog_numerator % local.backlog_denominator) / local.backlog_denominator +
+    (local.backlog_numerator % local.backlog_denominator > 0 ? 1 : 0)
+  )
+  backlog_wanted = [for e in range(0, 64) : pow(2, e) if pow(2, e) >= local.backlog_packets][0]
+  backlog_value  = max(local.facts.backlog_min, min(local.backlog_wanted, local.facts.backlog_max))
+  backlog_out = local.backlog_on ? {
+    netdev_max_backlog   = local.backlog_value
+    packets_in_stall     = local.backlog_packets
+    capped_at_aks_max    = local.backlog_wanted > local.facts.backlog_max
+    memory_bytes_per_cpu = local.backlog_value * (local.backlog_bytes + local.facts.skb_overhead_bytes)
+  } : null
+}

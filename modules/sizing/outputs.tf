@@ -72,3 +72,8 @@ output "aws_nat_gateway" {
   description = "Null unless aws_nat_gateway_connections is given; else ips (primary + secondary), demand, per_ip (55,000), capacity, headroom, feasible (at most 8 IPs), infeasible and above_default_eip_quota (more than the default 2 Elastic IPs per NAT gateway)."
   value       = local.nat_out.aws == null ? null : merge(local.nat_out.aws, { above_default_eip_quota = local.nat.aws.ips > local.facts.aws_nat_default_eip_quota })
 }
+
+output "backlog" {
+  description = "Null unless backlog is given; else netdev_max_backlog, packets_in_stall, capped_at_aks_max and memory_bytes_per_cpu."
+  value       = local.backlog_out
+}

@@ -103,3 +103,28 @@ variable "aws_nat_gateway_connections" {
     error_message = "aws_nat_gateway_connections (connections): ${var.aws_nat_gateway_connections == null ? "null" : var.aws_nat_gateway_connections} is not allowed: must be a whole number between 1 and ${local.facts.max_nat_demand}."
   }
 }
+
+variable "backlog" {
+  description = "net.core.netdev_max_backlog sizing: line_rate_gbps (0.001..800), stall_ms the backlog must absorb (0.001..1,000, default 4) and packet_bytes (IP length, 64..9,216, default 1,500); null to skip."
+  type = object({
+    line_rate_gbps = number
+    stall_ms       = optional(number)
+    packet_bytes   = optional(number)
+  })
+  default = null
+
+  validation {
+    condition     = var.backlog == null ? true : try(var.backlog.line_rate_gbps >= local.facts.packet_ranges.line_rate_gbps[0] && var.backlog.line_rate_gbps <= local.facts.packet_ranges.line_rate_gbps[1], false)
+    error_message = "backlog.line_rate_gbps: ${try(var.backlog.line_rate_gbps == null ? "null" : var.backlog.line_rate_gbps, "null")} is not allowed: must be between ${local.facts.packet_ranges.line_rate_gbps[0]} and ${local.facts.packet_ranges.line_rate_gbps[1]}."
+  }
+
+  validation {
+    condition     = try(var.backlog.stall_ms, null) == null ? true : try(var.backlog.stall_ms >= local.facts.packet_ranges.stall_ms[0] && var.backlog.stall_ms <= local.facts.packet_ranges.stall_ms[1], false)
+    error_message = "backlog.stall_ms: ${try(var.backlog.stall_ms == null ? "null" : var.backlog.stall_ms, "null")} is not allowed: must be between ${local.facts.packet_ranges.stall_ms[0]} and ${local.facts.packet_ranges.stall_ms[1]}."
+  }
+
+  validation {
+    condition     = try(var.backlog.packet_bytes, null) == null ? true : try(var.backlog.packet_bytes == floor(var.backlog.packet_bytes) && var.backlog.packet_bytes >= local.facts.packet_ranges.packet_bytes[0] && var.backlog.packet_bytes <= local.facts.packet_ranges.packet_bytes[1], false)
+    error_message = "backlog.packet_bytes: ${try(var.backlog.packet_bytes == null ? "null" : var.backlog.packet_bytes, "null")} is not allowed: must be a whole number between ${local.facts.packet_ranges.packet_bytes[0]} and ${local.facts.packet_ranges.packet_bytes[1]}."
+  }
+}
