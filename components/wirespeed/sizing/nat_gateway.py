@@ -18,6 +18,8 @@ AWS_MAX_IPS = 8
 # docs.aws.amazon.com/vpc/latest/userguide/amazon-vpc-limits.html: "Elastic IP addresses per public NAT
 # gateway" quota defaults to 2 (adjustable up to 8).
 AWS_DEFAULT_EIP_QUOTA = 2
+# wirespeed's bound, not a cloud's: demand above a billion flows is a unit mistake.
+MAX_DEMAND = 10**9
 
 
 @dataclass(frozen=True)
@@ -60,7 +62,7 @@ def _ips(demand: int, per_ip: int) -> int:
 
 def plan_azure_nat_gateway(flows: int) -> NatGatewayPlan:
     """Public IPs an Azure NAT gateway needs for ``flows`` concurrent outbound flows (all nodes together)."""
-    flows = check_whole("flows", flows, 1, 10**9)
+    flows = check_whole("flows", flows, 1, MAX_DEMAND)
     ips = _ips(flows, AZURE_PORTS_PER_IP)
     if ips > AZURE_MAX_IPS:
         raise InfeasibleError(
@@ -74,7 +76,7 @@ def plan_azure_nat_gateway(flows: int) -> NatGatewayPlan:
 
 def plan_aws_nat_gateway(connections: int) -> NatGatewayPlan:
     """IPs one AWS NAT gateway (one AZ) needs for peak concurrent connections to its busiest destination."""
-    connections = check_whole("connections", connections, 1, 10**9)
+    connections = check_whole("connections", connections, 1, MAX_DEMAND)
     ips = _ips(connections, AWS_CONNECTIONS_PER_IP)
     if ips > AWS_MAX_IPS:
         raise InfeasibleError(
