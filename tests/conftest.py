@@ -40,9 +40,10 @@ def missing_netns_privilege(proc_status: str, euid: int) -> str | None:
     return f"needs root to create network namespaces (missing {', '.join(missing)}; euid {euid}): run the tests as root"
 
 
-def netns_gate(reason: str | None, ci: str | None) -> tuple[str, str] | None:
-    """What to do with a `netns` test: None to run it, else ("skip" | "fail", message). Under CI=true a
-    missing privilege fails, as the QEMU and Go netns tests do, so a CI job cannot pass by running nothing."""
+def prerequisite_gate(reason: str | None, ci: str | None) -> tuple[str, str] | None:
+    """What to do with a test whose prerequisite (root, a built binary, a Debian tool) is missing for
+    ``reason``: None to run it, else ("skip" | "fail", message). Under CI=true a missing prerequisite fails, as
+    the QEMU and Go netns tests do, so a CI job cannot pass by running nothing."""
     if reason is None:
         return None
     if ci == "true":
@@ -50,17 +51,21 @@ def netns_gate(reason: str | None, ci: str | None) -> tuple[str, str] | None:
     return "skip", reason
 
 
-def pytest_runtest_setup(item: pytest.Item) -> None:
-    if item.get_closest_marker("netns") is None:
-        return
-    reason = missing_netns_privilege(PROC_SELF_STATUS.read_text(), os.geteuid())
-    decision = netns_gate(reason, os.environ.get("CI"))
+def require(reason: str | None) -> None:
+    """Skip the running test naming ``reason`` (fail it under CI=true); nothing when ``reason`` is None."""
+    decision = prerequisite_gate(reason, os.environ.get("CI"))
     if decision is None:
         return
     action, message = decision
     if action == "fail":
         pytest.fail(message, pytrace=False)
     pytest.skip(message)
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if item.get_closest_marker("netns") is None:
+        return
+    require(missing_netns_privilege(PROC_SELF_STATUS.read_text(), os.geteuid()))
 
 
 @pytest.fixture(scope="session")
@@ -76,9 +81,4 @@ def apiserver() -> Iterator[ApiServer]:
         with running() as server:
             yield server
     except PrerequisiteMissingError as exc:
-        decision = netns_gate(str(exc), os.environ.get("CI"))  # the same rule: under CI=true, fail
-        assert decision is not None
-        action, message = decision
-        if action == "fail":
-            pytest.fail(message, pytrace=False)
-        pytest.skip(message)
+        require(str(exc))

@@ -31,12 +31,11 @@ import yaml
 
 from apiserver import KUBECTL, ROOT, ApiServer
 from clirun import WIRESPEED
-from conftest import netns_gate
+from conftest import require
 
 pytestmark = pytest.mark.netns
 
 AGENT = ROOT / "agent" / "bin" / "wirespeed-agent"
-CI = os.environ.get("CI")
 POLICY = ROOT / "test" / "apiserver" / "own-node-policy.yaml"
 NAMESPACE = "ws-agent"
 PROFILE = "apitest"
@@ -154,12 +153,7 @@ def pod_bound_token(server: ApiServer, pod: str) -> str:
 @pytest.fixture(scope="module")
 def agent(apiserver: ApiServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Agent]:
     if not AGENT.exists():
-        decision = netns_gate(f"{AGENT.relative_to(ROOT)} is missing: `make -C agent build` (make test builds it)", CI)
-        assert decision is not None
-        action, message = decision
-        if action == "fail":
-            pytest.fail(message, pytrace=False)
-        pytest.skip(message)
+        require(f"{AGENT.relative_to(ROOT)} is missing: `make -C agent build` (make test builds it)")
     tmp = tmp_path_factory.mktemp("agent")
     suffix = secrets.token_hex(3)
     link, peer = f"wsa{suffix}a", f"wsa{suffix}b"

@@ -7,7 +7,7 @@ import subprocess
 import pytest
 
 import apiserver
-from conftest import netns_gate
+from conftest import prerequisite_gate
 
 
 def test_a_missing_binary_is_named_with_how_to_build_it(monkeypatch):
@@ -15,7 +15,7 @@ def test_a_missing_binary_is_named_with_how_to_build_it(monkeypatch):
     assert apiserver.missing_prerequisite() == (
         "the real API server needs test/apiserver/bin/absent (build it: test/apiserver/build.sh)"
     )
-    decision = netns_gate(apiserver.missing_prerequisite(), "true")
+    decision = prerequisite_gate(apiserver.missing_prerequisite(), "true")
     assert decision is not None
     assert decision[0] == "fail"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, missing_netns_privilege, netns_gate
+from conftest import ROOT, missing_netns_privilege, prerequisite_gate
 
 ROOT_STATUS = "Name:\tpython\nCapInh:\t0000000000000000\nCapEff:\t000001ffffffffff\n"
 NOBODY_STATUS = "Name:\tpython\nCapEff:\t0000000000000000\n"
@@ -54,8 +54,8 @@ def test_missing_netns_privilege(status: str, euid: int, reason: str | None) -> 
         ),
     ],
 )
-def test_netns_gate(reason: str | None, ci: str | None, decision: tuple[str, str] | None) -> None:
-    assert netns_gate(reason, ci) == decision
+def test_prerequisite_gate(reason: str | None, ci: str | None, decision: tuple[str, str] | None) -> None:
+    assert prerequisite_gate(reason, ci) == decision
 
 
 @pytest.mark.netns

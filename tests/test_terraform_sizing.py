@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from conftest import prerequisite_gate, require
 from wirespeed.sizing import azure_lb, nat_gateway, terraform_facts
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -28,15 +29,12 @@ NAT_VALID += [c for c in BACKLOG_VECTORS if "expected" in c]
 NAT_INVALID += [c for c in BACKLOG_VECTORS if "error" in c]
 
 
+NO_TERRAFORM = "needs the terraform binary on PATH (>= 1.9) to apply modules/sizing"
+
+
 def terraform_gate(found: str | None, ci: str | None) -> tuple[str, str] | None:
-    """None to run the Terraform tests, else ("skip" | "fail", why). Under CI=true a missing binary fails
-    (as tests/conftest.py does for netns), so a CI job cannot pass by running nothing."""
-    if found:
-        return None
-    reason = "needs the terraform binary on PATH (>= 1.9) to apply modules/sizing"
-    if ci == "true":
-        return "fail", reason + "; CI=true, so this is a failure, not a skip"
-    return "skip", reason
+    """None to run the Terraform tests, else ("skip" | "fail", why): the suite's one prerequisite rule."""
+    return prerequisite_gate(None if found else NO_TERRAFORM, ci)
 
 
 def test_terraform_gate_fails_under_ci_and_skips_locally() -> None:
@@ -49,12 +47,7 @@ def test_terraform_gate_fails_under_ci_and_skips_locally() -> None:
 @pytest.fixture(scope="module")
 def terraform() -> str:
     found = shutil.which("terraform")
-    gate = terraform_gate(found, os.environ.get("CI"))
-    if gate is not None:
-        action, reason = gate
-        if action == "fail":
-            pytest.fail(reason)
-        pytest.skip(reason)
+    require(None if found else NO_TERRAFORM)
     assert found is not None
     return found
 
