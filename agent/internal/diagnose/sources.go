@@ -23,7 +23,7 @@ type System struct {
 	Discoverer links.Discoverer
 	// Stats reads `ethtool -S` counters: (*ethioctl.Reader).Stats, not safchain/ethtool's (see internal/ethioctl).
 	Stats func(intf string) (map[string]uint64, error)
-	// Ring reads ring sizes: (*ethtool.Ethtool).GetRing.
+	// Ring reads ring sizes: (*ethioctl.Reader).GetRing.
 	Ring func(intf string) (ethtool.Ring, error)
 }
 

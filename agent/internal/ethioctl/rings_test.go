@@ -1,4 +1,4 @@
-package ethioctl
+package ethioctl_test
 
 import (
 	"errors"
@@ -11,29 +11,13 @@ import (
 	"github.com/wirespeed-io/wirespeed/agent/internal/links/linkstest"
 )
 
-// The wire order of struct ethtool_ringparam: each field lands in its own u32, in the header's order.
-func TestRingEncodingFollowsTheKernelStruct(t *testing.T) {
-	ring := ethtool.Ring{Cmd: 1, RxMaxPending: 2, RxMiniMaxPending: 3, RxJumboMaxPending: 4, TxMaxPending: 5,
-		RxPending: 6, RxMiniPending: 7, RxJumboPending: 8, TxPending: 9}
-	buf := make([]byte, ringParamSize)
-	encodeRing(buf, ring)
-	for i := range 9 {
-		if got := buf[4*i]; int(got) != i+1 {
-			t.Fatalf("u32 #%d holds %d, want %d", i, got, i+1)
-		}
-	}
-	if decodeRing(buf) != ring {
-		t.Fatalf("round trip: %+v, want %+v", decodeRing(buf), ring)
-	}
-}
-
 // A real veth in a fresh namespace, asked from 200 fresh goroutines at once (small stacks: the case where
 // a stack address handed to the kernel goes stale): every answer names the veth driver, and the ring
 // ioctl reaches the driver, which has no ring parameters (EOPNOTSUPP), rather than failing on a bad buffer.
 func TestVethDriverNameAndRingFromFreshGoroutines(t *testing.T) {
 	ns := linkstest.New(t)
 	ns.AddVeth(t, "wsr0", "wsr1")
-	r := openIn(t, ns.Handle)
+	r := ns.Ethtool // opened inside the namespace by linkstest
 	var wg sync.WaitGroup
 	errs := make(chan string, 400)
 	for range 200 {
@@ -57,7 +41,7 @@ func TestVethDriverNameAndRingFromFreshGoroutines(t *testing.T) {
 
 func TestRingAndDriverErrorsNameTheIoctl(t *testing.T) {
 	ns := linkstest.New(t)
-	r := openIn(t, ns.Handle)
+	r := ns.Ethtool // opened inside the namespace by linkstest
 	if _, err := r.GetRing("wsnone0"); err == nil || err.Error() != "ETHTOOL_GRINGPARAM: no such device" {
 		t.Fatalf("GetRing: %v", err)
 	}

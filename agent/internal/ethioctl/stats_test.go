@@ -1,38 +1,11 @@
-package ethioctl
+package ethioctl_test
 
 import (
-	"runtime"
 	"sync"
 	"testing"
 
-	"github.com/vishvananda/netns"
-
 	"github.com/wirespeed-io/wirespeed/agent/internal/links/linkstest"
 )
-
-// openIn opens a Reader whose socket lives in ns (the ioctl acts in the socket's namespace).
-func openIn(t *testing.T, ns netns.NsHandle) *Reader {
-	t.Helper()
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	orig, err := netns.Get()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer orig.Close()
-	if err := netns.Set(ns); err != nil {
-		t.Fatal(err)
-	}
-	r, openErr := Open()
-	if err := netns.Set(orig); err != nil {
-		t.Fatal(err)
-	}
-	if openErr != nil {
-		t.Fatal(openErr)
-	}
-	t.Cleanup(func() { _ = r.Close() })
-	return r
-}
 
 // A real veth's counters, read from many fresh goroutines at once (small stacks, the case that made
 // safchain/ethtool's Stats return nothing): every read has veth's peer_ifindex with the peer's index.
@@ -43,7 +16,7 @@ func TestVethStatsFromFreshGoroutines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := openIn(t, ns.Handle)
+	r := ns.Ethtool // opened inside the namespace by linkstest
 	var wg sync.WaitGroup
 	errs := make(chan string, 200)
 	for range 200 {
@@ -69,7 +42,7 @@ func TestVethStatsFromFreshGoroutines(t *testing.T) {
 
 func TestErrors(t *testing.T) {
 	ns := linkstest.New(t)
-	r := openIn(t, ns.Handle)
+	r := ns.Ethtool // opened inside the namespace by linkstest
 	cases := []struct{ name, intf, want string }{
 		{"no such link", "wsnone0", "ETHTOOL_GSSET_INFO: no such device"},
 		{"name too long", "a-name-far-too-long", `ETHTOOL_GSSET_INFO: interface name "a-name-far-too-long" longer than 15 bytes`},

@@ -50,7 +50,7 @@ func NewNetlink(h *netlink.Handle, ns *netns.NsHandle) Netlink {
 	}
 }
 
-// DriverNamer reports a link's kernel driver (`ethtool -i`); *ethtool.Ethtool implements it.
+// DriverNamer reports a link's kernel driver (`ethtool -i`); *ethioctl.Reader implements it.
 type DriverNamer interface {
 	DriverName(intf string) (string, error)
 }

@@ -74,7 +74,7 @@ var (
 		[]string{"interface", "driver", "role", "counter", "cause"}, nil)
 )
 
-// DriverStats reads a link's `ethtool -S` counters; *ethtool.Ethtool's Stats is one.
+// DriverStats reads a link's `ethtool -S` counters; (*ethioctl.Reader).Stats is one.
 type DriverStats func(intf string) (map[string]uint64, error)
 
 // Metrics holds the agent's series. The per-interface and per-sysctl gauges are a snapshot of the last

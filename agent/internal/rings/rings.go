@@ -11,7 +11,7 @@ import (
 	"github.com/wirespeed-io/wirespeed/agent/internal/status"
 )
 
-// Ethtool is the ring part of the ethtool ioctl; *ethtool.Ethtool implements it, FakeEthtool stands in for
+// Ethtool is the ring part of the ethtool ioctl; *ethioctl.Reader implements it (with safchain/ethtool's Ring type), FakeEthtool stands in for
 // NICs that cannot exist on a test machine.
 type Ethtool interface {
 	GetRing(intf string) (ethtool.Ring, error)

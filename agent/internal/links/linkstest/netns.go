@@ -8,10 +8,10 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/safchain/ethtool"
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netns"
 
+	"github.com/wirespeed-io/wirespeed/agent/internal/ethioctl"
 	"github.com/wirespeed-io/wirespeed/agent/internal/links"
 )
 
@@ -19,7 +19,7 @@ import (
 type NS struct {
 	Handle  netns.NsHandle
 	NL      *netlink.Handle
-	Ethtool *ethtool.Ethtool // its socket was opened inside the namespace, so its ioctls act there
+	Ethtool *ethioctl.Reader // the agent's own ioctls; its socket was opened inside the namespace, so they act there
 }
 
 // New creates an unnamed namespace (gone once the test closes its handles) without moving the test into it.
@@ -38,7 +38,7 @@ func New(t testing.TB) *NS {
 	if err != nil {
 		t.Fatalf("new netns: %v", err)
 	}
-	et, etErr := ethtool.NewEthtool()
+	et, etErr := ethioctl.Open()
 	if err := netns.Set(orig); err != nil {
 		// The thread stays locked: a goroutine that ends locked takes its thread (stuck in the test
 		// namespace) with it instead of handing it back to the scheduler.
@@ -51,14 +51,14 @@ func New(t testing.TB) *NS {
 	}
 	h, err := netlink.NewHandleAt(ns)
 	if err != nil {
-		et.Close()
+		_ = et.Close()
 		ns.Close()
 		t.Fatalf("netlink handle in netns: %v", err)
 	}
 	n := &NS{Handle: ns, NL: h, Ethtool: et}
 	t.Cleanup(func() {
 		h.Close()
-		et.Close()
+		_ = et.Close()
 		ns.Close()
 	})
 	return n
