@@ -224,5 +224,14 @@ def finish(result: dict[str, Any], json_path: Path | None) -> int:
     return 0
 
 
+def record(bench_dir: Path, result: dict[str, Any]) -> Path:
+    """Write ``result`` as ``<bench_dir>/results/<UTC timestamp>.json``: one file per recorded run."""
+    path = bench_dir / "results" / time.strftime("%Y-%m-%d-%H%M%S.json", time.gmtime())
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(dump(result) + "\n")
+    log(f"wrote {path}")
+    return path
+
+
 def dump(obj: Any) -> str:
     return json.dumps(obj, indent=2, sort_keys=False)

@@ -14,7 +14,6 @@ Prints and (with --record) writes results/<date>-<time>.json with the machine, t
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import resource
 import statistics
@@ -91,12 +90,9 @@ def main() -> None:
     bl.log(f"start-to-ready x{args.runs}")
     result["start"] = measure_start(args.runs)
     result["load_after"] = bl.loadavg()
-    text = json.dumps(result, indent=2)
-    print(text)
+    print(bl.dump(result))
     if args.record:
-        out = HERE / "results" / time.strftime("%Y-%m-%d-%H%M%S.json", time.gmtime())
-        out.parent.mkdir(exist_ok=True)
-        out.write_text(text + "\n")
+        bl.record(HERE, result)
 
 
 if __name__ == "__main__":

@@ -112,9 +112,7 @@ def main() -> None:
     }
     print(json.dumps(result, indent=2))
     if args.record:
-        path = HERE / "results" / time.strftime("%Y-%m-%d-%H%M%S.json", time.gmtime())
-        path.write_text(json.dumps(result, indent=2) + "\n")
-        bl.log(f"wrote {path.relative_to(REPO)}")
+        bl.record(HERE, result)
 
 
 if __name__ == "__main__":

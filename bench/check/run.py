@@ -288,9 +288,7 @@ def main() -> None:
     }
     print(json.dumps(doc, indent=2))
     if args.record:
-        out = HERE / "results" / time.strftime("%Y-%m-%d-%H%M%S.json", time.gmtime())
-        out.parent.mkdir(exist_ok=True)
-        out.write_text(json.dumps(doc, indent=2) + "\n")
+        bl.record(HERE, doc)
 
 
 if __name__ == "__main__":

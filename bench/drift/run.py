@@ -177,12 +177,9 @@ def main() -> None:
         result["command"] = whole_command(server.admin_kubeconfig, args.runs)
         result["phases"] = phases(server.admin_kubeconfig)
     result["load_after"] = bl.loadavg()
-    text = json.dumps(result, indent=2)
-    print(text)
+    print(bl.dump(result))
     if args.record:
-        out = HERE / "results" / time.strftime("%Y-%m-%d-%H%M%S.json", time.gmtime())
-        out.parent.mkdir(exist_ok=True)
-        out.write_text(text + "\n")
+        bl.record(HERE, result)
 
 
 if __name__ == "__main__":

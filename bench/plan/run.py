@@ -246,11 +246,9 @@ def main() -> int:
         )
     for key in ("growth_cpu", "growth_in_process_warm"):
         print(f"{key}: {doc[key]['intercept_s']} s + {doc[key]['per_pool_ms']} ms per pool ({kind})")
-    out = None
     if args.record:
-        out = HERE / "results" / time.strftime("%Y-%m-%d-%H%M%S.json", time.gmtime())
-        out.parent.mkdir(exist_ok=True)
-    return bl.finish(doc, out)
+        bl.record(HERE, doc)
+    return bl.finish(doc, None)
 
 
 if __name__ == "__main__":
