@@ -7,7 +7,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from wirespeed import catalog
-from wirespeed.azure import aks_sysctls
 from wirespeed.azure._validate import (
     InvalidArgsError,
     accelerated_networking,
@@ -20,7 +19,7 @@ from wirespeed.azure.spec import ClusterSpec, NodePoolSpec, OutboundSpec, SnatAl
 from wirespeed.azure.topology import cluster_load_balancer_id
 from wirespeed.profile import Profile, Sysctls
 from wirespeed.profiles import builtin_profile
-from wirespeed.sizing import dynamic_default_ports
+from wirespeed.sizing import aks_sysctls, dynamic_default_ports
 
 POOL = NodePoolSpec(name="apps", vm_size="Standard_D16s_v6", min_count=3, max_count=60, max_surge="10%")
 

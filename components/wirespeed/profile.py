@@ -32,6 +32,7 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
 
 from wirespeed.errors import UserError
+from wirespeed.sizing.aks_sysctls import BY_KERNEL_NAME as AKS_SYSCTLS
 
 SCHEMA_VERSION: Literal[1] = 1
 
@@ -111,17 +112,22 @@ WholeNumber = BeforeValidator(_whole_number)
 # rounds by the driver's rule (catalog NIC facts). 65,536 is above every driver's max in the catalog.
 RingEntries = Annotated[int, WholeNumber, Range(64, 65_536)]
 
+def _aks_range(kernel_name: str) -> tuple[int, int]:
+    row = AKS_SYSCTLS[kernel_name]
+    return row.low, row.high
+
+
 # Sysctl ranges. Where AKS's custom node configuration accepts the same sysctl, its range is used so one
 # profile is valid on both clouds (learn.microsoft.com/azure/aks/custom-node-configuration, "Linux OS
 # custom configuration"); the lower bound is the kernel default, below which the profile would de-tune.
-NetdevMaxBacklog = Annotated[int, WholeNumber, Range(1_000, 3_240_000)]  # AKS netCoreNetdevMaxBacklog range
+NetdevMaxBacklog = Annotated[int, WholeNumber, Range(*_aks_range("net.core.netdev_max_backlog"))]
 # Kernel default 300 (Documentation/admin-guide/sysctl/net.rst, netdev_budget); upper bound keeps one
 # softirq round from starving user space for more than a few ms.
 NetdevBudget = Annotated[int, WholeNumber, Range(300, 100_000)]
 # Kernel default 2 jiffies = 2,000 us at HZ=1000, 8,000 us at HZ=250 (sysctl/net.rst, netdev_budget_usecs).
 NetdevBudgetUsecs = Annotated[int, WholeNumber, Range(1_000, 100_000)]
-SocketBufferMax = Annotated[int, WholeNumber, Range(212_992, 134_217_728)]  # AKS netCoreRmemMax / netCoreWmemMax range
-OptmemMax = Annotated[int, WholeNumber, Range(20_480, 4_194_304)]  # AKS netCoreOptmemMax range
+SocketBufferMax = Annotated[int, WholeNumber, Range(*_aks_range("net.core.rmem_max"))]  # wmem_max: the same range
+OptmemMax = Annotated[int, WholeNumber, Range(*_aks_range("net.core.optmem_max"))]
 ExtraSysctlValue = Annotated[
     int, WholeNumber, Range(0, 2_147_483_647)
 ]  # any other net.* integer sysctl: an int in the kernel

@@ -16,9 +16,9 @@ from pulumi_azure_native import containerservice, monitor, network
 
 from wirespeed.azure import _validate
 from wirespeed.azure._validate import REPLACE_ON_CHANGE, ClusterPlan, InvalidArgsError, OutboundPlan, PoolPlan
-from wirespeed.azure.aks_sysctls import sdk_field
 from wirespeed.azure.spec import ClusterSpec, NodePoolSpec, OutboundSpec
 from wirespeed.azure.topology import cluster_load_balancer_id
+from wirespeed.sizing.aks_sysctls import sdk_field
 
 POOL_TYPE = "wirespeed:index:NetworkOptimizedNodePool"
 CLUSTER_TYPE = "wirespeed:index:NetworkOptimizedCluster"

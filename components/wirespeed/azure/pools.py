@@ -11,12 +11,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from wirespeed import catalog
-from wirespeed.azure import aks_sysctls
 from wirespeed.azure.problems import Collector, InvalidArgsError, Problem, join, whole_in
 from wirespeed.azure.spec import LINUX_OS_SKUS, PROFILE_LABEL, TAINT_EFFECTS, ZONES, NodePoolSpec
 from wirespeed.profile import Profile
 from wirespeed.profiles import builtin_profile
-from wirespeed.sizing import azure_lb
+from wirespeed.sizing import aks_sysctls, azure_lb
 
 # learn.microsoft.com/azure/aks/create-node-pools ("Limitations"): a Linux pool name is 1-12 lowercase
 # alphanumerics starting with a letter.

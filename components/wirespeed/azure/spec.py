@@ -82,7 +82,7 @@ class NodePoolSpec:
 
     extra_sysctls: Mapping[str, int | str] = field(default_factory=dict)
     """More sysctls for AKS to set at node creation, by kernel name (``net.core.somaxconn``), within AKS's ranges
-    (:mod:`wirespeed.azure.aks_sysctls`). Default none. A name the profile already sets is refused. Create-only."""
+    (:mod:`wirespeed.sizing.aks_sysctls`). Default none. A name the profile already sets is refused. Create-only."""
 
     allow_non_network_optimised: str | None = None
     """Why this pool may use a size that is not network-optimised (e.g. ``"GPU pool, egress is light"``).

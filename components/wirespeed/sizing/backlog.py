@@ -5,13 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from wirespeed.sizing.aks_sysctls import BY_KERNEL_NAME
 from wirespeed.sizing.exact import Number
 from wirespeed.sizing.packets import DEFAULT_PACKET_BYTES, next_power_of_two, packets_during
 
-# learn.microsoft.com/azure/aks/custom-node-configuration: netCoreNetdevMaxBacklog 1,000..3,240,000
-# (1,000 is also the kernel default, Documentation/admin-guide/sysctl/net.rst).
-BACKLOG_MIN = 1_000
-BACKLOG_MAX = 3_240_000
+# AKS's netCoreNetdevMaxBacklog range (1,000 is also the kernel default), from the one AKS sysctl table.
+BACKLOG_MIN = BY_KERNEL_NAME["net.core.netdev_max_backlog"].low
+BACKLOG_MAX = BY_KERNEL_NAME["net.core.netdev_max_backlog"].high
 # The backlog drains in the NET_RX softirq; under load softirqs are pushed to ksoftirqd, which can wait a
 # scheduler tick: 4 ms at CONFIG_HZ=250 (Debian/Ubuntu 22.04 kernels). At 100 Gb/s that is the 32,768 the
 # Elastic field report set (seed 000).

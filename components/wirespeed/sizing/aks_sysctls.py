@@ -5,7 +5,8 @@ table), as recorded in shared/reference/network-facts.md. Only the rows wirespee
 other profile sysctl (``net.core.netdev_budget``...) is left to the node agent, which applies it at run time.
 
 ``linuxOSConfig`` is create-only on an agent pool: changing any of these replaces the pool (new VMs).
-Pure: no Pulumi import; the components, ``wirespeed plan`` and the policy pack read this table.
+Pure: no Pulumi import, and no wirespeed import either, so the profile model, the backlog sizing, the AKS
+components, ``wirespeed plan`` and the policy pack can all read this one table.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ class AksSysctl:
 
 # (kernel name, pulumi-azure-native SysctlConfigArgs field, engine/API name, low, high, AKS default)
 AKS_SYSCTLS: tuple[AksSysctl, ...] = (
+    # 1,000 is also the kernel default (Documentation/admin-guide/sysctl/net.rst).
     AksSysctl("net.core.netdev_max_backlog", "net_core_netdev_max_backlog", "netCoreNetdevMaxBacklog",
               1_000, 3_240_000, 1_000),
     AksSysctl("net.core.somaxconn", "net_core_somaxconn", "netCoreSomaxconn", 4_096, 3_240_000, 16_384),
