@@ -112,6 +112,7 @@ WholeNumber = BeforeValidator(_whole_number)
 # rounds by the driver's rule (catalog NIC facts). 65,536 is above every driver's max in the catalog.
 RingEntries = Annotated[int, WholeNumber, Range(64, 65_536)]
 
+
 def _aks_range(kernel_name: str) -> tuple[int, int]:
     row = AKS_SYSCTLS[kernel_name]
     return row.low, row.high
