@@ -130,13 +130,13 @@ def registrations(directory, stack=None) -> str:
 def test_registered_inputs_match_the_golden_file_under_pulumi_mocks(golden, directory, stack):
     """Golden files make every change to what the programs register show up in review.
 
-    Regenerate after an intended change: WIRESPEED_UPDATE_GOLDEN=1 pytest tests/test_examples_aks.py
+    Regenerate after an intended change: UPDATE_GOLDEN=1 pytest tests/test_examples_aks.py
     """
     import os
 
     actual = registrations(directory, stack)
     path = GOLDEN / golden
-    if os.environ.get("WIRESPEED_UPDATE_GOLDEN") == "1":
+    if os.environ.get("UPDATE_GOLDEN") == "1":
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(actual)
     assert actual == path.read_text()

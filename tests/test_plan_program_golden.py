@@ -3,7 +3,7 @@
 Each project runs under the Pulumi SDK's mocks (no engine, no cloud). The text plan is what `wirespeed plan
 DIR [--stack S]` prints; the JSON what `--json` prints. Regenerate after an intended change with
 
-    WIRESPEED_REGEN_GOLDEN=1 .venv/bin/pytest tests/test_plan_program_golden.py
+    UPDATE_GOLDEN=1 .venv/bin/pytest tests/test_plan_program_golden.py
 
 and review the diff of tests/golden/plan/ like any other change.
 """
@@ -24,7 +24,7 @@ from wirespeed.program import run_program
 from wirespeed.program.review import review
 
 GOLDEN = ROOT / "tests" / "golden" / "plan"
-REGEN = os.environ.get("WIRESPEED_REGEN_GOLDEN") == "1"
+REGEN = os.environ.get("UPDATE_GOLDEN") == "1"
 
 # (golden name, project directory relative to the repository, stack or None for Pulumi.yaml defaults)
 PROJECTS = [
