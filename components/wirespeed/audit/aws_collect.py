@@ -19,10 +19,15 @@ from wirespeed.errors import UserError
 
 # GetMetricData accepts at most 500 queries per request (CloudWatch API reference, GetMetricData).
 MAX_QUERIES = 500
+# AWS/NATGateway metrics: a port allocation failure, and packets the gateway dropped
+# (docs.aws.amazon.com/vpc/latest/userguide/vpc-nat-gateway-cloudwatch.html).
 NAT_METRICS = ("ErrorPortAllocation", "PacketsDropCount")
+# wirespeed's choice, not AWS's: with no route to AWS (CI, an air-gapped laptop) fail in seconds, not minutes.
 CONNECT_TIMEOUT_SECONDS = 2
 # A page of 1,000 instances can take a while to render (moto on 2 vCPUs: several seconds); connecting cannot.
 READ_TIMEOUT_SECONDS = 60
+# Karpenter tags every instance it launches with its NodePool's name (karpenter.sh docs, "Reference:
+# Instance tags"; the key is the NodePool label karpenter.sh/nodepool).
 KARPENTER_NODEPOOL_TAG = "karpenter.sh/nodepool"
 # Karpenter >= 1.0 tags the instances it launches with the cluster's name under this key.
 EKS_CLUSTER_TAG = "eks:eks-cluster-name"

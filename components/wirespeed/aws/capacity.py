@@ -18,6 +18,7 @@ from wirespeed.catalog import InstanceType, UnknownInstanceType
 from wirespeed.manifests import PROFILE_LABEL, Problem
 from wirespeed.manifests.options import resolve_profiles
 from wirespeed.profile import MTU, Profile, RingSize
+from wirespeed.profiles import ASSUMPTIONS
 from wirespeed.userdata import render_al2023_user_data, render_bottlerocket_settings, script_problems
 
 OperatingSystem = Literal["al2023", "bottlerocket"]
@@ -38,7 +39,7 @@ ENA_EXPRESS_RX_RING = 8_192
 # Ring profile per bandwidth class: the built-in profiles are sized for 100 Gb/s (`throughput`) and 25 Gb/s
 # (`balanced`, wirespeed.profiles.ASSUMPTIONS); a type whose sustained bandwidth is above 25 Gb/s needs the
 # larger rings, and one node group applies one profile.
-BALANCED_MAX_GBPS = 25.0
+BALANCED_MAX_GBPS = ASSUMPTIONS["balanced"].line_rate_gbps
 
 AMI_TYPES: dict[tuple[OperatingSystem, str], str] = {
     ("al2023", "x86_64"): "AL2023_x86_64_STANDARD",

@@ -30,12 +30,15 @@ from wirespeed.catalog import InstanceType
 from wirespeed.manifests import PROFILE_LABEL, Problem
 from wirespeed.profile import Profile
 
+# Karpenter >= 1.0 (karpenter.sh/docs/upgrading/v1-migration): NodePool karpenter.sh/v1, EC2NodeClass
+# karpenter.k8s.aws/v1; amiSelectorTerms aliases "<family>@<version>" (karpenter.sh/docs/concepts/nodeclasses).
 NODEPOOL_API_VERSION = "karpenter.sh/v1"
 NODECLASS_API_VERSION = "karpenter.k8s.aws/v1"
 AMI_ALIASES: dict[OperatingSystem, str] = {"al2023": "al2023@latest", "bottlerocket": "bottlerocket@latest"}
 ARCH_LABELS = {"x86_64": "amd64", "arm64": "arm64"}
 # Kubernetes object names: an RFC 1123 subdomain, kept to a label so it also fits label values.
 NAME_PATTERN = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
+# Values of the karpenter.sh/capacity-type requirement (karpenter.sh/docs/concepts/nodepools).
 CAPACITY_TYPES = ("on-demand", "spot")
 
 

@@ -25,6 +25,9 @@ from wirespeed.manifests import PROFILE_LABEL
 from wirespeed.profile import Profile
 from wirespeed.userdata.script import render_script
 
+# nodeadm's NodeConfig and its MIME part type; a text/x-shellscript part runs (cloud-init) before kubelet
+# (docs.aws.amazon.com/eks/latest/userguide/launch-templates.html, "Amazon EKS optimized AL2023 AMIs", and
+# awslabs.github.io/amazon-eks-ami/nodeadm/).
 NODECONFIG_API_VERSION = "node.eks.aws/v1alpha1"
 NODECONFIG_CONTENT_TYPE = "application/node.eks.aws"
 SCRIPT_CONTENT_TYPE = "text/x-shellscript"
