@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint test-python test-go system-deps agent apiserver clean regen
+.PHONY: demo test lint test-python test-go test-terraform system-deps agent apiserver clean regen
 
 demo: $(STAMP)
 	$(BIN)/wirespeed plan .
@@ -19,13 +19,15 @@ $(STAMP): pyproject.toml
 system-deps:
 	./scripts/install-system-deps.sh
 
-test: system-deps lint test-python test-go
+test: system-deps lint test-python test-go test-terraform
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	cd agent && go vet ./...
 	@cd agent && out=$$(gofmt -l .) && if [ -n "$$out" ]; then echo "gofmt needed: $$out"; exit 1; fi
+	cd tests/terratest && go vet ./...
+	@cd tests/terratest && out=$$(gofmt -l .) && if [ -n "$$out" ]; then echo "gofmt needed: $$out"; exit 1; fi
 
 # The API server tests (tests/apiserver.py) run the agent binary and a kube-apiserver built from source.
 test-python: $(STAMP) agent apiserver
@@ -34,6 +36,11 @@ test-python: $(STAMP) agent apiserver
 # The static agent binary (what the image ships) is built first, so a broken build fails CI on its own line.
 test-go: agent
 	cd agent && go test -count=1 ./...
+
+# The Terraform modules with the real terraform binary (tests/terratest, Go): always the provider-free parts;
+# the provider-backed plans and applies when the plugin mirror has the provider (modules/README.md).
+test-terraform:
+	cd tests/terratest && go test -count=1 ./...
 
 agent:
 	$(MAKE) -C agent build
@@ -53,6 +60,8 @@ regen: $(STAMP)
 	$(BIN)/python -m wirespeed.catalog.generate_aws
 	$(BIN)/python -m wirespeed.azure.docs
 	$(BIN)/python -m wirespeed.sizing.terraform_facts
+	$(BIN)/python -m wirespeed.terraform
+	cd tests/terratest && go run ./cmd/tfdocs
 	cp agent/internal/nodestatus/rbac.yaml components/wirespeed/data/agent-rbac.yaml
 	UPDATE_GOLDEN=1 $(BIN)/pytest -q tests/test_render_node_tuning.py tests/test_alerts.py tests/test_dashboard.py
 	UPDATE_GOLDEN=1 $(BIN)/pytest -q tests/test_userdata_script.py tests/test_userdata_mime.py tests/test_aws_karpenter.py

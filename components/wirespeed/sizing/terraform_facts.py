@@ -335,11 +335,19 @@ def readme_text(current: str) -> str:
     return f"{head}{DOCS_BEGIN}\n{docs_tables()}\n{DOCS_END}{tail}"
 
 
+def outputs() -> dict[Path, str]:
+    """The files this generator owns (wirespeed.terraform runs every generator)."""
+    return {
+        FACTS_PATH: render(facts_document()),
+        VECTORS_PATH: render(vectors_document()),
+        NAT_VECTORS_PATH: render(nat_vectors_document()),
+        BACKLOG_VECTORS_PATH: render(backlog_vectors_document()),
+    }
+
+
 def main() -> int:
-    FACTS_PATH.write_text(render(facts_document()))
-    VECTORS_PATH.write_text(render(vectors_document()))
-    NAT_VECTORS_PATH.write_text(render(nat_vectors_document()))
-    BACKLOG_VECTORS_PATH.write_text(render(backlog_vectors_document()))
+    for path, text in outputs().items():
+        path.write_text(text)
     README_PATH.write_text(readme_text(README_PATH.read_text()))
     print(f"wrote {FACTS_PATH.relative_to(ROOT)}, {VECTORS_PATH.relative_to(ROOT)} and {README_PATH.relative_to(ROOT)}")
     return 0
