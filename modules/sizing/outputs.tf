@@ -77,3 +77,8 @@ output "backlog" {
   description = "Null unless backlog is given; else netdev_max_backlog, packets_in_stall, capped_at_aks_max and memory_bytes_per_cpu."
   value       = local.backlog_out
 }
+
+output "rings" {
+  description = "Null unless rings is given; else driver, rx and tx (the smallest sizes the driver keeps unchanged that hold packets_in_stall, clamped to its max), rx_default, tx_default, packets_in_stall, rx_capped_at_driver_max, tx_capped_at_driver_max, queues, memory_bytes (RX buffers on all queues) and extra_memory_bytes (over the defaults)."
+  value       = local.rings_out
+}

@@ -128,3 +128,45 @@ variable "backlog" {
     error_message = "backlog.packet_bytes: ${try(var.backlog.packet_bytes == null ? "null" : var.backlog.packet_bytes, "null")} is not allowed: must be a whole number between ${local.facts.packet_ranges.packet_bytes[0]} and ${local.facts.packet_ranges.packet_bytes[1]}."
   }
 }
+
+variable "rings" {
+  description = "NIC ring sizing, as wirespeed.sizing.rings: driver (as ethtool -i names it; one with rings in facts.tf.json's nic_drivers, generated from wirespeed's nic_drivers.json), line_rate_gbps (0.001..800), stall_ms the rings must absorb (0.001..1,000, default 1), packet_bytes (IP length, 64..9,216, default 1,500) and queues for the memory estimate (1..512, default 8); null to skip."
+  type = object({
+    driver         = string
+    line_rate_gbps = number
+    stall_ms       = optional(number)
+    packet_bytes   = optional(number)
+    queues         = optional(number)
+  })
+  default = null
+
+  validation {
+    condition     = var.rings == null ? true : try(contains(keys(local.facts.nic_drivers), lower(trimspace(var.rings.driver))), false)
+    error_message = "rings.driver: ${try(jsonencode(var.rings.driver), "null")} is not allowed: must be a NIC driver wirespeed knows: ${join(", ", keys(local.facts.nic_drivers))}."
+  }
+
+  validation {
+    condition     = var.rings == null ? true : try(local.facts.nic_drivers[lower(trimspace(var.rings.driver))].rx != null, true)
+    error_message = "rings.driver: ${try(jsonencode(var.rings.driver), "null")} is not allowed: must be a driver with NIC rings (${join(", ", [for name, d in local.facts.nic_drivers : name if d.rx != null])}); ${try(lower(trimspace(var.rings.driver)), "it")} has none: tune its VF."
+  }
+
+  validation {
+    condition     = var.rings == null ? true : try(var.rings.line_rate_gbps >= local.facts.packet_ranges.line_rate_gbps[0] && var.rings.line_rate_gbps <= local.facts.packet_ranges.line_rate_gbps[1], false)
+    error_message = "rings.line_rate_gbps: ${try(var.rings.line_rate_gbps == null ? "null" : var.rings.line_rate_gbps, "null")} is not allowed: must be between ${local.facts.packet_ranges.line_rate_gbps[0]} and ${local.facts.packet_ranges.line_rate_gbps[1]}."
+  }
+
+  validation {
+    condition     = try(var.rings.stall_ms, null) == null ? true : try(var.rings.stall_ms >= local.facts.packet_ranges.stall_ms[0] && var.rings.stall_ms <= local.facts.packet_ranges.stall_ms[1], false)
+    error_message = "rings.stall_ms: ${try(var.rings.stall_ms == null ? "null" : var.rings.stall_ms, "null")} is not allowed: must be between ${local.facts.packet_ranges.stall_ms[0]} and ${local.facts.packet_ranges.stall_ms[1]}."
+  }
+
+  validation {
+    condition     = try(var.rings.packet_bytes, null) == null ? true : try(var.rings.packet_bytes == floor(var.rings.packet_bytes) && var.rings.packet_bytes >= local.facts.packet_ranges.packet_bytes[0] && var.rings.packet_bytes <= local.facts.packet_ranges.packet_bytes[1], false)
+    error_message = "rings.packet_bytes: ${try(var.rings.packet_bytes == null ? "null" : var.rings.packet_bytes, "null")} is not allowed: must be a whole number between ${local.facts.packet_ranges.packet_bytes[0]} and ${local.facts.packet_ranges.packet_bytes[1]}."
+  }
+
+  validation {
+    condition     = try(var.rings.queues, null) == null ? true : try(var.rings.queues == floor(var.rings.queues) && var.rings.queues >= local.facts.ring_queues_range[0] && var.rings.queues <= local.facts.ring_queues_range[1], false)
+    error_message = "rings.queues: ${try(var.rings.queues == null ? "null" : var.rings.queues, "null")} is not allowed: must be a whole number between ${local.facts.ring_queues_range[0]} and ${local.facts.ring_queues_range[1]}."
+  }
+}

@@ -18,6 +18,8 @@ if TYPE_CHECKING:
 DEFAULT_STALL_MS = 1.0
 # Queue pairs assumed for the memory estimate; pass the node's own `ethtool -l` combined count.
 DEFAULT_QUEUES = 8
+# Queue counts accepted (wirespeed's bound, read by modules/sizing's facts too): beyond any cloud NIC's channels.
+QUEUES_RANGE = (1, 512)
 
 
 @dataclass(frozen=True)
@@ -101,7 +103,7 @@ def plan_rings(
     from wirespeed import catalog  # the NIC facts live in the catalog; loaded on first use
 
     nic = catalog.nic_driver(driver)
-    queues = check_whole("queues", queues, 1, 512)
+    queues = check_whole("queues", queues, *QUEUES_RANGE)
     packets = packets_during(line_rate_gbps, packet_bytes, stall_ms)  # validates rate, size and stall
     rx, rx_capped = smallest_accepted(nic, "rx", packets)
     tx, tx_capped = smallest_accepted(nic, "tx", packets)
