@@ -352,3 +352,24 @@ func TestSizingReadmeExamplesApply(t *testing.T) {
 		t.Run(c.Name, func(t *testing.T) { compareCase(t, outputs[c.Name], c) })
 	}
 }
+
+// The comparison the vector tests rely on: equal rationals match whatever their spelling, anything else does not.
+func TestSizingNumbersCompareAsExactRationals(t *testing.T) {
+	for _, tc := range []struct {
+		got, want string
+		same      bool
+	}{
+		{"1.0", "1", true},
+		{"1e3", "1000", true},
+		{"408", "409", false},
+		{"0.1", "0.1000000000000001", false},
+		{`{"rx": 8192.0, "capped": [false]}`, `{"rx": 8192, "capped": [false]}`, true},
+		{`{"rx": 8192}`, `{"rx": 8192, "tx": null}`, false},
+	} {
+		t.Run(tc.got+" vs "+tc.want, func(t *testing.T) {
+			if same := sameJSON(decodeNumbers(t, []byte(tc.got)), decodeNumbers(t, []byte(tc.want))); same != tc.same {
+				t.Errorf("sameJSON(%s, %s) = %v, want %v", tc.got, tc.want, same, tc.same)
+			}
+		})
+	}
+}
