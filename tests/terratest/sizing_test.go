@@ -373,3 +373,72 @@ func TestSizingNumbersCompareAsExactRationals(t *testing.T) {
 		})
 	}
 }
+
+// The rings rules' messages, whole: field, value and allowed range, every problem of one input at once. The
+// driver lists are read from the generated facts.tf.json, so a new driver in nic_drivers.json needs no edit here.
+func TestSizingRingsValidationMessages(t *testing.T) {
+	t.Parallel()
+	body, err := os.ReadFile(filepath.Join(tftest.Root(), sizingModule, "facts.tf.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var facts struct {
+		Locals struct {
+			Facts struct {
+				NicDrivers map[string]struct {
+					Rx json.RawMessage `json:"rx"`
+				} `json:"nic_drivers"`
+			} `json:"facts"`
+		} `json:"locals"`
+	}
+	if err := json.Unmarshal(body, &facts); err != nil {
+		t.Fatal(err)
+	}
+	var known, withRings []string
+	for name, driver := range facts.Locals.Facts.NicDrivers {
+		known = append(known, name)
+		if string(driver.Rx) != "null" {
+			withRings = append(withRings, name)
+		}
+	}
+	sort.Strings(known)
+	sort.Strings(withRings)
+
+	dir := t.TempDir()
+	root := fmt.Sprintf(`module "every_problem" {
+  source = %[1]q
+  rings  = { driver = "ixgbe", line_rate_gbps = 801, stall_ms = 0, packet_bytes = 1500.5, queues = 513 }
+}
+
+module "ringless" {
+  source = %[1]q
+  rings  = { driver = "HV_NETVSC", line_rate_gbps = 25 }
+}
+`, filepath.Join(tftest.Root(), sizingModule))
+	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(root), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tf := tftest.New(t, dir)
+	tftest.Init(t, tf)
+	_, err = tf.Plan(context.Background(), tfexec.Refresh(false))
+	if err == nil {
+		t.Fatal("terraform plan accepted invalid rings")
+	}
+	output := tftest.OneLine(err.Error())
+	want := []string{
+		`rings.driver: "ixgbe" is not allowed: must be a NIC driver wirespeed knows: ` + strings.Join(known, ", ") + ".",
+		`rings.line_rate_gbps: 801 is not allowed: must be between 0.001 and 800.`,
+		`rings.stall_ms: 0 is not allowed: must be between 0.001 and 1000.`,
+		`rings.packet_bytes: 1500.5 is not allowed: must be a whole number between 64 and 9216.`,
+		`rings.queues: 513 is not allowed: must be a whole number between 1 and 512.`,
+		`rings.driver: "HV_NETVSC" is not allowed: must be a driver with NIC rings (` + strings.Join(withRings, ", ") + `); hv_netvsc has none: tune its VF.`,
+	}
+	for _, message := range want {
+		if !strings.Contains(output, message) {
+			t.Errorf("the plan does not say %q:\n%s", message, output)
+		}
+	}
+	if got := strings.Count(output, "Error: Invalid value for variable"); got != len(want) {
+		t.Errorf("%d validation errors, want one per problem (%d):\n%s", got, len(want), output)
+	}
+}
