@@ -59,7 +59,6 @@ regen: $(STAMP)
 	$(BIN)/python -m wirespeed.profiles
 	$(BIN)/python -m wirespeed.catalog.generate_aws
 	$(BIN)/python -m wirespeed.azure.docs
-	$(BIN)/python -m wirespeed.sizing.terraform_facts
 	$(BIN)/python -m wirespeed.terraform
 	cd tests/terratest && go run ./cmd/tfdocs
 	cp agent/internal/nodestatus/rbac.yaml components/wirespeed/data/agent-rbac.yaml
