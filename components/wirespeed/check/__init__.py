@@ -99,6 +99,7 @@ def check_text(text: str, file: str, config: Config, rules: Sequence[Rule] = RUL
             kept.append(resource)
             offsets.setdefault(resource.urn, offset)
     violations.extend(evaluate_stack(kept, config, rules))
+    violations = [document.adjust(v) for v in violations]
     assert document.shape is not None  # located() raises before finishing without one
     reported = {v.resource_urn: offsets[v.resource_urn] for v in violations if v.resource_urn in offsets}
     return Report(
