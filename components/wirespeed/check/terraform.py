@@ -348,12 +348,12 @@ TRANSLATIONS: dict[str, Translation] = {
         CLUSTER,
         aks_cluster,
         (
-            ("networkProfile.loadBalancerProfile.allocatedOutboundPorts", f"{_LB}.outbound_ports_allocated"),
+            ("allocatedOutboundPorts", f"{_LB}.outbound_ports_allocated"),
             ("managedOutboundIPs.count", f"{_LB}.managed_outbound_ip_count"),
             ("outboundIPs.publicIPs", f"{_LB}.outbound_ip_address_ids"),
             ("outboundIPPrefixes", f"{_LB}.outbound_ip_prefix_ids"),
             ("agentPoolProfiles[0]", "default_node_pool"),
-            ("linuxOSConfig.sysctls.netCoreNetdevMaxBacklog", f"default_node_pool.{_SYSCTL}"),
+            ("netCoreNetdevMaxBacklog", f"default_node_pool.{_SYSCTL}"),
             ("vmSize", "default_node_pool.vm_size"),
             ("outboundType", "network_profile.outbound_type"),
         ),
@@ -361,7 +361,7 @@ TRANSLATIONS: dict[str, Translation] = {
     "azurerm_kubernetes_cluster_node_pool": Translation(
         AGENT_POOL,
         aks_node_pool,
-        (("linuxOSConfig.sysctls.netCoreNetdevMaxBacklog", _SYSCTL), ("vmSize", "vm_size")),
+        (("netCoreNetdevMaxBacklog", _SYSCTL), ("vmSize", "vm_size")),
     ),
     "azurerm_public_ip_prefix": Translation(PUBLIC_IP_PREFIX, public_ip_prefix),
     "azurerm_nat_gateway": Translation("azure-native:network:NatGateway", named),
