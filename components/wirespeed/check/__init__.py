@@ -1,4 +1,4 @@
-"""`wirespeed check`: the policy pack's rules, offline, on a stack export or a preview file.
+"""`wirespeed check`: the policy pack's rules, offline, on a stack export, a preview or a Terraform plan file.
 
 The same ``wirespeed.rules`` the CrossGuard pack runs, over the documents ``readers`` recognises: resource rules
 on each resource's inputs as it is read, stack rules once over the resources they look at. Streaming keeps a
