@@ -32,7 +32,10 @@ def register(app: typer.Typer) -> None:
 
 def check(
     file: Annotated[
-        Path, typer.Argument(help="A `pulumi stack export`, `pulumi preview --json` or `terraform show -json` file.", show_default=False)
+        Path,
+        typer.Argument(
+            help="A `pulumi stack export`, `pulumi preview --json` or `terraform show -json` file.", show_default=False
+        ),
     ],
     config: Annotated[
         Path | None,
