@@ -62,10 +62,10 @@ _REMOVING_OPS = frozenset({"delete", "delete-replaced", "discard", "discard-repl
 # Keys a PreviewDigest may have without any step (an empty stack omits "steps": it is `omitempty`).
 _PREVIEW_KEYS = frozenset({"config", "steps", "diagnostics", "duration", "changeSummary", "maybeCorrupt"})
 _MISSING = object()
-# Top-level keys of a plan the check does not read, skimmed a few levels deep so a large plan's duplicates of
-# the resources (planned_values, prior_state) are never held whole.
-_TERRAFORM_SKIMMED = ("planned_values", "prior_state", "resource_drift")
-_SKIM_DEPTH = 4  # planned_values.root_module.resources[i]; prior_state.values.root_module.resources[i]
+# Top-level keys of a plan the check does not read -> how deep to walk before decoding a piece: each resource
+# they repeat is decoded on its own and dropped, so a large plan is never held whole
+# (planned_values.root_module.resources[i], prior_state.values.root_module.resources[i], resource_drift[i]).
+_TERRAFORM_SKIMMED = {"planned_values": 3, "prior_state": 4, "resource_drift": 1}
 
 
 def _as_written(value: Any) -> Any:
@@ -246,11 +246,11 @@ def _skim(cursor: JsonCursor, depth: int) -> None:
             _skim(cursor, depth - 1)
 
 
-def _skimmed(key: str) -> _Reader:
+def _skimmed(key: str, depth: int) -> _Reader:
     def read(document: Document, cursor: JsonCursor) -> Iterator[Located]:
         document._claim(TERRAFORM_PLAN, key)
         _terraform_reader(document)
-        _skim(cursor, _SKIM_DEPTH)
+        _skim(cursor, depth)
         yield from ()
 
     return read
@@ -294,7 +294,7 @@ def _resource_changes(document: Document, cursor: JsonCursor) -> Iterator[Locate
             _expect(unknown, dict, "an object", f"{where}.change.after_unknown")
         module = item.get("module_address", "")
         _expect(module, str, "a string", f"{where}.module_address")
-        values = terraform.planned(after, unknown)
+        values = terraform.planned(after, unknown) if terraform.is_read(item["type"]) else after
         located = reader.resource(item["type"], item["address"], module, values, offset)
         if located is not None:
             yield located
@@ -370,7 +370,7 @@ _READERS: dict[str, _Reader] = {
     "resource_changes": _resource_changes,
     "configuration": _configuration,
     "values": _state,
-    **{key: _skimmed(key) for key in _TERRAFORM_SKIMMED},
+    **{key: _skimmed(key, depth) for key, depth in _TERRAFORM_SKIMMED.items()},
 }
 
 

@@ -398,6 +398,11 @@ LINKS: dict[str, tuple[str, str, str]] = {
 CLUSTER_NAMES = {"azurerm_kubernetes_cluster": "resourceName", "aws_eks_cluster": "name"}
 
 
+def is_read(tf_type: str) -> bool:
+    """Whether wirespeed translates this Terraform type (others are counted and dropped, their values unread)."""
+    return tf_type in TRANSLATIONS or tf_type in LINKS or tf_type == KUBERNETES_MANIFEST
+
+
 def translate(tf_type: str, address: str, values: Any) -> Resource:
     """One resource's values as the rules read it; a type wirespeed does not know keeps its Terraform type and
     no properties (counted, then dropped: no rule reads it)."""
