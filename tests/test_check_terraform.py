@@ -9,6 +9,7 @@ tests/golden/check/; regenerate after an intended change with
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import os
@@ -18,9 +19,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from clirun import invoke
 from conftest import ROOT, prerequisite_gate, require
+from test_cli_robustness import mutated
 from wirespeed.check import check_text
 from wirespeed.check import terraform as tf
 from wirespeed.check.readers import TERRAFORM_PLAN, TERRAFORM_STATE, Document, UnreadableInputError
@@ -315,6 +319,71 @@ TRANSLATIONS: dict[str, tuple[str, dict[str, Any], str, dict[str, Any]]] = {
         "kubernetes:core/v1:ConfigMap",
         {"metadata": {"name": "p", "namespace": "wirespeed-system"}, "data": {"profile.json": "{}"}},
     ),
+    "kubernetes-daemon-set-v1": (
+        "kubernetes_daemon_set_v1",
+        {
+            "metadata": [{"name": "agent", "namespace": "ws", "labels": {"app.kubernetes.io/name": "wirespeed-agent"}}],
+            "spec": [
+                {
+                    "template": [
+                        {
+                            "spec": [
+                                {
+                                    "host_network": True,
+                                    "host_pid": False,
+                                    "container": [
+                                        {
+                                            "name": "agent",
+                                            "image": "agent:1",
+                                            "security_context": [
+                                                {"privileged": True, "capabilities": [{"add": ["NET_ADMIN"]}]}
+                                            ],
+                                            "volume_mount": [
+                                                {"name": "sys", "mount_path": "/sys", "read_only": False},
+                                                {"name": "net", "mount_path": "/proc/sys/net", "read_only": False},
+                                            ],
+                                        }
+                                    ],
+                                    "init_container": [],
+                                    "volume": [
+                                        {"name": "sys", "host_path": [{"path": "/sys"}]},
+                                        {"name": "net", "host_path": [{"path": "/proc/sys/net"}]},
+                                    ],
+                                }
+                            ]
+                        }
+                    ]
+                }
+            ],
+        },
+        "kubernetes:apps/v1:DaemonSet",
+        {
+            "metadata": {"name": "agent", "namespace": "ws", "labels": {"app.kubernetes.io/name": "wirespeed-agent"}},
+            "spec": {
+                "template": {
+                    "spec": {
+                        "hostNetwork": True,
+                        "hostPID": False,
+                        "containers": [
+                            {
+                                "name": "agent",
+                                "image": "agent:1",
+                                "securityContext": {"privileged": True, "capabilities": {"add": ["NET_ADMIN"]}},
+                                "volumeMounts": [
+                                    {"name": "sys", "mountPath": "/sys", "readOnly": False},
+                                    {"name": "net", "mountPath": "/proc/sys/net", "readOnly": False},
+                                ],
+                            }
+                        ],
+                        "volumes": [
+                            {"name": "sys", "hostPath": {"path": "/sys"}},
+                            {"name": "net", "hostPath": {"path": "/proc/sys/net"}},
+                        ],
+                    }
+                }
+            },
+        },
+    ),
     "unknown-type-kept-without-props": ("aws_s3_bucket", {"bucket": "b"}, "aws_s3_bucket", {}),
     "manifest-with-unknown-kind": ("kubernetes_manifest", {"manifest": UNKNOWN}, "kubernetes_manifest", {}),
 }
@@ -326,6 +395,29 @@ def test_each_terraform_type_translates_to_the_shape_the_rules_read(case):
     resource = tf.translate(tf_type, "x.y", json.loads(json.dumps(values)))
     assert (resource.type, plain(resource.props)) == (token, props)
     assert resource.urn == resource.name == "x.y"
+
+
+def test_a_typed_daemon_set_is_judged_like_the_manifest_one():
+    _, values, _, _ = TRANSLATIONS["kubernetes-daemon-set-v1"]
+    text = json.dumps(plan_doc(rc("kubernetes_daemon_set_v1", "agent", values)))
+    report = check_text(text, "plan.json", resolve_config(None))
+    assert [(v.rule_id, v.resource_type) for v in report.violations] == [
+        ("tuning-agent-least-privilege", "kubernetes_daemon_set_v1"),  # privileged: true
+        ("tuning-agent-least-privilege", "kubernetes_daemon_set_v1"),  # /sys mounted read-write
+    ]
+
+
+def test_configuration_not_in_the_documented_shape_links_nothing_and_never_crashes():
+    document = json.loads(plan_path("azure-bad").read_text())
+    document["configuration"]["root_module"]["module_calls"]["pool"]["module"]["resources"] = 5
+    document["configuration"]["root_module"]["module_calls"]["pool"]["expressions"] = []
+    # The pool's cluster is then unknown, so the stack rules that count a cluster's pools are not applicable to
+    # any cluster it might belong to (as in a Pulumi preview with an unknown resourceName); the rest still runs.
+    assert found(json.dumps(document)) == EXPECTED["azure-bad"] - {
+        ("aks-snat-capacity", "azurerm_kubernetes_cluster.checkout"),
+        ("tuning-agent-present", "azurerm_kubernetes_cluster.checkout"),
+        ("tuning-agent-present", "azurerm_kubernetes_cluster.default_ports"),
+    }
 
 
 def test_after_unknown_marks_become_the_unknown_value_at_any_depth():
@@ -573,3 +665,26 @@ def test_committed_aws_plans_are_what_the_real_provider_plans(tmp_path):
         assert read_parts(tmp_path / name / "plan.json") == read_parts(plan_path(name)), (
             f"{name}/plan.json is stale: run tests/fixtures/terraform/regen.sh"
         )
+
+
+# --- robustness ---------------------------------------------------------------------------------------------------
+
+PLANS = [json.loads(plan_path(name).read_text()) for name in EXPECTED]
+
+
+@settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_mutated_plans_give_a_verdict_or_an_error_naming_the_path_never_a_crash(data):
+    """Any value anywhere replaced or deleted, aimed at what the reader reads (a change's after and after_unknown,
+    the configuration) as often as at the whole document."""
+    document = copy.deepcopy(data.draw(st.sampled_from(PLANS)))
+    target = data.draw(st.sampled_from(["document", "after", "after_unknown", "configuration"]))
+    if target == "document":
+        document = data.draw(mutated(document))
+    elif target == "configuration":
+        document["configuration"] = data.draw(mutated(document["configuration"]))
+    else:
+        change = data.draw(st.sampled_from(document["resource_changes"]))["change"]
+        change[target] = data.draw(mutated(change[target]))
+    with contextlib.suppress(UnreadableInputError):  # its messages are tested above; anything else fails here
+        check_text(json.dumps(document), "plan.json", resolve_config(None))

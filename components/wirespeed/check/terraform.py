@@ -46,7 +46,7 @@ from typing import Any
 from wirespeed.check.readonly import EMPTY, UNKNOWN, ReadOnlyMapping
 from wirespeed.rules import Resource, Violation
 from wirespeed.rules._aks import AGENT_POOL, CLUSTER, PUBLIC_IP_PREFIX
-from wirespeed.rules._k8s import CONFIG_MAP
+from wirespeed.rules._k8s import CONFIG_MAP, DAEMON_SET
 from wirespeed.rules.agent import EKS_CLUSTER
 from wirespeed.rules.natgw import NAT_GATEWAY
 from wirespeed.rules.sku import NODE_GROUP
@@ -222,7 +222,7 @@ def _aks_network(network: Any) -> Any:
 
 
 def aks_cluster(values: Any) -> Props:
-    """azurerm_kubernetes_cluster ({AZURERM_DOCS}/kubernetes_cluster) as ManagedCluster inputs."""
+    """azurerm_kubernetes_cluster (``AZURERM_DOCS``/kubernetes_cluster) as ManagedCluster inputs."""
     default_pool = at(values, "default_node_pool")
     profiles = UNKNOWN if default_pool == UNKNOWN else [aks_pool_profile(default_pool)] if default_pool else None
     return _clean(
@@ -237,7 +237,7 @@ def aks_cluster(values: Any) -> Props:
 
 
 def aks_node_pool(values: Any) -> Props:
-    """azurerm_kubernetes_cluster_node_pool ({AZURERM_DOCS}/kubernetes_cluster_node_pool) as AgentPool inputs;
+    """azurerm_kubernetes_cluster_node_pool (``AZURERM_DOCS``/kubernetes_cluster_node_pool) as AgentPool inputs;
     ``resourceName`` (the cluster) from ``kubernetes_cluster_id`` when known (else linked later)."""
     cluster_id = at(values, "kubernetes_cluster_id")
     name, group = arm_cluster(cluster_id)
@@ -249,7 +249,7 @@ def aks_node_pool(values: Any) -> Props:
 
 
 def public_ip_prefix(values: Any) -> Props:
-    """azurerm_public_ip_prefix ({AZURERM_DOCS}/public_ip_prefix): its length and id for the capacity rule."""
+    """azurerm_public_ip_prefix (``AZURERM_DOCS``/public_ip_prefix): its length and id for the capacity rule."""
     return _clean({"prefixLength": at(values, "prefix_length"), "id": at(values, "id")})
 
 
@@ -257,12 +257,12 @@ def public_ip_prefix(values: Any) -> Props:
 
 
 def eks_cluster(values: Any) -> Props:
-    """aws_eks_cluster ({AWS_DOCS}/eks_cluster): its name, which node groups point at."""
+    """aws_eks_cluster (``AWS_DOCS``/eks_cluster): its name, which node groups point at."""
     return _clean({"name": at(values, "name")})
 
 
 def eks_node_group(values: Any) -> Props:
-    """aws_eks_node_group ({AWS_DOCS}/eks_node_group) as aws.eks.NodeGroup inputs."""
+    """aws_eks_node_group (``AWS_DOCS``/eks_node_group) as aws.eks.NodeGroup inputs."""
     template = at(values, "launch_template")
     return _clean(
         {
@@ -286,14 +286,14 @@ def eks_node_group(values: Any) -> Props:
 
 
 def launch_template(values: Any) -> Props:
-    """aws_launch_template ({AWS_DOCS}/launch_template): ``user_data`` is base64, as the EC2 API takes it."""
+    """aws_launch_template (``AWS_DOCS``/launch_template): ``user_data`` is base64, as the EC2 API takes it."""
     return _clean(
         {"name": at(values, "name"), "instanceType": at(values, "instance_type"), "userData": at(values, "user_data")}
     )
 
 
 def nat_gateway(values: Any) -> Props:
-    """aws_nat_gateway ({AWS_DOCS}/nat_gateway): the Elastic IPs the capacity rule counts."""
+    """aws_nat_gateway (``AWS_DOCS``/nat_gateway): the Elastic IPs the capacity rule counts."""
     return _clean(
         {
             "allocationId": at(values, "allocation_id"),
@@ -323,12 +323,85 @@ def manifest_type(manifest: Any) -> str | None:
 
 
 def config_map(values: Any) -> Props:
-    """kubernetes_config_map / kubernetes_config_map_v1 ({KUBERNETES_DOCS}/config_map_v1) as a ConfigMap."""
+    """kubernetes_config_map / kubernetes_config_map_v1 (``KUBERNETES_DOCS``/config_map_v1) as a ConfigMap."""
     metadata = at(values, "metadata")
     return _clean(
         {
             "metadata": {"name": at(metadata, "name"), "namespace": at(metadata, "namespace")},
             "data": at(values, "data"),
+        }
+    )
+
+
+def _blocks(value: Any, convert: Callable[[Any], Any]) -> Any:
+    """A repeated nested block (``container``, ``volume``) converted item by item; unknown stays unknown."""
+    if value == UNKNOWN:
+        return UNKNOWN
+    return [convert(item) for item in value] if isinstance(value, list) and value else None
+
+
+def _container(container: Any) -> Any:
+    capabilities = at(container, "security_context", "capabilities")
+    return _clean(
+        {
+            "name": at(container, "name"),
+            "image": at(container, "image"),
+            "securityContext": {
+                "privileged": at(container, "security_context", "privileged"),
+                "capabilities": UNKNOWN
+                if capabilities == UNKNOWN
+                else {"add": at(capabilities, "add"), "drop": at(capabilities, "drop")},
+            },
+            "volumeMounts": _blocks(
+                _repeated(container, "volume_mount"),
+                lambda m: _clean(
+                    {"name": at(m, "name"), "mountPath": at(m, "mount_path"), "readOnly": at(m, "read_only")}
+                ),
+            ),
+        }
+    )
+
+
+def _volume(volume: Any) -> Any:
+    return _clean({"name": at(volume, "name"), "hostPath": {"path": at(volume, "host_path", "path")}})
+
+
+def _repeated(block: Any, key: str) -> Any:
+    """A repeated nested block inside a single one, whole (``at`` would give its first item)."""
+    if block == UNKNOWN:
+        return UNKNOWN
+    if isinstance(block, list):
+        block = block[0] if block else None
+    return block.get(key) if isinstance(block, dict) else None
+
+
+def daemon_set(values: Any) -> Props:
+    """kubernetes_daemon_set_v1 / kubernetes_daemonset (``KUBERNETES_DOCS``/daemon_set_v1): the nested blocks
+    (``spec.template.spec.container``, ``security_context``, ``volume``) as the DaemonSet object the agent rules
+    read (the same fields in the Kubernetes API's names)."""
+    metadata = at(values, "metadata")
+    pod = at(values, "spec", "template", "spec")
+    return _clean(
+        {
+            "metadata": {
+                "name": at(metadata, "name"),
+                "namespace": at(metadata, "namespace"),
+                "labels": at(metadata, "labels"),
+            },
+            "spec": {
+                "template": {
+                    "spec": UNKNOWN
+                    if pod == UNKNOWN
+                    else {
+                        "hostNetwork": at(pod, "host_network"),
+                        "hostPID": at(pod, "host_pid"),
+                        "hostIPC": at(pod, "host_ipc"),
+                        "containers": _blocks(_repeated(pod, "container"), _container),
+                        "initContainers": _blocks(_repeated(pod, "init_container"), _container),
+                        "volumes": _blocks(_repeated(pod, "volume"), _volume),
+                    }
+                }
+            },
         }
     )
 
@@ -384,10 +457,12 @@ TRANSLATIONS: dict[str, Translation] = {
     "aws_vpn_gateway": Translation("aws:ec2/vpnGateway:VpnGateway", named),
     "aws_ec2_transit_gateway": Translation("aws:ec2transitgateway/transitGateway:TransitGateway", named),
     "aws_vpc_peering_connection": Translation("aws:ec2/vpcPeeringConnection:VpcPeeringConnection", named),
+    "kubernetes_daemon_set_v1": Translation(DAEMON_SET, daemon_set),
+    "kubernetes_daemonset": Translation(DAEMON_SET, daemon_set),
     "kubernetes_config_map": Translation(CONFIG_MAP, config_map),
     "kubernetes_config_map_v1": Translation(CONFIG_MAP, config_map),
 }
-KUBERNETES_MANIFEST = "kubernetes_manifest"  # {KUBERNETES_DOCS}/manifest: ``manifest`` is the object itself
+KUBERNETES_MANIFEST = "kubernetes_manifest"  # KUBERNETES_DOCS/manifest: ``manifest`` is the object itself
 
 # Pools whose cluster is linked through configuration: attribute holding the reference, cluster type, and the
 # property the rules link by (``_aks.PoolIndex``: resourceName; ``agent._Pools``: clusterName).
@@ -439,32 +514,29 @@ class Configuration:
 
     def add_module(self, module: Mapping[str, Any], path: str) -> None:
         """One configuration module (decoded), its resources' links, outputs and calls, recursively."""
-        for resource in module.get("resources") or ():
+        # Lenient: a part of the configuration that is not in the documented shape links nothing (the pool's
+        # cluster then stays unknown, as without a reference); only the planned values are judged.
+        resources = module.get("resources")
+        for resource in resources if isinstance(resources, list) else ():
             if not isinstance(resource, dict):
                 continue
             link = LINKS.get(str(resource.get("type")))
             address = resource.get("address")
             if link is None or not isinstance(address, str):
                 continue
-            refs = _references((resource.get("expressions") or {}).get(link[0]))
+            refs = _references(_mapping(resource.get("expressions")).get(link[0]))
             self.references[(_join(path, address), link[0])] = refs
-        outputs = module.get("outputs") or {}
-        if isinstance(outputs, dict):
-            for name, output in outputs.items():
-                if isinstance(output, dict):
-                    self.outputs.setdefault(path, {})[name] = _references(output.get("expression"))
-        calls = module.get("module_calls") or {}
-        if isinstance(calls, dict):
-            for name, call in calls.items():
-                if isinstance(call, dict):
-                    self.add_call(name, call, path)
+        for name, output in _mapping(module.get("outputs")).items():
+            if isinstance(output, dict):
+                self.outputs.setdefault(path, {})[name] = _references(output.get("expression"))
+        for name, call in _mapping(module.get("module_calls")).items():
+            if isinstance(call, dict):
+                self.add_call(name, call, path)
 
     def add_call(self, name: str, call: Mapping[str, Any], path: str) -> None:
         child = _join(path, f"module.{name}")
-        expressions = call.get("expressions") or {}
-        if isinstance(expressions, dict):
-            for variable, expression in expressions.items():
-                self.inputs.setdefault(child, {})[variable] = _references(expression)
+        for variable, expression in _mapping(call.get("expressions")).items():
+            self.inputs.setdefault(child, {})[variable] = _references(expression)
         module = call.get("module")
         if isinstance(module, dict):
             self.add_module(module, child)
@@ -488,6 +560,10 @@ class Configuration:
         if parts[0] == wanted and len(parts) > 1:
             return {_join(module, f"{parts[0]}.{parts[1]}")}
         return set()
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 def _references(expression: Any) -> list[str]:
