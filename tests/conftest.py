@@ -40,20 +40,23 @@ def missing_netns_privilege(proc_status: str, euid: int) -> str | None:
     return f"needs root to create network namespaces (missing {', '.join(missing)}; euid {euid}): run the tests as root"
 
 
-def prerequisite_gate(reason: str | None, ci: str | None) -> tuple[str, str] | None:
+def prerequisite_gate(reason: str | None, ci: str | None, installable: bool = True) -> tuple[str, str] | None:
     """What to do with a test whose prerequisite (root, a built binary, a Debian tool) is missing for
     ``reason``: None to run it, else ("skip" | "fail", message). Under CI=true a missing prerequisite fails, as
-    the QEMU and Go netns tests do, so a CI job cannot pass by running nothing."""
+    the QEMU and Go netns tests do, so a CI job cannot pass by running nothing. A prerequisite no registry
+    provides (``installable=False``: a Terraform provider in a local mirror) is skipped even under CI=true,
+    since CI cannot install it either."""
     if reason is None:
         return None
-    if ci == "true":
+    if ci == "true" and installable:
         return "fail", reason + "; CI=true, so this is a failure, not a skip"
     return "skip", reason
 
 
-def require(reason: str | None) -> None:
-    """Skip the running test naming ``reason`` (fail it under CI=true); nothing when ``reason`` is None."""
-    decision = prerequisite_gate(reason, os.environ.get("CI"))
+def require(reason: str | None, installable: bool = True) -> None:
+    """Skip the running test naming ``reason`` (fail it under CI=true unless not ``installable``); nothing when
+    ``reason`` is None."""
+    decision = prerequisite_gate(reason, os.environ.get("CI"), installable)
     if decision is None:
         return
     action, message = decision

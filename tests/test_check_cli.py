@@ -335,7 +335,10 @@ UNREADABLE: dict[str, tuple[bytes | None, str]] = {
         b'{"workload": "checkout"}',
         'unknown shape: top-level keys "workload"; give `pulumi stack export`',
     ),
-    "terraform-plan": (b'{"format_version": "1.2", "resource_changes": []}', "terraform plans are not supported yet"),
+    "terraform-format-2": (
+        b'{"format_version": "2.0", "resource_changes": []}',
+        'format_version: "2.0" is not supported: `terraform show -json` writes format 1.x',
+    ),
     "missing-file": (None, "cannot be read: No such file or directory; give a readable JSON file"),
 }
 

@@ -177,24 +177,28 @@ def test_located_gives_the_offset_where_each_resource_object_starts():
 ERRORS = {
     "array": (
         "[1, 2]",
-        "unknown shape: the document is an array, not an object; give `pulumi stack export` or "
-        "`pulumi preview --json` output",
+        "unknown shape: the document is an array, not an object; give `pulumi stack export`, "
+        "`pulumi preview --json` or `terraform show -json` output",
     ),
     "unknown-keys": (
         '{"name": "checkout", "pools": []}',
         'unknown shape: top-level keys "name", "pools"; give '
-        "`pulumi stack export` or `pulumi preview --json` output "
-        '({"version": 3, "deployment": {"resources": [...]}} or {"steps": [...]})',
+        "`pulumi stack export`, `pulumi preview --json` or `terraform show -json` output "
+        '({"version": 3, "deployment": {"resources": [...]}}, {"steps": [...]} or {"resource_changes": [...]})',
     ),
     "empty-object": (
         "{}",
-        "unknown shape: top-level keys (none); give `pulumi stack export` or `pulumi preview --json` "
-        'output ({"version": 3, "deployment": {"resources": [...]}} or {"steps": [...]})',
+        "unknown shape: top-level keys (none); give `pulumi stack export`, `pulumi preview --json` or "
+        '`terraform show -json` output ({"version": 3, "deployment": {"resources": [...]}}, {"steps": [...]} or '
+        '{"resource_changes": [...]})',
     ),
-    "terraform-plan": (
-        '{"format_version": "1.2", "terraform_version": "1.9.5", "planned_values": {}}',
-        "a `terraform show -json` document: terraform plans are not supported yet; give "
-        "`pulumi stack export` or `pulumi preview --json` output",
+    "terraform-format-2": (
+        '{"format_version": "2.0", "terraform_version": "1.9.5", "planned_values": {}}',
+        'format_version: "2.0" is not supported: `terraform show -json` writes format 1.x',
+    ),
+    "terraform-next-to-pulumi": (
+        '{"version": 3, "deployment": {"resources": []}, "resource_changes": []}',
+        'unknown shape: "resource_changes" (terraform show -json PLANFILE) next to pulumi stack export content',
     ),
     "version-2": (
         '{"version": 2, "deployment": {"resources": []}}',

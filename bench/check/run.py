@@ -7,6 +7,12 @@ the child. Each stack is 20-resource blocks: a ManagedCluster, three AgentPools,
 and an unrelated one), the tuning DaemonSet, a Kubernetes provider and twelve resources no rule reads (storage,
 network, Deployments, Services); one cluster in 20 leaves allocatedOutboundPorts at 0, so the check reports
 violations (exit 1) like a real gate would. Prints the result; --record writes results/<date>-<time>.json.
+
+`--shape terraform` writes `terraform show -json PLANFILE` documents instead (compact, as terraform writes them):
+20-resource blocks of an azurerm_kubernetes_cluster, three azurerm_kubernetes_cluster_node_pool whose
+kubernetes_cluster_id is unknown until apply (linked through `configuration` references), the tuning ConfigMap
+and DaemonSet as kubernetes_manifest, and fourteen resources no rule reads; each resource appears in
+planned_values, resource_changes and configuration, as in a real plan.
 """
 
 from __future__ import annotations
@@ -212,6 +218,169 @@ def write_export(path: Path, count: int) -> None:
         json.dump(doc, f, indent=4)
 
 
+AZURERM = "registry.terraform.io/hashicorp/azurerm"
+
+
+def _tf_change(tf_type: str, name: str, after: dict[str, Any], unknown: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "address": f"{tf_type}.{name}",
+        "mode": "managed",
+        "type": tf_type,
+        "name": name,
+        "provider_name": AZURERM,
+        "change": {
+            "actions": ["create"],
+            "before": None,
+            "after": after,
+            "after_unknown": unknown,
+            "before_sensitive": False,
+            "after_sensitive": {},
+        },
+    }
+
+
+def tf_block(index: int, rng: random.Random) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """One cluster and everything around it as resource_changes, and its configuration resources: 20 resources."""
+    cluster = f"aks{index}"
+    ports = 0 if index % 20 == 7 else 4000
+    pool_size = {"vm_size": "Standard_D16ds_v6", "upgrade_settings": [{"max_surge": "1"}]}
+    backlog = [{"sysctl_config": [{"net_core_netdev_max_backlog": 32768}]}]
+    changes = [
+        _tf_change(
+            "azurerm_kubernetes_cluster",
+            cluster,
+            {
+                "name": cluster,
+                "resource_group_name": f"rg-{index}",
+                "location": "westeurope",
+                "default_node_pool": [{"name": "system", "node_count": 3, **pool_size, "linux_os_config": backlog}],
+                "network_profile": [
+                    {
+                        "network_plugin": "azure",
+                        "outbound_type": "loadBalancer",
+                        "load_balancer_sku": "standard",
+                        "load_balancer_profile": [{"outbound_ports_allocated": ports, "managed_outbound_ip_count": 7}],
+                    }
+                ],
+            },
+            {"id": True, "kube_config": True, "fqdn": True},
+        )
+    ]
+    config = [{"address": f"azurerm_kubernetes_cluster.{cluster}", "type": "azurerm_kubernetes_cluster"}]
+    for pool in range(3):
+        name = f"{cluster}_pool{pool}"
+        after = {
+            "name": f"pool{pool}",
+            "auto_scaling_enabled": True,
+            "min_count": 1,
+            "max_count": rng.randint(5, 30),
+            "linux_os_config": backlog,
+            **pool_size,
+        }
+        changes.append(
+            _tf_change("azurerm_kubernetes_cluster_node_pool", name, after, {"id": True, "kubernetes_cluster_id": True})
+        )
+        reference = f"azurerm_kubernetes_cluster.{cluster}"
+        config.append(
+            {
+                "address": f"azurerm_kubernetes_cluster_node_pool.{name}",
+                "type": "azurerm_kubernetes_cluster_node_pool",
+                "expressions": {"kubernetes_cluster_id": {"references": [f"{reference}.id", reference]}},
+            }
+        )
+    profile = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "wirespeed-profile-throughput", "namespace": "wirespeed-system"},
+        "data": {"profile.json": json.dumps(PROFILE, indent=2)},
+    }
+    daemon_set = {
+        "apiVersion": "apps/v1",
+        "kind": "DaemonSet",
+        "metadata": {"name": "wirespeed-agent-throughput", "labels": {"app.kubernetes.io/name": "wirespeed-agent"}},
+        "spec": {
+            "template": {
+                "spec": {
+                    "hostNetwork": True,
+                    "containers": [
+                        {
+                            "name": "agent",
+                            "securityContext": {
+                                "privileged": False,
+                                "capabilities": {"drop": ["ALL"], "add": ["NET_ADMIN"]},
+                            },
+                        }
+                    ],
+                }
+            }
+        },
+    }
+    for name, manifest in (("profile", profile), ("agent", daemon_set)):
+        changes.append(_tf_change("kubernetes_manifest", f"{cluster}_{name}", {"manifest": manifest}, {"object": True}))
+        config.append({"address": f"kubernetes_manifest.{cluster}_{name}", "type": "kubernetes_manifest"})
+    for extra in range(BLOCK - len(changes)):
+        tf_type = ("azurerm_storage_account", "azurerm_virtual_network", "azurerm_subnet")[extra % 3]
+        after = {"name": f"r{index}x{extra}", "resource_group_name": f"rg-{index}", "tags": {"team": "checkout"}}
+        changes.append(_tf_change(tf_type, f"{cluster}_r{extra}", after, {"id": True}))
+        config.append({"address": f"{tf_type}.{cluster}_r{extra}", "type": tf_type})
+    return changes, config
+
+
+def write_terraform_plan(path: Path, count: int) -> None:
+    rng = random.Random(count)
+    changes: list[dict[str, Any]] = []
+    config: list[dict[str, Any]] = []
+    index = 0
+    while len(changes) < count:
+        block_changes, block_config = tf_block(index, rng)
+        changes += block_changes
+        config += block_config
+        index += 1
+    changes, kept = changes[:count], {c["address"] for c in changes[:count]}
+    planned = [
+        {
+            "address": c["address"],
+            "mode": "managed",
+            "type": c["type"],
+            "name": c["name"],
+            "provider_name": AZURERM,
+            "schema_version": 0,
+            "values": c["change"]["after"],
+            "sensitive_values": {},
+        }
+        for c in changes
+    ]
+    doc = {
+        "format_version": "1.2",
+        "terraform_version": "1.11.4",
+        "planned_values": {"root_module": {"resources": planned}},
+        "resource_changes": changes,
+        "configuration": {
+            "provider_config": {"azurerm": {"name": "azurerm", "full_name": AZURERM}},
+            "root_module": {
+                "resources": [
+                    {
+                        "mode": "managed",
+                        "name": c["address"].partition(".")[2],
+                        "provider_config_key": "azurerm",
+                        "expressions": {},
+                        "schema_version": 0,
+                        **c,
+                    }
+                    for c in config
+                    if c["address"] in kept
+                ]
+            },
+        },
+        "timestamp": "2026-11-23T15:00:00Z",
+        "applyable": True,
+        "complete": True,
+        "errored": False,
+    }
+    with path.open("w") as f:
+        json.dump(doc, f)
+
+
 def measure(argv: list[str], runs: int) -> dict[str, Any]:
     """Whole-process wall and CPU time (user + system, from wait4's rusage) and peak RSS; one warm-up run first.
 
@@ -252,14 +421,16 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--sizes", type=int, nargs="*", default=list(SIZES))
     parser.add_argument("--record", action="store_true", help="write results/<date>-<time>.json")
+    parser.add_argument("--shape", choices=("export", "terraform"), default="export")
     args = parser.parse_args()
+    write = write_terraform_plan if args.shape == "terraform" else write_export
     load_before, busy_before = bl.loadavg(), bl.cpu_busy_pct()
     results = {}
     with tempfile.TemporaryDirectory(prefix="wirespeed-check-bench-") as scratch:
         floor = measure([sys.executable, "-c", "pass"], args.runs)
         for count in args.sizes:
-            path = Path(scratch) / f"export-{count}.json"
-            write_export(path, count)
+            path = Path(scratch) / f"{args.shape}-{count}.json"
+            write(path, count)
             size = path.stat().st_size
             bl.log(f"{count:,} resources: {size / 2**20:.1f} MiB export; checking {args.runs + 1} times")
             result = measure([WIRESPEED, "check", str(path), "--format", "json"], args.runs)
@@ -283,6 +454,7 @@ def main() -> None:
         "loadavg_after": bl.loadavg(),
         "cpu_busy_pct_before": busy_before,
         "cpu_busy_pct_after": bl.cpu_busy_pct(),
+        "shape": "terraform show -json PLANFILE" if args.shape == "terraform" else "pulumi stack export",
         "interpreter_floor": floor,
         "results": results,
     }

@@ -1,4 +1,4 @@
-"""`wirespeed check`: the policy pack's rules, offline, on a stack export or a preview file.
+"""`wirespeed check`: the policy pack's rules, offline, on a stack export, a preview or a Terraform plan file.
 
 The same ``wirespeed.rules`` the CrossGuard pack runs, over the documents ``readers`` recognises: resource rules
 on each resource's inputs as it is read, stack rules once over the resources they look at. Streaming keeps a
@@ -99,6 +99,7 @@ def check_text(text: str, file: str, config: Config, rules: Sequence[Rule] = RUL
             kept.append(resource)
             offsets.setdefault(resource.urn, offset)
     violations.extend(evaluate_stack(kept, config, rules))
+    violations = [document.adjust(v) for v in violations]
     assert document.shape is not None  # located() raises before finishing without one
     reported = {v.resource_urn: offsets[v.resource_urn] for v in violations if v.resource_urn in offsets}
     return Report(

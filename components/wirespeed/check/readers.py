@@ -12,9 +12,10 @@
   ``discard-replaced``, ``remove-pending-replace``: pkg/resource/deploy/step.go ``StepOp``) are not checked,
   and a replacement's several steps count once. A step without ``outputs`` (a resource not created yet) gives
   stack rules its inputs, the values the provider will be asked for.
-- ``terraform show -json``: recognised by its top-level keys (https://developer.hashicorp.com/terraform/internals/
-  json-format: ``format_version``, ``terraform_version``, ``planned_values``, ``resource_changes``) and refused
-  for now; the Terraform issue adds its reader to ``_READERS``.
+- ``terraform show -json``: a plan (``terraform show -json PLANFILE``: ``resource_changes``, ``planned_values``,
+  ``configuration`` ...) or a state (``values``), recognised by their top-level keys
+  (https://developer.hashicorp.com/terraform/internals/json-format); each Terraform resource wirespeed knows is
+  translated into the type token and properties the rules read (``wirespeed.check.terraform``).
 
 Resource rules see a resource's inputs and stack rules its outputs, as the policy engine hands them over
 (shared/reference/pulumi-facts.md); both arrive as read-only views with every number a float (``readonly``).
@@ -29,10 +30,11 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+from wirespeed.check import terraform
 from wirespeed.check.jsonscan import JsonCursor
 from wirespeed.check.readonly import EMPTY, ReadOnlyMapping
 from wirespeed.errors import UserError
-from wirespeed.rules import Resource
+from wirespeed.rules import Resource, Violation
 
 
 class UnreadableInputError(UserError):
@@ -50,15 +52,20 @@ STACK_EXPORT = Shape(
     "pulumi/pulumi sdk/go/common/apitype/core.go (UntypedDeployment, DeploymentV3, ResourceV3)",
 )
 PREVIEW = Shape("pulumi preview --json", "pulumi/pulumi sdk/pkg/display/json.go (PreviewDigest, PreviewStep)")
+TERRAFORM_PLAN = Shape("terraform show -json PLANFILE", f"{terraform.JSON_FORMAT_DOC} (Plan Representation)")
+TERRAFORM_STATE = Shape("terraform show -json", f"{terraform.JSON_FORMAT_DOC} (State Representation)")
 
-SUPPORTED = f"`{STACK_EXPORT.name}` or `{PREVIEW.name}` output"
+SUPPORTED = f"`{STACK_EXPORT.name}`, `{PREVIEW.name}` or `terraform show -json` output"
 
 # Steps that take a resource out of the stack (pkg/resource/deploy/step.go).
 _REMOVING_OPS = frozenset({"delete", "delete-replaced", "discard", "discard-replaced", "remove-pending-replace"})
 # Keys a PreviewDigest may have without any step (an empty stack omits "steps": it is `omitempty`).
 _PREVIEW_KEYS = frozenset({"config", "steps", "diagnostics", "duration", "changeSummary", "maybeCorrupt"})
 _MISSING = object()
-_TERRAFORM_KEYS = frozenset({"format_version", "terraform_version", "planned_values", "resource_changes"})
+# Top-level keys of a plan the check does not read -> how deep to walk before decoding a piece: each resource
+# they repeat is decoded on its own and dropped, so a large plan is never held whole
+# (planned_values.root_module.resources[i], prior_state.values.root_module.resources[i], resource_drift[i]).
+_TERRAFORM_SKIMMED = {"planned_values": 3, "prior_state": 4, "resource_drift": 1}
 
 
 def _as_written(value: Any) -> Any:
@@ -106,6 +113,7 @@ class Document:
     def __init__(self, text: str) -> None:
         self._text = text
         self.shape: Shape | None = None
+        self.terraform: terraform.Reader | None = None  # set by the first Terraform key
 
     def resources(self) -> Iterator[Resource]:
         for resource, _ in self.located():
@@ -131,6 +139,8 @@ class Document:
                 else:
                     cursor.value()
             cursor.end()
+            if self.terraform is not None:
+                yield from self.terraform.linked()
         except json.JSONDecodeError as exc:
             raise UnreadableInputError(f"not JSON: {exc}") from None
         except RecursionError:
@@ -138,6 +148,8 @@ class Document:
         if self.shape is STACK_EXPORT and version != 3:
             found = "missing" if version is _MISSING else f"{_shown(version)} is not supported"
             raise UnreadableInputError(f"version: {found}: `pulumi stack export` writes deployment version 3")
+        if self.shape is None and self.terraform is not None:
+            self.shape = TERRAFORM_STATE  # `terraform show -json` with no state: {"format_version": "1.0"}
         if self.shape is None:
             if keys and set(keys) <= _PREVIEW_KEYS:
                 self.shape = PREVIEW  # a preview of an empty stack: no steps at all
@@ -145,8 +157,12 @@ class Document:
             listed = ", ".join(f'"{k}"' for k in keys[:8]) + (", ..." if len(keys) > 8 else "")
             raise UnreadableInputError(
                 f"unknown shape: top-level keys {listed or '(none)'}; give {SUPPORTED} "
-                '({"version": 3, "deployment": {"resources": [...]}} or {"steps": [...]})'
+                '({"version": 3, "deployment": {"resources": [...]}}, {"steps": [...]} or {"resource_changes": [...]})'
             )
+
+    def adjust(self, violation: Violation) -> Violation:
+        """A violation as the document's own tool names things (Terraform addresses, types and attributes)."""
+        return self.terraform.adjust(violation) if self.terraform is not None else violation
 
     def _claim(self, shape: Shape, key: str) -> None:
         if self.shape is not None and self.shape is not shape:
@@ -195,20 +211,166 @@ def _preview(document: Document, cursor: JsonCursor) -> Iterator[Located]:
         yield _resource(new_state, f"{where}.newState", urn=urn), offset
 
 
-def _terraform(document: Document, cursor: JsonCursor) -> Iterator[Located]:
-    raise UnreadableInputError(
-        f"a `terraform show -json` document: terraform plans are not supported yet; give {SUPPORTED}"
-    )
-    yield  # a generator like the other readers  # pragma: no cover
+def _terraform_reader(document: Document) -> terraform.Reader:
+    if document.terraform is None:
+        document.terraform = terraform.Reader()
+    return document.terraform
+
+
+def _format_version(document: Document, cursor: JsonCursor) -> Iterator[Located]:
+    value = cursor.value()
+    _expect(value, str, "a string", "format_version")
+    if not value.startswith("1."):
+        raise UnreadableInputError(
+            f"format_version: {_shown(value)} is not supported: `terraform show -json` writes format 1.x"
+        )
+    _terraform_reader(document)
+    yield from ()
+
+
+def _terraform_version(document: Document, cursor: JsonCursor) -> Iterator[Located]:
+    _expect(cursor.value(), str, "a string", "terraform_version")
+    _terraform_reader(document)
+    yield from ()
+
+
+def _skim(cursor: JsonCursor, depth: int) -> None:
+    """Step past a value, decoding only pieces ``depth`` levels down (never the whole value at once)."""
+    if depth == 0 or cursor.peek() not in ("{", "["):
+        cursor.value()
+    elif cursor.peek() == "{":
+        for _ in cursor.members():
+            _skim(cursor, depth - 1)
+    else:
+        for _ in cursor.items():
+            _skim(cursor, depth - 1)
+
+
+def _skimmed(key: str, depth: int) -> _Reader:
+    def read(document: Document, cursor: JsonCursor) -> Iterator[Located]:
+        document._claim(TERRAFORM_PLAN, key)
+        _terraform_reader(document)
+        _skim(cursor, depth)
+        yield from ()
+
+    return read
+
+
+def _open(cursor: JsonCursor, char: str, kind: str, where: str) -> None:
+    if cursor.peek() != char:
+        value = cursor.value()
+        raise UnreadableInputError(f"{where}: expected {kind}, got {_kind(value)} ({_shown(value)})")
+
+
+def _module_of(address: str, tf_type: str, name: str) -> str:
+    """The module part of a resource address: ``module.a[0].x.y[1]`` -> ``module.a[0]``."""
+    at = address.rfind(f"{tf_type}.{name}")
+    return address[:at].rstrip(".") if at > 0 else ""
+
+
+def _resource_changes(document: Document, cursor: JsonCursor) -> Iterator[Located]:
+    document._claim(TERRAFORM_PLAN, "resource_changes")
+    reader = _terraform_reader(document)
+    _open(cursor, "[", "an array", "resource_changes")
+    for index in cursor.items():
+        offset = cursor.pos
+        item = cursor.value()
+        where = f"resource_changes[{index}]"
+        _expect(item, dict, "an object", where)
+        for key in ("address", "type", "name", "mode"):
+            _expect(item.get(key), str, "a string", f"{where}.{key}")
+        change = item.get("change")
+        _expect(change, dict, "an object", f"{where}.change")
+        actions = change.get("actions")
+        _expect(actions, list, "an array", f"{where}.change.actions")
+        for position, action in enumerate(actions):
+            _expect(action, str, "a string", f"{where}.change.actions[{position}]")
+        if item["mode"] != "managed" or not terraform.KEPT_ACTIONS.intersection(actions):
+            continue  # a data source, or a resource the apply deletes or forgets
+        after = change.get("after")
+        _expect(after, dict, "an object", f"{where}.change.after")
+        unknown = change.get("after_unknown")
+        if unknown is not None and not isinstance(unknown, dict | bool):
+            _expect(unknown, dict, "an object", f"{where}.change.after_unknown")
+        module = item.get("module_address", "")
+        _expect(module, str, "a string", f"{where}.module_address")
+        values = terraform.planned(after, unknown) if terraform.is_read(item["type"]) else after
+        located = reader.resource(item["type"], item["address"], module, values, offset)
+        if located is not None:
+            yield located
+
+
+def _configuration(document: Document, cursor: JsonCursor) -> Iterator[Located]:
+    document._claim(TERRAFORM_PLAN, "configuration")
+    configuration = _terraform_reader(document).configuration
+    _open(cursor, "{", "an object", "configuration")
+    for key in cursor.members():
+        if key != "root_module":
+            cursor.value()
+            continue
+        _open(cursor, "{", "an object", "configuration.root_module")
+        for part in cursor.members():
+            if part != "resources":
+                configuration.add_module({part: cursor.value()}, "")
+                continue
+            _open(cursor, "[", "an array", "configuration.root_module.resources")
+            for _ in cursor.items():  # one at a time: a large configuration is never held whole
+                configuration.add_module({"resources": [cursor.value()]}, "")
+    configuration.seen = True
+    yield from ()
+
+
+def _state(document: Document, cursor: JsonCursor) -> Iterator[Located]:
+    document._claim(TERRAFORM_STATE, "values")
+    reader = _terraform_reader(document)
+    _open(cursor, "{", "an object", "values")
+    for key in cursor.members():
+        if key == "root_module":
+            yield from _state_module(reader, cursor, "values.root_module")
+        else:
+            cursor.value()
+
+
+def _state_module(reader: terraform.Reader, cursor: JsonCursor, where: str) -> Iterator[Located]:
+    _open(cursor, "{", "an object", where)
+    for key in cursor.members():
+        if key == "resources":
+            _open(cursor, "[", "an array", f"{where}.resources")
+            for index in cursor.items():
+                offset = cursor.pos
+                item = cursor.value()
+                at = f"{where}.resources[{index}]"
+                _expect(item, dict, "an object", at)
+                for field in ("address", "type", "name", "mode"):
+                    _expect(item.get(field), str, "a string", f"{at}.{field}")
+                if item["mode"] != "managed":
+                    continue
+                values = item.get("values")
+                _expect(values, dict, "an object", f"{at}.values")
+                module = _module_of(item["address"], item["type"], item["name"])
+                located = reader.resource(item["type"], item["address"], module, values, offset)
+                if located is not None:
+                    yield located
+        elif key == "child_modules":
+            _open(cursor, "[", "an array", f"{where}.child_modules")
+            for index in cursor.items():
+                yield from _state_module(reader, cursor, f"{where}.child_modules[{index}]")
+        else:
+            cursor.value()
 
 
 _Reader = Callable[[Document, JsonCursor], Iterator[Located]]
 
-# Top-level key -> the reader of the shape it belongs to. The Terraform issue replaces `_terraform`.
+# Top-level key -> the reader of the shape it belongs to (Terraform's keys come in any order).
 _READERS: dict[str, _Reader] = {
     "deployment": _stack_export,
     "steps": _preview,
-    **{key: _terraform for key in _TERRAFORM_KEYS},
+    "format_version": _format_version,
+    "terraform_version": _terraform_version,
+    "resource_changes": _resource_changes,
+    "configuration": _configuration,
+    "values": _state,
+    **{key: _skimmed(key, depth) for key, depth in _TERRAFORM_SKIMMED.items()},
 }
 
 

@@ -1,4 +1,5 @@
-"""`wirespeed check FILE`: the policy pack's rules offline, on a `pulumi stack export` or `pulumi preview --json` file.
+"""`wirespeed check FILE`: the policy pack's rules offline, on a `pulumi stack export`, `pulumi preview --json` or
+`terraform show -json` file.
 
 Exit 0 when nothing mandatory is violated (advisory findings are printed, not fatal), 1 on a mandatory
 violation, 2 with one ``error:`` line naming the file (or ``--config``) when the input cannot be read.
@@ -31,7 +32,10 @@ def register(app: typer.Typer) -> None:
 
 def check(
     file: Annotated[
-        Path, typer.Argument(help="A `pulumi stack export` or `pulumi preview --json` file.", show_default=False)
+        Path,
+        typer.Argument(
+            help="A `pulumi stack export`, `pulumi preview --json` or `terraform show -json` file.", show_default=False
+        ),
     ],
     config: Annotated[
         Path | None,
@@ -48,7 +52,8 @@ def check(
         ),
     ] = OutputFormat.table,
 ) -> None:
-    """Check a stack export or preview against wirespeed's policy rules: exit 1 on a mandatory violation."""
+    """Check a stack export, preview or Terraform plan against wirespeed's policy rules: exit 1 on a mandatory
+    violation."""
     from wirespeed.check import UnreadableInputError, check_text
     from wirespeed.check.formats import RENDERERS
 
