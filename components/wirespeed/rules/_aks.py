@@ -218,4 +218,3 @@ def prefix_lengths(resources: Sequence[Resource]) -> dict[str, int]:
         if arm_id and length is not None and 0 <= length <= IPV4_BITS:
             found[arm_id.lower()] = length
     return found
-

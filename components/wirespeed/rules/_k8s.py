@@ -100,4 +100,3 @@ def containers(props: Mapping[str, Any]) -> Iterator[tuple[Any, str]]:
 def container_name(container: Any, where: str) -> str:
     name = text(get(container, "name"))
     return f"container {name!r}" if name else where
-
