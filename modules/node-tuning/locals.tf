@@ -1,0 +1,19 @@
+# The objects `wirespeed render node-tuning` prints for these inputs, in its order (Namespace, RBAC, ConfigMaps,
+# DaemonSets, PodMonitor, PrometheusRule), composed from manifests.tf.json, which python -m wirespeed.terraform
+# generates from the same renderer. Nothing here builds a manifest field; it only picks and orders the parts.
+locals {
+  profiles  = coalesce(var.profiles, local.wirespeed.default_profiles)
+  image     = coalesce(var.image, local.wirespeed.default_image)
+  namespace = coalesce(var.namespace, local.wirespeed.default_namespace)
+
+  objects = concat(
+    local.rendered.install,
+    [for name in local.profiles : local.rendered.profiles[name].config_map],
+    [for name in local.profiles : local.rendered.profiles[name].daemon_set],
+    [for o in local.rendered.pod_monitor : o if var.pod_monitor],
+    [for o in local.rendered.alerts : o if var.alerts],
+  )
+
+  # Stable for_each keys: kind/name for cluster-scoped objects, kind/namespace/name for the rest.
+  object_keys = [for o in local.objects : join("/", compact([o.kind, try(o.metadata.namespace, ""), o.metadata.name]))]
+}
