@@ -21,8 +21,10 @@ from typing import Any
 import pytest
 import yaml
 
+from clirun import WIRESPEED
 from conftest import require
-from wirespeed.manifests import DEFAULT_IMAGE, NodeTuningOptions, node_tuning_objects
+from wirespeed.manifests import NodeTuningOptions, node_tuning_objects
+from wirespeed.profile import load_profile
 from wirespeed.profiles import builtin_profile
 from wirespeed.terraform import node_tuning
 
@@ -36,8 +38,18 @@ output "objects" {
 """
 DIGEST_IMAGE = "registry.example.com/platform/wirespeed-agent@sha256:" + "4" * 64
 
-# (module inputs, the renderer's arguments for the same install)
-CASES: dict[str, tuple[dict[str, Any], list[str], NodeTuningOptions]] = {
+CUSTOM_ARGS = [
+    "--profile",
+    str(node_tuning.CUSTOM_PROFILE_PATH),
+    "--profile",
+    "throughput",
+    "--namespace",
+    "ws-terraform-custom",
+]
+
+# (module inputs, or None for objects_json from `wirespeed render node-tuning CUSTOM_ARGS --output json`;
+#  the renderer's profiles and options for the same install)
+CASES: dict[str, tuple[dict[str, Any] | None, list[str], NodeTuningOptions]] = {
     "two-profiles": (
         {"profiles": ["throughput", "balanced"], "namespace": "ws-terraform"},
         ["throughput", "balanced"],
@@ -48,7 +60,35 @@ CASES: dict[str, tuple[dict[str, Any], list[str], NodeTuningOptions]] = {
         ["balanced"],
         NodeTuningOptions(namespace="ws-terraform-digest", image=DIGEST_IMAGE),
     ),
+    "custom-profile-objects-json": (
+        None,
+        [str(node_tuning.CUSTOM_PROFILE_PATH), "throughput"],
+        NodeTuningOptions(namespace="ws-terraform-custom"),
+    ),
 }
+
+
+def render_json(*args: str) -> str:
+    assert WIRESPEED, "the wirespeed console script is not installed (pip install -e .)"
+    done = subprocess.run(
+        [WIRESPEED, "render", "node-tuning", *args, "--output", "json"], capture_output=True, text=True, check=True
+    )
+    return done.stdout
+
+
+def profiles_named(specs: list[str]) -> list[Any]:
+    return [builtin_profile(s) if not s.endswith(".json") else load_profile(Path(s).read_text()) for s in specs]
+
+
+def test_the_vectors_objects_json_is_what_the_cli_prints() -> None:
+    """tests/vectors/node_tuning.json's objects_json case (tests/terratest applies it) is the CLI's own output."""
+    vectors = json.loads(node_tuning.VECTORS_PATH.read_text())["cases"]
+    case = next(c for c in vectors if "objects_json" in c["inputs"])
+    text = render_json(
+        "--profile", str(node_tuning.CUSTOM_PROFILE_PATH), "--profile", "balanced", "--namespace", "net-tuning",
+        "--image", node_tuning.DIGEST_IMAGE, "--pod-monitor",
+    )  # fmt: skip
+    assert case["inputs"]["objects_json"] == text
 
 
 @pytest.fixture(scope="module")
@@ -97,10 +137,11 @@ def get(apiserver: Any, *args: str) -> dict[str, Any]:
 def test_objects_terraform_computes_are_admitted_without_the_kubernetes_provider(
     apiserver: Any, terraform: str, tmp_path: Path, case: str
 ) -> None:
-    inputs, profiles, options = CASES[case]
+    given, profiles, options = CASES[case]
+    inputs = {"objects_json": render_json(*CUSTOM_ARGS)} if given is None else given
     objects = terraform_objects(terraform, pure_harness(tmp_path / "harness"), inputs)
     # One source: what Terraform computes is what the renderer gives (and so what `wirespeed render` prints).
-    assert objects == node_tuning_objects([builtin_profile(name) for name in profiles], options)
+    assert objects == node_tuning_objects(profiles_named(profiles), options)
 
     # kubernetes_manifest creates the Namespace first (its own resource), then every other object.
     out = apiserver.apply(yaml.safe_dump_all(objects[:1]), field_manager=FIELD_MANAGER)
@@ -119,12 +160,12 @@ def test_objects_terraform_computes_are_admitted_without_the_kubernetes_provider
 
     # Admission of what the DaemonSets will run: a Pod from each template, bound to a node, passes Pod Security
     # "privileged" and gets the system-node-critical priority (there is no DaemonSet controller here).
-    namespace = inputs["namespace"]
+    namespace = options.namespace
     apiserver.ensure_default_service_account(namespace)
     for daemon_set in (o for o in objects if o["kind"] == "DaemonSet"):
         live = get(apiserver, "daemonset", daemon_set["metadata"]["name"], "-n", namespace)
         container = live["spec"]["template"]["spec"]["containers"][0]
-        assert container["image"] == inputs.get("image", DEFAULT_IMAGE)
+        assert container["image"] == options.image
         assert (
             container["securityContext"] == daemon_set["spec"]["template"]["spec"]["containers"][0]["securityContext"]
         )

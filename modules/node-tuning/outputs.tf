@@ -10,17 +10,17 @@ output "object_keys" {
 
 output "namespace" {
   description = "The agent's namespace."
-  value       = local.namespace
+  value       = local.objects[0].metadata.name
 }
 
 output "daemon_sets" {
   description = "DaemonSet name by profile name."
-  value       = { for name in local.profiles : name => local.rendered.profiles[name].daemon_set.metadata.name }
+  value       = { for name, ds in local.daemon_sets : name => ds.metadata.name }
 }
 
 output "profile_checksums" {
   description = "sha256 of each profile's ConfigMap text by profile name: the DaemonSet pod template's wirespeed.io/profile-sha256 annotation (a change rolls the pods)."
-  value       = { for name in local.profiles : name => local.rendered.profiles[name].checksum }
+  value       = { for name, ds in local.daemon_sets : name => ds.spec.template.metadata.annotations[local.wirespeed.checksum_annotation] }
 }
 
 output "node_label" {

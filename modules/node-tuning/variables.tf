@@ -59,3 +59,22 @@ variable "alerts" {
   default     = false
   nullable    = false
 }
+
+variable "objects_json" {
+  description = "For custom profile files: the JSON `wirespeed render node-tuning --profile FILE ... --output json` prints (e.g. file(\"tuning.json\")), applied as rendered. Give it alone: the rendered objects already carry their profiles, image, namespace and monitoring."
+  type        = string
+  default     = null
+
+  validation {
+    condition = var.objects_json == null ? true : try(
+      jsondecode(var.objects_json)[0].kind == "Namespace" &&
+      alltrue([for o in jsondecode(var.objects_json) : can(o.apiVersion) && o.metadata.name != "" && o.metadata.labels["app.kubernetes.io/part-of"] == "wirespeed"]),
+    false)
+    error_message = "objects_json: ${jsonencode(try(substr(var.objects_json, 0, 40), null))}... is not allowed; allowed: the JSON array `wirespeed render node-tuning --output json` prints (a Namespace first, every object labelled app.kubernetes.io/part-of=wirespeed)."
+  }
+
+  validation {
+    condition     = var.objects_json == null || (var.profiles == null && var.image == null && var.namespace == null && !var.pod_monitor && !var.alerts)
+    error_message = "objects_json: given with ${join(", ", compact([var.profiles == null ? "" : "profiles", var.image == null ? "" : "image", var.namespace == null ? "" : "namespace", var.pod_monitor ? "pod_monitor" : "", var.alerts ? "alerts" : ""]))} is not allowed; allowed: objects_json alone (pass those to wirespeed render node-tuning instead)."
+  }
+}

@@ -30,12 +30,17 @@ output "objects" {
 output "object_keys" {
   value = local.object_keys
 }
+
+output "profile_checksums" {
+  value = { for name, ds in local.daemon_sets : name => ds.spec.template.metadata.annotations[local.wirespeed.checksum_annotation] }
+}
 `
 
 type nodeTuningCase struct {
 	Name     string            `json:"name"`
 	Inputs   map[string]any    `json:"inputs"`
 	Expected []map[string]any  `json:"expected"`
+	Checksum map[string]string `json:"checksums"`
 	Errors   []nodeTuningError `json:"errors"`
 }
 
@@ -60,6 +65,18 @@ func nodeTuningVectors(t *testing.T) []nodeTuningCase {
 		t.Fatal("tests/vectors/node_tuning.json has no cases: run python -m wirespeed.terraform")
 	}
 	return doc.Cases
+}
+
+// nodeTuningRenderedJSON is the renderer's JSON output of the vectors' objects_json case.
+func nodeTuningRenderedJSON(t *testing.T) string {
+	t.Helper()
+	for _, c := range nodeTuningVectors(t) {
+		if text, ok := c.Inputs["objects_json"].(string); ok {
+			return text
+		}
+	}
+	t.Fatal("tests/vectors/node_tuning.json has no objects_json case")
+	return ""
 }
 
 // nodeTuningPure is a PureHarness of modules/node-tuning with inputs as its tfvars, initialised.
@@ -137,6 +154,15 @@ func TestNodeTuningObjectsAreTheRenderers(t *testing.T) {
 				}
 				seen[key] = true
 			}
+
+			// The checksums the renderer computes from each profile's ConfigMap text, read back from the DaemonSets.
+			var checksums map[string]string
+			if err := json.Unmarshal(outputs["profile_checksums"].Value, &checksums); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(checksums, c.Checksum) {
+				t.Errorf("profile_checksums = %v, the renderer's are %v", checksums, c.Checksum)
+			}
 		})
 	}
 }
@@ -184,6 +210,13 @@ func TestNodeTuningValidationMessages(t *testing.T) {
 		{"namespace_shared", map[string]any{"namespace": "kube-system"},
 			`namespace: "kube-system" is not allowed; allowed: a namespace of the agent's own, not one shared ` +
 				`with other workloads (default, kube-node-lease, kube-public, kube-system).`},
+		{"objects_json_not_the_renderers", map[string]any{"objects_json": `[{"kind": "ConfigMap"}]`},
+			`objects_json: "[{\"kind\": \"ConfigMap\"}]"... is not allowed; allowed: the JSON array ` +
+				"`wirespeed render node-tuning --output json` prints (a Namespace first, every object labelled " +
+				"app.kubernetes.io/part-of=wirespeed)."},
+		{"objects_json_with_other_inputs", map[string]any{"objects_json": nodeTuningRenderedJSON(t), "profiles": []string{"balanced"}, "alerts": true},
+			"objects_json: given with profiles, alerts is not allowed; allowed: objects_json alone (pass those to " +
+				"wirespeed render node-tuning instead)."},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
