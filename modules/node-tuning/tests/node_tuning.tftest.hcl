@@ -86,3 +86,13 @@ run "refuses_an_untagged_image" {
 
   expect_failures = [var.image]
 }
+
+run "refuses_objects_json_not_rendered_by_wirespeed" {
+  command = plan
+
+  variables {
+    objects_json = "[{\"kind\": \"ConfigMap\"}]"
+  }
+
+  expect_failures = [var.objects_json]
+}
