@@ -22,5 +22,10 @@ locals {
   # Stable for_each keys: kind/name for cluster-scoped objects, kind/namespace/name for the rest.
   object_keys = [for o in local.objects : join("/", compact([o.kind, try(o.metadata.namespace, ""), o.metadata.name]))]
 
+  # What main.tf applies: the Namespace on its own, everything after it by key (for_each instances are created in
+  # parallel, and every namespaced object needs the Namespace first).
+  namespace_object = local.objects[0]
+  other_objects    = { for i, key in local.object_keys : key => local.objects[i] if i > 0 }
+
   daemon_sets = { for o in local.objects : o.metadata.labels[local.wirespeed.profile_label] => o if o.kind == "DaemonSet" }
 }

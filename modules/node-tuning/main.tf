@@ -1,7 +1,7 @@
-# Server-side apply of every object (kubernetes_manifest always applies server-side). The Namespace is its own
-# resource because for_each instances are created in parallel: every namespaced object waits for it.
+# Server-side apply of every object (kubernetes_manifest always applies server-side), from locals.tf: the Namespace
+# first, then the rest keyed kind/name or kind/namespace/name.
 resource "kubernetes_manifest" "namespace" {
-  manifest = local.objects[0]
+  manifest = local.namespace_object
 
   field_manager {
     name = "wirespeed-terraform"
@@ -9,7 +9,7 @@ resource "kubernetes_manifest" "namespace" {
 }
 
 resource "kubernetes_manifest" "object" {
-  for_each = { for i, key in local.object_keys : key => local.objects[i] if i > 0 }
+  for_each = local.other_objects
 
   manifest = each.value
 

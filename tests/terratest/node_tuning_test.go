@@ -31,6 +31,10 @@ output "object_keys" {
   value = local.object_keys
 }
 
+output "applied" {
+  value = jsonencode({ namespace = local.namespace_object, others = local.other_objects })
+}
+
 output "profile_checksums" {
   value = { for name, ds in local.daemon_sets : name => ds.spec.template.metadata.annotations[local.wirespeed.checksum_annotation] }
 }
@@ -153,6 +157,30 @@ func TestNodeTuningObjectsAreTheRenderers(t *testing.T) {
 					t.Errorf("object_keys[%d] = %q, want %q once", i, key, want)
 				}
 				seen[key] = true
+			}
+
+			// What main.tf hands to kubernetes_manifest: the Namespace alone, every other object under its key.
+			var appliedText string
+			if err := json.Unmarshal(outputs["applied"].Value, &appliedText); err != nil {
+				t.Fatal(err)
+			}
+			var applied struct {
+				Namespace map[string]any            `json:"namespace"`
+				Others    map[string]map[string]any `json:"others"`
+			}
+			if err := json.Unmarshal([]byte(appliedText), &applied); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(applied.Namespace, c.Expected[0]) || c.Expected[0]["kind"] != "Namespace" {
+				t.Errorf("kubernetes_manifest.namespace gets %v, not the renderer's Namespace", applied.Namespace["metadata"])
+			}
+			if len(applied.Others) != len(c.Expected)-1 {
+				t.Errorf("kubernetes_manifest.object gets %d objects, want %d", len(applied.Others), len(c.Expected)-1)
+			}
+			for i, key := range keys[1:] {
+				if !reflect.DeepEqual(applied.Others[key], c.Expected[i+1]) {
+					t.Errorf("kubernetes_manifest.object[%q] is not the renderer's object %d", key, i+1)
+				}
 			}
 
 			// The checksums the renderer computes from each profile's ConfigMap text, read back from the DaemonSets.

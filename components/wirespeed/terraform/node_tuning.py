@@ -13,6 +13,7 @@ them (or the fields it refuses), which tests/terratest applies with the real ter
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -139,12 +140,26 @@ CUSTOM_PROFILE_PATH = ROOT / "tests" / "golden" / "node-tuning" / "ingest-profil
 # (name, profiles, image, namespace, pod_monitor, alerts); None keeps the module's (and the renderer's) default.
 _Case = tuple[str, list[str] | None, str | None, str | None, bool, bool]
 DIGEST_IMAGE = "registry.example.com/platform/wirespeed-agent@sha256:" + "4" * 64
+
+
+def _combinations() -> list[_Case]:
+    """Every profile list the module takes (each built-in name at most once, in any order) with every monitoring
+    option: what the module composes from parts, each compared with a whole render."""
+    names = manifest_options.builtin_names()
+    lists = [list(p) for r in range(1, len(names) + 1) for p in itertools.permutations(names, r)]
+    return [
+        (f"{'_'.join(profiles)}{'_pod_monitor' if pod_monitor else ''}{'_alerts' if alerts else ''}", profiles, None,
+         None, pod_monitor, alerts)
+        for profiles in lists
+        for pod_monitor in (False, True)
+        for alerts in (False, True)
+    ]  # fmt: skip
+
+
 CASES: list[_Case] = [
+    *_combinations(),
     ("defaults", None, None, None, False, False),
-    ("balanced", ["balanced"], None, None, False, False),
-    ("two_profiles_pod_monitor", ["throughput", "balanced"], None, None, True, False),
     ("pod_monitor_alerts_namespace", None, None, "net-tuning", True, True),
-    ("alerts_only", ["balanced"], None, None, False, True),
     ("digest_image_namespace_both_profiles", ["balanced", "throughput"], DIGEST_IMAGE, "net-tuning", False, False),
     ("registry_port_tag_image", ["throughput"], "localhost:5000/wirespeed-agent:dev-1", None, True, True),
     ("invalid_no_profiles", [], None, None, False, False),
