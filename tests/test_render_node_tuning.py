@@ -9,6 +9,7 @@ and review the diff like any other code change.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -146,3 +147,11 @@ def test_rendered_yaml_applies_as_the_library_objects():
     profile = builtin_profile("balanced")
     assert docs == node_tuning_objects([profile], NodeTuningOptions(pod_monitor=True, alerts=True))
     assert docs[-1]["kind"] == "PrometheusRule"
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_json_output_is_the_yaml_documents_as_one_array(case):
+    """--output json (for Terraform's jsondecode(), modules/node-tuning's objects_json) carries the same objects."""
+    out = render(*CASES[case], "--output", "json")
+    assert (out.returncode, out.stderr) == (0, "")
+    assert json.loads(out.stdout) == list(yaml.safe_load_all((GOLDEN / f"{case}.yaml").read_text()))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -44,6 +45,11 @@ def _load(spec: str, index: int) -> tuple[str | Profile | None, list[str]]:
         return None, [f"--profile[{index}]: {spec}{pointer}: {message}" for pointer, message in exc.problems]
 
 
+class Output(StrEnum):
+    yaml = "yaml"
+    json = "json"
+
+
 def _as_flag(problem: Problem) -> str:
     """A problem named by the command-line flag the user typed (``profiles[1]`` -> ``--profile[1]``)."""
     for field, flag in (("profiles", "--profile"), ("image", "--image"), ("namespace", "--namespace")):
@@ -80,6 +86,13 @@ def render_node_tuning(
             "use `wirespeed render alerts`).",
         ),
     ] = False,
+    output: Annotated[
+        Output,
+        typer.Option(
+            help="yaml: documents for `kubectl apply -f -`; json: one array of the same objects, for Terraform's "
+            "jsondecode() (modules/node-tuning's objects_json)."
+        ),
+    ] = Output.yaml,
 ) -> None:
     """Print the tuning DaemonSet (one per profile) with its Namespace, RBAC and profile ConfigMaps."""
     from wirespeed import __version__
@@ -113,7 +126,13 @@ def render_node_tuning(
         for line in errors[:-1]:
             typer.echo(f"error: {line}", err=True)
         fail(errors[-1])
-    typer.echo(to_yaml(node_tuning_objects(profiles, options), HEADER.format(version=__version__)), nl=False)
+    objects = node_tuning_objects(profiles, options)
+    if output is Output.json:
+        import json
+
+        typer.echo(json.dumps(objects, indent=2))
+    else:
+        typer.echo(to_yaml(objects, HEADER.format(version=__version__)), nl=False)
 
 
 ALERTS_HEADER = """wirespeed {version}: alert rules for nodes the wirespeed agent tunes (Prometheus rule file).

@@ -1,0 +1,235 @@
+"""Files modules/node-tuning is built and tested from, generated from :mod:`wirespeed.manifests` (the renderer behind
+`wirespeed render node-tuning` and the Pulumi ``NodeTuning`` component), so a Terraform user applies the same
+objects, byte for byte, and nobody keeps a second copy of a manifest in HCL.
+
+``modules/node-tuning/manifests.tf.json`` holds, as Terraform locals, the objects the renderer gives for each
+built-in profile, split the way the module composes them: the install objects (Namespace, RBAC), a ConfigMap and
+DaemonSet per profile, and the PodMonitor and PrometheusRule as separate lists. The two inputs the renderer takes
+as plain text (image, namespace) are rendered as placeholders and written back as Terraform references to
+``local.image`` and ``local.namespace``; everything else is literal text, with Terraform's template sequences
+(``${``, ``%{``) escaped. ``tests/vectors/node_tuning.json`` holds inputs with the objects the renderer gives for
+them (or the fields it refuses), which tests/terratest applies with the real terraform binary and compares.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from wirespeed import __version__
+from wirespeed.manifests import (
+    CHECKSUM_ANNOTATION,
+    DEFAULT_IMAGE,
+    DEFAULT_NAMESPACE,
+    DEFAULT_PROFILES,
+    PROFILE_LABEL,
+    NodeTuningOptions,
+    check,
+    node_tuning_objects,
+    profile_checksum,
+)
+from wirespeed.manifests import options as manifest_options
+from wirespeed.profile import load_profile
+from wirespeed.profiles import builtin_profile
+
+ROOT = Path(__file__).resolve().parents[3]
+MODULE_PATH = ROOT / "modules" / "node-tuning"
+MANIFESTS_PATH = MODULE_PATH / "manifests.tf.json"
+VECTORS_PATH = ROOT / "tests" / "vectors" / "node_tuning.json"
+
+# Rendered in place of the user's values, then replaced by the Terraform references. Both pass the renderer's own
+# checks (so it renders them) and are unlikely to occur in any manifest text; outputs() refuses them if they do.
+IMAGE_PLACEHOLDER = "registry.invalid/wirespeed-terraform-placeholder/agent:placeholder"
+NAMESPACE_PLACEHOLDER = "wirespeed-terraform-placeholder-namespace"
+IMAGE_REFERENCE = "${local.image}"
+NAMESPACE_REFERENCE = "${local.namespace}"
+
+Obj = dict[str, Any]
+
+
+def escape(text: str) -> str:
+    """``text`` as a Terraform template that evaluates to itself: ``${`` and ``%{`` start interpolations and
+    directives in every string of a .tf.json expression, ``$${`` and ``%%{`` are their literal forms."""
+    return text.replace("${", "$${").replace("%{", "%%{")
+
+
+def terraform_template(value: Any) -> Any:
+    """A rendered object as the .tf.json expression that evaluates to it with the user's image and namespace."""
+    if isinstance(value, dict):
+        for key in value:
+            if IMAGE_PLACEHOLDER in key or NAMESPACE_PLACEHOLDER in key:
+                raise ValueError(f"a placeholder is in the object key {key!r}: keys cannot refer to inputs")
+        return {escape(key): terraform_template(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [terraform_template(item) for item in value]
+    if isinstance(value, str):
+        text = escape(value).replace(IMAGE_PLACEHOLDER, IMAGE_REFERENCE)
+        return text.replace(NAMESPACE_PLACEHOLDER, NAMESPACE_REFERENCE)
+    return value
+
+
+def _placeholder_render(profiles: Sequence[str], pod_monitor: bool = False, alerts: bool = False) -> list[Obj]:
+    options = NodeTuningOptions(
+        image=IMAGE_PLACEHOLDER, namespace=NAMESPACE_PLACEHOLDER, pod_monitor=pod_monitor, alerts=alerts
+    )
+    return node_tuning_objects([builtin_profile(name) for name in profiles], options)
+
+
+def _split() -> Obj:
+    """The renderer's output cut into the parts the module concatenates, each checked to be exactly the slice of a
+    full render it claims to be, so the module's concat() in the renderer's order gives the renderer's list."""
+    names = manifest_options.builtin_names()
+    everything = _placeholder_render(names, pod_monitor=True, alerts=True)
+    count = len(names)
+    install, config_maps, daemon_sets = everything[:4], everything[4 : 4 + count], everything[4 + count : 4 + 2 * count]
+    pod_monitor, alerts = everything[4 + 2 * count : 5 + 2 * count], everything[5 + 2 * count :]
+    if _placeholder_render(names) != install + config_maps + daemon_sets:
+        raise RuntimeError("node_tuning_objects changed its order: update wirespeed.terraform.node_tuning")
+    if [o["kind"] for o in pod_monitor + alerts] != ["PodMonitor", "PrometheusRule"]:
+        raise RuntimeError("node_tuning_objects changed its monitoring objects: update wirespeed.terraform.node_tuning")
+    for name, config_map, daemon_set in zip(names, config_maps, daemon_sets, strict=True):
+        if _placeholder_render([name]) != [*install, config_map, daemon_set]:
+            raise RuntimeError(f"profile {name!r} renders differently alone: update wirespeed.terraform.node_tuning")
+    return {
+        "install": install,
+        "profiles": {
+            name: {
+                "config_map": config_map,
+                "daemon_set": daemon_set,
+                "checksum": profile_checksum(builtin_profile(name)),
+            }
+            for name, config_map, daemon_set in zip(names, config_maps, daemon_sets, strict=True)
+        },
+        "pod_monitor": pod_monitor,
+        "alerts": alerts,
+    }
+
+
+def manifests_document() -> Obj:
+    return {
+        "//": "Generated by python -m wirespeed.terraform from wirespeed.manifests (the renderer of `wirespeed render "
+        "node-tuning`); do not edit.",
+        "locals": {
+            "wirespeed": terraform_template(
+                {
+                    "version": __version__,
+                    "default_image": DEFAULT_IMAGE,
+                    "default_namespace": DEFAULT_NAMESPACE,
+                    "default_profiles": list(DEFAULT_PROFILES),
+                    "builtin_profiles": manifest_options.builtin_names(),
+                    "image_pattern": manifest_options.IMAGE_PATTERN.pattern,
+                    "image_allowed": manifest_options.IMAGE_ALLOWED,
+                    "namespace_pattern": manifest_options.NAMESPACE_PATTERN.pattern,
+                    "namespace_allowed": manifest_options.NAMESPACE_ALLOWED,
+                    "shared_namespaces": list(manifest_options.SHARED_NAMESPACES),
+                    "profile_label": PROFILE_LABEL,
+                    "checksum_annotation": CHECKSUM_ANNOTATION,
+                }
+            ),
+            "rendered": terraform_template(_split()),
+        },
+    }
+
+
+# A profile file of the kind a user writes (the custom-profile golden case of `wirespeed render node-tuning`).
+CUSTOM_PROFILE_PATH = ROOT / "tests" / "golden" / "node-tuning" / "ingest-profile.json"
+
+# (name, profiles, image, namespace, pod_monitor, alerts); None keeps the module's (and the renderer's) default.
+_Case = tuple[str, list[str] | None, str | None, str | None, bool, bool]
+DIGEST_IMAGE = "registry.example.com/platform/wirespeed-agent@sha256:" + "4" * 64
+
+
+def _combinations() -> list[_Case]:
+    """Every profile list the module takes (each built-in name at most once, in any order) with every monitoring
+    option: what the module composes from parts, each compared with a whole render."""
+    names = manifest_options.builtin_names()
+    lists = [list(p) for r in range(1, len(names) + 1) for p in itertools.permutations(names, r)]
+    return [
+        (f"{'_'.join(profiles)}{'_pod_monitor' if pod_monitor else ''}{'_alerts' if alerts else ''}", profiles, None,
+         None, pod_monitor, alerts)
+        for profiles in lists
+        for pod_monitor in (False, True)
+        for alerts in (False, True)
+    ]  # fmt: skip
+
+
+CASES: list[_Case] = [
+    *_combinations(),
+    ("defaults", None, None, None, False, False),
+    ("pod_monitor_alerts_namespace", None, None, "net-tuning", True, True),
+    ("digest_image_namespace_both_profiles", ["balanced", "throughput"], DIGEST_IMAGE, "net-tuning", False, False),
+    ("registry_port_tag_image", ["throughput"], "localhost:5000/wirespeed-agent:dev-1", None, True, True),
+    ("invalid_no_profiles", [], None, None, False, False),
+    ("invalid_unknown_profile", ["throughput", "turbo"], None, None, False, False),
+    ("invalid_duplicate_profile", ["throughput", "balanced", "throughput"], None, None, False, False),
+    ("invalid_image_without_tag", None, "ghcr.io/wirespeed-io/wirespeed-agent", None, False, False),
+    ("invalid_image_uppercase_path", None, "ghcr.io/Wirespeed/agent:v1", None, False, False),
+    ("invalid_namespace_not_a_label", None, None, "Net_Tuning", False, False),
+    ("invalid_namespace_too_long", None, None, "n" * 64, False, False),
+    ("invalid_namespace_shared", None, None, "kube-system", False, False),
+    ("invalid_image_and_namespace", None, "wirespeed-agent", "default", False, False),
+]
+
+
+def _variable(field: str) -> str:
+    """The module variable whose validation refuses what the renderer reports as ``field`` (profiles[1].name)."""
+    return field.split("[", 1)[0].split(".", 1)[0]
+
+
+def _case(
+    name: str, profiles: list[str] | None, image: str | None, namespace: str | None, pod_monitor: bool, alerts: bool
+) -> Obj:
+    inputs: Obj = {"pod_monitor": pod_monitor, "alerts": alerts}
+    if profiles is not None:
+        inputs["profiles"] = profiles
+    if image is not None:
+        inputs["image"] = image
+    if namespace is not None:
+        inputs["namespace"] = namespace
+    options = NodeTuningOptions(
+        image=image or DEFAULT_IMAGE, namespace=namespace or DEFAULT_NAMESPACE, pod_monitor=pod_monitor, alerts=alerts
+    )
+    resolved, problems = check(list(DEFAULT_PROFILES) if profiles is None else profiles, options)
+    case: Obj = {"name": name, "inputs": inputs}
+    if problems:
+        case["errors"] = [{"field": p.field, "variable": _variable(p.field)} for p in problems]
+    else:
+        case["expected"] = node_tuning_objects(resolved, options)
+        case["checksums"] = {p.name: profile_checksum(p) for p in resolved}
+    return case
+
+
+def _objects_json_case() -> Obj:
+    """A custom profile file through the module's objects_json: the text `wirespeed render node-tuning --profile
+    FILE --output json` prints (that command's json.dumps of the same objects), applied as rendered."""
+    profile = load_profile(CUSTOM_PROFILE_PATH.read_text())
+    options = NodeTuningOptions(namespace="net-tuning", image=DIGEST_IMAGE, pod_monitor=True)
+    objects = node_tuning_objects([profile, builtin_profile("balanced")], options)
+    return {
+        "name": "objects_json_custom_profile",
+        "inputs": {"objects_json": json.dumps(objects, indent=2) + "\n"},
+        "expected": objects,
+        "checksums": {
+            profile.name: profile_checksum(profile),
+            "balanced": profile_checksum(builtin_profile("balanced")),
+        },
+    }
+
+
+def vectors_document() -> Obj:
+    return {
+        "//": "Generated by python -m wirespeed.terraform from wirespeed.manifests; do not edit.",
+        "cases": [*(_case(*c) for c in CASES), _objects_json_case()],
+    }
+
+
+def render(document: Obj) -> str:
+    return json.dumps(document, indent=2) + "\n"
+
+
+def outputs() -> dict[Path, str]:
+    """The files this generator owns (wirespeed.terraform runs every generator)."""
+    return {MANIFESTS_PATH: render(manifests_document()), VECTORS_PATH: render(vectors_document())}

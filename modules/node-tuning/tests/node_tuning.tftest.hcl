@@ -1,0 +1,98 @@
+# terraform test under a mock kubernetes provider (no cluster): the resources get the renderer's objects, keyed as
+# documented, and bad inputs stop at the variables. The objects themselves are compared with the renderer's by
+# tests/terratest (node_tuning_test.go) and applied to a real kube-apiserver by
+# tests/test_terraform_node_tuning_apiserver.py.
+
+mock_provider "kubernetes" {}
+
+run "defaults_install_one_daemon_set" {
+  command = plan
+
+  assert {
+    condition     = kubernetes_manifest.namespace.manifest.metadata.name == "wirespeed-system"
+    error_message = "the Namespace is not the first object"
+  }
+
+  assert {
+    condition = keys(kubernetes_manifest.object) == sort([
+      "ClusterRole/wirespeed-agent",
+      "ClusterRoleBinding/wirespeed-agent",
+      "ConfigMap/wirespeed-system/wirespeed-profile-throughput",
+      "DaemonSet/wirespeed-system/wirespeed-agent-throughput",
+      "ServiceAccount/wirespeed-system/wirespeed-agent",
+    ])
+    error_message = "unexpected objects: ${jsonencode(keys(kubernetes_manifest.object))}"
+  }
+
+  assert {
+    condition     = output.profile_checksums.throughput == kubernetes_manifest.object["DaemonSet/wirespeed-system/wirespeed-agent-throughput"].manifest.spec.template.metadata.annotations["wirespeed.io/profile-sha256"]
+    error_message = "the checksum output is not the DaemonSet's annotation"
+  }
+}
+
+run "two_profiles_with_monitoring_in_own_namespace" {
+  command = plan
+
+  variables {
+    profiles    = ["balanced", "throughput"]
+    namespace   = "net-tuning"
+    image       = "registry.example.com/wirespeed-agent:v9"
+    pod_monitor = true
+    alerts      = true
+  }
+
+  assert {
+    condition     = length(kubernetes_manifest.object) == 9
+    error_message = "want 9 objects besides the Namespace, got ${length(kubernetes_manifest.object)}"
+  }
+
+  assert {
+    condition     = kubernetes_manifest.object["DaemonSet/net-tuning/wirespeed-agent-balanced"].manifest.spec.template.spec.containers[0].image == "registry.example.com/wirespeed-agent:v9"
+    error_message = "the image input is not the container's image"
+  }
+
+  assert {
+    condition     = output.daemon_sets == { balanced = "wirespeed-agent-balanced", throughput = "wirespeed-agent-throughput" }
+    error_message = "daemon_sets: ${jsonencode(output.daemon_sets)}"
+  }
+}
+
+run "refuses_an_unknown_profile" {
+  command = plan
+
+  variables {
+    profiles = ["turbo"]
+  }
+
+  expect_failures = [var.profiles]
+}
+
+run "refuses_a_shared_namespace" {
+  command = plan
+
+  variables {
+    namespace = "kube-system"
+  }
+
+  expect_failures = [var.namespace]
+}
+
+run "refuses_an_untagged_image" {
+  command = plan
+
+  variables {
+    image = "ghcr.io/wirespeed-io/wirespeed-agent"
+  }
+
+  expect_failures = [var.image]
+}
+
+run "refuses_objects_json_not_rendered_by_wirespeed" {
+  command = plan
+
+  variables {
+    objects_json = "[{\"kind\": \"ConfigMap\"}]"
+  }
+
+  expect_failures = [var.objects_json]
+}
