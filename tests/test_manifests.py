@@ -403,6 +403,8 @@ def test_check_resolves_built_in_names_and_passes_profiles_through():
         pytest.param("r.example/agent:-1", False, id="tag-starts-with-dash"),
         pytest.param("r.example/agent@sha256:xyz", False, id="bad-digest"),
         pytest.param("agent:1 ", False, id="trailing-space"),
+        pytest.param("agent:1\n", False, id="trailing-newline"),
+        pytest.param("agent:v\u00e9", False, id="non-ascii-tag"),
         pytest.param("", False, id="empty"),
     ],
 )
@@ -421,6 +423,7 @@ def test_image_references(image, accepted):
         pytest.param("Tuning", False, id="uppercase"),
         pytest.param("tuning-", False, id="trailing-dash"),
         pytest.param("net.tuning", False, id="dot"),
+        pytest.param("net-tuning\n", False, id="trailing-newline"),
         pytest.param("default", False, id="default-is-shared"),
         pytest.param("kube-system", False, id="kube-system-is-shared"),
     ],

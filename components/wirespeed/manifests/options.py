@@ -24,7 +24,8 @@ DEFAULT_PROFILES: tuple[str, ...] = ("throughput",)
 _DOMAIN_COMPONENT = r"(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])"
 _DOMAIN = rf"(?:{_DOMAIN_COMPONENT}(?:\.{_DOMAIN_COMPONENT})*(?::[0-9]+)?)"
 _PATH_COMPONENT = r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*"
-_TAG = r"[\w][\w.-]{0,127}"
+# Go's \w (the reference grammar's) is ASCII only; spelled out so Python and Terraform's RE2 agree.
+_TAG = r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}"
 _DIGEST = r"[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}"
 IMAGE_PATTERN = re.compile(
     rf"^(?:{_DOMAIN}/)?{_PATH_COMPONENT}(?:/{_PATH_COMPONENT})*(?P<tag>:{_TAG})?(?P<digest>@{_DIGEST})?$"
@@ -120,7 +121,7 @@ def check_options(options: NodeTuningOptions) -> list[Problem]:
     # Plain strings only: they are validated here and decide object names (an Output cannot be checked yet).
     if not isinstance(options.image, str) or not has_tag_or_digest(options.image):
         problems.append(Problem("image", options.image, IMAGE_ALLOWED))
-    if not isinstance(options.namespace, str) or not NAMESPACE_PATTERN.match(options.namespace):
+    if not isinstance(options.namespace, str) or not NAMESPACE_PATTERN.fullmatch(options.namespace):
         problems.append(Problem("namespace", options.namespace, NAMESPACE_ALLOWED))
     elif options.namespace in SHARED_NAMESPACES:
         allowed = (
@@ -131,5 +132,5 @@ def check_options(options: NodeTuningOptions) -> list[Problem]:
 
 
 def has_tag_or_digest(image: str) -> bool:
-    match = IMAGE_PATTERN.match(image)
+    match = IMAGE_PATTERN.fullmatch(image)  # match() with $ would accept a trailing newline
     return bool(match and (match.group("tag") or match.group("digest")))
