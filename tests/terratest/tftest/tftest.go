@@ -25,11 +25,11 @@ import (
 )
 
 // DefaultMirror is where the machine image keeps provider plugins (the real AWS provider on this project's CI
-// machines); WIRESPEED_TF_PLUGIN_MIRROR overrides it.
+// machines).
 const DefaultMirror = "/opt/tf-plugins"
 
 // FillMirror is the documented way to run the provider-backed tests elsewhere (modules/README.md).
-const FillMirror = "terraform providers mirror <dir> in any module, then WIRESPEED_TF_PLUGIN_MIRROR=<dir>"
+const FillMirror = "test/tfproviders/build.sh builds azurerm from the Go module proxy; for others, terraform providers mirror <dir> where the registry is reachable, then WIRESPEED_TF_PLUGIN_MIRROR=<dir>"
 
 // Root is the repository root (this file is tests/terratest/tftest/tftest.go).
 func Root() string {
@@ -73,27 +73,36 @@ func Require(t testing.TB, reason string) {
 	t.Skip(reason)
 }
 
-// Mirror is the provider mirror directory in use.
-func Mirror() string {
-	if dir := os.Getenv("WIRESPEED_TF_PLUGIN_MIRROR"); dir != "" {
-		return dir
+// Mirrors are the provider mirror directories in use, existing ones only: WIRESPEED_TF_PLUGIN_MIRROR, the mirror
+// test/tfproviders/build.sh fills, and the machine image's.
+func Mirrors() []string {
+	candidates := []string{os.Getenv("WIRESPEED_TF_PLUGIN_MIRROR"), filepath.Join(Root(), "test", "tfproviders", "mirror"), DefaultMirror}
+	var out []string
+	for _, dir := range candidates {
+		if info, err := os.Stat(dir); dir != "" && err == nil && info.IsDir() {
+			out = append(out, dir)
+		}
 	}
-	return DefaultMirror
+	return out
 }
 
-// HasProvider reports whether the mirror holds hashicorp/<name> for this platform.
+// HasProvider reports whether a mirror holds hashicorp/<name> for this platform.
 func HasProvider(name string) bool {
-	pattern := filepath.Join(Mirror(), "registry.terraform.io", "hashicorp", name, "*", runtime.GOOS+"_"+runtime.GOARCH, "terraform-provider-"+name+"*")
-	found, _ := filepath.Glob(pattern)
-	return len(found) > 0
+	for _, mirror := range Mirrors() {
+		pattern := filepath.Join(mirror, "registry.terraform.io", "hashicorp", name, "*", runtime.GOOS+"_"+runtime.GOARCH, "terraform-provider-"+name+"*")
+		if found, _ := filepath.Glob(pattern); len(found) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
-// NeedProvider skips (never fails, even under CI: plugins come from no package registry) when the mirror lacks
-// hashicorp/<name>, naming the provider, the mirror and how to fill it.
+// NeedProvider skips (never fails, even under CI: plugins come from no package registry) when no mirror has
+// hashicorp/<name>, naming the provider, the mirrors and how to fill one.
 func NeedProvider(t testing.TB, name string) {
 	t.Helper()
 	if !HasProvider(name) {
-		t.Skipf("needs the hashicorp/%s provider in the plugin mirror %s (provider plugins cannot be downloaded here): %s", name, Mirror(), FillMirror)
+		t.Skipf("needs the hashicorp/%s provider in a plugin mirror (looked in %v; provider plugins cannot be downloaded here): %s", name, Mirrors(), FillMirror)
 	}
 }
 
@@ -105,8 +114,13 @@ func New(t testing.TB, dir string) *tfexec.Terraform {
 		t.Fatal(err)
 	}
 	config := filepath.Join(t.TempDir(), "terraformrc")
-	body := fmt.Sprintf("disable_checkpoint = true\nprovider_installation {\n  filesystem_mirror {\n    path = %q\n  }\n}\n", Mirror())
-	if err := os.WriteFile(config, []byte(body), 0o644); err != nil {
+	var body strings.Builder
+	body.WriteString("disable_checkpoint = true\nprovider_installation {\n")
+	for _, mirror := range Mirrors() {
+		fmt.Fprintf(&body, "  filesystem_mirror {\n    path = %q\n  }\n", mirror)
+	}
+	body.WriteString("}\n")
+	if err := os.WriteFile(config, []byte(body.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	env := map[string]string{"TF_CLI_CONFIG_FILE": config, "CHECKPOINT_DISABLE": "1"} // terraform-exec sets TF_IN_AUTOMATION itself
