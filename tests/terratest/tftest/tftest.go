@@ -106,8 +106,14 @@ func NeedProvider(t testing.TB, name string) {
 	}
 }
 
-// New returns terraform-exec bound to dir with a CLI config that installs providers only from the mirror.
+// New returns terraform-exec bound to dir with a CLI config that installs providers only from the mirrors.
 func New(t testing.TB, dir string) *tfexec.Terraform {
+	t.Helper()
+	return NewWithEnv(t, dir, nil)
+}
+
+// NewWithEnv is New with extra environment variables (AzureIdentity's, a moto endpoint's).
+func NewWithEnv(t testing.TB, dir string, extra map[string]string) *tfexec.Terraform {
 	t.Helper()
 	tf, err := tfexec.NewTerraform(dir, Binary(t))
 	if err != nil {
@@ -124,6 +130,9 @@ func New(t testing.TB, dir string) *tfexec.Terraform {
 		t.Fatal(err)
 	}
 	env := map[string]string{"TF_CLI_CONFIG_FILE": config, "CHECKPOINT_DISABLE": "1"} // terraform-exec sets TF_IN_AUTOMATION itself
+	for k, v := range extra {
+		env[k] = v
+	}
 	for _, kv := range os.Environ() {
 		k, v, _ := strings.Cut(kv, "=")
 		if _, set := env[k]; !set && !strings.HasPrefix(k, "TF_") {
