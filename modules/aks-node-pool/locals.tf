@@ -21,8 +21,10 @@ locals {
   surge_text       = trimspace(var.max_surge)
   surge_is_percent = endswith(local.surge_text, "%")
   surge_parts      = try(regex(local.surge_is_percent ? "^([0-9]+)(?:\\.([0-9]+))?%$" : "^([0-9]+)()$", local.surge_text), null)
-  surge_digits     = local.surge_parts == null ? 0 : length(local.surge_parts[1])
-  surge_scaled     = local.surge_parts == null ? 0 : tonumber("${local.surge_parts[0]}${local.surge_parts[1]}")
+  # An unmatched optional group is null in Terraform: "10%" has no decimals.
+  surge_decimals = local.surge_parts == null ? "" : (local.surge_parts[1] == null ? "" : local.surge_parts[1])
+  surge_digits   = length(local.surge_decimals)
+  surge_scaled   = local.surge_parts == null ? 0 : tonumber("${local.surge_parts[0]}${local.surge_decimals}")
   surge_valid = local.surge_parts != null && local.surge_scaled > 0 && (
     local.surge_is_percent ? local.surge_scaled <= 100 * pow(10, local.surge_digits) : (!local.max_count_valid || local.surge_scaled <= var.max_count)
   )

@@ -199,6 +199,18 @@ CASES: list[tuple[str, dict[str, Any]]] = [
 ]
 
 
+def sysctl_config(sysctls: dict[str, int | str]) -> dict[str, int]:
+    """The plan's sysctls as azurerm's sysctl_config attributes (the port range split into its min and max)."""
+    out: dict[str, int] = {}
+    for name, value in sysctls.items():
+        if name == aks_sysctls.PORT_RANGE_KERNEL_NAME:
+            first, last = str(value).split()
+            out.update(zip(PORT_RANGE_ATTRIBUTES, (int(first), int(last)), strict=True))
+        else:
+            out[aks_sysctls.sdk_field(name)] = int(value)
+    return out
+
+
 def _spec(fields: dict[str, Any]) -> NodePoolSpec:
     given = {k: v for k, v in fields.items() if k != "reason"}
     return NodePoolSpec(name=given.pop("name", "ingest"), allow_non_network_optimised=fields.get("reason"), **given)
@@ -228,7 +240,11 @@ def _case(name: str, fields: dict[str, Any]) -> dict[str, Any]:
     case["expected"] = {
         key: expected[key]
         for key in ("vm_size", "network_optimised", "surge_nodes", "profile", "labels", "left_to_agent")
-    } | {"linux_os_config_sysctls": expected["linux_os_config_sysctls"], "autoscaling": plan.autoscaling}
+    } | {
+        "linux_os_config_sysctls": expected["linux_os_config_sysctls"],
+        "sysctl_config": sysctl_config(plan.aks_sysctls),
+        "autoscaling": plan.autoscaling,
+    }
     return case
 
 

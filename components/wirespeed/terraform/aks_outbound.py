@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from wirespeed.azure import outbound
-from wirespeed.azure.problems import InvalidArgsError
+from wirespeed.azure.problems import Collector, InvalidArgsError, whole_in
 from wirespeed.azure.spec import NodePoolSpec, OutboundSpec
 from wirespeed.sizing import azure_lb, nat_gateway
-from wirespeed.sizing.errors import InfeasibleError
+from wirespeed.sizing.errors import InfeasibleError, SizingError
 from wirespeed.terraform import MODULES, ROOT
 
 MODULE = MODULES / "aks-outbound"
@@ -42,6 +42,46 @@ def _nat_suggestion() -> str:
     raise AssertionError("the probe demand fits")
 
 
+def _whole_between(low: int, high: int) -> str:
+    out = Collector()
+    whole_in(out, "probe", None, low, high)
+    return out.problems[0].reason.partition(" is not allowed: ")[2]
+
+
+def _refusal(fields: dict[str, Any]) -> str:
+    """What plan_outbound says is allowed when it refuses ``fields`` (for one pool of 10 nodes)."""
+    try:
+        outbound.plan_outbound([NodePoolSpec(name="probe", vm_size="Standard_D4s_v6")], OutboundSpec(**fields))
+    except InvalidArgsError as exc:
+        return exc.problems[0].reason.partition(" is not allowed: ")[2]
+    raise AssertionError(f"{fields} was accepted")
+
+
+def _workload_ranges() -> dict[str, Any]:
+    """Each workload field's range and the words azure_lb.Workload refuses a value outside it with."""
+    ranges = {
+        "connections_per_second": azure_lb.CONNECTIONS_PER_SECOND_RANGE,
+        "hold_seconds": azure_lb.HOLD_SECONDS_RANGE,
+        "headroom": azure_lb.HEADROOM_RANGE,
+    }
+    out: dict[str, Any] = {}
+    for field, (low, high) in ranges.items():
+        values: dict[str, Any] = {"connections_per_second": 1, "hold_seconds": 240, "headroom": 1, field: high + 1}
+        try:
+            azure_lb.Workload(values["connections_per_second"], values["hold_seconds"], values["headroom"])
+        except SizingError as exc:
+            allowed = exc.allowed
+        else:
+            raise AssertionError(f"{field} {high + 1} was accepted")
+        out[field] = {"low": _json_number(low), "high": _json_number(high), "allowed": allowed}
+    return out
+
+
+def _json_number(value: Any) -> int | float:
+    number = float(value)
+    return int(number) if number.is_integer() else number
+
+
 def facts_document() -> dict[str, Any]:
     one = [azure_lb.Pool(10, 0, surge_is_percent=False)]
     many = [azure_lb.Pool(azure_lb.MAX_POOL_NODES, 100, surge_is_percent=True)] * 5
@@ -58,6 +98,20 @@ def facts_document() -> dict[str, Any]:
                 "max_outbound_ips": azure_lb.MAX_OUTBOUND_IPS,
                 "ports_per_ip": azure_lb.PORTS_PER_IP,
                 "max_pool_nodes": azure_lb.MAX_POOL_NODES,
+                "max_ports_per_node": azure_lb.MAX_PORTS_PER_NODE,
+                "port_granularity": azure_lb.PORT_GRANULARITY,
+                "workload": _workload_ranges(),
+                # whole_in's wording, with its thousands separators.
+                "max_nat_demand": nat_gateway.MAX_DEMAND,
+                "allowed": {
+                    "nat_gateway_flows": _whole_between(1, nat_gateway.MAX_DEMAND),
+                    "allocated_outbound_ports": _refusal({"allocated_outbound_ports": 1020}),
+                    "ports_or_workload": _refusal({}),
+                    "max_count": _whole_between(1, azure_lb.MAX_POOL_NODES),
+                    "idle_timeout_minutes": _whole_between(*outbound.IDLE_TIMEOUT_RANGE),
+                    "nat_gateway_ip_count": _whole_between(1, nat_gateway.AZURE_MAX_IPS),
+                    "outbound_ip_count": _whole_between(1, azure_lb.MAX_OUTBOUND_IPS),
+                },
                 "suggestion": {
                     "ports per node": _suggestion(one, workload=azure_lb.Workload(300, 240, 1)),
                     "outbound IPs": _suggestion(many, ports=azure_lb.MAX_PORTS_PER_NODE),
@@ -108,6 +162,18 @@ CASES: list[tuple[str, list[tuple[int, str]], dict[str, Any]]] = [
     ("invalid_neither_ports_nor_workload", [(10, "10%")], {}),
     ("invalid_idle_timeout", [(10, "10%")], {"allocated_outbound_ports": 1024, "idle_timeout_minutes": 3}),
     ("invalid_surge_zero", [(10, "0")], {"allocated_outbound_ports": 1024}),
+    ("invalid_pool_max_count", [(1001, "10%")], {"allocated_outbound_ports": 1024}),
+    ("invalid_no_pools", [], {"allocated_outbound_ports": 1024}),
+    ("invalid_type", [(10, "10%")], {"type": "userDefinedRouting"}),
+    ("invalid_connections_per_second", [(10, "10%")], {"connections_per_second": 0}),
+    ("invalid_hold_seconds", [(10, "10%")], {"connections_per_second": 1, "hold_seconds": 4000}),
+    ("invalid_headroom", [(10, "10%")], {"connections_per_second": 1, "headroom": 0.5}),
+    ("invalid_outbound_ip_count", [(10, "10%")], {"allocated_outbound_ports": 1024, "outbound_ip_count": 101}),
+    (
+        "invalid_nat_with_created_ips",
+        [(10, "1")],
+        {"type": "managedNATGateway", "nat_gateway_flows": 5, "ip_mode": "created"},
+    ),
     ("infeasible_fixed_ips", [(100, "10%")], {"allocated_outbound_ports": 4096, "outbound_ip_count": 2}),
     ("infeasible_ports_per_node", [(10, "1")], {"connections_per_second": 300, "headroom": 1}),
     ("infeasible_over_100_ips", [(1000, "100%"), (1000, "100%")], {"allocated_outbound_ports": 4096}),
@@ -142,7 +208,7 @@ def terraform_text(problem: str) -> str:
     """A plan_outbound message as the module words it: its variables are top-level (no ``outbound.`` path) and
     Terraform's null is Python's None."""
     text = problem.removeprefix("outbound.").replace("None is not allowed", "null is not allowed")
-    return text
+    return "outbound_type" + text.removeprefix("type") if text.startswith("type: ") else text
 
 
 def _variables(pools: list[tuple[int, str]], fields: dict[str, Any]) -> dict[str, Any]:
