@@ -68,7 +68,7 @@ variable "connections_per_second" {
   default     = null
 
   validation {
-    condition = var.outbound_type != "loadBalancer" || var.connections_per_second == null || var.allocated_outbound_ports != null || try(
+    condition = var.outbound_type != "loadBalancer" || var.connections_per_second == null || try(
       var.connections_per_second >= local.outbound_facts.workload.connections_per_second.low && var.connections_per_second <= local.outbound_facts.workload.connections_per_second.high, false
     )
     error_message = "connections_per_second: ${var.connections_per_second == null ? "null" : var.connections_per_second} is not allowed: ${local.outbound_facts.workload.connections_per_second.allowed}"
@@ -117,7 +117,7 @@ variable "ip_mode" {
   }
 
   validation {
-    condition     = var.outbound_type != "managedNATGateway" || (var.ip_mode == "managed" && length(var.existing_ip_ids) == 0 && length(var.existing_prefix_ids) == 0)
+    condition     = var.outbound_type != "managedNATGateway" || var.ip_mode == "managed"
     error_message = "ip_mode: '${var.ip_mode}' is not allowed with managedNATGateway: only 'managed' (AKS creates the NAT gateway's IPs)"
   }
 }
@@ -163,6 +163,13 @@ variable "existing_ip_ids" {
   validation {
     condition     = !(var.outbound_type == "loadBalancer" && var.ip_mode == "existing" && (length(var.existing_ip_ids) > 0) == (length(var.existing_prefix_ids) > 0))
     error_message = "existing_ip_ids: give exactly one of existing_ip_ids or existing_prefix_ids with ip_mode 'existing' (AKS takes one)"
+  }
+
+  # Worded as wirespeed.azure.outbound words it (the IPs of a NAT gateway are its ip_mode's business); here
+  # because a rule on ip_mode may not read existing_ip_ids while this one reads ip_mode (a cycle).
+  validation {
+    condition     = !(var.outbound_type == "managedNATGateway" && var.ip_mode == "managed" && length(var.existing_ip_ids) + length(var.existing_prefix_ids) > 0)
+    error_message = "ip_mode: '${var.ip_mode}' is not allowed with managedNATGateway: only 'managed' (AKS creates the NAT gateway's IPs)"
   }
 
   validation {
@@ -219,7 +226,7 @@ variable "nat_gateway_flows" {
   default     = null
 
   validation {
-    condition = var.outbound_type != "managedNATGateway" || var.nat_gateway_flows == null || var.nat_gateway_ip_count != null || try(
+    condition = var.outbound_type != "managedNATGateway" || var.nat_gateway_flows == null || try(
       var.nat_gateway_flows == floor(var.nat_gateway_flows) && var.nat_gateway_flows >= 1 && var.nat_gateway_flows <= local.outbound_facts.max_nat_demand, false
     )
     error_message = "nat_gateway_flows: ${var.nat_gateway_flows == null ? "null" : var.nat_gateway_flows} is not allowed: ${local.outbound_facts.allowed.nat_gateway_flows}"
