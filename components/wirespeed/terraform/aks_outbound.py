@@ -183,6 +183,11 @@ CASES: list[tuple[str, list[tuple[int, str]], dict[str, Any]]] = [
         [(10, "1")],
         {"type": "managedNATGateway", "nat_gateway_ip_count": 2, "allocated_outbound_ports": 1024},
     ),
+    (
+        "invalid_nat_with_existing_ids",
+        [(10, "1")],
+        {"type": "managedNATGateway", "nat_gateway_ip_count": 2, "existing_ip_ids": ["/ip/a"]},
+    ),
     ("invalid_nat_ip_count", [(10, "1")], {"type": "managedNATGateway", "nat_gateway_ip_count": 17}),
     ("invalid_nat_neither", [(10, "1")], {"type": "managedNATGateway"}),
     ("invalid_existing_without_ids", [(10, "1")], {"allocated_outbound_ports": 1024, "ip_mode": "existing"}),
