@@ -29,9 +29,7 @@ variable "location" {
 }
 
 locals {
-  # Every pool behind the load balancer counts for SNAT, with its upgrade surge.
   system = { max_count = 3, max_surge = "1" }
-  ingest = { max_count = 30, max_surge = "10%" }
 }
 
 resource "azurerm_resource_group" "this" {
@@ -42,7 +40,9 @@ resource "azurerm_resource_group" "this" {
 module "outbound" {
   source = "../../../aks-outbound"
 
-  pools                  = [local.system, local.ingest]
+  # Every pool behind the load balancer counts for SNAT, with its upgrade surge. sizing_pool reads only the
+  # pool's own inputs, so passing it here makes no cycle with the cluster the pool joins.
+  pools                  = [local.system, module.ingest.sizing_pool]
   connections_per_second = 4
 }
 
@@ -95,8 +95,8 @@ module "ingest" {
   kubernetes_cluster_id = azurerm_kubernetes_cluster.this.id
   vm_size               = "Standard_D16s_v6"
   min_count             = 2
-  max_count             = local.ingest.max_count
-  max_surge             = local.ingest.max_surge
+  max_count             = 30
+  max_surge             = "10%"
   zones                 = ["1", "2", "3"]
   profile               = "throughput"
   extra_sysctls         = { "net.core.somaxconn" = 32768 }
