@@ -4,8 +4,10 @@ terraform {
 
   required_providers {
     azurerm = {
-      source  = "hashicorp/azurerm"
-      version = "~> 4.0"
+      source = "hashicorp/azurerm"
+      # 4.0 renamed enable_auto_scaling to auto_scaling_enabled; every attribute used here is unchanged in 5.x
+      # (validated and tested with 5.2.0; its upgrade guide changes nothing this module sets).
+      version = ">= 4.0, < 6.0"
     }
   }
 }

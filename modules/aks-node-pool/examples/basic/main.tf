@@ -5,8 +5,9 @@ terraform {
 
   required_providers {
     azurerm = {
-      source  = "hashicorp/azurerm"
-      version = "~> 4.0"
+      source = "hashicorp/azurerm"
+      # 4.57 added node_provisioning_profile, which 5.0 made required.
+      version = ">= 4.57, < 6.0"
     }
   }
 }
@@ -67,6 +68,11 @@ resource "azurerm_kubernetes_cluster" "this" {
 
   identity {
     type = "SystemAssigned"
+  }
+
+  # Pools are the ones defined here (no node auto-provisioning): every pool must be counted in the SNAT sizing.
+  node_provisioning_profile {
+    mode = "Manual"
   }
 
   network_profile {
