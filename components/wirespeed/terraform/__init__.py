@@ -16,7 +16,12 @@ ROOT = Path(__file__).resolve().parents[3]
 MODULES = ROOT / "modules"
 
 # Every generator, by module name; each owns the files its outputs() names.
-GENERATORS: tuple[str, ...] = ("wirespeed.sizing.terraform_facts", "wirespeed.terraform.node_tuning")
+GENERATORS: tuple[str, ...] = (
+    "wirespeed.sizing.terraform_facts",
+    "wirespeed.terraform.aks_node_pool",
+    "wirespeed.terraform.aks_outbound",
+    "wirespeed.terraform.node_tuning",
+)
 
 
 def generators() -> list[ModuleType]:

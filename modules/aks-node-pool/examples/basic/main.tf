@@ -1,0 +1,124 @@
+# A new AKS cluster with one network-optimised user pool tuned by the throughput profile, outbound SNAT sized
+# over every pool (the system pool too) by modules/aks-outbound.
+terraform {
+  required_version = ">= 1.9"
+
+  required_providers {
+    azurerm = {
+      source = "hashicorp/azurerm"
+      # 4.57 added node_provisioning_profile, which 5.0 made required.
+      version = ">= 4.57, < 6.0"
+    }
+  }
+}
+
+provider "azurerm" {
+  features {}
+  subscription_id = var.subscription_id
+}
+
+variable "subscription_id" {
+  description = "Azure subscription to deploy into."
+  type        = string
+  default     = "00000000-0000-0000-0000-000000000000"
+}
+
+variable "location" {
+  description = "Azure region."
+  type        = string
+  default     = "westeurope"
+}
+
+locals {
+  system = { max_count = 3, max_surge = "1" }
+}
+
+resource "azurerm_resource_group" "this" {
+  name     = "wirespeed-aks-basic"
+  location = var.location
+}
+
+module "outbound" {
+  source = "../../../aks-outbound"
+
+  # Every pool behind the load balancer counts for SNAT, with its upgrade surge. sizing_pool reads only the
+  # pool's own inputs, so passing it here makes no cycle with the cluster the pool joins.
+  pools                  = [local.system, module.ingest.sizing_pool]
+  connections_per_second = 4
+}
+
+resource "azurerm_kubernetes_cluster" "this" {
+  name                = "wirespeed-basic"
+  location            = azurerm_resource_group.this.location
+  resource_group_name = azurerm_resource_group.this.name
+  dns_prefix          = "wirespeed-basic"
+
+  default_node_pool {
+    name                 = "system"
+    vm_size              = "Standard_D4s_v6"
+    auto_scaling_enabled = true
+    min_count            = 2
+    max_count            = local.system.max_count
+    node_count           = 2
+
+    upgrade_settings {
+      max_surge = local.system.max_surge
+    }
+  }
+
+  identity {
+    type = "SystemAssigned"
+  }
+
+  # Pools are the ones defined here (no node auto-provisioning): every pool must be counted in the SNAT sizing.
+  node_provisioning_profile {
+    mode = "Manual"
+  }
+
+  network_profile {
+    network_plugin      = "azure"
+    network_plugin_mode = "overlay"
+    load_balancer_sku   = "standard"
+    outbound_type       = module.outbound.outbound_type
+
+    dynamic "load_balancer_profile" {
+      for_each = module.outbound.load_balancer_profile == null ? [] : [module.outbound.load_balancer_profile]
+      content {
+        outbound_ports_allocated  = load_balancer_profile.value.outbound_ports_allocated
+        managed_outbound_ip_count = load_balancer_profile.value.managed_outbound_ip_count
+        outbound_ip_address_ids   = length(load_balancer_profile.value.outbound_ip_address_ids) > 0 ? load_balancer_profile.value.outbound_ip_address_ids : null
+        outbound_ip_prefix_ids    = length(load_balancer_profile.value.outbound_ip_prefix_ids) > 0 ? load_balancer_profile.value.outbound_ip_prefix_ids : null
+        idle_timeout_in_minutes   = load_balancer_profile.value.idle_timeout_in_minutes
+      }
+    }
+  }
+}
+
+module "ingest" {
+  source = "../.."
+
+  name                  = "ingest"
+  kubernetes_cluster_id = azurerm_kubernetes_cluster.this.id
+  vm_size               = "Standard_D16s_v6"
+  min_count             = 2
+  max_count             = 30
+  max_surge             = "10%"
+  zones                 = ["1", "2", "3"]
+  profile               = "throughput"
+  extra_sysctls         = { "net.core.somaxconn" = 32768 }
+}
+
+output "outbound_ports_allocated" {
+  description = "SNAT ports per node."
+  value       = module.outbound.load_balancer_profile.outbound_ports_allocated
+}
+
+output "outbound_ip_count" {
+  description = "Managed outbound IPs."
+  value       = module.outbound.outbound_ip_count
+}
+
+output "ingest_sysctls" {
+  description = "The sysctls AKS sets on the ingest pool's nodes."
+  value       = module.ingest.linux_os_config_sysctls
+}

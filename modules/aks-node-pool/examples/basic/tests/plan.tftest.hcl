@@ -1,0 +1,17 @@
+# A plan of the example with a mock azurerm provider (no Azure credentials needed).
+mock_provider "azurerm" {}
+
+run "plan" {
+  command = plan
+
+  assert {
+    # 4 conn/s x 240 s x 1.25 = 1,200 ports, above Azure's 1,024 default; (3 + 1) + (30 + 3) = 37 nodes.
+    condition     = output.outbound_ports_allocated == 1200 && output.outbound_ip_count == 1
+    error_message = "outbound sizing"
+  }
+
+  assert {
+    condition     = output.ingest_sysctls == { netCoreNetdevMaxBacklog = 32768, netCoreSomaxconn = 32768 }
+    error_message = "pool sysctls"
+  }
+}

@@ -1,0 +1,59 @@
+# Pure: what the pool is built from, derived as wirespeed.azure.pools.check_pool derives it. The facts
+# (catalog.tf.json, profiles.tf.json) are generated from the Python library; nothing here names a provider.
+locals {
+  # wirespeed.catalog.normalise_name: case, the Standard_ prefix, and "-", "_" or spaces between parts are free.
+  size_key = trimprefix(trim(replace(lower(var.vm_size), "/[-_\\s]+/", "_"), "_"), "standard_")
+  size     = lookup(local.catalog.sizes, local.size_key, null)
+
+  profile_valid = contains(keys(local.wirespeed_profiles), var.profile)
+  profile       = local.profile_valid ? local.wirespeed_profiles[var.profile] : { aks_sysctls = {}, left_to_agent = [] }
+
+  max_count_valid = var.max_count == floor(var.max_count) && var.max_count >= 1 && var.max_count <= local.pool_facts.max_pool_nodes
+  autoscaling     = var.min_count < var.max_count
+  node_count      = local.autoscaling ? var.min_count : var.max_count
+
+  taint_pattern = "^.+:(${join("|", local.pool_facts.taint_effects)})$"
+}
+
+# Upgrade surge in nodes at max_count, on exact decimals as modules/sizing does: "33.3%" of 30 is
+# ceil(30 x 333 / 1000) = 10 (float arithmetic can land a hair above and round up to 11).
+locals {
+  surge_text       = trimspace(var.max_surge)
+  surge_is_percent = endswith(local.surge_text, "%")
+  surge_parts      = try(regex(local.surge_is_percent ? "^([0-9]+)(?:\\.([0-9]+))?%$" : "^([0-9]+)()$", local.surge_text), null)
+  # An unmatched optional group is null in Terraform: "10%" has no decimals.
+  surge_decimals = local.surge_parts == null ? "" : (local.surge_parts[1] == null ? "" : local.surge_parts[1])
+  surge_digits   = length(local.surge_decimals)
+  surge_scaled   = local.surge_parts == null ? 0 : tonumber("${local.surge_parts[0]}${local.surge_decimals}")
+  surge_valid = local.surge_parts != null && local.surge_scaled > 0 && (
+    local.surge_is_percent ? local.surge_scaled <= 100 * pow(10, local.surge_digits) : (!local.max_count_valid || local.surge_scaled <= var.max_count)
+  )
+  surge_numerator   = local.surge_is_percent ? var.max_count * local.surge_scaled : local.surge_scaled
+  surge_denominator = local.surge_is_percent ? 100 * pow(10, local.surge_digits) : 1
+  surge_nodes = !local.surge_valid ? null : (
+    (local.surge_numerator - local.surge_numerator % local.surge_denominator) / local.surge_denominator +
+    (local.surge_numerator % local.surge_denominator > 0 ? 1 : 0)
+  )
+}
+
+# linux_os_config: the profile's sysctls AKS can set, plus extra_sysctls, checked against AKS's ranges.
+locals {
+  port_range = "net.ipv4.ip_local_port_range"
+
+  # By kernel name, as wirespeed's plan holds them (numbers, the port range as its "FIRST LAST" text).
+  sysctls = merge(
+    local.profile.aks_sysctls,
+    # Two expressions, not one conditional: a conditional would make every value a string.
+    { for k, v in var.extra_sysctls : k => tonumber(v) if contains(keys(local.aks_sysctls), k) && k != local.port_range && can(tonumber(v)) },
+    { for k, v in var.extra_sysctls : k => v if k == local.port_range },
+  )
+  # By the AKS API name (netCoreNetdevMaxBacklog), as the Pulumi component's linux_os_config_sysctls output.
+  linux_os_config_sysctls = { for k, v in local.sysctls : local.aks_sysctls[k].engine_name => v }
+  # By azurerm sysctl_config attribute; the port range is two attributes there.
+  sysctl_config = merge(
+    { for k, v in local.sysctls : local.aks_sysctls[k].attribute => v if k != local.port_range },
+    contains(keys(local.sysctls), local.port_range) ? zipmap(local.aks_sysctls[local.port_range].attributes, [for p in split(" ", local.sysctls[local.port_range]) : tonumber(p)]) : {},
+  )
+
+  labels = merge(var.labels, { (local.pool_facts.profile_label) = var.profile })
+}
