@@ -16,7 +16,10 @@ ROOT = Path(__file__).resolve().parents[3]
 MODULES = ROOT / "modules"
 
 # Every generator, by module name; each owns the files its outputs() names.
-GENERATORS: tuple[str, ...] = ("wirespeed.sizing.terraform_facts",)
+GENERATORS: tuple[str, ...] = (
+    "wirespeed.sizing.terraform_facts",
+    "wirespeed.terraform.aws_eks_node_group",
+)
 
 
 def generators() -> list[ModuleType]:
