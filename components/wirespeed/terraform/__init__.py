@@ -19,6 +19,7 @@ MODULES = ROOT / "modules"
 GENERATORS: tuple[str, ...] = (
     "wirespeed.sizing.terraform_facts",
     "wirespeed.terraform.aws_eks_node_group",
+    "wirespeed.terraform.aws_nat_egress",
 )
 
 
