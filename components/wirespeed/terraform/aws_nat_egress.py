@@ -146,7 +146,8 @@ def _case(name: str, inputs: Mapping[str, Any]) -> dict[str, Any]:
         isinstance(inputs["ip_count"], int) and 1 <= inputs["ip_count"] <= nat_gateway.AWS_MAX_IPS
     ):
         extra.append(
-            f"ip_count: {inputs['ip_count']} is not allowed; allowed: a whole number from 1 to {nat_gateway.AWS_MAX_IPS}"
+            f"ip_count: {inputs['ip_count']} is not allowed; "
+            f"allowed: a whole number from 1 to {nat_gateway.AWS_MAX_IPS}"
         )
         plan = None
     else:
