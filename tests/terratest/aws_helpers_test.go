@@ -128,3 +128,5 @@ func sameJSON(t testing.TB, what string, got, want json.RawMessage) {
 		t.Errorf("%s:\n got  %s\n want %s", what, gb, wb)
 	}
 }
+
+func tfexecOut(path string) tfexec.PlanOption { return tfexec.Out(path) }
