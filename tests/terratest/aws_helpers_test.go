@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -130,3 +131,6 @@ func sameJSON(t testing.TB, what string, got, want json.RawMessage) {
 }
 
 func tfexecOut(path string) tfexec.PlanOption { return tfexec.Out(path) }
+
+// strconvQuote is a Go-quoted string, which is also a valid HCL string literal for JSON text.
+func strconvQuote(s string) string { return strconv.Quote(s) }
