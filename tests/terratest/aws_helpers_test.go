@@ -48,12 +48,13 @@ func jsonDiagnostics(t testing.TB, out []byte) []diagnostic {
 }
 
 // validationMessages plans and returns every validation message Terraform reports, one per problem (a rule that
-// lists several offending elements gives one line each), sorted. Other errors fail the test.
-func validationMessages(t testing.TB, tf *tfexec.Terraform) []string {
+// lists several offending elements gives one line each), sorted, and where each failing rule is
+// ("variables.tf:51,3-13"). Other errors fail the test.
+func validationMessages(t testing.TB, tf *tfexec.Terraform) ([]string, []string) {
 	t.Helper()
 	var out bytes.Buffer
 	_, err := tf.PlanJSON(context.Background(), &out)
-	var messages []string
+	var messages, rules []string
 	for _, d := range jsonDiagnostics(t, out.Bytes()) {
 		if d.Severity != "error" {
 			continue
@@ -61,14 +62,25 @@ func validationMessages(t testing.TB, tf *tfexec.Terraform) []string {
 		if d.Summary != "Invalid value for variable" {
 			t.Fatalf("unexpected error %q: %s", d.Summary, d.Detail)
 		}
-		text, _, _ := strings.Cut(d.Detail, "\n\nThis was checked by the validation rule")
+		text, rule, _ := strings.Cut(d.Detail, "\n\nThis was checked by the validation rule at ")
 		messages = append(messages, strings.Split(text, "\n")...)
+		rules = append(rules, strings.TrimSuffix(rule, "."))
 	}
 	if err == nil && len(messages) > 0 {
 		t.Fatalf("plan succeeded but reported %v", messages)
 	}
 	sort.Strings(messages)
-	return messages
+	return messages, rules
+}
+
+// validationBlocks counts the validation blocks of a module's variables.tf.
+func validationBlocks(t testing.TB, module string) int {
+	t.Helper()
+	body, err := os.ReadFile(filepath.Join(module, "variables.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Count(string(body), "\n  validation {")
 }
 
 // checkWarnings returns the detail of every warning of a -json run (check blocks report as warnings).

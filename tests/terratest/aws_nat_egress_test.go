@@ -55,11 +55,18 @@ func TestAwsNatEgressMatchesPythonPlanWithoutProviders(t *testing.T) {
 	dir := tftest.PureHarness(t, module, `output "ips_by_az" { value = local.ips_by_az }`+"\n"+`output "eips" { value = keys(local.eips) }`+"\n")
 	tf := tftest.New(t, dir)
 	tftest.Init(t, tf)
-	for _, v := range natVectors(t) {
+	rulesHit := map[string]bool{}
+	vectors := natVectors(t)
+	ran := 0
+	for _, v := range vectors {
 		t.Run(v.Name, func(t *testing.T) {
+			ran++
 			tftest.WriteVars(t, dir, natVars(t, v.Inputs))
 			if v.Expected == nil {
-				got := validationMessages(t, tf)
+				got, failed := validationMessages(t, tf)
+				for _, rule := range failed {
+					rulesHit[rule] = true
+				}
 				want := append([]string(nil), v.Errors...)
 				sort.Strings(want)
 				if strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -111,5 +118,9 @@ func TestAwsNatEgressMatchesPythonPlanWithoutProviders(t *testing.T) {
 				t.Errorf("%d Elastic IPs planned, want %d: %v", len(eips), total, eips)
 			}
 		})
+	}
+	// Every validation rule was seen refusing something.
+	if blocks := validationBlocks(t, module); ran == len(vectors) && len(rulesHit) != blocks {
+		t.Errorf("the vectors exercise %d of the %d validation rules: %v", len(rulesHit), blocks, rulesHit)
 	}
 }

@@ -76,6 +76,7 @@ func TestEksNodeGroupMatchesPythonPlanWithoutProviders(t *testing.T) {
 	tf := tftest.New(t, dir)
 	tftest.Init(t, tf)
 	keys := map[string]bool{}
+	rulesHit := map[string]bool{}
 	vectors := eksVectors(t)
 	ran := 0
 	for _, v := range vectors {
@@ -83,7 +84,10 @@ func TestEksNodeGroupMatchesPythonPlanWithoutProviders(t *testing.T) {
 			ran++
 			tftest.WriteVars(t, dir, eksVars(t, v))
 			if v.Expected == nil {
-				got := validationMessages(t, tf)
+				got, failed := validationMessages(t, tf)
+				for _, rule := range failed {
+					rulesHit[rule] = true
+				}
 				want := append([]string(nil), v.Errors...)
 				sort.Strings(want)
 				if strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -113,5 +117,9 @@ func TestEksNodeGroupMatchesPythonPlanWithoutProviders(t *testing.T) {
 	// Every entry of user_data.tf.json was applied and compared: 2 built-in profiles x 2 OSes x ENA Express on/off.
 	if ran == len(vectors) && len(keys) != 8 {
 		t.Errorf("the vectors cover %d user data keys, want all 8: %v", len(keys), keys)
+	}
+	// Every validation rule was seen refusing something.
+	if blocks := validationBlocks(t, module); ran == len(vectors) && len(rulesHit) != blocks {
+		t.Errorf("the vectors exercise %d of the %d validation rules: %v", len(rulesHit), blocks, rulesHit)
 	}
 }
