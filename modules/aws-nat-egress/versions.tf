@@ -5,8 +5,8 @@ terraform {
   required_providers {
     aws = {
       source = "hashicorp/aws"
-      # 5.50: aws_nat_gateway secondary_allocation_ids.
-      version = ">= 5.50"
+      # aws_nat_gateway secondary_allocation_ids: provider v5.10.0 (hashicorp/terraform-provider-aws#31778).
+      version = ">= 5.10"
     }
   }
 }

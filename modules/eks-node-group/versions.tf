@@ -5,8 +5,9 @@ terraform {
   required_providers {
     aws = {
       source = "hashicorp/aws"
-      # 5.31: aws_launch_template network_interfaces.ena_srd_specification (ENA Express).
-      version = ">= 5.31"
+      # network_interfaces.ena_srd_specification (ENA Express) arrived in launch templates in 2025
+      # (hashicorp/terraform-provider-aws#41367); 5.100.0 is the release the tests run with.
+      version = ">= 5.100"
     }
   }
 }
