@@ -21,6 +21,8 @@ GENERATORS: tuple[str, ...] = (
     "wirespeed.terraform.aks_node_pool",
     "wirespeed.terraform.aks_outbound",
     "wirespeed.terraform.node_tuning",
+    "wirespeed.terraform.aws_eks_node_group",
+    "wirespeed.terraform.aws_nat_egress",
 )
 
 

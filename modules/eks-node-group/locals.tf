@@ -1,0 +1,36 @@
+# What the node group is built from, decided as wirespeed.aws.capacity.plan_node_group decides it. Pure: reads
+# only the variables and the generated catalog.tf.json and user_data.tf.json, never a provider.
+locals {
+  # The catalog is keyed by canonical (lower-case) names; Python's lookup is case-insensitive too.
+  requested_types = [for n in var.instance_types : lower(trimspace(n))]
+  found_types = [
+    for n in local.requested_types : merge(local.aws_instance_types[n], { name = n })
+    if contains(keys(local.aws_instance_types), n)
+  ]
+  found_names   = [for t in local.found_types : t.name]
+  architectures = sort(distinct([for t in local.found_types : t.architecture]))
+  ring_classes  = sort(distinct([for t in local.found_types : t.ring_class]))
+
+  # One source for the user data: the string Python renders for this profile, OS and ENA Express setting.
+  user_data_key = "${var.profile}/${var.operating_system}/${var.ena_express}"
+  user_data     = lookup(local.user_data_by_key, local.user_data_key, null)
+  # <profile>-ena-express with ENA Express (RX ring 8,192, MTU 8,900 on ENA links): the node agent's profile.
+  profile_name = lookup(local.profile_name_by_key, local.user_data_key, null)
+
+  ami_type   = try(local.node_group_facts.ami_types["${var.operating_system}/${local.architectures[0]}"], null)
+  ring_class = try(local.ring_classes[0], null)
+  labels     = merge(var.labels, { (local.node_group_facts.profile_label) = local.profile_name })
+  tags       = merge(var.tags, { (local.node_group_facts.profile_label) = local.profile_name })
+  scaling = {
+    min_size     = var.min_size
+    max_size     = var.max_size
+    desired_size = var.desired_size == null ? var.min_size : var.desired_size
+  }
+
+  # Python's rule: an invalid min_size or max_size counts as its lowest allowed value when the others are checked.
+  whole_min = try(var.min_size == floor(var.min_size) && var.min_size >= 0 && var.min_size <= local.node_group_facts.max_nodes, false)
+  whole_max = try(var.max_size == floor(var.max_size) && var.max_size >= 1 && var.max_size <= local.node_group_facts.max_nodes, false)
+  low       = local.whole_min ? var.min_size : 0
+  high      = local.whole_max ? var.max_size : 1
+
+}

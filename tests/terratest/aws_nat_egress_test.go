@@ -1,0 +1,126 @@
+package terratest_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/wirespeed-io/wirespeed/tests/terratest/tftest"
+)
+
+type natVector struct {
+	Name     string                     `json:"name"`
+	Inputs   map[string]json.RawMessage `json:"inputs"`
+	Expected *struct {
+		IPs      map[string]int `json:"ips"`
+		Warnings []string       `json:"warnings"`
+	} `json:"expected"`
+	Errors []string `json:"errors"`
+}
+
+func natVectors(t testing.TB) []natVector {
+	var doc struct {
+		Cases []natVector `json:"cases"`
+	}
+	readVectors(t, "aws_nat_egress.json", &doc)
+	if len(doc.Cases) == 0 {
+		t.Fatal("tests/vectors/aws_nat_egress.json has no cases")
+	}
+	return doc.Cases
+}
+
+func natVars(t testing.TB, inputs map[string]json.RawMessage) []byte {
+	t.Helper()
+	values := map[string]any{"name": "egress"}
+	for k, v := range inputs {
+		values[k] = v
+	}
+	body, err := json.Marshal(values)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return body
+}
+
+// The module's variables.tf, locals.tf, facts.tf.json and sizing.tf (its call of modules/sizing and the quota
+// check), applied with the real terraform binary and no provider over Python's vectors: the Elastic IPs per AZ
+// are wirespeed.aws.egress's, the default-quota warning is a warning (the apply succeeds) with Python's text,
+// and invalid inputs are refused with exactly Python's problems, all in one run.
+func TestAwsNatEgressMatchesPythonPlanWithoutProviders(t *testing.T) {
+	module := filepath.Join(tftest.Root(), "modules", "aws-nat-egress")
+	dir := tftest.PureHarness(t, module, `output "ips_by_az" { value = local.ips_by_az }`+"\n"+`output "eips" { value = keys(local.eips) }`+"\n")
+	tf := tftest.New(t, dir)
+	tftest.Init(t, tf)
+	rulesHit := map[string]bool{}
+	vectors := natVectors(t)
+	ran := 0
+	for _, v := range vectors {
+		t.Run(v.Name, func(t *testing.T) {
+			ran++
+			tftest.WriteVars(t, dir, natVars(t, v.Inputs))
+			if v.Expected == nil {
+				got, failed := validationMessages(t, tf)
+				for _, rule := range failed {
+					rulesHit[rule] = true
+				}
+				want := append([]string(nil), v.Errors...)
+				sort.Strings(want)
+				if strings.Join(got, "\n") != strings.Join(want, "\n") {
+					t.Fatalf("validation messages differ from Python's\n got:\n  %s\n want:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+				}
+				return
+			}
+			var out bytes.Buffer
+			if err := tf.ApplyJSON(context.Background(), &out); err != nil {
+				t.Fatalf("apply: %v\n%s", err, out.String())
+			}
+			var warnings []string
+			for _, w := range warningDetails(t, out.Bytes()) {
+				summary, detail, _ := strings.Cut(w, ": ")
+				if summary != "Check block assertion failed" {
+					t.Errorf("unexpected warning %q", w)
+					continue
+				}
+				warnings = append(warnings, strings.Split(detail, "\n")...)
+			}
+			sort.Strings(warnings)
+			want := append([]string(nil), v.Expected.Warnings...)
+			sort.Strings(want)
+			if strings.Join(warnings, "\n") != strings.Join(want, "\n") {
+				t.Errorf("quota warnings differ from Python's\n got:\n  %s\n want:\n  %s", strings.Join(warnings, "\n  "), strings.Join(want, "\n  "))
+			}
+			outputs, err := tf.Output(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ips map[string]int
+			if err := json.Unmarshal(outputs["ips_by_az"].Value, &ips); err != nil {
+				t.Fatal(err)
+			}
+			gotJSON, _ := json.Marshal(ips)
+			wantJSON, _ := json.Marshal(v.Expected.IPs)
+			if !bytes.Equal(gotJSON, wantJSON) {
+				t.Errorf("Elastic IPs per AZ: got %s, want %s", gotJSON, wantJSON)
+			}
+			var eips []string
+			if err := json.Unmarshal(outputs["eips"].Value, &eips); err != nil {
+				t.Fatal(err)
+			}
+			total := 0
+			for _, n := range v.Expected.IPs {
+				total += n
+			}
+			if len(eips) != total {
+				t.Errorf("%d Elastic IPs planned, want %d: %v", len(eips), total, eips)
+			}
+		})
+	}
+	// Every validation rule was seen refusing something.
+	if blocks := validationBlocks(t, module); ran == len(vectors) && len(rulesHit) != blocks {
+		t.Errorf("the vectors exercise %d of the %d validation rules: %v", len(rulesHit), blocks, rulesHit)
+	}
+}
