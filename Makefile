@@ -39,7 +39,7 @@ test-go: agent
 
 # The Terraform modules with the real terraform binary (tests/terratest, Go): always the provider-free parts;
 # the provider-backed plans and applies when the plugin mirror has the provider (modules/README.md).
-test-terraform:
+test-terraform: $(STAMP)
 	cd tests/terratest && go test -count=1 ./...
 
 agent:

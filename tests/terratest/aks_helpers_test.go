@@ -3,10 +3,7 @@ package terratest_test
 import (
 	"context"
 	"encoding/json"
-	"io/fs"
-	"os"
 	"path/filepath"
-	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -29,20 +26,7 @@ type aksVector struct {
 
 func aksVectors(t *testing.T, file string) []aksVector {
 	t.Helper()
-	body, err := os.ReadFile(filepath.Join(tftest.Root(), "tests", "vectors", file))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc struct {
-		Cases []aksVector `json:"cases"`
-	}
-	if err := json.Unmarshal(body, &doc); err != nil {
-		t.Fatal(err)
-	}
-	if len(doc.Cases) == 0 {
-		t.Fatalf("%s has no cases", file)
-	}
-	return doc.Cases
+	return tftest.Vectors[aksVector](t, file)
 }
 
 // pureModule is a module's provider-free files (tftest.PureHarness) with harness outputs, initialised once; its
@@ -68,22 +52,11 @@ func (m *pureModule) apply(t *testing.T, vars any) (map[string]json.RawMessage, 
 		t.Fatal(err)
 	}
 	tftest.WriteVars(t, m.dir, body)
-	if err := m.tf.Apply(context.Background()); err != nil {
-		return nil, err
-	}
-	outputs, err := m.tf.Output(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	values := map[string]json.RawMessage{}
-	for name, meta := range outputs {
-		values[name] = meta.Value
-	}
-	return values, nil
+	return tftest.ApplyOutputs(t, m.tf)
 }
 
 // errorSummaries are Terraform's diagnostics, one line each: the validation rule's or precondition's own message.
-var diagnostic = regexp.MustCompile(`Error: `)
+var errorHeading = regexp.MustCompile(`Error: `)
 
 // requireRefusal fails unless err holds exactly the messages given, each once, and no other error.
 func requireRefusal(t *testing.T, err error, messages []string) {
@@ -97,74 +70,16 @@ func requireRefusal(t *testing.T, err error, messages []string) {
 			t.Errorf("message found %d times, want once: %q\nin: %s", n, message, text)
 		}
 	}
-	if got := len(diagnostic.FindAllStringIndex(text, -1)); got != len(messages) {
+	if got := len(errorHeading.FindAllStringIndex(text, -1)); got != len(messages) {
 		t.Errorf("%d errors reported, want %d (%q)\nin: %s", got, len(messages), messages, text)
 	}
-}
-
-// requireJSONEqual compares two JSON values by meaning (key order and number spelling aside).
-func requireJSONEqual(t *testing.T, what string, got, want json.RawMessage) {
-	t.Helper()
-	if len(got) == 0 {
-		got = json.RawMessage("null") // terraform output leaves out an output whose value is null
-	}
-	var g, w any
-	if err := json.Unmarshal(got, &g); err != nil {
-		t.Fatalf("%s: %v in %s", what, err, got)
-	}
-	if err := json.Unmarshal(want, &w); err != nil {
-		t.Fatalf("%s: %v in %s", what, err, want)
-	}
-	if !reflect.DeepEqual(g, w) {
-		t.Errorf("%s = %s, Python gives %s", what, got, want)
-	}
-}
-
-// copyModule copies a whole module (examples and tests included) into a temporary tree whose other modules link
-// to the real ones, so terraform init/validate/test write nothing into the repository.
-func copyModule(t *testing.T, name string) string {
-	t.Helper()
-	tree := filepath.Join(t.TempDir(), "modules")
-	if err := os.MkdirAll(tree, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	src := filepath.Join(tftest.Root(), "modules", name)
-	for _, sibling := range tftest.Modules(t) {
-		if sibling != src {
-			if err := os.Symlink(sibling, filepath.Join(tree, filepath.Base(sibling))); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	dst := filepath.Join(tree, name)
-	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, path)
-		if d.IsDir() {
-			if d.Name() == ".terraform" {
-				return filepath.SkipDir
-			}
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		body, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), body, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dst
 }
 
 // providerChecks runs, with the real azurerm provider from the plugin mirror: terraform validate of the module and
 // of examples/basic, and terraform test (mock_provider "azurerm") in both, which plans the resources.
 func providerChecks(t *testing.T, name string) {
 	tftest.NeedProvider(t, "azurerm")
-	module := copyModule(t, name)
+	module := filepath.Join(tftest.CopyModules(t, name), "modules", name)
 	for _, dir := range []string{module, filepath.Join(module, "examples", "basic")} {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			tf := tftest.New(t, dir)

@@ -76,7 +76,7 @@ func TestAwsNatEgressAppliesAgainstMotoSecondaryIPsOnlyInTerraformState(t *testi
 	demandJSON, _ := json.Marshal(demand)
 
 	url := startMoto(t)
-	root := copyModules(t, "aws-nat-egress")
+	root := tftest.CopyModules(t, "aws-nat-egress")
 	dir := filepath.Join(root, "moto")
 	writeFile(t, filepath.Join(dir, "provider.tf"), awsProvider(url))
 	writeFile(t, filepath.Join(dir, "main.tf"), `
@@ -223,7 +223,7 @@ func TestEksNodeGroupAppliesAgainstMoto(t *testing.T) {
 	typesJSON, _ := json.Marshal(instanceTypes)
 
 	url := startMoto(t)
-	root := copyModules(t, "eks-node-group")
+	root := tftest.CopyModules(t, "eks-node-group")
 	dir := filepath.Join(root, "moto")
 	writeFile(t, filepath.Join(dir, "provider.tf"), awsProvider(url))
 	writeFile(t, filepath.Join(dir, "main.tf"), `

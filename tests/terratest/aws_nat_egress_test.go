@@ -22,16 +22,7 @@ type natVector struct {
 	Errors []string `json:"errors"`
 }
 
-func natVectors(t testing.TB) []natVector {
-	var doc struct {
-		Cases []natVector `json:"cases"`
-	}
-	readVectors(t, "aws_nat_egress.json", &doc)
-	if len(doc.Cases) == 0 {
-		t.Fatal("tests/vectors/aws_nat_egress.json has no cases")
-	}
-	return doc.Cases
-}
+func natVectors(t testing.TB) []natVector { return tftest.Vectors[natVector](t, "aws_nat_egress.json") }
 
 func natVars(t testing.TB, inputs map[string]json.RawMessage) []byte {
 	t.Helper()

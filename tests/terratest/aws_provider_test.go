@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -21,55 +20,6 @@ import (
 
 // awsModules are the modules this file covers.
 var awsModules = []string{"eks-node-group", "aws-nat-egress"}
-
-// copyModules builds <tmp>/modules with copies of the named modules (init writes .terraform into the directory
-// it runs in, so never into the repository) and links to every other module, so `source = "../sizing"` and the
-// examples' `source = "../.."` resolve as they do in the repository. It returns <tmp>.
-func copyModules(t testing.TB, names ...string) string {
-	t.Helper()
-	root := t.TempDir()
-	tree := filepath.Join(root, "modules")
-	if err := os.MkdirAll(tree, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	copied := map[string]bool{}
-	for _, name := range names {
-		copied[name] = true
-		src := filepath.Join(tftest.Root(), "modules", name)
-		err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			rel, _ := filepath.Rel(src, path)
-			if d.IsDir() && d.Name() == ".terraform" {
-				return filepath.SkipDir
-			}
-			dst := filepath.Join(tree, name, rel)
-			if d.IsDir() {
-				return os.MkdirAll(dst, 0o755)
-			}
-			if strings.HasPrefix(d.Name(), "terraform.tfstate") || d.Name() == ".terraform.lock.hcl" {
-				return nil
-			}
-			body, err := os.ReadFile(path)
-			if err != nil {
-				return err
-			}
-			return os.WriteFile(dst, body, 0o644)
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, module := range tftest.Modules(t) {
-		if !copied[filepath.Base(module)] {
-			if err := os.Symlink(module, filepath.Join(tree, filepath.Base(module))); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	return root
-}
 
 // awsProvider is a provider block that never looks for real credentials; with endpoint set, every service the
 // modules use is sent there (moto).
@@ -153,7 +103,7 @@ func timed(t testing.TB, what string, step func()) {
 // `terraform validate` of each AWS module and its example with the real hashicorp/aws provider from the mirror.
 func TestAwsModulesValidateWithTheRealProvider(t *testing.T) {
 	tftest.NeedProvider(t, "aws")
-	root := copyModules(t, awsModules...)
+	root := tftest.CopyModules(t, awsModules...)
 	for _, name := range awsModules {
 		for _, dir := range []string{"", "examples/basic"} {
 			t.Run(strings.TrimSuffix(name+"/"+dir, "/"), func(t *testing.T) {
@@ -176,7 +126,7 @@ func TestAwsModulesValidateWithTheRealProvider(t *testing.T) {
 // (the resources' wiring; no AWS here).
 func TestAwsModulesTerraformTestUnderMockProvider(t *testing.T) {
 	tftest.NeedProvider(t, "aws")
-	root := copyModules(t, awsModules...)
+	root := tftest.CopyModules(t, awsModules...)
 	for _, name := range awsModules {
 		t.Run(name, func(t *testing.T) {
 			tf := tftest.New(t, filepath.Join(root, "modules", name))
@@ -212,7 +162,7 @@ func stateResources(module map[string]any, into map[string]map[string]any) {
 // decodes to exactly the bytes Python renders, for every valid vector: one module call per vector in one plan.
 func TestEksNodeGroupPlannedUserDataIsPythonsWithTheRealProvider(t *testing.T) {
 	tftest.NeedProvider(t, "aws")
-	root := copyModules(t, "eks-node-group")
+	root := tftest.CopyModules(t, "eks-node-group")
 	modules := map[string]any{}
 	want := map[string]eksVector{}
 	for _, v := range eksVectors(t) {
@@ -276,7 +226,7 @@ func TestEksNodeGroupPlannedUserDataIsPythonsWithTheRealProvider(t *testing.T) {
 				t.Errorf("ami_type %v, want %s", group["ami_type"], amiType)
 			}
 			labels, _ := json.Marshal(group["labels"])
-			sameJSON(t, "labels", labels, v.Expected["labels"])
+			requireSameJSON(t, "labels", labels, v.Expected["labels"])
 		})
 	}
 }

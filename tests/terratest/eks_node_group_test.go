@@ -39,16 +39,7 @@ output "scaling" { value = local.scaling }
 output "max_unavailable_percentage" { value = var.max_unavailable_percentage }
 `
 
-func eksVectors(t testing.TB) []eksVector {
-	var doc struct {
-		Cases []eksVector `json:"cases"`
-	}
-	readVectors(t, "eks_node_group.json", &doc)
-	if len(doc.Cases) == 0 {
-		t.Fatal("tests/vectors/eks_node_group.json has no cases")
-	}
-	return doc.Cases
-}
+func eksVectors(t testing.TB) []eksVector { return tftest.Vectors[eksVector](t, "eks_node_group.json") }
 
 func eksVars(t testing.TB, v eksVector) []byte {
 	t.Helper()
@@ -95,7 +86,10 @@ func TestEksNodeGroupMatchesPythonPlanWithoutProviders(t *testing.T) {
 				}
 				return
 			}
-			outputs := applyOutputs(t, tf)
+			outputs, err := tftest.ApplyOutputs(t, tf)
+			if err != nil {
+				t.Fatal(err)
+			}
 			var userData, want string
 			if err := json.Unmarshal(outputs["user_data"], &userData); err != nil {
 				t.Fatal(err)
@@ -107,7 +101,7 @@ func TestEksNodeGroupMatchesPythonPlanWithoutProviders(t *testing.T) {
 				t.Errorf("user data differs from Python's render (%d bytes, want %d)", len(userData), len(want))
 			}
 			for _, name := range []string{"user_data_key", "ami_type", "ring_class", "profile", "instance_types", "labels", "taints", "scaling", "max_unavailable_percentage"} {
-				sameJSON(t, name, outputs[name], v.Expected[name])
+				requireSameJSON(t, name, outputs[name], v.Expected[name])
 			}
 			var key string
 			_ = json.Unmarshal(outputs["user_data_key"], &key)

@@ -55,20 +55,7 @@ type nodeTuningError struct {
 
 func nodeTuningVectors(t *testing.T) []nodeTuningCase {
 	t.Helper()
-	body, err := os.ReadFile(filepath.Join(tftest.Root(), "tests", "vectors", "node_tuning.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc struct {
-		Cases []nodeTuningCase `json:"cases"`
-	}
-	if err := json.Unmarshal(body, &doc); err != nil {
-		t.Fatal(err)
-	}
-	if len(doc.Cases) == 0 {
-		t.Fatal("tests/vectors/node_tuning.json has no cases: run python -m wirespeed.terraform")
-	}
-	return doc.Cases
+	return tftest.Vectors[nodeTuningCase](t, "node_tuning.json")
 }
 
 // nodeTuningRenderedJSON is the renderer's JSON output of the vectors' objects_json case.
@@ -306,27 +293,5 @@ func nodeTuningCopy(t *testing.T) string {
 
 func nodeTuningCopyTree(t *testing.T) string {
 	t.Helper()
-	tree := t.TempDir()
-	err := filepath.WalkDir(nodeTuningModule, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(nodeTuningModule, path)
-		target := filepath.Join(tree, "node-tuning", rel)
-		if d.IsDir() {
-			if d.Name() == ".terraform" {
-				return filepath.SkipDir
-			}
-			return os.MkdirAll(target, 0o755)
-		}
-		body, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, body, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tree
+	return filepath.Join(tftest.CopyModules(t, "node-tuning"), "modules")
 }

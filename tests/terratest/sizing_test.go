@@ -1,14 +1,11 @@
 package terratest_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"math/big"
 	"os"
 	"path/filepath"
-	"reflect"
 	"regexp"
 	"slices"
 	"sort"
@@ -47,20 +44,11 @@ type sizingCase struct {
 
 func readCases(t *testing.T, path string) []sizingCase {
 	t.Helper()
-	body, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
+	cases := tftest.Vectors[sizingCase](t, filepath.Base(path)) // inputs stay raw: 1.36 reaches Terraform as written
+	for i := range cases {
+		cases[i].File = filepath.Base(path)
 	}
-	var doc struct {
-		Cases []sizingCase `json:"cases"`
-	}
-	if err := json.Unmarshal(body, &doc); err != nil { // inputs stay raw: 1.36 reaches Terraform as written
-		t.Fatalf("%s: %v", path, err)
-	}
-	for i := range doc.Cases {
-		doc.Cases[i].File = filepath.Base(path)
-	}
-	return doc.Cases
+	return cases
 }
 
 // sizingVectors returns every valid and every invalid case of the shared vectors, the README's excepted.
@@ -140,65 +128,21 @@ output "results" {
 	}
 }
 
-// applyOutputs runs init and apply in dir and returns every root output, decoded with json.Number.
+// applyOutputs runs init and apply in dir and returns every root output, numbers kept as written (tftest.Decode).
 func applyOutputs(t *testing.T, dir string) map[string]any {
 	t.Helper()
 	tf := tftest.New(t, dir)
 	tftest.Init(t, tf)
-	ctx := context.Background()
-	if err := tf.Apply(ctx); err != nil {
+	outputs, err := tftest.ApplyOutputs(t, tf)
+	if err != nil {
 		t.Fatalf("terraform apply in %s: %v", dir, err)
 	}
-	outputs, err := tf.Output(ctx)
-	if err != nil {
-		t.Fatalf("terraform output in %s: %v", dir, err)
-	}
 	values := map[string]any{}
-	for name, meta := range outputs {
-		values[name] = decodeNumbers(t, meta.Value)
+	for name, raw := range outputs {
+		values[name] = tftest.Decode(t, raw)
 	}
 	return values
 }
-
-func decodeNumbers(t *testing.T, raw []byte) any {
-	t.Helper()
-	decoder := json.NewDecoder(bytes.NewReader(raw))
-	decoder.UseNumber() // 408 stays 408, never a float64 that could hide 408.00000000000006
-	var v any
-	if err := decoder.Decode(&v); err != nil {
-		t.Fatalf("decoding %s: %v", raw, err)
-	}
-	return v
-}
-
-// canonical makes every JSON number its exact rational value, so 1.0 equals 1 (Python writes some whole
-// values as floats) while 408 and 409, or 0.1 and 0.1000000000000001, stay different.
-func canonical(v any) any {
-	switch x := v.(type) {
-	case json.Number:
-		r, ok := new(big.Rat).SetString(string(x))
-		if !ok {
-			return "unparsable number " + string(x)
-		}
-		return "number " + r.RatString()
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = canonical(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = canonical(e)
-		}
-		return out
-	default:
-		return x
-	}
-}
-
-func sameJSON(got, want any) bool { return reflect.DeepEqual(canonical(got), canonical(want)) }
 
 func show(v any) string {
 	body, err := json.Marshal(v)
@@ -221,7 +165,7 @@ func compareCase(t *testing.T, got any, c sizingCase) {
 	if !ok {
 		t.Fatalf("no module outputs for case %s: %s", c.Name, show(got))
 	}
-	expected, ok := decodeNumbers(t, c.Expected).(map[string]any)
+	expected, ok := tftest.Decode(t, c.Expected).(map[string]any)
 	if !ok {
 		t.Fatalf("%s: expected of %s is not an object", c.File, c.Name)
 	}
@@ -235,7 +179,7 @@ func compareCase(t *testing.T, got any, c sizingCase) {
 				compared[key] = got[key]
 			}
 		}
-		if !sameJSON(compared, expected) {
+		if !tftest.Equal(compared, expected) {
 			t.Errorf("%s (%s): module.%s.%s\n got  %s\n want %s", c.Name, c.File, caseModuleName, c.Output, show(outputs[c.Output]), show(expected))
 		}
 		if outputs["allocated_outbound_ports"] != nil {
@@ -246,7 +190,7 @@ func compareCase(t *testing.T, got any, c sizingCase) {
 			value, present := outputs[key]
 			if !present {
 				t.Errorf("%s: modules/sizing has no output %q", c.Name, key)
-			} else if !sameJSON(value, want) {
+			} else if !tftest.Equal(value, want) {
 				t.Errorf("%s (%s): %s\n got  %s\n want %s", c.Name, c.File, key, show(value), show(want))
 			}
 		}
@@ -367,8 +311,8 @@ func TestSizingNumbersCompareAsExactRationals(t *testing.T) {
 		{`{"rx": 8192}`, `{"rx": 8192, "tx": null}`, false},
 	} {
 		t.Run(tc.got+" vs "+tc.want, func(t *testing.T) {
-			if same := sameJSON(decodeNumbers(t, []byte(tc.got)), decodeNumbers(t, []byte(tc.want))); same != tc.same {
-				t.Errorf("sameJSON(%s, %s) = %v, want %v", tc.got, tc.want, same, tc.same)
+			if same := tftest.Equal(tftest.Decode(t, []byte(tc.got)), tftest.Decode(t, []byte(tc.want))); same != tc.same {
+				t.Errorf("tftest.Equal(%s, %s) = %v, want %v", tc.got, tc.want, same, tc.same)
 			}
 		})
 	}
