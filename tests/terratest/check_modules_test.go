@@ -95,13 +95,22 @@ type example struct {
 
 func newExample(t *testing.T, module string) *example {
 	t.Helper()
-	tftest.NeedProvider(t, "azurerm")
-	dir := filepath.Join(copyModule(t, module), "examples", "basic")
+	dir := filepath.Join(tftest.CopyModules(t, module), "modules", module, "examples", "basic")
+	var env map[string]string
+	if strings.HasPrefix(module, "aks-") {
+		tftest.NeedProvider(t, "azurerm")
+		env = tftest.AzureIdentity(t)
+	} else {
+		tftest.NeedProvider(t, "aws")
+		// An _override.tf file merges into the example's provider block: mock credentials and no account
+		// lookups, so the plan (no data sources in these modules) asks AWS for nothing.
+		writeFile(t, filepath.Join(dir, "provider_override.tf"), awsProvider(""))
+	}
 	body, err := os.ReadFile(filepath.Join(dir, "main.tf"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	tf := tftest.NewWithEnv(t, dir, tftest.AzureIdentity(t))
+	tf := tftest.NewWithEnv(t, dir, env)
 	tftest.Init(t, tf)
 	return &example{dir: dir, original: string(body), tf: tf}
 }
@@ -192,11 +201,10 @@ func setAfter(t *testing.T, plan, address string, value any, path ...any) string
 	return ""
 }
 
-// requireFound fails unless the check found exactly want, besides the examples' own systemPoolGap.
+// requireFound fails unless the check found exactly want.
 func requireFound(t *testing.T, what string, report checkReport, want []string) {
 	t.Helper()
-	want = append(slices.Clone(want), systemPoolGap...)
-	slices.Sort(want)
+	want = slices.Sorted(slices.Values(want))
 	if got := report.found(); !slices.Equal(got, want) {
 		t.Errorf("%s: wirespeed check found %q, want %q\n%+v", what, got, want, report.Violations)
 	}
@@ -208,9 +216,14 @@ func requireFound(t *testing.T, what string, report checkReport, want []string) 
 // not this file's to change); once their system pool sets the backlog, this list empties and they pass every rule.
 var systemPoolGap = []string{"netdev-backlog-minimum " + cluster}
 
+// inAksExample is what the check finds in an AKS example: findings, and the examples' systemPoolGap.
+func inAksExample(findings ...string) []string { return append(findings, systemPoolGap...) }
+
 const (
-	ingestPool = "module.ingest.azurerm_kubernetes_cluster_node_pool.this"
-	cluster    = "azurerm_kubernetes_cluster.this"
+	nodeGroup      = "module.edge_nodes.aws_eks_node_group.this"
+	launchTemplate = "module.edge_nodes.aws_launch_template.this"
+	ingestPool     = "module.ingest.azurerm_kubernetes_cluster_node_pool.this"
+	cluster        = "azurerm_kubernetes_cluster.this"
 )
 
 // The aks-node-pool example, with tuning-agent-present disabled (no kubernetes provider to plan
@@ -227,23 +240,22 @@ func TestCheckAksNodePoolExampleFailsOnlyItsUntunedSystemPoolWithTuningAgentRule
 	if slices.Contains(report.Rules, "tuning-agent-present") || len(report.Rules) < 2 {
 		t.Errorf("rules run: %q, want every rule but tuning-agent-present", report.Rules)
 	}
-	requireFound(t, "examples/basic", report, nil)
-	requireFound(t, "without --config", wirespeedCheck(t, plan, ""), []string{"tuning-agent-present " + cluster})
+	requireFound(t, "examples/basic", report, inAksExample())
+	requireFound(t, "without --config", wirespeedCheck(t, plan, ""), inAksExample("tuning-agent-present "+cluster))
 
 	t.Run("a size the module refuses, the check refuses", func(t *testing.T) {
 		_, err := example.plan(t, edit{`vm_size               = "Standard_D16s_v6"`, `vm_size               = "Standard_D16s_v5"`})
 		requireRefusal(t, err, []string{
-			"vm_size: 'Standard_D16s_v5' is not allowed: not network-optimised (NIC mellanox-or-mana, 12,500 Mb/s); use a MANA size such as Standard_D16ads_v6, Standard_D16as_v6, Standard_E16as_v6, or set not_network_optimised_reason to the reason this pool may use it",
-		})
+			"vm_size: 'Standard_D16s_v5' is not allowed: not network-optimised (NIC mellanox-or-mana, 12,500 Mb/s); use a MANA size such as Standard_D16ads_v6, Standard_D16as_v6, Standard_E16as_v6, or set not_network_optimised_reason to the reason this pool may use it"})
 		refused := wirespeedCheck(t, setAfter(t, plan, ingestPool, "Standard_D16s_v5", "vm_size"), withoutTuningAgent)
-		requireFound(t, "vm_size Standard_D16s_v5", refused, []string{"network-optimised-sku " + ingestPool})
+		requireFound(t, "vm_size Standard_D16s_v5", refused, inAksExample("network-optimised-sku "+ingestPool))
 	})
 
 	// The capacity rule counts the module's pool although its kubernetes_cluster_id is unknown until apply: the
 	// plan's configuration references link module.ingest to the cluster (and survive terraform-json's encoding).
 	t.Run("ports the IPs cannot hold: the check counts the module's pool", func(t *testing.T) {
 		overfull := wirespeedCheck(t, setAfter(t, plan, cluster, 16000, "network_profile", 0, "load_balancer_profile", 0, "outbound_ports_allocated"), withoutTuningAgent)
-		requireFound(t, "outbound_ports_allocated 16000", overfull, []string{"aks-snat-capacity " + cluster})
+		requireFound(t, "outbound_ports_allocated 16000", overfull, inAksExample("aks-snat-capacity "+cluster))
 		for _, v := range overfull.Violations {
 			if v.Rule == "aks-snat-capacity" && !strings.Contains(v.Message, "ingest") {
 				t.Errorf("aks-snat-capacity does not count the ingest pool: %s", v.Message)
@@ -265,16 +277,15 @@ func TestCheckAksOutboundExampleFailsOnlyItsUntunedSystemPoolWithTuningAgentRule
 	if slices.Contains(report.Rules, "tuning-agent-present") || len(report.Rules) < 2 {
 		t.Errorf("rules run: %q, want every rule but tuning-agent-present", report.Rules)
 	}
-	requireFound(t, "examples/basic", report, nil)
-	requireFound(t, "without --config", wirespeedCheck(t, plan, ""), []string{"tuning-agent-present " + cluster})
+	requireFound(t, "examples/basic", report, inAksExample())
+	requireFound(t, "without --config", wirespeedCheck(t, plan, ""), inAksExample("tuning-agent-present "+cluster))
 
 	t.Run("ports 0: the module refuses, the check refuses", func(t *testing.T) {
 		_, err := example.plan(t, edit{"connections_per_second = 8", "allocated_outbound_ports = 0"})
 		requireRefusal(t, err, []string{
-			"allocated_outbound_ports: 0 is not allowed: a multiple of 8 between 8 and 64,000 (0 would hand the choice to Azure, which halves it as the pool grows)",
-		})
+			"allocated_outbound_ports: 0 is not allowed: a multiple of 8 between 8 and 64,000 (0 would hand the choice to Azure, which halves it as the pool grows)"})
 		refused := wirespeedCheck(t, setAfter(t, plan, cluster, 0, "network_profile", 0, "load_balancer_profile", 0, "outbound_ports_allocated"), withoutTuningAgent)
-		requireFound(t, "outbound_ports_allocated 0", refused, []string{"aks-allocated-outbound-ports-default " + cluster})
+		requireFound(t, "outbound_ports_allocated 0", refused, inAksExample("aks-allocated-outbound-ports-default "+cluster))
 	})
 }
 
@@ -292,14 +303,14 @@ func TestCheckGapsTheModulesAllowAndThePackRefuses(t *testing.T) {
 			// of 8 from 8; aks-snat-ports-minimum holds every cluster to 1,024 (minimumPorts).
 			name: "aks-outbound explicit ports 512", module: "aks-outbound",
 			edits: []edit{{"connections_per_second = 8", "allocated_outbound_ports = 512"}},
-			want:  []string{"aks-snat-ports-minimum " + cluster},
+			want:  inAksExample("aks-snat-ports-minimum " + cluster),
 		},
 		{
 			// The balanced profile sets netdev_max_backlog 8,192 (sized for 25 Gb/s); the pack's floor is 16,384
 			// (minimumBacklog, rules/tuning.py says to lower it for pools using balanced).
 			name: "aks-node-pool balanced profile", module: "aks-node-pool",
 			edits: []edit{{`profile               = "throughput"`, `profile               = "balanced"`}},
-			want:  []string{"netdev-backlog-minimum " + ingestPool},
+			want:  inAksExample("netdev-backlog-minimum " + ingestPool),
 		},
 		{
 			// not_network_optimised_reason lets the module accept any catalog size; the pack has no such waiver
@@ -307,11 +318,30 @@ func TestCheckGapsTheModulesAllowAndThePackRefuses(t *testing.T) {
 			name: "aks-node-pool size with a reason", module: "aks-node-pool",
 			edits: []edit{{`vm_size               = "Standard_D16s_v6"`, `vm_size               = "Standard_D16s_v5"
   not_network_optimised_reason = "batch pool, egress is light"`}},
-			want: []string{"network-optimised-sku " + ingestPool},
+			want: inAksExample("network-optimised-sku " + ingestPool),
+		},
+		{
+			// The same waiver in eks-node-group.
+			name: "eks-node-group type with a reason", module: "eks-node-group",
+			edits: []edit{{`instance_types = ["c6in.8xlarge", "c6in.12xlarge"]`, `instance_types = ["m6i.8xlarge"]
+  not_network_optimised_reason = "batch nodes, egress is light"
+  ena_express                  = false`}, {"  ena_express    = true\n", ""}},
+			want: []string{"network-optimised-sku " + nodeGroup},
+		},
+		{
+			// balanced on EKS: the user data writes netdev_max_backlog 8,192, under the pack's 16,384.
+			name: "eks-node-group balanced profile", module: "eks-node-group",
+			edits: []edit{{`profile        = "throughput"`, `profile        = "balanced"`}},
+			want:  []string{"netdev-backlog-minimum " + launchTemplate},
 		},
 	}
 	// Made here, not in a case: an example's copy and token endpoint live as long as the test that made them.
-	examples := map[string]*example{"aks-outbound": newExample(t, "aks-outbound"), "aks-node-pool": newExample(t, "aks-node-pool")}
+	examples := map[string]*example{}
+	for _, c := range cases {
+		if examples[c.module] == nil {
+			examples[c.module] = newExample(t, c.module)
+		}
+	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			plan, err := examples[c.module].plan(t, c.edits...)
@@ -321,4 +351,27 @@ func TestCheckGapsTheModulesAllowAndThePackRefuses(t *testing.T) {
 			requireFound(t, c.name, wirespeedCheck(t, plan, withoutTuningAgent), c.want)
 		})
 	}
+}
+
+// The eks-node-group example passes every rule, tuning-agent-present included (it joins an existing cluster, so
+// the plan holds no cluster for the rule to judge); an instance type the module refuses, the check refuses.
+func TestCheckEksNodeGroupExamplePassesEveryRule(t *testing.T) {
+	example := newExample(t, "eks-node-group")
+	plan, err := example.plan(t)
+	if err != nil {
+		t.Fatalf("terraform plan of examples/basic: %v", err)
+	}
+	report := wirespeedCheck(t, plan, "")
+	if !report.Passed || !slices.Contains(report.Rules, "network-optimised-sku") || !slices.Contains(report.Rules, "netdev-backlog-minimum") {
+		t.Errorf("rules run: %q, passed %v", report.Rules, report.Passed)
+	}
+	requireFound(t, "examples/basic", report, nil)
+
+	t.Run("a type the module refuses, the check refuses", func(t *testing.T) {
+		_, err := example.plan(t, edit{`instance_types = ["c6in.8xlarge", "c6in.12xlarge"]`, `instance_types = ["m6i.8xlarge"]`}, edit{"  ena_express    = true\n", ""})
+		requireRefusal(t, err, []string{
+			"instance_types[0]: 'm6i.8xlarge' is not allowed; allowed: a network-optimised type (e.g. c6in.8xlarge, c8in.8xlarge, c8ine.8xlarge), or give not_network_optimised_reason"})
+		refused := wirespeedCheck(t, setAfter(t, plan, nodeGroup, []any{"m6i.8xlarge"}, "instance_types"), "")
+		requireFound(t, "instance_types m6i.8xlarge", refused, []string{"network-optimised-sku " + nodeGroup})
+	})
 }
