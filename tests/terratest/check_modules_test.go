@@ -16,10 +16,12 @@ import (
 	"github.com/wirespeed-io/wirespeed/tests/terratest/tftest"
 )
 
-// The same gates for module users: the real azurerm provider plans each AKS module's example offline
-// (tftest.AzureIdentity), `terraform show -json` writes the plan, and the repository's `wirespeed check` judges it,
-// the command a Pulumi user runs on a preview. What the modules refuse never reaches a plan; what they allow should
-// pass the policy pack. The gaps found, where a module allows what the pack refuses, are pinned below by name.
+// The same gates for module users: the real providers plan each resource module's example offline (azurerm with
+// tftest.AzureIdentity's token; aws with mock credentials), `terraform show -json` writes the plan, and the
+// repository's `wirespeed check` judges it, the command a Pulumi user runs on a preview export. What the modules
+// refuse never reaches a plan, and the check refuses the same value put into the example's real plan; what they
+// allow should pass the policy pack. The gaps found, where a module allows what the pack refuses (or the pack
+// cannot judge a plan), are pinned below by name so that closing one is a deliberate change.
 
 // withoutTuningAgent disables exactly tuning-agent-present: the examples deploy the tuning DaemonSet through
 // modules/node-tuning (kubernetes_manifest), which cannot be planned here (the kubernetes provider is not
