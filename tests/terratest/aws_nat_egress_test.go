@@ -25,16 +25,7 @@ type natVector struct {
 func natVectors(t testing.TB) []natVector { return tftest.Vectors[natVector](t, "aws_nat_egress.json") }
 
 func natVars(t testing.TB, inputs map[string]json.RawMessage) []byte {
-	t.Helper()
-	values := map[string]any{"name": "egress"}
-	for k, v := range inputs {
-		values[k] = v
-	}
-	body, err := json.Marshal(values)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return body
+	return tfvars(t, map[string]any{"name": "egress"}, inputs)
 }
 
 // The module's variables.tf, locals.tf, facts.tf.json and sizing.tf (its call of modules/sizing and the quota

@@ -41,21 +41,7 @@ output "max_unavailable_percentage" { value = var.max_unavailable_percentage }
 
 func eksVectors(t testing.TB) []eksVector { return tftest.Vectors[eksVector](t, "eks_node_group.json") }
 
-func eksVars(t testing.TB, v eksVector) []byte {
-	t.Helper()
-	values := map[string]any{}
-	for k, val := range eksRequired {
-		values[k] = val
-	}
-	for k, val := range v.Inputs {
-		values[k] = val
-	}
-	body, err := json.Marshal(values)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return body
-}
+func eksVars(t testing.TB, v eksVector) []byte { return tfvars(t, eksRequired, v.Inputs) }
 
 // The module's own variables.tf, locals.tf, catalog.tf.json and user_data.tf.json, applied with the real terraform
 // binary and no provider over every vector Python wrote: valid inputs give Python's user data byte for byte (for

@@ -271,6 +271,20 @@ class NodeGroupPlan:
         }
 
 
+def security_groups_problem(ena_express: object, security_groups_given: bool) -> Problem | None:
+    """ENA Express puts the network interface in the launch template, and EKS then adds no security group to it:
+    the node group must name its own (docs.aws.amazon.com/eks/latest/userguide/launch-templates.html,
+    "Network interfaces")."""
+    if ena_express is True and not security_groups_given:
+        return Problem(
+            "security_group_ids",
+            None,
+            "the node security groups (e.g. the cluster security group): with ena_express the launch template "
+            "defines the network interface, and EKS then adds none",
+        )
+    return None
+
+
 def plan_node_group(
     *,
     instance_types: Sequence[str],

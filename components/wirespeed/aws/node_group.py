@@ -16,8 +16,7 @@ import pulumi
 import pulumi_aws as aws
 
 from wirespeed.aws._errors import input_errors
-from wirespeed.aws.capacity import NodeGroupPlan, Taint, plan_node_group
-from wirespeed.manifests import Problem
+from wirespeed.aws.capacity import NodeGroupPlan, Taint, plan_node_group, security_groups_problem
 from wirespeed.profile import Profile
 
 TYPE_TOKEN = "wirespeed:index:NetworkOptimizedNodeGroup"
@@ -99,15 +98,9 @@ def _plan(args: NetworkOptimizedNodeGroupArgs) -> NodeGroupPlan:
         taints=args.taints,
         not_network_optimised_reason=args.not_network_optimised_reason,
     )
-    if args.ena_express is True and args.security_group_ids is None:
-        problems.append(
-            Problem(
-                "security_group_ids",
-                None,
-                "the node security groups (e.g. the cluster security group): with ena_express the launch template "
-                "defines the network interface, and EKS then adds none",
-            )
-        )
+    missing_groups = security_groups_problem(args.ena_express, args.security_group_ids is not None)
+    if missing_groups is not None:
+        problems.append(missing_groups)
     if problems or plan is None:
         raise input_errors("NetworkOptimizedNodeGroupArgs", problems)
     return plan

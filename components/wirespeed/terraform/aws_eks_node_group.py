@@ -244,15 +244,11 @@ def _case(name: str, inputs: Mapping[str, Any]) -> dict[str, Any]:
         not_network_optimised_reason=inputs.get("not_network_optimised_reason"),
     )
     # NetworkOptimizedNodeGroup's own rule (node_group.py), beside the plan's.
-    if inputs.get("ena_express") is True and inputs.get("security_group_ids") is None:
-        problems.append(
-            Problem(
-                "security_group_ids",
-                None,
-                "the node security groups (e.g. the cluster security group): with ena_express the launch template "
-                "defines the network interface, and EKS then adds none",
-            )
-        )
+    missing_groups = capacity.security_groups_problem(
+        inputs.get("ena_express"), inputs.get("security_group_ids") is not None
+    )
+    if missing_groups is not None:
+        problems.append(missing_groups)
     case: dict[str, Any] = {"name": name, "inputs": dict(inputs)}
     if problems or plan is None:
         unknown = [n for n in names if catalog.normalise_name(n) not in {t.name for t in catalog.instance_types("aws")}]
