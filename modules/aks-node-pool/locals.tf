@@ -57,3 +57,26 @@ locals {
 
   labels = merge(var.labels, { (local.pool_facts.profile_label) = var.profile })
 }
+
+# The pool by azurerm attribute: main.tf's azurerm_kubernetes_cluster_node_pool reads it, and for the system pool
+# the cluster's default_node_pool is built from it (output default_node_pool), one source for both as the Pulumi
+# component's _pool_settings is for AgentPool and the cluster's inline system pool.
+locals {
+  pool = {
+    name                 = var.name
+    vm_size              = local.size.name
+    os_sku               = var.os_sku
+    zones                = length(var.zones) > 0 ? var.zones : null
+    max_pods             = var.max_pods
+    auto_scaling_enabled = local.autoscaling
+    node_count           = local.node_count
+    min_count            = local.autoscaling ? var.min_count : null
+    max_count            = local.autoscaling ? var.max_count : null
+    node_labels          = local.labels
+    # azurerm's default_node_pool has no node_taints (only only_critical_addons_enabled); kept here as check_pool
+    # accepts them, for the caller to see.
+    node_taints      = var.taints
+    upgrade_settings = { max_surge = local.surge_text }
+    sysctl_config    = local.sysctl_config
+  }
+}

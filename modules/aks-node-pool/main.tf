@@ -3,28 +3,31 @@
 ################################################################################
 
 resource "azurerm_kubernetes_cluster_node_pool" "this" {
-  name                  = var.name
+  # The system pool is the cluster's default_node_pool, built by the caller from output default_node_pool.
+  count = var.system_pool ? 0 : 1
+
+  name                  = local.pool.name
   kubernetes_cluster_id = var.kubernetes_cluster_id
   mode                  = "User"
-  vm_size               = local.size.name
+  vm_size               = local.pool.vm_size
   os_type               = "Linux"
-  os_sku                = var.os_sku
+  os_sku                = local.pool.os_sku
   orchestrator_version  = var.orchestrator_version
   vnet_subnet_id        = var.vnet_subnet_id
-  zones                 = length(var.zones) > 0 ? var.zones : null
-  max_pods              = var.max_pods
+  zones                 = local.pool.zones
+  max_pods              = local.pool.max_pods
 
-  auto_scaling_enabled = local.autoscaling
-  node_count           = local.node_count
-  min_count            = local.autoscaling ? var.min_count : null
-  max_count            = local.autoscaling ? var.max_count : null
+  auto_scaling_enabled = local.pool.auto_scaling_enabled
+  node_count           = local.pool.node_count
+  min_count            = local.pool.min_count
+  max_count            = local.pool.max_count
 
-  node_labels = local.labels
-  node_taints = var.taints
+  node_labels = local.pool.node_labels
+  node_taints = local.pool.node_taints
   tags        = var.tags
 
   upgrade_settings {
-    max_surge = local.surge_text
+    max_surge = local.pool.upgrade_settings.max_surge
   }
 
   # Create-only: a change replaces the pool (new VMs), as the Pulumi component's replace_on_change says.

@@ -1,11 +1,16 @@
 output "id" {
-  description = "ID of the azurerm_kubernetes_cluster_node_pool."
-  value       = azurerm_kubernetes_cluster_node_pool.this.id
+  description = "ID of the azurerm_kubernetes_cluster_node_pool; null for the system pool (system_pool = true), which the cluster holds."
+  value       = one(azurerm_kubernetes_cluster_node_pool.this[*].id)
 }
 
 output "name" {
   description = "The AKS pool name."
-  value       = azurerm_kubernetes_cluster_node_pool.this.name
+  value       = var.system_pool ? var.name : azurerm_kubernetes_cluster_node_pool.this[0].name
+}
+
+output "default_node_pool" {
+  description = "With system_pool = true: the cluster's default_node_pool values by azurerm attribute (name, vm_size, os_sku, zones, max_pods, auto_scaling_enabled, node_count, min_count, max_count, node_labels, node_taints, upgrade_settings.max_surge, and sysctl_config for its linux_os_config block). null for a user pool."
+  value       = var.system_pool ? local.pool : null
 }
 
 output "vm_size" {

@@ -8,9 +8,22 @@ variable "name" {
   }
 }
 
+variable "system_pool" {
+  description = "true: this is the cluster's system pool, which azurerm builds inside azurerm_kubernetes_cluster (default_node_pool), not as a resource of its own. The module then creates nothing and outputs default_node_pool, the block's values; min_count is then at least 1 (AKS keeps a system pool running). Default false: a user pool (azurerm_kubernetes_cluster_node_pool)."
+  type        = bool
+  default     = false
+  nullable    = false
+}
+
 variable "kubernetes_cluster_id" {
-  description = "ID of the azurerm_kubernetes_cluster the pool joins."
+  description = "ID of the azurerm_kubernetes_cluster the pool joins. Required, except for the system pool (system_pool = true), which the cluster itself is built from."
   type        = string
+  default     = null
+
+  validation {
+    condition     = var.system_pool || var.kubernetes_cluster_id != null
+    error_message = "kubernetes_cluster_id: null is not allowed: the ID of the azurerm_kubernetes_cluster the pool joins (required unless system_pool is true)"
+  }
 }
 
 variable "vm_size" {
@@ -40,13 +53,13 @@ variable "not_network_optimised_reason" {
 }
 
 variable "min_count" {
-  description = "Autoscaler minimum, 0..1,000; at most max_count. Equal to max_count: a fixed-size pool (autoscaling off)."
+  description = "Autoscaler minimum, 0..1,000 (1..1,000 for the system pool); at most max_count. Equal to max_count: a fixed-size pool (autoscaling off)."
   type        = number
   default     = 1
 
   validation {
-    condition     = var.min_count == floor(var.min_count) && var.min_count >= 0 && var.min_count <= local.pool_facts.max_pool_nodes
-    error_message = "min_count: ${var.min_count} is not allowed: ${local.pool_facts.allowed.min_count}"
+    condition     = var.min_count == floor(var.min_count) && var.min_count >= (var.system_pool ? local.pool_facts.system_min_count : 0) && var.min_count <= local.pool_facts.max_pool_nodes
+    error_message = "min_count: ${var.min_count} is not allowed: ${var.system_pool ? local.pool_facts.allowed.system_min_count : local.pool_facts.allowed.min_count}"
   }
 
   validation {

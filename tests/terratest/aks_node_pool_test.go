@@ -23,6 +23,7 @@ output "left_to_agent" { value = local.profile.left_to_agent }
 output "linux_os_config_sysctls" { value = local.linux_os_config_sysctls }
 output "sysctl_config" { value = local.sysctl_config }
 output "autoscaling" { value = local.autoscaling }
+output "default_node_pool" { value = local.pool }
 `
 
 // Every vector Python wrote from wirespeed.azure.pools.check_pool: each built-in profile's sysctls, the labels and
@@ -93,8 +94,12 @@ func TestAksNodePoolRefusesEachRule(t *testing.T) {
 			"vm_size: 'Standard_D8s_v5' is not allowed: not network-optimised (NIC mellanox-or-mana, 12,500 Mb/s); use a MANA size such as Standard_D8ads_v6, Standard_D8as_v6, Standard_D8ds_v6, or set not_network_optimised_reason to the reason this pool may use it"}},
 		{"blank reason", map[string]any{"vm_size": "Standard_D8s_v5", "not_network_optimised_reason": " "}, []string{
 			"not_network_optimised_reason: ' ' is not allowed: a written reason (non-empty text) or null"}},
+		{"cluster id missing", map[string]any{"kubernetes_cluster_id": nil}, []string{
+			"kubernetes_cluster_id: null is not allowed: the ID of the azurerm_kubernetes_cluster the pool joins (required unless system_pool is true)"}},
 		{"min_count below 0", map[string]any{"min_count": -1}, []string{
 			"min_count: -1 is not allowed: must be a whole number between 0 and 1,000"}},
+		{"system pool min_count 0", map[string]any{"system_pool": true, "kubernetes_cluster_id": nil, "min_count": 0}, []string{
+			"min_count: 0 is not allowed: must be a whole number between 1 and 1,000"}},
 		{"min_count above max_count", map[string]any{"min_count": 4, "max_count": 3}, []string{
 			"min_count: 4 is not allowed: must be at most max_count (3) (autoscaler range min..max)"}},
 		{"max_count above 1000", map[string]any{"max_count": 1001}, []string{

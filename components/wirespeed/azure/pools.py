@@ -20,6 +20,9 @@ from wirespeed.sizing import aks_sysctls, azure_lb
 # learn.microsoft.com/azure/aks/create-node-pools ("Limitations"): a Linux pool name is 1-12 lowercase
 # alphanumerics starting with a letter.
 POOL_NAME_PATTERN = re.compile(r"^[a-z][a-z0-9]{0,11}$")
+# learn.microsoft.com/azure/aks/use-system-pools ("System and user node pools"): a system pool has at least one node;
+# a user pool may scale to zero.
+SYSTEM_MIN_COUNT = 1
 # learn.microsoft.com/azure/aks/azure-cni-overview ("Maximum pods per node"): 10..250 for every network plugin.
 MAX_PODS_RANGE = (10, 250)
 # learn.microsoft.com/azure/virtual-network/accelerated-networking-overview ("Supported VM instances"): VM sizes
@@ -237,7 +240,7 @@ def check_pool(spec: NodePoolSpec, prefix: str = "", *, system: bool = False) ->
             f"{spec.name!r} is not allowed: 1-12 lowercase letters and digits, starting with a letter (AKS pool name)",
         )
     instance = _check_vm_size(out, prefix, spec)
-    min_low = 1 if system else 0
+    min_low = SYSTEM_MIN_COUNT if system else 0
     min_count = whole_in(out, join(prefix, "min_count"), spec.min_count, min_low, azure_lb.MAX_POOL_NODES)
     max_count = whole_in(out, join(prefix, "max_count"), spec.max_count, 1, azure_lb.MAX_POOL_NODES)
     if min_count is not None and max_count is not None and min_count > max_count:

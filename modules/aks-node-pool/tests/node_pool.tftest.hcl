@@ -18,34 +18,34 @@ run "throughput_profile" {
   command = plan
 
   assert {
-    condition     = azurerm_kubernetes_cluster_node_pool.this.vm_size == "Standard_D16s_v6"
+    condition     = azurerm_kubernetes_cluster_node_pool.this[0].vm_size == "Standard_D16s_v6"
     error_message = "vm_size is not the catalog's canonical name"
   }
   assert {
-    condition     = azurerm_kubernetes_cluster_node_pool.this.linux_os_config[0].sysctl_config[0].net_core_netdev_max_backlog == 32768
+    condition     = azurerm_kubernetes_cluster_node_pool.this[0].linux_os_config[0].sysctl_config[0].net_core_netdev_max_backlog == 32768
     error_message = "netdev_max_backlog is not the throughput profile's"
   }
   assert {
-    condition     = azurerm_kubernetes_cluster_node_pool.this.linux_os_config[0].sysctl_config[0].net_core_somaxconn == 32768
+    condition     = azurerm_kubernetes_cluster_node_pool.this[0].linux_os_config[0].sysctl_config[0].net_core_somaxconn == 32768
     error_message = "extra sysctl somaxconn missing"
   }
   assert {
     condition = (
-      azurerm_kubernetes_cluster_node_pool.this.linux_os_config[0].sysctl_config[0].net_ipv4_ip_local_port_range_min == 1024 &&
-      azurerm_kubernetes_cluster_node_pool.this.linux_os_config[0].sysctl_config[0].net_ipv4_ip_local_port_range_max == 65000
+      azurerm_kubernetes_cluster_node_pool.this[0].linux_os_config[0].sysctl_config[0].net_ipv4_ip_local_port_range_min == 1024 &&
+      azurerm_kubernetes_cluster_node_pool.this[0].linux_os_config[0].sysctl_config[0].net_ipv4_ip_local_port_range_max == 65000
     )
     error_message = "the port range is not split into azurerm's min and max"
   }
   assert {
-    condition     = azurerm_kubernetes_cluster_node_pool.this.node_labels["wirespeed.io/profile"] == "throughput"
+    condition     = azurerm_kubernetes_cluster_node_pool.this[0].node_labels["wirespeed.io/profile"] == "throughput"
     error_message = "the profile label selects the tuning DaemonSet"
   }
   assert {
-    condition     = azurerm_kubernetes_cluster_node_pool.this.upgrade_settings[0].max_surge == "10%" && output.surge_nodes == 3
+    condition     = azurerm_kubernetes_cluster_node_pool.this[0].upgrade_settings[0].max_surge == "10%" && output.surge_nodes == 3
     error_message = "surge"
   }
   assert {
-    condition     = azurerm_kubernetes_cluster_node_pool.this.auto_scaling_enabled && azurerm_kubernetes_cluster_node_pool.this.min_count == 1 && azurerm_kubernetes_cluster_node_pool.this.max_count == 30
+    condition     = azurerm_kubernetes_cluster_node_pool.this[0].auto_scaling_enabled && azurerm_kubernetes_cluster_node_pool.this[0].min_count == 1 && azurerm_kubernetes_cluster_node_pool.this[0].max_count == 30
     error_message = "autoscaling 1..30"
   }
 }
@@ -59,7 +59,7 @@ run "balanced_profile" {
   }
 
   assert {
-    condition     = azurerm_kubernetes_cluster_node_pool.this.linux_os_config[0].sysctl_config[0].net_core_netdev_max_backlog == 8192
+    condition     = azurerm_kubernetes_cluster_node_pool.this[0].linux_os_config[0].sysctl_config[0].net_core_netdev_max_backlog == 8192
     error_message = "netdev_max_backlog is not the balanced profile's"
   }
 }
@@ -73,7 +73,7 @@ run "fixed_size_pool" {
   }
 
   assert {
-    condition     = !azurerm_kubernetes_cluster_node_pool.this.auto_scaling_enabled && azurerm_kubernetes_cluster_node_pool.this.node_count == 3
+    condition     = !azurerm_kubernetes_cluster_node_pool.this[0].auto_scaling_enabled && azurerm_kubernetes_cluster_node_pool.this[0].node_count == 3
     error_message = "min_count == max_count is a fixed-size pool"
   }
 }
@@ -96,4 +96,61 @@ run "refuses_a_sysctl_out_of_range" {
   }
 
   expect_failures = [var.extra_sysctls]
+}
+
+run "system_pool_creates_nothing_and_outputs_the_default_node_pool" {
+  command = plan
+
+  variables {
+    name                  = "system"
+    system_pool           = true
+    kubernetes_cluster_id = null
+    vm_size               = "Standard_D4s_v6"
+    min_count             = 2
+    max_count             = 3
+    max_surge             = "1"
+    zones                 = []
+    extra_sysctls         = {}
+  }
+
+  assert {
+    condition     = length(azurerm_kubernetes_cluster_node_pool.this) == 0 && output.id == null
+    error_message = "the system pool is the cluster's default_node_pool: the module creates no pool"
+  }
+  assert {
+    condition = output.default_node_pool.vm_size == "Standard_D4s_v6" && output.default_node_pool.auto_scaling_enabled && (
+      output.default_node_pool.node_count == 2 && output.default_node_pool.min_count == 2 && output.default_node_pool.max_count == 3
+    )
+    error_message = "system pool sizing"
+  }
+  assert {
+    condition     = output.default_node_pool.sysctl_config == { net_core_netdev_max_backlog = 32768 } && output.default_node_pool.node_labels["wirespeed.io/profile"] == "throughput"
+    error_message = "the system pool is tuned like a user pool"
+  }
+  assert {
+    condition     = output.sizing_pool == { max_count = 3, max_surge = "1" }
+    error_message = "the system pool counts in outbound sizing"
+  }
+}
+
+run "system_pool_needs_a_node" {
+  command = plan
+
+  variables {
+    system_pool           = true
+    kubernetes_cluster_id = null
+    min_count             = 0
+  }
+
+  expect_failures = [var.min_count]
+}
+
+run "user_pool_needs_the_cluster_id" {
+  command = plan
+
+  variables {
+    kubernetes_cluster_id = null
+  }
+
+  expect_failures = [var.kubernetes_cluster_id]
 }
