@@ -213,27 +213,18 @@ func requireFound(t *testing.T, what string, report checkReport, want []string) 
 	}
 }
 
-// systemPoolGap is what `wirespeed check` finds in both examples as they are: their system pool is the cluster's
-// default_node_pool, written in the example itself, not by modules/aks-node-pool, and sets no linux_os_config, so
-// its netdev_max_backlog is the kernel's 1,000, below the pack's 16,384. A gap in the examples (modules/*/examples,
-// not this file's to change); once their system pool sets the backlog, this list empties and they pass every rule.
-var systemPoolGap = []string{"netdev-backlog-minimum " + cluster}
-
-// inAksExample is what the check finds in an AKS example: findings, and the examples' systemPoolGap.
-func inAksExample(findings ...string) []string { return append(findings, systemPoolGap...) }
-
 const (
 	nodeGroup      = "module.edge_nodes.aws_eks_node_group.this"
 	launchTemplate = "module.edge_nodes.aws_launch_template.this"
-	ingestPool     = "module.ingest.azurerm_kubernetes_cluster_node_pool.this"
+	ingestPool     = "module.ingest.azurerm_kubernetes_cluster_node_pool.this[0]"
 	cluster        = "azurerm_kubernetes_cluster.this"
 )
 
 // The aks-node-pool example, with tuning-agent-present disabled (no kubernetes provider to plan
-// modules/node-tuning; without the config that rule fails too), fails only its untuned system pool (systemPoolGap):
-// the pool the module makes passes every rule. A size the module refuses is refused by the check too, in the same
-// example's plan.
-func TestCheckAksNodePoolExampleFailsOnlyItsUntunedSystemPoolWithTuningAgentRuleDisabled(t *testing.T) {
+// modules/node-tuning; without the config that rule fails too), passes every other rule: the user pool the module
+// makes and the system pool the cluster builds from its default_node_pool output (system_pool = true) are both
+// tuned. A size the module refuses is refused by the check too, in the same example's plan.
+func TestCheckAksNodePoolExamplePassesEveryRuleButTheDisabledTuningAgent(t *testing.T) {
 	example := newExample(t, "aks-node-pool")
 	plan, err := example.plan(t)
 	if err != nil {
@@ -243,22 +234,28 @@ func TestCheckAksNodePoolExampleFailsOnlyItsUntunedSystemPoolWithTuningAgentRule
 	if slices.Contains(report.Rules, "tuning-agent-present") || len(report.Rules) < 2 {
 		t.Errorf("rules run: %q, want every rule but tuning-agent-present", report.Rules)
 	}
-	requireFound(t, "examples/basic", report, inAksExample())
-	requireFound(t, "without --config", wirespeedCheck(t, plan, ""), inAksExample("tuning-agent-present "+cluster))
+	requireFound(t, "examples/basic", report, nil)
+	requireFound(t, "without --config", wirespeedCheck(t, plan, ""), []string{"tuning-agent-present " + cluster})
 
 	t.Run("a size the module refuses, the check refuses", func(t *testing.T) {
 		_, err := example.plan(t, edit{`vm_size               = "Standard_D16s_v6"`, `vm_size               = "Standard_D16s_v5"`})
 		requireRefusal(t, err, []string{
 			"vm_size: 'Standard_D16s_v5' is not allowed: not network-optimised (NIC mellanox-or-mana, 12,500 Mb/s); use a MANA size such as Standard_D16ads_v6, Standard_D16as_v6, Standard_E16as_v6, or set not_network_optimised_reason to the reason this pool may use it"})
 		refused := wirespeedCheck(t, setAfter(t, plan, ingestPool, "Standard_D16s_v5", "vm_size"), withoutTuningAgent)
-		requireFound(t, "vm_size Standard_D16s_v5", refused, inAksExample("network-optimised-sku "+ingestPool))
+		requireFound(t, "vm_size Standard_D16s_v5", refused, []string{"network-optimised-sku " + ingestPool})
+	})
+
+	// The system pool's backlog is judged like a user pool's: the kernel's default 1,000 in its place fails.
+	t.Run("a system pool without its sysctls, the check refuses", func(t *testing.T) {
+		untuned := wirespeedCheck(t, setAfter(t, plan, cluster, 1000, "default_node_pool", 0, "linux_os_config", 0, "sysctl_config", 0, "net_core_netdev_max_backlog"), withoutTuningAgent)
+		requireFound(t, "system pool netdev_max_backlog 1000", untuned, []string{"netdev-backlog-minimum " + cluster})
 	})
 
 	// The capacity rule counts the module's pool although its kubernetes_cluster_id is unknown until apply: the
 	// plan's configuration references link module.ingest to the cluster (and survive terraform-json's encoding).
 	t.Run("ports the IPs cannot hold: the check counts the module's pool", func(t *testing.T) {
 		overfull := wirespeedCheck(t, setAfter(t, plan, cluster, 16000, "network_profile", 0, "load_balancer_profile", 0, "outbound_ports_allocated"), withoutTuningAgent)
-		requireFound(t, "outbound_ports_allocated 16000", overfull, inAksExample("aks-snat-capacity "+cluster))
+		requireFound(t, "outbound_ports_allocated 16000", overfull, []string{"aks-snat-capacity " + cluster})
 		for _, v := range overfull.Violations {
 			if v.Rule == "aks-snat-capacity" && !strings.Contains(v.Message, "ingest") {
 				t.Errorf("aks-snat-capacity does not count the ingest pool: %s", v.Message)
@@ -267,10 +264,10 @@ func TestCheckAksNodePoolExampleFailsOnlyItsUntunedSystemPoolWithTuningAgentRule
 	})
 }
 
-// The aks-outbound example, with tuning-agent-present disabled, fails only its untuned system pool
-// (systemPoolGap): the SNAT ports and IPs the module sizes pass every rule. Ports 0 (Azure's shrinking default),
-// which the module refuses, the check refuses too.
-func TestCheckAksOutboundExampleFailsOnlyItsUntunedSystemPoolWithTuningAgentRuleDisabled(t *testing.T) {
+// The aks-outbound example, with tuning-agent-present disabled, passes every other rule: the SNAT ports and IPs the
+// module sizes, and its system pool tuned by modules/aks-node-pool (system_pool = true). Ports 0 (Azure's shrinking
+// default), which the module refuses, the check refuses too.
+func TestCheckAksOutboundExamplePassesEveryRuleButTheDisabledTuningAgent(t *testing.T) {
 	example := newExample(t, "aks-outbound")
 	plan, err := example.plan(t)
 	if err != nil {
@@ -280,15 +277,15 @@ func TestCheckAksOutboundExampleFailsOnlyItsUntunedSystemPoolWithTuningAgentRule
 	if slices.Contains(report.Rules, "tuning-agent-present") || len(report.Rules) < 2 {
 		t.Errorf("rules run: %q, want every rule but tuning-agent-present", report.Rules)
 	}
-	requireFound(t, "examples/basic", report, inAksExample())
-	requireFound(t, "without --config", wirespeedCheck(t, plan, ""), inAksExample("tuning-agent-present "+cluster))
+	requireFound(t, "examples/basic", report, nil)
+	requireFound(t, "without --config", wirespeedCheck(t, plan, ""), []string{"tuning-agent-present " + cluster})
 
 	t.Run("ports 0: the module refuses, the check refuses", func(t *testing.T) {
 		_, err := example.plan(t, edit{"connections_per_second = 8", "allocated_outbound_ports = 0"})
 		requireRefusal(t, err, []string{
 			"allocated_outbound_ports: 0 is not allowed: a multiple of 8 between 8 and 64,000 (0 would hand the choice to Azure, which halves it as the pool grows)"})
 		refused := wirespeedCheck(t, setAfter(t, plan, cluster, 0, "network_profile", 0, "load_balancer_profile", 0, "outbound_ports_allocated"), withoutTuningAgent)
-		requireFound(t, "outbound_ports_allocated 0", refused, inAksExample("aks-allocated-outbound-ports-default "+cluster))
+		requireFound(t, "outbound_ports_allocated 0", refused, []string{"aks-allocated-outbound-ports-default " + cluster})
 	})
 }
 
@@ -306,14 +303,20 @@ func TestCheckGapsTheModulesAllowAndThePackRefuses(t *testing.T) {
 			// of 8 from 8; aks-snat-ports-minimum holds every cluster to 1,024 (minimumPorts).
 			name: "aks-outbound explicit ports 512", module: "aks-outbound",
 			edits: []edit{{"connections_per_second = 8", "allocated_outbound_ports = 512"}},
-			want:  inAksExample("aks-snat-ports-minimum " + cluster),
+			want:  []string{"aks-snat-ports-minimum " + cluster},
 		},
 		{
 			// The balanced profile sets netdev_max_backlog 8,192 (sized for 25 Gb/s); the pack's floor is 16,384
 			// (minimumBacklog, rules/tuning.py says to lower it for pools using balanced).
 			name: "aks-node-pool balanced profile", module: "aks-node-pool",
 			edits: []edit{{`profile               = "throughput"`, `profile               = "balanced"`}},
-			want:  inAksExample("netdev-backlog-minimum " + ingestPool),
+			want:  []string{"netdev-backlog-minimum " + ingestPool},
+		},
+		{
+			// The same on the system pool (modules/aks-node-pool with system_pool = true), which the cluster holds.
+			name: "aks-node-pool balanced system pool", module: "aks-node-pool",
+			edits: []edit{{`profile     = "throughput"`, `profile     = "balanced"`}},
+			want:  []string{"netdev-backlog-minimum " + cluster},
 		},
 		{
 			// not_network_optimised_reason lets the module accept any catalog size; the pack has no such waiver
@@ -321,7 +324,7 @@ func TestCheckGapsTheModulesAllowAndThePackRefuses(t *testing.T) {
 			name: "aks-node-pool size with a reason", module: "aks-node-pool",
 			edits: []edit{{`vm_size               = "Standard_D16s_v6"`, `vm_size               = "Standard_D16s_v5"
   not_network_optimised_reason = "batch pool, egress is light"`}},
-			want: inAksExample("network-optimised-sku " + ingestPool),
+			want: []string{"network-optimised-sku " + ingestPool},
 		},
 		{
 			// The same waiver in eks-node-group.

@@ -1,4 +1,4 @@
-# A new AKS cluster with one network-optimised user pool tuned by the throughput profile, outbound SNAT sized
+# A new AKS cluster whose system pool and one network-optimised user pool are tuned by the throughput profile, outbound SNAT sized
 # over every pool (the system pool too) by modules/aks-outbound.
 terraform {
   required_version = ">= 1.9"
@@ -29,8 +29,20 @@ variable "location" {
   default     = "westeurope"
 }
 
+module "system" {
+  source = "../.."
+
+  name        = "system"
+  system_pool = true
+  vm_size     = "Standard_D4s_v6"
+  min_count   = 2
+  max_count   = 3
+  max_surge   = "1"
+  profile     = "throughput"
+}
+
 locals {
-  system = { max_count = 3, max_surge = "1" }
+  system = module.system.default_node_pool
 }
 
 resource "azurerm_resource_group" "this" {
@@ -43,7 +55,7 @@ module "outbound" {
 
   # Every pool behind the load balancer counts for SNAT, with its upgrade surge. sizing_pool reads only the
   # pool's own inputs, so passing it here makes no cycle with the cluster the pool joins.
-  pools                  = [local.system, module.ingest.sizing_pool]
+  pools                  = [module.system.sizing_pool, module.ingest.sizing_pool]
   connections_per_second = 4
 }
 
@@ -53,16 +65,38 @@ resource "azurerm_kubernetes_cluster" "this" {
   resource_group_name = azurerm_resource_group.this.name
   dns_prefix          = "wirespeed-basic"
 
+  # The system pool, tuned like every other pool: modules/aks-node-pool with system_pool = true checks it and
+  # gives the values; the cluster builds it (azurerm has no separate resource for the system pool).
   default_node_pool {
-    name                 = "system"
-    vm_size              = "Standard_D4s_v6"
-    auto_scaling_enabled = true
-    min_count            = 2
+    name                 = local.system.name
+    vm_size              = local.system.vm_size
+    os_sku               = local.system.os_sku
+    zones                = local.system.zones
+    max_pods             = local.system.max_pods
+    auto_scaling_enabled = local.system.auto_scaling_enabled
+    node_count           = local.system.node_count
+    min_count            = local.system.min_count
     max_count            = local.system.max_count
-    node_count           = 2
+    node_labels          = local.system.node_labels
+    # linux_os_config and vm_size are create-only: azurerm rotates the system pool through this temporary pool.
+    temporary_name_for_rotation = "systemrot"
 
     upgrade_settings {
-      max_surge = local.system.max_surge
+      max_surge = local.system.upgrade_settings.max_surge
+    }
+
+    linux_os_config {
+      sysctl_config {
+        net_core_netdev_max_backlog      = lookup(local.system.sysctl_config, "net_core_netdev_max_backlog", null)
+        net_core_somaxconn               = lookup(local.system.sysctl_config, "net_core_somaxconn", null)
+        net_core_rmem_max                = lookup(local.system.sysctl_config, "net_core_rmem_max", null)
+        net_core_wmem_max                = lookup(local.system.sysctl_config, "net_core_wmem_max", null)
+        net_core_optmem_max              = lookup(local.system.sysctl_config, "net_core_optmem_max", null)
+        net_ipv4_tcp_max_syn_backlog     = lookup(local.system.sysctl_config, "net_ipv4_tcp_max_syn_backlog", null)
+        net_ipv4_tcp_fin_timeout         = lookup(local.system.sysctl_config, "net_ipv4_tcp_fin_timeout", null)
+        net_ipv4_ip_local_port_range_min = lookup(local.system.sysctl_config, "net_ipv4_ip_local_port_range_min", null)
+        net_ipv4_ip_local_port_range_max = lookup(local.system.sysctl_config, "net_ipv4_ip_local_port_range_max", null)
+      }
     }
   }
 
@@ -116,6 +150,11 @@ output "outbound_ports_allocated" {
 output "outbound_ip_count" {
   description = "Managed outbound IPs."
   value       = module.outbound.outbound_ip_count
+}
+
+output "system_sysctls" {
+  description = "The sysctls AKS sets on the system pool's nodes (azurerm attribute names)."
+  value       = local.system.sysctl_config
 }
 
 output "ingest_sysctls" {

@@ -34,12 +34,28 @@ resource "azurerm_resource_group" "this" {
   location = var.location
 }
 
+module "system" {
+  source = "../../../aks-node-pool"
+
+  name        = "system"
+  system_pool = true
+  vm_size     = "Standard_D4s_v6"
+  min_count   = 2
+  max_count   = 3
+  max_surge   = "1"
+  profile     = "throughput"
+}
+
+locals {
+  system = module.system.default_node_pool
+}
+
 module "outbound" {
   source = "../.."
 
   # The system pool below, and a user pool of up to 200 nodes defined elsewhere (e.g. modules/aks-node-pool).
   pools = [
-    { max_count = 3, max_surge = "1" },
+    module.system.sizing_pool,
     { max_count = 200, max_surge = "10%" },
   ]
   connections_per_second = 8
@@ -55,16 +71,38 @@ resource "azurerm_kubernetes_cluster" "this" {
   resource_group_name = azurerm_resource_group.this.name
   dns_prefix          = "wirespeed-outbound"
 
+  # The system pool, tuned like every other pool: modules/aks-node-pool with system_pool = true checks it and
+  # gives the values; the cluster builds it (azurerm has no separate resource for the system pool).
   default_node_pool {
-    name                 = "system"
-    vm_size              = "Standard_D4s_v6"
-    auto_scaling_enabled = true
-    min_count            = 2
-    max_count            = 3
-    node_count           = 2
+    name                 = local.system.name
+    vm_size              = local.system.vm_size
+    os_sku               = local.system.os_sku
+    zones                = local.system.zones
+    max_pods             = local.system.max_pods
+    auto_scaling_enabled = local.system.auto_scaling_enabled
+    node_count           = local.system.node_count
+    min_count            = local.system.min_count
+    max_count            = local.system.max_count
+    node_labels          = local.system.node_labels
+    # linux_os_config and vm_size are create-only: azurerm rotates the system pool through this temporary pool.
+    temporary_name_for_rotation = "systemrot"
 
     upgrade_settings {
-      max_surge = "1"
+      max_surge = local.system.upgrade_settings.max_surge
+    }
+
+    linux_os_config {
+      sysctl_config {
+        net_core_netdev_max_backlog      = lookup(local.system.sysctl_config, "net_core_netdev_max_backlog", null)
+        net_core_somaxconn               = lookup(local.system.sysctl_config, "net_core_somaxconn", null)
+        net_core_rmem_max                = lookup(local.system.sysctl_config, "net_core_rmem_max", null)
+        net_core_wmem_max                = lookup(local.system.sysctl_config, "net_core_wmem_max", null)
+        net_core_optmem_max              = lookup(local.system.sysctl_config, "net_core_optmem_max", null)
+        net_ipv4_tcp_max_syn_backlog     = lookup(local.system.sysctl_config, "net_ipv4_tcp_max_syn_backlog", null)
+        net_ipv4_tcp_fin_timeout         = lookup(local.system.sysctl_config, "net_ipv4_tcp_fin_timeout", null)
+        net_ipv4_ip_local_port_range_min = lookup(local.system.sysctl_config, "net_ipv4_ip_local_port_range_min", null)
+        net_ipv4_ip_local_port_range_max = lookup(local.system.sysctl_config, "net_ipv4_ip_local_port_range_max", null)
+      }
     }
   }
 

@@ -14,4 +14,10 @@ run "plan" {
     condition     = output.ingest_sysctls == { netCoreNetdevMaxBacklog = 32768, netCoreSomaxconn = 32768 }
     error_message = "pool sysctls"
   }
+
+  assert {
+    # The system pool is tuned like a user pool (modules/aks-node-pool with system_pool = true).
+    condition     = azurerm_kubernetes_cluster.this.default_node_pool[0].linux_os_config[0].sysctl_config[0].net_core_netdev_max_backlog == 32768
+    error_message = "system pool sysctls"
+  }
 }

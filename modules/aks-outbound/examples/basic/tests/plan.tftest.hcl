@@ -9,4 +9,10 @@ run "plan" {
     condition     = output.outbound_ports_allocated == 2400 && output.public_ip_count == 9
     error_message = "outbound sizing"
   }
+
+  assert {
+    # The system pool is tuned like a user pool (modules/aks-node-pool with system_pool = true).
+    condition     = azurerm_kubernetes_cluster.this.default_node_pool[0].linux_os_config[0].sysctl_config[0].net_core_netdev_max_backlog == 32768
+    error_message = "system pool sysctls"
+  }
 }
