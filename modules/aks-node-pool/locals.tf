@@ -73,10 +73,8 @@ locals {
     min_count            = local.autoscaling ? var.min_count : null
     max_count            = local.autoscaling ? var.max_count : null
     node_labels          = local.labels
-    # azurerm's default_node_pool has no node_taints (only only_critical_addons_enabled); kept here as check_pool
-    # accepts them, for the caller to see.
-    node_taints      = var.taints
-    upgrade_settings = { max_surge = local.surge_text }
-    sysctl_config    = local.sysctl_config
+    node_taints          = var.taints # always [] for the system pool (variables.tf: default_node_pool cannot set them)
+    upgrade_settings     = { max_surge = local.surge_text }
+    sysctl_config        = local.sysctl_config
   }
 }

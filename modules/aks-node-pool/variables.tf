@@ -162,6 +162,13 @@ variable "taints" {
     condition     = alltrue([for t in var.taints : can(regex(local.taint_pattern, t))])
     error_message = join("; ", [for i, t in var.taints : "taints[${i}]: '${t}' is not allowed: KEY[=VALUE]:EFFECT with EFFECT one of ${join(", ", local.pool_facts.taint_effects)}" if !can(regex(local.taint_pattern, t))])
   }
+
+  # Terraform only (Python's system pool takes taints): azurerm's default_node_pool block has no node_taints
+  # (azurerm 5.2.0 schema, `terraform providers schema -json`), so they could not reach the nodes.
+  validation {
+    condition     = !var.system_pool || length(var.taints) == 0
+    error_message = "taints: ${jsonencode(var.taints)} is not allowed with system_pool = true: azurerm's default_node_pool cannot set node taints (only_critical_addons_enabled on the cluster's block gives the CriticalAddonsOnly taint); leave taints empty"
+  }
 }
 
 variable "extra_sysctls" {

@@ -100,6 +100,8 @@ func TestAksNodePoolRefusesEachRule(t *testing.T) {
 			"min_count: -1 is not allowed: must be a whole number between 0 and 1,000"}},
 		{"system pool min_count 0", map[string]any{"system_pool": true, "kubernetes_cluster_id": nil, "min_count": 0}, []string{
 			"min_count: 0 is not allowed: must be a whole number between 1 and 1,000"}},
+		{"system pool taints", map[string]any{"system_pool": true, "kubernetes_cluster_id": nil, "taints": []string{"dedicated=ingest:NoSchedule"}}, []string{
+			`taints: ["dedicated=ingest:NoSchedule"] is not allowed with system_pool = true: azurerm's default_node_pool cannot set node taints (only_critical_addons_enabled on the cluster's block gives the CriticalAddonsOnly taint); leave taints empty`}},
 		{"min_count above max_count", map[string]any{"min_count": 4, "max_count": 3}, []string{
 			"min_count: 4 is not allowed: must be at most max_count (3) (autoscaler range min..max)"}},
 		{"max_count above 1000", map[string]any{"max_count": 1001}, []string{
