@@ -68,6 +68,21 @@ def _resource(
     }
 
 
+def _agent_daemon_set(image: str | None) -> dict[str, Any]:
+    """A tuning agent DaemonSet as the least-privilege rule wants it (every block of the benched documents has one)."""
+    container: dict[str, Any] = {
+        "name": "agent",
+        **({"image": image} if image is not None else {}),
+        "securityContext": {"privileged": False, "capabilities": {"drop": ["ALL"], "add": ["NET_ADMIN"]}},
+    }
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "DaemonSet",
+        "metadata": {"name": "wirespeed-agent-throughput", "labels": {"app.kubernetes.io/name": "wirespeed-agent"}},
+        "spec": {"template": {"spec": {"hostNetwork": True, "containers": [container]}}},
+    }
+
+
 def block(index: int, rng: random.Random) -> list[dict[str, Any]]:
     """One cluster and everything around it: 20 resources."""
     cluster = f"aks-{index}"
@@ -139,28 +154,7 @@ def block(index: int, rng: random.Random) -> list[dict[str, Any]]:
         "metadata": {"name": "app-config"},
         "data": {"LOG_LEVEL": "info"},
     }
-    daemon_set = {
-        "apiVersion": "apps/v1",
-        "kind": "DaemonSet",
-        "metadata": {"name": "wirespeed-agent-throughput", "labels": {"app.kubernetes.io/name": "wirespeed-agent"}},
-        "spec": {
-            "template": {
-                "spec": {
-                    "hostNetwork": True,
-                    "containers": [
-                        {
-                            "name": "agent",
-                            "image": "ghcr.io/wirespeed-io/wirespeed-agent:v0.1.0",
-                            "securityContext": {
-                                "privileged": False,
-                                "capabilities": {"drop": ["ALL"], "add": ["NET_ADMIN"]},
-                            },
-                        }
-                    ],
-                }
-            }
-        },
-    }
+    daemon_set = _agent_daemon_set(image="ghcr.io/wirespeed-io/wirespeed-agent:v0.1.0")
     resources += [
         _resource("kubernetes:core/v1:ConfigMap", f"{cluster}-profile", profile_cm, profile_cm, provider=k8s),
         _resource("kubernetes:core/v1:ConfigMap", f"{cluster}-app", other_cm, other_cm, provider=k8s),
@@ -294,27 +288,7 @@ def tf_block(index: int, rng: random.Random) -> tuple[list[dict[str, Any]], list
         "metadata": {"name": "wirespeed-profile-throughput", "namespace": "wirespeed-system"},
         "data": {"profile.json": json.dumps(PROFILE, indent=2)},
     }
-    daemon_set = {
-        "apiVersion": "apps/v1",
-        "kind": "DaemonSet",
-        "metadata": {"name": "wirespeed-agent-throughput", "labels": {"app.kubernetes.io/name": "wirespeed-agent"}},
-        "spec": {
-            "template": {
-                "spec": {
-                    "hostNetwork": True,
-                    "containers": [
-                        {
-                            "name": "agent",
-                            "securityContext": {
-                                "privileged": False,
-                                "capabilities": {"drop": ["ALL"], "add": ["NET_ADMIN"]},
-                            },
-                        }
-                    ],
-                }
-            }
-        },
-    }
+    daemon_set = _agent_daemon_set(image=None)
     for name, manifest in (("profile", profile), ("agent", daemon_set)):
         changes.append(_tf_change("kubernetes_manifest", f"{cluster}_{name}", {"manifest": manifest}, {"object": True}))
         config.append({"address": f"kubernetes_manifest.{cluster}_{name}", "type": "kubernetes_manifest"})
