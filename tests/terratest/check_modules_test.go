@@ -220,12 +220,10 @@ const (
 	cluster        = "azurerm_kubernetes_cluster.this"
 )
 
-// The aks-node-pool example, with tuning-agent-present disabled (no kubernetes provider to plan
-// modules/node-tuning; without the config that rule fails too), passes every other rule: the user pool the module
-// makes and the system pool the cluster builds from its default_node_pool output (system_pool = true) are both
-// tuned. A size the module refuses is refused by the check too, in the same example's plan.
-func TestCheckAksNodePoolExamplePassesEveryRuleButTheDisabledTuningAgent(t *testing.T) {
-	example := newExample(t, "aks-node-pool")
+// planPassesAllButTuningAgent plans an AKS example and requires `wirespeed check` to find nothing with
+// tuning-agent-present disabled, and exactly that rule on the cluster without the config. It returns the plan.
+func planPassesAllButTuningAgent(t *testing.T, example *example) string {
+	t.Helper()
 	plan, err := example.plan(t)
 	if err != nil {
 		t.Fatalf("terraform plan of examples/basic: %v", err)
@@ -236,6 +234,16 @@ func TestCheckAksNodePoolExamplePassesEveryRuleButTheDisabledTuningAgent(t *test
 	}
 	requireFound(t, "examples/basic", report, nil)
 	requireFound(t, "without --config", wirespeedCheck(t, plan, ""), []string{"tuning-agent-present " + cluster})
+	return plan
+}
+
+// The aks-node-pool example, with tuning-agent-present disabled (no kubernetes provider to plan
+// modules/node-tuning; without the config that rule fails too), passes every other rule: the user pool the module
+// makes and the system pool the cluster builds from its default_node_pool output (system_pool = true) are both
+// tuned. A size the module refuses is refused by the check too, in the same example's plan.
+func TestCheckAksNodePoolExamplePassesEveryRuleButTheDisabledTuningAgent(t *testing.T) {
+	example := newExample(t, "aks-node-pool")
+	plan := planPassesAllButTuningAgent(t, example)
 
 	t.Run("a size the module refuses, the check refuses", func(t *testing.T) {
 		_, err := example.plan(t, edit{`vm_size               = "Standard_D16s_v6"`, `vm_size               = "Standard_D16s_v5"`})
@@ -269,16 +277,7 @@ func TestCheckAksNodePoolExamplePassesEveryRuleButTheDisabledTuningAgent(t *test
 // default), which the module refuses, the check refuses too.
 func TestCheckAksOutboundExamplePassesEveryRuleButTheDisabledTuningAgent(t *testing.T) {
 	example := newExample(t, "aks-outbound")
-	plan, err := example.plan(t)
-	if err != nil {
-		t.Fatalf("terraform plan of examples/basic: %v", err)
-	}
-	report := wirespeedCheck(t, plan, withoutTuningAgent)
-	if slices.Contains(report.Rules, "tuning-agent-present") || len(report.Rules) < 2 {
-		t.Errorf("rules run: %q, want every rule but tuning-agent-present", report.Rules)
-	}
-	requireFound(t, "examples/basic", report, nil)
-	requireFound(t, "without --config", wirespeedCheck(t, plan, ""), []string{"tuning-agent-present " + cluster})
+	plan := planPassesAllButTuningAgent(t, example)
 
 	t.Run("ports 0: the module refuses, the check refuses", func(t *testing.T) {
 		_, err := example.plan(t, edit{"connections_per_second = 8", "allocated_outbound_ports = 0"})
