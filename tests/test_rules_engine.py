@@ -108,7 +108,7 @@ def test_defaults_fill_every_setting():
     assert config.settings_for("aks-snat-ports-minimum") == {"minimumPorts": 1024}
     assert config.settings_for("netdev-backlog-minimum") == {"minimumBacklog": 16384}
     assert config.settings_for("nic-ring-minimum") == {"minimumRxRing": 4096}
-    assert config.settings_for("network-optimised-sku") == {"minimumBandwidthGbps": 10.0}
+    assert config.settings_for("network-optimised-sku") == {"minimumBandwidthGbps": 10.0, "acceptWrittenReason": True}
     assert config.settings_for("aws-natgw-capacity") == {"peakConnectionsPerDestination": 0}
     assert {r.id: config.level(r.id) for r in RULES} == {r.id: r.default_enforcement for r in RULES}
 

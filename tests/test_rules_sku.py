@@ -206,3 +206,77 @@ def test_azure_sizes_unknown_to_the_catalog_are_not_judged():
     props = fixture("aks_agent_pool")
     props["vmSize"] = "Standard_NV36ads_A10_v5"
     assert validate(SKU, "pool", props) == []
+
+
+REASON_TAG = "wirespeed.io.not-network-optimised-reason"
+
+
+def _slow(kind):
+    """A resource of each kind on a size the rule flags, and where its reason goes (tags, or annotations)."""
+    if kind == "pool":
+        return {**fixture("aks_agent_pool"), "vmSize": "Standard_D16s_v5"}, ("tags",)
+    if kind == "cluster":
+        props = fixture("aks_cluster")
+        props["agentPoolProfiles"][0]["vmSize"] = "Standard_D4s_v3"
+        return props, ("agentPoolProfiles", 0, "tags")
+    if kind == "node_group":
+        return {**fixture("eks_node_group"), "instanceTypes": ["m6i.8xlarge"]}, ("tags",)
+    if kind == "launch_template":
+        return launch_template(instance_type="m6i.8xlarge"), ("tags",)
+    props = node_pool_requirements({**FAMILIES, "values": ["m6i"]}, BANDWIDTH)
+    return props, ("metadata", "annotations")
+
+
+def _with_reason(props, where, reason):
+    container = props
+    for key in where[:-1]:
+        container = container.setdefault(key, {}) if isinstance(key, str) else container[key]
+    container[where[-1]] = {**container.get(where[-1], {}), REASON_TAG: reason}
+    return props
+
+
+KINDS = ["pool", "cluster", "node_group", "launch_template", "node_pool"]
+
+
+def test_the_reason_tag_is_the_one_the_components_and_modules_set():
+    from wirespeed.names import NOT_NETWORK_OPTIMISED_REASON
+
+    assert REASON_TAG == NOT_NETWORK_OPTIMISED_REASON
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_written_reason_lets_a_flagged_pool_through(kind):
+    props, where = _slow(kind)
+    assert len(validate(SKU, kind, props)) == 1
+    assert validate(SKU, kind, _with_reason(props, where, "batch pool, egress is light")) == []
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("reason", ["", "   "], ids=["empty", "blank"])
+def test_an_empty_reason_is_no_reason(kind, reason):
+    props, where = _slow(kind)
+    assert len(validate(SKU, kind, _with_reason(props, where, reason))) == 1
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_accept_written_reason_false_ignores_the_tag(kind):
+    props, where = _slow(kind)
+    props = _with_reason(props, where, "batch pool, egress is light")
+    assert len(validate(SKU, kind, props, {"acceptWrittenReason": False})) == 1
+
+
+def test_a_reason_on_one_inline_pool_does_not_let_another_through():
+    props = fixture("aks_cluster")
+    props["agentPoolProfiles"][0]["vmSize"] = "Standard_D4s_v3"
+    props["agentPoolProfiles"].append({**props["agentPoolProfiles"][0], "name": "batch", "vmSize": "Standard_D16s_v5"})
+    props["agentPoolProfiles"][1]["tags"] = {REASON_TAG: "batch pool, egress is light"}
+    assert [m.split(":")[0] for m in validate(SKU, "cluster", props)] == ["agentPoolProfiles[0] (system)"]
+
+
+def test_accept_written_reason_must_be_a_boolean():
+    from wirespeed.rules import RULES
+    from wirespeed.rules._config import ConfigError, resolve_config
+
+    with pytest.raises(ConfigError) as error:
+        resolve_config({SKU: {"acceptWrittenReason": "yes"}}, RULES)
+    assert error.value.problems == [(f"{SKU}.acceptWrittenReason", '"yes" is not allowed: must be true or false')]

@@ -9,3 +9,11 @@ from __future__ import annotations
 
 AGENT_NAME = "wirespeed-agent"  # the DaemonSet's app.kubernetes.io/name label, ServiceAccount and image name
 PROFILE_KEY = "profile.json"  # the key of the profile document in its ConfigMap's data
+
+# The tag (Azure, AWS) or annotation (Karpenter NodePool) that carries the written reason a pool may use a size
+# that is not network-optimised; network-optimised-sku lets such a pool through (setting acceptWrittenReason).
+# No "/" in it: Azure tag names cannot contain < > % & \ ? / (learn.microsoft.com/azure/azure-resource-manager/
+# management/tag-resources#limitations); without a prefix it is still a valid Kubernetes annotation key
+# (kubernetes.io/docs/concepts/overview/working-with-objects/annotations/#syntax-and-character-set: a name of at
+# most 63 characters, alphanumerics, '-', '_' and '.').
+NOT_NETWORK_OPTIMISED_REASON = "wirespeed.io.not-network-optimised-reason"

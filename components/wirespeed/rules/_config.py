@@ -92,6 +92,8 @@ def _allowed(prop: Mapping[str, Any], fallback: str) -> str:
     if kind in ("integer", "number") and low is not None:
         word = "a whole number" if kind == "integer" else "a number"
         return f"must be {word} >= {low:,}"
+    if kind == "boolean":
+        return "must be true or false"
     return fallback
 
 

@@ -7,10 +7,16 @@ from collections.abc import Sequence
 from wirespeed.rules._model import Rule, type_key
 
 
+def _default(value: object) -> str:
+    if isinstance(value, bool):  # JSON's spelling, as in the config file (and not 1, which :g makes of True)
+        return "true" if value else "false"
+    return f"{value:g}" if isinstance(value, int | float) else str(value)
+
+
 def _settings(rule: Rule) -> str:
     if not rule.config_schema:
         return "-"
-    return "<br>".join(f"`{name}` = {prop['default']:g}" for name, prop in rule.config_schema.items())
+    return "<br>".join(f"`{name}` = {_default(prop['default'])}" for name, prop in rule.config_schema.items())
 
 
 def _types(rule: Rule) -> str:

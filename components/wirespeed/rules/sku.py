@@ -7,6 +7,7 @@ import functools
 import re
 from collections.abc import Iterator
 
+from wirespeed.names import NOT_NETWORK_OPTIMISED_REASON
 from wirespeed.rules import _aks
 from wirespeed.rules._model import Finding, Resource, Rule, Settings, is_type
 from wirespeed.rules._props import elements, get, text
@@ -107,10 +108,17 @@ def _size_problem(name: str, minimum: float) -> str | None:
     return None
 
 
-def _aks_pool(resource: Resource, pool: object, label: str, minimum: float) -> Iterator[Finding]:
+def _written_reason(container: object, *path: str) -> bool:
+    """Whether the tags (or annotations) at ``path`` carry a non-empty reason for a size that is not
+    network-optimised. Read only once a size is flagged, so an unknown tag map leaves a compliant pool judged."""
+    reason = text(get(container, *path, NOT_NETWORK_OPTIMISED_REASON))
+    return bool(reason and reason.strip())
+
+
+def _aks_pool(resource: Resource, pool: object, label: str, minimum: float, accept: bool) -> Iterator[Finding]:
     size = text(get(pool, "vmSize"))
     problem = _size_problem(size, minimum) if size else None
-    if problem:
+    if problem and not (accept and _written_reason(pool, "tags")):
         yield Finding(resource, f"{label}: vmSize {problem}")
 
 
@@ -200,29 +208,41 @@ def _node_pool(resource: Resource, minimum: float) -> Iterator[Finding]:
         )
 
 
+def _unless_reason(findings: Iterator[Finding], resource: Resource, accept: bool, *path: str) -> Iterator[Finding]:
+    found = list(findings)
+    if found and accept and _written_reason(resource.props, *path):
+        return iter(())
+    return iter(found)
+
+
 def check_sku(resource: Resource, settings: Settings) -> Iterator[Finding]:
     minimum = float(settings["minimumBandwidthGbps"])
+    accept = bool(settings["acceptWrittenReason"])
     props = resource.props
     if is_type(resource, _aks.AGENT_POOL):
-        yield from _aks_pool(resource, props, f"agent pool {resource.name!r}", minimum)
+        yield from _aks_pool(resource, props, f"agent pool {resource.name!r}", minimum, accept)
     elif is_type(resource, _aks.CLUSTER):
         for pool, label in _aks.inline_pool_profiles(props):
-            yield from _aks_pool(resource, pool, label, minimum)
+            yield from _aks_pool(resource, pool, label, minimum, accept)
     elif is_type(resource, NODE_GROUP):
-        yield from _node_group(resource, minimum)
+        yield from _unless_reason(_node_group(resource, minimum), resource, accept, "tags")
     elif is_type(resource, LAUNCH_TEMPLATE):
-        yield from _launch_template(resource, minimum)
+        yield from _unless_reason(_launch_template(resource, minimum), resource, accept, "tags")
     elif is_type(resource, *NODE_POOL_TYPES):
-        yield from _node_pool(resource, minimum)
+        yield from _unless_reason(_node_pool(resource, minimum), resource, accept, "metadata", "annotations")
 
 
 NETWORK_OPTIMISED_SKU = Rule(
     id="network-optimised-sku",
-    description="Node pools use network-optimised sizes that sustain at least the minimum bandwidth.",
+    description="Node pools use network-optimised sizes that sustain at least the minimum bandwidth, unless the "
+    f"pool carries a written reason (tag or annotation `{NOT_NETWORK_OPTIMISED_REASON}`).",
     severity="medium",
     default_enforcement="mandatory",
     remediation="Pick a network-optimised size (Azure Boost v6 sizes on AKS, the 'n' families on EKS) that "
-    "sustains the minimum bandwidth: `wirespeed catalog list --network-optimised --min-gbps N`.",
+    "sustains the minimum bandwidth: `wirespeed catalog list --network-optimised --min-gbps N`. A pool that "
+    "needs another size says why: the components' allow_non_network_optimised / not_network_optimised_reason "
+    f"(and the modules' not_network_optimised_reason) set the tag {NOT_NETWORK_OPTIMISED_REASON}, which this "
+    "rule accepts unless acceptWrittenReason is false.",
     source=f"{SOURCES}; components/wirespeed/data/azure_sizes.json, aws_instance_types.json",
     scope="resource",
     types=(_aks.CLUSTER, _aks.AGENT_POOL, NODE_GROUP, LAUNCH_TEMPLATE, *NODE_POOL_TYPES),
@@ -232,7 +252,14 @@ NETWORK_OPTIMISED_SKU = Rule(
             "minimum": 0,
             "default": DEFAULT_MINIMUM_GBPS,
             "description": "Smallest allowed sustained (baseline) bandwidth in Gb/s, from the catalog.",
-        }
+        },
+        "acceptWrittenReason": {
+            "type": "boolean",
+            "default": True,
+            "description": f"Let through a pool whose tag (annotation on a Karpenter NodePool) "
+            f"{NOT_NETWORK_OPTIMISED_REASON} gives a non-empty reason: the reason is reviewed in the pull request "
+            "and recorded on the resource. false: no exceptions.",
+        },
     },
     check=check_sku,
 )
