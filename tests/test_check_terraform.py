@@ -219,7 +219,9 @@ TRANSLATIONS: dict[str, tuple[str, dict[str, Any], str, dict[str, Any]]] = {
         "azurerm_kubernetes_cluster",
         {
             "name": "aks",
-            "default_node_pool": [{"name": "system", "vm_size": "Standard_D4ds_v6", "enable_auto_scaling": False}],
+            "default_node_pool": [
+                {"name": "system", "vm_size": "Standard_D4ds_v6", "enable_auto_scaling": False, "tags": {"team": "a"}}
+            ],
             "network_profile": [
                 {
                     "outbound_type": "managedNATGateway",
@@ -231,7 +233,9 @@ TRANSLATIONS: dict[str, tuple[str, dict[str, Any], str, dict[str, Any]]] = {
         "azure-native:containerservice:ManagedCluster",
         {
             "resourceName": "aks",
-            "agentPoolProfiles": [{"name": "system", "vmSize": "Standard_D4ds_v6", "enableAutoScaling": False}],
+            "agentPoolProfiles": [
+                {"name": "system", "vmSize": "Standard_D4ds_v6", "enableAutoScaling": False, "tags": {"team": "a"}}
+            ],
             "networkProfile": {
                 "outboundType": "managedNATGateway",
                 "natGatewayProfile": {"managedOutboundIPProfile": {"count": 4}, "idleTimeoutInMinutes": 4},
@@ -250,6 +254,7 @@ TRANSLATIONS: dict[str, tuple[str, dict[str, Any], str, dict[str, Any]]] = {
             "os_type": "Linux",
             "upgrade_settings": [{"max_surge": "1"}],
             "linux_os_config": [{"sysctl_config": [{"net_core_netdev_max_backlog": 1000}]}],
+            "tags": {"wirespeed.io.not-network-optimised-reason": "batch"},
         },
         "azure-native:containerservice:AgentPool",
         {
@@ -262,6 +267,7 @@ TRANSLATIONS: dict[str, tuple[str, dict[str, Any], str, dict[str, Any]]] = {
             "osType": "Linux",
             "upgradeSettings": {"maxSurge": "1"},
             "linuxOSConfig": {"sysctls": {"netCoreNetdevMaxBacklog": 1000}},
+            "tags": {"wirespeed.io.not-network-optimised-reason": "batch"},
         },
     ),
     "azurerm-public-ip-prefix": (
@@ -279,6 +285,8 @@ TRANSLATIONS: dict[str, tuple[str, dict[str, Any], str, dict[str, Any]]] = {
             "instance_types": ["c6in.4xlarge"],
             "launch_template": [{"id": "lt-1", "name": None, "version": "3"}],
             "scaling_config": [{"desired_size": 3, "min_size": 3, "max_size": 10}],
+            "tags": {"wirespeed.io.not-network-optimised-reason": "batch"},
+            "tags_all": {"wirespeed.io.not-network-optimised-reason": "batch", "team": "a"},
         },
         "aws:eks/nodeGroup:NodeGroup",
         {
@@ -287,13 +295,24 @@ TRANSLATIONS: dict[str, tuple[str, dict[str, Any], str, dict[str, Any]]] = {
             "instanceTypes": ["c6in.4xlarge"],
             "launchTemplate": {"id": "lt-1", "version": "3"},
             "scalingConfig": {"desiredSize": 3, "minSize": 3, "maxSize": 10},
+            "tags": {"wirespeed.io.not-network-optimised-reason": "batch"},
         },
     ),
     "aws-launch-template": (
         "aws_launch_template",
-        {"name": "nodes", "instance_type": "c6in.4xlarge", "user_data": "IyEvYmluL2Jhc2g="},
+        {
+            "name": "nodes",
+            "instance_type": "c6in.4xlarge",
+            "user_data": "IyEvYmluL2Jhc2g=",
+            "tags": {"wirespeed.io.not-network-optimised-reason": "batch"},
+        },
         "aws:ec2/launchTemplate:LaunchTemplate",
-        {"name": "nodes", "instanceType": "c6in.4xlarge", "userData": "IyEvYmluL2Jhc2g="},
+        {
+            "name": "nodes",
+            "instanceType": "c6in.4xlarge",
+            "userData": "IyEvYmluL2Jhc2g=",
+            "tags": {"wirespeed.io.not-network-optimised-reason": "batch"},
+        },
     ),
     "aws-nat-gateway": (
         "aws_nat_gateway",

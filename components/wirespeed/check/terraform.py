@@ -178,6 +178,7 @@ def aks_pool_profile(pool: Any, name: Any = None) -> Any:
             "minCount": at(pool, "min_count"),
             "maxCount": at(pool, "max_count"),
             "osType": at(pool, "os_type"),
+            "tags": at(pool, "tags"),  # network-optimised-sku reads the written reason from them
             "upgradeSettings": {"maxSurge": at(pool, "upgrade_settings", "max_surge")},
             "linuxOSConfig": {
                 "sysctls": {
@@ -271,6 +272,7 @@ def eks_node_group(values: Any) -> Props:
             "instanceTypes": at(values, "instance_types"),
             "amiType": at(values, "ami_type"),
             "capacityType": at(values, "capacity_type"),
+            "tags": at(values, "tags"),
             "launchTemplate": UNKNOWN
             if template == UNKNOWN
             else {"id": at(template, "id"), "name": at(template, "name"), "version": at(template, "version")}
@@ -288,7 +290,12 @@ def eks_node_group(values: Any) -> Props:
 def launch_template(values: Any) -> Props:
     """aws_launch_template (``AWS_DOCS``/launch_template): ``user_data`` is base64, as the EC2 API takes it."""
     return _clean(
-        {"name": at(values, "name"), "instanceType": at(values, "instance_type"), "userData": at(values, "user_data")}
+        {
+            "name": at(values, "name"),
+            "instanceType": at(values, "instance_type"),
+            "userData": at(values, "user_data"),
+            "tags": at(values, "tags"),
+        }
     )
 
 
