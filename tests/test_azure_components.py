@@ -433,3 +433,31 @@ def test_the_five_kinds_of_bad_input_come_back_together_before_registering_under
     assert [e["property_path"] for e in caught.value.errors] == ["outbound.existing_ip_ids"]
     assert caught.value.errors[0]["reason"].startswith("infeasible: 64,000 ports x 8 nodes")
     assert mocks.registrations == []
+
+
+REASON_TAG = "wirespeed.io.not-network-optimised-reason"
+
+
+@pytest.mark.parametrize(
+    ("vm_size", "reason", "tags"),
+    [
+        pytest.param("Standard_D16s_v5", " batch pool, egress is light ", {REASON_TAG: "batch pool, egress is light"}),
+        pytest.param("Standard_D16s_v6", "batch pool, egress is light", None, id="network-optimised-size-no-tag"),
+        pytest.param("Standard_D16s_v6", None, None, id="no-reason-no-tag"),
+    ],
+)
+def test_pool_records_a_written_reason_only_for_a_size_that_needs_one_under_pulumi_mocks(vm_size, reason, tags):
+    rec = run_under_mocks(
+        lambda: NetworkOptimizedNodePool("apps", pool_args(vm_size=vm_size, allow_non_network_optimised=reason))
+    )
+    assert rec.one(AGENT_POOL).inputs.get("tags") == tags
+
+
+def test_cluster_records_the_written_reason_on_its_inline_system_pool_under_pulumi_mocks():
+    system = NodePoolSpec(
+        name="system", vm_size="D4s_v5", min_count=2, max_count=3, allow_non_network_optimised="system add-ons only"
+    )
+    rec = run_under_mocks(lambda: NetworkOptimizedCluster("shop", cluster_args(system_pool=system, tuning=False)))
+    profiles = rec.one(MANAGED_CLUSTER).inputs["agentPoolProfiles"]
+    assert [p.get("tags") for p in profiles] == [{REASON_TAG: "system add-ons only"}]
+    assert "tags" not in rec.one(AGENT_POOL).inputs

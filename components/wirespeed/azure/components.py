@@ -54,6 +54,8 @@ def _pool_settings(plan: PoolPlan) -> dict[str, Any]:
         settings["max_pods"] = spec.max_pods
     if spec.taints:
         settings["node_taints"] = list(spec.taints)
+    if plan.tags:
+        settings["tags"] = plan.tags
     return settings
 
 

@@ -13,6 +13,7 @@ from typing import Any
 from wirespeed import catalog
 from wirespeed.azure.problems import Collector, InvalidArgsError, Problem, join, whole_in
 from wirespeed.azure.spec import LINUX_OS_SKUS, PROFILE_LABEL, TAINT_EFFECTS, ZONES, NodePoolSpec
+from wirespeed.names import NOT_NETWORK_OPTIMISED_REASON
 from wirespeed.profile import Profile
 from wirespeed.profiles import builtin_profile
 from wirespeed.sizing import aks_sysctls, azure_lb
@@ -56,6 +57,15 @@ class PoolPlan:
     @property
     def autoscaling(self) -> bool:
         return self.spec.min_count < self.spec.max_count
+
+    @property
+    def tags(self) -> dict[str, str]:
+        """The written reason for a size that is not network-optimised, recorded on the pool, where
+        network-optimised-sku reads it; none for a network-optimised size."""
+        reason = self.spec.allow_non_network_optimised
+        if self.instance.network_optimised or not reason:
+            return {}
+        return {NOT_NETWORK_OPTIMISED_REASON: reason.strip()}
 
     @property
     def replace_on_change(self) -> tuple[str, ...]:
