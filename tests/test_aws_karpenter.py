@@ -126,3 +126,30 @@ def test_every_problem_is_listed_and_nothing_registers_under_pulumi_mocks(engine
         "  cluster_name: '' is not allowed; allowed: a non-empty string"
     )
     assert engine.registered == []
+
+
+REASON = "wirespeed.io.not-network-optimised-reason"
+
+
+@pytest.mark.parametrize(
+    ("families", "reason", "annotations"),
+    [
+        pytest.param(
+            ["c6in", "m6i"], "batch nodes, egress is light", {REASON: "batch nodes, egress is light"}, id="m6i"
+        ),
+        pytest.param(["c6in"], "just in case", None, id="network-optimised-families-no-annotation"),
+        pytest.param(["c6in"], None, None, id="no-reason"),
+    ],
+)
+def test_the_node_pool_records_a_written_reason_only_when_a_family_needs_one_under_pulumi_mocks(
+    engine, families, reason, annotations
+):
+    args = KarpenterNodePoolArgs(
+        cluster_name="prod",
+        node_role="KarpenterNodeRole-prod",
+        instance_families=families,
+        min_network_bandwidth_gbps=30,
+        not_network_optimised_reason=reason,
+    )
+    resolve(KarpenterNodePool("batch", args).node_pool_name)
+    assert engine.one(NODE_POOL).inputs["metadata"].get("annotations") == annotations

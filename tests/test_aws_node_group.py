@@ -143,6 +143,20 @@ def test_a_written_reason_admits_a_general_purpose_type_under_pulumi_mocks(engin
     )
     resolve(group.node_group_name)
     assert engine.one(NODE_GROUP).inputs["instanceTypes"] == ["m7i.large"]
+    # recorded where network-optimised-sku reads it, on the group and on its launch template (and instances)
+    reason = {"wirespeed.io.not-network-optimised-reason": "batch jobs, no network SLO"}
+    assert engine.one(NODE_GROUP).inputs["tags"] == reason
+    template = engine.one(LAUNCH_TEMPLATE).inputs
+    assert (
+        template["tags"] == template["tagSpecifications"][0]["tags"] == {"wirespeed.io/profile": "throughput"} | reason
+    )
+
+
+def test_a_reason_given_for_network_optimised_types_is_not_recorded_under_pulumi_mocks(engine):
+    group = NetworkOptimizedNodeGroup("net", args(not_network_optimised_reason="just in case", tags={"team": "a"}))
+    resolve(group.node_group_name)
+    assert engine.one(NODE_GROUP).inputs["tags"] == {"team": "a"}
+    assert engine.one(LAUNCH_TEMPLATE).inputs["tags"] == {"team": "a", "wirespeed.io/profile": "throughput"}
 
 
 def test_every_problem_is_listed_and_nothing_registers_under_pulumi_mocks(engine):

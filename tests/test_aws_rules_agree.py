@@ -50,3 +50,29 @@ def test_the_rules_read_the_backlog_from_wirespeeds_user_data(engine):
     user_data = read_user_data(template.inputs["userData"])
     # The script's write and its /etc/sysctl.d line.
     assert (user_data.eks_node, user_data.backlog_values()) == (True, [32768, 32768])
+
+
+@pytest.mark.parametrize(
+    ("reason", "accept", "flagged"),
+    [
+        pytest.param("batch jobs, no network SLO", True, [], id="reason-accepted"),
+        pytest.param("batch jobs, no network SLO", False, ["ng-node-group"], id="acceptWrittenReason-false"),
+    ],
+)
+def test_a_group_the_component_admits_with_a_reason_passes_the_sku_rule_under_pulumi_mocks(
+    engine, reason, accept, flagged
+):
+    group = NetworkOptimizedNodeGroup(
+        "ng",
+        NetworkOptimizedNodeGroupArgs(
+            cluster_name="prod",
+            node_role_arn="arn:aws:iam::123456789012:role/n",
+            subnet_ids=["subnet-a"],
+            instance_types=["m7i.large"],
+            not_network_optimised_reason=reason,
+        ),
+    )
+    resolve(group.node_group_name)
+    config = rules.resolve_config({"network-optimised-sku": {"acceptWrittenReason": accept}})
+    found = [v for r in as_rules_see_them(engine) for v in rules.evaluate_resource(r, config)]
+    assert [v.resource_name for v in found if v.rule_id == "network-optimised-sku"] == flagged

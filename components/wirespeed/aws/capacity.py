@@ -17,6 +17,7 @@ from wirespeed import catalog
 from wirespeed.catalog import InstanceType, UnknownInstanceType
 from wirespeed.manifests import PROFILE_LABEL, Problem
 from wirespeed.manifests.options import resolve_profiles
+from wirespeed.names import NOT_NETWORK_OPTIMISED_REASON
 from wirespeed.profile import MTU, Profile, RingSize
 from wirespeed.profiles import ASSUMPTIONS
 from wirespeed.userdata import render_al2023_user_data, render_bottlerocket_settings, script_problems
@@ -245,6 +246,15 @@ class NodeGroupPlan:
     ena_express: bool
     not_network_optimised_reason: str | None = None
     notes: tuple[str, ...] = field(default=())
+
+    @property
+    def tags(self) -> dict[str, str]:
+        """The written reason for types that are not network-optimised, recorded on the node group and its launch
+        template, where network-optimised-sku reads it; none when every type is network-optimised."""
+        reason = self.not_network_optimised_reason
+        if not reason or all(it.network_optimised for it in self.instance_types):
+            return {}
+        return {NOT_NETWORK_OPTIMISED_REASON: reason.strip()}
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from wirespeed import catalog
@@ -28,6 +28,7 @@ from wirespeed.aws.capacity import (
 )
 from wirespeed.catalog import InstanceType
 from wirespeed.manifests import PROFILE_LABEL, Problem
+from wirespeed.names import NOT_NETWORK_OPTIMISED_REASON
 from wirespeed.profile import Profile
 
 # Karpenter >= 1.0 (karpenter.sh/docs/upgrading/v1-migration): NodePool karpenter.sh/v1, EC2NodeClass
@@ -57,6 +58,8 @@ class KarpenterPlan:
     taints: tuple[Taint, ...]
     capacity_types: tuple[str, ...]
     cpu_limit: int
+    annotations: dict[str, str] = field(default_factory=dict)
+    """The written reason for families that are not network-optimised, where network-optimised-sku reads it."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -185,9 +188,17 @@ def plan_karpenter(
             taints=tuple(taints),
             capacity_types=tuple(capacity_types),
             cpu_limit=cpu_limit,
+            annotations=_reason_annotation(families, not_network_optimised_reason),
         ),
         [],
     )
+
+
+def _reason_annotation(families: Sequence[str], reason: str | None) -> dict[str, str]:
+    optimised = {it.family for it in catalog.instance_types(cloud="aws", network_optimised=True)}
+    if not reason or not reason.strip() or all(f in optimised for f in families):
+        return {}
+    return {NOT_NETWORK_OPTIMISED_REASON: reason.strip()}
 
 
 def node_class(plan: KarpenterPlan, *, role: str, cluster_name: str) -> dict[str, Any]:
@@ -255,7 +266,8 @@ def node_pool(plan: KarpenterPlan) -> dict[str, Any]:
     return {
         "apiVersion": NODEPOOL_API_VERSION,
         "kind": "NodePool",
-        "metadata": {"name": plan.name, "labels": {PROFILE_LABEL: plan.profile.name}},
+        "metadata": {"name": plan.name, "labels": {PROFILE_LABEL: plan.profile.name}}
+        | ({"annotations": dict(plan.annotations)} if plan.annotations else {}),
         "spec": {
             "template": {"metadata": {"labels": plan.labels}, "spec": template_spec},
             "limits": {"cpu": str(plan.cpu_limit)},

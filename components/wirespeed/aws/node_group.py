@@ -125,7 +125,7 @@ def _launch_template(
             )
         ]
         security_groups = None  # they travel on the interface: EC2 refuses both
-    tags = dict(args.tags) | {"wirespeed.io/profile": plan.profile.name}
+    tags = dict(args.tags) | {"wirespeed.io/profile": plan.profile.name} | plan.tags
     return aws.ec2.LaunchTemplate(
         f"{name}-launch-template",
         description=f"wirespeed: {plan.profile.name} tuning at boot",
@@ -182,7 +182,7 @@ class NetworkOptimizedNodeGroup(pulumi.ComponentResource):
             launch_template=aws.eks.NodeGroupLaunchTemplateArgs(
                 id=template.id, version=template.latest_version.apply(str)
             ),
-            tags=dict(args.tags) or None,
+            tags=(dict(args.tags) | plan.tags) or None,
             opts=pulumi.ResourceOptions(parent=self, ignore_changes=["scalingConfig.desiredSize"]),
         )
         self.node_group_name = group.node_group_name
