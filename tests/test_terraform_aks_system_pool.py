@@ -43,6 +43,7 @@ def _as_azurerm(name: str, settings: dict[str, Any]) -> dict[str, Any]:
         "node_taints": settings.get("node_taints", []),
         "upgrade_settings": {"max_surge": pulumi.get(settings["upgrade_settings"], "max_surge")},
         "sysctl_config": aks_node_pool.sysctl_config(by_kernel_name),
+        "tags": settings.get("tags", {}),
     }
 
 
@@ -52,7 +53,10 @@ def test_there_are_system_pool_vectors() -> None:
 
 @pytest.mark.parametrize("case", SYSTEM_CASES, ids=lambda c: str(c["name"]))
 def test_default_node_pool_is_the_pulumi_clusters_system_pool(case: dict[str, Any]) -> None:
-    spec = aks_node_pool._spec({k: v for k, v in case["inputs"].items() if k != "kubernetes_cluster_id"})
+    fields = {k: v for k, v in case["inputs"].items() if k != "kubernetes_cluster_id"}
+    if aks_node_pool.REASON_VARIABLE in fields:  # the module's name for the spec's allow_non_network_optimised
+        fields["reason"] = fields.pop(aks_node_pool.REASON_VARIABLE)
+    spec = aks_node_pool._spec(fields)
     plan, problems = pools.check_pool(spec, system=True)
     assert problems == []
     assert plan is not None

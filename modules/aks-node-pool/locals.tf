@@ -56,6 +56,13 @@ locals {
   )
 
   labels = merge(var.labels, { (local.pool_facts.profile_label) = var.profile })
+
+  # The written reason for a size that is not network-optimised, recorded on the pool where the policy rule
+  # network-optimised-sku reads it (as the Pulumi component's PoolPlan.tags); none for a network-optimised size.
+  reason_tags = try(!local.size.network_optimised, false) && var.not_network_optimised_reason != null ? {
+    (local.pool_facts.reason_tag) = trimspace(var.not_network_optimised_reason)
+  } : {}
+  tags = merge(var.tags, local.reason_tags)
 }
 
 # The pool by azurerm attribute: main.tf's azurerm_kubernetes_cluster_node_pool reads it, and for the system pool
@@ -76,5 +83,6 @@ locals {
     node_taints          = var.taints # always [] for the system pool (variables.tf: default_node_pool cannot set them)
     upgrade_settings     = { max_surge = local.surge_text }
     sysctl_config        = local.sysctl_config
+    tags                 = local.tags
   }
 }

@@ -24,7 +24,7 @@ resource "azurerm_kubernetes_cluster_node_pool" "this" {
 
   node_labels = local.pool.node_labels
   node_taints = local.pool.node_taints
-  tags        = var.tags
+  tags        = local.pool.tags
 
   upgrade_settings {
     max_surge = local.pool.upgrade_settings.max_surge

@@ -9,7 +9,7 @@ output "name" {
 }
 
 output "default_node_pool" {
-  description = "With system_pool = true: the cluster's default_node_pool values by azurerm attribute (name, vm_size, os_sku, zones, max_pods, auto_scaling_enabled, node_count, min_count, max_count, node_labels, node_taints, upgrade_settings.max_surge, and sysctl_config for its linux_os_config block). null for a user pool."
+  description = "With system_pool = true: the cluster's default_node_pool values by azurerm attribute (name, vm_size, os_sku, zones, max_pods, auto_scaling_enabled, node_count, min_count, max_count, node_labels, node_taints, upgrade_settings.max_surge, sysctl_config for its linux_os_config block, and tags). null for a user pool."
   value       = var.system_pool ? local.pool : null
 }
 
@@ -21,6 +21,11 @@ output "vm_size" {
 output "network_optimised" {
   description = "Whether the size is network-optimised (false only with not_network_optimised_reason)."
   value       = local.size.network_optimised
+}
+
+output "tags" {
+  description = "The Azure tags set on the pool: var.tags plus, for a size that is not network-optimised, not_network_optimised_reason as the tag the policy rule network-optimised-sku reads."
+  value       = local.tags
 }
 
 output "profile" {

@@ -42,7 +42,7 @@ variable "vm_size" {
 }
 
 variable "not_network_optimised_reason" {
-  description = "Why this pool may use a size that is not network-optimised (e.g. \"GPU pool, egress is light\"). Default null: such sizes are refused. Non-empty text when given."
+  description = "Why this pool may use a size that is not network-optimised (e.g. \"GPU pool, egress is light\"). Default null: such sizes are refused. Non-empty text when given; recorded on the pool as the tag the policy rule network-optimised-sku reads (output tags)."
   type        = string
   default     = null
 

@@ -24,6 +24,7 @@ output "linux_os_config_sysctls" { value = local.linux_os_config_sysctls }
 output "sysctl_config" { value = local.sysctl_config }
 output "autoscaling" { value = local.autoscaling }
 output "default_node_pool" { value = local.pool }
+output "tags" { value = local.tags }
 `
 
 // Every vector Python wrote from wirespeed.azure.pools.check_pool: each built-in profile's sysctls, the labels and

@@ -23,6 +23,7 @@ from wirespeed import catalog
 from wirespeed.azure import pools
 from wirespeed.azure.problems import Collector, whole_in
 from wirespeed.azure.spec import LINUX_OS_SKUS, PROFILE_LABEL, TAINT_EFFECTS, ZONES, NodePoolSpec
+from wirespeed.names import NOT_NETWORK_OPTIMISED_REASON
 from wirespeed.profiles import ASSUMPTIONS
 from wirespeed.sizing import aks_sysctls, azure_lb
 from wirespeed.terraform import MODULES, ROOT
@@ -130,6 +131,7 @@ def profiles_document() -> dict[str, Any]:
                 "os_skus": list(LINUX_OS_SKUS),
                 "taint_effects": list(TAINT_EFFECTS),
                 "profile_label": PROFILE_LABEL,
+                "reason_tag": NOT_NETWORK_OPTIMISED_REASON,
                 "supported_sysctls": list(aks_sysctls.supported_kernel_names()),
                 # whole_in's wording, with its thousands separators, for the count rules.
                 "allowed": {
@@ -177,6 +179,7 @@ CASES: list[tuple[str, dict[str, Any]]] = [
         "not_network_optimised_with_reason",
         {"vm_size": "Standard_D16s_v5", "max_count": 1000, "max_surge": "100%", "reason": "GPU pool, light egress"},
     ),
+    ("reason_for_a_network_optimised_size_is_not_recorded", {"vm_size": "Standard_D16s_v6", "reason": "just in case"}),
     ("invalid_not_network_optimised", {"vm_size": "Standard_D16s_v5"}),
     ("invalid_reason_blank", {"vm_size": "Standard_D16s_v5", "reason": "  "}),
     ("invalid_name", {"name": "Ingest-1", "vm_size": "Standard_D16s_v6"}),
@@ -226,6 +229,10 @@ CASES: list[tuple[str, dict[str, Any]]] = [
             "extra_sysctls": {"net.ipv4.ip_local_port_range": "1024 65000"},
         },
     ),
+    (
+        "system_not_network_optimised_with_reason",
+        {SYSTEM_VARIABLE: True, "name": "system", "vm_size": "Standard_D4s_v5", "min_count": 2, "reason": " add-ons "},
+    ),
     ("invalid_system_min_count_zero", {SYSTEM_VARIABLE: True, "vm_size": "Standard_D4s_v6", "min_count": 0}),
 ]
 
@@ -260,6 +267,7 @@ def default_node_pool(plan: pools.PoolPlan) -> dict[str, Any]:
         "node_taints": list(spec.taints),
         "upgrade_settings": {"max_surge": spec.max_surge.strip()},
         "sysctl_config": sysctl_config(plan.aks_sysctls),
+        "tags": dict(plan.tags),
     }
 
 
@@ -300,6 +308,7 @@ def _case(name: str, fields: dict[str, Any]) -> dict[str, Any]:
         "linux_os_config_sysctls": expected["linux_os_config_sysctls"],
         "sysctl_config": sysctl_config(plan.aks_sysctls),
         "autoscaling": plan.autoscaling,
+        "tags": dict(plan.tags),
     }
     if system:
         case["expected"]["default_node_pool"] = default_node_pool(plan)

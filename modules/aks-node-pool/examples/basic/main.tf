@@ -78,6 +78,7 @@ resource "azurerm_kubernetes_cluster" "this" {
     min_count            = local.system.min_count
     max_count            = local.system.max_count
     node_labels          = local.system.node_labels
+    tags                 = local.system.tags
     # linux_os_config and vm_size are create-only: azurerm rotates the system pool through this temporary pool.
     temporary_name_for_rotation = "systemrot"
 
