@@ -20,7 +20,13 @@ locals {
   ami_type   = try(local.node_group_facts.ami_types["${var.operating_system}/${local.architectures[0]}"], null)
   ring_class = try(local.ring_classes[0], null)
   labels     = merge(var.labels, { (local.node_group_facts.profile_label) = local.profile_name })
-  tags       = merge(var.tags, { (local.node_group_facts.profile_label) = local.profile_name })
+  # The written reason for types that are not network-optimised, recorded where the policy rule
+  # network-optimised-sku reads it (as the Pulumi component's NodeGroupPlan.tags); none when every type is.
+  reason_tags = length(local.found_types) > 0 && !alltrue([for t in local.found_types : t.network_optimised]) && try(trimspace(var.not_network_optimised_reason) != "", false) ? {
+    (local.node_group_facts.reason_tag) = trimspace(var.not_network_optimised_reason)
+  } : {}
+  node_group_tags = merge(var.tags, local.reason_tags)
+  tags            = merge(var.tags, { (local.node_group_facts.profile_label) = local.profile_name }, local.reason_tags)
   scaling = {
     min_size     = var.min_size
     max_size     = var.max_size

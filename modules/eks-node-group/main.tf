@@ -79,7 +79,7 @@ resource "aws_eks_node_group" "this" {
     version = tostring(aws_launch_template.this.latest_version)
   }
 
-  tags = length(var.tags) > 0 ? var.tags : null
+  tags = length(local.node_group_tags) > 0 ? local.node_group_tags : null
 
   lifecycle {
     # The cluster autoscaler (or an operator) owns the node count after creation.

@@ -60,7 +60,7 @@ variable "instance_types" {
 }
 
 variable "not_network_optimised_reason" {
-  description = "Why types outside the network-optimised families are acceptable here; without it they are refused."
+  description = "Why types outside the network-optimised families are acceptable here; without it they are refused. Recorded on the node group, the launch template and the instances as the tag the policy rule network-optimised-sku reads."
   type        = string
   default     = null
 

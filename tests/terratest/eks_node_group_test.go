@@ -37,6 +37,8 @@ output "labels" { value = local.labels }
 output "taints" { value = var.taints }
 output "scaling" { value = local.scaling }
 output "max_unavailable_percentage" { value = var.max_unavailable_percentage }
+output "node_group_tags" { value = local.node_group_tags }
+output "launch_template_tags" { value = local.tags }
 `
 
 func eksVectors(t testing.TB) []eksVector { return tftest.Vectors[eksVector](t, "eks_node_group.json") }
@@ -86,7 +88,7 @@ func TestEksNodeGroupMatchesPythonPlanWithoutProviders(t *testing.T) {
 			if userData != want {
 				t.Errorf("user data differs from Python's render (%d bytes, want %d)", len(userData), len(want))
 			}
-			for _, name := range []string{"user_data_key", "ami_type", "ring_class", "profile", "instance_types", "labels", "taints", "scaling", "max_unavailable_percentage"} {
+			for _, name := range []string{"user_data_key", "ami_type", "ring_class", "profile", "instance_types", "labels", "taints", "scaling", "max_unavailable_percentage", "node_group_tags", "launch_template_tags"} {
 				requireSameJSON(t, name, outputs[name], v.Expected[name])
 			}
 			var key string

@@ -23,6 +23,7 @@ from wirespeed.aws import capacity
 from wirespeed.aws.capacity import OPERATING_SYSTEMS, Taint
 from wirespeed.manifests import PROFILE_LABEL, Problem
 from wirespeed.manifests.options import builtin_names
+from wirespeed.names import NOT_NETWORK_OPTIMISED_REASON
 from wirespeed.profiles import builtin_profile
 from wirespeed.terraform import MODULES, ROOT
 
@@ -68,6 +69,7 @@ def catalog_document() -> dict[str, Any]:
                 "operating_systems": list(OPERATING_SYSTEMS),
                 "profiles": builtin_names(),
                 "profile_label": PROFILE_LABEL,
+                "reason_tag": NOT_NETWORK_OPTIMISED_REASON,
                 "taint_effects": list(capacity.TAINT_EFFECTS),
                 "label_key_pattern": capacity.LABEL_KEY.pattern,
                 "label_value_pattern": capacity.LABEL_VALUE.pattern,
@@ -155,6 +157,14 @@ CASES: list[tuple[str, dict[str, Any]]] = [
             "profile": "balanced",
             "not_network_optimised_reason": "batch jobs, no egress",
         },
+    ),
+    (
+        "reason_for_network_optimised_types_is_not_recorded",
+        {"instance_types": ["c6in.8xlarge"], "not_network_optimised_reason": "just in case", "tags": {"team": "a"}},
+    ),
+    (
+        "reason_recorded_beside_the_callers_tags",
+        {"instance_types": ["m6i.large"], "not_network_optimised_reason": " batch ", "tags": {"team": "a"}},
     ),
     (
         "labels_taints_and_sizes",
@@ -266,6 +276,9 @@ def _case(name: str, inputs: Mapping[str, Any]) -> dict[str, Any]:
         "taints": [{"key": t.key, "value": t.value, "effect": t.effect} for t in plan.taints],
         "scaling": {"min_size": plan.min_size, "max_size": plan.max_size, "desired_size": plan.desired_size},
         "max_unavailable_percentage": plan.max_unavailable_percentage,
+        # As NetworkOptimizedNodeGroup tags them (node_group.py): the reason tag only for types that need one.
+        "node_group_tags": dict(inputs.get("tags", {})) | plan.tags,
+        "launch_template_tags": dict(inputs.get("tags", {})) | {PROFILE_LABEL: plan.profile.name} | plan.tags,
     }
     return case
 
