@@ -318,22 +318,6 @@ func TestCheckGapsTheModulesAllowAndThePackRefuses(t *testing.T) {
 			want:  []string{"netdev-backlog-minimum " + cluster},
 		},
 		{
-			// not_network_optimised_reason lets the module accept any catalog size; the pack has no such waiver
-			// (only disabling network-optimised-sku for the whole plan).
-			name: "aks-node-pool size with a reason", module: "aks-node-pool",
-			edits: []edit{{`vm_size               = "Standard_D16s_v6"`, `vm_size               = "Standard_D16s_v5"
-  not_network_optimised_reason = "batch pool, egress is light"`}},
-			want: []string{"network-optimised-sku " + ingestPool},
-		},
-		{
-			// The same waiver in eks-node-group.
-			name: "eks-node-group type with a reason", module: "eks-node-group",
-			edits: []edit{{`instance_types = ["c6in.8xlarge", "c6in.12xlarge"]`, `instance_types = ["m6i.8xlarge"]
-  not_network_optimised_reason = "batch nodes, egress is light"
-  ena_express                  = false`}, {"  ena_express    = true\n", ""}},
-			want: []string{"network-optimised-sku " + nodeGroup},
-		},
-		{
 			// balanced on EKS: the user data writes netdev_max_backlog 8,192, under the pack's 16,384.
 			name: "eks-node-group balanced profile", module: "eks-node-group",
 			edits: []edit{{`profile        = "throughput"`, `profile        = "balanced"`}},
@@ -354,6 +338,56 @@ func TestCheckGapsTheModulesAllowAndThePackRefuses(t *testing.T) {
 				t.Fatalf("the module refused it, so this gap is closed (update this case): %v", err)
 			}
 			requireFound(t, c.name, wirespeedCheck(t, plan, withoutTuningAgent), c.want)
+		})
+	}
+}
+
+// A closed gap: not_network_optimised_reason lets a module accept a size that is not network-optimised, and the
+// module records it as the tag wirespeed.io.not-network-optimised-reason, which network-optimised-sku accepts by
+// default (acceptWrittenReason); a platform team that sets acceptWrittenReason false gets the refusal back. Without
+// a reason the module itself refuses the size (the examples' own tests pin that message).
+func TestCheckAWrittenReasonTheModulesRecordPassesTheSkuRule(t *testing.T) {
+	const noWaivers = `{"tuning-agent-present": "disabled", "network-optimised-sku": {"acceptWrittenReason": false}}`
+	cases := []struct {
+		name, module string
+		edits        []edit
+		flagged      []string
+	}{
+		{
+			name: "aks-node-pool user pool", module: "aks-node-pool",
+			edits: []edit{{`vm_size               = "Standard_D16s_v6"`, `vm_size               = "Standard_D16s_v5"
+  not_network_optimised_reason = "batch pool, egress is light"`}},
+			flagged: []string{"network-optimised-sku " + ingestPool},
+		},
+		{
+			// The system pool: the reason travels in default_node_pool's tags (output default_node_pool).
+			name: "aks-node-pool system pool", module: "aks-node-pool",
+			edits: []edit{{`vm_size     = "Standard_D4s_v6"`, `vm_size     = "Standard_D4s_v5"
+  not_network_optimised_reason = "system add-ons only"`}},
+			flagged: []string{"network-optimised-sku " + cluster},
+		},
+		{
+			name: "eks-node-group", module: "eks-node-group",
+			edits: []edit{{`instance_types = ["c6in.8xlarge", "c6in.12xlarge"]`, `instance_types = ["m6i.8xlarge"]
+  not_network_optimised_reason = "batch nodes, egress is light"
+  ena_express                  = false`}, {"  ena_express    = true\n", ""}},
+			flagged: []string{"network-optimised-sku " + nodeGroup},
+		},
+	}
+	examples := map[string]*example{}
+	for _, c := range cases {
+		if examples[c.module] == nil {
+			examples[c.module] = newExample(t, c.module)
+		}
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			plan, err := examples[c.module].plan(t, c.edits...)
+			if err != nil {
+				t.Fatalf("the module refused a size given with a reason: %v", err)
+			}
+			requireFound(t, c.name+", acceptWrittenReason true", wirespeedCheck(t, plan, withoutTuningAgent), nil)
+			requireFound(t, c.name+", acceptWrittenReason false", wirespeedCheck(t, plan, noWaivers), c.flagged)
 		})
 	}
 }
