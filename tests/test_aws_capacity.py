@@ -79,3 +79,14 @@ def test_plan_json_shows_bandwidth_and_ena_express():
             "architecture": "x86_64",
         }
     ]
+
+
+@pytest.mark.parametrize(("length", "problems"), [(256, 0), (257, 1)], ids=["256-fits-a-tag", "257-does-not"])
+def test_a_reason_must_fit_the_tag_it_is_recorded_in(length, problems):
+    from wirespeed.aws.capacity import plan_node_group
+
+    _, found = plan_node_group(instance_types=["m6i.large"], not_network_optimised_reason="x" * length + "  ")
+    assert [str(p) for p in found] == [
+        "not_network_optimised_reason: '257 characters' is not allowed; allowed: at most 256 characters (it is "
+        "recorded as an AWS tag, whose values hold 256)"
+    ][:problems]

@@ -183,6 +183,22 @@ def test_blank_reason_is_not_a_reason():
     ]
 
 
+@pytest.mark.parametrize(("length", "problems"), [(256, 0), (257, 1)], ids=["256-fits-a-tag", "257-does-not"])
+def test_a_reason_must_fit_the_tag_it_is_recorded_in(length, problems):
+    spec = NodePoolSpec(name="apps", vm_size="D8s_v5", allow_non_network_optimised=" " + "x" * length + " ")
+    expected = [
+        (
+            "allow_non_network_optimised",
+            "a reason of 257 characters is not allowed: at most 256 (it is recorded as a tag on the pool, and Azure "
+            "tag values hold at most 256)",
+        )
+    ]
+    if problems:
+        assert problems_of(lambda: plan_pool(spec)) == expected
+    else:
+        assert plan_pool(spec).tags == {"wirespeed.io.not-network-optimised-reason": "x" * length}
+
+
 def test_every_azure_catalog_size_can_have_accelerated_networking():
     assert all(accelerated_networking(t) for t in catalog.instance_types(cloud="azure"))
 

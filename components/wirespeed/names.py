@@ -17,3 +17,6 @@ PROFILE_KEY = "profile.json"  # the key of the profile document in its ConfigMap
 # (kubernetes.io/docs/concepts/overview/working-with-objects/annotations/#syntax-and-character-set: a name of at
 # most 63 characters, alphanumerics, '-', '_' and '.').
 NOT_NETWORK_OPTIMISED_REASON = "wirespeed.io.not-network-optimised-reason"
+# The longest reason a tag can carry: Azure tag values hold 256 characters (the limitations above), AWS tag values
+# 256 Unicode characters (docs.aws.amazon.com/tag-editor/latest/userguide/tagging.html, "Tag naming limits").
+REASON_MAX_LENGTH = 256

@@ -42,13 +42,18 @@ variable "vm_size" {
 }
 
 variable "not_network_optimised_reason" {
-  description = "Why this pool may use a size that is not network-optimised (e.g. \"GPU pool, egress is light\"). Default null: such sizes are refused. Non-empty text when given; recorded on the pool as the tag the policy rule network-optimised-sku reads (output tags)."
+  description = "Why this pool may use a size that is not network-optimised (e.g. \"GPU pool, egress is light\"). Default null: such sizes are refused. Non-empty text of at most 256 characters when given; recorded on the pool as the tag the policy rule network-optimised-sku reads (output tags)."
   type        = string
   default     = null
 
   validation {
     condition     = var.not_network_optimised_reason == null || trimspace(coalesce(var.not_network_optimised_reason, " ")) != ""
     error_message = "not_network_optimised_reason: '${coalesce(var.not_network_optimised_reason, " ")}' is not allowed: a written reason (non-empty text) or null"
+  }
+
+  validation {
+    condition     = try(length(trimspace(var.not_network_optimised_reason)) <= local.pool_facts.reason_max_length, true)
+    error_message = "not_network_optimised_reason: a reason of ${try(length(trimspace(var.not_network_optimised_reason)), 0)} characters is not allowed: at most ${local.pool_facts.reason_max_length} (it is recorded as a tag on the pool, and Azure tag values hold at most 256)"
   }
 }
 

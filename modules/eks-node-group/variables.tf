@@ -60,13 +60,18 @@ variable "instance_types" {
 }
 
 variable "not_network_optimised_reason" {
-  description = "Why types outside the network-optimised families are acceptable here; without it they are refused. Recorded on the node group, the launch template and the instances as the tag the policy rule network-optimised-sku reads."
+  description = "Why types outside the network-optimised families are acceptable here; without it they are refused. At most 256 characters: recorded on the node group, the launch template and the instances as the tag the policy rule network-optimised-sku reads."
   type        = string
   default     = null
 
   validation {
     condition     = try(trimspace(var.not_network_optimised_reason) != "", var.not_network_optimised_reason == null)
     error_message = "not_network_optimised_reason: '${coalesce(var.not_network_optimised_reason, " ")}' is not allowed; allowed: a non-empty sentence saying why"
+  }
+
+  validation {
+    condition     = try(length(trimspace(var.not_network_optimised_reason)) <= local.node_group_facts.reason_max_length, true)
+    error_message = "not_network_optimised_reason: '${try(length(trimspace(var.not_network_optimised_reason)), 0)} characters' is not allowed; allowed: at most ${local.node_group_facts.reason_max_length} characters (it is recorded as an AWS tag, whose values hold 256)"
   }
 }
 

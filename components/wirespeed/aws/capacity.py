@@ -17,7 +17,7 @@ from wirespeed import catalog
 from wirespeed.catalog import InstanceType, UnknownInstanceType
 from wirespeed.manifests import PROFILE_LABEL, Problem
 from wirespeed.manifests.options import resolve_profiles
-from wirespeed.names import NOT_NETWORK_OPTIMISED_REASON
+from wirespeed.names import NOT_NETWORK_OPTIMISED_REASON, REASON_MAX_LENGTH
 from wirespeed.profile import MTU, Profile, RingSize
 from wirespeed.profiles import ASSUMPTIONS
 from wirespeed.userdata import render_al2023_user_data, render_bottlerocket_settings, script_problems
@@ -112,6 +112,14 @@ def check_instance_types(
             )
     if reason is not None and (not isinstance(reason, str) or not reason.strip()):
         problems.append(Problem("not_network_optimised_reason", reason, "a non-empty sentence saying why"))
+    elif reason is not None and len(reason.strip()) > REASON_MAX_LENGTH:
+        problems.append(
+            Problem(
+                "not_network_optimised_reason",
+                f"{len(reason.strip())} characters",
+                f"at most {REASON_MAX_LENGTH} characters (it is recorded as an AWS tag, whose values hold 256)",
+            )
+        )
     architectures = sorted({it.architecture for it in found})
     if len(architectures) > 1:
         problems.append(

@@ -61,7 +61,8 @@ class KarpenterNodePoolArgs:
     """Kubernetes name of both objects. Default: the component's name."""
 
     not_network_optimised_reason: str | None = None
-    """Why families outside the network-optimised ones are acceptable here."""
+    """Why families outside the network-optimised ones are acceptable here. Recorded (only when a family needs it)
+    as the NodePool annotation ``wirespeed.io.not-network-optimised-reason``, which network-optimised-sku accepts."""
 
     operating_system: str = "al2023"
     """``al2023`` (boot script) or ``bottlerocket`` (sysctls only; rings and MTU by the node agent)."""

@@ -65,7 +65,9 @@ class NetworkOptimizedNodeGroupArgs:
     """Autoscaling minimum, 0..max_size."""
 
     not_network_optimised_reason: str | None = None
-    """Why types outside the network-optimised families are acceptable here; without it they are refused."""
+    """Why types outside the network-optimised families are acceptable here; without it they are refused. At most
+    256 characters: recorded (only when a type needs it) as the tag ``wirespeed.io.not-network-optimised-reason`` on
+    the node group, launch template and instances, which the policy rule network-optimised-sku accepts."""
 
     operating_system: str = "al2023"
     """``al2023`` (boot script tunes sysctls, rings and MTU) or ``bottlerocket`` (sysctls through

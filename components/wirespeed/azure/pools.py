@@ -13,7 +13,7 @@ from typing import Any
 from wirespeed import catalog
 from wirespeed.azure.problems import Collector, InvalidArgsError, Problem, join, whole_in
 from wirespeed.azure.spec import LINUX_OS_SKUS, PROFILE_LABEL, TAINT_EFFECTS, ZONES, NodePoolSpec
-from wirespeed.names import NOT_NETWORK_OPTIMISED_REASON
+from wirespeed.names import NOT_NETWORK_OPTIMISED_REASON, REASON_MAX_LENGTH
 from wirespeed.profile import Profile
 from wirespeed.profiles import builtin_profile
 from wirespeed.sizing import aks_sysctls, azure_lb
@@ -146,6 +146,12 @@ def _check_vm_size(out: Collector, prefix: str, spec: NodePoolSpec) -> catalog.I
         out.add(
             join(prefix, "allow_non_network_optimised"),
             f"{reason!r} is not allowed: a written reason (non-empty text) or None",
+        )
+    elif reason is not None and len(reason.strip()) > REASON_MAX_LENGTH:
+        out.add(
+            join(prefix, "allow_non_network_optimised"),
+            f"a reason of {len(reason.strip())} characters is not allowed: at most {REASON_MAX_LENGTH} (it is recorded "
+            "as a tag on the pool, and Azure tag values hold at most 256)",
         )
     elif not instance.network_optimised and reason is None:
         better = ", ".join(_network_optimised_alternatives(instance)) or "a v6 (MANA) size"

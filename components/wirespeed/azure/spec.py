@@ -86,9 +86,9 @@ class NodePoolSpec:
 
     allow_non_network_optimised: str | None = None
     """Why this pool may use a size that is not network-optimised (e.g. ``"GPU pool, egress is light"``).
-    Default None: such sizes are refused. Must be non-empty text when given; shown in the plan and recorded on the
-    pool as the tag ``wirespeed.io.not-network-optimised-reason``, which the policy rule network-optimised-sku
-    accepts (unless its setting acceptWrittenReason is false)."""
+    Default None: such sizes are refused. Must be non-empty text, at most 256 characters, when given; shown in the
+    plan and recorded on the pool as the tag ``wirespeed.io.not-network-optimised-reason`` (a tag value holds 256),
+    which the policy rule network-optimised-sku accepts (unless its setting acceptWrittenReason is false)."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -23,7 +23,7 @@ from wirespeed import catalog
 from wirespeed.azure import pools
 from wirespeed.azure.problems import Collector, whole_in
 from wirespeed.azure.spec import LINUX_OS_SKUS, PROFILE_LABEL, TAINT_EFFECTS, ZONES, NodePoolSpec
-from wirespeed.names import NOT_NETWORK_OPTIMISED_REASON
+from wirespeed.names import NOT_NETWORK_OPTIMISED_REASON, REASON_MAX_LENGTH
 from wirespeed.profiles import ASSUMPTIONS
 from wirespeed.sizing import aks_sysctls, azure_lb
 from wirespeed.terraform import MODULES, ROOT
@@ -132,6 +132,7 @@ def profiles_document() -> dict[str, Any]:
                 "taint_effects": list(TAINT_EFFECTS),
                 "profile_label": PROFILE_LABEL,
                 "reason_tag": NOT_NETWORK_OPTIMISED_REASON,
+                "reason_max_length": REASON_MAX_LENGTH,
                 "supported_sysctls": list(aks_sysctls.supported_kernel_names()),
                 # whole_in's wording, with its thousands separators, for the count rules.
                 "allowed": {
@@ -182,6 +183,7 @@ CASES: list[tuple[str, dict[str, Any]]] = [
     ("reason_for_a_network_optimised_size_is_not_recorded", {"vm_size": "Standard_D16s_v6", "reason": "just in case"}),
     ("invalid_not_network_optimised", {"vm_size": "Standard_D16s_v5"}),
     ("invalid_reason_blank", {"vm_size": "Standard_D16s_v5", "reason": "  "}),
+    ("invalid_reason_too_long", {"vm_size": "Standard_D16s_v5", "reason": "batch " * 43}),
     ("invalid_name", {"name": "Ingest-1", "vm_size": "Standard_D16s_v6"}),
     ("invalid_max_count", {"vm_size": "Standard_D16s_v6", "max_count": 1001}),
     ("invalid_min_count", {"vm_size": "Standard_D16s_v6", "min_count": -1}),

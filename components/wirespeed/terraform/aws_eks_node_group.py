@@ -23,7 +23,7 @@ from wirespeed.aws import capacity
 from wirespeed.aws.capacity import OPERATING_SYSTEMS, Taint
 from wirespeed.manifests import PROFILE_LABEL, Problem
 from wirespeed.manifests.options import builtin_names
-from wirespeed.names import NOT_NETWORK_OPTIMISED_REASON
+from wirespeed.names import NOT_NETWORK_OPTIMISED_REASON, REASON_MAX_LENGTH
 from wirespeed.profiles import builtin_profile
 from wirespeed.terraform import MODULES, ROOT
 
@@ -70,6 +70,7 @@ def catalog_document() -> dict[str, Any]:
                 "profiles": builtin_names(),
                 "profile_label": PROFILE_LABEL,
                 "reason_tag": NOT_NETWORK_OPTIMISED_REASON,
+                "reason_max_length": REASON_MAX_LENGTH,
                 "taint_effects": list(capacity.TAINT_EFFECTS),
                 "label_key_pattern": capacity.LABEL_KEY.pattern,
                 "label_value_pattern": capacity.LABEL_VALUE.pattern,
@@ -190,6 +191,7 @@ CASES: list[tuple[str, dict[str, Any]]] = [
     ("invalid_unknown_type", {"instance_types": ["c6in.8xlarge", "c9zz.large"]}),
     ("invalid_not_network_optimised", {"instance_types": ["m6i.large", "c7i.8xlarge"]}),
     ("invalid_blank_reason", {"instance_types": ["m6i.large"], "not_network_optimised_reason": "  "}),
+    ("invalid_reason_too_long", {"instance_types": ["m6i.large"], "not_network_optimised_reason": "batch " * 43}),
     ("invalid_mixed_architectures", {"instance_types": ["c6in.xlarge", "c7gn.xlarge"]}),
     ("invalid_mixed_ring_classes", {"instance_types": ["c6in.xlarge", "c6in.16xlarge"]}),
     (
