@@ -220,6 +220,19 @@ const (
 	cluster        = "azurerm_kubernetes_cluster.this"
 )
 
+// examplesFor makes one example per module the cases name, in the test itself: an example's copy and token
+// endpoint live as long as the test that made them, so not inside a case.
+func examplesFor[C any](t *testing.T, cases []C, module func(C) string) map[string]*example {
+	t.Helper()
+	examples := map[string]*example{}
+	for _, c := range cases {
+		if examples[module(c)] == nil {
+			examples[module(c)] = newExample(t, module(c))
+		}
+	}
+	return examples
+}
+
 // planPassesAllButTuningAgent plans an AKS example and requires `wirespeed check` to find nothing with
 // tuning-agent-present disabled, and exactly that rule on the cluster without the config. It returns the plan.
 func planPassesAllButTuningAgent(t *testing.T, example *example) string {
@@ -292,11 +305,12 @@ func TestCheckAksOutboundExamplePassesEveryRuleButTheDisabledTuningAgent(t *test
 // `wirespeed check` (default settings) refuses. Each case pins today's disagreement, so closing a gap (in the
 // module or in the pack) makes its case fail and be removed deliberately.
 func TestCheckGapsTheModulesAllowAndThePackRefuses(t *testing.T) {
-	cases := []struct {
+	type gapCase struct {
 		name, module string
 		edits        []edit
 		want         []string
-	}{
+	}
+	cases := []gapCase{
 		{
 			// The module's workload sizing never goes below 1,024, but explicit ports only need to be a multiple
 			// of 8 from 8; aks-snat-ports-minimum holds every cluster to 1,024 (minimumPorts).
@@ -324,13 +338,7 @@ func TestCheckGapsTheModulesAllowAndThePackRefuses(t *testing.T) {
 			want:  []string{"netdev-backlog-minimum " + launchTemplate},
 		},
 	}
-	// Made here, not in a case: an example's copy and token endpoint live as long as the test that made them.
-	examples := map[string]*example{}
-	for _, c := range cases {
-		if examples[c.module] == nil {
-			examples[c.module] = newExample(t, c.module)
-		}
-	}
+	examples := examplesFor(t, cases, func(c gapCase) string { return c.module })
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			plan, err := examples[c.module].plan(t, c.edits...)
@@ -348,11 +356,12 @@ func TestCheckGapsTheModulesAllowAndThePackRefuses(t *testing.T) {
 // a reason the module itself refuses the size (the examples' own tests pin that message).
 func TestCheckAWrittenReasonTheModulesRecordPassesTheSkuRule(t *testing.T) {
 	const noWaivers = `{"tuning-agent-present": "disabled", "network-optimised-sku": {"acceptWrittenReason": false}}`
-	cases := []struct {
+	type reasonCase struct {
 		name, module string
 		edits        []edit
 		flagged      []string
-	}{
+	}
+	cases := []reasonCase{
 		{
 			name: "aks-node-pool user pool", module: "aks-node-pool",
 			edits: []edit{{`vm_size               = "Standard_D16s_v6"`, `vm_size               = "Standard_D16s_v5"
@@ -374,12 +383,7 @@ func TestCheckAWrittenReasonTheModulesRecordPassesTheSkuRule(t *testing.T) {
 			flagged: []string{"network-optimised-sku " + nodeGroup},
 		},
 	}
-	examples := map[string]*example{}
-	for _, c := range cases {
-		if examples[c.module] == nil {
-			examples[c.module] = newExample(t, c.module)
-		}
-	}
+	examples := examplesFor(t, cases, func(c reasonCase) string { return c.module })
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			plan, err := examples[c.module].plan(t, c.edits...)
