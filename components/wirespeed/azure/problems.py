@@ -45,8 +45,13 @@ def is_whole(value: object) -> bool:
     return isinstance(value, int) or (isinstance(value, float) and value.is_integer())
 
 
+def whole_between(low: int, high: int) -> str:
+    """What :func:`whole_in` allows, in its words (the Terraform modules' messages repeat them)."""
+    return f"must be a whole number between {low:,} and {high:,}"
+
+
 def whole_in(out: Collector, path: str, value: object, low: int, high: int) -> int | None:
     if not isinstance(value, int | float) or not is_whole(value) or not low <= value <= high:
-        out.add(path, f"{value!r} is not allowed: must be a whole number between {low:,} and {high:,}")
+        out.add(path, f"{value!r} is not allowed: {whole_between(low, high)}")
         return None
     return int(value)

@@ -8,7 +8,6 @@ the real terraform binary and compares. Run ``python -m wirespeed.terraform`` (o
 
 from __future__ import annotations
 
-import json
 import random
 import sys
 from decimal import Decimal
@@ -21,6 +20,7 @@ from wirespeed.errors import FieldError, UserError
 from wirespeed.sizing import azure_lb, backlog, nat_gateway, packets, rings
 from wirespeed.sizing.errors import InfeasibleError
 from wirespeed.sizing.exact import decimal_text
+from wirespeed.terraform import json_number, render
 
 ROOT = Path(__file__).resolve().parents[3]
 MODULE_PATH = ROOT / "modules" / "sizing"
@@ -30,13 +30,6 @@ BACKLOG_VECTORS_PATH = ROOT / "tests" / "vectors" / "sizing_backlog.json"
 NAT_VECTORS_PATH = ROOT / "tests" / "vectors" / "sizing_nat_gateway.json"
 RINGS_VECTORS_PATH = ROOT / "tests" / "vectors" / "sizing_rings.json"
 README_VECTORS_PATH = ROOT / "tests" / "vectors" / "sizing_readme_examples.json"
-
-
-def _json_number(value: int | Fraction) -> int | float:
-    """A bound as the JSON number Terraform parses back to the same decimal (1/1000 -> 0.001)."""
-    if isinstance(value, int) or value.denominator == 1:
-        return int(value)
-    return float(decimal_text(value))
 
 
 def _ring_limits(limits: catalog.RingLimits | None) -> dict[str, int] | None:
@@ -79,12 +72,12 @@ def facts_document() -> dict[str, Any]:
                 "max_nat_demand": nat_gateway.MAX_DEMAND,
                 "backlog_min": backlog.BACKLOG_MIN,
                 "backlog_max": backlog.BACKLOG_MAX,
-                "backlog_default_stall_ms": _json_number(Fraction(str(backlog.DEFAULT_STALL_MS))),
+                "backlog_default_stall_ms": json_number(Fraction(str(backlog.DEFAULT_STALL_MS))),
                 "skb_overhead_bytes": backlog.SKB_OVERHEAD_BYTES,
                 "ethernet_overhead_bytes": packets.ETHERNET_OVERHEAD_BYTES,
                 "default_packet_bytes": packets.DEFAULT_PACKET_BYTES,
                 "packet_ranges": {
-                    name: [_json_number(low), _json_number(high)]
+                    name: [json_number(low), json_number(high)]
                     for name, (low, high) in (
                         ("line_rate_gbps", packets.LINE_RATE_GBPS_RANGE),
                         ("packet_bytes", packets.PACKET_BYTES_RANGE),
@@ -92,11 +85,11 @@ def facts_document() -> dict[str, Any]:
                     )
                 },
                 "nic_drivers": _nic_drivers(),
-                "ring_default_stall_ms": _json_number(Fraction(str(rings.DEFAULT_STALL_MS))),
+                "ring_default_stall_ms": json_number(Fraction(str(rings.DEFAULT_STALL_MS))),
                 "ring_default_queues": rings.DEFAULT_QUEUES,
                 "ring_queues_range": list(rings.QUEUES_RANGE),
                 "workload_ranges": {
-                    name: [_json_number(low), _json_number(high)]
+                    name: [json_number(low), json_number(high)]
                     for name, (low, high) in (
                         ("connections_per_second", azure_lb.CONNECTIONS_PER_SECOND_RANGE),
                         ("hold_seconds", azure_lb.HOLD_SECONDS_RANGE),
@@ -213,13 +206,6 @@ def _case(
         expected["infeasible"] = None
         case["expected"] = expected
     return case
-
-
-def _number(value: object) -> object:
-    if isinstance(value, Decimal):
-        # Written as the JSON number the user typed: 1.36, not 1.3600000000000001.
-        return int(value) if value == value.to_integral_value() else float(value)
-    raise TypeError(type(value).__name__)
 
 
 def vectors_document() -> dict[str, Any]:
@@ -444,10 +430,6 @@ def readme_vectors_document() -> dict[str, Any]:
             {"name": "node_rings", "output": "rings", "expected": rings.plan_rings("ena", 100).to_json()},
         ],
     }
-
-
-def render(document: dict[str, Any]) -> str:
-    return json.dumps(document, indent=2, default=_number) + "\n"
 
 
 def outputs() -> dict[Path, str]:

@@ -9,8 +9,12 @@ fails when any committed file differs from what its generator gives now.
 from __future__ import annotations
 
 import importlib
+import json
+from decimal import Decimal
+from fractions import Fraction
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[3]
 MODULES = ROOT / "modules"
@@ -39,3 +43,24 @@ def outputs() -> dict[Path, str]:
                 raise RuntimeError(f"{path} is generated twice (second time by {generator.__name__})")
             files[path] = text
     return files
+
+
+def json_number(value: int | Fraction | Decimal) -> int | float:
+    """A bound or an input as the JSON number Terraform parses back to the same decimal (1/1000 -> 0.001; a
+    Decimal as the user typed it: 1.36, not 1.3600000000000001)."""
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, int) or value.denominator == 1:
+        return int(value)
+    return float(value)  # the nearest double, which JSON writes as the shortest decimal that reads back to it
+
+
+def _json_default(value: object) -> object:
+    if isinstance(value, Decimal | Fraction):
+        return json_number(value)
+    raise TypeError(type(value).__name__)
+
+
+def render(document: Any) -> str:
+    """A generated JSON file as committed: two-space indent, a final newline, exact decimals."""
+    return json.dumps(document, indent=2, default=_json_default) + "\n"

@@ -15,18 +15,17 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from wirespeed import catalog
 from wirespeed.azure import pools
-from wirespeed.azure.problems import Collector, whole_in
+from wirespeed.azure.problems import whole_between
 from wirespeed.azure.spec import LINUX_OS_SKUS, PROFILE_LABEL, TAINT_EFFECTS, ZONES, NodePoolSpec
 from wirespeed.names import NOT_NETWORK_OPTIMISED_REASON, REASON_MAX_LENGTH
 from wirespeed.profiles import ASSUMPTIONS
 from wirespeed.sizing import aks_sysctls, azure_lb
-from wirespeed.terraform import MODULES, ROOT
+from wirespeed.terraform import MODULES, ROOT, render
 
 MODULE = MODULES / "aks-node-pool"
 CATALOG_PATH = MODULE / "catalog.tf.json"
@@ -110,12 +109,6 @@ def _sysctl_facts() -> dict[str, Any]:
     return rows
 
 
-def _whole_between(low: int, high: int) -> str:
-    out = Collector()
-    whole_in(out, "probe", None, low, high)
-    return out.problems[0].reason.partition(" is not allowed: ")[2]
-
-
 def profiles_document() -> dict[str, Any]:
     return {
         "//": _HEADER.format(source="wirespeed.profiles, wirespeed.sizing.aks_sysctls and wirespeed.azure.pools"),
@@ -136,10 +129,10 @@ def profiles_document() -> dict[str, Any]:
                 "supported_sysctls": list(aks_sysctls.supported_kernel_names()),
                 # whole_in's wording, with its thousands separators, for the count rules.
                 "allowed": {
-                    "min_count": _whole_between(0, azure_lb.MAX_POOL_NODES),
-                    "system_min_count": _whole_between(pools.SYSTEM_MIN_COUNT, azure_lb.MAX_POOL_NODES),
-                    "max_count": _whole_between(1, azure_lb.MAX_POOL_NODES),
-                    "max_pods": _whole_between(*pools.MAX_PODS_RANGE),
+                    "min_count": whole_between(0, azure_lb.MAX_POOL_NODES),
+                    "system_min_count": whole_between(pools.SYSTEM_MIN_COUNT, azure_lb.MAX_POOL_NODES),
+                    "max_count": whole_between(1, azure_lb.MAX_POOL_NODES),
+                    "max_pods": whole_between(*pools.MAX_PODS_RANGE),
                 },
                 "replace_on_change": [path for path, _ in pools.REPLACE_ON_CHANGE],
             },
@@ -322,10 +315,6 @@ def vectors_document() -> dict[str, Any]:
         "//": _HEADER.format(source="wirespeed.azure.pools.check_pool"),
         "cases": [_case(name, fields) for name, fields in CASES],
     }
-
-
-def render(document: dict[str, Any]) -> str:
-    return json.dumps(document, indent=2) + "\n"
 
 
 def outputs() -> dict[Path, str]:

@@ -9,16 +9,16 @@
 
 from __future__ import annotations
 
-import json
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 from wirespeed.azure import outbound
-from wirespeed.azure.problems import Collector, InvalidArgsError, whole_in
+from wirespeed.azure.problems import InvalidArgsError, whole_between
 from wirespeed.azure.spec import NodePoolSpec, OutboundSpec
 from wirespeed.sizing import azure_lb, nat_gateway
 from wirespeed.sizing.errors import InfeasibleError, SizingError
-from wirespeed.terraform import MODULES, ROOT
+from wirespeed.terraform import MODULES, ROOT, json_number, render
 
 MODULE = MODULES / "aks-outbound"
 FACTS_PATH = MODULE / "facts.tf.json"
@@ -42,12 +42,6 @@ def _nat_suggestion() -> str:
     raise AssertionError("the probe demand fits")
 
 
-def _whole_between(low: int, high: int) -> str:
-    out = Collector()
-    whole_in(out, "probe", None, low, high)
-    return out.problems[0].reason.partition(" is not allowed: ")[2]
-
-
 def _refusal(fields: dict[str, Any]) -> str:
     """What plan_outbound says is allowed when it refuses ``fields`` (for one pool of 10 nodes)."""
     try:
@@ -59,7 +53,7 @@ def _refusal(fields: dict[str, Any]) -> str:
 
 def _workload_ranges() -> dict[str, Any]:
     """Each workload field's range and the words azure_lb.Workload refuses a value outside it with."""
-    ranges = {
+    ranges: dict[str, tuple[int | Fraction, int | Fraction]] = {
         "connections_per_second": azure_lb.CONNECTIONS_PER_SECOND_RANGE,
         "hold_seconds": azure_lb.HOLD_SECONDS_RANGE,
         "headroom": azure_lb.HEADROOM_RANGE,
@@ -73,13 +67,8 @@ def _workload_ranges() -> dict[str, Any]:
             allowed = exc.allowed
         else:
             raise AssertionError(f"{field} {high + 1} was accepted")
-        out[field] = {"low": _json_number(low), "high": _json_number(high), "allowed": allowed}
+        out[field] = {"low": json_number(low), "high": json_number(high), "allowed": allowed}
     return out
-
-
-def _json_number(value: Any) -> int | float:
-    number = float(value)
-    return int(number) if number.is_integer() else number
 
 
 def facts_document() -> dict[str, Any]:
@@ -104,13 +93,13 @@ def facts_document() -> dict[str, Any]:
                 # whole_in's wording, with its thousands separators.
                 "max_nat_demand": nat_gateway.MAX_DEMAND,
                 "allowed": {
-                    "nat_gateway_flows": _whole_between(1, nat_gateway.MAX_DEMAND),
+                    "nat_gateway_flows": whole_between(1, nat_gateway.MAX_DEMAND),
                     "allocated_outbound_ports": _refusal({"allocated_outbound_ports": 1020}),
                     "ports_or_workload": _refusal({}),
-                    "max_count": _whole_between(1, azure_lb.MAX_POOL_NODES),
-                    "idle_timeout_minutes": _whole_between(*outbound.IDLE_TIMEOUT_RANGE),
-                    "nat_gateway_ip_count": _whole_between(1, nat_gateway.AZURE_MAX_IPS),
-                    "outbound_ip_count": _whole_between(1, azure_lb.MAX_OUTBOUND_IPS),
+                    "max_count": whole_between(1, azure_lb.MAX_POOL_NODES),
+                    "idle_timeout_minutes": whole_between(*outbound.IDLE_TIMEOUT_RANGE),
+                    "nat_gateway_ip_count": whole_between(1, nat_gateway.AZURE_MAX_IPS),
+                    "outbound_ip_count": whole_between(1, azure_lb.MAX_OUTBOUND_IPS),
                 },
                 "suggestion": {
                     "ports per node": _suggestion(one, workload=azure_lb.Workload(300, 240, 1)),
@@ -263,10 +252,6 @@ def vectors_document() -> dict[str, Any]:
         "//": _HEADER.format(source="wirespeed.azure.outbound.plan_outbound"),
         "cases": [_case(*c) for c in CASES],
     }
-
-
-def render(document: dict[str, Any]) -> str:
-    return json.dumps(document, indent=2) + "\n"
 
 
 def outputs() -> dict[Path, str]:
