@@ -64,3 +64,17 @@ def _json_default(value: object) -> object:
 def render(document: Any) -> str:
     """A generated JSON file as committed: two-space indent, a final newline, exact decimals."""
     return json.dumps(document, indent=2, default=_json_default) + "\n"
+
+
+def terraform_value(value: object) -> str:
+    """A Problem's value as a module's validation message prints it: Terraform's null, true/false and whole
+    numbers; Python's repr for strings (quoted as the Python layer quotes them) and lists of them."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float) and value == int(value):
+        return str(int(value))
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(terraform_value(v) for v in value) + "]"
+    return repr(value)

@@ -24,7 +24,7 @@ from wirespeed.manifests import PROFILE_LABEL, Problem
 from wirespeed.manifests.options import builtin_names
 from wirespeed.names import NOT_NETWORK_OPTIMISED_REASON, REASON_MAX_LENGTH
 from wirespeed.profiles import builtin_profile
-from wirespeed.terraform import MODULES, ROOT, render
+from wirespeed.terraform import MODULES, ROOT, render, terraform_value
 
 MODULE = MODULES / "eks-node-group"
 CATALOG_PATH = MODULE / "catalog.tf.json"
@@ -107,26 +107,13 @@ def user_data_document() -> dict[str, Any]:
     }
 
 
-def _value(value: object) -> str:
-    """A value as the module's messages print it: Python's repr for strings and lists, Terraform's literals."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, float) and value == int(value):
-        return str(int(value))
-    if isinstance(value, list | tuple):
-        return "[" + ", ".join(_value(v) for v in value) + "]"
-    return repr(value)
-
-
 def terraform_message(problem: Problem, unknown_types: Sequence[str] = ()) -> str:
     allowed = problem.allowed
     if problem.field.startswith("instance_types[") and problem.value in unknown_types:
         allowed = UNKNOWN_TYPE_ALLOWED
     for python, terraform in TERRAFORM_SPELLING.items():
         allowed = allowed.replace(python, terraform)
-    return f"{problem.field}: {_value(problem.value)} is not allowed; allowed: {allowed}"
+    return f"{problem.field}: {terraform_value(problem.value)} is not allowed; allowed: {allowed}"
 
 
 # (name, module inputs): every variable the rules read; the rest keep the module's defaults.

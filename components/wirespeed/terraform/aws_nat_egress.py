@@ -17,7 +17,7 @@ from typing import Any
 from wirespeed.aws import egress
 from wirespeed.manifests import Problem
 from wirespeed.sizing import nat_gateway
-from wirespeed.terraform import MODULES, ROOT, render
+from wirespeed.terraform import MODULES, ROOT, render, terraform_value
 
 MODULE = MODULES / "aws-nat-egress"
 FACTS_PATH = MODULE / "facts.tf.json"
@@ -46,20 +46,12 @@ def facts_document() -> dict[str, Any]:
     }
 
 
-def _value(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, dict) and not value:
-        return "{}"
-    return repr(value)
-
-
 def terraform_message(problem: Problem, by_az: bool) -> str:
     field = problem.field
     if by_az and field.startswith("peak_connections"):
         field = BY_AZ + field.removeprefix("peak_connections")
     allowed = problem.allowed.replace("alarms=True", "alarms = true")
-    return f"{field}: {_value(problem.value)} is not allowed; allowed: {allowed}"
+    return f"{field}: {terraform_value(problem.value)} is not allowed; allowed: {allowed}"
 
 
 # (name, module inputs); public_subnet_ids values are placeholders no rule reads.
