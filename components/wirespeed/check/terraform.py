@@ -45,7 +45,7 @@ from typing import Any
 
 from wirespeed.check.readonly import EMPTY, UNKNOWN, ReadOnlyMapping
 from wirespeed.rules import Resource, Violation
-from wirespeed.rules._aks import AGENT_POOL, CLUSTER, PUBLIC_IP_PREFIX
+from wirespeed.rules._aks import AGENT_POOL, CLUSTER, PUBLIC_IP_PREFIX, arm_segment
 from wirespeed.rules._k8s import CONFIG_MAP, DAEMON_SET
 from wirespeed.rules.agent import EKS_CLUSTER
 from wirespeed.rules.natgw import NAT_GATEWAY
@@ -151,14 +151,7 @@ def arm_cluster(arm_id: Any) -> tuple[str | None, str | None]:
     text = _known_text(arm_id)
     if not text:
         return None, None
-    parts = text.split("/")
-    lowered = [p.lower() for p in parts]
-
-    def after(segment: str) -> str | None:
-        at_ = lowered.index(segment) if segment in lowered else -1
-        return parts[at_ + 1] if 0 <= at_ < len(parts) - 1 else None
-
-    return after("managedclusters"), after("resourcegroups")
+    return arm_segment(text, "managedClusters"), arm_segment(text, "resourceGroups")
 
 
 def aks_pool_profile(pool: Any, name: Any = None) -> Any:

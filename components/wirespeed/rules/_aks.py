@@ -150,13 +150,19 @@ def pool_cluster_name(pool: Resource) -> str | None:
     if name:
         return name
     arm_id = pool.id or text(get(props, "id"))
-    if arm_id:
-        parts = arm_id.split("/")
-        lowered = [p.lower() for p in parts]
-        if "managedclusters" in lowered:
-            at = lowered.index("managedclusters")
-            if at + 1 < len(parts):
-                return parts[at + 1]
+    return arm_segment(arm_id, "managedClusters") if arm_id else None
+
+
+def arm_segment(arm_id: str, segment: str) -> str | None:
+    """The name after ``/<segment>/`` in an ARM id (ARM compares segment names case-insensitively):
+    ``arm_segment(".../resourceGroups/rg/.../managedClusters/aks", "managedClusters")`` is ``"aks"``."""
+    parts = arm_id.split("/")
+    lowered = [p.lower() for p in parts]
+    wanted = segment.lower()
+    if wanted in lowered:
+        at = lowered.index(wanted)
+        if at + 1 < len(parts):
+            return parts[at + 1]
     return None
 
 
