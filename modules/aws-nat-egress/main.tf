@@ -37,9 +37,8 @@ resource "aws_cloudwatch_metric_alarm" "port_allocation" {
   metric_name       = "ErrorPortAllocation"
   dimensions        = { NatGatewayId = aws_nat_gateway.this[each.key].id }
   statistic         = "Sum"
-  # AWS/NATGateway publishes one-minute datapoints, as NatEgress's ALARM_PERIOD_SECONDS
-  # (docs.aws.amazon.com/vpc/latest/userguide/vpc-nat-gateway-cloudwatch.html).
-  period              = 60
+  # One-minute datapoints: wirespeed.aws.egress.ALARM_PERIOD_SECONDS, generated into facts.tf.json.
+  period              = local.nat_facts.alarm_period_seconds
   evaluation_periods  = 1
   threshold           = 0
   comparison_operator = "GreaterThanThreshold"

@@ -11,10 +11,9 @@ resource "aws_launch_template" "this" {
   metadata_options {
     http_endpoint = "enabled"
     http_tokens   = "required"
-    # Hop limit 2, as NetworkOptimizedNodeGroup (IMDS_HOP_LIMIT): the AWS default of 1 stops containers behind
-    # one extra hop from reaching instance metadata
-    # (docs.aws.amazon.com/AWSEC2/latest/UserGuide/instancedata-data-retrieval.html, "hop limit").
-    http_put_response_hop_limit = 2
+    # 2, wirespeed.aws.capacity.IMDS_HOP_LIMIT (generated into catalog.tf.json): the AWS default of 1 stops
+    # containers behind one extra hop from reaching instance metadata.
+    http_put_response_hop_limit = local.node_group_facts.imds_hop_limit
   }
 
   # With ENA Express the template defines the primary interface, so the security groups travel on it: EC2

@@ -31,6 +31,9 @@ MAX_INSTANCE_TYPES = 20
 # EKS managed node group quota "Maximum nodes per managed node group": 450 (docs.aws.amazon.com/eks/latest/
 # userguide/service-quotas.html).
 MAX_NODES = 450
+# IMDSv2 hop limit 2: the AWS default of 1 stops containers behind one extra hop from reaching instance
+# metadata (docs.aws.amazon.com/AWSEC2/latest/UserGuide/instancedata-data-retrieval.html, "hop limit").
+IMDS_HOP_LIMIT = 2
 
 # ENA Express (SRD): AWS recommends MTU 8,900 and an RX ring of 8,192 on the interface
 # (docs.aws.amazon.com/AWSEC2/latest/UserGuide/ena-express.html, "Prerequisites" and "Tune performance").

@@ -19,6 +19,9 @@ from wirespeed.sizing.nat_gateway import NatGatewayPlan, plan_aws_nat_gateway
 
 # An AZ name (eu-west-1a) or AZ ID (euw1-az1): it becomes part of resource names.
 AZ_PATTERN = re.compile(r"^[a-z0-9-]{1,32}$")
+# The ErrorPortAllocation alarm's period: AWS/NATGateway publishes one-minute datapoints
+# (docs.aws.amazon.com/vpc/latest/userguide/vpc-nat-gateway-cloudwatch.html).
+ALARM_PERIOD_SECONDS = 60
 
 
 @dataclass(frozen=True)

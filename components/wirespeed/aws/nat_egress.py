@@ -15,13 +15,10 @@ import pulumi
 import pulumi_aws as aws
 
 from wirespeed.aws._errors import input_errors
-from wirespeed.aws.egress import EgressPlan, plan_egress
+from wirespeed.aws.egress import ALARM_PERIOD_SECONDS, EgressPlan, plan_egress
 from wirespeed.manifests import Problem
 
 TYPE_TOKEN = "wirespeed:index:NatEgress"
-# AWS/NATGateway publishes one-minute datapoints
-# (docs.aws.amazon.com/vpc/latest/userguide/vpc-nat-gateway-cloudwatch.html).
-ALARM_PERIOD_SECONDS = 60
 
 
 @dataclass

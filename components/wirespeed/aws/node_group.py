@@ -16,13 +16,10 @@ import pulumi
 import pulumi_aws as aws
 
 from wirespeed.aws._errors import input_errors
-from wirespeed.aws.capacity import NodeGroupPlan, Taint, plan_node_group, security_groups_problem
+from wirespeed.aws.capacity import IMDS_HOP_LIMIT, NodeGroupPlan, Taint, plan_node_group, security_groups_problem
 from wirespeed.profile import Profile
 
 TYPE_TOKEN = "wirespeed:index:NetworkOptimizedNodeGroup"
-# IMDSv2 hop limit 2: the AWS default of 1 stops containers behind one extra hop from reaching instance
-# metadata (docs.aws.amazon.com/AWSEC2/latest/UserGuide/instancedata-data-retrieval.html, "hop limit").
-IMDS_HOP_LIMIT = 2
 
 
 @dataclass

@@ -63,6 +63,7 @@ def catalog_document() -> dict[str, Any]:
             "node_group_facts": {
                 "max_instance_types": capacity.MAX_INSTANCE_TYPES,
                 "max_nodes": capacity.MAX_NODES,
+                "imds_hop_limit": capacity.IMDS_HOP_LIMIT,
                 "balanced_max_gbps": capacity.BALANCED_MAX_GBPS,
                 "ami_types": {f"{os}/{arch}": ami for (os, arch), ami in capacity.AMI_TYPES.items()},
                 "operating_systems": list(OPERATING_SYSTEMS),

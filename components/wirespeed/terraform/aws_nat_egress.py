@@ -39,6 +39,7 @@ def facts_document() -> dict[str, Any]:
                 "connections_per_ip": nat_gateway.AWS_CONNECTIONS_PER_IP,
                 "max_ips": nat_gateway.AWS_MAX_IPS,
                 "default_eip_quota": nat_gateway.AWS_DEFAULT_EIP_QUOTA,
+                "alarm_period_seconds": egress.ALARM_PERIOD_SECONDS,
                 "max_demand": nat_gateway.MAX_DEMAND,
                 "az_pattern": egress.AZ_PATTERN.pattern,
             }
