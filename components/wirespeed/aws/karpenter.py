@@ -27,8 +27,9 @@ from wirespeed.aws.capacity import (
     ring_class,
 )
 from wirespeed.catalog import InstanceType
-from wirespeed.manifests import PROFILE_LABEL, Problem
+from wirespeed.manifests import PROFILE_LABEL
 from wirespeed.names import NOT_NETWORK_OPTIMISED_REASON
+from wirespeed.problems import Problem
 from wirespeed.profile import Profile
 
 # Karpenter >= 1.0 (karpenter.sh/docs/upgrading/v1-migration): NodePool karpenter.sh/v1, EC2NodeClass

@@ -18,16 +18,12 @@ from wirespeed.azure import _validate
 from wirespeed.azure._validate import REPLACE_ON_CHANGE, ClusterPlan, InvalidArgsError, OutboundPlan, PoolPlan
 from wirespeed.azure.spec import ClusterSpec, NodePoolSpec, OutboundSpec
 from wirespeed.azure.topology import cluster_load_balancer_id
+from wirespeed.problems import Problem
+from wirespeed.pulumi_inputs import input_properties_error
 from wirespeed.sizing.aks_sysctls import sdk_field
 
 POOL_TYPE = "wirespeed:index:NetworkOptimizedNodePool"
 CLUSTER_TYPE = "wirespeed:index:NetworkOptimizedCluster"
-
-
-def _input_error(exc: InvalidArgsError) -> pulumi.InputPropertiesError:
-    return pulumi.InputPropertiesError(
-        str(exc), [pulumi.InputPropertyErrorDetails(property_path=p.path, reason=p.reason) for p in exc.problems]
-    )
 
 
 def _pool_settings(plan: PoolPlan) -> dict[str, Any]:
@@ -110,7 +106,7 @@ class NetworkOptimizedNodePool(pulumi.ComponentResource):
             try:
                 _plan = _validate.plan_pool(args)
             except InvalidArgsError as exc:
-                raise _input_error(exc) from None
+                raise input_properties_error(exc) from None
         plan = _plan
         super().__init__(POOL_TYPE, name, None, opts)
         self.plan = plan
@@ -186,16 +182,17 @@ def outbound_profile(
             raise InvalidArgsError(
                 "outbound_profile",
                 [
-                    _validate.Problem(
+                    Problem.refused(
                         field,
-                        f"{value!r} is not allowed: outbound_profile returns a load balancer profile with "
-                        "ip_mode 'managed' or 'existing' (create IPs yourself and pass existing_ip_ids)",
+                        value,
+                        "outbound_profile returns a load balancer profile with ip_mode 'managed' or 'existing' "
+                        "(create IPs yourself and pass existing_ip_ids)",
                     )
                 ],
             )
         plan = _validate.plan_outbound(pools, outbound)
     except InvalidArgsError as exc:
-        raise _input_error(exc) from None
+        raise input_properties_error(exc) from None
     return _load_balancer_profile(plan)
 
 
@@ -258,7 +255,7 @@ class NetworkOptimizedCluster(pulumi.ComponentResource):
         try:
             plan = _validate.plan_cluster(args)
         except InvalidArgsError as exc:
-            raise _input_error(exc) from None
+            raise input_properties_error(exc) from None
         super().__init__(CLUSTER_TYPE, name, None, opts)
         self.plan = plan
         child = pulumi.ResourceOptions(parent=self)

@@ -11,9 +11,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from wirespeed import catalog
-from wirespeed.azure.problems import Collector, InvalidArgsError, Problem, join, whole_in
+from wirespeed.azure.problems import Collector, InvalidArgsError, join, whole_in
 from wirespeed.azure.spec import LINUX_OS_SKUS, PROFILE_LABEL, TAINT_EFFECTS, ZONES, NodePoolSpec
 from wirespeed.names import NOT_NETWORK_OPTIMISED_REASON, REASON_MAX_LENGTH
+from wirespeed.problems import Problem
 from wirespeed.profile import Profile
 from wirespeed.profiles import builtin_profile
 from wirespeed.sizing import aks_sysctls, azure_lb

@@ -1,30 +1,20 @@
-"""Input problems of the AKS components: where, and why (the value and what is allowed). Pure."""
+"""Input problems of the AKS components: where (a property path such as ``pools[1].max_surge``), and why (the
+value and what is allowed). Pure."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-
-@dataclass(frozen=True)
-class Problem:
-    """One bad input: where it is (``pools[1].max_surge``) and why, naming the value and what is allowed."""
-
-    path: str
-    reason: str
-
-    def __str__(self) -> str:
-        return f"{self.path}: {self.reason}"
+from wirespeed.problems import InvalidInputError, Problem
 
 
-class InvalidArgsError(ValueError):
+class InvalidArgsError(InvalidInputError):
     """Every problem found in a component's args, raised once before anything registers."""
 
     def __init__(self, component: str, problems: Sequence[Problem]):
         self.component = component
-        self.problems = tuple(problems)
-        lines = "\n".join(f"  {p}" for p in self.problems)
-        super().__init__(f"{component}: {len(self.problems)} invalid input(s):\n{lines}")
+        super().__init__(f"{component}: {len(problems)} invalid input(s)", problems)
 
 
 @dataclass
@@ -32,7 +22,7 @@ class Collector:
     problems: list[Problem] = field(default_factory=list)
 
     def add(self, path: str, reason: str) -> None:
-        self.problems.append(Problem(path, reason))
+        self.problems.append(Problem(path, reason=reason))
 
 
 def join(prefix: str, name: str) -> str:
