@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from wirespeed.problems import InvalidInputError, Problem
+from wirespeed.values import whole
 
 
 class InvalidArgsError(InvalidInputError):
@@ -29,19 +30,14 @@ def join(prefix: str, name: str) -> str:
     return f"{prefix}.{name}" if prefix else name
 
 
-def is_whole(value: object) -> bool:
-    if isinstance(value, bool):
-        return False
-    return isinstance(value, int) or (isinstance(value, float) and value.is_integer())
-
-
 def whole_between(low: int, high: int) -> str:
     """What :func:`whole_in` allows, in its words (the Terraform modules' messages repeat them)."""
     return f"must be a whole number between {low:,} and {high:,}"
 
 
 def whole_in(out: Collector, path: str, value: object, low: int, high: int) -> int | None:
-    if not isinstance(value, int | float) or not is_whole(value) or not low <= value <= high:
+    number = whole(value)
+    if number is None or not low <= number <= high:
         out.add(path, f"{value!r} is not allowed: {whole_between(low, high)}")
         return None
-    return int(value)
+    return number

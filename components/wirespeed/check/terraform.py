@@ -43,7 +43,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from wirespeed.check.readonly import EMPTY, UNKNOWN, ReadOnlyMapping
+from wirespeed.check.readonly import EMPTY, ReadOnlyMapping
 from wirespeed.rules import Resource, Violation
 from wirespeed.rules._aks import AGENT_POOL, CLUSTER, PUBLIC_IP_PREFIX, arm_segment
 from wirespeed.rules._k8s import CONFIG_MAP, DAEMON_SET
@@ -51,6 +51,7 @@ from wirespeed.rules.agent import EKS_CLUSTER
 from wirespeed.rules.natgw import NAT_GATEWAY
 from wirespeed.rules.sku import NODE_GROUP
 from wirespeed.rules.tuning import LAUNCH_TEMPLATE
+from wirespeed.values import UNKNOWN, at
 
 JSON_FORMAT_DOC = "https://developer.hashicorp.com/terraform/internals/json-format"
 AZURERM_DOCS = "https://registry.terraform.io/providers/hashicorp/azurerm/latest/docs/resources"
@@ -101,22 +102,6 @@ def planned(after: Any, unknown: Any) -> Any:
     if after is None and isinstance(unknown, dict | list) and unknown:
         return planned({} if isinstance(unknown, dict) else [None] * len(unknown), unknown)
     return after
-
-
-def at(value: Any, *path: str) -> Any:
-    """The attribute at ``path``, stepping into nested blocks (arrays of one object in plans): None when absent,
-    the unknown sentinel when the value or a block on the way is unknown."""
-    for key in path:
-        if value == UNKNOWN:
-            return UNKNOWN
-        if isinstance(value, list):
-            value = value[0] if value else None
-        if not isinstance(value, dict):
-            return None
-        value = value.get(key)
-    if isinstance(value, list) and value and isinstance(value[0], dict):
-        return value[0]  # a nested block asked for whole
-    return value
 
 
 def _known_text(value: Any) -> str | None:

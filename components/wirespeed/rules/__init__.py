@@ -38,8 +38,8 @@ from wirespeed.rules._model import (
     Violation,
     type_key,
 )
-from wirespeed.rules._props import UNKNOWN_SENTINELS
 from wirespeed.rules._registry import RULES, rule
+from wirespeed.values import UNKNOWN_SENTINELS
 
 __all__ = [
     "ALL",

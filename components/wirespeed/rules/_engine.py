@@ -15,8 +15,8 @@ from wirespeed.rules._model import (
     StackCheck,
     Violation,
 )
-from wirespeed.rules._props import NotKnown
 from wirespeed.rules._registry import RULES
+from wirespeed.values import NotKnown
 
 
 def reported_level(level: Enforcement) -> Enforcement:
