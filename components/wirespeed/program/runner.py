@@ -213,12 +213,6 @@ def _program_environment(project: Project) -> Iterator[None]:
 
 
 def _run(project: Project) -> ProgramPlan:
-    import pulumi
-    from pulumi.runtime import settings as pulumi_settings
-    from pulumi.runtime.config import set_all_config
-    from pulumi.runtime.mocks import MockEngine, MockSettings
-    from pulumi.runtime.stack import run_in_stack
-
     recorder = _Recorder()
     cloud = FakeCloud(
         azure_location=project.config.get("azure-native:location", DEFAULT_AZURE_LOCATION),
@@ -235,6 +229,21 @@ def _run(project: Project) -> ProgramPlan:
     # invented values (addresses, IDs) and the plan are the same each time.
     loop.set_default_executor(ThreadPoolExecutor(max_workers=1, thread_name_prefix="wirespeed-plan"))
     asyncio.set_event_loop(loop)
+    _configure_runtime(project, monitor, logger)
+    try:
+        _execute(project, loop)
+    finally:
+        _close(loop)
+        logger.handlers.clear()
+    return _plan(project, recorder, cloud)
+
+
+def _configure_runtime(project: Project, monitor: Any, logger: logging.Logger) -> None:
+    """The SDK's settings and config as the language host would set them, with the mock monitor and engine."""
+    from pulumi.runtime import settings as pulumi_settings
+    from pulumi.runtime.config import set_all_config
+    from pulumi.runtime.mocks import MockEngine, MockSettings
+
     pulumi_settings.ROOT.set(None)
     pulumi_settings.configure(
         MockSettings(  # type: ignore[no-untyped-call]
@@ -256,6 +265,12 @@ def _run(project: Project) -> ProgramPlan:
         )
     )
     set_all_config(dict(project.config), list(project.secret_keys))
+
+
+def _execute(project: Project, loop: asyncio.AbstractEventLoop) -> None:
+    """Run the program to the end; whatever it raises becomes a :class:`ProgramError` naming where."""
+    import pulumi
+    from pulumi.runtime.stack import run_in_stack
 
     def program() -> Coroutine[Any, Any, None]:
         runpy.run_path(str(project.main), run_name="__main__")
@@ -279,10 +294,10 @@ def _run(project: Project) -> ProgramPlan:
         ) from None
     except Exception as exc:
         raise ProgramError(f"{project.main}: {_where(exc, project)}{type(exc).__name__}: {exc}") from None
-    finally:
-        _close(loop)
-        logger.handlers.clear()
 
+
+def _plan(project: Project, recorder: _Recorder, cloud: FakeCloud) -> ProgramPlan:
+    """What the recorder saw, components with the outputs they registered, in a stable order."""
     stack_urn = next((r.urn for r in recorder.resources if r.type == STACK_TYPE), None)
     resources = tuple(
         r
