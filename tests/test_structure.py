@@ -88,7 +88,7 @@ def test_every_part_of_the_library_has_a_layer() -> None:
 
 def test_no_import_runs_from_a_lower_layer_to_a_higher_one() -> None:
     upward = [
-        f"{MODULES[module].relative_to(COMPONENTS)}:{line} imports {target} "
+        f"{MODULES[module].relative_to(COMPONENTS.parent)}:{line} imports {target} "
         f"(layer {LAYER_OF[_top(module)]} {_top(module)} -> layer {LAYER_OF[_top(target)]} {_top(target)})"
         for module, targets in EDGES.items()
         for target, line in targets.items()
