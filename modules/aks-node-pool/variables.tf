@@ -16,13 +16,13 @@ variable "vm_size" {
   type        = string
 
   validation {
-    condition     = contains(keys(local.catalog.sizes), trimprefix(trim(replace(lower(var.vm_size), "/[-_\\s]+/", "_"), "_"), "standard_"))
+    condition     = contains(keys(local.catalog.sizes), templatestring(local.size_key_template, { name = var.vm_size }))
     error_message = "vm_size: '${var.vm_size}' is not allowed: not in wirespeed's catalog, so accelerated networking cannot be confirmed (unknown instance type '${var.vm_size}': `wirespeed catalog list` shows every known type)"
   }
 
   validation {
-    condition     = try(local.catalog.sizes[trimprefix(trim(replace(lower(var.vm_size), "/[-_\\s]+/", "_"), "_"), "standard_")].network_optimised, true) || var.not_network_optimised_reason != null
-    error_message = "vm_size: ${try(coalesce(local.catalog.sizes[trimprefix(trim(replace(lower(var.vm_size), "/[-_\\s]+/", "_"), "_"), "standard_")].not_network_optimised), "")}"
+    condition     = try(local.catalog.sizes[templatestring(local.size_key_template, { name = var.vm_size })].network_optimised, true) || var.not_network_optimised_reason != null
+    error_message = "vm_size: ${try(coalesce(local.catalog.sizes[templatestring(local.size_key_template, { name = var.vm_size })].not_network_optimised), "")}"
   }
 }
 
@@ -122,9 +122,9 @@ variable "max_surge" {
   validation {
     condition = (
       can(regex("^[0-9]+(\\.[0-9]+)?%$", trimspace(var.max_surge))) ? try(tonumber(trimsuffix(trimspace(var.max_surge), "%")) > 0 && tonumber(trimsuffix(trimspace(var.max_surge), "%")) <= 100, false) :
-      can(regex("^[0-9]+$", trimspace(var.max_surge))) ? try(tonumber(trimspace(var.max_surge)) >= 1 && (tonumber(trimspace(var.max_surge)) <= var.max_count || !(var.max_count == floor(var.max_count) && var.max_count >= 1 && var.max_count <= local.pool_facts.max_pool_nodes)), false) : false
+      can(regex("^[0-9]+$", trimspace(var.max_surge))) ? try(tonumber(trimspace(var.max_surge)) >= 1 && (tonumber(trimspace(var.max_surge)) <= var.max_count || !local.max_count_valid), false) : false
     )
-    error_message = "max_surge: '${var.max_surge}' is not allowed: a node count from 1 to max_count${var.max_count == floor(var.max_count) && var.max_count >= 1 && var.max_count <= local.pool_facts.max_pool_nodes ? " (${var.max_count})" : ""} or a percent above 0% up to 100% (e.g. '1' or '10%')"
+    error_message = "max_surge: '${var.max_surge}' is not allowed: a node count from 1 to max_count${local.max_count_valid ? " (${var.max_count})" : ""} or a percent above 0% up to 100% (e.g. '1' or '10%')"
   }
 }
 
@@ -139,7 +139,7 @@ variable "min_count" {
   }
 
   validation {
-    condition     = !(var.min_count == floor(var.min_count) && var.min_count >= 0 && var.max_count == floor(var.max_count) && var.max_count >= 1 && var.max_count <= local.pool_facts.max_pool_nodes && var.min_count > var.max_count)
+    condition     = !(var.min_count == floor(var.min_count) && var.min_count >= 0 && local.max_count_valid && var.min_count > var.max_count)
     error_message = "min_count: ${var.min_count} is not allowed: must be at most max_count (${var.max_count}) (autoscaler range min..max)"
   }
 }
