@@ -13,6 +13,7 @@ from wirespeed.cli.render import Output, _load
 from wirespeed.problems import Problem
 
 if TYPE_CHECKING:
+    from wirespeed.azure.spec import AutoProvisionedPoolSpec
     from wirespeed.catalog import InstanceType
 
 HEADER = """\
@@ -133,17 +134,12 @@ def render_aks_nap(
 ) -> None:
     """Print the AKSNodeClass (the profile's sysctls in linuxOSConfig) and the NodePool (network-optimised SKU
     series only) of an auto-provisioned pool, exactly as the AutoProvisionedPool component creates them."""
-    from wirespeed import __version__
-    from wirespeed.azure.nap import check_nap, nap_objects
     from wirespeed.azure.spec import AutoProvisionedPoolSpec
-    from wirespeed.catalog.karpenter_azure import LINUX_OS_CONFIG_SINCE
-    from wirespeed.manifests import to_yaml
 
     loaded, errors = _load(profile, 0)
     errors = [e.replace("--profile[0]", "--profile", 1) for e in errors]
     labels, label_errors = _pairs("--label", label)
     sysctls, sysctl_errors = _sysctls(sysctl)
-    errors += label_errors + sysctl_errors
     spec = AutoProvisionedPoolSpec(
         name=name,
         cpu_limit=cpu_limit,
@@ -161,8 +157,19 @@ def render_aks_nap(
         extra_sysctls=sysctls,
         not_network_optimised_reason=not_network_optimised_reason,
     )
+    _print(spec, errors + label_errors + sysctl_errors, profile_loaded=loaded is not None, output=output)
+
+
+def _print(spec: AutoProvisionedPoolSpec, errors: list[str], *, profile_loaded: bool, output: Output) -> None:
+    """The objects (YAML with the explaining header, or JSON), or every problem as an error line and exit 2."""
+    from wirespeed import __version__
+    from wirespeed.azure.nap import check_nap, nap_objects
+    from wirespeed.catalog.karpenter_azure import LINUX_OS_CONFIG_SINCE
+    from wirespeed.manifests import to_yaml
+
     plan, problems = check_nap(spec)
-    errors += [_as_flag(p) for p in problems if loaded is not None or not p.field.startswith("profile")]
+    # A profile that did not load was replaced by the default to check the rest: its own problems are not real.
+    errors += [_as_flag(p) for p in problems if profile_loaded or not p.field.startswith("profile")]
     if errors or plan is None:
         for line in errors[:-1]:
             typer.echo(f"error: {one_line(line)}", err=True)

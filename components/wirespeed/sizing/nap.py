@@ -61,6 +61,14 @@ def check_budget(value: object) -> str | None:
     return None
 
 
+def budget_nodes(budget: str, nodes: int) -> int:
+    """How many of ``nodes`` a budget lets Karpenter disrupt at once: a percent rounded up, or the count (at most
+    the nodes there are)."""
+    if budget.endswith("%"):
+        return -(-nodes * int(budget[:-1]) // 100)
+    return min(int(budget), nodes)
+
+
 @dataclass(frozen=True)
 class NapCapacity:
     """One NodePool's node ceiling and replacement surge, and how they were derived."""
@@ -77,10 +85,7 @@ class NapCapacity:
 
     @property
     def surge_nodes(self) -> int:
-        if self.budget.endswith("%"):
-            percent = int(self.budget[:-1])
-            return -(-self.max_nodes * percent // 100)
-        return min(int(self.budget), self.max_nodes)
+        return budget_nodes(self.budget, self.max_nodes)
 
     @property
     def nodes_at_max(self) -> int:
