@@ -177,3 +177,17 @@ def test_the_v1alpha2_node_class_is_read_too():
 
 def test_an_unknown_backlog_during_preview_is_not_applicable():
     assert validate(BACKLOG, "aks_node_class", node_class({"netCoreNetdevMaxBacklog": UNKNOWN_NUMBER_VALUE})) == []
+
+
+def test_tuning_agent_present_counts_nap_pools_for_the_aks_cluster_only():
+    from fixtures.rules.engine import fixture, stack_resource, urn, validate_stack
+
+    stack = [
+        stack_resource("cluster", "aks", fixture("aks_cluster")),
+        stack_resource("node_pool", "net", nap_objects()["NodePool"]),
+        stack_resource("eks_cluster", "ingest", {"name": "ingest", "version": "1.31"}),
+    ]
+    reported = validate_stack("tuning-agent-present", stack)
+    assert [(message.split(" but ")[0], where) for message, where in reported] == [
+        ("this cluster has 1 node pool(s) and 1 node auto-provisioning NodePool(s)", urn("cluster", "aks"))
+    ]
