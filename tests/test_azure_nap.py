@@ -451,3 +451,19 @@ def _mocks():
     from pulumi_mocks import AzureMocks
 
     return AzureMocks()
+
+
+def test_outbound_profile_counts_nap_pools_for_teams_that_own_their_cluster():
+    from wirespeed.azure import outbound_profile
+
+    system = NodePoolSpec(name="system", vm_size="Standard_D4s_v6", min_count=3, max_count=3, max_surge="1")
+    nap = AutoProvisionedPoolSpec(name="net", cpu_limit=640, min_vcpu=16)
+    # 4 + 44 nodes x 4,000 ports = 192,000: 3 IPs; without the NAP pool 4 nodes fit one.
+    with_nap = outbound_profile([system], OutboundSpec(allocated_outbound_ports=4000), [nap])
+    without = outbound_profile([system], OutboundSpec(allocated_outbound_ports=4000))
+    assert (with_nap.managed_outbound_ips.count, without.managed_outbound_ips.count) == (3, 1)
+    with pytest.raises(pulumi.InputPropertiesError) as caught:
+        outbound_profile(
+            [system], OutboundSpec(allocated_outbound_ports=4000), [AutoProvisionedPoolSpec(name="n", cpu_limit=0)]
+        )
+    assert [e["property_path"] for e in caught.value.errors] == ["auto_provisioned_pools[0].cpu_limit"]

@@ -16,7 +16,7 @@ from pulumi_azure_native import containerservice, monitor, network
 
 from wirespeed.azure import _validate
 from wirespeed.azure._validate import REPLACE_ON_CHANGE, ClusterPlan, InvalidArgsError, OutboundPlan, PoolPlan
-from wirespeed.azure.spec import ClusterSpec, NodePoolSpec, OutboundSpec
+from wirespeed.azure.spec import AutoProvisionedPoolSpec, ClusterSpec, NodePoolSpec, OutboundSpec
 from wirespeed.azure.topology import cluster_load_balancer_id
 from wirespeed.problems import Problem
 from wirespeed.pulumi_inputs import input_properties_error
@@ -167,12 +167,16 @@ def _load_balancer_profile(
 
 
 def outbound_profile(
-    pools: Sequence[NodePoolSpec], outbound: OutboundSpec
+    pools: Sequence[NodePoolSpec],
+    outbound: OutboundSpec,
+    auto_provisioned_pools: Sequence[AutoProvisionedPoolSpec] = (),
 ) -> containerservice.ManagedClusterLoadBalancerProfileArgs:
     """The sized ``loadBalancerProfile`` for teams that own their ``ManagedCluster`` definition.
 
-    Every pool behind the load balancer counts, with its surge. ``ip_mode`` 'managed' or 'existing' only:
-    'created' needs resources, so create the IPs yourself and pass their IDs as ``existing_ip_ids``.
+    Every pool behind the load balancer counts, with its surge, and every node auto-provisioning pool (the specs
+    given to their ``AutoProvisionedPool``) at its node ceiling plus disruption budget. ``ip_mode`` 'managed' or
+    'existing' only: 'created' needs resources, so create the IPs yourself and pass their IDs as
+    ``existing_ip_ids``.
     Raises ``pulumi.InputPropertiesError`` listing every problem.
     """
     try:
@@ -190,7 +194,7 @@ def outbound_profile(
                     )
                 ],
             )
-        plan = _validate.plan_outbound(pools, outbound)
+        plan = _validate.plan_outbound(pools, outbound, auto_provisioned_pools)
     except InvalidArgsError as exc:
         raise input_properties_error(exc) from None
     return _load_balancer_profile(plan)
