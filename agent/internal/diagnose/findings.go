@@ -2,6 +2,8 @@ package diagnose
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/wirespeed-io/wirespeed/agent/internal/rings"
@@ -22,7 +24,7 @@ func Diagnose(src Sources, before, after Sample) Result {
 	d := &diagnosis{src: src, secs: secs,
 		result: Result{IntervalSeconds: secs, Findings: []Finding{}, Unavailable: after.Unavailable}}
 	d.softnet(before.Softnet, after.Softnet)
-	for _, name := range sortedLinks(after.Links) {
+	for _, name := range slices.Sorted(maps.Keys(after.Links)) {
 		if b, ok := before.Links[name]; ok { // a link that appeared during the interval has no baseline
 			d.link(name, b, after.Links[name])
 		}
@@ -253,13 +255,4 @@ func delta(before, after uint64) uint64 {
 		return after
 	}
 	return after - before
-}
-
-func sortedLinks(m map[string]LinkSample) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
