@@ -16,6 +16,7 @@ import pulumi
 import pulumi_aws as aws
 
 from wirespeed.aws.capacity import IMDS_HOP_LIMIT, NodeGroupPlan, Taint, plan_node_group, security_groups_problem
+from wirespeed.manifests.options import DEFAULT_IMAGE
 from wirespeed.problems import InvalidInputError
 from wirespeed.profile import Profile
 from wirespeed.pulumi_inputs import input_properties_error
@@ -35,6 +36,10 @@ class NetworkOptimizedNodeGroupArgs:
 
     subnet_ids: pulumi.Input[Sequence[pulumi.Input[str]]]
     """Private subnets, one per AZ the group spans (their route to the internet: ``NatEgress``)."""
+
+    agent_image: str = DEFAULT_IMAGE
+    """The wirespeed agent image (tag or digest) Bottlerocket nodes run as a bootstrap container to set NIC rings
+    and MTU before kubelet starts; give the image ``NodeTuning`` runs. Unused on AL2023 (its boot script tunes)."""
 
     desired_size: int | None = None
     """Initial node count, min_size..max_size. Default: min_size."""
@@ -69,7 +74,7 @@ class NetworkOptimizedNodeGroupArgs:
 
     operating_system: str = "al2023"
     """``al2023`` (boot script tunes sysctls, rings and MTU) or ``bottlerocket`` (sysctls through
-    ``settings.kernel.sysctl``; rings and MTU left to the node agent)."""
+    ``settings.kernel.sysctl``; rings and MTU by ``agent_image`` as a bootstrap container)."""
 
     profile: str | Profile = "throughput"
     """Tuning profile: a built-in name (``throughput``, ``balanced``) or a ``wirespeed.profile.Profile``."""
@@ -89,6 +94,7 @@ def _plan(args: NetworkOptimizedNodeGroupArgs) -> NodeGroupPlan:
         instance_types=args.instance_types,
         profile=args.profile,
         operating_system=args.operating_system,
+        agent_image=args.agent_image,
         min_size=args.min_size,
         max_size=args.max_size,
         desired_size=args.desired_size,
