@@ -112,6 +112,7 @@ def test_json_document_keys_are_stable_under_pulumi_mocks(basic):
         "create_only_inputs",
         "compared",
         "replacements",
+        "tuning_paths",
         "findings",
         "log",
     ]
