@@ -90,7 +90,8 @@ def _set_mana_rx(doc: dict[str, Any], rx: int) -> None:
 def _set_max_count(doc: dict[str, Any], max_count: int) -> None:
     for state in _states(doc, POOL):
         state["inputs"]["maxCount"] = max_count
-        state.get("outputs", {}).pop("maxCount", None)
+        if "outputs" in state:  # what the provider returns after the update: stack rules read only outputs
+            state["outputs"]["maxCount"] = max_count
 
 
 def variant(tmp_path: Path, source: Path, change: Callable[[dict[str, Any]], None]) -> str:

@@ -33,31 +33,10 @@ class Outbound:
     ips_from: str
 
 
-class _Fallback(Mapping[str, Any]):
-    """``first[key]`` when present, else ``second[key]``; reads through to the engine's proxies unchanged."""
-
-    def __init__(self, first: Mapping[str, Any], second: Mapping[str, Any]) -> None:
-        self._first, self._second = first, second
-
-    def __getitem__(self, key: str) -> Any:
-        try:
-            return self._first[key]
-        except KeyError:
-            return self._second[key]
-
-    def __iter__(self) -> Iterator[str]:
-        yield from self._first
-        yield from (k for k in self._second if k not in self._first)
-
-    def __len__(self) -> int:
-        return sum(1 for _ in self)
-
-
 def merged(resource: Resource) -> Mapping[str, Any]:
-    """What a stack rule reads: ``props``, falling back to the provider's ``outputs`` for absent keys."""
-    if resource.outputs is None:
-        return resource.props
-    return _Fallback(resource.props, resource.outputs)
+    """What a stack rule reads: the resource's outputs, which :func:`wirespeed.rules._engine.stack_view` has put in
+    ``props`` (the engine hands stack policies nothing else)."""
+    return resource.props
 
 
 def uses_load_balancer(props: Mapping[str, Any]) -> bool:
@@ -137,9 +116,10 @@ def inline_pool_profiles(cluster_props: Mapping[str, Any]) -> Iterator[tuple[Any
 
 
 def cluster_name(cluster: Resource) -> str | None:
-    """The Azure name of the cluster: the ``resourceName`` input, else the provider's ``name`` output."""
+    """The Azure name of the cluster: the provider's ``name`` output, or the ``resourceName`` input where only inputs
+    are known (a preview step of a cluster not created yet)."""
     props = merged(cluster)
-    return text(get(props, "resourceName")) or (text(get(cluster.outputs, "name")) if cluster.outputs else None)
+    return text(get(props, "resourceName")) or text(get(props, "name"))
 
 
 def pool_cluster_name(pool: Resource) -> str | None:
