@@ -8,7 +8,7 @@ from typing import Any
 
 from wirespeed.rules._model import Resource, is_type
 from wirespeed.sizing import Pool
-from wirespeed.sizing.azure_lb import DEFAULT_SURGE_PERCENT
+from wirespeed.sizing.azure_lb import DEFAULT_SURGE_PERCENT, MAX_PORTS_PER_NODE, PORT_GRANULARITY
 from wirespeed.sizing.errors import SizingError
 from wirespeed.values import NotKnown, elements, get, text, whole
 
@@ -48,9 +48,22 @@ def uses_load_balancer(props: Mapping[str, Any]) -> bool:
 
 
 def allocated_ports(props: Mapping[str, Any]) -> int:
-    """``allocatedOutboundPorts``; absent means 0, Azure's dynamic default."""
+    """``allocatedOutboundPorts``; absent means 0, Azure's dynamic default. A value Azure refuses (see
+    :func:`refused_ports`) also reads 0 here: the rules that size with it skip it, aks-snat-ports-minimum reports it."""
     value = whole(get(props, "networkProfile", "loadBalancerProfile", "allocatedOutboundPorts"))
-    return value if value is not None else 0
+    return value if value is not None and refused_ports(props) is None else 0
+
+
+def refused_ports(props: Mapping[str, Any]) -> Any:
+    """``allocatedOutboundPorts`` when it is set to a value Azure refuses (not a whole multiple of 8 in
+    0..64,000: learn.microsoft.com/azure/aks/configure-load-balancer-standard), else None."""
+    value = get(props, "networkProfile", "loadBalancerProfile", "allocatedOutboundPorts")
+    if value is None:
+        return None
+    ports = whole(value)
+    if ports is None or not 0 <= ports <= MAX_PORTS_PER_NODE or ports % PORT_GRANULARITY:
+        return value
+    return None
 
 
 def outbound_ips(props: Mapping[str, Any], prefix_lengths: Mapping[str, int]) -> tuple[int, str, str]:
