@@ -1,6 +1,6 @@
 # The two commands a platform engineer needs (see README):
 #   make demo   plan the root Pulumi project (a tuned AKS cluster) on its bundled config, offline (no cloud account)
-#   make test   install what the tests need, lint, and run every test (Python and Go)
+#   make test   install what the tests need, lint, run every test (Python and Go), then list every skipped test
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -8,6 +8,7 @@ BIN    := $(VENV)/bin
 # (what `wirespeed plan` and `pulumi up` import, ~400 MB), `make test` adds the development tools to it later.
 DEMO_STAMP := $(VENV)/.installed-pulumi
 STAMP      := $(VENV)/.installed-dev
+RESULTS    := build/test-results
 
 # uv (PyPI) does every Python install: resolving and downloading in parallel, it builds the demo's virtualenv in
 # seconds where pip took minutes, and it shows its progress (bench/setup/RESULTS.md). A uv on PATH is used as it is;
@@ -52,7 +53,13 @@ wheel: | $(UV_NEEDED)
 system-deps:
 	./scripts/install-system-deps.sh
 
-test: system-deps lint test-python test-go test-terraform
+# Every suite runs even when an earlier one fails (-k), then scripts/testreport.py lists every skipped test of
+# pytest and the Go suites with its reason; under CI=true a skip not in tests/allowed-skips.json fails the run.
+test: system-deps
+	@rm -rf $(RESULTS) && mkdir -p $(RESULTS)
+	@status=0; $(MAKE) --no-print-directory -k lint test-python test-go test-terraform || status=$$?; \
+		$(PYTHON) scripts/testreport.py summary $(addprefix $(RESULTS)/,pytest.xml go-agent.json go-terratest.json) \
+		|| status=1; exit $$status
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -65,16 +72,17 @@ lint: $(STAMP)
 # The API server tests (tests/apiserver.py) run the agent binary and a kube-apiserver built from source. UV is the
 # uv the examples' install test uses (tests/test_examples_copied.py).
 test-python: $(STAMP) agent apiserver
-	UV=$(UV) $(BIN)/pytest
+	UV=$(UV) $(BIN)/pytest --junitxml=$(RESULTS)/pytest.xml
 
 # The static agent binary (what the image ships) is built first, so a broken build fails CI on its own line.
+# scripts/testreport.py runs `go test -json`, prints what plain `go test` would and keeps the events for the summary.
 test-go: agent
-	cd agent && go test -count=1 ./...
+	cd agent && $(PYTHON) ../scripts/testreport.py go ../$(RESULTS)/go-agent.json -count=1 ./...
 
 # The Terraform modules with the real terraform binary (tests/terratest, Go): always the provider-free parts;
 # the provider-backed plans and applies when the plugin mirror has the provider (modules/README.md).
 test-terraform: $(STAMP)
-	cd tests/terratest && go test -count=1 ./...
+	cd tests/terratest && $(PYTHON) ../../scripts/testreport.py go ../../$(RESULTS)/go-terratest.json -count=1 ./...
 
 agent:
 	$(MAKE) -C agent build
