@@ -6,6 +6,7 @@ test` through testreport.py's own wrapper), then reads what the summary makes of
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import io
 import os
@@ -82,14 +83,15 @@ def go_events(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, int]
     (module / "go.mod").write_text("module example.com/toy\n\ngo 1.22\n")
     (module / "toy_test.go").write_text(GO_SUITE.replace("AZURERM", AZURERM))
     events = module / "results" / "go-toy.json"
+    return (events, *go_test(module, events))
+
+
+def go_test(module: Path, events: Path) -> tuple[str, int]:
+    """testreport.py's `go` command in ``module``: what it printed and go's status."""
     printed = io.StringIO()
-    cwd = Path.cwd()
-    os.chdir(module)
-    try:
+    with contextlib.chdir(module):
         status = testreport.run_go(events, ["-count=1", "./..."], out=printed)
-    finally:
-        os.chdir(cwd)
-    return events, printed.getvalue(), status
+    return printed.getvalue(), status
 
 
 @pytest.fixture(scope="module")
@@ -179,3 +181,14 @@ def test_the_command_line_summary_exits_1_under_ci(junit):
     )
     assert done.returncode == 1
     assert done.stdout.splitlines()[-1] == "total: 2 passed, 1 failed, 2 skipped"
+
+
+def test_a_go_build_failure_is_printed_as_go_prints_it(tmp_path):
+    require(None if shutil.which("go") else "needs the go toolchain on PATH")
+    (tmp_path / "go.mod").write_text("module example.com/broken\n\ngo 1.22\n")
+    source = 'package broken\n\nimport "testing"\n\nfunc TestX(t *testing.T) { undefined(t) }\n'
+    (tmp_path / "broken_test.go").write_text(source)
+    printed, status = go_test(tmp_path, tmp_path / "go-broken.json")
+    assert status != 0
+    assert "undefined: undefined" in printed
+    assert "FAIL\texample.com/broken [build failed]" in printed
