@@ -97,6 +97,9 @@ regen: $(STAMP)
 	$(BIN)/python -c 'from wirespeed.profile import render_schema; import sys; sys.stdout.write(render_schema())' \
 		> components/wirespeed/data/profile.schema.json
 	cp components/wirespeed/data/profile.schema.json agent/internal/profile/profile.schema.json
+	$(BIN)/python -c 'from wirespeed.sizing.snat_limits import render_limits; import sys; sys.stdout.write(render_limits())' \
+		> components/wirespeed/data/snat_limits.json
+	cp components/wirespeed/data/snat_limits.json agent/internal/profile/snat_limits.json
 	cp components/wirespeed/data/nic_drivers.json agent/internal/rings/nic_drivers.json
 	$(BIN)/python -m wirespeed.profiles
 	$(BIN)/python -m wirespeed.catalog.generate_aws
