@@ -28,6 +28,7 @@ ISSUE_7_RULES = [
     "aws-natgw-capacity",
     "mtu-jumbo-path",
 ]
+ISSUE_17_RULES = ["tuning-profile-valid"]
 
 
 def resource(kind, props, name="subject", outputs=None):
@@ -39,7 +40,7 @@ def resource(kind, props, name="subject", outputs=None):
 
 
 def test_every_rule_of_issue_7_exists_once_in_order():
-    assert [r.id for r in RULES] == ISSUE_7_RULES
+    assert [r.id for r in RULES] == ISSUE_7_RULES + ISSUE_17_RULES
 
 
 @pytest.mark.parametrize("rule", RULES, ids=lambda r: r.id)
@@ -141,7 +142,7 @@ def test_config_errors_are_all_reported_at_once():
                 "netdev-backlog-minimum": {"enforcementLevel": "warn", "minimumBacklog": 500},
             }
         )
-    known = ", ".join(sorted(ISSUE_7_RULES))
+    known = ", ".join(sorted(ISSUE_7_RULES + ISSUE_17_RULES))
     assert str(caught.value) == (
         "invalid policy config:\n"
         f"  aks-snat-port-minimum: is not a wirespeed rule (known: all, {known})\n"
