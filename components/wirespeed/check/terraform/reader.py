@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any
@@ -105,7 +106,8 @@ class Reader:
         names = [
             f"{pulumi} is {terraform}"
             for pulumi, terraform in (translation.fields if translation else ())
-            if pulumi in violation.message
+            # The whole name only: allocationIds is no mention of allocationId.
+            if re.search(rf"(?<![A-Za-z]){re.escape(pulumi)}(?![A-Za-z])", violation.message)
         ]
         message = violation.message + (f" (In Terraform: {'; '.join(names)}.)" if names else "")
         return replace(violation, resource_type=tf_type, message=message)
