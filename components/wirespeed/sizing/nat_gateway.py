@@ -28,15 +28,14 @@ AVAILABILITY_MODES = (ZONAL, REGIONAL)
 
 @dataclass(frozen=True)
 class Quota:
-    """An AWS account quota: its name in the VPC User Guide, its Service Quotas service and quota code, the default
-    and, where AWS documents one, the most an increase can grant."""
+    """An AWS account quota: its name in the VPC User Guide, its Service Quotas service and quota code (what a
+    request for more names), the default and, where AWS documents one, the most an increase can grant."""
 
     name: str
     service_code: str
     quota_code: str
     default: int
     ceiling: int | None = None
-    console_name: str = ""
 
     @property
     def label(self) -> str:
@@ -59,7 +58,7 @@ class Quota:
 NAT_GATEWAY_EIPS = Quota("Elastic IP addresses per public NAT gateway", "vpc", "L-5F53652F", 2, 8)
 # Same page: "Elastic IP addresses per Region", default 5, adjustable, Service Quotas ec2 L-0263D0A3 (the console
 # names it "EC2-VPC Elastic IPs"). Every Elastic IP a plan allocates counts against it.
-REGION_EIPS = Quota("Elastic IP addresses per Region", "ec2", "L-0263D0A3", 5, None, "EC2-VPC Elastic IPs")
+REGION_EIPS = Quota("Elastic IP addresses per Region", "ec2", "L-0263D0A3", 5)
 AWS_DEFAULT_EIP_QUOTA = NAT_GATEWAY_EIPS.default
 # wirespeed's bound, not a cloud's: demand above a billion flows is a unit mistake.
 MAX_DEMAND = 10**9
