@@ -1,15 +1,8 @@
-variable "name" {
-  description = "The gateway's Name tag, and the prefix of every Elastic IP's and the alarm's."
-  type        = string
-}
-
-variable "vpc_id" {
-  description = "The VPC the regional NAT gateway serves (no public subnet is needed)."
-  type        = string
-}
-
 variable "availability_zones" {
-  description = "The AZs (names such as eu-west-1a, or IDs such as euw1-az1) the gateway is sized for and, with ip_mode = \"manual\", serves with the sized Elastic IPs. In automatic mode AWS also expands to AZs not listed."
+  description = <<-EOT
+    The AZs (names such as eu-west-1a, or IDs such as euw1-az1) the gateway is sized for and, with ip_mode =
+    "manual", serves with the sized Elastic IPs. In automatic mode AWS also expands to AZs not listed.
+  EOT
   type        = list(string)
 
   validation {
@@ -26,6 +19,16 @@ variable "availability_zones" {
     condition     = length(distinct(var.availability_zones)) == length(var.availability_zones)
     error_message = "availability_zones: [${join(", ", [for az in sort(distinct([for i, az in var.availability_zones : az if contains(slice(var.availability_zones, 0, i), az)])) : "'${az}'"])}] is not allowed; allowed: each AZ once"
   }
+}
+
+variable "name" {
+  description = "The gateway's Name tag, and the prefix of every Elastic IP's and the alarm's."
+  type        = string
+}
+
+variable "vpc_id" {
+  description = "The VPC the regional NAT gateway serves (no public subnet is needed)."
+  type        = string
 }
 
 variable "alarm_actions" {
@@ -69,7 +72,11 @@ variable "ip_count" {
 }
 
 variable "ip_mode" {
-  description = "manual: the sized Elastic IPs per AZ (availability_zone_address), yours to allow-list. automatic: none given; AWS adds IPs (up to 32 per AZ) and AZs as workloads need them, and the sized count per AZ is the floor it must reach at the peak."
+  description = <<-EOT
+    manual: the sized Elastic IPs per AZ (availability_zone_address), yours to allow-list. automatic: none given;
+    AWS adds IPs (up to 32 per AZ) and AZs as workloads need them, and the sized count per AZ is the floor it must
+    reach at the peak.
+  EOT
   type        = string
   default     = "manual"
   nullable    = false

@@ -3,48 +3,16 @@ variable "name" {
   type        = string
 }
 
-variable "mode" {
-  description = "zonal: one NAT gateway per AZ in its public subnet (public_subnet_ids), at most 8 IPs each. regional: one NAT gateway for the VPC (vpc_id, availability_zones), up to 32 IPs per AZ."
-  type        = string
-  default     = "zonal"
-  nullable    = false
-
-  validation {
-    condition     = contains(["zonal", "regional"], var.mode)
-    error_message = "mode: '${var.mode}' is not allowed; allowed: 'zonal' or 'regional'"
-  }
+variable "alarm_actions" {
+  description = "SNS topic ARNs the ErrorPortAllocation alarms notify. Only with alarms = true."
+  type        = list(string)
+  default     = null
 }
 
-variable "public_subnet_ids" {
-  description = "Zonal (required there): AZ name -> the public subnet its NAT gateway lives in."
-  type        = map(string)
-  default     = null
-
-  validation {
-    condition     = var.mode != "zonal" || var.public_subnet_ids != null
-    error_message = "public_subnet_ids: null is not allowed; allowed: a mapping of AZ name to public subnet ID"
-  }
-
-  validation {
-    condition     = var.mode != "regional" || var.public_subnet_ids == null
-    error_message = "public_subnet_ids: 'given' is not allowed; allowed: only with mode 'zonal' (a regional gateway has none)"
-  }
-}
-
-variable "vpc_id" {
-  description = "Regional (required there): the VPC the gateway serves."
-  type        = string
-  default     = null
-
-  validation {
-    condition     = var.mode != "regional" || var.vpc_id != null
-    error_message = "vpc_id: null is not allowed; allowed: the VPC's ID: a regional gateway is created in a VPC"
-  }
-
-  validation {
-    condition     = var.mode != "zonal" || var.vpc_id == null
-    error_message = "vpc_id: 'given' is not allowed; allowed: only with mode 'regional' (zonal: public_subnet_ids)"
-  }
+variable "alarms" {
+  description = "A CloudWatch alarm per gateway on ErrorPortAllocation > 0 in any minute."
+  type        = bool
+  default     = true
 }
 
 variable "availability_zones" {
@@ -61,6 +29,12 @@ variable "availability_zones" {
     condition     = var.mode != "zonal" || var.availability_zones == null
     error_message = "availability_zones: 'given' is not allowed; allowed: only with mode 'regional' (zonal: public_subnet_ids)"
   }
+}
+
+variable "ip_count" {
+  description = "Elastic IPs per AZ instead of sizing from connections: 1..8 (zonal), 1..32 (regional manual)."
+  type        = number
+  default     = null
 }
 
 variable "ip_mode" {
@@ -80,8 +54,24 @@ variable "ip_mode" {
   }
 }
 
+variable "mode" {
+  description = "zonal: one NAT gateway per AZ in its public subnet (public_subnet_ids), at most 8 IPs each. regional: one NAT gateway for the VPC (vpc_id, availability_zones), up to 32 IPs per AZ."
+  type        = string
+  default     = "zonal"
+  nullable    = false
+
+  validation {
+    condition     = contains(["zonal", "regional"], var.mode)
+    error_message = "mode: '${var.mode}' is not allowed; allowed: 'zonal' or 'regional'"
+  }
+}
+
 variable "peak_connections" {
-  description = "Peak simultaneous connections from each AZ to its busiest single destination (IP, port, protocol), one figure for every AZ: 55,000 per IP, at most 8 IPs (zonal) or 32 per AZ (regional). Give exactly one of peak_connections, peak_connections_by_az or ip_count."
+  description = <<-EOT
+    Peak simultaneous connections from each AZ to its busiest single destination (IP, port, protocol), one figure
+    for every AZ: 55,000 per IP, at most 8 IPs (zonal) or 32 per AZ (regional). Give exactly one of
+    peak_connections, peak_connections_by_az or ip_count.
+  EOT
   type        = number
   default     = null
 }
@@ -92,32 +82,46 @@ variable "peak_connections_by_az" {
   default     = null
 }
 
-variable "ip_count" {
-  description = "Elastic IPs per AZ instead of sizing from connections: 1..8 (zonal), 1..32 (regional manual)."
-  type        = number
-  default     = null
-}
-
 variable "private_route_table_ids" {
   description = "AZ name -> private route table: adds its 0.0.0.0/0 route to the AZ's gateway (regional: the one gateway). Null: routes are wired elsewhere."
   type        = map(string)
   default     = null
 }
 
-variable "alarms" {
-  description = "A CloudWatch alarm per gateway on ErrorPortAllocation > 0 in any minute."
-  type        = bool
-  default     = true
-}
-
-variable "alarm_actions" {
-  description = "SNS topic ARNs the ErrorPortAllocation alarms notify. Only with alarms = true."
-  type        = list(string)
+variable "public_subnet_ids" {
+  description = "Zonal (required there): AZ name -> the public subnet its NAT gateway lives in."
+  type        = map(string)
   default     = null
+
+  validation {
+    condition     = var.mode != "zonal" || var.public_subnet_ids != null
+    error_message = "public_subnet_ids: null is not allowed; allowed: a mapping of AZ name to public subnet ID"
+  }
+
+  validation {
+    condition     = var.mode != "regional" || var.public_subnet_ids == null
+    error_message = "public_subnet_ids: 'given' is not allowed; allowed: only with mode 'zonal' (a regional gateway has none)"
+  }
 }
 
 variable "tags" {
   description = "AWS tags on every gateway, Elastic IP and alarm."
   type        = map(string)
   default     = {}
+}
+
+variable "vpc_id" {
+  description = "Regional (required there): the VPC the gateway serves."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.mode != "regional" || var.vpc_id != null
+    error_message = "vpc_id: null is not allowed; allowed: the VPC's ID: a regional gateway is created in a VPC"
+  }
+
+  validation {
+    condition     = var.mode != "zonal" || var.vpc_id == null
+    error_message = "vpc_id: 'given' is not allowed; allowed: only with mode 'regional' (zonal: public_subnet_ids)"
+  }
 }
