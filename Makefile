@@ -52,8 +52,7 @@ apiserver:
 # Regenerate committed artifacts after changing the models, sizing, the agent's RBAC, the manifests, the alert rules
 # or dashboard, or the pinned moto.
 regen: $(STAMP)
-	$(BIN)/python -c 'from wirespeed.profile import render_schema; import sys; sys.stdout.write(render_schema())' \
-		> components/wirespeed/data/profile.schema.json
+	$(BIN)/wirespeed profile schema > components/wirespeed/data/profile.schema.json
 	cp components/wirespeed/data/profile.schema.json agent/internal/profile/profile.schema.json
 	cp components/wirespeed/data/nic_drivers.json agent/internal/rings/nic_drivers.json
 	$(BIN)/python -m wirespeed.profiles
