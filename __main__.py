@@ -15,6 +15,8 @@ from typing import Any
 
 import pulumi
 
+from wirespeed.pulumi_inputs import input_properties_error
+
 config = pulumi.Config("wirespeed")
 
 STRINGS = ("location", "resourceGroup", "kubernetesVersion", "systemPool", "outboundType", "ipMode", "image")
@@ -50,8 +52,7 @@ def azure() -> None:
     try:
         spec = cluster_spec(settings)
     except StackConfigError as exc:
-        details = [pulumi.InputPropertyErrorDetails(property_path=p.path, reason=p.reason) for p in exc.problems]
-        raise pulumi.InputPropertiesError(str(exc), details) from None
+        raise input_properties_error(exc) from None
     group_name: pulumi.Input[str] = settings.get("resourceGroup") or ""
     if not group_name:
         group_name = resources.ResourceGroup("wirespeed", location=spec.location).name
@@ -89,13 +90,7 @@ def aws() -> None:
     try:
         stack = eks_stack(settings)
     except EksStackError as exc:
-        details = [
-            pulumi.InputPropertyErrorDetails(
-                property_path=p.field, reason=f"{p.value!r} is not allowed; allowed: {p.allowed}"
-            )
-            for p in exc.problems
-        ]
-        raise pulumi.InputPropertiesError(str(exc), details) from None
+        raise input_properties_error(exc) from None
     first: list[pulumi.Resource] = []
     if stack.egress is not None:
         egress = NatEgress(

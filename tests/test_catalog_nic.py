@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import get_args
 
 import pytest
 from hypothesis import given
@@ -261,3 +262,22 @@ def test_ring_holding_is_the_smallest_size_the_driver_keeps(driver, entries, exp
     nic = catalog.nic_driver(driver)
     assert nic.ring_holding(entries, "rx") == expected
     assert nic.round_ring(expected, "rx") == expected
+
+
+def test_nic_kinds_are_declared_once_and_the_literal_type_matches() -> None:
+    """``catalog.Nic`` must stay a Literal for mypy; NIC_KINDS is the declaration everything else derives from."""
+    assert get_args(catalog.Nic) == tuple(catalog.NIC_KINDS)
+
+
+def test_every_nic_kind_is_presented_by_its_cloud_and_nothing_else_is() -> None:
+    for cloud in catalog.CLOUDS:
+        presented = {it.nic for it in catalog.instance_types(cloud=cloud)}
+        assert presented == set(catalog.nic_kinds(cloud)), cloud
+
+
+def test_every_driver_of_a_cloud_nic_has_ring_facts_in_nic_drivers_json() -> None:
+    with_rings = {name for name, driver in catalog.nic_drivers().items() if driver.has_rings}
+    for name, kind in catalog.NIC_KINDS.items():
+        assert set(kind.drivers) <= with_rings, name
+    assert catalog.cloud_drivers() == ("mana", "mlx5_core", "mlx4_en", "ena")
+    assert catalog.cloud_drivers("aws") == ("ena",)

@@ -17,8 +17,9 @@ from hypothesis import strategies as st
 from conftest import ROOT
 from wirespeed.check.jsonscan import JsonCursor
 from wirespeed.check.readers import PREVIEW, STACK_EXPORT, Document, UnreadableInputError
-from wirespeed.check.readonly import UNKNOWN, ReadOnlyList, ReadOnlyMapping
+from wirespeed.check.readonly import ReadOnlyList, ReadOnlyMapping
 from wirespeed.rules import Resource
+from wirespeed.values import UNKNOWN
 
 FIXTURES = ROOT / "tests" / "fixtures" / "check"
 STACK = "urn:pulumi:pr-1234::checkout-infra::"

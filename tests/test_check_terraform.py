@@ -29,9 +29,8 @@ from test_cli_robustness import mutated
 from wirespeed.check import check_text
 from wirespeed.check import terraform as tf
 from wirespeed.check.readers import TERRAFORM_PLAN, TERRAFORM_STATE, Document, UnreadableInputError
-from wirespeed.check.readonly import UNKNOWN
 from wirespeed.rules import resolve_config
-from wirespeed.rules._props import plain
+from wirespeed.values import UNKNOWN, plain
 
 FIXTURES = ROOT / "tests" / "fixtures" / "terraform"
 GOLDEN = ROOT / "tests" / "golden" / "check"

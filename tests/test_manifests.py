@@ -16,7 +16,6 @@ from wirespeed.manifests import (
     DEFAULT_IMAGE,
     NodeTuningError,
     NodeTuningOptions,
-    Problem,
     agent_rbac_rules,
     check,
     monitoring,
@@ -25,6 +24,7 @@ from wirespeed.manifests import (
     profile_json,
     to_yaml,
 )
+from wirespeed.problems import Problem
 from wirespeed.profile import Profile, validate_profile
 from wirespeed.profiles import builtin_profile
 

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from wirespeed import catalog
-from wirespeed.sizing import rings, terraform_facts
+from wirespeed.sizing import rings
+from wirespeed.terraform import sizing as terraform_facts
 
 
 def _cases(path: Any) -> list[dict[str, Any]]:

@@ -12,13 +12,15 @@ import json
 from dataclasses import dataclass
 from importlib import resources
 
+from wirespeed import catalog
 from wirespeed.errors import UserError
 from wirespeed.profile import Profile, RingSize, Sysctls, validate_profile
 from wirespeed.sizing import backlog, rings
 from wirespeed.sizing.packets import DEFAULT_PACKET_BYTES
 
-# The NICs Azure and AWS nodes present; lab drivers (e1000e, igbvf, virtio_net) are for tests only.
-CLOUD_DRIVERS = ("ena", "mana", "mlx4_en", "mlx5_core")
+# The drivers of the NICs Azure and AWS nodes present (catalog.NIC_KINDS); lab drivers (e1000e, igbvf, virtio_net)
+# are for tests only.
+CLOUD_DRIVERS = tuple(sorted(catalog.cloud_drivers()))
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,14 @@
 # (catalog.tf.json, profiles.tf.json) are generated from the Python library; nothing here names a provider.
 locals {
   # wirespeed.catalog.normalise_name: case, the Standard_ prefix, and "-", "_" or spaces between parts are free.
-  size_key = trimprefix(trim(replace(lower(var.vm_size), "/[-_\\s]+/", "_"), "_"), "standard_")
-  size     = lookup(local.catalog.sizes, local.size_key, null)
+  # Written once, as a template of `name` ($${ keeps the interpolation for templatestring, ~ drops the newline):
+  # vm_size's own validation rules apply it too, and they cannot read size_key (a local computed from var.vm_size
+  # waits for those rules, so Terraform would report a cycle).
+  size_key_template = <<-EOT
+    $${trimprefix(trim(replace(lower(name), "/[-_\\s]+/", "_"), "_"), "standard_") ~}
+  EOT
+  size_key          = templatestring(local.size_key_template, { name = var.vm_size })
+  size              = lookup(local.catalog.sizes, local.size_key, null)
 
   profile_valid = contains(keys(local.wirespeed_profiles), var.profile)
   profile       = local.profile_valid ? local.wirespeed_profiles[var.profile] : { aks_sysctls = {}, left_to_agent = [] }

@@ -9,7 +9,11 @@ output "name" {
 }
 
 output "default_node_pool" {
-  description = "With system_pool = true: the cluster's default_node_pool values by azurerm attribute (name, vm_size, os_sku, zones, max_pods, auto_scaling_enabled, node_count, min_count, max_count, node_labels, node_taints, upgrade_settings.max_surge, sysctl_config for its linux_os_config block, and tags). null for a user pool."
+  description = <<-EOT
+    With system_pool = true: the cluster's default_node_pool values by azurerm attribute (name, vm_size, os_sku, zones,
+    max_pods, auto_scaling_enabled, node_count, min_count, max_count, node_labels, node_taints,
+    upgrade_settings.max_surge, sysctl_config for its linux_os_config block, and tags). null for a user pool.
+  EOT
   value       = var.system_pool ? local.pool : null
 }
 

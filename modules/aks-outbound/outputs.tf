@@ -4,7 +4,11 @@ output "outbound_type" {
 }
 
 output "load_balancer_profile" {
-  description = "network_profile.load_balancer_profile values (null with a NAT gateway): outbound_ports_allocated (never 0), managed_outbound_ip_count (ip_mode managed, else null), outbound_ip_address_ids (created or existing), outbound_ip_prefix_ids, idle_timeout_in_minutes."
+  description = <<-EOT
+    network_profile.load_balancer_profile values (null with a NAT gateway): outbound_ports_allocated (never 0),
+    managed_outbound_ip_count (ip_mode managed, else null), outbound_ip_address_ids (created or existing),
+    outbound_ip_prefix_ids, idle_timeout_in_minutes.
+  EOT
   value = local.load_balancer_profile == null ? null : merge(local.load_balancer_profile, {
     outbound_ip_address_ids = var.ip_mode == "created" ? azurerm_public_ip.outbound[*].id : local.load_balancer_profile.outbound_ip_address_ids
   })

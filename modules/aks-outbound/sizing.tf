@@ -16,7 +16,10 @@ module "sizing" {
 
 # The plan AKS would refuse is refused here, before anything is created, naming required and available.
 output "sizing" {
-  description = "The outbound sizing from modules/sizing: nodes at peak (max_count + surge of every pool), ports per node, IPs, ports required and available, the dynamic-default comparison; the NAT gateway's IPs and capacity."
+  description = <<-EOT
+    The outbound sizing from modules/sizing: nodes at peak (max_count + surge of every pool), ports per node, IPs, ports
+    required and available, the dynamic-default comparison; the NAT gateway's IPs and capacity.
+  EOT
   value = {
     load_balancer = local.lb_ready ? {
       allocated_outbound_ports = module.sizing.allocated_outbound_ports

@@ -1,5 +1,9 @@
 variable "pools" {
-  description = "Every node pool behind the cluster's load balancer (the system pool too): max_count (1..1,000) and max_surge, a node count (\"2\", 1..max_count) or a percent (\"10%\", above 0 up to 100). AKS requires SNAT ports for max_count + surge of every pool. modules/aks-node-pool's sizing_pool output gives one."
+  description = <<-EOT
+    Every node pool behind the cluster's load balancer (the system pool too): max_count (1..1,000) and max_surge, a node
+    count ("2", 1..max_count) or a percent ("10%", above 0 up to 100). AKS requires SNAT ports for max_count + surge of
+    every pool. modules/aks-node-pool's sizing_pool output gives one.
+  EOT
   type = list(object({
     max_count = number
     max_surge = optional(string, "10%")
@@ -24,17 +28,6 @@ variable "pools" {
       can(regex("^[0-9]+(\\.[0-9]+)?%$", trimspace(p.max_surge))) ? try(tonumber(trimsuffix(trimspace(p.max_surge), "%")) > 0 && tonumber(trimsuffix(trimspace(p.max_surge), "%")) <= 100, false) :
       can(regex("^[0-9]+$", trimspace(p.max_surge))) ? try(tonumber(trimspace(p.max_surge)) >= 1 && tonumber(trimspace(p.max_surge)) <= p.max_count, false) : false
     )])
-  }
-}
-
-variable "outbound_type" {
-  description = "loadBalancer (default: explicit SNAT ports per node) or managedNATGateway (ports on demand, 64,512 per IP). Create-only on AKS."
-  type        = string
-  default     = "loadBalancer"
-
-  validation {
-    condition     = contains(["loadBalancer", "managedNATGateway"], var.outbound_type)
-    error_message = "outbound_type: '${var.outbound_type}' is not allowed: 'loadBalancer' or 'managedNATGateway'"
   }
 }
 
@@ -63,7 +56,11 @@ variable "allocated_outbound_ports" {
 }
 
 variable "connections_per_second" {
-  description = "Peak new outbound connections per second per node to its busiest destination (0.001..1,000,000); ports are sized from it (rate x hold_seconds x headroom, rounded up to a multiple of 8, never below Azure's default). Conflicts with allocated_outbound_ports. Load balancer only."
+  description = <<-EOT
+    Peak new outbound connections per second per node to its busiest destination (0.001..1,000,000); ports are sized
+    from it (rate x hold_seconds x headroom, rounded up to a multiple of 8, never below Azure's default). Conflicts with
+    allocated_outbound_ports. Load balancer only.
+  EOT
   type        = number
   default     = null
 
@@ -77,76 +74,6 @@ variable "connections_per_second" {
   validation {
     condition     = var.outbound_type != "managedNATGateway" || var.connections_per_second == null
     error_message = "connections_per_second: ${var.connections_per_second == null ? "null" : var.connections_per_second} is not allowed with managedNATGateway: load balancer setting (a NAT gateway allocates ports on demand)"
-  }
-}
-
-variable "hold_seconds" {
-  description = "Seconds a SNAT port stays taken per connection (its lifetime + Azure's 4-minute reuse cooldown), 1..3,600. Default 240."
-  type        = number
-  default     = 240
-
-  validation {
-    condition = var.outbound_type != "loadBalancer" || var.connections_per_second == null || var.allocated_outbound_ports != null || try(
-      var.hold_seconds >= local.outbound_facts.workload.hold_seconds.low && var.hold_seconds <= local.outbound_facts.workload.hold_seconds.high, false
-    )
-    error_message = "hold_seconds: ${var.hold_seconds == null ? "null" : var.hold_seconds} is not allowed: ${local.outbound_facts.workload.hold_seconds.allowed}"
-  }
-}
-
-variable "headroom" {
-  description = "Multiplier over the mean ports in use, 1..10. Default 1.25."
-  type        = number
-  default     = 1.25
-
-  validation {
-    condition = var.outbound_type != "loadBalancer" || var.connections_per_second == null || var.allocated_outbound_ports != null || try(
-      var.headroom >= local.outbound_facts.workload.headroom.low && var.headroom <= local.outbound_facts.workload.headroom.high, false
-    )
-    error_message = "headroom: ${var.headroom == null ? "null" : var.headroom} is not allowed: ${local.outbound_facts.workload.headroom.allowed}"
-  }
-}
-
-variable "ip_mode" {
-  description = "managed (AKS creates the outbound IPs, default), created (this module creates Standard, static, zone-redundant public IPs you can give partners to allowlist) or existing (your IP or prefix IDs). Load balancer only; a NAT gateway's IPs are always managed."
-  type        = string
-  default     = "managed"
-
-  validation {
-    condition     = var.outbound_type != "loadBalancer" || contains(["managed", "created", "existing"], var.ip_mode)
-    error_message = "ip_mode: '${var.ip_mode}' is not allowed: 'managed', 'created' or 'existing'"
-  }
-
-  validation {
-    condition     = var.outbound_type != "managedNATGateway" || var.ip_mode == "managed"
-    error_message = "ip_mode: '${var.ip_mode}' is not allowed with managedNATGateway: only 'managed' (AKS creates the NAT gateway's IPs)"
-  }
-}
-
-variable "outbound_ip_count" {
-  description = "Fix the load balancer's IP count (1..100) instead of minimising it; the ports are then checked against it. Required with existing_prefix_ids (the IPs the prefixes hold); must equal the number of existing_ip_ids."
-  type        = number
-  default     = null
-
-  validation {
-    condition = var.outbound_type != "loadBalancer" || var.outbound_ip_count == null || try(
-      var.outbound_ip_count == floor(var.outbound_ip_count) && var.outbound_ip_count >= 1 && var.outbound_ip_count <= local.outbound_facts.max_outbound_ips, false
-    )
-    error_message = "outbound_ip_count: ${var.outbound_ip_count == null ? "null" : var.outbound_ip_count} is not allowed: ${local.outbound_facts.allowed.outbound_ip_count}"
-  }
-
-  validation {
-    condition     = !(var.outbound_type == "loadBalancer" && var.ip_mode == "existing" && length(var.existing_ip_ids) > 0 && var.outbound_ip_count != null && var.outbound_ip_count != length(var.existing_ip_ids))
-    error_message = "outbound_ip_count: ${var.outbound_ip_count == null ? "null" : var.outbound_ip_count} is not allowed: ${length(var.existing_ip_ids)} existing IP ID(s) given"
-  }
-
-  validation {
-    condition     = !(var.outbound_type == "loadBalancer" && var.ip_mode == "existing" && length(var.existing_ip_ids) == 0 && length(var.existing_prefix_ids) > 0 && var.outbound_ip_count == null)
-    error_message = "outbound_ip_count: null is not allowed with existing_prefix_ids: the number of IPs the prefixes hold (1..${local.outbound_facts.max_outbound_ips}), so the ports can be checked against them"
-  }
-
-  validation {
-    condition     = var.outbound_type != "managedNATGateway" || var.outbound_ip_count == null
-    error_message = "outbound_ip_count: ${var.outbound_ip_count == null ? "null" : var.outbound_ip_count} is not allowed with managedNATGateway: load balancer setting (a NAT gateway allocates ports on demand)"
   }
 }
 
@@ -184,6 +111,32 @@ variable "existing_prefix_ids" {
   default     = []
 }
 
+variable "headroom" {
+  description = "Multiplier over the mean ports in use, 1..10. Default 1.25."
+  type        = number
+  default     = 1.25
+
+  validation {
+    condition = var.outbound_type != "loadBalancer" || var.connections_per_second == null || var.allocated_outbound_ports != null || try(
+      var.headroom >= local.outbound_facts.workload.headroom.low && var.headroom <= local.outbound_facts.workload.headroom.high, false
+    )
+    error_message = "headroom: ${var.headroom == null ? "null" : var.headroom} is not allowed: ${local.outbound_facts.workload.headroom.allowed}"
+  }
+}
+
+variable "hold_seconds" {
+  description = "Seconds a SNAT port stays taken per connection (its lifetime + Azure's 4-minute reuse cooldown), 1..3,600. Default 240."
+  type        = number
+  default     = 240
+
+  validation {
+    condition = var.outbound_type != "loadBalancer" || var.connections_per_second == null || var.allocated_outbound_ports != null || try(
+      var.hold_seconds >= local.outbound_facts.workload.hold_seconds.low && var.hold_seconds <= local.outbound_facts.workload.hold_seconds.high, false
+    )
+    error_message = "hold_seconds: ${var.hold_seconds == null ? "null" : var.hold_seconds} is not allowed: ${local.outbound_facts.workload.hold_seconds.allowed}"
+  }
+}
+
 variable "idle_timeout_minutes" {
   description = "Outbound flow idle timeout, 4..120 minutes. Default null: 30 (load balancer) or 4 (NAT gateway)."
   type        = number
@@ -194,6 +147,58 @@ variable "idle_timeout_minutes" {
       var.idle_timeout_minutes == floor(var.idle_timeout_minutes) && var.idle_timeout_minutes >= local.outbound_facts.idle_timeout[0] && var.idle_timeout_minutes <= local.outbound_facts.idle_timeout[1], false
     )
     error_message = "idle_timeout_minutes: ${var.idle_timeout_minutes == null ? "null" : var.idle_timeout_minutes} is not allowed: ${local.outbound_facts.allowed.idle_timeout_minutes}"
+  }
+}
+
+variable "ip_mode" {
+  description = <<-EOT
+    managed (AKS creates the outbound IPs, default), created (this module creates Standard, static, zone-redundant
+    public IPs you can give partners to allowlist) or existing (your IP or prefix IDs). Load balancer only; a NAT
+    gateway's IPs are always managed.
+  EOT
+  type        = string
+  default     = "managed"
+
+  validation {
+    condition     = var.outbound_type != "loadBalancer" || contains(["managed", "created", "existing"], var.ip_mode)
+    error_message = "ip_mode: '${var.ip_mode}' is not allowed: 'managed', 'created' or 'existing'"
+  }
+
+  validation {
+    condition     = var.outbound_type != "managedNATGateway" || var.ip_mode == "managed"
+    error_message = "ip_mode: '${var.ip_mode}' is not allowed with managedNATGateway: only 'managed' (AKS creates the NAT gateway's IPs)"
+  }
+}
+
+variable "location" {
+  description = "Azure region of the created public IPs (ip_mode created), the cluster's; unused otherwise."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = !(var.outbound_type == "loadBalancer" && var.ip_mode == "created" && var.location == null)
+    error_message = "location: null is not allowed with ip_mode 'created': the cluster's region, where the public IPs go"
+  }
+}
+
+variable "nat_gateway_flows" {
+  description = <<-EOT
+    Peak concurrent outbound flows of the whole cluster (1..1,000,000,000); NAT gateway IPs sized at 64,512 ports each
+    (at most 16). Conflicts with nat_gateway_ip_count. NAT gateway only.
+  EOT
+  type        = number
+  default     = null
+
+  validation {
+    condition = var.outbound_type != "managedNATGateway" || var.nat_gateway_flows == null || try(
+      var.nat_gateway_flows == floor(var.nat_gateway_flows) && var.nat_gateway_flows >= 1 && var.nat_gateway_flows <= local.outbound_facts.max_nat_demand, false
+    )
+    error_message = "nat_gateway_flows: ${var.nat_gateway_flows == null ? "null" : var.nat_gateway_flows} is not allowed: ${local.outbound_facts.allowed.nat_gateway_flows}"
+  }
+
+  validation {
+    condition     = var.outbound_type != "loadBalancer" || var.nat_gateway_flows == null
+    error_message = "nat_gateway_flows: ${var.nat_gateway_flows == null ? "null" : var.nat_gateway_flows} is not allowed with loadBalancer: NAT gateway setting"
   }
 }
 
@@ -220,22 +225,52 @@ variable "nat_gateway_ip_count" {
   }
 }
 
-variable "nat_gateway_flows" {
-  description = "Peak concurrent outbound flows of the whole cluster (1..1,000,000,000); NAT gateway IPs sized at 64,512 ports each (at most 16). Conflicts with nat_gateway_ip_count. NAT gateway only."
+variable "outbound_ip_count" {
+  description = <<-EOT
+    Fix the load balancer's IP count (1..100) instead of minimising it; the ports are then checked against it. Required
+    with existing_prefix_ids (the IPs the prefixes hold); must equal the number of existing_ip_ids.
+  EOT
   type        = number
   default     = null
 
   validation {
-    condition = var.outbound_type != "managedNATGateway" || var.nat_gateway_flows == null || try(
-      var.nat_gateway_flows == floor(var.nat_gateway_flows) && var.nat_gateway_flows >= 1 && var.nat_gateway_flows <= local.outbound_facts.max_nat_demand, false
+    condition = var.outbound_type != "loadBalancer" || var.outbound_ip_count == null || try(
+      var.outbound_ip_count == floor(var.outbound_ip_count) && var.outbound_ip_count >= 1 && var.outbound_ip_count <= local.outbound_facts.max_outbound_ips, false
     )
-    error_message = "nat_gateway_flows: ${var.nat_gateway_flows == null ? "null" : var.nat_gateway_flows} is not allowed: ${local.outbound_facts.allowed.nat_gateway_flows}"
+    error_message = "outbound_ip_count: ${var.outbound_ip_count == null ? "null" : var.outbound_ip_count} is not allowed: ${local.outbound_facts.allowed.outbound_ip_count}"
   }
 
   validation {
-    condition     = var.outbound_type != "loadBalancer" || var.nat_gateway_flows == null
-    error_message = "nat_gateway_flows: ${var.nat_gateway_flows == null ? "null" : var.nat_gateway_flows} is not allowed with loadBalancer: NAT gateway setting"
+    condition     = !(var.outbound_type == "loadBalancer" && var.ip_mode == "existing" && length(var.existing_ip_ids) > 0 && var.outbound_ip_count != null && var.outbound_ip_count != length(var.existing_ip_ids))
+    error_message = "outbound_ip_count: ${var.outbound_ip_count == null ? "null" : var.outbound_ip_count} is not allowed: ${length(var.existing_ip_ids)} existing IP ID(s) given"
   }
+
+  validation {
+    condition     = !(var.outbound_type == "loadBalancer" && var.ip_mode == "existing" && length(var.existing_ip_ids) == 0 && length(var.existing_prefix_ids) > 0 && var.outbound_ip_count == null)
+    error_message = "outbound_ip_count: null is not allowed with existing_prefix_ids: the number of IPs the prefixes hold (1..${local.outbound_facts.max_outbound_ips}), so the ports can be checked against them"
+  }
+
+  validation {
+    condition     = var.outbound_type != "managedNATGateway" || var.outbound_ip_count == null
+    error_message = "outbound_ip_count: ${var.outbound_ip_count == null ? "null" : var.outbound_ip_count} is not allowed with managedNATGateway: load balancer setting (a NAT gateway allocates ports on demand)"
+  }
+}
+
+variable "outbound_type" {
+  description = "loadBalancer (default: explicit SNAT ports per node) or managedNATGateway (ports on demand, 64,512 per IP). Create-only on AKS."
+  type        = string
+  default     = "loadBalancer"
+
+  validation {
+    condition     = contains(["loadBalancer", "managedNATGateway"], var.outbound_type)
+    error_message = "outbound_type: '${var.outbound_type}' is not allowed: 'loadBalancer' or 'managedNATGateway'"
+  }
+}
+
+variable "public_ip_name_prefix" {
+  description = "Names of the created public IPs: <prefix>-1, <prefix>-2, ..."
+  type        = string
+  default     = "aks-outbound"
 }
 
 variable "resource_group_name" {
@@ -247,23 +282,6 @@ variable "resource_group_name" {
     condition     = !(var.outbound_type == "loadBalancer" && var.ip_mode == "created" && var.resource_group_name == null)
     error_message = "resource_group_name: null is not allowed with ip_mode 'created': the resource group the public IPs go in"
   }
-}
-
-variable "location" {
-  description = "Azure region of the created public IPs (ip_mode created), the cluster's; unused otherwise."
-  type        = string
-  default     = null
-
-  validation {
-    condition     = !(var.outbound_type == "loadBalancer" && var.ip_mode == "created" && var.location == null)
-    error_message = "location: null is not allowed with ip_mode 'created': the cluster's region, where the public IPs go"
-  }
-}
-
-variable "public_ip_name_prefix" {
-  description = "Names of the created public IPs: <prefix>-1, <prefix>-2, ..."
-  type        = string
-  default     = "aks-outbound"
 }
 
 variable "tags" {

@@ -18,8 +18,47 @@ variable "public_subnet_ids" {
   }
 }
 
+variable "alarm_actions" {
+  description = "SNS topic ARNs the ErrorPortAllocation alarms notify. Only with alarms = true."
+  type        = list(string)
+  default     = null
+
+  validation {
+    condition     = var.alarm_actions == null || var.alarms
+    error_message = "alarm_actions: 'given' is not allowed; allowed: only with alarms = true"
+  }
+}
+
+variable "alarms" {
+  description = "A CloudWatch alarm per gateway on ErrorPortAllocation > 0 in any minute (the gateway could not allocate a source port: connections are failing)."
+  type        = bool
+  default     = true
+}
+
+variable "ip_count" {
+  description = "Elastic IPs per gateway, 1..8, instead of sizing from connections (the plan for ip_count x 55,000 connections)."
+  type        = number
+  default     = null
+
+  validation {
+    condition     = var.ip_count == null ? true : try(var.ip_count == floor(var.ip_count) && var.ip_count >= 1 && var.ip_count <= local.nat_facts.max_ips, false)
+    error_message = "ip_count: ${coalesce(tostring(var.ip_count), "null")} is not allowed; allowed: a whole number from 1 to ${local.nat_facts.max_ips}"
+  }
+
+  # The rule reading three variables sits here, on the one no other rule reads: Terraform skips the rules that
+  # read a variable whose own value was refused, and nothing should be skipped because of it.
+  validation {
+    condition     = length([for given in [var.peak_connections != null, var.peak_connections_by_az != null, var.ip_count != null] : given if given]) == 1
+    error_message = "peak_connections: [${join(", ", [for name, given in { ip_count = var.ip_count != null, peak_connections = var.peak_connections != null, peak_connections_by_az = var.peak_connections_by_az != null } : "'${name}'" if given])}] is not allowed; allowed: exactly one of peak_connections, peak_connections_by_az or ip_count"
+  }
+}
+
 variable "peak_connections" {
-  description = "Peak simultaneous connections from each AZ to its busiest single destination (IP, port, protocol), one figure for every AZ: 55,000 per IP, more than 440,000 (8 IPs) refused. Give exactly one of peak_connections, peak_connections_by_az or ip_count."
+  description = <<-EOT
+    Peak simultaneous connections from each AZ to its busiest single destination (IP, port, protocol), one figure for
+    every AZ: 55,000 per IP, more than 440,000 (8 IPs) refused. Give exactly one of peak_connections,
+    peak_connections_by_az or ip_count.
+  EOT
   type        = number
   default     = null
 
@@ -55,24 +94,6 @@ variable "peak_connections_by_az" {
   }
 }
 
-variable "ip_count" {
-  description = "Elastic IPs per gateway, 1..8, instead of sizing from connections (the plan for ip_count x 55,000 connections)."
-  type        = number
-  default     = null
-
-  validation {
-    condition     = var.ip_count == null ? true : try(var.ip_count == floor(var.ip_count) && var.ip_count >= 1 && var.ip_count <= local.nat_facts.max_ips, false)
-    error_message = "ip_count: ${coalesce(tostring(var.ip_count), "null")} is not allowed; allowed: a whole number from 1 to ${local.nat_facts.max_ips}"
-  }
-
-  # The rule reading three variables sits here, on the one no other rule reads: Terraform skips the rules that
-  # read a variable whose own value was refused, and nothing should be skipped because of it.
-  validation {
-    condition     = length([for given in [var.peak_connections != null, var.peak_connections_by_az != null, var.ip_count != null] : given if given]) == 1
-    error_message = "peak_connections: [${join(", ", [for name, given in { ip_count = var.ip_count != null, peak_connections = var.peak_connections != null, peak_connections_by_az = var.peak_connections_by_az != null } : "'${name}'" if given])}] is not allowed; allowed: exactly one of peak_connections, peak_connections_by_az or ip_count"
-  }
-}
-
 variable "private_route_table_ids" {
   description = "AZ name -> private route table: adds its 0.0.0.0/0 route to that AZ's gateway. Keys must be AZs of public_subnet_ids. Null: routes are wired elsewhere."
   type        = map(string)
@@ -81,23 +102,6 @@ variable "private_route_table_ids" {
   validation {
     condition     = length(setsubtract(keys(coalesce(var.private_route_table_ids, {})), keys(var.public_subnet_ids))) == 0
     error_message = "private_route_table_ids: [${join(", ", [for az in sort(setsubtract(keys(coalesce(var.private_route_table_ids, {})), keys(var.public_subnet_ids))) : "'${az}'"])}] is not allowed; allowed: AZs that have a public subnet in public_subnet_ids"
-  }
-}
-
-variable "alarms" {
-  description = "A CloudWatch alarm per gateway on ErrorPortAllocation > 0 in any minute (the gateway could not allocate a source port: connections are failing)."
-  type        = bool
-  default     = true
-}
-
-variable "alarm_actions" {
-  description = "SNS topic ARNs the ErrorPortAllocation alarms notify. Only with alarms = true."
-  type        = list(string)
-  default     = null
-
-  validation {
-    condition     = var.alarm_actions == null || var.alarms
-    error_message = "alarm_actions: 'given' is not allowed; allowed: only with alarms = true"
   }
 }
 

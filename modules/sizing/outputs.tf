@@ -69,7 +69,11 @@ output "azure_nat_gateway" {
 }
 
 output "aws_nat_gateway" {
-  description = "Null unless aws_nat_gateway_connections is given; else ips (primary + secondary), demand, per_ip (55,000), capacity, headroom, feasible (at most 8 IPs), infeasible and above_default_eip_quota (more than the default 2 Elastic IPs per NAT gateway)."
+  description = <<-EOT
+    Null unless aws_nat_gateway_connections is given; else ips (primary + secondary), demand, per_ip (55,000), capacity,
+    headroom, feasible (at most 8 IPs), infeasible and above_default_eip_quota (more than the default 2 Elastic IPs per
+    NAT gateway).
+  EOT
   value       = local.nat_out.aws == null ? null : merge(local.nat_out.aws, { above_default_eip_quota = local.nat.aws.ips > local.facts.aws_nat_default_eip_quota })
 }
 
@@ -79,6 +83,10 @@ output "backlog" {
 }
 
 output "rings" {
-  description = "Null unless rings is given; else driver, rx and tx (the smallest sizes the driver keeps unchanged that hold packets_in_stall, clamped to its max), rx_default, tx_default, packets_in_stall, rx_capped_at_driver_max, tx_capped_at_driver_max, queues, memory_bytes (RX buffers on all queues) and extra_memory_bytes (over the defaults)."
+  description = <<-EOT
+    Null unless rings is given; else driver, rx and tx (the smallest sizes the driver keeps unchanged that hold
+    packets_in_stall, clamped to its max), rx_default, tx_default, packets_in_stall, rx_capped_at_driver_max,
+    tx_capped_at_driver_max, queues, memory_bytes (RX buffers on all queues) and extra_memory_bytes (over the defaults).
+  EOT
   value       = local.rings_out
 }

@@ -76,11 +76,16 @@ func requireRefusal(t *testing.T, err error, messages []string) {
 }
 
 // providerChecks runs, with the real azurerm provider from the plugin mirror: terraform validate of the module and
-// of examples/basic, and terraform test (mock_provider "azurerm") in both, which plans the resources.
-func providerChecks(t *testing.T, name string) {
+// of each of its examples (relative paths), and terraform test (mock_provider "azurerm") in each, which plans the
+// resources.
+func providerChecks(t *testing.T, name string, examples ...string) {
 	tftest.NeedProvider(t, "azurerm")
 	module := filepath.Join(tftest.CopyModules(t, name), "modules", name)
-	for _, dir := range []string{module, filepath.Join(module, "examples", "basic")} {
+	dirs := []string{module}
+	for _, example := range examples {
+		dirs = append(dirs, filepath.Join(module, example))
+	}
+	for _, dir := range dirs {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			tf := tftest.New(t, dir)
 			tftest.Init(t, tf)

@@ -165,8 +165,9 @@ func TestAksNodePoolRefusesEachRule(t *testing.T) {
 	}
 }
 
-// main.tf sets every sysctl_config attribute profiles.tf.json can produce: a sysctl added to
-// wirespeed.sizing.aks_sysctls without its attribute in main.tf would be silently dropped from the pool.
+// main.tf (the user pool) and the AKS example's default_node_pool (the system pool, from output default_node_pool)
+// set every sysctl_config attribute profiles.tf.json can produce: a sysctl added to wirespeed.sizing.aks_sysctls
+// without its attribute in either would be silently dropped from that pool.
 func TestAksNodePoolMainSetsEverySysctlAttribute(t *testing.T) {
 	var doc struct {
 		Locals struct {
@@ -184,25 +185,28 @@ func TestAksNodePoolMainSetsEverySysctlAttribute(t *testing.T) {
 	if err := json.Unmarshal(body, &doc); err != nil {
 		t.Fatal(err)
 	}
-	main, err := os.ReadFile(filepath.Join(module, "main.tf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for kernel, row := range doc.Locals.Sysctls {
-		for _, attribute := range append([]string{row.Attribute}, row.Attributes...) {
-			if attribute == "" {
-				continue
-			}
-			line := attribute + ` = lookup(local.sysctl_config, "` + attribute + `", null)`
-			if !strings.Contains(strings.Join(strings.Fields(string(main)), " "), line) {
-				t.Errorf("main.tf does not set %s (%s): want %q", attribute, kernel, line)
+	for file, values := range map[string]string{"main.tf": "local.sysctl_config", "examples/basic/main.tf": "local.system.sysctl_config"} {
+		main, err := os.ReadFile(filepath.Join(module, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := strings.Join(strings.Fields(string(main)), " ")
+		for kernel, row := range doc.Locals.Sysctls {
+			for _, attribute := range append([]string{row.Attribute}, row.Attributes...) {
+				if attribute == "" {
+					continue
+				}
+				line := attribute + ` = lookup(` + values + `, "` + attribute + `", null)`
+				if !strings.Contains(text, line) {
+					t.Errorf("%s does not set %s (%s): want %q", file, attribute, kernel, line)
+				}
 			}
 		}
 	}
 }
 
 // With the azurerm provider in the plugin mirror: terraform validate and terraform test (mock_provider) of the
-// module and of examples/basic.
+// module and of examples/basic, the AKS example of this module and aks-outbound.
 func TestAksNodePoolWithProvider(t *testing.T) {
-	providerChecks(t, "aks-node-pool")
+	providerChecks(t, "aks-node-pool", "examples/basic")
 }

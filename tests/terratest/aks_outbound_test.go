@@ -107,7 +107,8 @@ func manyIDs(n int) []string {
 }
 
 // With the azurerm provider in the plugin mirror: terraform validate and terraform test (mock_provider) of the
-// module and of examples/basic.
+// module. Its example is the AKS example in modules/aks-node-pool (TestAksNodePoolWithProvider and
+// TestCheckAksExamplePassesEveryRuleButTheDisabledTuningAgent).
 func TestAksOutboundWithProvider(t *testing.T) {
 	providerChecks(t, "aks-outbound")
 }

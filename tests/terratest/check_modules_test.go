@@ -250,11 +250,13 @@ func planPassesAllButTuningAgent(t *testing.T, example *example) string {
 	return plan
 }
 
-// The aks-node-pool example, with tuning-agent-present disabled (no kubernetes provider to plan
-// modules/node-tuning; without the config that rule fails too), passes every other rule: the user pool the module
-// makes and the system pool the cluster builds from its default_node_pool output (system_pool = true) are both
-// tuned. A size the module refuses is refused by the check too, in the same example's plan.
-func TestCheckAksNodePoolExamplePassesEveryRuleButTheDisabledTuningAgent(t *testing.T) {
+// The AKS example (modules/aks-node-pool/examples/basic, the example of aks-node-pool and aks-outbound alike), with
+// tuning-agent-present disabled (no kubernetes provider to plan modules/node-tuning; without the config that rule
+// fails too), passes every other rule: the user pool the module makes and the system pool the cluster builds from its
+// default_node_pool output (system_pool = true) are both tuned, and the SNAT ports and IPs aks-outbound sizes fit.
+// A size aks-node-pool refuses, and ports 0 (Azure's shrinking default), which aks-outbound refuses, the check
+// refuses too, in the same example's plan.
+func TestCheckAksExamplePassesEveryRuleButTheDisabledTuningAgent(t *testing.T) {
 	example := newExample(t, "aks-node-pool")
 	plan := planPassesAllButTuningAgent(t, example)
 
@@ -283,17 +285,9 @@ func TestCheckAksNodePoolExamplePassesEveryRuleButTheDisabledTuningAgent(t *test
 			}
 		}
 	})
-}
 
-// The aks-outbound example, with tuning-agent-present disabled, passes every other rule: the SNAT ports and IPs the
-// module sizes, and its system pool tuned by modules/aks-node-pool (system_pool = true). Ports 0 (Azure's shrinking
-// default), which the module refuses, the check refuses too.
-func TestCheckAksOutboundExamplePassesEveryRuleButTheDisabledTuningAgent(t *testing.T) {
-	example := newExample(t, "aks-outbound")
-	plan := planPassesAllButTuningAgent(t, example)
-
-	t.Run("ports 0: the module refuses, the check refuses", func(t *testing.T) {
-		_, err := example.plan(t, edit{"connections_per_second = 8", "allocated_outbound_ports = 0"})
+	t.Run("ports 0: aks-outbound refuses, the check refuses", func(t *testing.T) {
+		_, err := example.plan(t, edit{"connections_per_second = 4", "allocated_outbound_ports = 0"})
 		requireRefusal(t, err, []string{
 			"allocated_outbound_ports: 0 is not allowed: a multiple of 8 between 8 and 64,000 (0 would hand the choice to Azure, which halves it as the pool grows)"})
 		refused := wirespeedCheck(t, setAfter(t, plan, cluster, 0, "network_profile", 0, "load_balancer_profile", 0, "outbound_ports_allocated"), withoutTuningAgent)
@@ -312,10 +306,11 @@ func TestCheckGapsTheModulesAllowAndThePackRefuses(t *testing.T) {
 	}
 	cases := []gapCase{
 		{
-			// The module's workload sizing never goes below 1,024, but explicit ports only need to be a multiple
-			// of 8 from 8; aks-snat-ports-minimum holds every cluster to 1,024 (minimumPorts).
-			name: "aks-outbound explicit ports 512", module: "aks-outbound",
-			edits: []edit{{"connections_per_second = 8", "allocated_outbound_ports = 512"}},
+			// aks-outbound's workload sizing never goes below 1,024, but explicit ports only need to be a multiple
+			// of 8 from 8; aks-snat-ports-minimum holds every cluster to 1,024 (minimumPorts). Planned in the AKS
+			// example, which lives in modules/aks-node-pool.
+			name: "aks-outbound explicit ports 512", module: "aks-node-pool",
+			edits: []edit{{"connections_per_second = 4", "allocated_outbound_ports = 512"}},
 			want:  []string{"aks-snat-ports-minimum " + cluster},
 		},
 		{

@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/wirespeed-io/wirespeed/tests/terratest/tfdocs"
@@ -56,5 +58,39 @@ func TestEveryModuleHasItsFiles(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// markdownLink is a Markdown link's target: [text](target).
+var markdownLink = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+
+// Every relative link in the modules' READMEs names a file or folder that exists: the AKS example one module's README
+// points into another module's folder, and a move would otherwise leave readers a dead link.
+func TestReadmeLinksResolve(t *testing.T) {
+	readmes, err := filepath.Glob(filepath.Join(tftest.Root(), "modules", "*", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readmes = append(readmes, filepath.Join(tftest.Root(), "modules", "README.md"))
+	links := 0
+	for _, readme := range readmes {
+		body, err := os.ReadFile(readme)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, match := range markdownLink.FindAllStringSubmatch(string(body), -1) {
+			target, _, _ := strings.Cut(match[1], "#")
+			if target == "" || strings.Contains(target, "://") {
+				continue
+			}
+			links++
+			if _, err := os.Stat(filepath.Join(filepath.Dir(readme), target)); err != nil {
+				rel, _ := filepath.Rel(tftest.Root(), readme)
+				t.Errorf("%s links to %s, which does not exist", rel, match[1])
+			}
+		}
+	}
+	if links == 0 {
+		t.Fatal("no relative links found in the modules' READMEs")
 	}
 }

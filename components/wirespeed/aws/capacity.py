@@ -15,9 +15,10 @@ from typing import Any, Literal
 
 from wirespeed import catalog
 from wirespeed.catalog import InstanceType, UnknownInstanceType
-from wirespeed.manifests import PROFILE_LABEL, Problem
+from wirespeed.manifests import PROFILE_LABEL
 from wirespeed.manifests.options import resolve_profiles
 from wirespeed.names import NOT_NETWORK_OPTIMISED_REASON, REASON_MAX_LENGTH
+from wirespeed.problems import Problem
 from wirespeed.profile import MTU, Profile, RingSize
 from wirespeed.profiles import ASSUMPTIONS
 from wirespeed.userdata import render_al2023_user_data, render_bottlerocket_settings, script_problems
@@ -173,7 +174,7 @@ def resolve_profile(spec: str | Profile, field_name: str = "profile") -> tuple[P
         return None, problems
     (profile,) = profiles
     for sp in script_problems(profile):
-        problems.append(Problem(f"{field_name}{sp.path}", sp.value, sp.allowed))
+        problems.append(Problem(f"{field_name}{sp.field}", sp.value, sp.allowed))
     return profile, problems
 
 

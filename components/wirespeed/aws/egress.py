@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from wirespeed.manifests import Problem
+from wirespeed.problems import Problem
 from wirespeed.sizing import InfeasibleError, SizingError
 from wirespeed.sizing.nat_gateway import NatGatewayPlan, plan_aws_nat_gateway
 

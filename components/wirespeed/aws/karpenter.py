@@ -27,8 +27,9 @@ from wirespeed.aws.capacity import (
     ring_class,
 )
 from wirespeed.catalog import InstanceType
-from wirespeed.manifests import PROFILE_LABEL, Problem
+from wirespeed.manifests import PROFILE_LABEL
 from wirespeed.names import NOT_NETWORK_OPTIMISED_REASON
+from wirespeed.problems import Problem
 from wirespeed.profile import Profile
 
 # Karpenter >= 1.0 (karpenter.sh/docs/upgrading/v1-migration): NodePool karpenter.sh/v1, EC2NodeClass
@@ -93,6 +94,43 @@ def _families_problems(families: Sequence[str], reason: str | None) -> list[Prob
     return problems
 
 
+def _bandwidth_range(low: float, high: float | None, problems: list[Problem]) -> tuple[float, float | None]:
+    """The baseline bandwidth range in Gb/s; a bound outside 0..3,200 is a problem and dropped (min to 0)."""
+    if isinstance(low, bool) or not isinstance(low, int | float) or not 0 <= low <= 3200:
+        problems.append(Problem("min_network_bandwidth_gbps", low, "a number of Gb/s from 0 to 3,200"))
+        low = 0
+    if high is not None and (isinstance(high, bool) or not isinstance(high, int | float) or not low <= high <= 3200):
+        problems.append(Problem("max_network_bandwidth_gbps", high, f"a number of Gb/s from {low:g} to 3,200, or None"))
+        high = None
+    return low, high
+
+
+def _selection_problems(
+    selected: Sequence[InstanceType], families: Sequence[str], architecture: str, low: float, *, checked: bool
+) -> list[Problem]:
+    """The range must select some type (said only when every input was valid) of one ring class."""
+    problems = []
+    if checked and not selected:
+        problems.append(
+            Problem(
+                "min_network_bandwidth_gbps",
+                low,
+                f"a range some {architecture} type of {', '.join(families)} has in the catalog",
+            )
+        )
+    classes = sorted({ring_class(t) for t in selected})
+    if len(classes) > 1:
+        problems.append(
+            Problem(
+                "min_network_bandwidth_gbps",
+                low,
+                f"above {BALANCED_MAX_GBPS:g} (one ring profile for the pool), or max_network_bandwidth_gbps at most "
+                f"{BALANCED_MAX_GBPS:g}: the range selects types of both ring classes",
+            )
+        )
+    return problems
+
+
 def plan_karpenter(
     *,
     name: str,
@@ -128,14 +166,7 @@ def plan_karpenter(
     else:
         families = list(instance_families)
         problems += _families_problems(families, not_network_optimised_reason)
-    low = min_network_bandwidth_gbps
-    if isinstance(low, bool) or not isinstance(low, int | float) or not 0 <= low <= 3200:
-        problems.append(Problem("min_network_bandwidth_gbps", low, "a number of Gb/s from 0 to 3,200"))
-        low = 0
-    high = max_network_bandwidth_gbps
-    if high is not None and (isinstance(high, bool) or not isinstance(high, int | float) or not low <= high <= 3200):
-        problems.append(Problem("max_network_bandwidth_gbps", high, f"a number of Gb/s from {low:g} to 3,200, or None"))
-        high = None
+    low, high = _bandwidth_range(min_network_bandwidth_gbps, max_network_bandwidth_gbps, problems)
     for index, capacity in enumerate(capacity_types):
         if capacity not in CAPACITY_TYPES:
             problems.append(Problem(f"capacity_types[{index}]", capacity, "on-demand or spot"))
@@ -143,7 +174,6 @@ def plan_karpenter(
         problems.append(Problem("cpu_limit", cpu_limit, "a whole number of vCPUs from 1 to 1,000,000"))
     problems += check_labels(dict(labels or {}), resolved.name if resolved else None)
     problems += check_taints(list(taints))
-
     selected = [
         t
         for t in catalog.instance_types(cloud="aws")
@@ -152,24 +182,7 @@ def plan_karpenter(
         and t.baseline_gbps >= low
         and (high is None or t.baseline_gbps <= high)
     ]
-    if not problems and not selected:
-        problems.append(
-            Problem(
-                "min_network_bandwidth_gbps",
-                low,
-                f"a range some {architecture} type of {', '.join(families)} has in the catalog",
-            )
-        )
-    classes = sorted({ring_class(t) for t in selected})
-    if len(classes) > 1:
-        problems.append(
-            Problem(
-                "min_network_bandwidth_gbps",
-                low,
-                f"above {BALANCED_MAX_GBPS:g} (one ring profile for the pool), or max_network_bandwidth_gbps at most "
-                f"{BALANCED_MAX_GBPS:g}: the range selects types of both ring classes",
-            )
-        )
+    problems += _selection_problems(selected, families, architecture, low, checked=not problems)
     if problems or resolved is None:
         return None, problems
     os_name: OperatingSystem = "bottlerocket" if operating_system == "bottlerocket" else "al2023"

@@ -15,11 +15,11 @@ from typing import Any
 import pulumi
 import pulumi_kubernetes as k8s
 
-from wirespeed.aws._errors import input_errors
 from wirespeed.aws.capacity import Taint
 from wirespeed.aws.karpenter import KarpenterPlan, node_class, node_pool, plan_karpenter
-from wirespeed.manifests import Problem
+from wirespeed.problems import InvalidInputError, Problem
 from wirespeed.profile import Profile
+from wirespeed.pulumi_inputs import input_properties_error
 
 TYPE_TOKEN = "wirespeed:index:KarpenterNodePool"
 
@@ -94,7 +94,7 @@ def plan_for(name: str, args: KarpenterNodePoolArgs) -> KarpenterPlan:
         if not isinstance(value, str) or not value:
             problems.append(Problem(field_name, value, "a non-empty string"))
     if problems or plan is None:
-        raise input_errors("KarpenterNodePoolArgs", problems)
+        raise input_properties_error(InvalidInputError("invalid KarpenterNodePoolArgs", problems))
     return plan
 
 

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 import pulumi
 import pulumi_aws as aws
 
-from wirespeed.aws._errors import input_errors
 from wirespeed.aws.egress import ALARM_PERIOD_SECONDS, EgressPlan, plan_egress
-from wirespeed.manifests import Problem
+from wirespeed.problems import InvalidInputError, Problem
+from wirespeed.pulumi_inputs import input_properties_error
 
 TYPE_TOKEN = "wirespeed:index:NatEgress"
 
@@ -60,7 +60,7 @@ def _check(args: NatEgressArgs) -> EgressPlan:
     elif args.alarm_actions is not None and not args.alarms:
         problems.append(Problem("alarm_actions", "given", "only with alarms=True"))
     if problems or plan is None:
-        raise input_errors("NatEgressArgs", problems)
+        raise input_properties_error(InvalidInputError("invalid NatEgressArgs", problems))
     return plan
 
 

@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 import pulumi
 import pulumi_aws as aws
 
-from wirespeed.aws._errors import input_errors
 from wirespeed.aws.capacity import IMDS_HOP_LIMIT, NodeGroupPlan, Taint, plan_node_group, security_groups_problem
+from wirespeed.problems import InvalidInputError
 from wirespeed.profile import Profile
+from wirespeed.pulumi_inputs import input_properties_error
 
 TYPE_TOKEN = "wirespeed:index:NetworkOptimizedNodeGroup"
 
@@ -101,7 +102,7 @@ def _plan(args: NetworkOptimizedNodeGroupArgs) -> NodeGroupPlan:
     if missing_groups is not None:
         problems.append(missing_groups)
     if problems or plan is None:
-        raise input_errors("NetworkOptimizedNodeGroupArgs", problems)
+        raise input_properties_error(InvalidInputError("invalid NetworkOptimizedNodeGroupArgs", problems))
     return plan
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from wirespeed.aws.capacity import NodeGroupPlan, plan_node_group
 from wirespeed.aws.egress import EgressPlan, plan_egress
-from wirespeed.manifests import Problem
+from wirespeed.problems import InvalidInputError, Problem
 
 NODE_GROUP_FORMAT = "NAME:TYPE[+TYPE...]:MIN:MAX[:PROFILE[:ena-express]]"
 # EKS node group names: letters, digits, '-' and '_', starting with a letter or digit, up to 63 characters.
@@ -53,10 +53,11 @@ class EksStack:
         }
 
 
-class EksStackError(ValueError):
+class EksStackError(InvalidInputError):
+    """Every problem of the aws stack config, by config key (``wirespeed:nodeGroups[0]``)."""
+
     def __init__(self, problems: Sequence[Problem]) -> None:
-        self.problems = list(problems)
-        super().__init__("invalid wirespeed stack config (cloud aws):\n" + "\n".join(f"  {p}" for p in problems))
+        super().__init__("invalid wirespeed stack config (cloud aws)", problems)
 
 
 def _pairs(key: str, values: Sequence[str], problems: list[Problem]) -> dict[str, str]:

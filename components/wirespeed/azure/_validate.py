@@ -29,9 +29,10 @@ from wirespeed.azure.pools import (
     plan_pool,
     resolve_profile,
 )
-from wirespeed.azure.problems import Collector, InvalidArgsError, Problem, join
+from wirespeed.azure.problems import Collector, InvalidArgsError, join
 from wirespeed.azure.spec import ClusterSpec
 from wirespeed.manifests.options import DEFAULT_IMAGE, NodeTuningOptions, check_options
+from wirespeed.problems import Problem
 from wirespeed.profile import Profile
 
 __all__ = [

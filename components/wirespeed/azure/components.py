@@ -18,16 +18,12 @@ from wirespeed.azure import _validate
 from wirespeed.azure._validate import REPLACE_ON_CHANGE, ClusterPlan, InvalidArgsError, OutboundPlan, PoolPlan
 from wirespeed.azure.spec import ClusterSpec, NodePoolSpec, OutboundSpec
 from wirespeed.azure.topology import cluster_load_balancer_id
+from wirespeed.problems import Problem
+from wirespeed.pulumi_inputs import input_properties_error
 from wirespeed.sizing.aks_sysctls import sdk_field
 
 POOL_TYPE = "wirespeed:index:NetworkOptimizedNodePool"
 CLUSTER_TYPE = "wirespeed:index:NetworkOptimizedCluster"
-
-
-def _input_error(exc: InvalidArgsError) -> pulumi.InputPropertiesError:
-    return pulumi.InputPropertiesError(
-        str(exc), [pulumi.InputPropertyErrorDetails(property_path=p.path, reason=p.reason) for p in exc.problems]
-    )
 
 
 def _pool_settings(plan: PoolPlan) -> dict[str, Any]:
@@ -110,7 +106,7 @@ class NetworkOptimizedNodePool(pulumi.ComponentResource):
             try:
                 _plan = _validate.plan_pool(args)
             except InvalidArgsError as exc:
-                raise _input_error(exc) from None
+                raise input_properties_error(exc) from None
         plan = _plan
         super().__init__(POOL_TYPE, name, None, opts)
         self.plan = plan
@@ -186,16 +182,17 @@ def outbound_profile(
             raise InvalidArgsError(
                 "outbound_profile",
                 [
-                    _validate.Problem(
+                    Problem.refused(
                         field,
-                        f"{value!r} is not allowed: outbound_profile returns a load balancer profile with "
-                        "ip_mode 'managed' or 'existing' (create IPs yourself and pass existing_ip_ids)",
+                        value,
+                        "outbound_profile returns a load balancer profile with ip_mode 'managed' or 'existing' "
+                        "(create IPs yourself and pass existing_ip_ids)",
                     )
                 ],
             )
         plan = _validate.plan_outbound(pools, outbound)
     except InvalidArgsError as exc:
-        raise _input_error(exc) from None
+        raise input_properties_error(exc) from None
     return _load_balancer_profile(plan)
 
 
@@ -258,30 +255,70 @@ class NetworkOptimizedCluster(pulumi.ComponentResource):
         try:
             plan = _validate.plan_cluster(args)
         except InvalidArgsError as exc:
-            raise _input_error(exc) from None
+            raise input_properties_error(exc) from None
         super().__init__(CLUSTER_TYPE, name, None, opts)
         self.plan = plan
-        child = pulumi.ResourceOptions(parent=self)
-        outbound = plan.outbound
+        self._build(name, args)
+        self.register_outputs(self._outputs())
 
-        self.public_ips = []
-        if outbound.load_balancer is not None and outbound.ip_mode == "created":
-            self.public_ips = [
-                network.PublicIPAddress(
-                    f"{name}-outbound-ip-{i + 1}",
+    def _build(self, name: str, args: NetworkOptimizedClusterArgs) -> None:
+        """Every child, in the order they register, and the outputs computed from them."""
+        plan = self.plan
+        self.public_ips = self._public_ips(name, args)
+        self.cluster = self._managed_cluster(name, args)
+        self.cluster_name = self.cluster.name
+        self.node_resource_group = self.cluster.node_resource_group.apply(lambda g: g or "")
+        self.pools = {
+            pool.spec.name: NetworkOptimizedNodePool(
+                f"{name}-{pool.spec.name}",
+                NetworkOptimizedNodePoolArgs(
+                    **{f: getattr(pool.spec, f) for f in NodePoolSpec.__dataclass_fields__},
                     resource_group_name=args.resource_group_name,
-                    location=args.location,
-                    sku=network.PublicIPAddressSkuArgs(name="Standard", tier="Regional"),
-                    public_ip_allocation_method="Static",
-                    public_ip_address_version="IPv4",
-                    # Zone-redundant: the address survives a zone outage, so partners' allowlists stay valid.
-                    zones=["1", "2", "3"],
-                    opts=child,
-                )
-                for i in range(outbound.outbound_ips)
-            ]
+                    cluster_name=self.cluster.name,
+                ),
+                pulumi.ResourceOptions(parent=self),
+                _plan=pool,
+            )
+            for pool in plan.pools
+        }
+        credentials = containerservice.list_managed_cluster_user_credentials_output(
+            resource_group_name=args.resource_group_name,
+            resource_name=self.cluster.name,
+            opts=pulumi.InvokeOutputOptions(parent=self),
+        )
+        self.kubeconfig = pulumi.Output.secret(
+            credentials.kubeconfigs.apply(lambda kcs: base64.b64decode(kcs[0].value).decode())
+        )
+        self.load_balancer_id = pulumi.Output.all(self.cluster.id, self.node_resource_group).apply(
+            lambda v: cluster_load_balancer_id(v[0], v[1])
+        )
+        self.snat_alert = self._snat_alert(name, args, plan) if plan.snat_alert else None
+        self.tuning = self._tuning(name, args, plan) if args.tuning else None
+        self._outbound_outputs()
 
-        self.cluster = containerservice.ManagedCluster(
+    def _public_ips(self, name: str, args: NetworkOptimizedClusterArgs) -> list[network.PublicIPAddress]:
+        """The outbound public IPs wirespeed creates (``ip_mode='created'``), else none."""
+        outbound = self.plan.outbound
+        if outbound.load_balancer is None or outbound.ip_mode != "created":
+            return []
+        return [
+            network.PublicIPAddress(
+                f"{name}-outbound-ip-{i + 1}",
+                resource_group_name=args.resource_group_name,
+                location=args.location,
+                sku=network.PublicIPAddressSkuArgs(name="Standard", tier="Regional"),
+                public_ip_allocation_method="Static",
+                public_ip_address_version="IPv4",
+                # Zone-redundant: the address survives a zone outage, so partners' allowlists stay valid.
+                zones=["1", "2", "3"],
+                opts=pulumi.ResourceOptions(parent=self),
+            )
+            for i in range(outbound.outbound_ips)
+        ]
+
+    def _managed_cluster(self, name: str, args: NetworkOptimizedClusterArgs) -> containerservice.ManagedCluster:
+        system_pool = self.plan.system_pool
+        return containerservice.ManagedCluster(
             f"{name}-aks",
             resource_group_name=args.resource_group_name,
             resource_name_=args.cluster_name,
@@ -293,41 +330,16 @@ class NetworkOptimizedCluster(pulumi.ComponentResource):
             ),
             agent_pool_profiles=[
                 containerservice.ManagedClusterAgentPoolProfileArgs(
-                    name=plan.system_pool.spec.name, mode="System", **_pool_settings(plan.system_pool)
+                    name=system_pool.spec.name, mode="System", **_pool_settings(system_pool)
                 )
             ],
-            network_profile=self._network_profile(plan),
-            opts=child,
-        )
-        self.cluster_name = self.cluster.name
-        self.node_resource_group = self.cluster.node_resource_group.apply(lambda g: g or "")
-
-        self.pools = {}
-        for pool in plan.pools:
-            pool_args = NetworkOptimizedNodePoolArgs(
-                **{f: getattr(pool.spec, f) for f in NodePoolSpec.__dataclass_fields__},
-                resource_group_name=args.resource_group_name,
-                cluster_name=self.cluster.name,
-            )
-            self.pools[pool.spec.name] = NetworkOptimizedNodePool(
-                f"{name}-{pool.spec.name}", pool_args, child, _plan=pool
-            )
-
-        credentials = containerservice.list_managed_cluster_user_credentials_output(
-            resource_group_name=args.resource_group_name,
-            resource_name=self.cluster.name,
-            opts=pulumi.InvokeOutputOptions(parent=self),
-        )
-        self.kubeconfig = pulumi.Output.secret(
-            credentials.kubeconfigs.apply(lambda kcs: base64.b64decode(kcs[0].value).decode())
+            network_profile=self._network_profile(self.plan),
+            opts=pulumi.ResourceOptions(parent=self),
         )
 
-        self.load_balancer_id = pulumi.Output.all(self.cluster.id, self.node_resource_group).apply(
-            lambda v: cluster_load_balancer_id(v[0], v[1])
-        )
-        self.snat_alert = self._snat_alert(name, args, plan) if plan.snat_alert else None
-        self.tuning = self._tuning(name, args, plan) if args.tuning else None
-
+    def _outbound_outputs(self) -> None:
+        plan = self.plan
+        outbound = plan.outbound
         ids: list[pulumi.Input[str]] = [ip.id for ip in self.public_ips] or list(outbound.existing_ip_ids)
         self.outbound_ip_ids = pulumi.Output.all(*ids).apply(list) if ids else pulumi.Output.from_input([])
         addresses = [ip.ip_address.apply(lambda a: a or "") for ip in self.public_ips]
@@ -341,25 +353,25 @@ class NetworkOptimizedCluster(pulumi.ComponentResource):
         self.replace_on_change = pulumi.Output.from_input(
             {p.spec.name: [path for path, _ in REPLACE_ON_CHANGE] for p in (plan.system_pool, *plan.pools)}
         )
-        self.register_outputs(
-            {
-                "cluster": self.cluster,
-                "cluster_name": self.cluster_name,
-                "node_resource_group": self.node_resource_group,
-                "kubeconfig": self.kubeconfig,
-                "pools": {k: v.urn for k, v in self.pools.items()},
-                "public_ips": [ip.urn for ip in self.public_ips],
-                "outbound_ip_addresses": self.outbound_ip_addresses,
-                "outbound_ip_ids": self.outbound_ip_ids,
-                "allocated_outbound_ports": self.allocated_outbound_ports,
-                "outbound_ip_count": self.outbound_ip_count,
-                "outbound": self.outbound,
-                "load_balancer_id": self.load_balancer_id,
-                "replace_on_change": self.replace_on_change,
-                "tuning": self.tuning.urn if self.tuning is not None else None,
-                "snat_alert": self.snat_alert.urn if self.snat_alert is not None else None,
-            }
-        )
+
+    def _outputs(self) -> dict[str, Any]:
+        return {
+            "cluster": self.cluster,
+            "cluster_name": self.cluster_name,
+            "node_resource_group": self.node_resource_group,
+            "kubeconfig": self.kubeconfig,
+            "pools": {k: v.urn for k, v in self.pools.items()},
+            "public_ips": [ip.urn for ip in self.public_ips],
+            "outbound_ip_addresses": self.outbound_ip_addresses,
+            "outbound_ip_ids": self.outbound_ip_ids,
+            "allocated_outbound_ports": self.allocated_outbound_ports,
+            "outbound_ip_count": self.outbound_ip_count,
+            "outbound": self.outbound,
+            "load_balancer_id": self.load_balancer_id,
+            "replace_on_change": self.replace_on_change,
+            "tuning": self.tuning.urn if self.tuning is not None else None,
+            "snat_alert": self.snat_alert.urn if self.snat_alert is not None else None,
+        }
 
     def _network_profile(self, plan: ClusterPlan) -> containerservice.ContainerServiceNetworkProfileArgs:
         outbound = plan.outbound

@@ -11,10 +11,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from wirespeed.azure.pools import parse_surge
-from wirespeed.azure.problems import Collector, InvalidArgsError, is_whole, join, whole_in
+from wirespeed.azure.problems import Collector, InvalidArgsError, join, whole_in
 from wirespeed.azure.spec import NodePoolSpec, OutboundSpec, SnatAlertSpec
 from wirespeed.sizing import azure_lb, nat_gateway
 from wirespeed.sizing.errors import InfeasibleError, SizingError
+from wirespeed.values import whole
 
 # learn.microsoft.com/azure/aks/configure-load-balancer-standard and the NAT gateway profile in the 2025-09-01
 # API: outbound idle timeout 4..120 minutes; defaults 30 (load balancer) and 4 (NAT gateway).
@@ -144,12 +145,8 @@ def _check_load_balancer(
             return None
     else:
         ports = spec.allocated_outbound_ports
-        if (
-            not isinstance(ports, int | float)
-            or not is_whole(ports)
-            or not 8 <= ports <= azure_lb.MAX_PORTS_PER_NODE
-            or int(ports) % 8
-        ):
+        count = whole(ports)
+        if count is None or not 8 <= count <= azure_lb.MAX_PORTS_PER_NODE or count % 8:
             out.add(
                 join(prefix, "allocated_outbound_ports"),
                 f"{ports!r} is not allowed: a multiple of 8 between 8 and 64,000 (0 would hand the choice to "

@@ -11,9 +11,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from wirespeed import catalog
-from wirespeed.azure.problems import Collector, InvalidArgsError, Problem, join, whole_in
+from wirespeed.azure.problems import Collector, InvalidArgsError, join, whole_in
 from wirespeed.azure.spec import LINUX_OS_SKUS, PROFILE_LABEL, TAINT_EFFECTS, ZONES, NodePoolSpec
 from wirespeed.names import NOT_NETWORK_OPTIMISED_REASON, REASON_MAX_LENGTH
+from wirespeed.problems import Problem
 from wirespeed.profile import Profile
 from wirespeed.profiles import builtin_profile
 from wirespeed.sizing import aks_sysctls, azure_lb
@@ -27,8 +28,9 @@ SYSTEM_MIN_COUNT = 1
 # learn.microsoft.com/azure/aks/azure-cni-overview ("Maximum pods per node"): 10..250 for every network plugin.
 MAX_PODS_RANGE = (10, 250)
 # learn.microsoft.com/azure/virtual-network/accelerated-networking-overview ("Supported VM instances"): VM sizes
-# with two or more vCPUs whose NIC is a VF the host passes through (Mellanox ConnectX or MANA).
-ACCELERATED_NETWORKING_NICS = ("mana", "mellanox-or-mana")
+# with two or more vCPUs whose NIC is a VF the host passes through (Mellanox ConnectX or MANA): every Azure NIC
+# kind in the catalog.
+ACCELERATED_NETWORKING_NICS = catalog.nic_kinds("azure")
 ACCELERATED_NETWORKING_MIN_VCPU = 2
 # Inputs of Microsoft.ContainerService/managedClusters/agentPools that AKS only takes at creation: a change
 # replaces the pool (new VMs). Engine paths, each with its reason, for `wirespeed plan` to print.

@@ -1,30 +1,21 @@
-"""Input problems of the AKS components: where, and why (the value and what is allowed). Pure."""
+"""Input problems of the AKS components: where (a property path such as ``pools[1].max_surge``), and why (the
+value and what is allowed). Pure."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-
-@dataclass(frozen=True)
-class Problem:
-    """One bad input: where it is (``pools[1].max_surge``) and why, naming the value and what is allowed."""
-
-    path: str
-    reason: str
-
-    def __str__(self) -> str:
-        return f"{self.path}: {self.reason}"
+from wirespeed.problems import InvalidInputError, Problem
+from wirespeed.values import whole
 
 
-class InvalidArgsError(ValueError):
+class InvalidArgsError(InvalidInputError):
     """Every problem found in a component's args, raised once before anything registers."""
 
     def __init__(self, component: str, problems: Sequence[Problem]):
         self.component = component
-        self.problems = tuple(problems)
-        lines = "\n".join(f"  {p}" for p in self.problems)
-        super().__init__(f"{component}: {len(self.problems)} invalid input(s):\n{lines}")
+        super().__init__(f"{component}: {len(problems)} invalid input(s)", problems)
 
 
 @dataclass
@@ -32,17 +23,11 @@ class Collector:
     problems: list[Problem] = field(default_factory=list)
 
     def add(self, path: str, reason: str) -> None:
-        self.problems.append(Problem(path, reason))
+        self.problems.append(Problem(path, reason=reason))
 
 
 def join(prefix: str, name: str) -> str:
     return f"{prefix}.{name}" if prefix else name
-
-
-def is_whole(value: object) -> bool:
-    if isinstance(value, bool):
-        return False
-    return isinstance(value, int) or (isinstance(value, float) and value.is_integer())
 
 
 def whole_between(low: int, high: int) -> str:
@@ -51,7 +36,8 @@ def whole_between(low: int, high: int) -> str:
 
 
 def whole_in(out: Collector, path: str, value: object, low: int, high: int) -> int | None:
-    if not isinstance(value, int | float) or not is_whole(value) or not low <= value <= high:
+    number = whole(value)
+    if number is None or not low <= number <= high:
         out.add(path, f"{value!r} is not allowed: {whole_between(low, high)}")
         return None
-    return int(value)
+    return number

@@ -10,25 +10,24 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from wirespeed.azure._validate import Problem
 from wirespeed.azure.spec import ClusterSpec, NodePoolSpec, OutboundSpec, SnatAlertSpec
+from wirespeed.problems import InvalidInputError, Problem
 
 POOL_FORMAT = "NAME:VM_SIZE:MIN:MAX[:SURGE[:PROFILE]], e.g. apps:Standard_D16s_v6:3:20:10%:throughput"
 
 
-class StackConfigError(ValueError):
+class StackConfigError(InvalidInputError):
     """Every stack config problem, by config key (``wirespeed:pools[1]``)."""
 
     def __init__(self, problems: Sequence[Problem]):
-        self.problems = tuple(problems)
-        super().__init__("invalid stack config:\n" + "\n".join(f"  {p}" for p in self.problems))
+        super().__init__("invalid stack config", problems)
 
 
 def parse_pool(text: object, key: str, problems: list[Problem], zones: Sequence[str]) -> NodePoolSpec | None:
     """One pool string; a problem names the key, the value and the format."""
     parts = text.split(":") if isinstance(text, str) else []
     if not 4 <= len(parts) <= 6:
-        problems.append(Problem(key, f"{text!r} is not allowed: {POOL_FORMAT}"))
+        problems.append(Problem.refused(key, text, POOL_FORMAT))
         return None
     name, vm_size, min_text, max_text = parts[:4]
     surge = parts[4] if len(parts) > 4 and parts[4] else "10%"
@@ -36,7 +35,7 @@ def parse_pool(text: object, key: str, problems: list[Problem], zones: Sequence[
     try:
         min_count, max_count = int(min_text), int(max_text)
     except ValueError:
-        problems.append(Problem(key, f"{text!r} is not allowed: MIN and MAX must be whole numbers ({POOL_FORMAT})"))
+        problems.append(Problem.refused(key, text, f"MIN and MAX must be whole numbers ({POOL_FORMAT})"))
         return None
     return NodePoolSpec(
         name=name,

@@ -21,6 +21,7 @@ from wirespeed.catalog import _load
 from wirespeed.catalog._load import CatalogDataError
 from wirespeed.catalog._model import (
     CLOUDS,
+    NIC_KINDS,
     Architecture,
     Cloud,
     CounterCause,
@@ -30,14 +31,18 @@ from wirespeed.catalog._model import (
     KernelDefault,
     Nic,
     NicDriver,
+    NicKind,
     RingLimits,
     Rounding,
     UnknownDriver,
     UnknownInstanceType,
+    cloud_drivers,
+    nic_kinds,
 )
 from wirespeed.errors import FieldError
 
 __all__ = [
+    "NIC_KINDS",
     "Architecture",
     "CatalogDataError",
     "Cloud",
@@ -48,15 +53,18 @@ __all__ = [
     "KernelDefault",
     "Nic",
     "NicDriver",
+    "NicKind",
     "RingLimits",
     "Rounding",
     "UnknownDriver",
     "UnknownInstanceType",
+    "cloud_drivers",
     "families",
     "instance_types",
     "lookup",
     "nic_driver",
     "nic_drivers",
+    "nic_kinds",
     "normalise_name",
 ]
 

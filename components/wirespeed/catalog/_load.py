@@ -26,6 +26,7 @@ from wirespeed.catalog._model import (
     RingLimits,
     Rounding,
     conforms,
+    nic_kinds,
 )
 
 AZURE_FILE = "azure_sizes.json"
@@ -33,7 +34,8 @@ AWS_FILE = "aws_instance_types.json"
 DRIVERS_FILE = "nic_drivers.json"
 
 ARCHITECTURES: tuple[Architecture, ...] = ("x86_64", "arm64")
-AZURE_NICS: tuple[Nic, ...] = ("mana", "mellanox-or-mana")
+AZURE_NICS: tuple[Nic, ...] = nic_kinds("azure")
+(AWS_NIC,) = nic_kinds("aws")  # every current AWS type has ENA
 
 
 class CatalogDataError(ValueError):
@@ -173,7 +175,7 @@ def aws_types() -> tuple[InstanceType, ...]:
                 burst_gbps=burst,
                 max_nics=rec.get_int("max_enis", minimum=1),
                 network_optimised=family in optimised,
-                nic="ena",
+                nic=AWS_NIC,
                 ena_express=rec.get_bool("ena_express"),
                 efa=rec.get_bool("efa"),
                 architecture=cast(Architecture, rec.get_str("architecture", ARCHITECTURES)),

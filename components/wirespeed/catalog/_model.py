@@ -14,11 +14,48 @@ from wirespeed.errors import UserError
 Cloud = Literal["azure", "aws"]
 CLOUDS: tuple[Cloud, ...] = ("azure", "aws")
 
+# The kinds of NIC an instance type presents. A Literal so mypy checks every use; NIC_KINDS below declares each
+# (tests/test_catalog_nic.py fails when the two differ).
 Nic = Literal["mana", "mellanox-or-mana", "ena"]
 Architecture = Literal["x86_64", "arm64"]
 Direction = Literal["rx", "tx"]
 Rounding = Literal["up_power_of_two", "down_power_of_two", "multiple_of_8", "none"]
 ROUNDINGS: tuple[Rounding, ...] = ("up_power_of_two", "down_power_of_two", "multiple_of_8", "none")
+
+
+@dataclass(frozen=True, slots=True)
+class NicKind:
+    """A kind of NIC the catalog's instance types present: the cloud that has it and the Linux drivers a node
+    with it may bind (each with its ring facts in nic_drivers.json). Every kind is a VF the host passes through
+    (Azure accelerated networking, AWS ENA)."""
+
+    cloud: Cloud
+    drivers: tuple[str, ...]
+
+
+# The one declaration of the NIC kinds; the catalog's data files, the AKS accelerated-networking check, the jumbo
+# MTU choice and the built-in profiles' ring table are derived from it.
+# learn.microsoft.com/azure/virtual-network/accelerated-networking-overview: Azure Boost (v6) sizes have MANA;
+# older sizes land on Mellanox ConnectX-3 (mlx4_en) or ConnectX-4/5 (mlx5_core) hosts, or MANA ones, so the
+# agent detects the driver on the node (azure_sizes.json's comment). docs.aws.amazon.com/AWSEC2/latest/UserGuide/
+# enhanced-networking-ena.html: current AWS types use ENA (the ena driver).
+NIC_KINDS: dict[Nic, NicKind] = {
+    "mana": NicKind("azure", ("mana",)),
+    "mellanox-or-mana": NicKind("azure", ("mana", "mlx5_core", "mlx4_en")),
+    "ena": NicKind("aws", ("ena",)),
+}
+
+
+def nic_kinds(cloud: Cloud) -> tuple[Nic, ...]:
+    """The NIC kinds of one cloud, in declaration order."""
+    return tuple(name for name, kind in NIC_KINDS.items() if kind.cloud == cloud)
+
+
+def cloud_drivers(cloud: Cloud | None = None) -> tuple[str, ...]:
+    """The drivers of the NICs cloud nodes present (of one cloud, or of both), each once, in declaration order;
+    lab drivers (e1000e, igbvf, virtio_net) and the synthetic hv_netvsc are not among them."""
+    drivers = (d for kind in NIC_KINDS.values() if cloud in (None, kind.cloud) for d in kind.drivers)
+    return tuple(dict.fromkeys(drivers))
 
 
 # The names are the public API the CLI and components catch; "Unknown..." reads better than "...Error".

@@ -35,6 +35,7 @@ from wirespeed.check.jsonscan import JsonCursor
 from wirespeed.check.readonly import EMPTY, ReadOnlyMapping
 from wirespeed.errors import UserError
 from wirespeed.rules import Resource, Violation
+from wirespeed.values import plain_numbers
 
 
 class UnreadableInputError(UserError):
@@ -68,20 +69,10 @@ _MISSING = object()
 _TERRAFORM_SKIMMED = {"planned_values": 3, "prior_state": 4, "resource_drift": 1}
 
 
-def _as_written(value: Any) -> Any:
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, dict):
-        return {k: _as_written(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_as_written(v) for v in value]
-    return value
-
-
 def _shown(value: Any) -> str:
     """A JSON value as the user wrote it (integral numbers without ".0"), cut to a readable length."""
     try:
-        text = json.dumps(_as_written(value), default=repr)
+        text = json.dumps(plain_numbers(value), default=repr)
     except RecursionError:  # a value nested almost as deep as the decoder allows
         text = "[...]" if isinstance(value, list) else "{...}"
     return text if len(text) <= 60 else text[:57] + "..."

@@ -19,12 +19,7 @@ import json
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, overload
 
-# Pulumi's property-value signatures (pulumi/pulumi sdk/go/common/resource/sig, mirrored in every SDK's rpc
-# module, e.g. sdk/python/lib/pulumi/runtime/rpc.py _special_sig_key / _special_secret_sig) and the
-# placeholder pkg/resource/stack/deployment.go writes for a computed value. Wire-format constants.
-SIG_KEY = "4dabf18193072939515e22adb298388d"
-SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270"
-UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
+from wirespeed.values import SECRET_SIG, SIG_KEY, UNKNOWN
 
 _DECODER = json.JSONDecoder(parse_int=float)
 

@@ -12,7 +12,7 @@ import typer
 from wirespeed.cli._common import fail
 
 if TYPE_CHECKING:
-    from wirespeed.manifests import Problem
+    from wirespeed.problems import Problem
     from wirespeed.profile import Profile
 
 render_app = typer.Typer(help="Print Kubernetes manifests as YAML for `kubectl apply -f -`.", no_args_is_help=True)

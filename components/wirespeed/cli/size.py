@@ -53,82 +53,72 @@ AZURE_LB_HELP = (
 )
 
 
+# The azure-lb options, typed once here so the command's signature reads as a list of them.
+PoolsOption = Annotated[
+    list[str],
+    typer.Option(
+        "--pool",
+        metavar="MAX[:SURGE]",
+        help="A node pool: its autoscaler maxCount and upgrade maxSurge as nodes or a percent "
+        f"(100, 100:2, 100:10%). Repeat per pool. SURGE defaults to {azure_lb.DEFAULT_SURGE_PERCENT:g}% "
+        "(the AKS API default).",
+    ),
+]
+PortsOption = Annotated[
+    int | None,
+    typer.Option(
+        help=f"Use this allocatedOutboundPorts (multiple of {azure_lb.PORT_GRANULARITY}, "
+        f"{azure_lb.PORT_GRANULARITY}..{azure_lb.MAX_PORTS_PER_NODE:,}) instead of a workload."
+    ),
+]
+ConnectionsOption = Annotated[
+    float | None,
+    typer.Option(
+        help="Peak NEW outbound connections per second from one node to its busiest single destination "
+        "(IP, port, protocol). Pooled keep-alive connections barely count; retry storms do."
+    ),
+]
+HoldSecondsOption = Annotated[
+    float | None,
+    typer.Option(
+        help="Seconds a SNAT port stays taken per connection: its lifetime plus Azure's reuse cooldown. "
+        f"Default {azure_lb.DEFAULT_HOLD_SECONDS:g}. Only with --connections-per-second."
+    ),
+]
+HeadroomOption = Annotated[
+    float | None,
+    typer.Option(
+        help=f"Multiplier over the computed ports for bursts. Default {azure_lb.DEFAULT_HEADROOM:g}. "
+        "Only with --connections-per-second."
+    ),
+]
+OutboundIpsOption = Annotated[
+    int | None,
+    typer.Option(
+        help=f"Check this managed outbound IP count (1..{azure_lb.MAX_OUTBOUND_IPS:,}) instead of computing "
+        "the minimum."
+    ),
+]
+PlotOption = Annotated[
+    Path | None,
+    typer.Option(metavar="FILE.png", help="Draw port demand and capacity against node count."),
+]
+
+
 @size_app.command("azure-lb", help=AZURE_LB_HELP, epilog=AZURE_LB_EPILOG)
 def size_azure_lb(
-    pool: Annotated[
-        list[str],
-        typer.Option(
-            "--pool",
-            metavar="MAX[:SURGE]",
-            help="A node pool: its autoscaler maxCount and upgrade maxSurge as nodes or a percent "
-            f"(100, 100:2, 100:10%). Repeat per pool. SURGE defaults to {azure_lb.DEFAULT_SURGE_PERCENT:g}% "
-            "(the AKS API default).",
-        ),
-    ],
-    ports: Annotated[
-        int | None,
-        typer.Option(
-            help=f"Use this allocatedOutboundPorts (multiple of {azure_lb.PORT_GRANULARITY}, "
-            f"{azure_lb.PORT_GRANULARITY}..{azure_lb.MAX_PORTS_PER_NODE:,}) instead of a workload."
-        ),
-    ] = None,
-    connections_per_second: Annotated[
-        float | None,
-        typer.Option(
-            help="Peak NEW outbound connections per second from one node to its busiest single destination "
-            "(IP, port, protocol). Pooled keep-alive connections barely count; retry storms do."
-        ),
-    ] = None,
-    hold_seconds: Annotated[
-        float | None,
-        typer.Option(
-            help="Seconds a SNAT port stays taken per connection: its lifetime plus Azure's reuse cooldown. "
-            f"Default {azure_lb.DEFAULT_HOLD_SECONDS:g}. Only with --connections-per-second."
-        ),
-    ] = None,
-    headroom: Annotated[
-        float | None,
-        typer.Option(
-            help=f"Multiplier over the computed ports for bursts. Default {azure_lb.DEFAULT_HEADROOM:g}. "
-            "Only with --connections-per-second."
-        ),
-    ] = None,
-    outbound_ips: Annotated[
-        int | None,
-        typer.Option(
-            help=f"Check this managed outbound IP count (1..{azure_lb.MAX_OUTBOUND_IPS:,}) instead of computing "
-            "the minimum."
-        ),
-    ] = None,
+    pool: PoolsOption,
+    ports: PortsOption = None,
+    connections_per_second: ConnectionsOption = None,
+    hold_seconds: HoldSecondsOption = None,
+    headroom: HeadroomOption = None,
+    outbound_ips: OutboundIpsOption = None,
     as_json: JsonFlag = False,
-    plot: Annotated[
-        Path | None,
-        typer.Option(metavar="FILE.png", help="Draw port demand and capacity against node count."),
-    ] = None,
+    plot: PlotOption = None,
 ) -> None:
     if plot is not None:
         writable_file(plot, "--plot", (".png",))
-    if ports is not None:
-        if connections_per_second is not None:
-            fail(
-                f"--ports {ports} and --connections-per-second {connections_per_second:g}: give one, not both "
-                "(an explicit port count, or the workload to compute it from)"
-            )
-        extras = [
-            f"{flag} {value:g}"
-            for flag, value in (("--hold-seconds", hold_seconds), ("--headroom", headroom))
-            if value is not None
-        ]
-        if extras:
-            fail(
-                f"{', '.join(extras)}: applies only to --connections-per-second; with --ports {ports} it would "
-                "be ignored, so leave it out"
-            )
-    elif connections_per_second is None:
-        fail(
-            "--ports or --connections-per-second is required: an explicit port count, or the workload's peak "
-            "new connections per second to compute it from"
-        )
+    _check_demand(ports, connections_per_second, hold_seconds, headroom)
     pools = _parse_pools(pool)
     workload = None
     demand_flags = "--ports"
@@ -152,20 +142,51 @@ def size_azure_lb(
     )
     emit(plan, as_json)
     if plot is not None:
-        from wirespeed.plot import plot_load_balancer
-
-        try:
-            plot_load_balancer(plan, plot)
-        except OSError as exc:  # checked above; still possible (disk full, a race, root on a read-only mount)
-            fail(f"--plot: {str(plot)!r}: cannot be written: {exc.strerror or exc}")
-        if not as_json:
-            typer.echo(f"Plot written to {plot}")
+        _write_plot(plan, plot, as_json)
     if not plan.feasible:
         fail(
             f"--outbound-ips {plan.outbound_ips}: {plan.outbound_ips} IP(s) x {azure_lb.PORTS_PER_IP:,} = "
             f"{plan.ports_available:,} ports available but {plan.ports_required:,} required "
             f"({plan.allocated_outbound_ports:,} x {plan.nodes_at_max:,} nodes)"
         )
+
+
+def _check_demand(
+    ports: int | None, connections_per_second: float | None, hold_seconds: float | None, headroom: float | None
+) -> None:
+    """Exactly one of --ports and --connections-per-second, and the workload's flags only with the workload."""
+    if ports is not None:
+        if connections_per_second is not None:
+            fail(
+                f"--ports {ports} and --connections-per-second {connections_per_second:g}: give one, not both "
+                "(an explicit port count, or the workload to compute it from)"
+            )
+        extras = [
+            f"{flag} {value:g}"
+            for flag, value in (("--hold-seconds", hold_seconds), ("--headroom", headroom))
+            if value is not None
+        ]
+        if extras:
+            fail(
+                f"{', '.join(extras)}: applies only to --connections-per-second; with --ports {ports} it would "
+                "be ignored, so leave it out"
+            )
+    elif connections_per_second is None:
+        fail(
+            "--ports or --connections-per-second is required: an explicit port count, or the workload's peak "
+            "new connections per second to compute it from"
+        )
+
+
+def _write_plot(plan: azure_lb.LoadBalancerPlan, plot: Path, as_json: bool) -> None:
+    from wirespeed.plot import plot_load_balancer
+
+    try:
+        plot_load_balancer(plan, plot)
+    except OSError as exc:  # checked above; still possible (disk full, a race, root on a read-only mount)
+        fail(f"--plot: {str(plot)!r}: cannot be written: {exc.strerror or exc}")
+    if not as_json:
+        typer.echo(f"Plot written to {plot}")
 
 
 def _parse_pools(specs: list[str]) -> list[azure_lb.Pool]:

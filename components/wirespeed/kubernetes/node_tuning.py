@@ -22,11 +22,12 @@ from wirespeed.manifests import (
     DEFAULT_PROFILES,
     PROFILE_LABEL,
     NodeTuningOptions,
-    Problem,
     check,
     node_tuning_objects,
 )
+from wirespeed.problems import InvalidInputError
 from wirespeed.profile import Profile
+from wirespeed.pulumi_inputs import input_properties_error
 
 TYPE_TOKEN = "wirespeed:index:NodeTuning"
 
@@ -85,17 +86,6 @@ def _depends_on(obj: dict[str, Any]) -> list[str]:
     return ["namespace"] if "namespace" in obj["metadata"] else []
 
 
-def _errors(problems: Sequence[Problem]) -> pulumi.InputPropertiesError:
-    details = [
-        pulumi.InputPropertyErrorDetails(
-            property_path=p.field, reason=f"{p.value!r} is not allowed; allowed: {p.allowed}"
-        )
-        for p in problems
-    ]
-    message = "invalid NodeTuningArgs:\n" + "\n".join(f"  {p}" for p in problems)
-    return pulumi.InputPropertiesError(message, details)
-
-
 def _typed(obj: dict[str, Any], name: str, opts: pulumi.ResourceOptions) -> pulumi.CustomResource:
     """One object as the typed pulumi-kubernetes resource of its kind (nested dicts keep their camelCase keys:
     the SDK sends them to the engine as they are, so the registered inputs equal the rendered object)."""
@@ -150,7 +140,7 @@ class NodeTuning(pulumi.ComponentResource):
         # Everything is checked before the component itself registers: bad args leave nothing behind.
         profiles, problems = check(args.profiles, options)
         if problems:
-            raise _errors(problems)
+            raise input_properties_error(InvalidInputError("invalid NodeTuningArgs", problems))
         objects = node_tuning_objects(profiles, options)
 
         super().__init__(TYPE_TOKEN, name, None, opts)

@@ -19,7 +19,6 @@ from wirespeed.manifests.options import (
     DEFAULT_PROFILES,
     NodeTuningError,
     NodeTuningOptions,
-    Problem,
     check,
 )
 from wirespeed.manifests.render import to_yaml
@@ -33,7 +32,6 @@ __all__ = [
     "PROFILE_LABEL",
     "NodeTuningError",
     "NodeTuningOptions",
-    "Problem",
     "agent_rbac_rules",
     "check",
     "node_tuning_objects",

@@ -15,7 +15,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from wirespeed.manifests.node_tuning import AGENT_NAME, _meta
+from wirespeed.manifests.metadata import metadata
+from wirespeed.names import AGENT_NAME
 
 Obj = dict[str, Any]
 
@@ -171,7 +172,7 @@ def prometheus_rule(namespace: str) -> Obj:
     return {
         "apiVersion": "monitoring.coreos.com/v1",
         "kind": "PrometheusRule",
-        "metadata": _meta(AGENT_NAME, "monitoring", namespace),
+        "metadata": metadata(AGENT_NAME, "monitoring", namespace),
         "spec": rule_groups(),
     }
 

@@ -19,15 +19,16 @@ from typing import Any
 
 import yaml
 
-from wirespeed import __version__
+from wirespeed.manifests.metadata import labels, metadata
+from wirespeed.manifests.monitoring import prometheus_rule
 from wirespeed.manifests.options import NodeTuningError, NodeTuningOptions, check_options, check_profiles
 from wirespeed.names import AGENT_NAME as AGENT_NAME  # re-exported: the manifests package API
 from wirespeed.names import PROFILE_KEY as PROFILE_KEY
+from wirespeed.names import PROFILE_LABEL as PROFILE_LABEL
 from wirespeed.profile import Profile
 
 Obj = dict[str, Any]
 
-PROFILE_LABEL = "wirespeed.io/profile"  # the node label a pool carries; the DaemonSet's nodeSelector
 CHECKSUM_ANNOTATION = "wirespeed.io/profile-sha256"
 
 # Where the pod sees things; the agent's flags point at them (agent/cmd/wirespeed-agent/main.go).
@@ -76,28 +77,8 @@ def agent_rbac_rules() -> list[Obj]:
     return rules
 
 
-def _labels(component: str, profile: str | None = None) -> dict[str, str]:
-    labels = {
-        "app.kubernetes.io/name": AGENT_NAME,
-        "app.kubernetes.io/component": component,
-        "app.kubernetes.io/part-of": "wirespeed",
-        "app.kubernetes.io/version": __version__,
-    }
-    if profile is not None:
-        labels[PROFILE_LABEL] = profile
-    return labels
-
-
-def _meta(name: str, component: str, namespace: str | None = None, profile: str | None = None) -> Obj:
-    meta: Obj = {"name": name}
-    if namespace is not None:
-        meta["namespace"] = namespace
-    meta["labels"] = _labels(component, profile)
-    return meta
-
-
 def namespace_object(options: NodeTuningOptions) -> Obj:
-    meta = _meta(options.namespace, "node-tuning")
+    meta = metadata(options.namespace, "node-tuning")
     # Pod Security "privileged": the agent pod needs hostNetwork, hostPath volumes and the NET_ADMIN
     # capability, each of which the baseline and restricted levels refuse. Only this namespace is exempted.
     meta["labels"] |= {
@@ -112,7 +93,7 @@ def service_account(options: NodeTuningOptions) -> Obj:
     return {
         "apiVersion": "v1",
         "kind": "ServiceAccount",
-        "metadata": _meta(AGENT_NAME, "node-tuning", options.namespace),
+        "metadata": metadata(AGENT_NAME, "node-tuning", options.namespace),
     }
 
 
@@ -120,7 +101,7 @@ def cluster_role() -> Obj:
     return {
         "apiVersion": "rbac.authorization.k8s.io/v1",
         "kind": "ClusterRole",
-        "metadata": _meta(_agent_rbac()["metadata"]["name"], "node-tuning"),
+        "metadata": metadata(_agent_rbac()["metadata"]["name"], "node-tuning"),
         "rules": agent_rbac_rules(),
     }
 
@@ -130,7 +111,7 @@ def cluster_role_binding(options: NodeTuningOptions) -> Obj:
     return {
         "apiVersion": "rbac.authorization.k8s.io/v1",
         "kind": "ClusterRoleBinding",
-        "metadata": _meta(role_name, "node-tuning"),
+        "metadata": metadata(role_name, "node-tuning"),
         "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role_name},
         "subjects": [{"kind": "ServiceAccount", "name": AGENT_NAME, "namespace": options.namespace}],
     }
@@ -148,7 +129,7 @@ def config_map(profile: Profile, options: NodeTuningOptions) -> Obj:
     return {
         "apiVersion": "v1",
         "kind": "ConfigMap",
-        "metadata": _meta(config_map_name(profile), "profile", options.namespace, profile.name),
+        "metadata": metadata(config_map_name(profile), "profile", options.namespace, profile.name),
         "data": {PROFILE_KEY: profile_json(profile)},
     }
 
@@ -213,13 +194,13 @@ def daemon_set(profile: Profile, options: NodeTuningOptions) -> Obj:
     return {
         "apiVersion": "apps/v1",
         "kind": "DaemonSet",
-        "metadata": _meta(daemon_set_name(profile), "agent", options.namespace, profile.name),
+        "metadata": metadata(daemon_set_name(profile), "agent", options.namespace, profile.name),
         "spec": {
             "selector": {"matchLabels": selector},
             "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": MAX_UNAVAILABLE}},
             "template": {
                 "metadata": {
-                    "labels": _labels("agent", profile.name),
+                    "labels": labels("agent", profile.name),
                     "annotations": {CHECKSUM_ANNOTATION: profile_checksum(profile)},
                 },
                 "spec": {
@@ -259,7 +240,7 @@ def pod_monitor(options: NodeTuningOptions) -> Obj:
     return {
         "apiVersion": "monitoring.coreos.com/v1",
         "kind": "PodMonitor",
-        "metadata": _meta(AGENT_NAME, "monitoring", options.namespace),
+        "metadata": metadata(AGENT_NAME, "monitoring", options.namespace),
         "spec": {
             "selector": {"matchLabels": {"app.kubernetes.io/name": AGENT_NAME}},
             "podMetricsEndpoints": [{"port": "metrics", "path": "/metrics", "interval": "30s"}],
@@ -282,9 +263,5 @@ def node_tuning_objects(profiles: Sequence[Profile], options: NodeTuningOptions 
     if options.pod_monitor:
         objects.append(pod_monitor(options))
     if options.alerts:
-        # Imported here: monitoring builds its metadata with this module's _meta, so a top-level import would
-        # be circular.
-        from wirespeed.manifests.monitoring import prometheus_rule
-
         objects.append(prometheus_rule(options.namespace))
     return objects

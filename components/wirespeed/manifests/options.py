@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from wirespeed import __version__
+from wirespeed.problems import InvalidInputError, Problem
 from wirespeed.profile import Profile
 from wirespeed.profiles import ASSUMPTIONS, builtin_profile
 
@@ -40,24 +41,11 @@ NAMESPACE_ALLOWED = "an RFC 1123 label: lowercase letters, digits and '-', 1-63 
 SHARED_NAMESPACES = ("default", "kube-node-lease", "kube-public", "kube-system")
 
 
-@dataclass(frozen=True)
-class Problem:
-    """One bad input: which field, the value given, and what would have been accepted."""
-
-    field: str
-    value: object
-    allowed: str
-
-    def __str__(self) -> str:
-        return f"{self.field}: {self.value!r} is not allowed; allowed: {self.allowed}"
-
-
-class NodeTuningError(ValueError):
+class NodeTuningError(InvalidInputError):
     """The node-tuning inputs are invalid; ``problems`` lists every one."""
 
     def __init__(self, problems: Sequence[Problem]):
-        self.problems = list(problems)
-        super().__init__("invalid node tuning:\n" + "\n".join(f"  {p}" for p in self.problems))
+        super().__init__("invalid node tuning", problems)
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,8 @@ from collections.abc import Mapping
 
 from wirespeed import catalog
 from wirespeed.program.model import ProgramPlan, RegisteredResource, type_matches
-from wirespeed.program.values import fmt, get, num
+from wirespeed.program.text import fmt
+from wirespeed.values import get, whole
 
 LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 
@@ -58,7 +59,7 @@ def summarise_aws(r: RegisteredResource, plan: ProgramPlan) -> str | None:
         labels = i.get("labels") or {}
         profile = labels.get("wirespeed.io/profile") if isinstance(labels, Mapping) else None
         return (
-            f"{types}; nodes {fmt(num(scaling.get('minSize')))}..{fmt(num(scaling.get('maxSize')))}; "
+            f"{types}; nodes {fmt(whole(scaling.get('minSize')))}..{fmt(whole(scaling.get('maxSize')))}; "
             f"{i.get('amiType') or 'AMI type ?'}; profile {profile or 'none'}"
         )
     if r.type == LAUNCH_TEMPLATE:
@@ -67,7 +68,7 @@ def summarise_aws(r: RegisteredResource, plan: ProgramPlan) -> str | None:
         srd = any(get(n, "enaSrdSpecification", "enaSrdEnabled") for n in interfaces if isinstance(n, Mapping))
         parts.append("ENA Express on" if srd else "ENA Express off")
         meta = i.get("metadataOptions") or {}
-        hops = fmt(num(meta.get("httpPutResponseHopLimit")))
+        hops = fmt(whole(meta.get("httpPutResponseHopLimit")))
         parts.append(f"IMDS tokens {meta.get('httpTokens', 'optional')}, hop limit {hops}")
         text = decode_user_data(i.get("userData"))
         parts.append("user data " + (" + ".join(_parts(text)) if text else "none"))
@@ -103,7 +104,7 @@ def summarise_aws(r: RegisteredResource, plan: ProgramPlan) -> str | None:
         documents = " + ".join(_parts(user_data)) if isinstance(user_data, str) else "none"
         return (
             f"AMI {aliases}; IMDS tokens {meta.get('httpTokens', 'optional')}, hop limit "
-            f"{fmt(num(meta.get('httpPutResponseHopLimit')))}; user data {documents}"
+            f"{fmt(whole(meta.get('httpPutResponseHopLimit')))}; user data {documents}"
         )
     if type_matches(r.type, "ec2", "Eip"):
         return f"-> {r.outputs.get('publicIp')}"
@@ -113,7 +114,7 @@ def summarise_aws(r: RegisteredResource, plan: ProgramPlan) -> str | None:
     if type_matches(r.type, "cloudwatch", "MetricAlarm"):
         return (
             f"{i.get('namespace')} {i.get('metricName')} {i.get('statistic')} {i.get('comparisonOperator')} "
-            f"{fmt(num(i.get('threshold')))} over {fmt(num(i.get('period')))} s"
+            f"{fmt(whole(i.get('threshold')))} over {fmt(whole(i.get('period')))} s"
         )
     return None
 

@@ -101,16 +101,49 @@ def _typed_value(raw: object, declared: str | None) -> object:
 def load_project(directory: Path, stack: str | None = None) -> Project:
     """Read ``directory``'s Pulumi.yaml (and Pulumi.<stack>.yaml), checking what the Pulumi CLI checks."""
     directory = directory.resolve()
+    project_file = _project_file(directory)
+    doc = _read_yaml(project_file)
+    name, entry = _name_and_entry(doc, project_file, directory)
+    declarations = doc.get("config") or {}
+    if not isinstance(declarations, dict):
+        raise ProgramError(f"{project_file}: config: must be a mapping of key to declaration or value")
+    config = _Config(name)
+    config.declare(declarations)
+    stack_file: Path | None = None
+    if stack is not None:
+        stack_file = _stack_file(directory, stack)
+        config.set_from_stack(stack_file)
+    else:
+        stack = DEFAULT_STACK
+    config.check_required()
+    if config.problems:
+        raise ProgramError(f"{project_file.parent}: the project's config is not valid", config.problems)
+    return Project(
+        directory=directory,
+        name=name,
+        stack=stack,
+        stack_file=stack_file,
+        main=entry,
+        config=dict(sorted(config.values.items())),
+        secret_keys=tuple(sorted(config.secret_keys)),
+        notes=tuple(config.notes),
+    )
+
+
+def _project_file(directory: Path) -> Path:
     project_file = directory / "Pulumi.yaml"
     if not directory.is_dir():
         raise ProgramError(f"{directory}: no such directory")
     if not project_file.is_file():
         alt = directory / "Pulumi.yml"
         if alt.is_file():
-            project_file = alt
-        else:
-            raise ProgramError(f"{directory}: no Pulumi.yaml (not a Pulumi project)")
-    doc = _read_yaml(project_file)
+            return alt
+        raise ProgramError(f"{directory}: no Pulumi.yaml (not a Pulumi project)")
+    return project_file
+
+
+def _name_and_entry(doc: dict[str, Any], project_file: Path, directory: Path) -> tuple[str, Path]:
+    """The project's name and the file the language host runs; a Python project only."""
     name = doc.get("name")
     if not isinstance(name, str) or not name:
         raise ProgramError(f"{project_file}: name: {name!r} is not allowed: the project's name (a string)")
@@ -124,81 +157,81 @@ def load_project(directory: Path, stack: str | None = None) -> Project:
     entry = main if main.suffix == ".py" else main / "__main__.py"
     if not entry.is_file():
         raise ProgramError(f"{project_file}: main: no {entry.relative_to(directory)} to run")
+    return name, entry
 
-    notes: list[str] = []
-    config: dict[str, str] = {}
-    secret_keys: set[str] = set()
-    declared_types: dict[str, str] = {}
-    required: list[str] = []
-    problems: list[str] = []
-    invalid: set[str] = set()  # reported once, as invalid, not again as missing
-    declarations = doc.get("config") or {}
-    if not isinstance(declarations, dict):
-        raise ProgramError(f"{project_file}: config: must be a mapping of key to declaration or value")
-    for raw_key, decl in declarations.items():
-        key = _qualify(str(raw_key), name)
-        if isinstance(decl, dict) and ("type" in decl or "default" in decl or "description" in decl):
-            declared = decl.get("type")
-            if declared is not None and declared not in CONFIG_TYPES:
-                problems.append(f"config.{raw_key}.type: {declared!r} is not one of {', '.join(CONFIG_TYPES)}")
-                continue
-            if declared is not None:
-                declared_types[key] = str(declared)
-            if decl.get("secret"):
-                secret_keys.add(key)
-            if "default" in decl:
-                config[key] = _encode(decl["default"])
+
+def _stack_file(directory: Path, stack: str) -> Path:
+    stack_file = directory / f"Pulumi.{stack}.yaml"
+    if not stack_file.is_file():
+        known = sorted(p.name.removeprefix("Pulumi.").removesuffix(".yaml") for p in directory.glob("Pulumi.*.yaml"))
+        choices = ", ".join(known) if known else "none (no Pulumi.<stack>.yaml here)"
+        raise ProgramError(f"--stack: {stack!r} has no {stack_file.name} in {directory}; stacks here: {choices}")
+    return stack_file
+
+
+@dataclass
+class _Config:
+    """The config map as it is built: Pulumi.yaml's declarations, then a stack's values over them; every problem
+    collected, each key reported once (one invalid in the stack is not reported again as missing)."""
+
+    project: str
+    values: dict[str, str] = field(default_factory=dict)
+    secret_keys: set[str] = field(default_factory=set)
+    declared_types: dict[str, str] = field(default_factory=dict)
+    required: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    invalid: set[str] = field(default_factory=set)
+    notes: list[str] = field(default_factory=list)
+
+    def declare(self, declarations: dict[Any, Any]) -> None:
+        for raw_key, decl in declarations.items():
+            key = _qualify(str(raw_key), self.project)
+            if isinstance(decl, dict) and ("type" in decl or "default" in decl or "description" in decl):
+                declared = decl.get("type")
+                if declared is not None and declared not in CONFIG_TYPES:
+                    self.problems.append(f"config.{raw_key}.type: {declared!r} is not one of {', '.join(CONFIG_TYPES)}")
+                    continue
+                if declared is not None:
+                    self.declared_types[key] = str(declared)
+                if decl.get("secret"):
+                    self.secret_keys.add(key)
+                if "default" in decl:
+                    self.values[key] = _encode(decl["default"])
+                else:
+                    self.required.append(key)
+            elif isinstance(decl, dict) and "value" in decl:
+                self.values[key] = _encode(decl["value"])
             else:
-                required.append(key)
-        elif isinstance(decl, dict) and "value" in decl:
-            config[key] = _encode(decl["value"])
-        else:
-            config[key] = _encode(decl)
+                self.values[key] = _encode(decl)
 
-    stack_file: Path | None = None
-    if stack is not None:
-        stack_file = directory / f"Pulumi.{stack}.yaml"
-        if not stack_file.is_file():
-            known = sorted(
-                p.name.removeprefix("Pulumi.").removesuffix(".yaml") for p in directory.glob("Pulumi.*.yaml")
-            )
-            choices = ", ".join(known) if known else "none (no Pulumi.<stack>.yaml here)"
-            raise ProgramError(f"--stack: {stack!r} has no {stack_file.name} in {directory}; stacks here: {choices}")
-        stack_doc = _read_yaml(stack_file)
-        values = stack_doc.get("config") or {}
+    def set_from_stack(self, stack_file: Path) -> None:
+        values = _read_yaml(stack_file).get("config") or {}
         if not isinstance(values, dict):
             raise ProgramError(f"{stack_file}: config: must be a mapping of namespace:key to value")
         for raw_key, raw in values.items():
             key = str(raw_key)
             if ":" not in key:
-                problems.append(f"{stack_file.name}: config key {key!r} must be namespaced (e.g. {name}:{key})")
+                self.problems.append(
+                    f"{stack_file.name}: config key {key!r} must be namespaced (e.g. {self.project}:{key})"
+                )
                 continue
             if isinstance(raw, dict) and set(raw) == {"secure"}:
-                config[key] = SECRET_PLACEHOLDER
-                secret_keys.add(key)
-                notes.append(f"{key} is a secure value: planned with the placeholder {SECRET_PLACEHOLDER!r}")
+                self.values[key] = SECRET_PLACEHOLDER
+                self.secret_keys.add(key)
+                self.notes.append(f"{key} is a secure value: planned with the placeholder {SECRET_PLACEHOLDER!r}")
                 continue
-            declared = declared_types.get(key)
+            declared = self.declared_types.get(key)
             value = _typed_value(raw, declared)
             if declared is not None and not _type_ok(declared, value):
-                problems.append(f"{stack_file.name}: {key}: {raw!r} is not allowed: the project declares {declared}")
-                invalid.add(key)
+                self.problems.append(
+                    f"{stack_file.name}: {key}: {raw!r} is not allowed: the project declares {declared}"
+                )
+                self.invalid.add(key)
                 continue
-            config[key] = _encode(value)
-    else:
-        stack = DEFAULT_STACK
+            self.values[key] = _encode(value)
 
-    missing = [k for k in required if k not in config and k not in invalid]
-    problems.extend(f"config {k}: no default and no value in the stack; set it in Pulumi.<stack>.yaml" for k in missing)
-    if problems:
-        raise ProgramError(f"{project_file.parent}: the project's config is not valid", problems)
-    return Project(
-        directory=directory,
-        name=name,
-        stack=stack,
-        stack_file=stack_file,
-        main=entry,
-        config=dict(sorted(config.items())),
-        secret_keys=tuple(sorted(secret_keys)),
-        notes=tuple(notes),
-    )
+    def check_required(self) -> None:
+        missing = [k for k in self.required if k not in self.values and k not in self.invalid]
+        self.problems.extend(
+            f"config {k}: no default and no value in the stack; set it in Pulumi.<stack>.yaml" for k in missing
+        )

@@ -21,9 +21,10 @@ from wirespeed.program.model import STACK_TYPE, ProgramPlan, RegisteredResource
 from wirespeed.program.project import DEFAULT_STACK, SECRET_PLACEHOLDER
 from wirespeed.program.sections import OutboundReview, PoolReview, Replacement, TuningReview
 from wirespeed.program.summaries import lb_ips, namespaced, summarise
-from wirespeed.program.values import fmt, get, num, plain_numbers
+from wirespeed.program.text import fmt
 from wirespeed.sizing import azure_lb, nat_gateway
 from wirespeed.sizing.errors import SizingError
+from wirespeed.values import get, plain_numbers, whole
 
 JSON_SCHEMA_VERSION = 1
 
@@ -284,9 +285,9 @@ def _outbound(name: str, inputs: Mapping[str, Any], pools: Sequence[PoolReview],
             findings.append(f"pool {p.name}: {exc}")
     if outbound_type == "loadBalancer":
         lb = get(network, "loadBalancerProfile") or {}
-        ports = num(lb.get("allocatedOutboundPorts"))
+        ports = whole(lb.get("allocatedOutboundPorts"))
         count, source, addresses = lb_ips(lb, plan)
-        idle = num(lb.get("idleTimeoutInMinutes"))
+        idle = whole(lb.get("idleTimeoutInMinutes"))
         lb_plan = None
         nodes = sum(p.nodes_at_max for p in sizing_pools)
         if not ports:
@@ -306,7 +307,7 @@ def _outbound(name: str, inputs: Mapping[str, Any], pools: Sequence[PoolReview],
         )
     if outbound_type == "managedNATGateway":
         nat = get(network, "natGatewayProfile") or {}
-        count = num(get(nat, "managedOutboundIPProfile", "count")) or 1
+        count = whole(get(nat, "managedOutboundIPProfile", "count")) or 1
         nodes = sum(p.nodes_at_max for p in sizing_pools)
         findings.append(
             f"NAT gateway ports are shared on demand: {count} IP(s) x {nat_gateway.AZURE_PORTS_PER_IP:,} = "
@@ -318,7 +319,7 @@ def _outbound(name: str, inputs: Mapping[str, Any], pools: Sequence[PoolReview],
             outbound_type,
             ip_count=count,
             ip_source="managedOutboundIPProfile.count",
-            idle_timeout_minutes=num(nat.get("idleTimeoutInMinutes")),
+            idle_timeout_minutes=whole(nat.get("idleTimeoutInMinutes")),
             pools=tuple(sizing_pools),
             findings=tuple(findings),
         )
@@ -347,18 +348,18 @@ def _tuning(plan: ProgramPlan) -> list[TuningReview]:
         containers = get(runner.inputs, "spec", "template", "spec", "containers") if runner else None
         image = str(containers[0].get("image")) if isinstance(containers, list) and containers else None
         rings = {
-            str(driver): {k: int(v) for k, v in sizes.items() if num(v) is not None}
+            str(driver): {k: int(v) for k, v in sizes.items() if whole(v) is not None}
             for driver, sizes in (profile.get("rings") or {}).items()
             if isinstance(sizes, Mapping)
         }
-        sysctls = {str(k): int(v) for k, v in (profile.get("sysctls") or {}).items() if num(v) is not None}
+        sysctls = {str(k): int(v) for k, v in (profile.get("sysctls") or {}).items() if whole(v) is not None}
         found.append(
             TuningReview(
                 profile=name,
                 config_map=namespaced(cm),
                 rings=rings,
                 sysctls=dict(sorted(sysctls.items())),
-                mtu=num(get(profile, "mtu", "value")),
+                mtu=whole(get(profile, "mtu", "value")),
                 daemon_set=str(get(runner.outputs, "metadata", "name") or runner.name) if runner else None,
                 image=image,
                 namespace=str(get(runner.outputs, "metadata", "namespace")) if runner else None,

@@ -27,15 +27,13 @@ from wirespeed.program.errors import ProgramError
 from wirespeed.program.fake_cloud import DEFAULT_AWS_REGION, DEFAULT_AZURE_LOCATION, FakeCloud
 from wirespeed.program.model import STACK_TYPE, Invoke, ProgramPlan, RegisteredResource
 from wirespeed.program.project import SECRET_PLACEHOLDER, Project, load_project
+from wirespeed.values import SECRET_SIG, SIG_KEY, UNKNOWN
 
-# Signatures Pulumi puts in serialised values (pulumi/runtime/rpc.py); the recorder reads the wire form
-# directly so that recording never builds SDK objects (rehydrating a resource reference off the event loop
-# creates outputs no loop will ever run, and the program would never settle).
-_SIG_KEY = "4dabf18193072939515e22adb298388d"
-_SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270"
+# More signatures Pulumi puts in serialised values (pulumi/runtime/rpc.py; the secret one is in wirespeed.values):
+# the recorder reads the wire form directly so that recording never builds SDK objects (rehydrating a resource
+# reference off the event loop creates outputs no loop will ever run, and the program would never settle).
 _RESOURCE_SIG = "5cf8f73096256a8f31e491e813e4eb8e"
 _ASSET_SIGS = {"c44067f5952c0a294b673a41bacd8c17": "asset", "0def7320c3a5731c473e5ecbe6d01bc7": "archive"}
-_UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
 UNKNOWN_PLACEHOLDER = "[unknown]"
 
 
@@ -81,8 +79,8 @@ class _LogCollector(logging.Handler):
 def _plain(value: Any) -> Any:
     """A JSON-friendly copy: secrets become ``[secret]``, resource references their URN, assets their kind."""
     if isinstance(value, Mapping):
-        sig = value.get(_SIG_KEY)
-        if sig == _SECRET_SIG:
+        sig = value.get(SIG_KEY)
+        if sig == SECRET_SIG:
             return SECRET_PLACEHOLDER
         if sig == _RESOURCE_SIG:
             return str(value.get("urn", ""))
@@ -91,7 +89,7 @@ def _plain(value: Any) -> Any:
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_plain(v) for v in value]
-    if value == _UNKNOWN:
+    if value == UNKNOWN:
         return UNKNOWN_PLACEHOLDER
     if value is None or isinstance(value, bool | int | float | str):
         return value
@@ -120,7 +118,7 @@ def _wire_value(value: Any) -> Any:
 def _unwrap(value: Any) -> Any:
     """The value under any secret wrapper, for the fake cloud to compute with (it never prints them)."""
     if isinstance(value, Mapping):
-        if value.get(_SIG_KEY) == _SECRET_SIG:
+        if value.get(SIG_KEY) == SECRET_SIG:
             return _unwrap(value.get("value"))
         return {k: _unwrap(v) for k, v in value.items()}
     if isinstance(value, list):
@@ -215,12 +213,6 @@ def _program_environment(project: Project) -> Iterator[None]:
 
 
 def _run(project: Project) -> ProgramPlan:
-    import pulumi
-    from pulumi.runtime import settings as pulumi_settings
-    from pulumi.runtime.config import set_all_config
-    from pulumi.runtime.mocks import MockEngine, MockSettings
-    from pulumi.runtime.stack import run_in_stack
-
     recorder = _Recorder()
     cloud = FakeCloud(
         azure_location=project.config.get("azure-native:location", DEFAULT_AZURE_LOCATION),
@@ -237,6 +229,21 @@ def _run(project: Project) -> ProgramPlan:
     # invented values (addresses, IDs) and the plan are the same each time.
     loop.set_default_executor(ThreadPoolExecutor(max_workers=1, thread_name_prefix="wirespeed-plan"))
     asyncio.set_event_loop(loop)
+    _configure_runtime(project, monitor, logger)
+    try:
+        _execute(project, loop)
+    finally:
+        _close(loop)
+        logger.handlers.clear()
+    return _plan(project, recorder, cloud)
+
+
+def _configure_runtime(project: Project, monitor: Any, logger: logging.Logger) -> None:
+    """The SDK's settings and config as the language host would set them, with the mock monitor and engine."""
+    from pulumi.runtime import settings as pulumi_settings
+    from pulumi.runtime.config import set_all_config
+    from pulumi.runtime.mocks import MockEngine, MockSettings
+
     pulumi_settings.ROOT.set(None)
     pulumi_settings.configure(
         MockSettings(  # type: ignore[no-untyped-call]
@@ -258,6 +265,12 @@ def _run(project: Project) -> ProgramPlan:
         )
     )
     set_all_config(dict(project.config), list(project.secret_keys))
+
+
+def _execute(project: Project, loop: asyncio.AbstractEventLoop) -> None:
+    """Run the program to the end; whatever it raises becomes a :class:`ProgramError` naming where."""
+    import pulumi
+    from pulumi.runtime.stack import run_in_stack
 
     def program() -> Coroutine[Any, Any, None]:
         runpy.run_path(str(project.main), run_name="__main__")
@@ -281,10 +294,10 @@ def _run(project: Project) -> ProgramPlan:
         ) from None
     except Exception as exc:
         raise ProgramError(f"{project.main}: {_where(exc, project)}{type(exc).__name__}: {exc}") from None
-    finally:
-        _close(loop)
-        logger.handlers.clear()
 
+
+def _plan(project: Project, recorder: _Recorder, cloud: FakeCloud) -> ProgramPlan:
+    """What the recorder saw, components with the outputs they registered, in a stable order."""
     stack_urn = next((r.urn for r in recorder.resources if r.type == STACK_TYPE), None)
     resources = tuple(
         r

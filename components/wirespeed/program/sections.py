@@ -10,9 +10,10 @@ from typing import Any
 from wirespeed import catalog
 from wirespeed.manifests.node_tuning import PROFILE_LABEL
 from wirespeed.program.create_only import create_only_values
-from wirespeed.program.values import fmt, get, num, plain_numbers
+from wirespeed.program.text import fmt
 from wirespeed.sizing import azure_lb
 from wirespeed.sizing.errors import SizingError
+from wirespeed.values import get, plain_numbers, whole
 
 # learn.microsoft.com/azure/aks/upgrade-aks-cluster#customize-node-surge-upgrade: maxSurge defaults to 10%.
 DEFAULT_MAX_SURGE = "10%"
@@ -36,7 +37,7 @@ class PoolReview:
     @property
     def max_count(self) -> int | None:
         key = "maxCount" if self.autoscaling else "count"
-        return num(self.inputs.get(key)) if key in self.inputs else (None if self.autoscaling else 1)
+        return whole(self.inputs.get(key)) if key in self.inputs else (None if self.autoscaling else 1)
 
     @property
     def max_surge(self) -> str:
@@ -62,7 +63,7 @@ class PoolReview:
 
     def nodes(self) -> str:
         if self.autoscaling:
-            return f"{fmt(num(self.inputs.get('minCount')))}..{fmt(self.max_count)} (autoscaled)"
+            return f"{fmt(whole(self.inputs.get('minCount')))}..{fmt(self.max_count)} (autoscaled)"
         return f"{fmt(self.max_count)} (fixed)"
 
     def to_json(self) -> dict[str, Any]:
@@ -83,12 +84,12 @@ class PoolReview:
             "mode": self.inputs.get("mode"),
             "os_sku": self.inputs.get("osSKU"),
             "autoscaling": self.autoscaling,
-            "min_count": num(self.inputs.get("minCount")),
+            "min_count": whole(self.inputs.get("minCount")),
             "max_count": self.max_count,
             "max_surge": self.max_surge,
             "surge_nodes": surge_nodes,
             "zones": list(zones) if isinstance(zones, list) else [],
-            "max_pods": num(self.inputs.get("maxPods")),
+            "max_pods": whole(self.inputs.get("maxPods")),
             "profile": self.profile,
             "taints": list(self.inputs.get("nodeTaints") or []),
             "linux_os_config_sysctls": self.sysctls,

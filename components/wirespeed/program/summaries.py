@@ -9,7 +9,8 @@ from typing import Any
 from wirespeed.program.aws_review import summarise_aws
 from wirespeed.program.model import ProgramPlan, RegisteredResource, type_matches
 from wirespeed.program.sections import PoolReview
-from wirespeed.program.values import fmt, get, num, plain_numbers
+from wirespeed.program.text import fmt
+from wirespeed.values import get, plain_numbers, whole
 
 
 def summarise(r: RegisteredResource, plan: ProgramPlan) -> str:
@@ -24,16 +25,16 @@ def summarise(r: RegisteredResource, plan: ProgramPlan) -> str:
         parts.append(f"outbound {outbound}")
         lb = get(network, "loadBalancerProfile")
         if isinstance(lb, Mapping):
-            parts.append(f"allocatedOutboundPorts {fmt(num(lb.get('allocatedOutboundPorts')))}")
+            parts.append(f"allocatedOutboundPorts {fmt(whole(lb.get('allocatedOutboundPorts')))}")
             count, source, _ = lb_ips(lb, plan)
             parts.append(f"{fmt(count)} IP(s) {source}")
             if lb.get("idleTimeoutInMinutes") is not None:
-                parts.append(f"idle {fmt(num(lb.get('idleTimeoutInMinutes')))} min")
+                parts.append(f"idle {fmt(whole(lb.get('idleTimeoutInMinutes')))} min")
         nat = get(network, "natGatewayProfile")
         if isinstance(nat, Mapping):
-            parts.append(f"NAT IPs {fmt(num(get(nat, 'managedOutboundIPProfile', 'count')))}")
+            parts.append(f"NAT IPs {fmt(whole(get(nat, 'managedOutboundIPProfile', 'count')))}")
             if nat.get("idleTimeoutInMinutes") is not None:
-                parts.append(f"idle {fmt(num(nat.get('idleTimeoutInMinutes')))} min")
+                parts.append(f"idle {fmt(whole(nat.get('idleTimeoutInMinutes')))} min")
         pools = i.get("agentPoolProfiles")
         if isinstance(pools, list):
             parts.append(
@@ -56,16 +57,16 @@ def summarise(r: RegisteredResource, plan: ProgramPlan) -> str:
         zones = f"zones {zones}" if zones != "no zones" else zones
         return f"{sku}, {i.get('publicIPAllocationMethod') or 'allocation ?'}, {zones} -> {r.outputs.get('ipAddress')}"
     if type_matches(r.type, "network", "PublicIPPrefix"):
-        return f"/{fmt(num(i.get('prefixLength')))} -> {r.outputs.get('ipPrefix')}"
+        return f"/{fmt(whole(i.get('prefixLength')))} -> {r.outputs.get('ipPrefix')}"
     if type_matches(r.type, "network", "NatGateway"):
         ips = len(i.get("publicIpAddresses") or [])
-        return f"{ips} IP(s), idle {fmt(num(i.get('idleTimeoutInMinutes')))} min"
+        return f"{ips} IP(s), idle {fmt(whole(i.get('idleTimeoutInMinutes')))} min"
     if r.type.endswith(":MetricAlert"):
         criteria = get(i, "criteria", "allOf")
         crit = criteria[0] if isinstance(criteria, list) and criteria else {}
         return (
             f"{crit.get('metricName', '?')} {crit.get('operator', '')} {plain_numbers(crit.get('threshold'))}, "
-            f"severity {fmt(num(i.get('severity')))}"
+            f"severity {fmt(whole(i.get('severity')))}"
         )
     if r.type == "kubernetes:apps/v1:DaemonSet":
         spec = get(i, "spec", "template", "spec")
@@ -78,8 +79,8 @@ def summarise(r: RegisteredResource, plan: ProgramPlan) -> str:
     if type_matches(r.type, "eks", "NodeGroup"):
         scaling = i.get("scalingConfig") or {}
         return (
-            f"{', '.join(i.get('instanceTypes') or [])}; nodes {fmt(num(scaling.get('minSize')))}.."
-            f"{fmt(num(scaling.get('maxSize')))}"
+            f"{', '.join(i.get('instanceTypes') or [])}; nodes {fmt(whole(scaling.get('minSize')))}.."
+            f"{fmt(whole(scaling.get('maxSize')))}"
         )
     return ""
 
@@ -93,7 +94,7 @@ def namespaced(r: RegisteredResource) -> str:
 
 def lb_ips(lb: Mapping[str, Any], plan: ProgramPlan) -> tuple[int | None, str, tuple[str, ...]]:
     """(IP count, where they come from, addresses of IPs this program created)."""
-    managed = num(get(lb, "managedOutboundIPs", "count"))
+    managed = whole(get(lb, "managedOutboundIPs", "count"))
     given = get(lb, "outboundIPs", "publicIPs")
     prefixes = get(lb, "outboundIPPrefixes", "publicIPPrefixes")
     if isinstance(given, list) and given:
@@ -107,7 +108,7 @@ def lb_ips(lb: Mapping[str, Any], plan: ProgramPlan) -> tuple[int | None, str, t
         total = 0
         for p in prefixes:
             prefix = created_prefixes.get(str(get(p, "id")))
-            length = num(prefix.inputs.get("prefixLength")) if prefix else None
+            length = whole(prefix.inputs.get("prefixLength")) if prefix else None
             if length is None:
                 return None, "from public IP prefixes of unknown length", ()
             total += 2 ** (32 - length)

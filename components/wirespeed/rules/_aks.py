@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from wirespeed.rules._model import Resource, is_type
-from wirespeed.rules._props import NotKnown, elements, get, text, whole
 from wirespeed.sizing import Pool
 from wirespeed.sizing.azure_lb import DEFAULT_SURGE_PERCENT
 from wirespeed.sizing.errors import SizingError
+from wirespeed.values import NotKnown, elements, get, text, whole
 
 CLUSTER = "azure-native:containerservice:ManagedCluster"
 AGENT_POOL = "azure-native:containerservice:AgentPool"

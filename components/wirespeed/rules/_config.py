@@ -18,6 +18,7 @@ from typing import Any
 
 from wirespeed.errors import UserError
 from wirespeed.rules._model import ENFORCEMENTS, Enforcement, Rule
+from wirespeed.rules._registry import RULES
 
 ALL = "all"
 LEVEL_KEY = "enforcementLevel"  # reserved by Pulumi in every policy's config
@@ -101,8 +102,6 @@ def resolve_config(user_config: Mapping[str, Any] | None, rules: Sequence[Rule] 
     """Validate a policy config document and fill in every default. Raises :class:`ConfigError` listing
     every problem (unknown rule ids, bad levels, settings outside their schema)."""
     if rules is None:
-        from wirespeed.rules import RULES
-
         rules = RULES
     user_config = user_config or {}
     problems: list[tuple[str, str]] = []

@@ -15,7 +15,8 @@ from wirespeed.rules._model import (
     StackCheck,
     Violation,
 )
-from wirespeed.rules._props import NotKnown
+from wirespeed.rules._registry import RULES
+from wirespeed.values import NotKnown
 
 
 def reported_level(level: Enforcement) -> Enforcement:
@@ -63,11 +64,7 @@ def check_stack(rule: Rule, resources: Sequence[Resource], config: Config) -> li
 
 
 def _rules(rules: Sequence[Rule] | None) -> Sequence[Rule]:
-    if rules is not None:
-        return rules
-    from wirespeed.rules import RULES
-
-    return RULES
+    return RULES if rules is None else rules
 
 
 def evaluate_resource(

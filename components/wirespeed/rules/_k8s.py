@@ -16,7 +16,7 @@ from types import MappingProxyType
 from typing import Any
 
 from wirespeed.rules._model import Resource, is_type
-from wirespeed.rules._props import elements, get, plain, text
+from wirespeed.values import elements, get, plain, text
 
 CONFIG_MAP = "kubernetes:core/v1:ConfigMap"
 DAEMON_SET = "kubernetes:apps/v1:DaemonSet"

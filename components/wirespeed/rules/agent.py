@@ -8,8 +8,8 @@ from typing import Any
 
 from wirespeed.rules import _aks, _k8s
 from wirespeed.rules._model import Finding, Resource, Rule, Settings, is_type
-from wirespeed.rules._props import NotKnown, elements, get, text
 from wirespeed.rules.sku import NODE_GROUP, NODE_POOL_TYPES
+from wirespeed.values import NotKnown, elements, get, text
 
 EKS_CLUSTER = "aws:eks/cluster:Cluster"
 PRIVILEGES_DOC = "agent/README.md (Privileges); README.md (Tuning DaemonSet: why each privilege)"

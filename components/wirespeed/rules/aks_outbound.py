@@ -6,7 +6,6 @@ from collections.abc import Iterator, Sequence
 
 from wirespeed.rules import _aks
 from wirespeed.rules._model import Finding, Resource, Rule, Settings, is_type
-from wirespeed.rules._props import NotKnown
 from wirespeed.sizing import Pool, dynamic_default_ports, next_halving_node_count
 from wirespeed.sizing.azure_lb import (
     DEFAULT_HOLD_SECONDS,
@@ -18,6 +17,7 @@ from wirespeed.sizing.azure_lb import (
     PORTS_PER_IP,
 )
 from wirespeed.sizing.exact import ceil_div
+from wirespeed.values import NotKnown
 
 PORTS_FIELD = "networkProfile.loadBalancerProfile.allocatedOutboundPorts"
 AKS_LB_DOC = "https://learn.microsoft.com/azure/aks/configure-load-balancer-standard"

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from wirespeed.rules._model import Finding, Resource, Rule, Settings
-from wirespeed.rules._props import elements, get, text
 from wirespeed.sizing import plan_aws_nat_gateway
 from wirespeed.sizing.errors import InfeasibleError
 from wirespeed.sizing.nat_gateway import AWS_CONNECTIONS_PER_IP
+from wirespeed.values import elements, get, text
 
 NAT_GATEWAY = "aws:ec2/natGateway:NatGateway"
 NAT_DOC = "https://docs.aws.amazon.com/vpc/latest/userguide/nat-gateway-basics.html"

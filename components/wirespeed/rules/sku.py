@@ -10,9 +10,9 @@ from collections.abc import Iterator
 from wirespeed.names import NOT_NETWORK_OPTIMISED_REASON
 from wirespeed.rules import _aks
 from wirespeed.rules._model import Finding, Resource, Rule, Settings, is_type
-from wirespeed.rules._props import elements, get, text
 from wirespeed.rules._userdata import read_user_data
 from wirespeed.rules.tuning import LAUNCH_TEMPLATE
+from wirespeed.values import elements, get, text
 
 NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 NODE_POOL_TYPES = ("kubernetes:karpenter.sh/v1:NodePool", "kubernetes:karpenter.sh/v1beta1:NodePool")

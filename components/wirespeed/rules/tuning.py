@@ -8,10 +8,10 @@ from typing import Any
 
 from wirespeed.rules import _aks, _k8s
 from wirespeed.rules._model import Finding, Resource, Rule, Settings, is_type
-from wirespeed.rules._props import get, keys, text, whole
 from wirespeed.rules._userdata import read_user_data
 from wirespeed.sizing.backlog import BACKLOG_MAX, BACKLOG_MIN
 from wirespeed.sizing.mtu import DEFAULT_MTU
+from wirespeed.values import get, keys, text, whole
 
 LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 BACKLOG_SYSCTL = "net.core.netdev_max_backlog"

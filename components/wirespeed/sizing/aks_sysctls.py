@@ -5,14 +5,16 @@ table), as recorded in shared/reference/network-facts.md. Only the rows wirespee
 other profile sysctl (``net.core.netdev_budget``...) is left to the node agent, which applies it at run time.
 
 ``linuxOSConfig`` is create-only on an agent pool: changing any of these replaces the pool (new VMs).
-Pure: no Pulumi import, and no wirespeed import either, so the profile model, the backlog sizing, the AKS
-components, ``wirespeed plan`` and the policy pack can all read this one table.
+Pure: no Pulumi import, and nothing of wirespeed but :mod:`wirespeed.values` (which imports nothing), so the profile
+model, the backlog sizing, the AKS components, ``wirespeed plan`` and the policy pack can all read this one table.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+
+from wirespeed.values import whole
 
 SOURCE = "learn.microsoft.com/azure/aks/custom-node-configuration (Linux OS custom configuration, sysctls)"
 
@@ -71,8 +73,8 @@ def check_value(kernel_name: str, value: object) -> str | None:
         return f"{kernel_name!r} is not a sysctl AKS sets at node creation; supported: " + ", ".join(
             supported_kernel_names()
         )
-    whole = isinstance(value, int) or (isinstance(value, float) and value.is_integer())
-    if isinstance(value, bool) or not whole or not row.low <= value <= row.high:  # type: ignore[operator]
+    number = whole(value)
+    if number is None or not row.low <= number <= row.high:
         return f"{value!r} is not allowed: must be a whole number {row.describe_range()}"
     return None
 

@@ -330,6 +330,58 @@ def _check_cluster_size(pools: tuple[Pool, ...]) -> None:
         )
 
 
+def _explicit_ports(ports: int, dyn: int | None, notes: list[str]) -> tuple[int, str]:
+    """The ports a user gave, checked; noted when below what Azure's default would give."""
+    ports = check_whole("ports", ports, PORT_GRANULARITY, MAX_PORTS_PER_NODE)
+    if ports % PORT_GRANULARITY:
+        raise SizingError("ports", ports, f"must be a multiple of {PORT_GRANULARITY} between 8 and 64,000")
+    if dyn is not None and ports < dyn:
+        notes.append(f"Warning: {ports:,} is below the {dyn:,} Azure would allocate by default at this size.")
+    return ports, "given explicitly"
+
+
+def _workload_ports(workload: Workload, dyn: int | None) -> tuple[int, str]:
+    """The ports a workload needs per node, a multiple of 8 and never below Azure's default; and how."""
+    needed = workload.ports_needed
+    by_workload = round_up_to_multiple(needed, PORT_GRANULARITY)
+    allocated = by_workload if dyn is None else max(by_workload, dyn)
+    ports_from = f"{workload.describe()} = {needed:,}"
+    if workload.ports_in_use != needed:
+        ports_from += " (rounded up to a whole port)"
+    ports_from += ", a multiple of 8" if by_workload == needed else f", rounded up to {by_workload:,}, a multiple of 8"
+    if dyn is not None and by_workload < dyn:
+        ports_from += f", raised to the {dyn:,} Azure's default would give so nothing regresses"
+    if allocated > MAX_PORTS_PER_NODE:
+        raise InfeasibleError(
+            f"ports per node: {allocated:,} required but at most {MAX_PORTS_PER_NODE:,} are allowed",
+            required=allocated,
+            available=MAX_PORTS_PER_NODE,
+            suggestion="spread the calls over more destinations or connection-pool them, or use a NAT "
+            "gateway (outboundType managedNATGateway: ports are allocated on demand, 64,512 per IP)",
+        )
+    return allocated, ports_from
+
+
+def _outbound_ips(required: int, outbound_ips: int | None, notes: list[str]) -> tuple[int, bool]:
+    """The given IP count, checked (fixed), or the fewest IPs that carry ``required`` ports."""
+    if outbound_ips is not None:
+        return check_whole("outbound_ips", outbound_ips, 1, MAX_OUTBOUND_IPS), True
+    ips = max(1, ceil_div(required, PORTS_PER_IP))
+    if ips > MAX_OUTBOUND_IPS:
+        raise InfeasibleError(
+            f"outbound IPs: {required:,} ports required but {MAX_OUTBOUND_IPS} IPs give at most "
+            f"{MAX_OUTBOUND_IPS * PORTS_PER_IP:,}",
+            required=required,
+            available=MAX_OUTBOUND_IPS * PORTS_PER_IP,
+            suggestion="use a NAT gateway (outboundType managedNATGateway) or fewer ports per node",
+        )
+    if ips > 1:
+        # MicrosoftDocs/azure-docs#81893: extra IPs are used only once the first is exhausted, so the
+        # per-node port count (not the IP count) is what protects a busy node.
+        notes.append(f"{ips} IPs are needed for capacity; per-node ports are what protect a busy node.")
+    return ips, False
+
+
 def plan_load_balancer(
     pools: Sequence[Pool],
     *,
@@ -364,54 +416,12 @@ def plan_load_balancer(
         )
 
     if ports is not None:
-        ports = check_whole("ports", ports, PORT_GRANULARITY, MAX_PORTS_PER_NODE)
-        if ports % PORT_GRANULARITY:
-            raise SizingError("ports", ports, f"must be a multiple of {PORT_GRANULARITY} between 8 and 64,000")
-        allocated = ports
-        ports_from = "given explicitly"
-        if dyn is not None and ports < dyn:
-            notes.append(f"Warning: {ports:,} is below the {dyn:,} Azure would allocate by default at this size.")
+        allocated, ports_from = _explicit_ports(ports, dyn, notes)
     else:
         assert workload is not None
-        needed = workload.ports_needed
-        by_workload = round_up_to_multiple(needed, PORT_GRANULARITY)
-        allocated = by_workload if dyn is None else max(by_workload, dyn)
-        ports_from = f"{workload.describe()} = {needed:,}"
-        if workload.ports_in_use != needed:
-            ports_from += " (rounded up to a whole port)"
-        ports_from += (
-            ", a multiple of 8" if by_workload == needed else f", rounded up to {by_workload:,}, a multiple of 8"
-        )
-        if dyn is not None and by_workload < dyn:
-            ports_from += f", raised to the {dyn:,} Azure's default would give so nothing regresses"
-        if allocated > MAX_PORTS_PER_NODE:
-            raise InfeasibleError(
-                f"ports per node: {allocated:,} required but at most {MAX_PORTS_PER_NODE:,} are allowed",
-                required=allocated,
-                available=MAX_PORTS_PER_NODE,
-                suggestion="spread the calls over more destinations or connection-pool them, or use a NAT "
-                "gateway (outboundType managedNATGateway: ports are allocated on demand, 64,512 per IP)",
-            )
-
+        allocated, ports_from = _workload_ports(workload, dyn)
     required = allocated * nodes
-    if outbound_ips is not None:
-        ips = check_whole("outbound_ips", outbound_ips, 1, MAX_OUTBOUND_IPS)
-        fixed = True
-    else:
-        ips = max(1, ceil_div(required, PORTS_PER_IP))
-        fixed = False
-        if ips > MAX_OUTBOUND_IPS:
-            raise InfeasibleError(
-                f"outbound IPs: {required:,} ports required but {MAX_OUTBOUND_IPS} IPs give at most "
-                f"{MAX_OUTBOUND_IPS * PORTS_PER_IP:,}",
-                required=required,
-                available=MAX_OUTBOUND_IPS * PORTS_PER_IP,
-                suggestion="use a NAT gateway (outboundType managedNATGateway) or fewer ports per node",
-            )
-        if ips > 1:
-            # MicrosoftDocs/azure-docs#81893: extra IPs are used only once the first is exhausted, so the
-            # per-node port count (not the IP count) is what protects a busy node.
-            notes.append(f"{ips} IPs are needed for capacity; per-node ports are what protect a busy node.")
+    ips, fixed = _outbound_ips(required, outbound_ips, notes)
     return LoadBalancerPlan(
         pools=pools,
         allocated_outbound_ports=allocated,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from wirespeed.errors import FieldError, UserError
+from wirespeed.values import whole
 
 
 class SizingError(FieldError):
@@ -26,7 +27,7 @@ class InfeasibleError(UserError, ValueError):
 
 def check_whole(field: str, value: float, low: int, high: int) -> int:
     """A whole number in range (integral floats, as Pulumi sends them, are accepted)."""
-    whole = isinstance(value, int) or (isinstance(value, float) and value.is_integer())
-    if isinstance(value, bool) or not whole or not low <= value <= high:
+    number = whole(value)
+    if number is None or not low <= number <= high:
         raise SizingError(field, value, f"must be a whole number between {low:,} and {high:,}")
-    return int(value)
+    return number

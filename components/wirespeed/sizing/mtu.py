@@ -14,12 +14,6 @@ from wirespeed.sizing.errors import SizingError
 DEFAULT_MTU = 1_500
 # docs.aws.amazon.com/AWSEC2/latest/UserGuide/ena-express.html: ENA Express (SRD) traffic carries at most 8,900.
 ENA_EXPRESS_MTU = 8_900
-# The cloud VM drivers whose ``mtu_max`` in the catalog (nic_drivers.json, with its source) is the largest MTU
-# the cloud carries inside one VNet or VPC. Other drivers' mtu_max is a hardware limit, not a path limit, so
-# they are not offered here.
-AZURE_DRIVERS = ("mana", "mlx5_core", "mlx4_en")
-AWS_DRIVERS = ("ena",)
-
 Path = Literal["local", "gateway"]
 
 
@@ -45,12 +39,16 @@ def plan_mtu(driver: str, *, path: Path = "local", ena_express: bool = False) ->
         )
     from wirespeed import catalog  # the NIC facts live in the catalog; loaded on first use
 
-    if driver in AZURE_DRIVERS:
+    # The cloud VM drivers (catalog.NIC_KINDS), whose ``mtu_max`` in the catalog (nic_drivers.json, with its
+    # source) is the largest MTU the cloud carries inside one VNet or VPC. Other drivers' mtu_max is a hardware
+    # limit, not a path limit, so they are not offered here.
+    azure_drivers, aws_drivers = catalog.cloud_drivers("azure"), catalog.cloud_drivers("aws")
+    if driver in azure_drivers:
         mtu = catalog.nic_driver(driver).mtu_max
         return MtuPlan(driver, path, mtu, "largest MTU Azure carries inside a VNet for this NIC")
-    if driver in AWS_DRIVERS:
+    if driver in aws_drivers:
         if ena_express:
             return MtuPlan(driver, path, ENA_EXPRESS_MTU, f"ENA Express (SRD) carries at most {ENA_EXPRESS_MTU:,}")
         return MtuPlan(driver, path, catalog.nic_driver(driver).mtu_max, "jumbo frames inside a VPC")
-    known = ", ".join(sorted([*AZURE_DRIVERS, *AWS_DRIVERS]))
+    known = ", ".join(sorted(catalog.cloud_drivers()))
     raise SizingError("driver", driver, f"one of {known}")

@@ -21,7 +21,7 @@ MODULES = ROOT / "modules"
 
 # Every generator, by module name; each owns the files its outputs() names.
 GENERATORS: tuple[str, ...] = (
-    "wirespeed.sizing.terraform_facts",
+    "wirespeed.terraform.sizing",
     "wirespeed.terraform.aks_node_pool",
     "wirespeed.terraform.aks_outbound",
     "wirespeed.terraform.node_tuning",

@@ -53,7 +53,7 @@ def terraform_text(problem: str) -> str:
 def _refusal(size: catalog.InstanceType) -> str | None:
     """Why check_pool refuses this size without a reason (None when it is network-optimised)."""
     _, problems = pools.check_pool(NodePoolSpec(name="probe", vm_size=size.name))
-    reasons = [p.reason for p in problems if p.path == "vm_size"]
+    reasons = [p.reason for p in problems if p.field == "vm_size"]
     return terraform_text(reasons[0]) if reasons else None
 
 

@@ -20,9 +20,10 @@ from typing import Any
 from wirespeed import catalog
 from wirespeed.aws import capacity
 from wirespeed.aws.capacity import OPERATING_SYSTEMS, Taint
-from wirespeed.manifests import PROFILE_LABEL, Problem
+from wirespeed.manifests import PROFILE_LABEL
 from wirespeed.manifests.options import builtin_names
 from wirespeed.names import NOT_NETWORK_OPTIMISED_REASON, REASON_MAX_LENGTH
+from wirespeed.problems import Problem
 from wirespeed.profiles import builtin_profile
 from wirespeed.terraform import MODULES, ROOT, render, terraform_value
 

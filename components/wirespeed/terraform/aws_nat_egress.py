@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from wirespeed.aws import egress
-from wirespeed.manifests import Problem
+from wirespeed.problems import Problem
 from wirespeed.sizing import nat_gateway
 from wirespeed.terraform import MODULES, ROOT, render, terraform_value
 

@@ -22,7 +22,6 @@ from wirespeed.userdata.script import (
     SCRIPT_MARKER,
     SYSCTL_CONF,
     ScriptError,
-    ScriptProblem,
     render_script,
     script_problems,
 )
@@ -38,7 +37,6 @@ __all__ = [
     "SYSCTL_CONF",
     "ClusterDetails",
     "ScriptError",
-    "ScriptProblem",
     "node_config",
     "render_al2023_user_data",
     "render_bottlerocket_settings",

@@ -17,11 +17,11 @@ Pure: reads the profile and the catalog's NIC facts, imports no Pulumi.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from wirespeed import catalog
 from wirespeed.catalog import UnknownDriver
 from wirespeed.errors import UserError
+from wirespeed.problems import InvalidInputError, Problem
 from wirespeed.profile import Profile
 
 SYSCTL_CONF = "99-wirespeed-tuning.conf"
@@ -38,35 +38,22 @@ SAFE_GLOB_ALLOWED = "letters, digits, _ . : @ % + = , - and the glob characters 
 _RULES = {"up_power_of_two": "up", "down_power_of_two": "down", "multiple_of_8": "mult8", "none": "none"}
 
 
-@dataclass(frozen=True)
-class ScriptProblem:
-    """One part of a profile the script cannot express: the JSON pointer, the value and what is allowed."""
-
-    path: str
-    value: object
-    allowed: str
-
-    def __str__(self) -> str:
-        return f"{self.path}: {self.value!r} is not allowed: {self.allowed}"
-
-
-class ScriptError(UserError, ValueError):
-    """The profile cannot be rendered as a boot script; ``problems`` lists every reason."""
+class ScriptError(UserError, InvalidInputError):
+    """The profile cannot be rendered as a boot script; ``problems`` lists every reason, each at its JSON pointer."""
 
     field = "profile"
 
-    def __init__(self, problems: list[ScriptProblem]):
-        self.problems = problems
-        super().__init__("profile cannot be rendered as a boot script:\n" + "\n".join(f"  {p}" for p in problems))
+    def __init__(self, problems: list[Problem]):
+        super().__init__("profile cannot be rendered as a boot script", problems)
 
 
-def script_problems(profile: Profile) -> list[ScriptProblem]:
-    """Every reason ``profile`` cannot become a boot script (empty when it can)."""
+def script_problems(profile: Profile) -> list[Problem]:
+    """Every reason ``profile`` cannot become a boot script (empty when it can), each at its JSON pointer."""
     problems = []
     for kind in ("include", "exclude"):
         for index, glob in enumerate(getattr(profile.interfaces, kind)):
             if not SAFE_GLOB.match(glob):
-                problems.append(ScriptProblem(f"/interfaces/{kind}/{index}", glob, SAFE_GLOB_ALLOWED))
+                problems.append(Problem.refused(f"/interfaces/{kind}/{index}", glob, SAFE_GLOB_ALLOWED))
     return problems
 
 

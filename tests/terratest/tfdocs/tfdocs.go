@@ -19,8 +19,9 @@ const (
 		"outputs and required providers; do not edit between the TF_DOCS markers. -->"
 )
 
-// Tables renders the module in dir: inputs in source order (required first is terraform-docs' choice; source
-// order keeps related inputs together as the author wrote them), then outputs, then required providers.
+// Tables renders the module in dir: required providers, then inputs in source order (which the module tests hold
+// to required first, then optional, each alphabetical: the Azure Verified Modules order), then outputs in source
+// order.
 func Tables(dir string) (string, error) {
 	module, diags := tfconfig.LoadModule(dir)
 	if diags.HasErrors() {

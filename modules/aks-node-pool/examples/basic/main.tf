@@ -1,5 +1,6 @@
-# A new AKS cluster whose system pool and one network-optimised user pool are tuned by the throughput profile, outbound SNAT sized
-# over every pool (the system pool too) by modules/aks-outbound.
+# The AKS example of both modules/aks-node-pool and modules/aks-outbound: a new cluster whose system pool and one
+# network-optimised user pool are tuned by the throughput profile (aks-node-pool), with outbound SNAT sized over
+# every pool, the system pool too (aks-outbound).
 terraform {
   required_version = ">= 1.9"
 
@@ -17,16 +18,16 @@ provider "azurerm" {
   subscription_id = var.subscription_id
 }
 
-variable "subscription_id" {
-  description = "Azure subscription to deploy into."
-  type        = string
-  default     = "00000000-0000-0000-0000-000000000000"
-}
-
 variable "location" {
   description = "Azure region."
   type        = string
   default     = "westeurope"
+}
+
+variable "subscription_id" {
+  description = "Azure subscription to deploy into."
+  type        = string
+  default     = "00000000-0000-0000-0000-000000000000"
 }
 
 module "system" {
@@ -57,6 +58,9 @@ module "outbound" {
   # pool's own inputs, so passing it here makes no cycle with the cluster the pool joins.
   pools                  = [module.system.sizing_pool, module.ingest.sizing_pool]
   connections_per_second = 4
+  # The outbound IPs are AKS-managed. For static addresses partners can allowlist, add ip_mode = "created" with
+  # resource_group_name and location (the cluster's): the module creates the public IPs, and the
+  # load_balancer_profile block below passes their IDs instead of a managed count.
 }
 
 resource "azurerm_kubernetes_cluster" "this" {

@@ -11,6 +11,15 @@ run "plan" {
   }
 
   assert {
+    # modules/aks-outbound's values reach the cluster's load balancer.
+    condition = (
+      azurerm_kubernetes_cluster.this.network_profile[0].load_balancer_profile[0].outbound_ports_allocated == 1200 &&
+      azurerm_kubernetes_cluster.this.network_profile[0].load_balancer_profile[0].managed_outbound_ip_count == 1
+    )
+    error_message = "cluster load balancer profile"
+  }
+
+  assert {
     condition     = output.ingest_sysctls == { netCoreNetdevMaxBacklog = 32768, netCoreSomaxconn = 32768 }
     error_message = "pool sysctls"
   }

@@ -1,4 +1,4 @@
-"""Files the Terraform sizing module (modules/sizing) is built and tested from, generated from this package.
+"""Files the Terraform sizing module (modules/sizing) is built and tested from, generated from wirespeed.sizing.
 
 ``facts.tf.json`` carries the engine's constants and the NIC driver ring rules as Terraform locals, so they are
 typed once (in wirespeed.sizing and data/nic_drivers.json); ``tests/vectors/sizing_*.json`` hold inputs with the
@@ -19,10 +19,9 @@ from wirespeed.errors import FieldError, UserError
 from wirespeed.sizing import azure_lb, backlog, nat_gateway, packets, rings
 from wirespeed.sizing.errors import InfeasibleError
 from wirespeed.sizing.exact import decimal_text
-from wirespeed.terraform import json_number, render
+from wirespeed.terraform import MODULES, ROOT, json_number, render
 
-ROOT = Path(__file__).resolve().parents[3]
-MODULE_PATH = ROOT / "modules" / "sizing"
+MODULE_PATH = MODULES / "sizing"
 FACTS_PATH = MODULE_PATH / "facts.tf.json"
 VECTORS_PATH = ROOT / "tests" / "vectors" / "sizing_azure_lb.json"
 BACKLOG_VECTORS_PATH = ROOT / "tests" / "vectors" / "sizing_backlog.json"

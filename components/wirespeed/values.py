@@ -1,17 +1,27 @@
-"""Reading resource properties the way the policy engine hands them over, without ever crashing a rule.
+"""Reading nested values the way Pulumi and Terraform hand them over, without ever crashing a reader: the one home
+for nested gets, whole numbers and unknowns, used by the rules, `wirespeed check` and `wirespeed plan`.
 
 Property values arrive as read-only Mappings and Sequences (``pulumi_policy.proxy``), every number a float,
 and, during preview, some values unknown. The SDK's proxy raises ``UnknownValueError`` when an unknown value is
 read; plain documents (a preview file, raw remediation props) hold the sentinel strings themselves. Both become
-:class:`NotKnown` here, which the engine turns into "not applicable": a rule never guesses at an unknown value.
+:class:`NotKnown` here, which the rules engine turns into "not applicable": a rule never guesses at an unknown
+value. Terraform's JSON nests a single block as a one-item array and marks unknowns separately; :func:`at` reads
+it once :mod:`wirespeed.check.terraform` has put the unknown sentinel in their place. Pure: imports nothing.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+# Pulumi's property-value signatures (pulumi/pulumi sdk/go/common/resource/sig, mirrored in every SDK's rpc
+# module, e.g. sdk/python/lib/pulumi/runtime/rpc.py _special_sig_key / _special_secret_sig): a mapping whose
+# SIG_KEY holds SECRET_SIG is a secret. Wire-format constants.
+SIG_KEY = "4dabf18193072939515e22adb298388d"
+SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270"
+# The sentinel the SDKs serialise every unknown value as (pulumi sdk/python/lib/pulumi/runtime/rpc.py UNKNOWN) and
+# pkg/resource/stack/deployment.go writes for a computed value in an export.
+UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
 # The sentinels Pulumi puts in place of values that are unknown during preview (pulumi/pulumi
 # sdk/go/common/resource/plugin/rpc.go UnknownBoolValue..UnknownObjectValue; the same strings in
 # pulumi_policy/proxy.py UNKNOWN_*_VALUE). Part of Pulumi's wire protocol, so fixed across versions.
@@ -19,7 +29,7 @@ UNKNOWN_SENTINELS = frozenset(
     {
         "1c4a061d-8072-4f0a-a4cb-0ff528b18fe7",  # boolean
         "3eeb2bf0-c639-47a8-9e75-3b44932eb421",  # number
-        "04da6b54-80e4-46f7-96ec-b56ff0331ba9",  # string
+        UNKNOWN,  # string
         "6a19a0b0-7e62-4c92-b797-7f8e31da9cc2",  # array
         "030794c1-ac77-496b-92df-f27374a8bd58",  # asset
         "e48ece36-62e2-4504-bad9-02848725956a",  # archive
@@ -109,18 +119,15 @@ def keys(value: Any) -> list[str]:
     return [k for k in value if isinstance(k, str)] if isinstance(value, Mapping) else []
 
 
-def number(value: Any) -> float | None:
-    """A finite number as a float (Pulumi sends every number as one), else None. Booleans are not numbers."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    result = float(value)
-    return result if math.isfinite(result) else None
-
-
 def whole(value: Any) -> int | None:
-    """An integral number (``1024.0`` from the engine) as an int, else None."""
-    result = number(value)
-    return int(result) if result is not None and result.is_integer() else None
+    """An integral number (``1024.0`` from the engine) as an int, else None (booleans, fractions, unset, text)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
 
 
 def text(value: Any) -> str | None:
@@ -143,4 +150,31 @@ def plain(value: Any) -> Any:
         return {k: plain(_raw(value, k)) for k in keys(value)}
     if is_sequence(value):
         return [plain(_raw(value, i)) for i in range(len(value))]
+    return value
+
+
+def plain_numbers(value: Any) -> Any:
+    """Integral floats as ints, recursively, so JSON and text show 4000 rather than 4000.0, as the user wrote it."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, Mapping):
+        return {k: plain_numbers(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain_numbers(v) for v in value]
+    return value
+
+
+def at(value: Any, *path: str) -> Any:
+    """The Terraform attribute at ``path``, stepping into nested blocks (arrays of one object in plans): None when
+    absent, :data:`UNKNOWN` when the value or a block on the way is unknown."""
+    for key in path:
+        if value == UNKNOWN:
+            return UNKNOWN
+        if isinstance(value, list):
+            value = value[0] if value else None
+        if not isinstance(value, dict):
+            return None
+        value = value.get(key)
+    if isinstance(value, list) and value and isinstance(value[0], dict):
+        return value[0]  # a nested block asked for whole
     return value

@@ -1,0 +1,65 @@
+"""aws resources as the pulumi-aws inputs the rules read (``AWS_DOCS``/<type>)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from wirespeed.check.terraform.blocks import Props, clean
+from wirespeed.values import UNKNOWN, at
+
+AWS_DOCS = "https://registry.terraform.io/providers/hashicorp/aws/latest/docs/resources"
+
+
+def eks_cluster(values: Any) -> Props:
+    """aws_eks_cluster (``AWS_DOCS``/eks_cluster): its name, which node groups point at."""
+    return clean({"name": at(values, "name")})
+
+
+def eks_node_group(values: Any) -> Props:
+    """aws_eks_node_group (``AWS_DOCS``/eks_node_group) as aws.eks.NodeGroup inputs."""
+    template = at(values, "launch_template")
+    return clean(
+        {
+            "clusterName": at(values, "cluster_name"),
+            "nodeGroupName": at(values, "node_group_name"),
+            "instanceTypes": at(values, "instance_types"),
+            "amiType": at(values, "ami_type"),
+            "capacityType": at(values, "capacity_type"),
+            "tags": at(values, "tags"),
+            "launchTemplate": UNKNOWN
+            if template == UNKNOWN
+            else {"id": at(template, "id"), "name": at(template, "name"), "version": at(template, "version")}
+            if template
+            else None,
+            "scalingConfig": {
+                "desiredSize": at(values, "scaling_config", "desired_size"),
+                "minSize": at(values, "scaling_config", "min_size"),
+                "maxSize": at(values, "scaling_config", "max_size"),
+            },
+        }
+    )
+
+
+def launch_template(values: Any) -> Props:
+    """aws_launch_template (``AWS_DOCS``/launch_template): ``user_data`` is base64, as the EC2 API takes it."""
+    return clean(
+        {
+            "name": at(values, "name"),
+            "instanceType": at(values, "instance_type"),
+            "userData": at(values, "user_data"),
+            "tags": at(values, "tags"),
+        }
+    )
+
+
+def nat_gateway(values: Any) -> Props:
+    """aws_nat_gateway (``AWS_DOCS``/nat_gateway): the Elastic IPs the capacity rule counts."""
+    return clean(
+        {
+            "allocationId": at(values, "allocation_id"),
+            "connectivityType": at(values, "connectivity_type"),
+            "secondaryAllocationIds": at(values, "secondary_allocation_ids"),
+            "secondaryPrivateIpAddressCount": at(values, "secondary_private_ip_address_count"),
+            "subnetId": at(values, "subnet_id"),
+        }
+    )

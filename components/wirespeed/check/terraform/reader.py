@@ -1,0 +1,111 @@
+"""One Terraform document read resource by resource: resources now, pools once their clusters are known."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from typing import Any
+
+from wirespeed.check.readonly import ReadOnlyMapping
+from wirespeed.check.terraform.blocks import known_text
+from wirespeed.check.terraform.configuration import Configuration, config_address, join
+from wirespeed.check.terraform.translations import CLUSTER_NAMES, LINKS, TRANSLATIONS, translate
+from wirespeed.rules import Resource, Violation
+from wirespeed.values import UNKNOWN, at
+
+JSON_FORMAT_DOC = "https://developer.hashicorp.com/terraform/internals/json-format"
+
+# Change Representation: the actions after which the resource exists (a replacement is ["delete", "create"]
+# or ["create", "delete"]).
+KEPT_ACTIONS = frozenset({"create", "update", "no-op"})
+
+
+@dataclass
+class _Pending:
+    tf_type: str
+    address: str
+    module: str
+    values: Any
+    offset: int
+
+
+Located = tuple[Resource, int]
+
+
+class Reader:
+    """The translation state of one Terraform document: configuration links, clusters seen, pools waiting for
+    both (a pool may come before its cluster, and ``configuration`` after both), and each address's type."""
+
+    def __init__(self) -> None:
+        self.configuration = Configuration()
+        self.clusters: dict[str, list[tuple[str, str | None]]] = {}  # config address -> [(address, name)]
+        self.pending: list[_Pending] = []
+        self.types: dict[str, str] = {}  # address -> Terraform type, for translated resources
+
+    def resource(self, tf_type: str, address: str, module: str, values: Any, offset: int) -> Located | None:
+        """The resource now, or None when it waits for its cluster (see :meth:`linked`)."""
+        if tf_type in CLUSTER_NAMES:
+            name = known_text(at(values, "name"))
+            self.clusters.setdefault(config_address(address), []).append((address, name))
+        if tf_type in LINKS:
+            self.pending.append(_Pending(tf_type, address, config_address(module), values, offset))
+            return None
+        resource = translate(tf_type, address, values)
+        if resource.type != tf_type:
+            self.types[address] = tf_type
+        return resource, offset
+
+    def linked(self) -> Iterator[Located]:
+        """The pools, each linked to the clusters its configuration references (or the one cluster of its module)."""
+        for pool in self.pending:
+            attribute, cluster_type, prop = LINKS[pool.tf_type]
+            resource = translate(pool.tf_type, pool.address, pool.values)
+            self.types[pool.address] = pool.tf_type
+            clusters = self._clusters_of(pool, attribute, cluster_type)
+            if clusters:
+                names = {name for _, name in clusters}
+                props = dict(resource.props)
+                if props.get(prop) in (None, UNKNOWN) and len(names) == 1 and None not in names:
+                    props[prop] = names.pop()
+                view = ReadOnlyMapping(props)
+                resource = replace(
+                    resource,
+                    props=view,
+                    outputs=view,
+                    property_dependencies={prop: tuple(address for address, _ in clusters)},
+                )
+            yield resource, pool.offset
+        self.pending = []
+
+    def _clusters_of(self, pool: _Pending, attribute: str, cluster_type: str) -> list[tuple[str, str | None]]:
+        own = config_address(pool.address)
+        refs = self.configuration.references.get((own, attribute))
+        if refs is not None:
+            targets: set[str] = set()
+            for ref in refs:
+                targets |= self.configuration.targets(ref, pool.module, cluster_type)
+            return [c for target in sorted(targets) for c in self.clusters.get(target, ())]
+        if self.configuration.seen:
+            return []  # configured without a reference to a cluster (a literal id or name): the name links it
+        prefix = join(pool.module, f"{cluster_type}.")
+        here = [
+            c
+            for key, found in self.clusters.items()
+            if key.startswith(prefix) and "." not in key[len(prefix) :]
+            for c in found
+        ]
+        return here if len(here) == 1 else []
+
+    def adjust(self, violation: Violation) -> Violation:
+        """A violation as a Terraform user reads it: the Terraform type, and the attribute names of its fields."""
+        tf_type = self.types.get(violation.resource_urn)
+        if tf_type is None:
+            return violation
+        translation = TRANSLATIONS.get(tf_type)
+        names = [
+            f"{pulumi} is {terraform}"
+            for pulumi, terraform in (translation.fields if translation else ())
+            if pulumi in violation.message
+        ]
+        message = violation.message + (f" (In Terraform: {'; '.join(names)}.)" if names else "")
+        return replace(violation, resource_type=tf_type, message=message)

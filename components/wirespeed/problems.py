@@ -1,0 +1,60 @@
+"""Bad input reported all at once: the one record every check returns, and the one error that carries a list of them.
+
+Components, stack config parsers, the tuning manifests and the boot script check every input before anything is
+rendered or registered and return :class:`Problem` records; a front end raises them together as an
+:class:`InvalidInputError` (a Pulumi component turns that into one ``pulumi.InputPropertiesError`` through
+:mod:`wirespeed.pulumi_inputs`; the CLI prints a line each; the Terraform generators write the same words into each
+module's validation). Pure: no imports beyond the standard library, so every layer can use it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One bad input: where it is (``field``: an argument, a property path such as ``pools[1].max_surge``, a JSON
+    pointer, a stack config key), the value given and what would have been accepted.
+
+    ``reason`` is what follows ``field: `` wherever the problem is printed. It defaults to
+    ``"<value!r> is not allowed; allowed: <allowed>"``; a check whose words differ (the AKS components and the boot
+    script say ``"<value!r> is not allowed: <allowed>"``, as :class:`wirespeed.errors.FieldError` does) or that
+    has no single value at fault (``"infeasible: ..."``) passes its own.
+    """
+
+    field: str
+    value: object = None
+    allowed: str = ""
+    reason: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.reason:
+            object.__setattr__(self, "reason", f"{self.value!r} is not allowed; allowed: {self.allowed}")
+
+    @classmethod
+    def refused(cls, field: str, value: object, allowed: str) -> Problem:
+        """``value`` is not allowed at ``field``, in FieldError's words: ``"<value!r> is not allowed: <allowed>"``."""
+        return cls(field, value, allowed, f"{value!r} is not allowed: {allowed}")
+
+    @property
+    def path(self) -> str:
+        """``field``, by the name the AKS components give it (a property path)."""
+        return self.field
+
+    def __str__(self) -> str:
+        return f"{self.field}: {self.reason}"
+
+
+class InvalidInputError(ValueError):
+    """Every problem found in one input, raised once before anything is rendered or registered.
+
+    The message is ``heading`` and a line per problem; ``problems`` keeps the records for front ends that show
+    them their own way.
+    """
+
+    def __init__(self, heading: str, problems: Sequence[Problem]) -> None:
+        self.heading = heading
+        self.problems = list(problems)
+        super().__init__(f"{heading}:\n" + "\n".join(f"  {p}" for p in self.problems))

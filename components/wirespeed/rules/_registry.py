@@ -1,0 +1,32 @@
+"""Every rule, in one tuple: what the engine and config resolution run when no rule list is given."""
+
+from __future__ import annotations
+
+from wirespeed.rules._model import Rule
+from wirespeed.rules.agent import AGENT_LEAST_PRIVILEGE, AGENT_PRESENT
+from wirespeed.rules.aks_outbound import ALLOCATED_PORTS_DEFAULT, SNAT_CAPACITY, SNAT_PORTS_MINIMUM
+from wirespeed.rules.natgw import NAT_GATEWAY_CAPACITY
+from wirespeed.rules.sku import NETWORK_OPTIMISED_SKU
+from wirespeed.rules.tuning import BACKLOG_MINIMUM, MTU_JUMBO_PATH, RING_MINIMUM
+
+# In the order of issue 7 (and of the README's rules table).
+RULES: tuple[Rule, ...] = (
+    ALLOCATED_PORTS_DEFAULT,
+    SNAT_CAPACITY,
+    SNAT_PORTS_MINIMUM,
+    BACKLOG_MINIMUM,
+    RING_MINIMUM,
+    NETWORK_OPTIMISED_SKU,
+    AGENT_PRESENT,
+    AGENT_LEAST_PRIVILEGE,
+    NAT_GATEWAY_CAPACITY,
+    MTU_JUMBO_PATH,
+)
+
+
+def rule(rule_id: str) -> Rule:
+    """The rule with this id; KeyError naming the known ids otherwise."""
+    for candidate in RULES:
+        if candidate.id == rule_id:
+            return candidate
+    raise KeyError(f"no rule {rule_id!r}: known rules are {', '.join(r.id for r in RULES)}")
