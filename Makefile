@@ -54,6 +54,9 @@ apiserver:
 regen: $(STAMP)
 	$(BIN)/wirespeed profile schema > components/wirespeed/data/profile.schema.json
 	cp components/wirespeed/data/profile.schema.json agent/internal/profile/profile.schema.json
+	$(BIN)/python -c 'from wirespeed.sizing.snat_limits import render_limits; import sys; sys.stdout.write(render_limits())' \
+		> components/wirespeed/data/snat_limits.json
+	cp components/wirespeed/data/snat_limits.json agent/internal/profile/snat_limits.json
 	cp components/wirespeed/data/nic_drivers.json agent/internal/rings/nic_drivers.json
 	$(BIN)/python -m wirespeed.profiles
 	$(BIN)/python -m wirespeed.catalog.generate_aws
@@ -63,7 +66,8 @@ regen: $(STAMP)
 	cp agent/internal/nodestatus/rbac.yaml components/wirespeed/data/agent-rbac.yaml
 	cd agent && go test -count=1 ./internal/metrics -run TestREADMEListsEveryMetric -update
 	UPDATE_GOLDEN=1 $(BIN)/pytest -q tests/test_render_node_tuning.py tests/test_alerts.py tests/test_dashboard.py
-	UPDATE_GOLDEN=1 $(BIN)/pytest -q tests/test_userdata_script.py tests/test_userdata_mime.py tests/test_aws_karpenter.py
+	UPDATE_GOLDEN=1 $(BIN)/pytest -q tests/test_userdata_script.py tests/test_userdata_mime.py tests/test_aws_karpenter.py \
+		tests/test_azure_nap.py
 	$(BIN)/python tests/fixtures/terraform/handwritten.py
 	UPDATE_GOLDEN=1 $(BIN)/pytest -q tests/test_check_cli.py tests/test_policy_pack.py tests/test_examples_aks.py \
 		tests/test_plan_program_golden.py tests/test_check_terraform.py

@@ -139,7 +139,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if o.once {
 		return once(r, stdout, log)
 	}
+	return daemon(ctx, o, p.Name, r, nl, et, log)
+}
 
+// daemon keeps the profile applied until ctx ends: it serves metrics and health, reports to the Node,
+// and re-applies on link events and every --resync.
+func daemon(ctx context.Context, o options, profileName string, r *reconcile.Reconciler, nl links.Netlink,
+	et *ethioctl.Reader, log *slog.Logger) int {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m := metrics.New(reg)
@@ -159,8 +165,26 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		go reporter.Run(ctx)
 	}
 
+	// 1 MiB holds thousands of RTM_NEWLINK messages (a pod-churn burst) before the kernel drops them with
+	// ENOBUFS and the watcher has to re-list; the kernel caps it at net.core.rmem_max.
+	w := &links.Watcher{NL: nl, Log: log, ReceiveBuffer: 1 << 20}
+	log.Info("starting", "profile", profileName, "dry_run", o.dryRun, "resync", o.resync.String(), "debounce", o.debounce.String())
+	opts := reconcile.Options{Resync: o.resync, Debounce: o.debounce, Hooks: publish(ctx, m, health, reporter, log)}
+	if err := r.Run(ctx, w, opts); err != nil {
+		log.Error("reconcile loop", "err", err)
+		return exitDegraded
+	}
+	// No rollback: see agent/README.md ("Why settings stay after exit").
+	log.Info("stopped; settings left in place")
+	return exitApplied
+}
+
+// publish sends every report to the metrics, the health endpoints and the Node (reporter may be nil),
+// and every event to the log and the Node.
+func publish(ctx context.Context, m *metrics.Metrics, health *metrics.Health, reporter *nodestatus.Reporter,
+	log *slog.Logger) reconcile.Hooks {
 	ready := false
-	hooks := reconcile.Hooks{
+	return reconcile.Hooks{
 		Observe: func(rep status.Report) {
 			m.Observe(rep)
 			health.Reconciled(rep.Time)
@@ -181,17 +205,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		},
 		LinkEvent: m.LinkEvent,
 	}
-	// 1 MiB holds thousands of RTM_NEWLINK messages (a pod-churn burst) before the kernel drops them with
-	// ENOBUFS and the watcher has to re-list; the kernel caps it at net.core.rmem_max.
-	w := &links.Watcher{NL: nl, Log: log, ReceiveBuffer: 1 << 20}
-	log.Info("starting", "profile", p.Name, "dry_run", o.dryRun, "resync", o.resync.String(), "debounce", o.debounce.String())
-	if err := r.Run(ctx, w, reconcile.Options{Resync: o.resync, Debounce: o.debounce, Hooks: hooks}); err != nil {
-		log.Error("reconcile loop", "err", err)
-		return exitDegraded
-	}
-	// No rollback: see agent/README.md ("Why settings stay after exit").
-	log.Info("stopped; settings left in place")
-	return exitApplied
 }
 
 func once(r *reconcile.Reconciler, stdout io.Writer, log *slog.Logger) int {

@@ -2,8 +2,8 @@
 // decides which ones the profile selects, and watches netlink for links coming and going.
 //
 // Every netlink call goes through Netlink, a struct of function fields: production binds it to a real
-// handle, tests bind it to a handle inside a network namespace they create, or wrap a function to inject
-// the failures a real kernel only produces under load (ENOBUFS, a closed subscription).
+// handle, tests bind it to a handle inside a network namespace they create, or wrap a function to break
+// a subscription the ways the library reports failures (linkstest.BreakFirstSubscription).
 package links
 
 import (

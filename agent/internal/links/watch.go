@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
+	"sync"
 	"time"
 
 	"github.com/vishvananda/netlink"
@@ -29,8 +29,9 @@ type Event struct {
 }
 
 // Watcher turns netlink link notifications into Events. netlink closes its channel on any receive error
-// (ENOBUFS when the socket overflows in a storm drops messages silently), so after an error the Watcher
-// subscribes again and asks for a fresh dump: the state is re-listed from scratch, as Cilium does.
+// (ENOBUFS when the socket overflows in a storm drops messages silently), so when the channel closes or
+// the opening dump was interrupted the Watcher subscribes again and asks for a fresh dump: the state is
+// re-listed from scratch, as Cilium's devices controller restarts on a netlink failure.
 type Watcher struct {
 	NL  Netlink
 	Log *slog.Logger
@@ -83,23 +84,11 @@ func (w *Watcher) log() *slog.Logger {
 func (w *Watcher) session(ctx context.Context, events chan<- Event, known map[int]string) error {
 	ch := make(chan netlink.LinkUpdate, 256)
 	done := make(chan struct{})
-	errc := make(chan error, 1)
+	errs := &subscriptionErrors{done: done, log: w.log(), restart: make(chan error, 1)}
 	opts := netlink.LinkSubscribeOptions{
 		ListExisting:      true,
 		ReceiveBufferSize: w.ReceiveBuffer,
-		ErrorCallback: func(err error) {
-			// A failed receive (ENOBUFS: messages were lost) or an interrupted dump leaves our picture
-			// incomplete: start over. Anything else (one undecodable message, a stray sender) costs
-			// only that message, and restarting on it could loop on a link netlink cannot decode.
-			if !errors.Is(err, netlink.ErrDumpInterrupted) && !strings.HasPrefix(err.Error(), "Receive failed") {
-				w.log().Warn("netlink link subscription", "err", err)
-				return
-			}
-			select {
-			case errc <- err:
-			default:
-			}
-		},
+		ErrorCallback:     errs.report,
 	}
 	if err := w.NL.LinkSubscribe(ch, done, opts); err != nil {
 		close(done)
@@ -119,22 +108,66 @@ func (w *Watcher) session(ctx context.Context, events chan<- Event, known map[in
 		select {
 		case <-ctx.Done():
 			return nil
-		case err := <-errc:
+		case err := <-errs.restart:
 			return err
 		case u, ok := <-ch:
 			if !ok {
-				select {
-				case err := <-errc:
-					return err
-				default:
-					return ErrSubscriptionClosed
-				}
+				return errs.closed()
 			}
 			if !send(ctx, events, translate(u, known)) {
 				return nil
 			}
 		}
 	}
+}
+
+// subscriptionErrors sorts what vishvananda/netlink reports through a subscription's error callback, by
+// what the library does next rather than by its wording.
+//
+// A failed receive (ENOBUFS: the socket overflowed and notifications were lost) is reported and then the
+// library closes the update channel; the close ends the session and the error is its cause. The library
+// formats the errno into text ("Receive failed: %v", netlink v1.3.1 link_linux.go), so errors.Is cannot
+// find ENOBUFS in it, and nothing here needs to. An interrupted dump (netlink.ErrDumpInterrupted) leaves
+// the channel open but the listing incomplete: it ends the session too. Any other error costs the one
+// message the library skipped (undecodable, or from a sender other than the kernel): it is logged, since
+// restarting on it could loop on a link netlink cannot decode.
+type subscriptionErrors struct {
+	done    <-chan struct{}
+	log     *slog.Logger
+	restart chan error
+
+	mu   sync.Mutex
+	last error
+}
+
+func (s *subscriptionErrors) report(err error) {
+	select {
+	case <-s.done:
+		return // the session is ending: closing its socket fails the receive in progress
+	default:
+	}
+	s.mu.Lock()
+	s.last = err
+	s.mu.Unlock()
+	if errors.Is(err, netlink.ErrDumpInterrupted) {
+		select {
+		case s.restart <- err:
+		default:
+		}
+		return
+	}
+	s.log.Warn("netlink link subscription", "err", err)
+}
+
+// closed is why the update channel closed: the failed receive reported just before, or
+// ErrSubscriptionClosed when the library reported nothing.
+func (s *subscriptionErrors) closed() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.last != nil {
+		return s.last
+	}
+	return ErrSubscriptionClosed
 }
 
 func translate(u netlink.LinkUpdate, known map[int]string) Event {

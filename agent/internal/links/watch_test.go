@@ -3,6 +3,7 @@ package links_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -73,70 +74,125 @@ func TestWatcherReportsLinkLifecycle(t *testing.T) {
 	next(t, events, "removed wstw0", is(links.Removed, "wstw0"))
 }
 
-// flakyNetlink wraps the real seam: subscription number `failAt` breaks the way the kernel breaks it.
-type flakyNetlink struct {
-	real   links.Netlink
-	calls  atomic.Int32
-	mode   string // "error-callback" | "closed-channel" | "subscribe-fails"
-	inject chan struct{}
-}
-
-func (f *flakyNetlink) seam() links.Netlink {
-	nl := f.real
+// subscribeFails makes the first subscription fail outright (the socket could not be opened).
+func subscribeFails(real links.Netlink, subs *atomic.Int32) links.Netlink {
+	nl := real
 	nl.LinkSubscribe = func(ch chan<- netlink.LinkUpdate, done <-chan struct{}, opts netlink.LinkSubscribeOptions) error {
-		if f.calls.Add(1) > 1 {
-			return f.real.LinkSubscribe(ch, done, opts)
+		if subs.Add(1) > 1 {
+			return real.LinkSubscribe(ch, done, opts)
 		}
-		switch f.mode {
-		case "subscribe-fails":
-			close(ch)
-			return syscall.EMFILE
-		case "closed-channel":
-			// A subscription whose socket dies at once: netlink closes the channel without a callback.
-			close(ch)
-			return nil
-		}
-		if err := f.real.LinkSubscribe(ch, done, opts); err != nil {
-			return err
-		}
-		go func() {
-			select {
-			case <-f.inject:
-				// What netlink reports when the socket overflowed and messages were lost.
-				opts.ErrorCallback(errors.New("Receive failed: " + syscall.ENOBUFS.Error()))
-			case <-done:
-			}
-		}()
-		return nil
+		close(ch)
+		return syscall.EMFILE
 	}
 	return nl
 }
 
+// Every way a subscription breaks ends in a new subscription and a re-list that finds a link added while
+// it was broken.
 func TestWatcherRecoversFromNetlinkErrors(t *testing.T) {
-	for _, mode := range []string{"error-callback", "closed-channel", "subscribe-fails"} {
-		t.Run(mode, func(t *testing.T) {
+	for _, tc := range []struct {
+		name            string
+		failure         linkstest.Failure
+		cannotSubscribe bool
+	}{
+		{name: "receive failed (ENOBUFS)", failure: linkstest.ReceiveFailed(syscall.ENOBUFS)},
+		{name: "dump interrupted", failure: linkstest.DumpInterrupted},
+		{name: "channel closed without an error", failure: linkstest.Failure{Close: true}},
+		{name: "subscribe fails", cannotSubscribe: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
 			ns := linkstest.New(t)
-			f := &flakyNetlink{real: ns.Netlink(), mode: mode, inject: make(chan struct{})}
-			events := watch(t, f.seam())
-			if mode == "error-callback" {
-				next(t, events, "first relist", is(links.Relist, ""))
-				// A link added while the subscription is broken must still be seen after recovery.
+			var subs atomic.Int32
+			if tc.cannotSubscribe {
+				events := watch(t, subscribeFails(ns.Netlink(), &subs))
 				ns.AddVeth(t, "wstr0", "wstr1")
-				close(f.inject)
-			} else {
-				ns.AddVeth(t, "wstr0", "wstr1")
+				expectRelisted(t, events, &subs, "wstr0")
+				return
 			}
-			next(t, events, "relist after re-subscribe", func(ev links.Event) bool {
-				return ev.Kind == links.Relist && f.calls.Load() >= 2
-			})
-			next(t, events, "wstr0 re-listed", func(ev links.Event) bool {
-				return ev.Name == "wstr0" && (ev.Kind == links.Listed || ev.Kind == links.Added)
-			})
-			if got := f.calls.Load(); got != 2 {
-				t.Fatalf("%d subscriptions, want 2", got)
-			}
+			inject := make(chan struct{})
+			events := watch(t, linkstest.BreakFirstSubscription(ns.Netlink(), inject, tc.failure, &subs))
+			next(t, events, "first relist", is(links.Relist, ""))
+			// A link added while the subscription is broken must still be seen after recovery.
+			ns.AddVeth(t, "wstr0", "wstr1")
+			close(inject)
+			expectRelisted(t, events, &subs, "wstr0")
 		})
 	}
+}
+
+// expectRelisted waits for the second subscription's re-list to report link, and checks there were
+// exactly two subscriptions.
+func expectRelisted(t *testing.T, events <-chan links.Event, subs *atomic.Int32, link string) {
+	t.Helper()
+	next(t, events, "relist after re-subscribe", func(ev links.Event) bool {
+		return ev.Kind == links.Relist && subs.Load() >= 2
+	})
+	next(t, events, link+" re-listed", func(ev links.Event) bool {
+		return ev.Name == link && (ev.Kind == links.Listed || ev.Kind == links.Added)
+	})
+	if got := subs.Load(); got != 2 {
+		t.Fatalf("%d subscriptions, want 2", got)
+	}
+}
+
+// A real overflow, no injection: the watcher's consumer stalls while a link changes a thousand times
+// into a socket buffer of a few KiB. The kernel drops the notifications it cannot queue and fails the
+// next receive with ENOBUFS; the watcher must subscribe again and re-list.
+func TestWatcherRelistsAfterSocketOverflow(t *testing.T) {
+	ns := linkstest.New(t)
+	var subs atomic.Int32
+	var mu sync.Mutex
+	var reported []error
+	nl := ns.Netlink()
+	real := nl.LinkSubscribe
+	nl.LinkSubscribe = func(ch chan<- netlink.LinkUpdate, done <-chan struct{}, opts netlink.LinkSubscribeOptions) error {
+		callback := opts.ErrorCallback
+		opts.ErrorCallback = func(err error) {
+			mu.Lock()
+			reported = append(reported, err)
+			mu.Unlock()
+			callback(err)
+		}
+		err := real(ch, done, opts)
+		subs.Add(1)
+		return err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	events := make(chan links.Event) // read only after the storm: the watcher stalls on its first send
+	w := &links.Watcher{NL: nl, Initial: time.Millisecond, Max: 10 * time.Millisecond, ReceiveBuffer: 4096}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		_ = w.Run(ctx, events)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		wg.Wait()
+	})
+	for guard := time.Now(); subs.Load() == 0; time.Sleep(time.Millisecond) {
+		if time.Since(guard) > 10*time.Second {
+			t.Fatal("the watcher never subscribed")
+		}
+	}
+
+	ns.AddVeth(t, "wsto0", "wsto1")
+	for i := range 1000 { // each MTU change is one RTM_NEWLINK notification
+		ns.SetMTU(t, "wsto0", 1280+i%200)
+	}
+	next(t, events, "relist after the overflow", func(ev links.Event) bool {
+		return ev.Kind == links.Relist && subs.Load() >= 2
+	})
+	next(t, events, "wsto0 re-listed", is(links.Listed, "wsto0"))
+	mu.Lock()
+	defer mu.Unlock()
+	for _, err := range reported {
+		// The library hands over the errno only as text (see subscriptionErrors).
+		if strings.Contains(err.Error(), syscall.ENOBUFS.Error()) {
+			return
+		}
+	}
+	t.Fatalf("the kernel never reported ENOBUFS; errors reported: %v", reported)
 }
 
 // One undecodable message must not restart the subscription (it would loop on a link netlink cannot parse).

@@ -1,9 +1,12 @@
 package nodestatus
 
 import (
+	"context"
 	"encoding/json"
 	"time"
 	"unicode/utf8"
+
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/wirespeed-io/wirespeed/agent/internal/status"
 )
@@ -29,6 +32,27 @@ type annotation struct {
 	status.Report
 	OmittedInterfaces int `json:"omittedInterfaces,omitempty"`
 	OmittedErrors     int `json:"omittedErrors,omitempty"`
+}
+
+// annotationWriter keeps the annotation on the Node equal to the latest report: it writes a new content
+// at once and an unchanged one (only the report time differs) once per heartbeatPeriod.
+type annotationWriter struct {
+	key string    // contentKey of the last write
+	at  time.Time // when it was written
+}
+
+func (w *annotationWriter) sync(ctx context.Context, node ownNode, now time.Time, p *pendingReport) error {
+	if p.key == w.key && now.Sub(w.at) < heartbeatPeriod {
+		return nil
+	}
+	patch := map[string]any{
+		"metadata": map[string]any{"annotations": map[string]string{status.AnnotationKey: string(p.annotation)}},
+	}
+	if err := node.patch(ctx, types.MergePatchType, patch); err != nil {
+		return err
+	}
+	w.key, w.at = p.key, now
+	return nil
 }
 
 // encodeAnnotation returns the annotation value for r, at most maxAnnotationBytes long.

@@ -2,6 +2,7 @@ package nodestatus
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
@@ -19,6 +20,30 @@ type API interface {
 	PatchNode(ctx context.Context, name string, pt types.PatchType, data []byte, subresource ...string) (*corev1.Node, error)
 	CreateEvent(ctx context.Context, namespace string, e *corev1.Event) (*corev1.Event, error)
 	PatchEvent(ctx context.Context, namespace, name string, pt types.PatchType, data []byte) (*corev1.Event, error)
+}
+
+// ownNode is the API narrowed to the agent's own Node: every call names it and is bounded by callTimeout.
+type ownNode struct {
+	api  API
+	name string
+}
+
+func (n ownNode) get(ctx context.Context) (*corev1.Node, error) {
+	cctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	return n.api.GetNode(cctx, n.name)
+}
+
+// patch sends body, JSON-encoded, as a patch of type pt to the Node, or to its status with subresource "status".
+func (n ownNode) patch(ctx context.Context, pt types.PatchType, body any, subresource ...string) error {
+	data, err := json.Marshal(body)
+	if err != nil {
+		return err
+	}
+	cctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	_, err = n.api.PatchNode(cctx, n.name, pt, data, subresource...)
+	return err
 }
 
 // NewRESTAPI returns an API that speaks JSON to the API server described by cfg, through a REST

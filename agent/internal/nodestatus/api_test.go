@@ -96,7 +96,7 @@ func TestRESTAPIWithFakeAPIServer(t *testing.T) {
 	}
 	clk := clocktesting.NewFakeClock(t0)
 	r := NewReporterWithAPI(api, nodeName, clk, nil)
-	r.jitter = func() float64 { return 0 }
+	r.backoff.jitter = func() float64 { return 0 }
 	outcomes := make(chan error, 8)
 	r.afterAttempt = func(err error, _ time.Duration) { outcomes <- err }
 	ctx, cancel := context.WithCancel(context.Background())
@@ -173,7 +173,7 @@ func TestRESTAPIWithFakeAPIServer(t *testing.T) {
 	got = f.take()
 	checkRequests(t, got, []request{
 		{method: "POST", path: "/api/v1/namespaces/" + eventsNS + "/events", query: fm, contentType: "application/json"},
-		{method: "PATCH", path: "/api/v1/namespaces/" + eventsNS + "/events/" + r.correlator.entries["Normal\x00InterfaceRetuned\x00enP1s1 re-added"].name,
+		{method: "PATCH", path: "/api/v1/namespaces/" + eventsNS + "/events/" + r.events.correlator.entries["Normal\x00InterfaceRetuned\x00enP1s1 re-added"].name,
 			query: fm, contentType: "application/strategic-merge-patch+json"},
 	})
 	if b := string(got[1].body); b != `{"count":2,"lastTimestamp":"2026-11-22T13:00:00Z"}` {

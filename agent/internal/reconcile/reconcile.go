@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -305,7 +307,7 @@ func (r *Reconciler) Report() status.Report {
 		}
 	}
 	sort.Slice(rep.Interfaces, func(a, b int) bool { return rep.Interfaces[a].Index < rep.Interfaces[b].Index })
-	for _, name := range sortedKeys(r.sysctlErrs) {
+	for _, name := range slices.Sorted(maps.Keys(r.sysctlErrs)) {
 		rep.Errors = append(rep.Errors, fmt.Sprintf("%s: %s", name, r.sysctlErrs[name]))
 	}
 	sort.Strings(rep.Errors)
@@ -327,13 +329,4 @@ func (r *Reconciler) Report() status.Report {
 		rep.Reason = "all settings applied"
 	}
 	return rep
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -2,7 +2,6 @@ package reconcile
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"sync"
@@ -147,34 +146,12 @@ func TestRunResyncRestoresSysctlChangedByOthers(t *testing.T) {
 	waitFor(t, "resync to restore the sysctl", func() bool { b, _ := os.ReadFile(file); return string(b) == "32768\n" })
 }
 
-// breakOnce makes the first subscription fail the way netlink does under a storm (ENOBUFS reported through
-// the error callback, channel closed), once the test says so.
-func breakOnce(real links.Netlink, inject <-chan struct{}, subs *atomic.Int32) links.Netlink {
-	nl := real
-	nl.LinkSubscribe = func(ch chan<- netlink.LinkUpdate, done <-chan struct{}, opts netlink.LinkSubscribeOptions) error {
-		if subs.Add(1) > 1 {
-			return real.LinkSubscribe(ch, done, opts)
-		}
-		if err := real.LinkSubscribe(ch, done, opts); err != nil {
-			return err
-		}
-		go func() {
-			select {
-			case <-inject:
-				opts.ErrorCallback(errors.New("Receive failed: " + syscall.ENOBUFS.Error()))
-			case <-done:
-			}
-		}()
-		return nil
-	}
-	return nl
-}
-
 func TestRunRecoversFromNetlinkError(t *testing.T) {
 	ns := linkstest.New(t)
 	inject := make(chan struct{})
 	var subs atomic.Int32
-	nl := breakOnce(ns.Netlink(), inject, &subs)
+	// The first subscription fails the way netlink fails one under a storm: ENOBUFS, channel closed.
+	nl := linkstest.BreakFirstSubscription(ns.Netlink(), inject, linkstest.ReceiveFailed(syscall.ENOBUFS), &subs)
 	// A long resync proves the re-list after re-subscribing, not the periodic reconcile, finds the link.
 	a := startAgent(t, ns, nl, procSys(t, map[string]string{"net.core.netdev_max_backlog": "1000"}), Options{Resync: time.Hour})
 	close(inject)

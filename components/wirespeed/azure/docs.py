@@ -22,8 +22,14 @@ INPUT_CLASSES = (
     ("components.py", "NetworkOptimizedClusterArgs"),
     ("spec.py", "OutboundSpec"),
     ("spec.py", "SnatAlertSpec"),
+    ("spec.py", "AutoProvisionedPoolSpec"),
+    ("auto_provisioned.py", "AutoProvisionedPoolArgs"),
 )
-OUTPUT_CLASSES = (("components.py", "NetworkOptimizedNodePool"), ("components.py", "NetworkOptimizedCluster"))
+OUTPUT_CLASSES = (
+    ("components.py", "NetworkOptimizedNodePool"),
+    ("components.py", "NetworkOptimizedCluster"),
+    ("auto_provisioned.py", "AutoProvisionedPool"),
+)
 
 
 def _class(source: str, name: str) -> ast.ClassDef:
@@ -61,7 +67,7 @@ def _doc(node: ast.ClassDef) -> str:
 
 def render() -> str:
     """The README's exact text."""
-    sources = {name: (HERE / name).read_text() for name in ("spec.py", "components.py")}
+    sources = {name: (HERE / name).read_text() for name in ("spec.py", "components.py", "auto_provisioned.py")}
     lines = [
         "# wirespeed.azure",
         "",
@@ -69,10 +75,11 @@ def render() -> str:
         "components.py in this folder; do not edit: edit the docstrings and regenerate. -->",
         "",
         "Network-optimised AKS node pools and clusters: `NetworkOptimizedNodePool` (type token",
-        "`wirespeed:index:NetworkOptimizedNodePool`) and `NetworkOptimizedCluster`",
-        "(`wirespeed:index:NetworkOptimizedCluster`), plus `outbound_profile(pools, outbound)` for teams that own",
-        "their `ManagedCluster`. Every input is checked before anything registers; all problems are raised at",
-        "once as one `pulumi.InputPropertiesError` (property path, value, allowed range).",
+        "`wirespeed:index:NetworkOptimizedNodePool`), `NetworkOptimizedCluster`",
+        "(`wirespeed:index:NetworkOptimizedCluster`) and, for node auto-provisioning (Karpenter on AKS),",
+        "`AutoProvisionedPool` (`wirespeed:index:AutoProvisionedPool`), plus `outbound_profile(pools, outbound)`",
+        "for teams that own their `ManagedCluster`. Every input is checked before anything registers; all problems",
+        "are raised at once as one `pulumi.InputPropertiesError` (property path, value, allowed range).",
         "",
         "## Inputs",
     ]
