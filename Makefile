@@ -54,8 +54,7 @@ apiserver:
 regen: $(STAMP)
 	$(BIN)/wirespeed profile schema > components/wirespeed/data/profile.schema.json
 	cp components/wirespeed/data/profile.schema.json agent/internal/profile/profile.schema.json
-	$(BIN)/python -c 'from wirespeed.sizing.snat_limits import render_limits; import sys; sys.stdout.write(render_limits())' \
-		> components/wirespeed/data/snat_limits.json
+	$(BIN)/python -m wirespeed.sizing.snat_limits > components/wirespeed/data/snat_limits.json
 	cp components/wirespeed/data/snat_limits.json agent/internal/profile/snat_limits.json
 	cp components/wirespeed/data/nic_drivers.json agent/internal/rings/nic_drivers.json
 	$(BIN)/python -m wirespeed.profiles
