@@ -771,6 +771,9 @@ def test_committed_aws_plans_are_what_the_real_provider_plans(replanned):
         assert read_parts(replanned / name / "plan.json") == read_parts(plan_path(name)), (
             f"{name}/plan.json is stale: run tests/fixtures/terraform/regen.sh"
         )
+        # regen.sh marks what it writes (mark_plan.py), as the committed plans are marked.
+        marker = json.loads((replanned / name / "plan.json").read_text())["//"]
+        assert marker == json.loads(plan_path(name).read_text())["//"]
 
 
 def test_committed_azure_bad_plan_is_what_the_real_azurerm_provider_plans(replanned):
@@ -785,6 +788,8 @@ def test_committed_azure_bad_plan_is_what_the_real_azurerm_provider_plans(replan
     assert read_parts(replanned / "azure-bad" / "plan.json") == read_parts(plan_path("azure-bad")), (
         "azure-bad/plan.json is stale: run tests/fixtures/terraform/regen.sh"
     )
+    marker = json.loads((replanned / "azure-bad" / "plan.json").read_text())["//"]
+    assert marker == json.loads(plan_path("azure-bad").read_text())["//"]
 
 
 # --- robustness ---------------------------------------------------------------------------------------------------
