@@ -19,11 +19,22 @@ from wirespeed.pulumi_inputs import input_properties_error
 
 config = pulumi.Config("wirespeed")
 
-STRINGS = ("location", "resourceGroup", "kubernetesVersion", "systemPool", "outboundType", "ipMode", "image")
+STRINGS = (
+    "location",
+    "resourceGroup",
+    "kubernetesVersion",
+    "systemPool",
+    "outboundType",
+    "ipMode",
+    "image",
+    "measuredPeakSource",
+)
 INTEGERS = (
     "connectionsPerSecond",
     "holdSeconds",
     "allocatedOutboundPorts",
+    "measuredPeakPortsPerNode",
+    "headroomPercent",
     "outboundIpCount",
     "idleTimeoutMinutes",
     "natGatewayFlows",

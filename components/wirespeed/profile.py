@@ -369,6 +369,21 @@ class Profile(_Strict):
         return data
 
 
+def sized_outbound(kind: OutboundKind, units: int, base: Outbound | None = None) -> Outbound:
+    """The outbound section a component fills from what it sized: ``kind`` and its sizing field (``units`` of
+    ``allocated_ports_per_node`` or ``public_ips``). The threshold, exclusions and hold time of ``base`` (the section a
+    profile already states) are kept: they are the team's choices, the sizing is the component's."""
+    kept = {} if base is None else base.model_dump(include={"pressure_percent", "exclude_cidrs", "hold_seconds"})
+    return Outbound.model_validate({**kept, "kind": kind, snat_limits.KINDS[kind].sized_by: units})
+
+
+def with_outbound(profile: Profile, outbound: Outbound | None) -> Profile:
+    """``profile`` carrying ``outbound`` (unchanged when None)."""
+    if outbound is None or profile.outbound == outbound:
+        return profile
+    return profile.model_copy(update={"outbound": outbound})
+
+
 class ProfileError(UserError, ValueError):
     """A profile failed validation. ``problems`` lists (JSON pointer, message), one per bad field."""
 

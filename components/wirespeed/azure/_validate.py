@@ -33,7 +33,7 @@ from wirespeed.azure.problems import Collector, InvalidArgsError, join
 from wirespeed.azure.spec import ClusterSpec
 from wirespeed.manifests.options import DEFAULT_IMAGE, NodeTuningOptions, check_options
 from wirespeed.problems import Problem
-from wirespeed.profile import Profile
+from wirespeed.profile import Profile, with_outbound
 
 __all__ = [
     "IDLE_TIMEOUT_RANGE",
@@ -131,6 +131,7 @@ def plan_cluster(spec: ClusterSpec) -> ClusterPlan:
             out.add(f"tuning_{problem.field}", f"{problem.value!r} is not allowed: {problem.allowed}")
     if out.problems or system is None or outbound is None:
         raise InvalidArgsError("NetworkOptimizedCluster", out.problems)
-    return ClusterPlan(
-        system_pool=system, pools=tuple(plans), outbound=outbound, snat_alert=alert, profiles=tuple(profiles.values())
-    )
+    # Every node of the cluster egresses the same way, so every profile the DaemonSets apply carries the outbound
+    # sizing: the agent's SNATPortPressure condition compares each destination's ports with it.
+    tuned = tuple(with_outbound(p, outbound.profile_outbound(p.outbound)) for p in profiles.values())
+    return ClusterPlan(system_pool=system, pools=tuple(plans), outbound=outbound, snat_alert=alert, profiles=tuned)
