@@ -13,7 +13,7 @@ from wirespeed.cli._common import fail
 
 if TYPE_CHECKING:
     from wirespeed.problems import Problem
-    from wirespeed.profile import Profile
+    from wirespeed.profile import Outbound, Profile
 
 render_app = typer.Typer(help="Print Kubernetes manifests as YAML for `kubectl apply -f -`.", no_args_is_help=True)
 
@@ -43,6 +43,57 @@ def _load(spec: str, index: int) -> tuple[str | Profile | None, list[str]]:
         ]
     except ProfileError as exc:
         return None, [f"--profile[{index}]: {spec}{pointer}: {message}" for pointer, message in exc.problems]
+
+
+_OUTBOUND_FLAGS = {
+    "kind": "--outbound",
+    "allocated_ports_per_node": "--allocated-ports",
+    "public_ips": "--public-ips",
+    "pressure_percent": "--pressure-percent",
+}
+
+
+def _outbound(
+    kind: str | None, allocated_ports: int | None, public_ips: int | None, pressure_percent: int | None
+) -> tuple[Outbound | None, list[str]]:
+    """The --outbound flags as a profile's outbound section (checked by the profile's own model), or every problem
+    named by its flag."""
+    from wirespeed.profile import ProfileError, validate_profile
+
+    if kind is None:
+        given = [f for f, v in (("--allocated-ports", allocated_ports), ("--public-ips", public_ips),
+                                ("--pressure-percent", pressure_percent)) if v is not None]  # fmt: skip
+        return None, [f"{flag}: only with --outbound" for flag in given]
+    section: dict[str, object] = {"kind": kind}
+    for name, value in (("allocated_ports_per_node", allocated_ports), ("public_ips", public_ips),
+                        ("pressure_percent", pressure_percent)):  # fmt: skip
+        if value is not None:
+            section[name] = value
+    try:
+        profile = validate_profile({"name": "outbound", "outbound": section})
+    except ProfileError as exc:
+        said = []
+        for pointer, message in exc.problems:
+            flag = _OUTBOUND_FLAGS.get(pointer.rpartition("/")[2], "--outbound")
+            required = message == "is required"
+            said.append(f"{flag}: required with --outbound {kind}" if required else f"{flag}: {message}")
+        return None, said
+    return profile.outbound, []
+
+
+def _merged(section: Outbound | None, profile: Profile) -> Outbound | None:
+    """``section`` for ``profile``: its sizing; the profile's own threshold, exclusions and hold time unless
+    --pressure-percent was given."""
+    from wirespeed.profile import sized_outbound
+
+    if section is None:
+        return None
+    units = section.allocated_ports_per_node or section.public_ips
+    assert units is not None, "the model requires the kind's sizing field"
+    merged = sized_outbound(section.kind, units, profile.outbound)
+    if "pressure_percent" in section.model_fields_set:
+        merged = merged.model_copy(update={"pressure_percent": section.pressure_percent})
+    return merged
 
 
 class Output(StrEnum):
@@ -93,6 +144,24 @@ def render_node_tuning(
             "jsondecode() (modules/node-tuning's objects_json)."
         ),
     ] = Output.yaml,
+    outbound: Annotated[
+        str | None,
+        typer.Option(
+            help="How the nodes egress, for the agent's SNATPortPressure condition: azure-load-balancer (with "
+            "--allocated-ports), azure-nat-gateway or aws-nat-gateway (with --public-ips). Set in every profile; a "
+            "profile's own pressure_percent, exclude_cidrs and hold_seconds are kept.",
+        ),
+    ] = None,
+    allocated_ports: Annotated[
+        int | None, typer.Option(help="With --outbound azure-load-balancer: allocatedOutboundPorts per node.")
+    ] = None,
+    public_ips: Annotated[
+        int | None,
+        typer.Option(help="With a NAT gateway --outbound: its public IPs (AWS: of the gateway in the nodes' AZ)."),
+    ] = None,
+    pressure_percent: Annotated[
+        int | None, typer.Option(help="With --outbound: the SNATPortPressure threshold, % of one destination's ports.")
+    ] = None,
 ) -> None:
     """Print the tuning DaemonSet (one per profile) with its Namespace, RBAC and profile ConfigMaps."""
     from wirespeed import __version__
@@ -105,6 +174,7 @@ def render_node_tuning(
         to_yaml,
     )
     from wirespeed.manifests.options import check_options
+    from wirespeed.profile import with_outbound
 
     errors: list[str] = []
     specs: list[str | Profile] = []
@@ -116,11 +186,14 @@ def render_node_tuning(
     options = NodeTuningOptions(
         image=DEFAULT_IMAGE if image is None else image, namespace=namespace, pod_monitor=pod_monitor, alerts=alerts
     )
+    section, outbound_errors = _outbound(outbound, allocated_ports, public_ips, pressure_percent)
+    errors += outbound_errors
     profiles: list[Profile] = []
     if errors:  # a profile did not load: check the other flags, not the profiles that are left
         problems = check_options(options)
     else:
         profiles, problems = check(specs, options)
+        profiles = [with_outbound(p, _merged(section, p)) for p in profiles]
     errors += [_as_flag(problem) for problem in problems]
     if errors:
         for line in errors[:-1]:

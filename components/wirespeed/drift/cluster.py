@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from wirespeed.drift.judge import CONDITION_TYPE, NodeFacts
+from wirespeed.drift.judge import CONDITION_TYPE, SNAT_CONDITION_TYPE, NodeFacts
 from wirespeed.drift.profiles import CONFIG_MAP_SELECTOR
 from wirespeed.errors import UserError
 
@@ -167,12 +167,13 @@ def _cause(exc: BaseException) -> str:
 def node_facts(item: dict[str, Any]) -> NodeFacts:
     meta = item.get("metadata") or {}
     conditions = (item.get("status") or {}).get("conditions") or []
-    condition = next((c for c in conditions if c.get("type") == CONDITION_TYPE), None)
+    by_type = {c.get("type"): c for c in conditions if isinstance(c, dict)}
     return NodeFacts(
         name=str(meta.get("name", "")),
         labels=meta.get("labels") or {},
         annotations=meta.get("annotations") or {},
-        condition=condition,
+        condition=by_type.get(CONDITION_TYPE),
+        snat_condition=by_type.get(SNAT_CONDITION_TYPE),
     )
 
 
