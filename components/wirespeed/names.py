@@ -10,6 +10,8 @@ from __future__ import annotations
 AGENT_NAME = "wirespeed-agent"  # the DaemonSet's app.kubernetes.io/name label, ServiceAccount and image name
 PROFILE_KEY = "profile.json"  # the key of the profile document in its ConfigMap's data
 PROFILE_LABEL = "wirespeed.io/profile"  # the node label a pool carries; the DaemonSet's nodeSelector
+# The PodMonitor's scrape interval: the alerts' rate() windows and `--from-prometheus`'s subquery step assume it.
+SCRAPE_INTERVAL = "30s"
 
 # The tag (Azure, AWS) or annotation (Karpenter NodePool) that carries the written reason a pool may use a size
 # that is not network-optimised; network-optimised-sku lets such a pool through (setting acceptWrittenReason).

@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from wirespeed.measure.prometheus import Prometheus, PrometheusError, Sample
-from wirespeed.names import SNAT_OTHER_DESTINATION, SNAT_PORTS_IN_USE, SNAT_PORTS_PEAK
+from wirespeed.names import SCRAPE_INTERVAL, SNAT_OTHER_DESTINATION, SNAT_PORTS_IN_USE, SNAT_PORTS_PEAK
 
 # Prometheus durations (prometheus.io/docs/prometheus/latest/querying/basics/#float-literals-and-time-durations):
 # units ms, s, m, h, d (24 h), w (7 d), y (365 d), combinable from largest to smallest (1h30m).
@@ -37,9 +37,9 @@ _DURATION = re.compile(
 # retention default (Prometheus keeps 15 d unless told otherwise: --storage.tsdb.retention.time).
 WINDOW_RANGE_S = (60, 366 * 86_400)
 DEFAULT_WINDOW = "7d"
-# A subquery's resolution: the PodMonitor scrapes every 30 s (wirespeed.manifests.node_tuning), so a step of 30 s
-# sees every scrape of a sum across nodes; steps finer than the scrape add nothing, coarser ones can miss a peak.
-DEFAULT_STEP = "30s"
+# A subquery's resolution: the PodMonitor's scrape interval (wirespeed.manifests.node_tuning), so the step sees every
+# scrape of a sum across nodes; steps finer than the scrape add nothing, coarser ones can miss a peak.
+DEFAULT_STEP = SCRAPE_INTERVAL
 STEP_RANGE_S = (1, 3_600)
 # Labels a node is named by, best first: the PodMonitor's relabelled `node` (wirespeed.manifests), the common
 # `kubernetes_node`/`nodename` of hand-written scrape configs, else the scrape target.
