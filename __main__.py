@@ -103,6 +103,7 @@ def aws() -> None:
     except EksStackError as exc:
         raise input_properties_error(exc) from None
     first: list[pulumi.Resource] = []
+    outbound = None  # the node agent watches the NAT gateways' per-destination capacity when this stack sizes them
     if stack.egress is not None:
         egress = NatEgress(
             "wirespeed-egress",
@@ -113,6 +114,7 @@ def aws() -> None:
             ),
         )
         first.append(egress)  # nodes come up with a route out
+        outbound = egress.profile_outbound
         pulumi.export("nat_public_ips", egress.public_ips)
     groups = [
         NetworkOptimizedNodeGroup(
@@ -127,6 +129,7 @@ def aws() -> None:
                 ena_express=spec.ena_express,
                 min_size=spec.plan.min_size,
                 max_size=spec.plan.max_size,
+                outbound=outbound,
             ),
             pulumi.ResourceOptions(depends_on=first),
         )

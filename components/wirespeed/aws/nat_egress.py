@@ -15,7 +15,9 @@ import pulumi
 import pulumi_aws as aws
 
 from wirespeed.aws.egress import ALARM_PERIOD_SECONDS, EgressPlan, plan_egress
+from wirespeed.aws.snat import nat_gateway_outbound
 from wirespeed.problems import InvalidInputError, Problem
+from wirespeed.profile import Outbound
 from wirespeed.pulumi_inputs import input_properties_error
 
 TYPE_TOKEN = "wirespeed:index:NatEgress"
@@ -73,11 +75,15 @@ class NatEgress(pulumi.ComponentResource):
     """AZ name -> the gateway's public IPs (primary first): what destinations must allow-list."""
     plan: EgressPlan
     """IPs per AZ with demand, capacity and warnings (plain data)."""
+    profile_outbound: Outbound
+    """The tuning profile's outbound section for nodes behind these gateways (kind ``aws-nat-gateway``, the smallest
+    AZ's IPs): give it to ``NetworkOptimizedNodeGroupArgs.outbound`` or ``KarpenterNodePoolArgs.outbound``."""
 
     def __init__(self, name: str, args: NatEgressArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         plan = _check(args)
         super().__init__(TYPE_TOKEN, name, None, opts)
         self.plan = plan
+        self.profile_outbound = nat_gateway_outbound({z.availability_zone: z.plan.ips for z in plan.zones})
         for warning in plan.warnings:
             pulumi.log.warn(warning, resource=self)
         tags = dict(args.tags)

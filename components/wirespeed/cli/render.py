@@ -81,21 +81,6 @@ def _outbound(
     return profile.outbound, []
 
 
-def _merged(section: Outbound | None, profile: Profile) -> Outbound | None:
-    """``section`` for ``profile``: its sizing; the profile's own threshold, exclusions and hold time unless
-    --pressure-percent was given."""
-    from wirespeed.profile import sized_outbound
-
-    if section is None:
-        return None
-    units = section.allocated_ports_per_node or section.public_ips
-    assert units is not None, "the model requires the kind's sizing field"
-    merged = sized_outbound(section.kind, units, profile.outbound)
-    if "pressure_percent" in section.model_fields_set:
-        merged = merged.model_copy(update={"pressure_percent": section.pressure_percent})
-    return merged
-
-
 class Output(StrEnum):
     yaml = "yaml"
     json = "json"
@@ -107,6 +92,40 @@ def _as_flag(problem: Problem) -> str:
         if problem.field.startswith(field):
             return str(replace(problem, field=flag + problem.field.removeprefix(field)))
     return str(problem)
+
+
+# The --outbound options, typed once here so the command's signature stays a list of them.
+OutboundKindOption = Annotated[
+    str | None,
+    typer.Option(
+        "--outbound",
+        help="How the nodes egress, for the agent's SNATPortPressure condition: azure-load-balancer (with "
+        "--allocated-ports), azure-nat-gateway or aws-nat-gateway (with --public-ips). Set in every profile; a "
+        "profile's own pressure_percent, exclude_cidrs and hold_seconds are kept.",
+    ),
+]
+AllocatedPortsOption = Annotated[
+    int | None, typer.Option(help="With --outbound azure-load-balancer: allocatedOutboundPorts per node.")
+]
+PublicIpsOption = Annotated[
+    int | None,
+    typer.Option(help="With a NAT gateway --outbound: its public IPs (AWS: of the gateway in the nodes' AZ)."),
+]
+PressureOption = Annotated[
+    int | None, typer.Option(help="With --outbound: the SNATPortPressure threshold, % of one destination's ports.")
+]
+
+
+def _load_all(specs: list[str]) -> tuple[list[str | Profile], list[str]]:
+    """Every --profile loaded (built-in names stay names), and every problem with them."""
+    errors: list[str] = []
+    loaded_specs: list[str | Profile] = []
+    for index, spec in enumerate(specs):
+        loaded, load_errors = _load(spec, index)
+        errors += load_errors
+        if loaded is not None:
+            loaded_specs.append(loaded)
+    return loaded_specs, errors
 
 
 @render_app.command("node-tuning")
@@ -144,24 +163,10 @@ def render_node_tuning(
             "jsondecode() (modules/node-tuning's objects_json)."
         ),
     ] = Output.yaml,
-    outbound: Annotated[
-        str | None,
-        typer.Option(
-            help="How the nodes egress, for the agent's SNATPortPressure condition: azure-load-balancer (with "
-            "--allocated-ports), azure-nat-gateway or aws-nat-gateway (with --public-ips). Set in every profile; a "
-            "profile's own pressure_percent, exclude_cidrs and hold_seconds are kept.",
-        ),
-    ] = None,
-    allocated_ports: Annotated[
-        int | None, typer.Option(help="With --outbound azure-load-balancer: allocatedOutboundPorts per node.")
-    ] = None,
-    public_ips: Annotated[
-        int | None,
-        typer.Option(help="With a NAT gateway --outbound: its public IPs (AWS: of the gateway in the nodes' AZ)."),
-    ] = None,
-    pressure_percent: Annotated[
-        int | None, typer.Option(help="With --outbound: the SNATPortPressure threshold, % of one destination's ports.")
-    ] = None,
+    outbound: OutboundKindOption = None,
+    allocated_ports: AllocatedPortsOption = None,
+    public_ips: PublicIpsOption = None,
+    pressure_percent: PressureOption = None,
 ) -> None:
     """Print the tuning DaemonSet (one per profile) with its Namespace, RBAC and profile ConfigMaps."""
     from wirespeed import __version__
@@ -174,15 +179,9 @@ def render_node_tuning(
         to_yaml,
     )
     from wirespeed.manifests.options import check_options
-    from wirespeed.profile import with_outbound
+    from wirespeed.profile import apply_outbound
 
-    errors: list[str] = []
-    specs: list[str | Profile] = []
-    for index, spec in enumerate(profile or list(DEFAULT_PROFILES)):
-        loaded, load_errors = _load(spec, index)
-        errors += load_errors
-        if loaded is not None:
-            specs.append(loaded)
+    specs, errors = _load_all(profile or list(DEFAULT_PROFILES))
     options = NodeTuningOptions(
         image=DEFAULT_IMAGE if image is None else image, namespace=namespace, pod_monitor=pod_monitor, alerts=alerts
     )
@@ -193,7 +192,7 @@ def render_node_tuning(
         problems = check_options(options)
     else:
         profiles, problems = check(specs, options)
-        profiles = [with_outbound(p, _merged(section, p)) for p in profiles]
+        profiles = [apply_outbound(p, section) for p in profiles]
     errors += [_as_flag(problem) for problem in problems]
     if errors:
         for line in errors[:-1]:
