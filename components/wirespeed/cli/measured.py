@@ -32,7 +32,13 @@ from wirespeed.measure.snat import (
 from wirespeed.names import SNAT_PORTS_IN_USE, SNAT_PORTS_PEAK
 from wirespeed.sizing import azure_lb
 from wirespeed.sizing.exact import decimal_text, exact
-from wirespeed.sizing.measured import AzureNatDemand, plan_azure_nat_measured
+from wirespeed.sizing.measured import (
+    AwsZoneDemand,
+    AwsZoneMeasuredPlan,
+    AzureNatDemand,
+    plan_aws_nat_measured,
+    plan_azure_nat_measured,
+)
 
 FromPrometheusOption = Annotated[
     str | None,
@@ -260,3 +266,78 @@ def azure_natgw_from_prometheus(measurement: Measurement, multiplier: Fraction, 
     lines.append(plan.explain())
     _pin(lines, [("wirespeed:natGatewayIpCount", str(plan.ips)), ("wirespeed:measuredPeakSource", origin)])
     typer.echo("\n".join(lines))
+
+
+# ---------------------------------------------------------------------- aws-natgw
+def aws_zone_peaks(measurement: Measurement) -> tuple[dict[str, Peak], dict[str, Peak]]:
+    """Per AZ ("" for nodes without a zone label): the busiest destination's sum over the AZ's nodes at its peak, and
+    for AZs without per-destination series the conservative fallback (every node's own peak gauge, summed)."""
+    try:
+        busiest: dict[str, Peak] = {}
+        for peak in measurement.destination_peaks(by_zone=True, required=False):
+            busiest.setdefault(peak.zone or "", peak)  # busiest first
+        fallback = {p.zone or "": p for p in measurement.zone_peak_fallback() if (p.zone or "") not in busiest}
+    except UserError as exc:
+        fail(str(exc))
+    if not busiest and not fallback:
+        fail(str(measurement.no_data(SNAT_PORTS_IN_USE)))
+    return busiest, fallback
+
+
+def aws_natgw_from_prometheus(measurement: Measurement, multiplier: Fraction, as_json: bool) -> None:
+    busiest, fallback = aws_zone_peaks(measurement)
+    demands = [_zone_demand(measurement, zone, busiest, fallback, multiplier) for zone in sorted({*busiest, *fallback})]
+    plans = run(lambda: plan_aws_nat_measured(demands), {"connections": "the measured connections"})
+    if as_json:
+        data = {
+            "zones": [p.to_json() for p in plans],
+            "total_ips": sum(p.plan.ips for p in plans),
+            "prometheus": _prometheus_json(
+                measurement, zones={z: p.to_json() for z, p in sorted({**busiest, **fallback}.items())}
+            ),
+        }
+        typer.echo(json.dumps(data, indent=2))
+        return
+    typer.echo("\n".join(_aws_lines(measurement, plans, busiest, fallback)))
+
+
+def _zone_demand(
+    measurement: Measurement, zone: str, busiest: dict[str, Peak], fallback: dict[str, Peak], multiplier: Fraction
+) -> AwsZoneDemand:
+    measured = zone in busiest
+    peak = busiest[zone] if measured else fallback[zone]
+    metric = f"sum by (zone, destination) of {SNAT_PORTS_IN_USE}"
+    if not measured:
+        metric = f"sum by (zone) of each node's {SNAT_PORTS_PEAK}"
+    origin = measurement.source(peak, metric)
+    destination = peak.destination if measured else None
+    names = {"connections": f"the measured connections in {zone or '(no zone label)'}", "headroom": "--headroom"}
+    return run(lambda: AwsZoneDemand(zone, peak.value, destination, origin, multiplier), names)
+
+
+def _aws_lines(
+    measurement: Measurement, plans: list[AwsZoneMeasuredPlan], busiest: dict[str, Peak], fallback: dict[str, Peak]
+) -> list[str]:
+    lines = _asked(measurement)
+    for zone, peak in sorted(busiest.items()):
+        lines.append(f"Peak in {zone or '(no zone label)'}: {peak.describe('connections')} (summed over its nodes).")
+    for zone, peak in sorted(fallback.items()):
+        lines.append(
+            f"Peak in {zone or '(no zone label)'}: no per-destination series; every node's own peak "
+            f"({SNAT_PORTS_PEAK}) summed: {peak.value:,}, an over-estimate, never an under-estimate."
+        )
+    if "" in busiest or "" in fallback:
+        lines.append(
+            "Nodes without a zone label are summed as one AZ: let the agent read its Node "
+            "(topology.kubernetes.io/zone) to size each AZ on its own."
+        )
+    lines += [p.explain() for p in plans]
+    by_az = {p.demand.zone: p.plan.demand for p in plans}
+    lines.append(
+        "Pin it: NatEgressArgs(peak_connections="
+        + json.dumps(by_az).replace('"', "'")
+        + ") or modules/aws-nat-egress peak_connections_by_az; the root stack takes one figure for every AZ (the "
+        "busiest AZ's):"
+    )
+    lines.append(f"  pulumi config set wirespeed:natPeakConnections {max(by_az.values())}")
+    return lines

@@ -287,18 +287,40 @@ def size_azure_natgw(
 
 AWS_NATGW_HELP = (
     f"Size an AWS NAT gateway (per AZ): IPs at {nat_gateway.AWS_CONNECTIONS_PER_IP:,} connections per destination "
-    f"each, at most {nat_gateway.AWS_MAX_IPS}."
+    f"each, at most {nat_gateway.AWS_MAX_IPS}. With --from-prometheus, every AZ from its busiest destination summed "
+    "over the AZ's nodes, as the wirespeed agents measured it."
 )
 
 
 @size_app.command("aws-natgw", help=AWS_NATGW_HELP)
 def size_aws_natgw(
     connections: Annotated[
-        int, typer.Option(help="Peak concurrent connections through one AZ's gateway to its busiest destination.")
-    ],
+        int | None,
+        typer.Option(help="Peak concurrent connections through one AZ's gateway to its busiest destination."),
+    ] = None,
     as_json: JsonFlag = False,
+    from_prometheus: measured.FromPrometheusOption = None,
+    window: measured.WindowOption = DEFAULT_WINDOW,
+    headroom: measured.HeadroomText = None,
+    timeout: measured.TimeoutOption = DEFAULT_TIMEOUT_S,
+    selector: measured.SelectorOption = None,
+    step: measured.StepOption = DEFAULT_STEP,
+    bearer_token_file: measured.TokenOption = None,
 ) -> None:
-    emit(run(lambda: nat_gateway.plan_aws_nat_gateway(connections), SIZE_FLAGS), as_json)
+    if (connections is None) == (from_prometheus is None):
+        fail(
+            "--connections: give --connections N (one AZ's peak to its busiest destination) or --from-prometheus URL "
+            "(every AZ, measured), one of the two"
+        )
+    if from_prometheus is not None:
+        source = measured.source(from_prometheus, window, timeout, selector, step, bearer_token_file)
+        measured.aws_natgw_from_prometheus(source, measured.headroom(headroom), as_json)
+        return
+    if headroom is not None:
+        fail(f"--headroom {headroom}: only with --from-prometheus (--connections is the demand as given)")
+    assert connections is not None, "one of the two, checked above"
+    given = connections
+    emit(run(lambda: nat_gateway.plan_aws_nat_gateway(given), SIZE_FLAGS), as_json)
 
 
 StallOption = Annotated[float | None, typer.Option(help="Milliseconds the consumer may stall.")]

@@ -235,7 +235,7 @@ class Measurement:
         query = f"topk(1, max_over_time({SNAT_PORTS_IN_USE}{matchers}[{self.window}]))"
         found = self._instant(query)
         if not found:
-            raise self._no_data(SNAT_PORTS_IN_USE)
+            raise self.no_data(SNAT_PORTS_IN_USE)
         top = found[0]
         raw = f"{SNAT_PORTS_IN_USE}{{{_exactly(top.labels)}}}[{self.window}]"
         return self._peak(query, top, raw)
@@ -269,17 +269,20 @@ class Measurement:
         """Every flow through the gateway (every node, every destination, ``other`` included) at its peak."""
         found = self._sum_peaks(())
         if not found:
-            raise self._no_data(SNAT_PORTS_IN_USE)
+            raise self.no_data(SNAT_PORTS_IN_USE)
         query, series, points = found[0]
         return self._peak(query, series, points)
 
-    def destination_peaks(self, by_zone: bool = False) -> list[Peak]:
+    def destination_peaks(self, by_zone: bool = False, required: bool = True) -> list[Peak]:
         """Per destination (and zone), the sum across nodes at its peak; busiest first. The time is read for the
-        busiest destination (of each zone); the others carry the window's end."""
+        busiest destination (of each zone); the others carry the window's end. No series: an error, or [] when not
+        ``required``."""
         by = ("zone", "destination") if by_zone else ("destination",)
         found = self._sum_peaks(by, f'destination!="{SNAT_OTHER_DESTINATION}"')
+        if not found and not required:
+            return []
         if not found:
-            raise self._no_data(SNAT_PORTS_IN_USE)
+            raise self.no_data(SNAT_PORTS_IN_USE)
         found.sort(key=lambda f: (-f[1].value, sorted(f[1].labels.items())))
         peaks, timed = [], set()
         for query, series, points in found:
@@ -301,7 +304,7 @@ class Measurement:
             Peak(_count(s.value, query, self), self.at or s.time, query, dict(s.labels)) for s in self._instant(query)
         ]
 
-    def _no_data(self, metric: str) -> PrometheusError:
+    def no_data(self, metric: str) -> PrometheusError:
         where = f" matching {self.selector}" if self.selector else ""
         return PrometheusError(
             f"{self.prometheus.flag} {self.prometheus.shown_url}: no {metric} series{where} in the last {self.window}: "

@@ -1,10 +1,13 @@
 """NAT gateways sized from what the fleet did: peaks of ports in use the node agents counted, summed over the nodes
-behind one gateway (``wirespeed size azure-natgw --from-prometheus``). Pure.
+behind one gateway (``wirespeed size azure-natgw|aws-natgw --from-prometheus``). Pure.
 
 An Azure NAT gateway serves a whole subnet: every node's flows share its IPs. Two limits apply per public IP
 (wirespeed.sizing.nat_gateway): 64,512 SNAT ports, and 50,000 concurrent connections to one destination endpoint.
 The measured peaks give both demands (all flows through the gateway, and the busiest single destination), each
 with headroom on top; the IP count is the larger of the two needs.
+
+An AWS NAT gateway serves one AZ, and its one limit is 55,000 concurrent connections per IP to one destination
+(IP, port, protocol). So each AZ is sized on its own, from its busiest destination summed over the AZ's nodes.
 """
 
 from __future__ import annotations
@@ -15,8 +18,9 @@ from typing import Any
 
 from wirespeed.sizing import nat_gateway
 from wirespeed.sizing.azure_lb import DEFAULT_HEADROOM, HEADROOM_RANGE, check_source
-from wirespeed.sizing.errors import InfeasibleError, check_whole
+from wirespeed.sizing.errors import InfeasibleError, SizingError, check_whole
 from wirespeed.sizing.exact import Number, ceil_div, check_decimal, decimal_text, exact
+from wirespeed.sizing.nat_gateway import NatGatewayPlan, plan_aws_nat_gateway
 
 # wirespeed's bound, as for every other demand: above a billion flows is a unit mistake.
 MAX_DEMAND = nat_gateway.MAX_DEMAND
@@ -154,3 +158,79 @@ def plan_azure_nat_measured(demand: AzureNatDemand) -> AzureNatMeasuredPlan:
             suggestion="split egress across subnets with their own NAT gateways, or reuse connections",
         )
     return plan
+
+
+# ---------------------------------------------------------------------- AWS: one gateway per AZ
+@dataclass(frozen=True)
+class AwsZoneDemand:
+    """One AZ's measured peak: connections to its busiest destination, summed over the AZ's nodes.
+
+    ``destination`` is None when the figure is the conservative fallback (every node's own peak, each to its own
+    busiest destination at its own moment, summed): never below the real per-destination sum.
+    """
+
+    zone: str
+    connections: int
+    destination: str | None
+    source: str
+    headroom: Number = DEFAULT_HEADROOM
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "connections", check_whole("connections", self.connections, 1, MAX_DEMAND))
+        object.__setattr__(self, "source", check_source("measured_from", self.source))
+        check_decimal("headroom", self.headroom, *HEADROOM_RANGE)
+
+
+@dataclass(frozen=True)
+class AwsZoneMeasuredPlan:
+    demand: AwsZoneDemand
+    plan: NatGatewayPlan
+
+    def to_json(self) -> dict[str, Any]:
+        """The keys of one zone of ``NatEgress.plan`` (as ``size aws-natgw --json`` gives them), ``measured`` set."""
+        d = self.demand
+        data = {"availability_zone": d.zone} | self.plan.to_json()
+        data["measured"] = {
+            "connections": d.connections,
+            "busiest_destination": d.destination,
+            "fallback": d.destination is None,
+            "headroom_percent": _plain((exact(d.headroom) - 1) * 100),
+            "source": d.source,
+        }
+        return data
+
+    def explain(self) -> str:
+        d, plan = self.demand, self.plan
+        to = f"to {d.destination}" if d.destination else "to each node's busiest destination (fallback, summed)"
+        lines = [
+            f"{d.zone or '(no zone label)'}: a measured peak of {d.connections:,} connections {to} + "
+            f"{headroom_text(d.headroom)} headroom = {plan.demand:,} / {plan.per_ip:,} per IP to one destination -> "
+            f"{plan.ips} IP(s), {plan.capacity:,} capacity ({plan.headroom:,} spare)."
+        ]
+        lines += [f"  {w}" for w in plan.warnings]
+        return "\n".join(lines)
+
+
+def plan_aws_nat_measured(demands: list[AwsZoneDemand]) -> list[AwsZoneMeasuredPlan]:
+    """Elastic IPs per AZ's NAT gateway for its measured peak plus headroom; one :class:`InfeasibleError` naming every
+    AZ that even 8 IPs cannot carry."""
+    plans, short = [], []
+    for demand in demands:
+        needed = with_headroom(demand.connections, demand.headroom)
+        try:
+            plans.append(AwsZoneMeasuredPlan(demand, plan_aws_nat_gateway(needed)))
+        except (InfeasibleError, SizingError):  # SizingError: the headroom took the figure past MAX_DEMAND
+            short.append((demand, needed))
+    if short:
+        most = nat_gateway.AWS_MAX_IPS * nat_gateway.AWS_CONNECTIONS_PER_IP
+        zones = "; ".join(
+            f"{d.zone or '(no zone label)'} {needed:,}{f' to {d.destination}' if d.destination else ''}"
+            for d, needed in short
+        )
+        raise InfeasibleError(
+            f"connections: {zones} required but {nat_gateway.AWS_MAX_IPS} IPs give at most {most:,} to one destination",
+            required=max(needed for _, needed in short),
+            available=most,
+            suggestion="spread the calls over more destination IPs, or add NAT gateways (a subnet each) in that AZ",
+        )
+    return plans
