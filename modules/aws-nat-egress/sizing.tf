@@ -12,6 +12,14 @@ locals {
   eips = merge([
     for az, ips in local.ips_by_az : { for index in range(ips) : "${az}/${index}" => { az = az, index = index } }
   ]...)
+  # The tuning profile's outbound section for nodes behind these gateways (wirespeed.aws.snat.nat_gateway_outbound):
+  # one profile serves nodes in every AZ, so it states the smallest AZ's IPs and SNATPortPressure is never late in
+  # the tightest AZ. The per-AZ fleet view is the alert WirespeedNATGatewayAZPressure.
+  profile_outbound = length(local.ips_by_az) == 0 ? null : {
+    kind                     = local.nat_facts.profile_kind
+    allocated_ports_per_node = null
+    public_ips               = min(values(local.ips_by_az)...)
+  }
 }
 
 # More Elastic IPs than the account's default quota per gateway is allowed but needs a quota increase first:

@@ -16,8 +16,9 @@ type natVector struct {
 	Name     string                     `json:"name"`
 	Inputs   map[string]json.RawMessage `json:"inputs"`
 	Expected *struct {
-		IPs      map[string]int `json:"ips"`
-		Warnings []string       `json:"warnings"`
+		IPs             map[string]int  `json:"ips"`
+		Warnings        []string        `json:"warnings"`
+		ProfileOutbound json.RawMessage `json:"profile_outbound"`
 	} `json:"expected"`
 	Errors []string `json:"errors"`
 }
@@ -30,11 +31,12 @@ func natVars(t testing.TB, inputs map[string]json.RawMessage) []byte {
 
 // The module's variables.tf, locals.tf, facts.tf.json and sizing.tf (its call of modules/sizing and the quota
 // check), applied with the real terraform binary and no provider over Python's vectors: the Elastic IPs per AZ
-// are wirespeed.aws.egress's, the default-quota warning is a warning (the apply succeeds) with Python's text,
+// are wirespeed.aws.egress's, the profile's outbound section is wirespeed.aws.snat's, the default-quota warning is a warning (the apply succeeds) with Python's text,
 // and invalid inputs are refused with exactly Python's problems, all in one run.
 func TestAwsNatEgressMatchesPythonPlanWithoutProviders(t *testing.T) {
 	module := filepath.Join(tftest.Root(), "modules", "aws-nat-egress")
-	dir := tftest.PureHarness(t, module, `output "ips_by_az" { value = local.ips_by_az }`+"\n"+`output "eips" { value = keys(local.eips) }`+"\n")
+	dir := tftest.PureHarness(t, module, `output "ips_by_az" { value = local.ips_by_az }`+"\n"+`output "eips" { value = keys(local.eips) }`+"\n"+
+		`output "profile_outbound" { value = local.profile_outbound }`+"\n")
 	tf := tftest.New(t, dir)
 	tftest.Init(t, tf)
 	rulesHit := map[string]bool{}
@@ -88,6 +90,7 @@ func TestAwsNatEgressMatchesPythonPlanWithoutProviders(t *testing.T) {
 			if !bytes.Equal(gotJSON, wantJSON) {
 				t.Errorf("Elastic IPs per AZ: got %s, want %s", gotJSON, wantJSON)
 			}
+			requireSameJSON(t, "profile_outbound", outputs["profile_outbound"].Value, v.Expected.ProfileOutbound)
 			var eips []string
 			if err := json.Unmarshal(outputs["eips"].Value, &eips); err != nil {
 				t.Fatal(err)

@@ -4,7 +4,8 @@
   the default quota of 2 Elastic IPs per gateway, the demand bound, the AZ name pattern); the IP count itself
   comes from ``modules/sizing``, which the module calls once per AZ;
 - ``tests/vectors/aws_nat_egress.json``: module inputs with what :func:`wirespeed.aws.egress.plan_egress` decides
-  (IPs and quota warnings per AZ) or the problems it reports, as the module's messages; the Go suite applies the
+  (IPs and quota warnings per AZ, and the profile's outbound section :func:`wirespeed.aws.snat.nat_gateway_outbound`
+  gives for them) or the problems it reports, as the module's messages; the Go suite applies the
   module's variables, locals and sizing call with the real terraform binary and requires the same.
 """
 
@@ -15,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from wirespeed.aws import egress
+from wirespeed.aws.snat import nat_gateway_outbound
 from wirespeed.problems import Problem
-from wirespeed.sizing import nat_gateway
+from wirespeed.sizing import nat_gateway, snat_limits
 from wirespeed.terraform import MODULES, ROOT, render, terraform_value
 
 MODULE = MODULES / "aws-nat-egress"
@@ -42,6 +44,8 @@ def facts_document() -> dict[str, Any]:
                 "alarm_period_seconds": egress.ALARM_PERIOD_SECONDS,
                 "max_demand": nat_gateway.MAX_DEMAND,
                 "az_pattern": egress.AZ_PATTERN.pattern,
+                # The tuning profile's outbound kind for nodes behind these gateways (wirespeed.aws.snat).
+                "profile_kind": snat_limits.AWS_NAT_GATEWAY,
             }
         },
     }
@@ -157,9 +161,12 @@ def _case(name: str, inputs: Mapping[str, Any]) -> dict[str, Any]:
         by_az = isinstance(demand, Mapping)
         case["errors"] = [terraform_message(p, by_az) for p in problems] + extra
         return case
+    ips = {z.availability_zone: z.plan.ips for z in plan.zones}
+    outbound = nat_gateway_outbound(ips)
     case["expected"] = {
-        "ips": {z.availability_zone: z.plan.ips for z in plan.zones},
+        "ips": ips,
         "warnings": plan.warnings,
+        "profile_outbound": outbound.model_dump(include={"kind", "allocated_ports_per_node", "public_ips"}),
     }
     return case
 
