@@ -171,7 +171,10 @@ def test_stack_config_pins_a_measured_peak_over_the_workload_default() -> None:
 
 def test_stack_config_refuses_a_headroom_outside_its_range() -> None:
     with pytest.raises(StackConfigError) as caught:
-        cluster_spec({"location": "westeurope", "systemPool": "s:Standard_D4s_v6:2:3", "headroomPercent": 1000})
+        cluster_spec(
+            {"location": "westeurope", "systemPool": "s:Standard_D4s_v6:2:3", "measuredPeakPortsPerNode": 3_100,
+             "measuredPeakSource": "lab", "headroomPercent": 1000}
+        )  # fmt: skip
     assert [str(p) for p in caught.value.problems] == [
         "wirespeed:headroomPercent: 1000 is not allowed: a whole percent from 0 to 900"
     ]
