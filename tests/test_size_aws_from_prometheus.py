@@ -151,15 +151,19 @@ def test_no_series_at_all_is_one_error_naming_the_window(lab: Lab) -> None:
     [
         (
             [],
-            "error: --connections: give --connections N (one AZ's peak to its busiest destination) or",
+            "error: --connections: give --connections N (every AZ), --az NAME=N for each AZ or --from-prometheus URL",
         ),
         (
             ["--connections", "5", "--from-prometheus", "http://127.0.0.1:9"],
-            "error: --connections: give --connections N",
+            "error: --from-prometheus: not with --connections or --az (the measured peaks are the demand)",
         ),
         (["--connections", "5", "--headroom", "10%"], "error: --headroom 10%: only with --from-prometheus"),
         (["--from-prometheus", "http://127.0.0.1:9", "--window", "7 days"], "error: --window: '7 days' is not allowed"),
         (["--from-prometheus", "http://127.0.0.1:9", "--headroom", "0.5"], "error: --headroom: '0.5' is not allowed"),
+        (
+            ["--from-prometheus", "http://127.0.0.1:9", "--ip-mode", "automatic"],
+            "error: --ip-mode: 'automatic' is not allowed: 'manual' with mode 'zonal'",
+        ),
     ],
 )
 def test_bad_flags_name_the_flag(args: list[str], message: str) -> None:
@@ -206,3 +210,10 @@ def test_a_bad_demand_names_its_field(connections: int, source: str, headroom: f
     with pytest.raises(SizingError) as caught:
         AwsZoneDemand("a", connections, A, source, headroom)
     assert caught.value.field == field
+
+
+def test_a_regional_gateway_carries_up_to_32_ips_per_az() -> None:
+    (plan,) = plan_aws_nat_measured([_demand("a", 400_000)], mode="regional")  # 500,000 -> 10 IPs in that AZ
+    assert plan.plan.ips == 10
+    with pytest.raises(InfeasibleError, match="32 IPs per AZ of a regional gateway give at most 1,760,000"):
+        plan_aws_nat_measured([_demand("a", 1_500_000)], mode="regional")

@@ -5,6 +5,9 @@ snat_limits, kind ``aws-nat-gateway``): the IPs of the NAT gateway in the node's
 every node carrying its label, in whichever AZ they run, so where AZs got different IP counts the profile states the
 smallest: SNATPortPressure then fires on time in the tightest AZ (and early in the others) instead of late in it. The
 fleet view, summed over the nodes of each AZ against that AZ's own capacity, is the alert WirespeedNATGatewayAZPressure.
+A regional gateway's AZ may hold up to 32 IPs, more than the profile's bound for public_ips (snat_limits.
+PUBLIC_IPS_RANGE, 16, one bound for both NAT kinds); the section then states the bound: the condition fires early,
+never late.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from collections.abc import Mapping
 
 from wirespeed.problems import Problem
 from wirespeed.profile import Outbound, sized_outbound
-from wirespeed.sizing.snat_limits import AWS_NAT_GATEWAY
+from wirespeed.sizing.snat_limits import AWS_NAT_GATEWAY, PUBLIC_IPS_RANGE
 
 
 def nat_gateway_outbound(ips_per_az: Mapping[str, int], base: Outbound | None = None) -> Outbound:
@@ -21,7 +24,7 @@ def nat_gateway_outbound(ips_per_az: Mapping[str, int], base: Outbound | None = 
     ``base``'s threshold, exclusions and hold time kept."""
     if not ips_per_az:
         raise ValueError("no AZ to take the IPs from")
-    return sized_outbound(AWS_NAT_GATEWAY, min(ips_per_az.values()), base)
+    return sized_outbound(AWS_NAT_GATEWAY, min(*ips_per_az.values(), PUBLIC_IPS_RANGE[1]), base)
 
 
 def check_outbound(value: object) -> Problem | None:

@@ -1,4 +1,4 @@
-"""`wirespeed size azure-lb|azure-natgw|aws-natgw --from-prometheus URL`: size from the fleet's measured peak.
+"""`wirespeed size azure-lb --from-prometheus URL` (and azure-natgw, aws-natgw): size from the fleet's measured peak.
 
 The flags every measured command shares, reading Prometheus (wirespeed.measure), and printing what was asked, what
 was found (node, destination, value, when), the plan, and the stack config that pins the figure it was sized from.
@@ -284,10 +284,10 @@ def aws_zone_peaks(measurement: Measurement) -> tuple[dict[str, Peak], dict[str,
     return busiest, fallback
 
 
-def aws_natgw_from_prometheus(measurement: Measurement, multiplier: Fraction, as_json: bool) -> None:
+def aws_natgw_from_prometheus(measurement: Measurement, multiplier: Fraction, mode: str, as_json: bool) -> None:
     busiest, fallback = aws_zone_peaks(measurement)
     demands = [_zone_demand(measurement, zone, busiest, fallback, multiplier) for zone in sorted({*busiest, *fallback})]
-    plans = run(lambda: plan_aws_nat_measured(demands), {"connections": "the measured connections"})
+    plans = run(lambda: plan_aws_nat_measured(demands, mode), {"connections": "the measured connections"})
     if as_json:
         data = {
             "zones": [p.to_json() for p in plans],

@@ -1,5 +1,5 @@
 """NAT gateways sized from what the fleet did: peaks of ports in use the node agents counted, summed over the nodes
-behind one gateway (``wirespeed size azure-natgw|aws-natgw --from-prometheus``). Pure.
+behind one gateway (``wirespeed size azure-natgw --from-prometheus URL``, and aws-natgw). Pure.
 
 An Azure NAT gateway serves a whole subnet: every node's flows share its IPs. Two limits apply per public IP
 (wirespeed.sizing.nat_gateway): 64,512 SNAT ports, and 50,000 concurrent connections to one destination endpoint.
@@ -211,26 +211,34 @@ class AwsZoneMeasuredPlan:
         return "\n".join(lines)
 
 
-def plan_aws_nat_measured(demands: list[AwsZoneDemand]) -> list[AwsZoneMeasuredPlan]:
-    """Elastic IPs per AZ's NAT gateway for its measured peak plus headroom; one :class:`InfeasibleError` naming every
-    AZ that even 8 IPs cannot carry."""
+def plan_aws_nat_measured(demands: list[AwsZoneDemand], mode: str = nat_gateway.ZONAL) -> list[AwsZoneMeasuredPlan]:
+    """Elastic IPs per AZ for its measured peak plus headroom (``mode``: a zonal gateway per AZ, or one regional
+    gateway's addresses in each AZ); one :class:`InfeasibleError` naming every AZ the mode's IPs cannot carry."""
+    mode = nat_gateway.check_mode(mode)
     plans, short = [], []
     for demand in demands:
         needed = with_headroom(demand.connections, demand.headroom)
         try:
-            plans.append(AwsZoneMeasuredPlan(demand, plan_aws_nat_gateway(needed)))
+            plans.append(AwsZoneMeasuredPlan(demand, plan_aws_nat_gateway(needed, mode)))
         except (InfeasibleError, SizingError):  # SizingError: the headroom took the figure past MAX_DEMAND
             short.append((demand, needed))
     if short:
-        most = nat_gateway.AWS_MAX_IPS * nat_gateway.AWS_CONNECTIONS_PER_IP
+        ips = nat_gateway.aws_max_ips(mode)
+        where = f"{ips} IPs" if mode == nat_gateway.ZONAL else f"{ips} IPs per AZ of a regional gateway"
+        most = ips * nat_gateway.AWS_CONNECTIONS_PER_IP
         zones = "; ".join(
             f"{d.zone or '(no zone label)'} {needed:,}{f' to {d.destination}' if d.destination else ''}"
             for d, needed in short
         )
         raise InfeasibleError(
-            f"connections: {zones} required but {nat_gateway.AWS_MAX_IPS} IPs give at most {most:,} to one destination",
+            f"connections: {zones} required but {where} give at most {most:,} to one destination",
             required=max(needed for _, needed in short),
             available=most,
-            suggestion="spread the calls over more destination IPs, or add NAT gateways (a subnet each) in that AZ",
+            suggestion="spread the calls over more destination IPs"
+            + (
+                f", or use a regional NAT gateway (up to {nat_gateway.AWS_REGIONAL_MAX_IPS_PER_AZ} IPs per AZ)"
+                if mode == nat_gateway.ZONAL
+                else ""
+            ),
         )
     return plans
