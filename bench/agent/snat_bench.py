@@ -60,7 +60,7 @@ def wire(lifetime: int) -> None:
         bl.sh(["ip", "-n", ns, *args])
     rules = (
         "table ip wsnat { chain post { type nat hook postrouting priority srcnat; policy accept;"
-        ' ip saddr 10.244.0.0/16 oifname "b-ext" masquerade } }'
+        ' ip saddr 10.244.0.0/16 oifname "b-ext" masquerade; }; }'
     )
     bl.sh(nsexec(NODE, "nft", rules))
     for name, value in [
