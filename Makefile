@@ -56,12 +56,13 @@ regen: $(STAMP)
 		> components/wirespeed/data/profile.schema.json
 	cp components/wirespeed/data/profile.schema.json agent/internal/profile/profile.schema.json
 	cp components/wirespeed/data/nic_drivers.json agent/internal/rings/nic_drivers.json
+	cp agent/internal/nodestatus/rbac.yaml components/wirespeed/data/agent-rbac.yaml
+	cp agent/internal/nodestatus/own-node-policy.yaml components/wirespeed/data/agent-own-node-policy.yaml
 	$(BIN)/python -m wirespeed.profiles
 	$(BIN)/python -m wirespeed.catalog.generate_aws
 	$(BIN)/python -m wirespeed.azure.docs
 	$(BIN)/python -m wirespeed.terraform
 	cd tests/terratest && go run ./cmd/tfdocs
-	cp agent/internal/nodestatus/rbac.yaml components/wirespeed/data/agent-rbac.yaml
 	UPDATE_GOLDEN=1 $(BIN)/pytest -q tests/test_render_node_tuning.py tests/test_alerts.py tests/test_dashboard.py
 	UPDATE_GOLDEN=1 $(BIN)/pytest -q tests/test_userdata_script.py tests/test_userdata_mime.py tests/test_aws_karpenter.py
 	$(BIN)/python tests/fixtures/terraform/handwritten.py

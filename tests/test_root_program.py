@@ -31,6 +31,10 @@ AKS_TYPES = [
     "kubernetes:core/v1:ServiceAccount",
     "kubernetes:core/v1:ConfigMap",
     "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding",
+    "kubernetes:rbac.authorization.k8s.io/v1:Role",
+    "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding",
+    "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy",
+    "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicyBinding",
     "kubernetes:apps/v1:DaemonSet",
 ]
 AKS_EXPORTS = {

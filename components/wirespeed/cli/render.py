@@ -24,6 +24,16 @@ hostPath /proc/sys/net (sysctls) and /sys read-only (NIC discovery), and the NET
 it runs as uid 0 with every other capability dropped, a read-only root filesystem, and never privileged.
 Each DaemonSet runs on the nodes labelled wirespeed.io/profile=<profile>."""
 
+POLICY_HEADER = """
+In the API it may patch Nodes and write Events in "default" only. The ValidatingAdmissionPolicy (Kubernetes 1.30+)
+confines it to its own Node's wirespeed.io/tuning-status annotation and its own conditions; for an older cluster,
+render with --no-admission-policy (and the agent's RBAC then lets it patch any Node)."""
+
+NO_POLICY_HEADER = """
+In the API it may patch Nodes and write Events in "default" only. Rendered WITHOUT the admission policy
+(--no-admission-policy): nothing stops the agent's ServiceAccount from changing any Node's labels, taints or status.
+Render without that flag once the cluster runs Kubernetes 1.30 or later."""
+
 
 def _load(spec: str, index: int) -> tuple[str | Profile | None, list[str]]:
     """A built-in name stays a name; anything else must be a readable, valid profile file."""
@@ -86,6 +96,15 @@ def render_node_tuning(
             "use `wirespeed render alerts`).",
         ),
     ] = False,
+    admission_policy: Annotated[
+        bool,
+        typer.Option(
+            "--admission-policy/--no-admission-policy",
+            help="Render the ValidatingAdmissionPolicy that lets the agent change only its own Node's annotation and "
+            "conditions (Kubernetes 1.30+). --no-admission-policy only for older clusters, whose API server refuses "
+            "it: the agent's RBAC then lets it patch any Node.",
+        ),
+    ] = True,
     output: Annotated[
         Output,
         typer.Option(
@@ -94,7 +113,7 @@ def render_node_tuning(
         ),
     ] = Output.yaml,
 ) -> None:
-    """Print the tuning DaemonSet (one per profile) with its Namespace, RBAC and profile ConfigMaps."""
+    """Print the tuning DaemonSet (one per profile), its Namespace, RBAC, admission policy and profile ConfigMaps."""
     from wirespeed import __version__
     from wirespeed.manifests import (
         DEFAULT_IMAGE,
@@ -114,7 +133,11 @@ def render_node_tuning(
         if loaded is not None:
             specs.append(loaded)
     options = NodeTuningOptions(
-        image=DEFAULT_IMAGE if image is None else image, namespace=namespace, pod_monitor=pod_monitor, alerts=alerts
+        image=DEFAULT_IMAGE if image is None else image,
+        namespace=namespace,
+        pod_monitor=pod_monitor,
+        alerts=alerts,
+        admission_policy=admission_policy,
     )
     profiles: list[Profile] = []
     if errors:  # a profile did not load: check the other flags, not the profiles that are left
@@ -132,7 +155,8 @@ def render_node_tuning(
 
         typer.echo(json.dumps(objects, indent=2))
     else:
-        typer.echo(to_yaml(objects, HEADER.format(version=__version__)), nl=False)
+        header = HEADER.format(version=__version__) + (POLICY_HEADER if admission_policy else NO_POLICY_HEADER)
+        typer.echo(to_yaml(objects, header), nl=False)
 
 
 ALERTS_HEADER = """wirespeed {version}: alert rules for nodes the wirespeed agent tunes (Prometheus rule file).
