@@ -9,13 +9,16 @@ import pytest
 
 from conftest import ROOT
 from wirespeed.profile import (
+    CIDR_FORMAT,
     DEFAULT_EXCLUDE,
     ProfileError,
+    _cidr,
     committed_schema,
     load_profile,
     render_schema,
     validate_profile,
 )
+from wirespeed.sizing import snat_limits
 
 VECTORS = json.loads((ROOT / "tests" / "vectors" / "profiles.json").read_text())
 
@@ -37,8 +40,12 @@ def test_invalid_vectors_report_exactly_the_shared_problems(case):
 
 @pytest.mark.parametrize("case", VECTORS["valid"] + VECTORS["invalid"], ids=lambda c: c["name"])
 def test_committed_schema_agrees_with_the_model(case):
-    # The Go agent validates with the schema alone, so the schema must decide every vector as the model does.
-    errors = list(jsonschema.Draft202012Validator(committed_schema()).iter_errors(case["profile"]))
+    # The Go agent validates with the schema alone (asserting the "cidr" format with the same rule as _cidr), so the
+    # schema must decide every vector as the model does.
+    formats = jsonschema.FormatChecker()
+    formats.checks(CIDR_FORMAT, raises=ValueError)(lambda value: not isinstance(value, str) or bool(_cidr(value)))
+    validator = jsonschema.Draft202012Validator(committed_schema(), format_checker=formats)
+    errors = list(validator.iter_errors(case["profile"]))
     assert bool(errors) is ("errors" in case), [e.message for e in errors]
 
 
@@ -102,3 +109,42 @@ def test_round_trip_is_stable(profile_vectors):
     for case in profile_vectors["valid"]:
         once = validate_profile(case["profile"]).to_json_dict()
         assert validate_profile(once).to_json_dict() == once
+
+
+def test_committed_snat_limits_are_current():
+    text = (ROOT / "components" / "wirespeed" / "data" / "snat_limits.json").read_text()
+    assert text == snat_limits.render_limits() == snat_limits.committed_limits_text(), "stale: run `make regen`"
+
+
+@pytest.mark.parametrize(
+    ("outbound", "capacity"),
+    [
+        ({"kind": "azure-load-balancer", "allocated_ports_per_node": 4096}, 4096),
+        ({"kind": "azure-nat-gateway", "public_ips": 2}, 100_000),
+        ({"kind": "aws-nat-gateway", "public_ips": 3.0}, 165_000),
+    ],
+)
+def test_outbound_capacity_per_destination(outbound, capacity):
+    section = validate_profile({"name": "o", "outbound": outbound}).outbound
+    assert section is not None
+    assert section.capacity() == capacity
+    assert (section.pressure_percent, section.hold_seconds, section.exclude_cidrs) == (80, 240, [])
+
+
+def test_outbound_defaults_reach_the_schema_the_agent_reads():
+    # The agent fills pressure_percent and hold_seconds from these "default" keywords, not from its own constants.
+    props = committed_schema()["$defs"]["Outbound"]["properties"]
+    assert props["pressure_percent"]["default"] == snat_limits.DEFAULT_PRESSURE_PERCENT == 80
+    assert props["hold_seconds"]["default"] == snat_limits.DEFAULT_HOLD_SECONDS == 240
+    assert props["allocated_ports_per_node"]["multipleOf"] == 8
+
+
+def test_outbound_round_trips_without_the_other_kinds_field():
+    data = validate_profile({"name": "o", "outbound": {"kind": "aws-nat-gateway", "public_ips": 2}}).to_json_dict()
+    assert data["outbound"] == {
+        "kind": "aws-nat-gateway",
+        "public_ips": 2,
+        "pressure_percent": 80,
+        "exclude_cidrs": [],
+        "hold_seconds": 240,
+    }

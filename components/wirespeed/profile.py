@@ -1,4 +1,5 @@
-"""The tuning profile: what the node agent applies (rings per driver, global sysctls, opt-in MTU).
+"""The tuning profile: what the node agent applies (rings per driver, global sysctls, opt-in MTU) and watches
+(outbound SNAT headroom).
 
 The profile is a JSON document shared by this library, the Pulumi components and the Go agent. Its JSON
 Schema (``data/profile.schema.json``) is generated from the models below and committed, so review shows
@@ -12,6 +13,7 @@ rendered from stack config must still validate. Fractions, booleans and numeric 
 from __future__ import annotations
 
 import ast
+import ipaddress
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -19,20 +21,29 @@ from importlib import resources
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
     Field,
     GetCoreSchemaHandler,
     GetJsonSchemaHandler,
+    JsonValue,
     StringConstraints,
     ValidationError,
+    ValidationInfo,
+    ValidatorFunctionWrapHandler,
+    WithJsonSchema,
+    field_validator,
+    model_validator,
 )
 from pydantic.json_schema import JsonSchemaValue
-from pydantic_core import CoreSchema, core_schema
+from pydantic_core import CoreSchema, InitErrorDetails, PydanticCustomError, core_schema
 
 from wirespeed.errors import UserError
+from wirespeed.sizing import snat_limits
 from wirespeed.sizing.aks_sysctls import BY_KERNEL_NAME as AKS_SYSCTLS
+from wirespeed.sizing.snat_limits import OutboundKind
 
 SCHEMA_VERSION: Literal[1] = 1
 
@@ -88,21 +99,30 @@ def _whole_number(value: object) -> object:
 
 @dataclass(frozen=True)
 class Range:
-    """Pydantic metadata: an inclusive integer range whose error names the whole range (not just the bound
-    that was crossed) and whose JSON Schema carries ``minimum``/``maximum`` for the Go agent."""
+    """Pydantic metadata: an inclusive integer range (optionally in steps) whose error names the whole range, not
+    just the bound that was crossed, and whose JSON Schema carries ``minimum``/``maximum``/``multipleOf`` for the
+    Go agent, which words a failure of any of them the same way."""
 
     low: int
     high: int
+    multiple_of: int = 1
 
     def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
         return core_schema.no_info_after_validator_function(self._check, handler(source))
 
     def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
-        return {"type": "integer", "minimum": self.low, "maximum": self.high}
+        return self.json_schema()
+
+    def json_schema(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": "integer", "minimum": self.low, "maximum": self.high}
+        if self.multiple_of > 1:
+            out["multipleOf"] = self.multiple_of
+        return out
 
     def _check(self, value: int) -> int:
-        if not self.low <= value <= self.high:
-            raise ValueError(f"must be between {self.low:,} and {self.high:,}")
+        if not self.low <= value <= self.high or value % self.multiple_of:
+            step = f"a multiple of {self.multiple_of:,} " if self.multiple_of > 1 else ""
+            raise ValueError(f"must be {step}between {self.low:,} and {self.high:,}")
         return value
 
 
@@ -197,6 +217,135 @@ class MTU(_Strict):
     drivers: list[DriverName] = Field(default_factory=list, description="empty: every selected interface")
 
 
+# The outbound section. Bounds and per-kind facts come from wirespeed.sizing.snat_limits (their sources are there).
+AllocatedPorts = Range(*snat_limits.ALLOCATED_PORTS_RANGE, multiple_of=snat_limits.ALLOCATED_PORTS_MULTIPLE)
+PublicIps = Range(*snat_limits.PUBLIC_IPS_RANGE)
+MAX_EXCLUDE_CIDRS = 256  # wirespeed's bound: a pod and a service range per cluster, with room for many more
+CIDR_FORMAT = "cidr"  # a JSON Schema format the Go agent registers: the message below, the same rules
+CIDR_ALLOWED = "must be an IPv4 or IPv6 CIDR such as 10.244.0.0/16 or fd00::/8"
+
+
+def _cidr(value: str) -> str:
+    """An address and a decimal prefix length, as Go's netip.ParsePrefix takes it: no zone, no netmask form, no
+    leading zeros. Host bits may be set (10.0.0.1/8 means 10.0.0.0/8), as both ip_network and netip allow."""
+    address, slash, bits = value.partition("/")
+    try:
+        if not slash or "%" in address or not bits.isascii() or not bits.isdigit() or bits != str(int(bits)):
+            raise ValueError(value)
+        ipaddress.ip_network(value, strict=False)
+    except ValueError:
+        raise ValueError(CIDR_ALLOWED) from None
+    return value
+
+
+Cidr = Annotated[str, AfterValidator(_cidr), WithJsonSchema({"type": "string", "format": CIDR_FORMAT})]
+
+# Which kinds size themselves by a field: a profile states the field of its kind and never the other one.
+_SIZED_BY_FIELDS: tuple[snat_limits.SizedBy, ...] = ("allocated_ports_per_node", "public_ips")
+
+
+def _only_with(field: str) -> str:
+    kinds = [json.dumps(kind) for kind, limits in snat_limits.KINDS.items() if limits.sized_by == field]
+    return "only with kind " + " or ".join(kinds)
+
+
+def _kind_rules() -> list[JsonValue]:
+    """JSON Schema for what pydantic checks across fields below: each kind requires its own sizing field and
+    refuses the other; the refusal's ``description`` is the message the Go agent shows."""
+    rules: list[JsonValue] = []
+    for kind, limits in snat_limits.KINDS.items():
+        refused: dict[str, JsonValue] = {
+            f: {"not": {}, "description": _only_with(f)} for f in _SIZED_BY_FIELDS if f != limits.sized_by
+        }
+        rules.append(
+            {
+                "if": {"properties": {"kind": {"const": kind}}, "required": ["kind"]},
+                "then": {"required": [limits.sized_by], "properties": refused},
+            }
+        )
+    return rules
+
+
+class Outbound(_Strict):
+    """How the node's pool egresses to the internet and what its SNAT was sized with. The agent counts the ports
+    in use per destination on the node and sets the ``SNATPortPressure`` Node condition when one destination passes
+    ``pressure_percent`` of the capacity this gives (wirespeed.sizing.snat_limits: the allocated ports for an Azure
+    load balancer; 50,000 per IP for an Azure NAT gateway, 55,000 per IP for an AWS one, shared by every node
+    behind the gateway)."""
+
+    model_config = ConfigDict(json_schema_extra={"allOf": _kind_rules()})
+
+    # kind comes first: the field validators below read it from the fields validated before them.
+    kind: OutboundKind
+    allocated_ports_per_node: Annotated[
+        int | None, WholeNumber, AllocatedPorts, WithJsonSchema(AllocatedPorts.json_schema())
+    ] = Field(default=None, description="azure-load-balancer only: allocatedOutboundPorts, the node's SNAT ports")
+    public_ips: Annotated[int | None, WholeNumber, PublicIps, WithJsonSchema(PublicIps.json_schema())] = Field(
+        default=None,
+        description="the NAT gateway's public IPs (aws-nat-gateway: of the gateway in the node's AZ)",
+    )
+    pressure_percent: Annotated[int, WholeNumber, Range(*snat_limits.PRESSURE_PERCENT_RANGE)] = Field(
+        default=snat_limits.DEFAULT_PRESSURE_PERCENT,
+        description="SNATPortPressure threshold: % of one destination's capacity",
+    )
+    exclude_cidrs: list[Cidr] = Field(
+        default=[],
+        max_length=MAX_EXCLUDE_CIDRS,
+        description="cluster-internal ranges beyond the agent's built-in private ones (pod and service CIDRs)",
+    )
+    hold_seconds: Annotated[int, WholeNumber, Range(*snat_limits.HOLD_SECONDS_RANGE)] = Field(
+        default=snat_limits.DEFAULT_HOLD_SECONDS, description="how long a closed flow still holds its SNAT port"
+    )
+
+    @field_validator("allocated_ports_per_node", "public_ips", mode="before")
+    @classmethod
+    def _only_for_its_kind(cls, value: object, info: ValidationInfo) -> object:
+        # Runs only for a field the document states (null included); kind is in info.data once it was valid.
+        kind = info.data.get("kind")
+        if kind is not None and snat_limits.KINDS[kind].sized_by != info.field_name:
+            raise ValueError(_only_with(str(info.field_name)))
+        if value is None:
+            raise PydanticCustomError("int_type", "must be a whole number")
+        return value
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _sizing_field_required(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Outbound:
+        """The kind's own sizing field is required, reported with every other problem of the section."""
+        missing: list[InitErrorDetails] = []
+        kind = data.get("kind") if isinstance(data, Mapping) else None
+        limits = snat_limits.KINDS.get(kind) if isinstance(kind, str) else None  # type: ignore[call-overload]
+        if limits is not None and limits.sized_by not in data:
+            missing.append({"type": "missing", "loc": (limits.sized_by,), "input": data})
+        try:
+            validated: Outbound = handler(data)
+        except ValidationError as exc:
+            if not missing:
+                raise
+            raise ValidationError.from_exception_data(cls.__name__, [*_init_errors(exc), *missing]) from None
+        if missing:
+            raise ValidationError.from_exception_data(cls.__name__, missing)
+        return validated
+
+    def capacity(self) -> int:
+        """Ports one destination may use (wirespeed.sizing.snat_limits), what SNATPortPressure compares against."""
+        limits = snat_limits.KINDS[self.kind]
+        units = self.allocated_ports_per_node if limits.sized_by == "allocated_ports_per_node" else self.public_ips
+        assert units is not None, "validation requires the kind's sizing field"
+        return limits.capacity(units)
+
+
+def _init_errors(exc: ValidationError) -> list[InitErrorDetails]:
+    """``exc``'s errors in the form ValidationError.from_exception_data takes, to re-raise them with more."""
+    out: list[InitErrorDetails] = []
+    for err in exc.errors():
+        detail: InitErrorDetails = {"type": err["type"], "loc": err["loc"], "input": err["input"]}
+        if "ctx" in err:
+            detail["ctx"] = err["ctx"]
+        out.append(detail)
+    return out
+
+
 class Profile(_Strict):
     """A tuning profile, as the node agent reads it."""
 
@@ -211,6 +360,7 @@ class Profile(_Strict):
     )
     sysctls: Sysctls = Field(default_factory=Sysctls)
     mtu: MTU | None = Field(default=None, description="absent: MTU is left alone")
+    outbound: Outbound | None = Field(default=None, description="absent: no SNATPortPressure condition")
 
     def to_json_dict(self) -> dict[str, Any]:
         """The canonical JSON form (aliases, no unset sysctls)."""
@@ -276,6 +426,8 @@ def _allowed(error: Mapping[str, Any]) -> str:
         if len(values) == 1:
             return f"must be {_json(values[0])}"
         return "must be one of " + ", ".join(_json(v) for v in values)
+    if kind == "too_long":
+        return f"must have at most {_plural(ctx['max_length'], 'item')}"
     if kind == "too_short":
         return f"must have at least {_plural(ctx['min_length'], 'item')}"
     if kind == "string_too_short":

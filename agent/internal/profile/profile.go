@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"math/big"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -74,6 +75,7 @@ type Profile struct {
 	Rings         map[string]RingSize `json:"rings,omitempty"`
 	Sysctls       map[string]int64    `json:"sysctls,omitempty"`
 	MTU           *MTU                `json:"mtu,omitempty"`
+	Outbound      *Outbound           `json:"outbound,omitempty"`
 }
 
 // Selector picks the links the agent tunes (see links.Select).
@@ -94,6 +96,17 @@ type RingSize struct {
 type MTU struct {
 	Value   int      `json:"value"`
 	Drivers []string `json:"drivers,omitempty"`
+}
+
+// Outbound says how the node's pool egresses and what its SNAT was sized with (outbound.go).
+type Outbound struct {
+	Kind string `json:"kind"`
+	// AllocatedPortsPerNode is set for azure-load-balancer only, PublicIPs for the NAT gateway kinds only.
+	AllocatedPortsPerNode *int     `json:"allocated_ports_per_node,omitempty"`
+	PublicIPs             *int     `json:"public_ips,omitempty"`
+	PressurePercent       int      `json:"pressure_percent"`
+	ExcludeCIDRs          []string `json:"exclude_cidrs"`
+	HoldSeconds           int      `json:"hold_seconds"`
 }
 
 // Problem is one reason a profile was rejected.
@@ -133,6 +146,8 @@ func mustCompile() (*jsonschema.Compiler, *jsonschema.Schema) {
 		panic(fmt.Sprintf("embedded profile schema: %v", err))
 	}
 	c := jsonschema.NewCompiler()
+	c.RegisterFormat(&jsonschema.Format{Name: cidrFormat, Validate: validCIDR})
+	c.AssertFormat()
 	if err := c.AddResource(schemaURL, doc); err != nil {
 		panic(fmt.Sprintf("embedded profile schema: %v", err))
 	}
@@ -196,9 +211,10 @@ func (r *raw) UnmarshalJSON(b []byte) error {
 			Include []string  `json:"include"`
 			Exclude *[]string `json:"exclude"`
 		} `json:"interfaces"`
-		Rings   map[string]RingSize `json:"rings"`
-		Sysctls map[string]*int64   `json:"sysctls"`
-		MTU     *MTU                `json:"mtu"`
+		Rings    map[string]RingSize `json:"rings"`
+		Sysctls  map[string]*int64   `json:"sysctls"`
+		MTU      *MTU                `json:"mtu"`
+		Outbound *rawOutbound        `json:"outbound"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
@@ -211,6 +227,7 @@ func (r *raw) UnmarshalJSON(b []byte) error {
 		p.SchemaVersion = *in.SchemaVersion
 	}
 	p.Name, p.Description, p.MTU = in.Name, in.Description, in.MTU
+	p.Outbound = in.Outbound.withDefaults()
 	if in.Interfaces != nil {
 		if in.Interfaces.Roles != nil {
 			p.Interfaces.Roles = *in.Interfaces.Roles
@@ -291,6 +308,7 @@ func integral(v any) any {
 func problems(ve *jsonschema.ValidationError, doc any) []Problem {
 	var out []Problem
 	seen := map[string]bool{}
+	refused := map[string]string{} // pointer of a field the section's kind refuses -> that message
 	var walk func(e *jsonschema.ValidationError, parent []string)
 	walk = func(e *jsonschema.ValidationError, parent []string) {
 		if _, ok := e.ErrorKind.(*kind.PropertyNames); ok {
@@ -310,6 +328,9 @@ func problems(ve *jsonschema.ValidationError, doc any) []Problem {
 			return
 		}
 		for _, p := range describe(e, doc) {
+			if _, ok := e.ErrorKind.(*kind.Not); ok {
+				refused[p.Pointer] = p.Message
+			}
 			key := p.Pointer + "\x00" + p.Message
 			if !seen[key] {
 				seen[key] = true
@@ -318,6 +339,12 @@ func problems(ve *jsonschema.ValidationError, doc any) []Problem {
 		}
 	}
 	walk(ve, nil)
+	// A refused field is refused whatever its value: saying also that the value is out of range would tell
+	// the user to fix a field they must remove (wirespeed.profile checks the kind first, too).
+	out = slices.DeleteFunc(out, func(p Problem) bool {
+		m, ok := refused[p.Pointer]
+		return ok && p.Message != m
+	})
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Pointer < out[j].Pointer })
 	return out
 }
@@ -433,10 +460,6 @@ func plural(n int, one string) string {
 // "<pointer>: <value as JSON> is not allowed: <what is>".
 func describe(e *jsonschema.ValidationError, doc any) []Problem {
 	ptr := pointer(e.InstanceLocation)
-	value := lookup(doc, e.InstanceLocation)
-	notAllowed := func(v any, allowed string) []Problem {
-		return []Problem{{Pointer: ptr, Message: fmt.Sprintf("%s is not allowed: %s", show(v), allowed)}}
-	}
 	switch k := e.ErrorKind.(type) {
 	case *kind.Required:
 		var out []Problem
@@ -445,22 +468,7 @@ func describe(e *jsonschema.ValidationError, doc any) []Problem {
 		}
 		return out
 	case *kind.AdditionalProperties:
-		// An object whose keys follow a pattern (rings by driver name) rejects a key for its spelling.
-		var pattern string
-		if s := schemaAt(e.SchemaURL); s != nil && len(s.PatternProperties) == 1 {
-			for re := range s.PatternProperties {
-				pattern = re.String()
-			}
-		}
-		var out []Problem
-		for _, name := range k.Properties {
-			p := Problem{Pointer: ptr + "/" + escape(name), Message: "is not a known field"}
-			if pattern != "" {
-				p.Message = fmt.Sprintf("%s is not allowed: must match %s", show(name), pattern)
-			}
-			out = append(out, p)
-		}
-		return out
+		return unknownFields(e, k, ptr)
 	case *kind.PropertyNames:
 		pattern := "?"
 		if s := schemaAt(e.SchemaURL); s != nil && s.Pattern != nil {
@@ -468,12 +476,36 @@ func describe(e *jsonschema.ValidationError, doc any) []Problem {
 		}
 		return []Problem{{Pointer: ptr + "/" + escape(k.Property),
 			Message: fmt.Sprintf("%s is not allowed: must match %s", show(k.Property), pattern)}}
-	case *kind.Minimum, *kind.Maximum:
-		lo, hi := "?", "?"
-		if s := schemaAt(e.SchemaURL); s != nil {
-			lo, hi = ratString(s.Minimum), ratString(s.Maximum)
+	}
+	value := lookup(doc, e.InstanceLocation)
+	return []Problem{{Pointer: ptr, Message: fmt.Sprintf("%s is not allowed: %s", show(value), allowed(e))}}
+}
+
+// unknownFields words the fields an object does not know. An object whose keys follow a pattern (rings by
+// driver name) rejects a key for its spelling instead.
+func unknownFields(e *jsonschema.ValidationError, k *kind.AdditionalProperties, ptr string) []Problem {
+	var pattern string
+	if s := schemaAt(e.SchemaURL); s != nil && len(s.PatternProperties) == 1 {
+		for re := range s.PatternProperties {
+			pattern = re.String()
 		}
-		return notAllowed(value, fmt.Sprintf("must be between %s and %s", lo, hi))
+	}
+	var out []Problem
+	for _, name := range k.Properties {
+		p := Problem{Pointer: ptr + "/" + escape(name), Message: "is not a known field"}
+		if pattern != "" {
+			p.Message = fmt.Sprintf("%s is not allowed: must match %s", show(name), pattern)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// allowed is the "what is" half of a message about a value.
+func allowed(e *jsonschema.ValidationError) string {
+	switch k := e.ErrorKind.(type) {
+	case *kind.Minimum, *kind.Maximum, *kind.MultipleOf:
+		return allowedRange(schemaAt(e.SchemaURL))
 	case *kind.Type:
 		words := make([]string, len(k.Want))
 		for i, w := range k.Want {
@@ -481,23 +513,47 @@ func describe(e *jsonschema.ValidationError, doc any) []Problem {
 				words[i] = w
 			}
 		}
-		return notAllowed(value, "must be "+strings.Join(words, " or "))
+		return "must be " + strings.Join(words, " or ")
 	case *kind.Pattern:
-		return notAllowed(value, "must match "+k.Want)
+		return "must match " + k.Want
 	case *kind.Const:
-		return notAllowed(value, "must be "+show(k.Want))
+		return "must be " + show(k.Want)
 	case *kind.Enum:
 		want := make([]string, len(k.Want))
 		for i, w := range k.Want {
 			want[i] = show(w)
 		}
-		return notAllowed(value, "must be one of "+strings.Join(want, ", "))
+		return "must be one of " + strings.Join(want, ", ")
 	case *kind.MinItems:
-		return notAllowed(value, "must have at least "+plural(k.Want, "item"))
+		return "must have at least " + plural(k.Want, "item")
+	case *kind.MaxItems:
+		return "must have at most " + plural(k.Want, "item")
 	case *kind.MinLength:
-		return notAllowed(value, "must be at least "+plural(k.Want, "character")+" long")
+		return "must be at least " + plural(k.Want, "character") + " long"
 	case *kind.MaxLength:
-		return notAllowed(value, "must be at most "+plural(k.Want, "character")+" long")
+		return "must be at most " + plural(k.Want, "character") + " long"
+	case *kind.Format:
+		if k.Want == cidrFormat {
+			return cidrAllowed
+		}
+	case *kind.Not:
+		// A field one kind of outbound section refuses: the schema says which kinds take it.
+		if s := schemaAt(e.SchemaURL); s != nil && s.Description != "" {
+			return s.Description
+		}
 	}
-	return notAllowed(value, e.ErrorKind.LocalizedString(message.NewPrinter(language.English)))
+	return e.ErrorKind.LocalizedString(message.NewPrinter(language.English))
+}
+
+// allowedRange states a whole range (and its step), whichever bound or step the value missed, as the Python
+// side does: "must be between 1 and 100", "must be a multiple of 8 between 8 and 64,000".
+func allowedRange(s *jsonschema.Schema) string {
+	lo, hi, step := "?", "?", ""
+	if s != nil {
+		lo, hi = ratString(s.Minimum), ratString(s.Maximum)
+		if s.MultipleOf != nil {
+			step = "a multiple of " + ratString(s.MultipleOf) + " "
+		}
+	}
+	return fmt.Sprintf("must be %sbetween %s and %s", step, lo, hi)
 }

@@ -212,3 +212,48 @@ func TestPropertyNamesLocationIsStable(t *testing.T) {
 		}
 	}
 }
+
+// snat_limits.json is generated into the Python package; the agent's copy must be that file, byte for byte.
+func TestEmbeddedSNATLimitsMatchPythonPackage(t *testing.T) {
+	want, err := os.ReadFile(repoRoot + "/components/wirespeed/data/snat_limits.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(snatLimitsJSON, want) {
+		t.Fatal("agent/internal/profile/snat_limits.json differs from components/wirespeed/data/snat_limits.json: run `make regen`")
+	}
+}
+
+func TestOutboundDecodesWithDefaultsAndCapacity(t *testing.T) {
+	cases := []struct {
+		doc          string
+		capacity     int
+		udpByAddress bool
+	}{
+		{`{"kind":"azure-load-balancer","allocated_ports_per_node":4096.0}`, 4096, true},
+		{`{"kind":"azure-nat-gateway","public_ips":2}`, 100_000, false},
+		{`{"kind":"aws-nat-gateway","public_ips":3,"pressure_percent":90,"hold_seconds":0,"exclude_cidrs":["10.244.0.0/16"]}`, 165_000, false},
+	}
+	for _, c := range cases {
+		p, err := Parse([]byte(`{"name":"o","outbound":` + c.doc + `}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := p.Outbound
+		if o.Capacity() != c.capacity || o.UDPByAddress() != c.udpByAddress {
+			t.Errorf("%s: capacity %d, udp by address %v; want %d, %v", c.doc, o.Capacity(), o.UDPByAddress(), c.capacity, c.udpByAddress)
+		}
+	}
+	p, err := Parse([]byte(`{"name":"o","outbound":{"kind":"azure-nat-gateway","public_ips":1}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The defaults come from the schema the Python model generates (wirespeed.sizing.snat_limits).
+	want := &Outbound{Kind: KindAzureNATGateway, PublicIPs: p.Outbound.PublicIPs, PressurePercent: 80, HoldSeconds: 240, ExcludeCIDRs: []string{}}
+	if !reflect.DeepEqual(p.Outbound, want) || *p.Outbound.PublicIPs != 1 {
+		t.Fatalf("outbound = %+v, want %+v", p.Outbound, want)
+	}
+	if p, err := Parse([]byte(`{"name":"o","outbound":null}`)); err != nil || p.Outbound != nil {
+		t.Fatalf("null outbound: %+v, %v", p, err)
+	}
+}

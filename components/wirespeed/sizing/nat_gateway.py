@@ -11,6 +11,9 @@ from wirespeed.sizing.errors import InfeasibleError, check_whole
 # up to 16 public IPs; ports are allocated on demand, not per node.
 AZURE_PORTS_PER_IP = 64_512
 AZURE_MAX_IPS = 16
+# Same page, "Performance": up to 50,000 concurrent connections per public IP to the same destination endpoint
+# (TCP and UDP), whatever the 64,512 ports per IP: the ceiling one busy destination reaches first.
+AZURE_CONNECTIONS_PER_DESTINATION_PER_IP = 50_000
 # docs.aws.amazon.com/vpc/latest/userguide/nat-gateway-basics.html: 55,000 simultaneous connections to each
 # unique destination (IP, port, protocol) per IP; 1 primary + up to 7 secondary IPs.
 AWS_CONNECTIONS_PER_IP = 55_000

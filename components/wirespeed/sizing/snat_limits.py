@@ -1,0 +1,135 @@
+"""What one destination can use of outbound SNAT, per kind of egress: the node agent's headroom check.
+
+A tuning profile's ``outbound`` section (wirespeed.profile) says how the node's pool egresses and what it was sized
+with; the agent counts the ports in use per destination on the node (from the kernel's conntrack table) and sets the
+``SNATPortPressure`` Node condition when one destination nears the capacity below. Every number and the way each
+kind keys a destination live here once and reach the Go agent as ``data/snat_limits.json`` (``make regen`` writes
+it and copies it into the agent; a test on each side proves its copy current).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any, Literal
+
+from wirespeed.sizing import azure_lb, nat_gateway
+
+OutboundKind = Literal["azure-load-balancer", "azure-nat-gateway", "aws-nat-gateway"]
+AZURE_LOAD_BALANCER: OutboundKind = "azure-load-balancer"
+AZURE_NAT_GATEWAY: OutboundKind = "azure-nat-gateway"
+AWS_NAT_GATEWAY: OutboundKind = "aws-nat-gateway"
+
+SizedBy = Literal["allocated_ports_per_node", "public_ips"]
+# How flows to one destination are grouped: by address and port, or (UDP through an Azure load balancer) by
+# address alone.
+DestinationKey = Literal["address-port", "address"]
+
+
+@dataclass(frozen=True)
+class KindLimits:
+    """One kind of egress: which profile field sizes it and what one destination may use per unit of that field."""
+
+    kind: OutboundKind
+    sized_by: SizedBy
+    per_unit: int
+    # True when one gateway's capacity is shared by every node behind it: a node comparing its own use against it
+    # sees a lower bound, and the fleet view (the alert, `wirespeed size --from-prometheus`) sums nodes.
+    shared: bool
+    tcp_destination: DestinationKey
+    udp_destination: DestinationKey
+    source: str
+
+    def capacity(self, units: int) -> int:
+        """Flows one destination may hold: ``units`` of ``sized_by`` times ``per_unit``."""
+        return self.per_unit * units
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "sized_by": self.sized_by,
+            "per_unit": self.per_unit,
+            "shared": self.shared,
+            "destination": {"tcp": self.tcp_destination, "udp": self.udp_destination},
+            "source": self.source,
+        }
+
+
+KINDS: dict[OutboundKind, KindLimits] = {
+    AZURE_LOAD_BALANCER: KindLimits(
+        AZURE_LOAD_BALANCER,
+        "allocated_ports_per_node",
+        1,
+        shared=False,
+        tcp_destination="address-port",
+        udp_destination="address",
+        source=(
+            "learn.microsoft.com/azure/load-balancer/load-balancer-outbound-connections, 'Exhausting ports': every "
+            "connection to the same destination IP and port uses its own SNAT port of the node's allocation; for "
+            "UDP the load balancer is a port-restricted cone NAT, one SNAT port per destination IP whatever the "
+            "destination port"
+        ),
+    ),
+    AZURE_NAT_GATEWAY: KindLimits(
+        AZURE_NAT_GATEWAY,
+        "public_ips",
+        nat_gateway.AZURE_CONNECTIONS_PER_DESTINATION_PER_IP,
+        shared=True,
+        tcp_destination="address-port",
+        udp_destination="address-port",
+        source=(
+            "learn.microsoft.com/azure/nat-gateway/nat-gateway-resource, 'Performance': up to 50,000 concurrent "
+            "connections per public IP to the same destination endpoint, TCP and UDP"
+        ),
+    ),
+    AWS_NAT_GATEWAY: KindLimits(
+        AWS_NAT_GATEWAY,
+        "public_ips",
+        nat_gateway.AWS_CONNECTIONS_PER_IP,
+        shared=True,
+        tcp_destination="address-port",
+        udp_destination="address-port",
+        source=(
+            "docs.aws.amazon.com/vpc/latest/userguide/nat-gateway-basics.html: 55,000 simultaneous connections to "
+            "each unique destination (IP, port, protocol) per IP of the gateway, one gateway per AZ"
+        ),
+    ),
+}
+
+# The profile's bounds. allocatedOutboundPorts is 0..64,000 in multiples of 8 (azure_lb); 0 hands the number to
+# Azure's shrinking default, so a profile states what was actually allocated: 8 or more.
+ALLOCATED_PORTS_RANGE = (azure_lb.PORT_GRANULARITY, azure_lb.MAX_PORTS_PER_NODE)
+ALLOCATED_PORTS_MULTIPLE = azure_lb.PORT_GRANULARITY
+# The most public IPs either gateway takes: Azure 16, AWS 8 (nat_gateway); the profile states what was deployed.
+PUBLIC_IPS_RANGE = (1, max(nat_gateway.AZURE_MAX_IPS, nat_gateway.AWS_MAX_IPS))
+# wirespeed's choice, not a cloud's: warn at 80% of a destination's capacity, early enough to add ports or IPs.
+PRESSURE_PERCENT_RANGE = (1, 100)
+DEFAULT_PRESSURE_PERCENT = 80
+# How long a closed flow still holds its port. Seed 004 (ASOS, AKS load balancer): a port is reusable for the same
+# destination about 4 minutes after use, so 240 s (azure_lb.DEFAULT_HOLD_SECONDS). Azure NAT gateway holds a port
+# 65 s after a FIN, 16 s after a RST and 65 s after a UDP flow ends (learn.microsoft.com/azure/nat-gateway/
+# nat-gateway-resource, "Port reuse timers"); 240 s over-counts there, never under-counts. 0 counts open flows only.
+HOLD_SECONDS_RANGE = (0, azure_lb.HOLD_SECONDS_RANGE[1])
+DEFAULT_HOLD_SECONDS = int(azure_lb.DEFAULT_HOLD_SECONDS)
+
+
+def limits_document() -> dict[str, Any]:
+    """The shared JSON's content: every kind, with the field that sizes it and its source."""
+    return {
+        "comment": (
+            "Generated from wirespeed.sizing.snat_limits by `make regen`; the node agent embeds a byte-equal copy "
+            "(agent/internal/profile/snat_limits.json). Per-destination capacity of a kind = per_unit x the "
+            "profile's outbound.<sized_by>."
+        ),
+        "kinds": {kind: limits.to_json() for kind, limits in KINDS.items()},
+    }
+
+
+def render_limits() -> str:
+    """The shared file's exact text."""
+    return json.dumps(limits_document(), indent=2, sort_keys=True) + "\n"
+
+
+def committed_limits_text() -> str:
+    """The file as committed in the package data."""
+    return resources.files("wirespeed").joinpath("data/snat_limits.json").read_text()
