@@ -67,7 +67,8 @@ regen: $(STAMP)
 	$(BIN)/python -m wirespeed.terraform
 	cd tests/terratest && go run ./cmd/tfdocs
 	UPDATE_GOLDEN=1 $(BIN)/pytest -q tests/test_render_node_tuning.py tests/test_alerts.py tests/test_dashboard.py
-	UPDATE_GOLDEN=1 $(BIN)/pytest -q tests/test_userdata_script.py tests/test_userdata_mime.py tests/test_aws_karpenter.py
+	UPDATE_GOLDEN=1 $(BIN)/pytest -q tests/test_userdata_script.py tests/test_userdata_mime.py tests/test_aws_karpenter.py \
+		tests/test_azure_nap.py
 	$(BIN)/python tests/fixtures/terraform/handwritten.py
 	UPDATE_GOLDEN=1 $(BIN)/pytest -q tests/test_check_cli.py tests/test_policy_pack.py tests/test_examples_aks.py \
 		tests/test_plan_program_golden.py tests/test_check_terraform.py

@@ -146,6 +146,7 @@ CLUSTER_OUTPUTS = {
     "replace_on_change",
     "tuning",
     "snat_alert",
+    "auto_provisioned_pools",
 }
 
 

@@ -72,6 +72,8 @@ EXPECTED: dict[str, set[tuple[str, str]]] = {
     "kubernetes-bad": {
         ("netdev-backlog-minimum", "kubernetes_manifest.tuning_profile"),
         ("network-optimised-sku", "kubernetes_manifest.karpenter_general"),
+        ("network-optimised-sku", "kubernetes_manifest.nap_pool"),
+        ("netdev-backlog-minimum", "kubernetes_manifest.nap_node_class"),
         ("nic-ring-minimum", "kubernetes_manifest.tuning_profile"),
         ("tuning-agent-least-privilege", "kubernetes_manifest.tuning_agent"),
     },
@@ -124,6 +126,18 @@ def test_messages_name_the_terraform_attribute_of_each_field():
     )
     assert messages[("netdev-backlog-minimum", POOL)].endswith(
         "(In Terraform: netCoreNetdevMaxBacklog is linux_os_config.sysctl_config.net_core_netdev_max_backlog.)"
+    )
+
+
+def test_messages_on_kubernetes_manifests_name_the_path_under_manifest():
+    out = invoke("check", rel(plan_path("kubernetes-bad")), "--format", "json")
+    messages = {(v["rule"], v["urn"]): v["message"] for v in json.loads(out.stdout)["violations"]}
+    nap_pool = messages[("network-optimised-sku", "kubernetes_manifest.nap_pool")]
+    assert nap_pool.startswith("requirements admit Dds_v5 (Ddsv5: Standard_D2ds_v5, Standard_D4ds_v5, ...), Ds_v3 ")
+    assert nap_pool.endswith("(In Terraform: requirements is manifest.spec.template.spec.requirements.)")
+    assert messages[("netdev-backlog-minimum", "kubernetes_manifest.nap_node_class")].endswith(
+        "(In Terraform: spec.linuxOSConfig.sysctls.netCoreNetdevMaxBacklog is "
+        "manifest.spec.linuxOSConfig.sysctls.netCoreNetdevMaxBacklog.)"
     )
 
 
@@ -336,6 +350,12 @@ TRANSLATIONS: dict[str, tuple[str, dict[str, Any], str, dict[str, Any]]] = {
         {"manifest": {"apiVersion": "v1", "kind": "ConfigMap", "data": {"k": "v"}}},
         "kubernetes:core/v1:ConfigMap",
         {"apiVersion": "v1", "kind": "ConfigMap", "data": {"k": "v"}},
+    ),
+    "kubernetes-manifest-aks-node-class": (
+        "kubernetes_manifest",
+        {"manifest": {"apiVersion": "karpenter.azure.com/v1beta1", "kind": "AKSNodeClass", "spec": {}}},
+        "kubernetes:karpenter.azure.com/v1beta1:AKSNodeClass",
+        {"apiVersion": "karpenter.azure.com/v1beta1", "kind": "AKSNodeClass", "spec": {}},
     ),
     "kubernetes-manifest-karpenter-node-pool": (
         "kubernetes_manifest",

@@ -275,7 +275,7 @@ def invocations(draw: st.DrawFn, files: Files) -> Invocation:
 
 
 # `plan` lists every problem a program's pulumi.InputPropertiesError names.
-LISTS_EVERY_PROBLEM = {("profile", "validate"), ("render", "node-tuning"), ("plan",)}
+LISTS_EVERY_PROBLEM = {("profile", "validate"), ("render", "node-tuning"), ("render", "aks-nap"), ("plan",)}
 
 
 # `check` exits 1 for a verdict (a mandatory policy violation): printed on stdout, nothing on stderr.

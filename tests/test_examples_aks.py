@@ -8,7 +8,7 @@ from conftest import ROOT
 from wirespeed.program import run_program
 
 EXAMPLES = ROOT / "examples"
-AKS_EXAMPLES = ["aks-dsv6", "aks-natgw", "aks-existing-cluster"]
+AKS_EXAMPLES = ["aks-dsv6", "aks-natgw", "aks-existing-cluster", "aks-nap"]
 
 
 @pytest.mark.parametrize("example", AKS_EXAMPLES)
@@ -103,6 +103,38 @@ def test_aks_existing_cluster_example_under_pulumi_mocks():
     assert (check["recommended"]["allocated_outbound_ports"], check["recommended"]["outbound_ips"]) == (3600, 4)
 
 
+@pytest.mark.parametrize(
+    ("stack", "ports", "ips", "net_nodes"),
+    [
+        # system 3 + 1, cobalt 256 / 8 = 32 + 4, net 640 / 16 = 40 + 4: 84 nodes; 12/s -> 3,600 ports; 302,400 -> 5 IPs.
+        pytest.param(None, 3600, 5, 40, id="defaults"),
+        # net 1,536 / 32 = 48 + 5 -> 93 nodes; 16/s -> 4,800 ports; 446,400 -> 7 IPs.
+        pytest.param("dev", 4800, 7, 48, id="dev"),
+    ],
+)
+def test_aks_nap_example_under_pulumi_mocks(stack, ports, ips, net_nodes):
+    plan = run_program(EXAMPLES / "aks-nap", stack)
+    out = plan.stack_outputs
+    assert (out["allocated_outbound_ports"], out["outbound_ip_count"]) == (ports, ips)
+    [cluster] = plan.of_type("containerservice", "ManagedCluster")
+    assert cluster.inputs["nodeProvisioningProfile"] == {"mode": "Auto", "defaultNodePools": "None"}
+    assert [p.get("enableAutoScaling") for p in cluster.inputs["agentPoolProfiles"]] == [False]
+    assert plan.of_type("containerservice", "AgentPool") == []
+    pools = {r.inputs["metadata"]["name"]: r.inputs for r in plan.of_type("karpenter.sh", "NodePool")}
+    classes = {r.inputs["metadata"]["name"]: r.inputs for r in plan.of_type("karpenter.azure.com", "AKSNodeClass")}
+    assert sorted(pools) == sorted(classes) == ["cobalt", "net"]
+    for name, pool in pools.items():
+        assert pool["spec"]["template"]["spec"]["nodeClassRef"] == {
+            "group": "karpenter.azure.com",
+            "kind": "AKSNodeClass",
+            "name": name,
+        }
+        assert pool["spec"]["template"]["metadata"]["labels"]["wirespeed.io/profile"] == "throughput"
+        assert classes[name]["spec"]["linuxOSConfig"] == {"sysctls": {"netCoreNetdevMaxBacklog": 32768}}
+    assert f"net: {net_nodes} max + " in out["sizing"]
+    assert f"= {net_nodes} node(s) at most" in out["node_ceilings"][0]
+
+
 GOLDEN = ROOT / "tests" / "golden" / "aks"
 
 
@@ -124,6 +156,7 @@ def registrations(directory, stack=None) -> str:
         pytest.param("root-defaults.json", ROOT, None, id="root-defaults"),
         pytest.param("aks-dsv6-dev.json", EXAMPLES / "aks-dsv6", "dev", id="aks-dsv6-dev"),
         pytest.param("aks-natgw-dev.json", EXAMPLES / "aks-natgw", "dev", id="aks-natgw-dev"),
+        pytest.param("aks-nap-dev.json", EXAMPLES / "aks-nap", "dev", id="aks-nap-dev"),
         pytest.param("aks-existing-cluster-dev.json", EXAMPLES / "aks-existing-cluster", "dev", id="existing-dev"),
     ],
 )

@@ -33,6 +33,8 @@ PROJECTS = [
     ("fixture-aks-basic", "tests/fixtures/programs/aks-basic", None),
     ("aks-dsv6", "examples/aks-dsv6", None),
     ("aks-natgw", "examples/aks-natgw", None),
+    ("aks-nap", "examples/aks-nap", None),
+    ("aks-nap-dev", "examples/aks-nap", "dev"),
     ("root-aws", ".", "aws"),
     ("eks-c6in", "examples/eks-c6in", None),
     ("eks-karpenter", "examples/eks-karpenter", None),

@@ -106,6 +106,7 @@ def test_json_document_keys_are_stable_under_pulumi_mocks(basic):
         "stack_outputs",
         "invokes",
         "pools",
+        "auto_provisioned_pools",
         "outbound",
         "tuning",
         "create_only_inputs",

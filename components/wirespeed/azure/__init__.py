@@ -1,4 +1,5 @@
-"""AKS building blocks: network-optimised node pools and clusters with outbound sized by wirespeed.
+"""AKS building blocks: network-optimised node pools, node auto-provisioning pools and clusters with outbound sized
+by wirespeed.
 
     from wirespeed.azure import NetworkOptimizedCluster, NetworkOptimizedClusterArgs, NodePoolSpec, OutboundSpec
 
@@ -12,9 +13,10 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from wirespeed.azure.spec import ClusterSpec, NodePoolSpec, OutboundSpec, SnatAlertSpec
+from wirespeed.azure.spec import AutoProvisionedPoolSpec, ClusterSpec, NodePoolSpec, OutboundSpec, SnatAlertSpec
 
 if TYPE_CHECKING:
+    from wirespeed.azure.auto_provisioned import AutoProvisionedPool, AutoProvisionedPoolArgs
     from wirespeed.azure.components import (
         NetworkOptimizedCluster,
         NetworkOptimizedClusterArgs,
@@ -23,6 +25,7 @@ if TYPE_CHECKING:
         outbound_profile,
     )
 
+_AUTO_PROVISIONED = ("AutoProvisionedPool", "AutoProvisionedPoolArgs")
 _COMPONENTS = (
     "NetworkOptimizedCluster",
     "NetworkOptimizedClusterArgs",
@@ -32,6 +35,9 @@ _COMPONENTS = (
 )
 
 __all__ = [
+    "AutoProvisionedPool",
+    "AutoProvisionedPoolArgs",
+    "AutoProvisionedPoolSpec",
     "ClusterSpec",
     "NetworkOptimizedCluster",
     "NetworkOptimizedClusterArgs",
@@ -45,6 +51,8 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
+    if name in _AUTO_PROVISIONED:
+        return getattr(importlib.import_module("wirespeed.azure.auto_provisioned"), name)
     if name in _COMPONENTS:
         return getattr(importlib.import_module("wirespeed.azure.components"), name)
     raise AttributeError(f"module 'wirespeed.azure' has no attribute {name!r}")

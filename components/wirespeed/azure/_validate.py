@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from wirespeed.azure.nap import NapPlan, check_nap
 from wirespeed.azure.outbound import (
     IDLE_TIMEOUT_RANGE,
     OutboundPlan,
@@ -41,6 +42,7 @@ __all__ = [
     "REPLACE_ON_CHANGE",
     "ClusterPlan",
     "InvalidArgsError",
+    "NapPlan",
     "OutboundPlan",
     "PoolPlan",
     "Problem",
@@ -61,11 +63,13 @@ class ClusterPlan:
     outbound: OutboundPlan
     snat_alert: SnatAlertPlan | None
     profiles: tuple[Profile, ...]
+    auto_provisioned: tuple[NapPlan, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
             "system_pool": self.system_pool.to_json(),
             "pools": [p.to_json() for p in self.pools],
+            "auto_provisioned_pools": [p.to_json() for p in self.auto_provisioned],
             "outbound": self.outbound.to_json(),
             "snat_alert": None
             if self.snat_alert is None
@@ -86,7 +90,7 @@ def _unique_names(out: Collector, named: Iterable[tuple[str, str]]) -> None:
             seen[name] = path
 
 
-def _distinct_profiles(out: Collector, pools: Sequence[tuple[str, PoolPlan | None]]) -> dict[str, Profile]:
+def _distinct_profiles(out: Collector, pools: Sequence[tuple[str, PoolPlan | NapPlan | None]]) -> dict[str, Profile]:
     """One profile per name: the DaemonSet of a name applies one document to every node labelled with it."""
     profiles: dict[str, Profile] = {}
     for path, plan in pools:
@@ -116,8 +120,36 @@ def _check_admission_policy_version(out: Collector, spec: ClusterSpec) -> None:
         )
 
 
+def _auto_provisioned(out: Collector, spec: ClusterSpec) -> list[NapPlan]:
+    """Each NAP pool checked, names unique; with any, every agent pool fixed-size: AKS cannot enable node
+    auto-provisioning on a cluster running the cluster autoscaler (learn.microsoft.com/azure/aks/
+    node-auto-provisioning, "Limitations and unsupported features"; the API's NodeProvisioningMode ``Auto``:
+    "Fixed size Node Pools can still be created, but autoscaling Node Pools cannot be", 2025-09-01)."""
+    plans: list[NapPlan] = []
+    for i, nap in enumerate(spec.auto_provisioned_pools):
+        plan, problems = check_nap(nap, f"auto_provisioned_pools[{i}]")
+        out.problems.extend(problems)
+        if plan is not None:
+            plans.append(plan)
+    named = [(f"auto_provisioned_pools[{i}].name", p.name) for i, p in enumerate(spec.auto_provisioned_pools)]
+    _unique_names(out, named)
+    if spec.auto_provisioned_pools:
+        pools = [("system_pool", spec.system_pool)] + [(f"pools[{i}]", p) for i, p in enumerate(spec.pools)]
+        for path, pool in pools:
+            if pool.min_count != pool.max_count:
+                out.add(
+                    join(path, "min_count"),
+                    f"{pool.min_count!r} is not allowed with auto_provisioned_pools: equal to max_count "
+                    f"({pool.max_count!r}); AKS cannot enable node auto-provisioning on a cluster whose pools run "
+                    "the cluster autoscaler, so keep agent pools fixed-size and let NAP scale",
+                )
+    return plans
+
+
 def plan_cluster(spec: ClusterSpec) -> ClusterPlan:
-    """Validate a whole cluster (system pool, user pools, outbound, alert); one InvalidArgsError with every problem."""
+    """Validate a whole cluster (system pool, user pools, NAP pools, outbound, alert); one InvalidArgsError with
+    every problem. Outbound is sized over every agent pool at maxCount + surge and every NAP pool at its node
+    ceiling + disruption budget."""
     out = Collector()
     system, problems = check_pool(spec.system_pool, "system_pool", system=True)
     out.problems.extend(problems)
@@ -132,13 +164,23 @@ def plan_cluster(spec: ClusterSpec) -> ClusterPlan:
         [("system_pool.name", spec.system_pool.name)]
         + [(f"pools[{i}].name", p.name) for i, p in enumerate(spec.pools)],
     )
+    naps = _auto_provisioned(out, spec)
     all_valid = not out.problems and system is not None
-    sizing = [p.sizing_pool for p in ([system] if system else []) + plans] if all_valid else None
+    sizing = (
+        [p.sizing_pool for p in ([system] if system else []) + plans] + [n.sizing_pool for n in naps]
+        if all_valid
+        else None
+    )
     outbound = check_outbound(out, spec.outbound, sizing)
     alert = check_alert(out, spec.snat_alert, outbound, spec.outbound.type)
     if not isinstance(spec.location, str) or not spec.location.strip():
         out.add("location", f"{spec.location!r} is not allowed: an Azure region name, e.g. 'westeurope'")
-    profiles = _distinct_profiles(out, [("system_pool", system)] + [(f"pools[{i}]", p) for i, p in enumerate(plans)])
+    profiles = _distinct_profiles(
+        out,
+        [("system_pool", system)]
+        + [(f"pools[{i}]", p) for i, p in enumerate(plans)]
+        + [(f"auto_provisioned_pools[{i}]", n) for i, n in enumerate(naps)],
+    )
     if spec.tuning:
         # NodeTuning checks these itself, but only after the cluster has registered: check them first.
         options = NodeTuningOptions(image=spec.tuning_image or DEFAULT_IMAGE, namespace=spec.tuning_namespace)
@@ -148,5 +190,10 @@ def plan_cluster(spec: ClusterSpec) -> ClusterPlan:
     if out.problems or system is None or outbound is None:
         raise InvalidArgsError("NetworkOptimizedCluster", out.problems)
     return ClusterPlan(
-        system_pool=system, pools=tuple(plans), outbound=outbound, snat_alert=alert, profiles=tuple(profiles.values())
+        system_pool=system,
+        pools=tuple(plans),
+        outbound=outbound,
+        snat_alert=alert,
+        profiles=tuple(profiles.values()),
+        auto_provisioned=tuple(naps),
     )

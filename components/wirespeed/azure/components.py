@@ -16,7 +16,7 @@ from pulumi_azure_native import containerservice, monitor, network
 
 from wirespeed.azure import _validate
 from wirespeed.azure._validate import REPLACE_ON_CHANGE, ClusterPlan, InvalidArgsError, OutboundPlan, PoolPlan
-from wirespeed.azure.spec import ClusterSpec, NodePoolSpec, OutboundSpec
+from wirespeed.azure.spec import AutoProvisionedPoolSpec, ClusterSpec, NodePoolSpec, OutboundSpec
 from wirespeed.azure.topology import cluster_load_balancer_id
 from wirespeed.problems import Problem
 from wirespeed.pulumi_inputs import input_properties_error
@@ -167,12 +167,16 @@ def _load_balancer_profile(
 
 
 def outbound_profile(
-    pools: Sequence[NodePoolSpec], outbound: OutboundSpec
+    pools: Sequence[NodePoolSpec],
+    outbound: OutboundSpec,
+    auto_provisioned_pools: Sequence[AutoProvisionedPoolSpec] = (),
 ) -> containerservice.ManagedClusterLoadBalancerProfileArgs:
     """The sized ``loadBalancerProfile`` for teams that own their ``ManagedCluster`` definition.
 
-    Every pool behind the load balancer counts, with its surge. ``ip_mode`` 'managed' or 'existing' only:
-    'created' needs resources, so create the IPs yourself and pass their IDs as ``existing_ip_ids``.
+    Every pool behind the load balancer counts, with its surge, and every node auto-provisioning pool (the specs
+    given to their ``AutoProvisionedPool``) at its node ceiling plus disruption budget. ``ip_mode`` 'managed' or
+    'existing' only: 'created' needs resources, so create the IPs yourself and pass their IDs as
+    ``existing_ip_ids``.
     Raises ``pulumi.InputPropertiesError`` listing every problem.
     """
     try:
@@ -190,7 +194,7 @@ def outbound_profile(
                     )
                 ],
             )
-        plan = _validate.plan_outbound(pools, outbound)
+        plan = _validate.plan_outbound(pools, outbound, auto_provisioned_pools)
     except InvalidArgsError as exc:
         raise input_properties_error(exc) from None
     return _load_balancer_profile(plan)
@@ -213,9 +217,11 @@ class NetworkOptimizedClusterArgs(ClusterSpec):
 class NetworkOptimizedCluster(pulumi.ComponentResource):
     """An AKS cluster whose every pool is network-optimised, outbound sized over all pools, nodes tuned.
 
-    Children: the ``ManagedCluster`` (system pool inline), one :class:`NetworkOptimizedNodePool` per user pool,
-    the outbound public IPs when ``ip_mode='created'``, a Kubernetes provider from the cluster's user credentials
-    and ``wirespeed.kubernetes.NodeTuning`` when ``tuning`` (default on), and the SNAT metric alert when asked.
+    Children: the ``ManagedCluster`` (system pool inline; node auto-provisioning on when ``auto_provisioned_pools``
+    are given), one :class:`NetworkOptimizedNodePool` per user pool, the outbound public IPs when
+    ``ip_mode='created'``, a Kubernetes provider from the cluster's user credentials with
+    ``wirespeed.kubernetes.NodeTuning`` when ``tuning`` (default on) and one ``AutoProvisionedPool`` per NAP pool,
+    and the SNAT metric alert when asked.
     """
 
     cluster: containerservice.ManagedCluster
@@ -246,6 +252,8 @@ class NetworkOptimizedCluster(pulumi.ComponentResource):
     """Create-only inputs per pool name: changing one replaces that pool."""
     tuning: pulumi.Resource | None
     """The ``wirespeed.kubernetes.NodeTuning`` child, or None with ``tuning=False``."""
+    auto_provisioned_pools: dict[str, pulumi.Resource]
+    """The ``AutoProvisionedPool`` children (AKSNodeClass + NodePool) by name."""
     snat_alert: monitor.MetricAlert | None
     """The SNAT metric alert, or None."""
     plan: ClusterPlan
@@ -293,7 +301,9 @@ class NetworkOptimizedCluster(pulumi.ComponentResource):
             lambda v: cluster_load_balancer_id(v[0], v[1])
         )
         self.snat_alert = self._snat_alert(name, args, plan) if plan.snat_alert else None
-        self.tuning = self._tuning(name, args, plan) if args.tuning else None
+        provider = self._kubernetes_provider(name) if args.tuning or plan.auto_provisioned else None
+        self.auto_provisioned_pools = self._auto_provisioned(name, plan, provider)
+        self.tuning = self._tuning(name, args, plan, provider) if args.tuning and provider else None
         self._outbound_outputs()
 
     def _public_ips(self, name: str, args: NetworkOptimizedClusterArgs) -> list[network.PublicIPAddress]:
@@ -334,8 +344,22 @@ class NetworkOptimizedCluster(pulumi.ComponentResource):
                 )
             ],
             network_profile=self._network_profile(self.plan),
+            **self._node_provisioning(),
             opts=pulumi.ResourceOptions(parent=self),
         )
+
+    def _node_provisioning(self) -> dict[str, Any]:
+        """NAP on, with no default NodePools, when the cluster has auto-provisioned pools: AKS's default ``default``
+        NodePool admits every D-family size, old Mellanox ones included (learn.microsoft.com/azure/aks/
+        node-auto-provisioning-node-pools, "Review default node pool configuration"); ``None`` creates none, so
+        only wirespeed's network-optimised pools launch nodes."""
+        if not self.plan.auto_provisioned:
+            return {}
+        return {
+            "node_provisioning_profile": containerservice.ManagedClusterNodeProvisioningProfileArgs(
+                mode="Auto", default_node_pools="None"
+            )
+        }
 
     def _outbound_outputs(self) -> None:
         plan = self.plan
@@ -370,6 +394,7 @@ class NetworkOptimizedCluster(pulumi.ComponentResource):
             "load_balancer_id": self.load_balancer_id,
             "replace_on_change": self.replace_on_change,
             "tuning": self.tuning.urn if self.tuning is not None else None,
+            "auto_provisioned_pools": {k: v.urn for k, v in self.auto_provisioned_pools.items()},
             "snat_alert": self.snat_alert.urn if self.snat_alert is not None else None,
         }
 
@@ -442,12 +467,34 @@ class NetworkOptimizedCluster(pulumi.ComponentResource):
             opts=pulumi.ResourceOptions(parent=self, depends_on=[self.cluster]),
         )
 
-    def _tuning(self, name: str, args: NetworkOptimizedClusterArgs, plan: ClusterPlan) -> pulumi.Resource:
+    def _kubernetes_provider(self, name: str) -> pulumi.ProviderResource:
+        """One Kubernetes provider on the cluster user's credentials, for the tuning DaemonSet and the NAP objects."""
         import pulumi_kubernetes as k8s
 
+        return k8s.Provider(f"{name}-k8s", kubeconfig=self.kubeconfig, opts=pulumi.ResourceOptions(parent=self))
+
+    def _auto_provisioned(
+        self, name: str, plan: ClusterPlan, provider: pulumi.ProviderResource | None
+    ) -> dict[str, pulumi.Resource]:
+        if not plan.auto_provisioned or provider is None:
+            return {}
+        from wirespeed.azure.auto_provisioned import AutoProvisionedPool
+
+        return {
+            nap.name: AutoProvisionedPool(
+                f"{name}-{nap.name}",
+                nap.spec,
+                pulumi.ResourceOptions(parent=self, provider=provider, depends_on=[self.cluster]),
+                _plan=nap,
+            )
+            for nap in plan.auto_provisioned
+        }
+
+    def _tuning(
+        self, name: str, args: NetworkOptimizedClusterArgs, plan: ClusterPlan, provider: pulumi.ProviderResource
+    ) -> pulumi.Resource:
         from wirespeed.kubernetes import NodeTuning, NodeTuningArgs
 
-        provider = k8s.Provider(f"{name}-k8s", kubeconfig=self.kubeconfig, opts=pulumi.ResourceOptions(parent=self))
         return NodeTuning(
             f"{name}-tuning",
             NodeTuningArgs(

@@ -12,7 +12,7 @@ from typing import Any
 
 from wirespeed.azure.pools import parse_surge
 from wirespeed.azure.problems import Collector, InvalidArgsError, join, whole_in
-from wirespeed.azure.spec import NodePoolSpec, OutboundSpec, SnatAlertSpec
+from wirespeed.azure.spec import AutoProvisionedPoolSpec, NodePoolSpec, OutboundSpec, SnatAlertSpec
 from wirespeed.sizing import azure_lb, nat_gateway
 from wirespeed.sizing.errors import InfeasibleError, SizingError
 from wirespeed.values import whole
@@ -254,8 +254,15 @@ def check_alert(out: Collector, spec: SnatAlertSpec | None, outbound: OutboundPl
     )
 
 
-def plan_outbound(pools: Sequence[NodePoolSpec], outbound: OutboundSpec) -> OutboundPlan:
-    """Outbound for pools the caller defines elsewhere (``outbound_profile``): every pool counts, with surge."""
+def plan_outbound(
+    pools: Sequence[NodePoolSpec],
+    outbound: OutboundSpec,
+    auto_provisioned_pools: Sequence[AutoProvisionedPoolSpec] = (),
+) -> OutboundPlan:
+    """Outbound for pools the caller defines elsewhere (``outbound_profile``): every pool counts, with surge, and
+    every node auto-provisioning pool at its node ceiling plus disruption budget."""
+    from wirespeed.azure.nap import check_nap
+
     out = Collector()
     sizing: list[azure_lb.Pool] = []
     for i, spec in enumerate(pools):
@@ -263,6 +270,11 @@ def plan_outbound(pools: Sequence[NodePoolSpec], outbound: OutboundSpec) -> Outb
                                                                  azure_lb.MAX_POOL_NODES))  # fmt: skip
         if pool is not None:
             sizing.append(pool)
+    for i, nap in enumerate(auto_provisioned_pools):
+        nap_plan, problems = check_nap(nap, f"auto_provisioned_pools[{i}]")
+        out.problems.extend(problems)
+        if nap_plan is not None:
+            sizing.append(nap_plan.sizing_pool)
     if not pools:
         out.add("pools", "[] is not allowed: at least one pool (every pool behind the load balancer counts)")
     plan = check_outbound(out, outbound, sizing if not out.problems else None)

@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -188,25 +188,27 @@ def parse_surge(out: Collector, prefix: str, spec: NodePoolSpec, max_count: int 
     return azure_lb.Pool(max_count, value, surge_is_percent=percent, name=spec.name)
 
 
-def _check_labels(out: Collector, prefix: str, spec: NodePoolSpec, profile_name: str | None) -> dict[str, str]:
-    labels = dict(spec.labels)
+def check_labels(out: Collector, prefix: str, given: Mapping[str, str], profile_name: str | None) -> dict[str, str]:
+    """The node labels with the profile label added; a problem for a non-text label or another profile value."""
+    labels = dict(given)
     for key, value in labels.items():
         if not isinstance(key, str) or not isinstance(value, str):
             out.add(join(prefix, f"labels[{key!r}]"), f"{value!r} is not allowed: labels map text to text")
-    given = labels.get(PROFILE_LABEL)
+    named = labels.get(PROFILE_LABEL)
     if profile_name is not None:
-        if given is not None and given != profile_name:
+        if named is not None and named != profile_name:
             out.add(
                 join(prefix, f"labels[{PROFILE_LABEL!r}]"),
-                f"{given!r} is not allowed: it must equal the pool's profile {profile_name!r} (the DaemonSet "
+                f"{named!r} is not allowed: it must equal the pool's profile {profile_name!r} (the DaemonSet "
                 "selects nodes by it); leave it out and it is set for you",
             )
         labels[PROFILE_LABEL] = profile_name
     return labels
 
 
-def _check_taints(out: Collector, prefix: str, spec: NodePoolSpec) -> None:
-    for i, taint in enumerate(spec.taints):
+def check_taints(out: Collector, prefix: str, taints: Sequence[str]) -> None:
+    """Each taint is ``KEY[=VALUE]:EFFECT`` with a Kubernetes effect."""
+    for i, taint in enumerate(taints):
         key_value, _, effect = taint.rpartition(":") if isinstance(taint, str) else ("", "", "")
         if not key_value or effect not in TAINT_EFFECTS:
             out.add(
@@ -215,7 +217,7 @@ def _check_taints(out: Collector, prefix: str, spec: NodePoolSpec) -> None:
             )
 
 
-def _split_sysctls(
+def split_sysctls(
     out: Collector, prefix: str, profile: Profile, extra: Mapping[str, int | str]
 ) -> tuple[dict[str, int | str], tuple[str, ...]]:
     """Profile and extra sysctls AKS sets at creation (checked against its ranges), and what the agent keeps."""
@@ -285,12 +287,12 @@ def check_pool(spec: NodePoolSpec, prefix: str = "", *, system: bool = False) ->
     except LookupError as exc:
         out.add(join(prefix, "profile"), f"{spec.profile!r} is not allowed: {exc}".replace("profile: ", "", 1))
         profile = None
-    labels = _check_labels(out, prefix, spec, profile.name if profile else None)
-    _check_taints(out, prefix, spec)
+    labels = check_labels(out, prefix, spec.labels, profile.name if profile else None)
+    check_taints(out, prefix, spec.taints)
     aks: dict[str, int | str] = {}
     left: tuple[str, ...] = ()
     if profile is not None:
-        aks, left = _split_sysctls(out, prefix, profile, spec.extra_sysctls)
+        aks, left = split_sysctls(out, prefix, profile, spec.extra_sysctls)
     if out.problems or instance is None or profile is None or sizing_pool is None:
         return None, out.problems
     notes: list[str] = []

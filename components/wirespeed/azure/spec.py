@@ -16,7 +16,7 @@ from wirespeed.manifests.node_tuning import PROFILE_LABEL
 if TYPE_CHECKING:
     from wirespeed.profile import Profile
 
-__all__ = ["PROFILE_LABEL", "ClusterSpec", "NodePoolSpec", "OutboundSpec", "SnatAlertSpec"]
+__all__ = ["PROFILE_LABEL", "AutoProvisionedPoolSpec", "ClusterSpec", "NodePoolSpec", "OutboundSpec", "SnatAlertSpec"]
 # Linux OS SKUs of the pinned API (pulumi-azure-native 3.29.0, containerservice OSSKU, API 2025-09-01), minus the
 # deprecated CBLMariner: the agent and linuxOSConfig are Linux-only.
 LINUX_OS_SKUS = ("Ubuntu", "Ubuntu2204", "AzureLinux", "AzureLinux3")
@@ -89,6 +89,79 @@ class NodePoolSpec:
     Default None: such sizes are refused. Must be non-empty text, at most 256 characters, when given; shown in the
     plan and recorded on the pool as the tag ``wirespeed.io.not-network-optimised-reason`` (a tag value holds 256),
     which the policy rule network-optimised-sku accepts (unless its setting acceptWrittenReason is false)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class AutoProvisionedPoolSpec:
+    """Node auto-provisioning (NAP, Karpenter on AKS) capacity on network-optimised sizes only.
+
+    Two objects: an ``AKSNodeClass`` (``karpenter.azure.com/v1beta1``) whose ``linuxOSConfig.sysctls`` carry the
+    profile's sysctls AKS can set (karpenter-provider-azure v1.10.0 or later), and a ``karpenter.sh/v1``
+    ``NodePool`` whose requirements admit only the SKU series of the catalog's network-optimised families
+    (``karpenter.azure.com/sku-family``, ``sku-version`` and ``sku-series``, e.g. ``D``, ``6``, ``Ds_v6``), labelled
+    ``wirespeed.io/profile`` for the tuning DaemonSet. Rings, MTU and sysctls the node class cannot carry are left
+    to the node agent (``left_to_agent``). Changing the node class drifts its nodes: Karpenter replaces them
+    within the disruption budget.
+
+    Outbound SNAT counts the pool at ``floor(cpu_limit / vCPUs of the smallest admitted size)`` nodes plus the
+    disruption budget of that (``wirespeed.sizing.nap``).
+    """
+
+    name: str
+    """Kubernetes name of the NodePool and its AKSNodeClass. Required. An RFC 1123 label: lowercase letters,
+    digits and ``-``, 1-63 characters, starting and ending with a letter or digit."""
+
+    cpu_limit: int
+    """NodePool ``limits.cpu``: the most vCPUs the pool may run, 1..1,000,000. Required: it is the pool's only
+    bound, and outbound sizing derives the node ceiling from it."""
+
+    profile: str | Profile = "throughput"
+    """Tuning profile: a built-in name or a :class:`wirespeed.profile.Profile`. Default ``throughput``. Sets the
+    node label ``wirespeed.io/profile`` and the AKSNodeClass sysctls it can."""
+
+    families: Sequence[str] | None = None
+    """Catalog families the pool may launch (``Dsv6``, ``Ddsv6``, ``Esv6``...). Default None: every
+    network-optimised family of the chosen architectures in wirespeed's catalog. A family that is not
+    network-optimised needs ``not_network_optimised_reason``."""
+
+    architectures: Sequence[str] = ("x86_64",)
+    """``x86_64`` and/or ``arm64`` (Dpsv6, Dplsv6: Cobalt 100). Default x86_64 only."""
+
+    min_vcpu: int | None = None
+    """Smallest size to launch, in vCPUs (requirement ``karpenter.azure.com/sku-cpu`` Gt ``min_vcpu - 1``), 2..1,000.
+    Default None: any size of the admitted families. Raising it lowers the node ceiling outbound sizing counts."""
+
+    max_vcpu: int | None = None
+    """Largest size to launch, in vCPUs (``sku-cpu`` Lt ``max_vcpu + 1``), at least ``min_vcpu``. Default None."""
+
+    capacity_types: Sequence[str] = ("on-demand",)
+    """``on-demand`` and/or ``spot`` (requirement ``karpenter.sh/capacity-type``). Default on-demand."""
+
+    disruption_budget: str = "10%"
+    """NodePool ``spec.disruption.budgets[0].nodes``: how many nodes Karpenter may replace at once, a count
+    (``"2"``) or a percent (``"10%"``, Karpenter's default). Counted as surge in outbound sizing."""
+
+    image_family: str = "Ubuntu"
+    """AKSNodeClass ``imageFamily``: ``Ubuntu`` (default), ``Ubuntu2204``, ``Ubuntu2404`` or ``AzureLinux``."""
+
+    max_pods: int | None = None
+    """AKSNodeClass ``maxPods``, 10..250. Default None (250 with Azure CNI Overlay)."""
+
+    labels: Mapping[str, str] = field(default_factory=dict)
+    """Extra node labels. ``wirespeed.io/profile`` is set from the profile; labels in Karpenter's and AKS's domains
+    (``karpenter.sh``, ``karpenter.azure.com``, ``kubernetes.azure.com``) are refused."""
+
+    taints: Sequence[str] = ()
+    """Node taints as ``KEY[=VALUE]:EFFECT`` (EFFECT NoSchedule, PreferNoSchedule or NoExecute). Default none."""
+
+    extra_sysctls: Mapping[str, int | str] = field(default_factory=dict)
+    """More sysctls for the AKSNodeClass, by kernel name, within AKS's ranges (:mod:`wirespeed.sizing.aks_sysctls`).
+    A name the profile already sets is refused."""
+
+    not_network_optimised_reason: str | None = None
+    """Why families outside the network-optimised ones are acceptable here (at most 256 characters). Recorded, only
+    when a family needs it, as the NodePool annotation ``wirespeed.io.not-network-optimised-reason``, which the
+    policy rule network-optimised-sku accepts."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -208,3 +281,10 @@ class ClusterSpec:
 
     snat_alert: SnatAlertSpec | None = None
     """Metric alert on SNAT port use; default None (off). Load balancer outbound only."""
+
+    auto_provisioned_pools: Sequence[AutoProvisionedPoolSpec] = ()
+    """Node auto-provisioning pools, each created as an ``AutoProvisionedPool`` through the cluster's credentials.
+    Given any, the cluster turns NAP on (``nodeProvisioningProfile`` mode ``Auto``, default NodePools ``None``, so
+    only these pools launch nodes) and counts each at its node ceiling plus disruption budget in outbound sizing.
+    AKS cannot enable NAP beside the cluster autoscaler: every agent pool must then be fixed-size
+    (``min_count`` = ``max_count``)."""

@@ -18,6 +18,7 @@ from wirespeed.cli.drift import register as register_drift
 from wirespeed.cli.plan import register as register_plan
 from wirespeed.cli.profile import profile_app
 from wirespeed.cli.render import render_app
+from wirespeed.cli.render_nap import register as register_render_nap
 from wirespeed.cli.size import size_app
 
 app = typer.Typer(
@@ -31,6 +32,7 @@ app = typer.Typer(
 app.add_typer(size_app, name="size")
 app.add_typer(catalog_app, name="catalog")
 app.add_typer(profile_app, name="profile")
+register_render_nap(render_app)
 app.add_typer(render_app, name="render")
 app.add_typer(audit_app, name="audit")
 register_plan(app)

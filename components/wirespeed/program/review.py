@@ -18,8 +18,9 @@ from wirespeed.manifests.node_tuning import PROFILE_KEY, PROFILE_LABEL
 from wirespeed.program.aws_review import karpenter_user_data, user_data_section
 from wirespeed.program.create_only import AGENT_POOL_CREATE_ONLY, create_only_values
 from wirespeed.program.model import STACK_TYPE, ProgramPlan, RegisteredResource
+from wirespeed.program.nap_review import nap_reviews
 from wirespeed.program.project import DEFAULT_STACK, SECRET_PLACEHOLDER
-from wirespeed.program.sections import OutboundReview, PoolReview, Replacement, TuningReview
+from wirespeed.program.sections import NapReview, OutboundReview, PoolReview, Replacement, TuningReview
 from wirespeed.program.summaries import lb_ips, namespaced, summarise
 from wirespeed.program.text import fmt
 from wirespeed.sizing import azure_lb, nat_gateway
@@ -41,6 +42,8 @@ class PlanReview:
     replacements: tuple[Replacement, ...] = ()
     """Set by :func:`wirespeed.program.compare.compare_with`: pools whose create-only inputs changed."""
     compared: bool = False
+    auto_provisioned: tuple[NapReview, ...] = ()
+    """AKS node auto-provisioning NodePools with their node class and node ceiling."""
 
     # ------------------------------------------------------------------ JSON
     def to_json(self) -> dict[str, Any]:
@@ -69,6 +72,7 @@ class PlanReview:
             "stack_outputs": plain_numbers(self.plan.stack_outputs),
             "invokes": [i.token for i in self.plan.invokes],
             "pools": [p.to_json() for p in self.pools],
+            "auto_provisioned_pools": [n.to_json() for n in self.auto_provisioned],
             "outbound": [o.to_json() for o in self.outbound],
             "tuning": [t.to_json() for t in self.tuning],
             "create_only_inputs": [
@@ -91,8 +95,9 @@ class PlanReview:
             "under Pulumi's mocks (no cloud account; IDs and addresses are invented)",
             "## Resources\n" + "\n".join(self.tree()),
         ]
-        if self.pools:
-            sections.append("## Node pools\n" + "\n".join(self._pool_lines()))
+        if self.pools or self.auto_provisioned:
+            lines = self._pool_lines() + [n.explain() for n in self.auto_provisioned]
+            sections.append("## Node pools\n" + "\n".join(lines))
         if self.outbound:
             sections.append("## Outbound\n" + "\n\n".join(o.explain() for o in self.outbound))
         if self.tuning:
@@ -100,7 +105,7 @@ class PlanReview:
         eks_user_data = user_data_section(self.plan) + karpenter_user_data(self.plan)
         if eks_user_data:
             sections.append("## EKS user data\n" + "\n".join(eks_user_data))
-        if self.pools:
+        if self.pools or self.auto_provisioned:
             sections.append("## Changes that replace a pool\n" + "\n".join(self._replacement_lines()))
         if self.plan.stack_outputs:
             outputs = plain_numbers(self.plan.stack_outputs)
@@ -156,8 +161,14 @@ class PlanReview:
         for p in self.pools:
             set_inputs = [k for k, v in create_only_values(p.inputs).items() if v is not None]
             lines.append(f"- {p.name}: changing {', '.join(set_inputs) or 'vmSize'} would replace the pool")
-        lines.append("AKS takes these only when a pool is created (a change means new VMs and drained workloads):")
-        lines.extend(f"  {c.input}: {c.why} ({c.source})" for c in AGENT_POOL_CREATE_ONLY)
+        if self.pools:
+            lines.append("AKS takes these only when a pool is created (a change means new VMs and drained workloads):")
+            lines.extend(f"  {c.input}: {c.why} ({c.source})" for c in AGENT_POOL_CREATE_ONLY)
+        lines.extend(
+            f"- {n.name} (NodePool): changing its AKSNodeClass {n.node_class or '?'} (linuxOSConfig, imageFamily, "
+            "maxPods) drifts its nodes: Karpenter replaces them, at most its disruption budget at a time"
+            for n in self.auto_provisioned
+        )
         return lines
 
     def _notes(self) -> list[str]:
@@ -247,6 +258,12 @@ def review(plan: ProgramPlan) -> PlanReview:
         elif p.instance is not None and not p.instance.network_optimised:
             findings.append(f"pool {p.name}: {p.instance.name} is not network-optimised")
 
+    naps = nap_reviews(plan, [(name, resource) for name, _rg, resource, _ in clusters if resource is not None])
+    for n in naps:
+        findings.extend(n.findings)
+        slow = sorted({t.family for t in n.sizes if not t.network_optimised})
+        if slow:
+            findings.append(f"NodePool {n.name}: admits {', '.join(slow)}, not network-optimised")
     outbound = []
     for name, _rg, resource, inputs in clusters:
         cluster_pools = [p for p in pools if p.cluster == name]
@@ -263,26 +280,39 @@ def review(plan: ProgramPlan) -> PlanReview:
                     "outbound IPs (`wirespeed size azure-lb`)"
                 )
             continue
-        outbound.append(_outbound(name, inputs, cluster_pools, plan))
+        outbound.append(_outbound(name, inputs, cluster_pools, plan, [n for n in naps if n.cluster == name]))
 
     tuning = _tuning(plan)
     profiles_run = {t.profile for t in tuning if t.daemon_set}
-    for p in pools:
-        if p.profile and tuning and p.profile not in profiles_run:
-            findings.append(f"pool {p.name}: labelled {PROFILE_LABEL}={p.profile} but no DaemonSet runs that profile")
-    return PlanReview(plan, tuple(pools), tuple(outbound), tuple(tuning), tuple(findings))
+    labelled_pools: list[PoolReview | NapReview] = [*pools, *naps]
+    for labelled in labelled_pools:
+        if labelled.profile and tuning and labelled.profile not in profiles_run:
+            findings.append(
+                f"pool {labelled.name}: labelled {PROFILE_LABEL}={labelled.profile} but no DaemonSet runs that profile"
+            )
+    return PlanReview(plan, tuple(pools), tuple(outbound), tuple(tuning), tuple(findings), auto_provisioned=tuple(naps))
 
 
-def _outbound(name: str, inputs: Mapping[str, Any], pools: Sequence[PoolReview], plan: ProgramPlan) -> OutboundReview:
+def _outbound(
+    name: str,
+    inputs: Mapping[str, Any],
+    pools: Sequence[PoolReview],
+    plan: ProgramPlan,
+    naps: Sequence[NapReview] = (),
+) -> OutboundReview:
+    """The cluster's outbound as registered, recomputed over its agent pools at maxCount + surge and its NAP
+    NodePools at node ceiling + disruption budget."""
     network = inputs.get("networkProfile") if isinstance(inputs.get("networkProfile"), Mapping) else {}
     outbound_type = str(get(network, "outboundType") or "loadBalancer")
     findings: list[str] = []
     sizing_pools: list[azure_lb.Pool] = []
-    for p in pools:
+    counted_pools: list[PoolReview | NapReview] = [*pools, *naps]
+    for p in counted_pools:
         try:
             sizing_pools.append(p.sizing_pool())
         except SizingError as exc:
             findings.append(f"pool {p.name}: {exc}")
+    counted = tuple(n.capacity for n in naps if n.capacity is not None)
     if outbound_type == "loadBalancer":
         lb = get(network, "loadBalancerProfile") or {}
         ports = whole(lb.get("allocatedOutboundPorts"))
@@ -303,7 +333,17 @@ def _outbound(name: str, inputs: Mapping[str, Any], pools: Sequence[PoolReview],
             except SizingError as exc:
                 findings.append(f"load balancer: {exc}")
         return OutboundReview(
-            name, outbound_type, ports, count, source, addresses, idle, tuple(sizing_pools), lb_plan, tuple(findings)
+            name,
+            outbound_type,
+            ports,
+            count,
+            source,
+            addresses,
+            idle,
+            tuple(sizing_pools),
+            lb_plan,
+            tuple(findings),
+            auto_provisioned=counted,
         )
     if outbound_type == "managedNATGateway":
         nat = get(network, "natGatewayProfile") or {}
@@ -322,9 +362,12 @@ def _outbound(name: str, inputs: Mapping[str, Any], pools: Sequence[PoolReview],
             idle_timeout_minutes=whole(nat.get("idleTimeoutInMinutes")),
             pools=tuple(sizing_pools),
             findings=tuple(findings),
+            auto_provisioned=counted,
         )
     findings.append(f"outbound type {outbound_type}: egress is outside the cluster; not sized here")
-    return OutboundReview(name, outbound_type, pools=tuple(sizing_pools), findings=tuple(findings))
+    return OutboundReview(
+        name, outbound_type, pools=tuple(sizing_pools), findings=tuple(findings), auto_provisioned=counted
+    )
 
 
 def _tuning(plan: ProgramPlan) -> list[TuningReview]:

@@ -13,6 +13,7 @@ from wirespeed.program.create_only import create_only_values
 from wirespeed.program.text import fmt
 from wirespeed.sizing import azure_lb
 from wirespeed.sizing.errors import SizingError
+from wirespeed.sizing.nap import NapCapacity
 from wirespeed.values import get, plain_numbers, whole
 
 # learn.microsoft.com/azure/aks/upgrade-aks-cluster#customize-node-surge-upgrade: maxSurge defaults to 10%.
@@ -98,6 +99,59 @@ class PoolReview:
 
 
 @dataclass(frozen=True)
+class NapReview:
+    """One AKS node auto-provisioning NodePool (``nodeClassRef.group: karpenter.azure.com``) and its AKSNodeClass,
+    with the node ceiling recomputed from its registered ``limits.cpu``, requirements and disruption budget."""
+
+    name: str
+    cluster: str | None
+    urn: str
+    series: tuple[str, ...]
+    sizes: tuple[catalog.InstanceType, ...]
+    capacity: NapCapacity | None
+    profile: str | None
+    node_class: str | None
+    sysctls: dict[str, Any]
+    findings: tuple[str, ...] = ()
+
+    def sizing_pool(self) -> azure_lb.Pool:
+        if self.capacity is None:
+            raise SizingError(f"NodePool {self.name!r}.limits.cpu", None, "a CPU quantity")
+        return self.capacity.sizing_pool()
+
+    def explain(self) -> str:
+        slow = sorted({t.family for t in self.sizes if not t.network_optimised})
+        optimised = f", NOT network-optimised: {', '.join(slow)}" if slow else ""
+        ceiling = (
+            f"{self.capacity.max_nodes:,} nodes at most + {self.capacity.surge_nodes:,} (disruption budget "
+            f"{self.capacity.budget})"
+            if self.capacity
+            else "no node ceiling (see notes)"
+        )
+        sysctls = ", ".join(f"{k}={v}" for k, v in self.sysctls.items()) or "none"
+        return (
+            f"- {self.name} (cluster {self.cluster or '?'}, NodePool): SKU series {', '.join(self.series) or 'none'} "
+            f"({len(self.sizes)} catalog size(s){optimised}); {ceiling}; profile {self.profile or 'none'}; "
+            f"AKSNodeClass {self.node_class or '?'} linuxOSConfig.sysctls {sysctls}"
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "cluster": self.cluster,
+            "urn": self.urn,
+            "series": list(self.series),
+            "sizes": [t.name for t in self.sizes],
+            "network_optimised": all(t.network_optimised for t in self.sizes),
+            "capacity": self.capacity.to_json() if self.capacity else None,
+            "profile": self.profile,
+            "node_class": self.node_class,
+            "linux_os_config_sysctls": self.sysctls,
+            "findings": list(self.findings),
+        }
+
+
+@dataclass(frozen=True)
 class OutboundReview:
     """A cluster's outbound settings as registered, and the capacity check recomputed from them."""
 
@@ -111,6 +165,8 @@ class OutboundReview:
     pools: tuple[azure_lb.Pool, ...] = ()
     lb_plan: azure_lb.LoadBalancerPlan | None = None
     findings: tuple[str, ...] = ()
+    auto_provisioned: tuple[NapCapacity, ...] = ()
+    """NAP NodePools counted in ``pools``, each at its node ceiling plus disruption budget, with the derivation."""
 
     @property
     def nodes_at_max(self) -> int:
@@ -127,6 +183,7 @@ class OutboundReview:
             "idle_timeout_minutes": self.idle_timeout_minutes,
             "nodes_at_max": self.nodes_at_max,
             "load_balancer": self.lb_plan.to_json() if self.lb_plan else None,
+            "auto_provisioned": [c.to_json() for c in self.auto_provisioned],
             "findings": list(self.findings),
         }
 
@@ -141,6 +198,7 @@ class OutboundReview:
         elif self.outbound_type == "managedNATGateway":
             idle = f", idle timeout {self.idle_timeout_minutes} min" if self.idle_timeout_minutes else ""
             lines.append(f"Managed NAT gateway: {fmt(self.ip_count)} IP(s){idle}.")
+        lines.extend(c.explain() for c in self.auto_provisioned)
         if self.lb_plan is not None:
             lines.append(self.lb_plan.explain())
         lines.extend(self.findings)

@@ -16,6 +16,8 @@ from wirespeed.values import get, plain_numbers, whole
 def summarise(r: RegisteredResource, plan: ProgramPlan) -> str:
     """The inputs that matter for one resource, on one line (empty for resources with nothing to say)."""
     i = r.inputs
+    if r.type.startswith("kubernetes:karpenter.") and (nap := _summarise_nap(r)) is not None:
+        return nap
     if r.type.startswith(("aws:", "kubernetes:karpenter.")) and (aws := summarise_aws(r, plan)) is not None:
         return aws
     if type_matches(r.type, "containerservice", "ManagedCluster"):
@@ -83,6 +85,30 @@ def summarise(r: RegisteredResource, plan: ProgramPlan) -> str:
             f"{fmt(whole(scaling.get('maxSize')))}"
         )
     return ""
+
+
+def _summarise_nap(r: RegisteredResource) -> str | None:
+    """An AKS node auto-provisioning NodePool or AKSNodeClass on one line; None for EKS's Karpenter objects."""
+    from wirespeed.catalog import karpenter_azure as nap
+    from wirespeed.program.nap_review import is_nap_pool
+    from wirespeed.rules._nap import SYSCTLS, requirements
+
+    i = r.inputs
+    if type_matches(r.type, nap.GROUP, nap.NODE_CLASS_KIND):
+        sysctls = get(i, *SYSCTLS)
+        listed = ", ".join(f"{k}={v}" for k, v in sorted(plain_numbers(sysctls).items())) if sysctls else "none"
+        return f"image {get(i, 'spec', 'imageFamily') or 'default'}; linuxOSConfig.sysctls {listed}"
+    if not is_nap_pool(r):
+        return None
+    by_key = {(q.key, q.operator): q.values for q in requirements(i)}
+    labels = get(i, "spec", "template", "metadata", "labels") or {}
+    cpu = [f"{op} {v[0]}" for (key, op), v in by_key.items() if key == nap.SKU_CPU and v]
+    return (
+        f"series {', '.join(by_key.get((nap.SKU_SERIES, 'In'), ())) or 'any'}; vCPU {' and '.join(cpu) or 'any'}; "
+        f"arch {', '.join(by_key.get((nap.ARCH, 'In'), ()))}; capacity "
+        f"{', '.join(by_key.get(('karpenter.sh/capacity-type', 'In'), ()))}; limits.cpu "
+        f"{get(i, 'spec', 'limits', 'cpu')}; profile {labels.get('wirespeed.io/profile', 'none')}"
+    )
 
 
 def namespaced(r: RegisteredResource) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from wirespeed.rules import _aks, _k8s
+from wirespeed.rules import _aks, _k8s, _nap
 from wirespeed.rules._model import Finding, Resource, Rule, Settings, is_type
 from wirespeed.rules.sku import NODE_GROUP, NODE_POOL_TYPES
 from wirespeed.values import NotKnown, elements, get, text
@@ -27,16 +27,23 @@ RENDER_HINT = "as `wirespeed render node-tuning` renders it"
 class _Pools:
     """Node pools of every cluster in a stack, indexed once: AKS AgentPools (inline ones are read from the
     cluster), EKS managed node groups by ``clusterName`` (or a property dependency on the cluster), and Karpenter
-    NodePools, which name no cluster and so count for every EKS cluster of the stack."""
+    NodePools, which name no cluster and so count for every cluster of their cloud in the stack (an AKS node
+    auto-provisioning NodePool for every AKS cluster, any other for every EKS cluster)."""
 
     def __init__(self, resources: Sequence[Resource]) -> None:
         self.aks = _aks.PoolIndex(resources)
         self.groups_by_dependency: dict[str, set[str]] = {}
         self.groups_by_name: dict[str, set[str]] = {}
         self.karpenter = 0
+        self.auto_provisioned = 0
         for resource in resources:
             if is_type(resource, *NODE_POOL_TYPES):
-                self.karpenter += 1
+                try:
+                    azure = _nap.is_azure_node_pool(resource.props)
+                except NotKnown:
+                    azure = False
+                self.auto_provisioned += azure
+                self.karpenter += not azure
             if not is_type(resource, NODE_GROUP):
                 continue
             for urn in resource.property_dependencies.get("clusterName", ()):
@@ -53,7 +60,9 @@ class _Pools:
         if is_type(cluster, _aks.CLUSTER):
             inline = len(list(elements(get(_aks.merged(cluster), "agentPoolProfiles"), "agentPoolProfiles")))
             total = inline + len(list(self.aks.pools_of(cluster)))
-            return f"{total} node pool(s)" if total else None
+            parts = [f"{total} node pool(s)"] if total else []
+            parts += [f"{self.auto_provisioned} node auto-provisioning NodePool(s)"] if self.auto_provisioned else []
+            return " and ".join(parts) or None
         try:
             name = text(get(_aks.merged(cluster), "name"))
         except NotKnown:

@@ -1,5 +1,6 @@
-"""network-optimised-sku: node sizes on AKS pools, EKS node groups and Karpenter NodePools are network-optimised
-and sustain at least the minimum bandwidth. Every figure comes from the catalog (wirespeed.catalog)."""
+"""network-optimised-sku: node sizes on AKS pools, EKS node groups and Karpenter NodePools (EKS, and AKS node
+auto-provisioning) are network-optimised and sustain at least the minimum bandwidth. Every figure comes from the
+catalog (wirespeed.catalog)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import re
 from collections.abc import Iterator
 
 from wirespeed.names import NOT_NETWORK_OPTIMISED_REASON
-from wirespeed.rules import _aks
+from wirespeed.rules import _aks, _nap
 from wirespeed.rules._model import Finding, Resource, Rule, Settings, is_type
 from wirespeed.rules._userdata import read_user_data
 from wirespeed.rules.tuning import LAUNCH_TEMPLATE
@@ -229,7 +230,12 @@ def check_sku(resource: Resource, settings: Settings) -> Iterator[Finding]:
     elif is_type(resource, LAUNCH_TEMPLATE):
         yield from _unless_reason(_launch_template(resource, minimum), resource, accept, "tags")
     elif is_type(resource, *NODE_POOL_TYPES):
-        yield from _unless_reason(_node_pool(resource, minimum), resource, accept, "metadata", "annotations")
+        findings = (
+            _nap.node_pool_findings(resource, minimum)
+            if _nap.is_azure_node_pool(props)
+            else _node_pool(resource, minimum)
+        )
+        yield from _unless_reason(findings, resource, accept, "metadata", "annotations")
 
 
 NETWORK_OPTIMISED_SKU = Rule(
@@ -239,7 +245,9 @@ NETWORK_OPTIMISED_SKU = Rule(
     severity="medium",
     default_enforcement="mandatory",
     remediation="Pick a network-optimised size (Azure Boost v6 sizes on AKS, the 'n' families on EKS) that "
-    "sustains the minimum bandwidth: `wirespeed catalog list --network-optimised --min-gbps N`. A pool that "
+    "sustains the minimum bandwidth: `wirespeed catalog list --network-optimised --min-gbps N`; on a Karpenter "
+    "NodePool, requirements that admit only such families or SKU series (`wirespeed render aks-nap` for AKS node "
+    "auto-provisioning). A pool that "
     "needs another size says why: the components' allow_non_network_optimised / not_network_optimised_reason "
     f"(and the modules' not_network_optimised_reason) set the tag {NOT_NETWORK_OPTIMISED_REASON}, which this "
     "rule accepts unless acceptWrittenReason is false.",

@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from wirespeed.rules import _aks, _k8s
+from wirespeed.catalog.karpenter_azure import LINUX_OS_CONFIG_SINCE, NODE_CLASS_TYPES
+from wirespeed.rules import _aks, _k8s, _nap
 from wirespeed.rules._model import Finding, Resource, Rule, Settings, is_type
 from wirespeed.rules._userdata import read_user_data
 from wirespeed.sizing.backlog import BACKLOG_MAX, BACKLOG_MIN
@@ -66,6 +67,23 @@ def _aks_pool_backlog(resource: Resource, pool: Any, label: str, minimum: int) -
     )
 
 
+def _node_class_backlog(resource: Resource, minimum: int) -> Finding | None:
+    """An AKSNodeClass (node auto-provisioning) sets the backlog through linuxOSConfig, as an agent pool does."""
+    value = whole(get(resource.props, *_nap.SYSCTLS, "netCoreNetdevMaxBacklog"))
+    if value is not None and value >= minimum:
+        return None
+    field = _nap.NODE_CLASS_BACKLOG_FIELD
+    now = f"is {value:,}" if value is not None else f"is unset (the kernel default {BACKLOG_MIN:,})"
+    return Finding(
+        resource,
+        f"{_nap.node_class_label(resource)}: {field} {now}, below the minimum {minimum:,} (policy setting "
+        f"minimumBacklog): {BACKLOG_WHY}. Set {field} to at least {minimum:,} (karpenter-provider-azure "
+        f"{LINUX_OS_CONFIG_SINCE} or later; AKS accepts {BACKLOG_MIN:,}..{BACKLOG_MAX:,}; `wirespeed render aks-nap` "
+        "sets the profile's). A change drifts the class's nodes: Karpenter replaces them within each NodePool's "
+        "disruption budget.",
+    )
+
+
 def _launch_template_backlog(resource: Resource, minimum: int) -> Finding | None:
     raw = text(get(resource.props, "userData"))
     if raw is None:
@@ -116,6 +134,8 @@ def check_backlog(resource: Resource, settings: Settings) -> Iterator[Finding]:
             found.append(_aks_pool_backlog(resource, pool, label, minimum))
     elif is_type(resource, LAUNCH_TEMPLATE):
         found.append(_launch_template_backlog(resource, minimum))
+    elif is_type(resource, *NODE_CLASS_TYPES):
+        found.append(_node_class_backlog(resource, minimum))
     else:
         found.append(_profile_backlog(resource, minimum))
     yield from (f for f in found if f is not None)
@@ -265,12 +285,13 @@ BACKLOG_MINIMUM = Rule(
     description="Nodes run with net.core.netdev_max_backlog at or above the minimum.",
     severity="high",
     default_enforcement="mandatory",
-    remediation="Set netCoreNetdevMaxBacklog on AKS pools (linuxOSConfig.sysctls), write the sysctl in EKS node "
-    "user data, or raise sysctls['net.core.netdev_max_backlog'] in the tuning profile (remediated automatically "
-    "for profiles under the remediate level; running agents pick it up when their pods restart).",
+    remediation="Set netCoreNetdevMaxBacklog on AKS pools and AKSNodeClasses (linuxOSConfig.sysctls), write the "
+    "sysctl in EKS node user data, or raise sysctls['net.core.netdev_max_backlog'] in the tuning profile "
+    "(remediated automatically for profiles under the remediate level; running agents pick it up when their pods "
+    "restart).",
     source=f"{SEED_BACKLOG}; {AKS_SYSCTL_DOC}; bench/microburst-lab",
     scope="resource",
-    types=(_aks.AGENT_POOL, _aks.CLUSTER, LAUNCH_TEMPLATE, _k8s.CONFIG_MAP),
+    types=(_aks.AGENT_POOL, _aks.CLUSTER, LAUNCH_TEMPLATE, _k8s.CONFIG_MAP, *NODE_CLASS_TYPES),
     config_schema=_backlog_settings_schema(),
     check=check_backlog,
     remediate=remediate_backlog,

@@ -21,11 +21,12 @@ SOURCE = "learn.microsoft.com/azure/aks/custom-node-configuration (Linux OS cust
 
 @dataclass(frozen=True)
 class AksSysctl:
-    """One ``SysctlConfig`` field: the kernel name, the SDK and engine names, and AKS's accepted range."""
+    """One ``SysctlConfig`` field: the kernel name, the SDK, engine and AKSNodeClass names, and AKS's accepted range."""
 
     kernel_name: str
     sdk_field: str
     engine_name: str
+    node_class_field: str
     low: int
     high: int
     default: int | str
@@ -34,24 +35,33 @@ class AksSysctl:
         return f"between {self.low:,} and {self.high:,} (AKS's range for {self.engine_name})"
 
 
-# (kernel name, pulumi-azure-native SysctlConfigArgs field, engine/API name, low, high, AKS default)
+# (kernel name, pulumi-azure-native SysctlConfigArgs field, engine/API name, AKSNodeClass field, low, high, AKS
+# default). The AKSNodeClass spells the net.ipv4 fields with capitals (netIPv4TCP..., karpenter-provider-azure
+# pkg/apis/v1beta1/aksnodeclass.go, SysctlConfiguration, since v1.10.0) and gives every row here the same range as
+# the AKS API (tests/test_azure_nap.py checks both against the CRD in tests/fixtures/karpenter-provider-azure).
 AKS_SYSCTLS: tuple[AksSysctl, ...] = (
     # 1,000 is also the kernel default (Documentation/admin-guide/sysctl/net.rst).
     AksSysctl("net.core.netdev_max_backlog", "net_core_netdev_max_backlog", "netCoreNetdevMaxBacklog",
-              1_000, 3_240_000, 1_000),
-    AksSysctl("net.core.somaxconn", "net_core_somaxconn", "netCoreSomaxconn", 4_096, 3_240_000, 16_384),
-    AksSysctl("net.core.rmem_max", "net_core_rmem_max", "netCoreRmemMax", 212_992, 134_217_728, 212_992),
-    AksSysctl("net.core.wmem_max", "net_core_wmem_max", "netCoreWmemMax", 212_992, 134_217_728, 212_992),
-    AksSysctl("net.core.optmem_max", "net_core_optmem_max", "netCoreOptmemMax", 20_480, 4_194_304, 20_480),
+              "netCoreNetdevMaxBacklog", 1_000, 3_240_000, 1_000),
+    AksSysctl("net.core.somaxconn", "net_core_somaxconn", "netCoreSomaxconn", "netCoreSomaxconn",
+              4_096, 3_240_000, 16_384),
+    AksSysctl("net.core.rmem_max", "net_core_rmem_max", "netCoreRmemMax", "netCoreRmemMax",
+              212_992, 134_217_728, 212_992),
+    AksSysctl("net.core.wmem_max", "net_core_wmem_max", "netCoreWmemMax", "netCoreWmemMax",
+              212_992, 134_217_728, 212_992),
+    AksSysctl("net.core.optmem_max", "net_core_optmem_max", "netCoreOptmemMax", "netCoreOptmemMax",
+              20_480, 4_194_304, 20_480),
     AksSysctl("net.ipv4.tcp_max_syn_backlog", "net_ipv4_tcp_max_syn_backlog", "netIpv4TcpMaxSynBacklog",
-              128, 3_240_000, 16_384),
-    AksSysctl("net.ipv4.tcp_fin_timeout", "net_ipv4_tcp_fin_timeout", "netIpv4TcpFinTimeout", 5, 120, 60),
+              "netIPv4TCPMaxSynBacklog", 128, 3_240_000, 16_384),
+    AksSysctl("net.ipv4.tcp_fin_timeout", "net_ipv4_tcp_fin_timeout", "netIpv4TcpFinTimeout",
+              "netIPv4TCPFinTimeout", 5, 120, 60),
 )  # fmt: skip
 
 # net.ipv4.ip_local_port_range is a string "FIRST LAST" with a range per number (same source).
 PORT_RANGE_KERNEL_NAME = "net.ipv4.ip_local_port_range"
 PORT_RANGE_SDK_FIELD = "net_ipv4_ip_local_port_range"
 PORT_RANGE_ENGINE_NAME = "netIpv4IpLocalPortRange"
+PORT_RANGE_NODE_CLASS_FIELD = "netIPv4IPLocalPortRange"
 PORT_RANGE_FIRST = (1_024, 60_999)
 PORT_RANGE_LAST = (32_768, 65_535)
 PORT_RANGE_DEFAULT = "32768 60999"
@@ -106,3 +116,10 @@ def engine_name(kernel_name: str) -> str:
     if kernel_name == PORT_RANGE_KERNEL_NAME:
         return PORT_RANGE_ENGINE_NAME
     return BY_KERNEL_NAME[kernel_name].engine_name
+
+
+def node_class_field(kernel_name: str) -> str:
+    """The AKSNodeClass ``spec.linuxOSConfig.sysctls`` field for a supported kernel name (``netIPv4TCPFinTimeout``)."""
+    if kernel_name == PORT_RANGE_KERNEL_NAME:
+        return PORT_RANGE_NODE_CLASS_FIELD
+    return BY_KERNEL_NAME[kernel_name].node_class_field

@@ -9,7 +9,14 @@ from typing import Any
 from wirespeed.check.readonly import ReadOnlyMapping
 from wirespeed.check.terraform.blocks import known_text
 from wirespeed.check.terraform.configuration import Configuration, config_address, join
-from wirespeed.check.terraform.translations import CLUSTER_NAMES, LINKS, TRANSLATIONS, translate
+from wirespeed.check.terraform.translations import (
+    CLUSTER_NAMES,
+    KUBERNETES_MANIFEST,
+    LINKS,
+    MANIFEST_FIELDS,
+    TRANSLATIONS,
+    translate,
+)
 from wirespeed.rules import Resource, Violation
 from wirespeed.values import UNKNOWN, at
 
@@ -102,10 +109,7 @@ class Reader:
         if tf_type is None:
             return violation
         translation = TRANSLATIONS.get(tf_type)
-        names = [
-            f"{pulumi} is {terraform}"
-            for pulumi, terraform in (translation.fields if translation else ())
-            if pulumi in violation.message
-        ]
+        fields = MANIFEST_FIELDS if tf_type == KUBERNETES_MANIFEST else translation.fields if translation else ()
+        names = [f"{pulumi} is {terraform}" for pulumi, terraform in fields if pulumi in violation.message]
         message = violation.message + (f" (In Terraform: {'; '.join(names)}.)" if names else "")
         return replace(violation, resource_type=tf_type, message=message)

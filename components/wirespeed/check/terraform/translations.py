@@ -83,6 +83,16 @@ TRANSLATIONS: dict[str, Translation] = {
     "kubernetes_config_map_v1": Translation(CONFIG_MAP, config_map),
 }
 KUBERNETES_MANIFEST = "kubernetes_manifest"  # KUBERNETES_DOCS/manifest: ``manifest`` is the object itself
+# The fields the rules' messages name on Kubernetes objects, and where they sit in a kubernetes_manifest: the object
+# is the ``manifest`` attribute as written, so every path is the same under it (the NodePool requirements of
+# EKS Karpenter and AKS node auto-provisioning, the AKSNodeClass sysctls).
+MANIFEST_FIELDS: tuple[tuple[str, str], ...] = (
+    (
+        "spec.linuxOSConfig.sysctls.netCoreNetdevMaxBacklog",
+        "manifest.spec.linuxOSConfig.sysctls.netCoreNetdevMaxBacklog",
+    ),
+    ("requirements", "manifest.spec.template.spec.requirements"),
+)
 
 # Pools whose cluster is linked through configuration: attribute holding the reference, cluster type, and the
 # property the rules link by (``_aks.PoolIndex``: resourceName; ``agent._Pools``: clusterName).

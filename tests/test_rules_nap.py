@@ -1,0 +1,193 @@
+"""The policy rules on AKS node auto-provisioning objects, through the pack's own policies with props as the engine
+hands them over (tests/fixtures/rules/engine.py: a protobuf Struct and pulumi_policy's proxy): network-optimised-sku
+on a karpenter.sh/v1 NodePool of the Azure provider, netdev-backlog-minimum on an AKSNodeClass. The compliant
+objects are the ones wirespeed.azure.nap renders (`wirespeed render aks-nap`)."""
+
+from __future__ import annotations
+
+import pytest
+from pulumi_policy.proxy import UNKNOWN_ARRAY_VALUE, UNKNOWN_NUMBER_VALUE
+
+from fixtures.rules.engine import nap_objects, validate
+
+SKU = "network-optimised-sku"
+BACKLOG = "netdev-backlog-minimum"
+REASON_KEY = "wirespeed.io.not-network-optimised-reason"
+SERIES_HINT = "{key: karpenter.azure.com/sku-series, operator: In, values: [Dads_v6, Das_v6, Dds_v6, Dls_v6, ...]}"
+AZURE_WHY = "its NIC is not Azure Boost (MANA), so it may land on older Mellanox hosts with smaller rings and MTU."
+BACKLOG_WHY = (
+    "bursts arriving through the per-CPU backlog (veth: every pod's traffic, RPS) are dropped in enqueue_to_backlog "
+    "once it is full; the Elastic field report (seed 000) lost packets there at 1,000 and none at 32,768."
+)
+FAMILY_D = {"key": "karpenter.azure.com/sku-family", "operator": "In", "values": ["D"]}
+ARCH = {"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]}
+
+
+def node_pool(*requirements, **spec):
+    pool = nap_objects(**spec)["NodePool"]
+    if requirements:
+        pool["spec"]["template"]["spec"]["requirements"] = list(requirements)
+    return pool
+
+
+def node_class(sysctls=None, **spec):
+    found = nap_objects(**spec)["AKSNodeClass"]
+    if sysctls is None:
+        found["spec"].pop("linuxOSConfig", None)
+    else:
+        found["spec"]["linuxOSConfig"] = {"sysctls": sysctls}
+    return found
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        pytest.param({}, id="throughput-x86"),
+        pytest.param({"architectures": ("arm64",), "capacity_types": ("spot",)}, id="arm64-spot"),
+        pytest.param({"families": ("Esv6",), "min_vcpu": None}, id="esv6"),
+    ],
+)
+def test_rendered_objects_pass_both_rules(spec):
+    objects = nap_objects(**spec)
+    assert validate(SKU, "node_pool", objects["NodePool"]) == []
+    assert validate(BACKLOG, "aks_node_class", objects["AKSNodeClass"]) == []
+
+
+def test_naps_own_default_node_pool_admits_older_families():
+    # AKS's `default` NodePool (learn.microsoft.com/azure/aks/node-auto-provisioning-node-pools): sku-family In [D].
+    assert validate(SKU, "node_pool", node_pool(ARCH, FAMILY_D)) == [
+        "requirements admit Dds_v5 (Ddsv5: Standard_D2ds_v5, Standard_D4ds_v5, ...), Ds_v3 (Dsv3: Standard_D2s_v3, "
+        "Standard_D4s_v3, ...), Ds_v5 (Dsv5: Standard_D2s_v5, Standard_D4s_v5, ...), not network-optimised: "
+        f"{AZURE_WHY} Keep only network-optimised series: {SERIES_HINT} "
+        "(`wirespeed catalog list --cloud azure --network-optimised`)."
+    ]
+
+
+@pytest.mark.parametrize(
+    "requirement",
+    [
+        pytest.param({"key": "karpenter.azure.com/sku-version", "operator": "In", "values": ["5", "6"]}, id="v5"),
+        pytest.param({"key": "karpenter.azure.com/sku-version", "operator": "Gt", "values": ["4"]}, id="gt-4"),
+        pytest.param(
+            {"key": "karpenter.azure.com/sku-series", "operator": "In", "values": ["Ds_v6", "Ds_v5"]}, id="ds"
+        ),
+        pytest.param({"key": "karpenter.azure.com/sku-name", "operator": "In", "values": ["Standard_D8s_v5"]}, id="n"),
+        pytest.param({"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["Standard_D8s_v5"]}),
+    ],
+)
+def test_requirements_that_admit_a_v5_size_are_a_violation(requirement):
+    [message] = validate(SKU, "node_pool", node_pool(ARCH, requirement))
+    assert message.startswith("requirements admit ")
+    assert "Ds_v5 (Dsv5: Standard_D" in message
+    assert AZURE_WHY in message
+
+
+def test_a_node_pool_that_leaves_sizes_open_is_a_violation():
+    assert validate(SKU, "node_pool", node_pool(ARCH)) == [
+        "requirements do not limit karpenter.azure.com/sku-series, karpenter.azure.com/sku-name, "
+        "karpenter.azure.com/sku-family or karpenter.azure.com/sku-version, so node auto-provisioning may launch any "
+        f"VM size in the region, network-optimised or not. Add {SERIES_HINT} (`wirespeed catalog list --cloud azure "
+        "--network-optimised`; `wirespeed render aks-nap` writes the requirements)."
+    ]
+
+
+def test_v6_alone_is_enough_and_notin_excludes_the_old_series():
+    version_6 = {"key": "karpenter.azure.com/sku-version", "operator": "In", "values": ["6"]}
+    assert validate(SKU, "node_pool", node_pool(ARCH, version_6)) == []
+    not_old = {"key": "karpenter.azure.com/sku-series", "operator": "NotIn", "values": ["Ds_v3", "Ds_v5", "Dds_v5"]}
+    assert validate(SKU, "node_pool", node_pool(ARCH, FAMILY_D, not_old)) == []
+
+
+@pytest.mark.parametrize(
+    ("minimum", "fix"),
+    [
+        (20, "Add {key: karpenter.azure.com/sku-cpu, operator: Gt, values: ['47']}"),
+        (90, "No admitted size meets it: admit larger sizes"),
+    ],
+)
+def test_sizes_below_the_bandwidth_minimum_are_a_violation(minimum, fix):
+    pool = node_pool(min_vcpu=None)
+    assert validate(SKU, "node_pool", pool, {"minimumBandwidthGbps": minimum}) == [
+        "requirements admit Standard_D2ads_v6 (12.5 Gb/s), Standard_D4ads_v6 (12.5 Gb/s), Standard_D8ads_v6 "
+        f"(12.5 Gb/s), ..., below the minimum {minimum} Gb/s (policy setting minimumBandwidthGbps). {fix} "
+        f"(`wirespeed catalog list --cloud azure --network-optimised --min-gbps {minimum}`)."
+    ]
+
+
+def test_the_cpu_floor_the_message_suggests_passes():
+    cpu = {"key": "karpenter.azure.com/sku-cpu", "operator": "Gt", "values": ["47"]}
+    rendered = node_pool(min_vcpu=None)["spec"]["template"]["spec"]["requirements"]
+    assert validate(SKU, "node_pool", node_pool(*rendered, cpu), {"minimumBandwidthGbps": 20}) == []
+
+
+def test_a_written_reason_lets_the_pool_through_unless_the_pack_refuses_reasons():
+    pool = node_pool(ARCH, FAMILY_D)
+    pool["metadata"]["annotations"] = {REASON_KEY: "legacy image pipeline"}
+    assert validate(SKU, "node_pool", pool) == []
+    assert len(validate(SKU, "node_pool", pool, {"acceptWrittenReason": False})) == 1
+    rendered = node_pool(families=("Dsv6", "Dsv5"), not_network_optimised_reason="legacy image pipeline")
+    assert rendered["metadata"]["annotations"] == {REASON_KEY: "legacy image pipeline"}
+    assert validate(SKU, "node_pool", rendered) == []
+
+
+def test_an_azure_node_pool_is_known_by_its_keys_without_a_node_class_reference():
+    pool = node_pool(ARCH, FAMILY_D)
+    del pool["spec"]["template"]["spec"]["nodeClassRef"]
+    [message] = validate(SKU, "node_pool", pool)
+    assert message.startswith("requirements admit Dds_v5")
+
+
+def test_unknown_requirements_during_preview_are_not_applicable():
+    pool = node_pool()
+    pool["spec"]["template"]["spec"]["requirements"] = UNKNOWN_ARRAY_VALUE
+    assert validate(SKU, "node_pool", pool) == []
+
+
+@pytest.mark.parametrize(
+    ("sysctls", "now"),
+    [
+        pytest.param(None, "is unset (the kernel default 1,000)", id="no-linux-os-config"),
+        pytest.param({}, "is unset (the kernel default 1,000)", id="empty-sysctls"),
+        pytest.param({"netCoreNetdevMaxBacklog": 1000}, "is 1,000", id="kernel-default"),
+        pytest.param({"netCoreSomaxconn": 65535}, "is unset (the kernel default 1,000)", id="other-sysctl-only"),
+    ],
+)
+def test_a_node_class_without_the_profiles_backlog_is_a_violation(sysctls, now):
+    assert validate(BACKLOG, "aks_node_class", node_class(sysctls)) == [
+        f"AKSNodeClass 'net': spec.linuxOSConfig.sysctls.netCoreNetdevMaxBacklog {now}, below the minimum 16,384 "
+        f"(policy setting minimumBacklog): {BACKLOG_WHY} Set spec.linuxOSConfig.sysctls.netCoreNetdevMaxBacklog to at "
+        "least 16,384 (karpenter-provider-azure v1.10.0 or later; AKS accepts 1,000..3,240,000; `wirespeed render "
+        "aks-nap` sets the profile's). A change drifts the class's nodes: Karpenter replaces them within each "
+        "NodePool's disruption budget."
+    ]
+
+
+def test_the_balanced_profiles_node_class_meets_a_lowered_minimum_only():
+    balanced = node_class({"netCoreNetdevMaxBacklog": 8192})
+    assert len(validate(BACKLOG, "aks_node_class", balanced)) == 1
+    assert validate(BACKLOG, "aks_node_class", balanced, {"minimumBacklog": 8192}) == []
+
+
+def test_the_v1alpha2_node_class_is_read_too():
+    old = node_class({"netCoreNetdevMaxBacklog": 1000})
+    old["apiVersion"] = "karpenter.azure.com/v1alpha2"
+    [message] = validate(BACKLOG, "kubernetes:karpenter.azure.com/v1alpha2:AKSNodeClass", old)
+    assert message.startswith("AKSNodeClass 'net': spec.linuxOSConfig.sysctls.netCoreNetdevMaxBacklog is 1,000,")
+
+
+def test_an_unknown_backlog_during_preview_is_not_applicable():
+    assert validate(BACKLOG, "aks_node_class", node_class({"netCoreNetdevMaxBacklog": UNKNOWN_NUMBER_VALUE})) == []
+
+
+def test_tuning_agent_present_counts_nap_pools_for_the_aks_cluster_only():
+    from fixtures.rules.engine import fixture, stack_resource, urn, validate_stack
+
+    stack = [
+        stack_resource("cluster", "aks", fixture("aks_cluster")),
+        stack_resource("node_pool", "net", nap_objects()["NodePool"]),
+        stack_resource("eks_cluster", "ingest", {"name": "ingest", "version": "1.31"}),
+    ]
+    reported = validate_stack("tuning-agent-present", stack)
+    assert [(message.split(" but ")[0], where) for message, where in reported] == [
+        ("this cluster has 1 node pool(s) and 1 node auto-provisioning NodePool(s)", urn("cluster", "aks"))
+    ]
