@@ -251,6 +251,10 @@ REFUSED_WRITES = {
     "other-node-unschedulable": (OTHER, "", STRATEGIC, {"spec": {"unschedulable": True}}, OTHER_NODE),
     "other-node-ready": (OTHER, "/status", STRATEGIC,
                          {"status": {"conditions": [{"type": "Ready", "status": "False", "reason": "X"}]}}, OTHER_NODE),
+    "other-node-taints": (OTHER, "", MERGE, {"spec": {"taints": None}}, OTHER_NODE),
+    "other-node-addresses": (OTHER, "/status", MERGE,
+                             {"status": {"addresses": [{"type": "InternalIP", "address": "10.0.0.66"}]}}, OTHER_NODE),
+    "other-node-capacity": (OTHER, "/status", STRATEGIC, {"status": {"capacity": {"cpu": "512"}}}, OTHER_NODE),
     "own-label-added": (OWN, "", MERGE, {"metadata": {"labels": {"example.com/pwned": "yes"}}}, LABELS),
     "own-label-changed": (OWN, "", STRATEGIC, {"metadata": {"labels": {"wirespeed.io/profile": "balanced"}}}, LABELS),
     "own-label-removed-json-patch": (OWN, "", JSON_PATCH,
@@ -380,6 +384,18 @@ def test_events_anywhere_else_are_forbidden(cluster, namespace):
         403,
         f'events is forbidden: User "{USER}" cannot create resource "events" in API group "" in the namespace '
         f'"{namespace}"',
+    )
+
+
+@pytest.mark.parametrize("namespace", [NAMESPACE, "kube-system"])
+def test_bumping_an_event_anywhere_else_is_forbidden(cluster, namespace):
+    """An Event someone else wrote elsewhere (RBAC decides before the object is read: it need not exist)."""
+    path = f"/api/v1/namespaces/{namespace}/events/someone-elses.1"
+    status, answer = cluster.as_agent("PATCH", path, {"count": 99}, STRATEGIC)
+    assert (status, answer["message"]) == (
+        403,
+        f'events "someone-elses.1" is forbidden: User "{USER}" cannot patch resource "events" in API group "" in the '
+        f'namespace "{namespace}"',
     )
 
 
