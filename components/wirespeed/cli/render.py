@@ -12,6 +12,7 @@ import typer
 from wirespeed.cli._common import fail
 
 if TYPE_CHECKING:
+    from wirespeed.manifests.options import NodeTuningOptions
     from wirespeed.problems import Problem
     from wirespeed.profile import Profile
 
@@ -115,23 +116,8 @@ def render_node_tuning(
 ) -> None:
     """Print the tuning DaemonSet (one per profile), its Namespace, RBAC, admission policy and profile ConfigMaps."""
     from wirespeed import __version__
-    from wirespeed.manifests import (
-        DEFAULT_IMAGE,
-        DEFAULT_PROFILES,
-        NodeTuningOptions,
-        check,
-        node_tuning_objects,
-        to_yaml,
-    )
-    from wirespeed.manifests.options import check_options
+    from wirespeed.manifests import DEFAULT_IMAGE, NodeTuningOptions, node_tuning_objects, to_yaml
 
-    errors: list[str] = []
-    specs: list[str | Profile] = []
-    for index, spec in enumerate(profile or list(DEFAULT_PROFILES)):
-        loaded, load_errors = _load(spec, index)
-        errors += load_errors
-        if loaded is not None:
-            specs.append(loaded)
     options = NodeTuningOptions(
         image=DEFAULT_IMAGE if image is None else image,
         namespace=namespace,
@@ -139,6 +125,28 @@ def render_node_tuning(
         alerts=alerts,
         admission_policy=admission_policy,
     )
+    objects = node_tuning_objects(_checked_profiles(profile, options), options)
+    if output is Output.json:
+        import json
+
+        typer.echo(json.dumps(objects, indent=2))
+    else:
+        header = HEADER.format(version=__version__) + (POLICY_HEADER if admission_policy else NO_POLICY_HEADER)
+        typer.echo(to_yaml(objects, header), nl=False)
+
+
+def _checked_profiles(flags: list[str] | None, options: NodeTuningOptions) -> list[Profile]:
+    """The --profile flags loaded and checked with the other flags; every problem printed and exit 2 if any."""
+    from wirespeed.manifests import DEFAULT_PROFILES, check
+    from wirespeed.manifests.options import check_options
+
+    errors: list[str] = []
+    specs: list[str | Profile] = []
+    for index, spec in enumerate(flags or list(DEFAULT_PROFILES)):
+        loaded, load_errors = _load(spec, index)
+        errors += load_errors
+        if loaded is not None:
+            specs.append(loaded)
     profiles: list[Profile] = []
     if errors:  # a profile did not load: check the other flags, not the profiles that are left
         problems = check_options(options)
@@ -149,14 +157,7 @@ def render_node_tuning(
         for line in errors[:-1]:
             typer.echo(f"error: {line}", err=True)
         fail(errors[-1])
-    objects = node_tuning_objects(profiles, options)
-    if output is Output.json:
-        import json
-
-        typer.echo(json.dumps(objects, indent=2))
-    else:
-        header = HEADER.format(version=__version__) + (POLICY_HEADER if admission_policy else NO_POLICY_HEADER)
-        typer.echo(to_yaml(objects, header), nl=False)
+    return profiles
 
 
 ALERTS_HEADER = """wirespeed {version}: alert rules for nodes the wirespeed agent tunes (Prometheus rule file).
