@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from builtin_profiles import THROUGHPUT_BACKLOG
 from pulumi_engine import engine, resolve  # noqa: F401 (engine: the pytest fixture)
 from wirespeed import rules
 from wirespeed.aws import NatEgress, NatEgressArgs, NetworkOptimizedNodeGroup, NetworkOptimizedNodeGroupArgs
@@ -49,7 +50,7 @@ def test_the_rules_read_the_backlog_from_wirespeeds_user_data(engine):
     template = engine.one("aws:ec2/launchTemplate:LaunchTemplate")
     user_data = read_user_data(template.inputs["userData"])
     # The script's write and its /etc/sysctl.d line.
-    assert (user_data.eks_node, user_data.backlog_values()) == (True, [32768, 32768])
+    assert (user_data.eks_node, user_data.backlog_values()) == (True, [THROUGHPUT_BACKLOG, THROUGHPUT_BACKLOG])
 
 
 @pytest.mark.parametrize(

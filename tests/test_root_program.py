@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from builtin_profiles import BALANCED_BACKLOG, THROUGHPUT_BACKLOG
 from conftest import ROOT
 from wirespeed.program import ProgramError, run_program
 
@@ -67,7 +68,7 @@ def test_root_program_builds_a_tuned_aks_cluster_from_pulumi_yaml_defaults_under
     [pool] = plan.of_type("containerservice", "AgentPool")
     assert pool.inputs["vmSize"] == "Standard_D16s_v6"
     assert pool.inputs["availabilityZones"] == ["1", "2", "3"]
-    assert pool.inputs["linuxOSConfig"] == {"sysctls": {"netCoreNetdevMaxBacklog": 32768}}
+    assert pool.inputs["linuxOSConfig"] == {"sysctls": {"netCoreNetdevMaxBacklog": THROUGHPUT_BACKLOG}}
     assert [p["name"] for p in out["pools"]] == ["system", "apps"]
     assert out["replace_on_change"]["apps"] == ["linuxOSConfig", "vmSize", "availabilityZones", "maxPods"]
 
@@ -77,7 +78,7 @@ def test_root_program_dev_stack_under_pulumi_mocks():
     pools = {r.inputs["agentPoolName"]: r.inputs for r in plan.of_type("containerservice", "AgentPool")}
     assert sorted(pools) == ["batch", "checkout"]
     assert pools["batch"]["nodeLabels"] == {"wirespeed.io/profile": "balanced"}
-    assert pools["batch"]["linuxOSConfig"] == {"sysctls": {"netCoreNetdevMaxBacklog": 8192}}
+    assert pools["batch"]["linuxOSConfig"] == {"sysctls": {"netCoreNetdevMaxBacklog": BALANCED_BACKLOG}}
     daemon_sets = sorted(r.name for r in plan.of_type("apps", "DaemonSet"))
     assert daemon_sets == ["wirespeed-tuning-daemon-set-balanced", "wirespeed-tuning-daemon-set-throughput"]
     # system 4 + checkout 66 + batch 11 = 81 nodes x 3,600 = 291,600 -> 5 IPs.
@@ -130,22 +131,12 @@ def test_a_cluster_before_130_needs_the_admission_policy_turned_off_under_pulumi
     with pytest.raises(ProgramError) as caught:
         run_program(project_with_stack(tmp_path, config), "test")
     assert caught.value.problems == [
-        "kubernetes_version: '1.29' is not allowed with tuning_admission_policy: the agent's admission policy needs "
-        "Kubernetes 1.30 or later; upgrade, or set tuning_admission_policy=False (the agent's RBAC then lets it patch "
-        "any Node)"
+        "wirespeed: kubernetes_version: '1.29' is not allowed with tuning_admission_policy: the agent's admission "
+        "policy needs Kubernetes 1.30 or later; upgrade, or set tuning_admission_policy=False (the agent's RBAC then "
+        "lets it patch any Node)"
     ]
     plan = run_program(project_with_stack(tmp_path, config + "  wirespeed:tuningAdmissionPolicy: false\n"), "test")
     types = [r.type for r in plan.resources]
     assert not [t for t in types if "admissionregistration" in t]
     assert "kubernetes:apps/v1:DaemonSet" in types
 
-
-def test_dev_extra_pins_the_same_pulumi_sdks_as_the_project():
-    import tomllib
-
-    project = {
-        line.split("==")[0]: line for line in (ROOT / "requirements.txt").read_text().splitlines() if "==" in line
-    }
-    dev = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["dev"]
-    for sdk in ("pulumi", "pulumi-azure-native", "pulumi-kubernetes"):
-        assert project[sdk] in dev

@@ -29,6 +29,7 @@ type vectors struct {
 	Valid []struct {
 		Name    string          `json:"name"`
 		Profile json.RawMessage `json:"profile"`
+		SameAs  json.RawMessage `json:"same_as"` // optional: a document that must parse to the same profile
 	} `json:"valid"`
 	Invalid []struct {
 		Name    string          `json:"name"`
@@ -56,8 +57,19 @@ func TestSharedVectors(t *testing.T) {
 	v := loadVectors(t)
 	for _, c := range v.Valid {
 		t.Run("valid/"+c.Name, func(t *testing.T) {
-			if _, err := Parse(c.Profile); err != nil {
+			p, err := Parse(c.Profile)
+			if err != nil {
 				t.Fatalf("rejected a valid profile: %v", err)
+			}
+			if c.SameAs == nil {
+				return
+			}
+			q, err := Parse(c.SameAs)
+			if err != nil {
+				t.Fatalf("rejected same_as: %v", err)
+			}
+			if !reflect.DeepEqual(p, q) {
+				t.Fatalf("parsed to\n%+v\nnot the same as same_as's\n%+v", p, q)
 			}
 		})
 	}
