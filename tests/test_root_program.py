@@ -139,4 +139,3 @@ def test_a_cluster_before_130_needs_the_admission_policy_turned_off_under_pulumi
     types = [r.type for r in plan.resources]
     assert not [t for t in types if "admissionregistration" in t]
     assert "kubernetes:apps/v1:DaemonSet" in types
-
