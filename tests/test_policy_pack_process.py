@@ -269,3 +269,42 @@ def test_the_tuning_objects_wirespeed_renders_pass(analyzer):
     for kind, obj in tuning_objects().items():
         type_token = {"ConfigMap": CONFIG_MAP, "DaemonSet": "kubernetes:apps/v1:DaemonSet"}[kind]
         assert diagnostics(analyzer.Analyze(request(type_token, kind.lower(), obj))) == []
+
+
+NAT_GATEWAY = "aws:ec2/natGateway:NatGateway"
+NAT_PEAK = {"aws-natgw-capacity": {"peakConnectionsPerDestination": 120_000}}
+
+
+def regional_nat(*zones: tuple[str, int]) -> dict[str, Any]:
+    """A regional gateway's inputs as pulumi-aws registers them: availabilityZoneAddresses per AZ, or none."""
+    props: dict[str, Any] = {"availabilityMode": "regional", "connectivityType": "public", "vpcId": "vpc-0a"}
+    if zones:
+        props["availabilityZoneAddresses"] = [
+            {"availabilityZone": az, "allocationIds": [f"eipalloc-{az}-{i}" for i in range(ips)]} for az, ips in zones
+        ]
+    return props
+
+
+def test_nat_gateways_in_both_modes_over_the_wire(analyzer):
+    """Numbers arrive as doubles and lists as read-only proxies: the rule still counts IPs per AZ of a regional
+    gateway, and the per-gateway quota is advisory and only about zonal ones."""
+    configure(analyzer, NAT_PEAK)
+    (short,) = diagnostics(
+        analyzer.Analyze(request(NAT_GATEWAY, "regional", regional_nat(("eu-west-1a", 3), ("eu-west-1b", 2))))
+    )
+    assert short[:2] == ("aws-natgw-capacity", analyzer_pb2.MANDATORY)
+    assert "eu-west-1b: 2 IP(s) (availabilityZoneAddresses[1].allocationIds)" in short[3]
+    assert "eu-west-1a" not in short[3]
+    # 11 IPs per AZ: far beyond a zonal gateway's 8 and its default quota of 2, and both rules pass.
+    wide = regional_nat(("eu-west-1a", 11), ("eu-west-1b", 11))
+    configure(analyzer, {"aws-natgw-capacity": {"peakConnectionsPerDestination": 600_000}})
+    assert diagnostics(analyzer.Analyze(request(NAT_GATEWAY, "regional", wide))) == []
+    assert diagnostics(analyzer.Analyze(request(NAT_GATEWAY, "automatic", regional_nat()))) == []
+    # A zonal gateway with 3 IPs carries 120,000 but needs the per-gateway quota raised: advisory, naming the quota.
+    configure(analyzer, NAT_PEAK)
+    ((name, level, _, message),) = diagnostics(analyzer.Analyze(request(NAT_GATEWAY, "zonal", fixture("nat_gateway"))))
+    assert (name, level) == ("aws-natgw-eip-quota", analyzer_pb2.ADVISORY)
+    assert "'Elastic IP addresses per public NAT gateway' (Service Quotas: vpc L-5F53652F) is raised to 3" in message
+    configure(analyzer, {**NAT_PEAK, "aws-natgw-eip-quota": {"accountQuota": 3}})
+    assert diagnostics(analyzer.Analyze(request(NAT_GATEWAY, "zonal", fixture("nat_gateway")))) == []
+    configure(analyzer)

@@ -26,6 +26,7 @@ ISSUE_7_RULES = [
     "tuning-agent-present",
     "tuning-agent-least-privilege",
     "aws-natgw-capacity",
+    "aws-natgw-eip-quota",
     "mtu-jumbo-path",
 ]
 
@@ -67,9 +68,10 @@ def test_only_tuning_profile_rules_remediate():
     assert [r.id for r in RULES if r.remediate] == ["netdev-backlog-minimum", "nic-ring-minimum"]
 
 
-def test_mtu_is_advisory_and_everything_else_mandatory_by_default():
+def test_mtu_and_the_nat_eip_quota_are_advisory_and_everything_else_mandatory_by_default():
     assert {r.id: r.default_enforcement for r in RULES if r.default_enforcement != "mandatory"} == {
-        "mtu-jumbo-path": "advisory"
+        "aws-natgw-eip-quota": "advisory",
+        "mtu-jumbo-path": "advisory",
     }
 
 

@@ -91,7 +91,8 @@ KINDS: dict[OutboundKind, KindLimits] = {
         udp_destination="address-port",
         source=(
             "docs.aws.amazon.com/vpc/latest/userguide/nat-gateway-basics.html: 55,000 simultaneous connections to "
-            "each unique destination (IP, port, protocol) per IP of the gateway, one gateway per AZ"
+            "each unique destination (IP, port, protocol) per IP of the gateway, one gateway per AZ; "
+            "nat-gateways-regional.html: a regional gateway's IPs in the node's AZ"
         ),
     ),
 }
@@ -100,8 +101,11 @@ KINDS: dict[OutboundKind, KindLimits] = {
 # Azure's shrinking default, so a profile states what was actually allocated: 8 or more.
 ALLOCATED_PORTS_RANGE = (azure_lb.PORT_GRANULARITY, azure_lb.MAX_PORTS_PER_NODE)
 ALLOCATED_PORTS_MULTIPLE = azure_lb.PORT_GRANULARITY
-# The most public IPs either gateway takes: Azure 16, AWS 8 (nat_gateway); the profile states what was deployed.
-PUBLIC_IPS_RANGE = (1, max(nat_gateway.AZURE_MAX_IPS, nat_gateway.AWS_MAX_IPS))
+# The most public IPs a node's gateway has, as one bound for both kinds: Azure 16, AWS 8 on a zonal gateway
+# (nat_gateway); the profile states what was deployed. A regional AWS gateway takes up to 32 in the node's AZ
+# (AWS_REGIONAL_MAX_IPS_PER_AZ), which needs a bound per kind (Azure's 16 must stay): until then a profile
+# states at most 16 for it.
+PUBLIC_IPS_RANGE = (1, max(nat_gateway.AZURE_MAX_IPS, nat_gateway.AWS_ZONAL_MAX_IPS))
 # wirespeed's choice, not a cloud's: warn at 80% of a destination's capacity, early enough to add ports or IPs.
 PRESSURE_PERCENT_RANGE = (1, 100)
 DEFAULT_PRESSURE_PERCENT = 80

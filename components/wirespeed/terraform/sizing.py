@@ -65,7 +65,9 @@ def facts_document() -> dict[str, Any]:
                 "azure_nat_ports_per_ip": nat_gateway.AZURE_PORTS_PER_IP,
                 "azure_nat_max_ips": nat_gateway.AZURE_MAX_IPS,
                 "aws_nat_connections_per_ip": nat_gateway.AWS_CONNECTIONS_PER_IP,
-                "aws_nat_max_ips": nat_gateway.AWS_MAX_IPS,
+                "aws_nat_max_ips": nat_gateway.AWS_ZONAL_MAX_IPS,
+                "aws_nat_regional_max_ips": nat_gateway.AWS_REGIONAL_MAX_IPS_PER_AZ,
+                "aws_nat_modes": list(nat_gateway.AVAILABILITY_MODES),
                 "aws_nat_default_eip_quota": nat_gateway.AWS_DEFAULT_EIP_QUOTA,
                 "max_nat_demand": nat_gateway.MAX_DEMAND,
                 "backlog_min": backlog.BACKLOG_MIN,
@@ -213,8 +215,8 @@ def vectors_document() -> dict[str, Any]:
     }
 
 
-# (name, cloud, demand): flows for Azure, connections to the busiest destination for AWS.
-NAT_CASES: list[tuple[str, str, int | float]] = [
+# (name, cloud, demand[, AWS availability mode]): flows for Azure, connections to the busiest destination for AWS.
+NAT_CASES: list[tuple[Any, ...]] = [
     ("azure_one_flow", "azure", 1),
     ("azure_exactly_one_ip", "azure", 64_512),
     ("azure_one_over_one_ip", "azure", 64_513),
@@ -227,22 +229,35 @@ NAT_CASES: list[tuple[str, str, int | float]] = [
     ("aws_eight_ips", "aws", 440_000),
     ("aws_infeasible", "aws", 440_001),
     ("aws_invalid_too_many", "aws", 10**9 + 1),
+    ("aws_regional_beyond_zonal", "aws", 440_001, "regional"),
+    ("aws_regional_32_ips", "aws", 32 * 55_000, "regional"),
+    ("aws_regional_infeasible", "aws", 32 * 55_000 + 1, "regional"),
+    ("aws_zonal_explicit", "aws", 110_001, "zonal"),
+    ("aws_invalid_mode", "aws", 1_000, "global"),
 ]
 NAT_VARIABLE = {"azure": "azure_nat_gateway_flows", "aws": "aws_nat_gateway_connections"}
+NAT_MODE_VARIABLE = "aws_nat_gateway_mode"
 
 
-def _nat_case(name: str, cloud: str, demand: int | float) -> dict[str, Any]:
+def _nat_case(name: str, cloud: str, demand: int | float, mode: str | None = None) -> dict[str, Any]:
     case: dict[str, Any] = {"name": name, "inputs": {NAT_VARIABLE[cloud]: demand}, "output": f"{cloud}_nat_gateway"}
-    plan_for = nat_gateway.plan_azure_nat_gateway if cloud == "azure" else nat_gateway.plan_aws_nat_gateway
+    if mode is not None:
+        case["inputs"][NAT_MODE_VARIABLE] = mode
     try:
-        plan = plan_for(demand)  # type: ignore[arg-type]  # a float is an invalid input on purpose
+        if cloud == "azure":
+            plan = nat_gateway.plan_azure_nat_gateway(demand)  # type: ignore[arg-type]  # floats: invalid on purpose
+        else:
+            plan = nat_gateway.plan_aws_nat_gateway(demand, mode or nat_gateway.ZONAL)  # type: ignore[arg-type]
     except InfeasibleError as exc:
         case["expected"] = {
             "feasible": False,
             "infeasible": {"field": exc.field, "required": exc.required, "available": exc.available},
         }
     except FieldError as exc:
-        case["error"] = {"field": exc.field, "variable": NAT_VARIABLE[cloud]}
+        case["error"] = {
+            "field": exc.field,
+            "variable": NAT_MODE_VARIABLE if exc.field == "mode" else NAT_VARIABLE[cloud],
+        }
     else:
         expected = plan.to_json()
         warnings = expected.pop("warnings")
