@@ -49,10 +49,10 @@ def test_profile_validate_lists_every_problem_one_line_each(tmp_path):
         pytest.param(
             b'{"name": "x"', "{path}/: not valid JSON: Expecting ',' delimiter at line 1 column 13", id="json"
         ),
-        pytest.param(b"[1, 2]", "{path}/: must be a JSON object, got list", id="array"),
+        pytest.param(b"[1, 2]", "{path}/: [1,2] is not allowed: must be an object", id="array"),
         pytest.param(
             b"1" * 5000,
-            "{path}/: not valid JSON for a profile: Exceeds the limit (4300 digits) for "
+            "{path}/: not valid JSON: Exceeds the limit (4300 digits) for "
             "integer string conversion: value has 5000 digits; use sys.set_int_max_str_digits() to increase "
             "the limit",
             id="huge-int",

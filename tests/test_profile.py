@@ -41,6 +41,18 @@ def test_invalid_vectors_report_exactly_the_shared_problems(case):
     assert sorted(info.value.problems) == want
 
 
+@pytest.mark.parametrize("case", VECTORS["invalid_text"], ids=lambda c: c["name"])
+def test_invalid_text_vectors_are_refused_as_the_agent_refuses_them(case):
+    # agent/internal/profile TestSharedTextVectors reads the same cases: NaN, a bare name, a cut-off document...
+    with pytest.raises(ProfileError) as info:
+        load_profile(case["text"])
+    assert len(info.value.problems) == len(case["errors"])
+    for (at, message), want in zip(info.value.problems, case["errors"], strict=True):
+        assert at == want["at"]
+        assert message.startswith(want.get("message_prefix", ""))
+        assert message == want.get("message", message)
+
+
 @pytest.mark.parametrize("case", VECTORS["valid"] + VECTORS["invalid"], ids=lambda c: c["name"])
 def test_committed_schema_agrees_with_the_model(case):
     # The Go agent validates with the schema alone (asserting the "cidr" format with the same rule as _cidr), so the
@@ -99,7 +111,7 @@ def test_defaults_select_device_links_and_skip_cni_plumbing():
             ("/", "not valid JSON: Expecting property name enclosed in double quotes at line 1 column 2"),
             id="syntax",
         ),
-        pytest.param("[]", ("/", "must be a JSON object, got list"), id="not-object"),
+        pytest.param("[]", ("/", "[] is not allowed: must be an object"), id="not-object"),
     ],
 )
 def test_load_profile_errors(text, problem):

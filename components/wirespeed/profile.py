@@ -475,17 +475,23 @@ def validate_profile(data: Mapping[str, Any]) -> Profile:
         raise ProfileError(problems) from None
 
 
+def _refuse_constant(name: str) -> object:
+    # Python's json reads NaN and Infinity; JSON (RFC 8259) and Go's encoding/json, which the agent uses, refuse them.
+    raise ValueError(f"{name} is not a JSON value")
+
+
 def load_profile(text: str) -> Profile:
-    """Parse and validate a profile from JSON text."""
+    """Parse and validate a profile from JSON text: the documents the Go agent refuses are refused here too, in the
+    same words where the words are not the JSON parser's own (tests/vectors/profiles.json, ``invalid_text``)."""
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_constant=_refuse_constant)
     except json.JSONDecodeError as exc:
         raise ProfileError([("/", f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")]) from None
     except (ValueError, RecursionError) as exc:
         # json raises these for numbers past int's digit limit and for nesting past the recursion limit.
-        raise ProfileError([("/", f"not valid JSON for a profile: {exc}")]) from None
+        raise ProfileError([("/", f"not valid JSON: {exc}")]) from None
     if not isinstance(data, dict):
-        raise ProfileError([("/", f"must be a JSON object, got {type(data).__name__}")])
+        raise ProfileError([("/", f"{_json(data)} is not allowed: must be an object")])
     return validate_profile(data)
 
 

@@ -173,7 +173,7 @@ func Parse(data []byte) (*Profile, error) { return parse(data, "document") }
 func parse(data []byte, source string) (*Profile, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
 	if err != nil {
-		return nil, &Error{Source: source, Problems: []Problem{{Message: fmt.Sprintf("not JSON: %v", err)}}}
+		return nil, &Error{Source: source, Problems: []Problem{{Message: fmt.Sprintf("not valid JSON: %v", err)}}}
 	}
 	if err := schema.Validate(doc); err != nil {
 		var ve *jsonschema.ValidationError
