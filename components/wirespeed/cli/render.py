@@ -12,6 +12,7 @@ import typer
 from wirespeed.cli._common import fail
 
 if TYPE_CHECKING:
+    from wirespeed.manifests.options import NodeTuningOptions
     from wirespeed.problems import Problem
     from wirespeed.profile import Outbound, Profile
 
@@ -23,6 +24,16 @@ The namespace is Pod Security "privileged" because the agent needs hostNetwork (
 hostPath /proc/sys/net (sysctls) and /sys read-only (NIC discovery), and the NET_ADMIN capability (rings, MTU);
 it runs as uid 0 with every other capability dropped, a read-only root filesystem, and never privileged.
 Each DaemonSet runs on the nodes labelled wirespeed.io/profile=<profile>."""
+
+POLICY_HEADER = """
+In the API it may patch Nodes and write Events in "default" only. The ValidatingAdmissionPolicy (Kubernetes 1.30+)
+confines it to its own Node's wirespeed.io/tuning-status annotation and its own conditions; for an older cluster,
+render with --no-admission-policy (and the agent's RBAC then lets it patch any Node)."""
+
+NO_POLICY_HEADER = """
+In the API it may patch Nodes and write Events in "default" only. Rendered WITHOUT the admission policy
+(--no-admission-policy): nothing stops the agent's ServiceAccount from changing any Node's labels, taints or status.
+Render without that flag once the cluster runs Kubernetes 1.30 or later."""
 
 
 def _load(spec: str, index: int) -> tuple[str | Profile | None, list[str]]:
@@ -156,6 +167,15 @@ def render_node_tuning(
             "use `wirespeed render alerts`).",
         ),
     ] = False,
+    admission_policy: Annotated[
+        bool,
+        typer.Option(
+            "--admission-policy/--no-admission-policy",
+            help="Render the ValidatingAdmissionPolicy that lets the agent change only its own Node's annotation and "
+            "conditions (Kubernetes 1.30+). --no-admission-policy only for older clusters, whose API server refuses "
+            "it: the agent's RBAC then lets it patch any Node.",
+        ),
+    ] = True,
     output: Annotated[
         Output,
         typer.Option(
@@ -168,24 +188,38 @@ def render_node_tuning(
     public_ips: PublicIpsOption = None,
     pressure_percent: PressureOption = None,
 ) -> None:
-    """Print the tuning DaemonSet (one per profile) with its Namespace, RBAC and profile ConfigMaps."""
+    """Print the tuning DaemonSet (one per profile), its Namespace, RBAC, admission policy and profile ConfigMaps."""
     from wirespeed import __version__
-    from wirespeed.manifests import (
-        DEFAULT_IMAGE,
-        DEFAULT_PROFILES,
-        NodeTuningOptions,
-        check,
-        node_tuning_objects,
-        to_yaml,
+    from wirespeed.manifests import DEFAULT_IMAGE, NodeTuningOptions, node_tuning_objects, to_yaml
+
+    options = NodeTuningOptions(
+        image=DEFAULT_IMAGE if image is None else image,
+        namespace=namespace,
+        pod_monitor=pod_monitor,
+        alerts=alerts,
+        admission_policy=admission_policy,
     )
+    section, outbound_errors = _outbound(outbound, allocated_ports, public_ips, pressure_percent)
+    objects = node_tuning_objects(_checked_profiles(profile, options, section, outbound_errors), options)
+    if output is Output.json:
+        import json
+
+        typer.echo(json.dumps(objects, indent=2))
+    else:
+        header = HEADER.format(version=__version__) + (POLICY_HEADER if admission_policy else NO_POLICY_HEADER)
+        typer.echo(to_yaml(objects, header), nl=False)
+
+
+def _checked_profiles(
+    flags: list[str] | None, options: NodeTuningOptions, section: Outbound | None, outbound_errors: list[str]
+) -> list[Profile]:
+    """The --profile flags loaded and checked with the other flags (the --outbound ones' problems given), each with
+    ``section`` when --outbound was given; every problem printed and exit 2 if any."""
+    from wirespeed.manifests import DEFAULT_PROFILES, check
     from wirespeed.manifests.options import check_options
     from wirespeed.profile import apply_outbound
 
-    specs, errors = _load_all(profile or list(DEFAULT_PROFILES))
-    options = NodeTuningOptions(
-        image=DEFAULT_IMAGE if image is None else image, namespace=namespace, pod_monitor=pod_monitor, alerts=alerts
-    )
-    section, outbound_errors = _outbound(outbound, allocated_ports, public_ips, pressure_percent)
+    specs, errors = _load_all(flags or list(DEFAULT_PROFILES))
     errors += outbound_errors
     profiles: list[Profile] = []
     if errors:  # a profile did not load: check the other flags, not the profiles that are left
@@ -198,13 +232,7 @@ def render_node_tuning(
         for line in errors[:-1]:
             typer.echo(f"error: {line}", err=True)
         fail(errors[-1])
-    objects = node_tuning_objects(profiles, options)
-    if output is Output.json:
-        import json
-
-        typer.echo(json.dumps(objects, indent=2))
-    else:
-        typer.echo(to_yaml(objects, HEADER.format(version=__version__)), nl=False)
+    return profiles
 
 
 ALERTS_HEADER = """wirespeed {version}: alert rules for nodes the wirespeed agent tunes (Prometheus rule file).
