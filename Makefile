@@ -36,6 +36,7 @@ test-python: $(STAMP) agent apiserver
 # The static agent binary (what the image ships) is built first, so a broken build fails CI on its own line.
 test-go: agent
 	cd agent && go test -count=1 ./...
+	$(MAKE) -C agent fuzz FUZZTIME=10s
 
 # The Terraform modules with the real terraform binary (tests/terratest, Go): always the provider-free parts;
 # the provider-backed plans and applies when the plugin mirror has the provider (modules/README.md).
