@@ -447,6 +447,15 @@ func schemaAt(schemaLoc string) *jsonschema.Schema {
 	return s
 }
 
+// An interface glob that path.Match would report as ErrBadPattern (and then match no link) is refused by the
+// schema's pattern (wirespeed.profile.GLOB_PATTERN); its message is the Python side's GLOB_ALLOWED, word for
+// word (tests/vectors/profiles.json).
+const (
+	globPatternPrefix = `^(?:[^\[\\]|\\.|\[`
+	globAllowed       = "must be a well-formed glob: * ? literal characters, and classes [...] closed by ']' " +
+		`holding at least one character or range (escape ] and - inside a class with \)`
+)
+
 // JSON type names in words (the "must be ..." half of a message).
 var typeWords = map[string]string{
 	"integer": "a whole number", "number": "a number", "string": "a string", "object": "an object",
@@ -520,6 +529,9 @@ func allowed(e *jsonschema.ValidationError) string {
 		}
 		return "must be " + strings.Join(words, " or ")
 	case *kind.Pattern:
+		if strings.HasPrefix(k.Want, globPatternPrefix) {
+			return globAllowed
+		}
 		return "must match " + k.Want
 	case *kind.Const:
 		return "must be " + show(k.Want)
