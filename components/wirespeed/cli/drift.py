@@ -37,7 +37,7 @@ def drift(
         ),
     ] = 15,
     timeout: Annotated[
-        float,
+        int,
         typer.Option(
             "--timeout",
             min=1,

@@ -19,7 +19,7 @@ from wirespeed.errors import UserError
 
 # wirespeed's choice: the largest example plans in about 10 s on 2 cores; 5 minutes is ample, and a stuck CI job
 # fails long before the runner's own timeout.
-PROGRAM_TIMEOUT_S = 300.0
+PROGRAM_TIMEOUT_S = 300
 
 
 def register(app: typer.Typer) -> None:
@@ -59,7 +59,7 @@ def plan(
         ),
     ] = None,
     timeout: Annotated[
-        float,
+        int,
         typer.Option(
             "--timeout",
             min=1,
@@ -142,7 +142,7 @@ def _plan_program(
     config: Any,
     as_json: bool,
     announce: str | None,
-    timeout: float,
+    timeout: int,
 ) -> None:
     from wirespeed.check.registered import verdicts
     from wirespeed.program import ProgramError
