@@ -499,7 +499,9 @@ def test_stack_config_reports_every_bad_pool_string():
     from wirespeed.azure.stack_config import StackConfigError, cluster_spec
 
     with pytest.raises(StackConfigError) as caught:
-        cluster_spec({"location": "westeurope", "systemPool": "system", "pools": ["a:D8s_v6:x:3", 7]})
+        cluster_spec(
+            {"location": "westeurope", "systemPool": "system", "pools": ["a:D8s_v6:x:3", 7], "connectionsPerSecond": 12}
+        )
     assert [(p.path, p.reason) for p in caught.value.problems] == [
         ("wirespeed:systemPool", "'system' is not allowed: NAME:VM_SIZE:MIN:MAX[:SURGE[:PROFILE]], e.g. "
          "apps:Standard_D16s_v6:3:20:10%:throughput"),
@@ -508,6 +510,33 @@ def test_stack_config_reports_every_bad_pool_string():
         ("wirespeed:pools[1]", "7 is not allowed: NAME:VM_SIZE:MIN:MAX[:SURGE[:PROFILE]], e.g. "
          "apps:Standard_D16s_v6:3:20:10%:throughput"),
     ]  # fmt: skip
+
+
+def test_stack_config_reports_a_malformed_pool_string_and_every_other_problem_at_once():
+    """A pool string that does not parse does not hide the component's problems with the others: each is named by
+    the stack key (and the part of the pool string) the user wrote."""
+    from wirespeed.azure.stack_config import StackConfigError, cluster_spec
+
+    with pytest.raises(StackConfigError) as caught:
+        cluster_spec(
+            {
+                "location": "westeurope",
+                "systemPool": "system:Standard_D4s_v6:2:3:1:throughput",
+                "pools": ["apps:Standard_D16s_v6:3:20", "broken", "web:Standard_D16s_v6:30:20:10%:nosuch"],
+                "zones": ["1", "9"],
+                "connectionsPerSecond": 12,
+                "snatAlertPercent": 150,
+            }
+        )
+    assert [str(p) for p in caught.value.problems] == [
+        "wirespeed:pools[1]: 'broken' is not allowed: NAME:VM_SIZE:MIN:MAX[:SURGE[:PROFILE]], e.g. "
+        "apps:Standard_D16s_v6:3:20:10%:throughput",
+        "wirespeed:zones[1]: '9' is not allowed: one of 1, 2, 3",
+        "wirespeed:pools[2] (MIN): 30 is not allowed: must be at most max_count (20) (autoscaler range min..max)",
+        "wirespeed:pools[2] (PROFILE): 'nosuch' is not allowed: 'nosuch' is not a built-in profile: balanced, "
+        "throughput",
+        "wirespeed:snatAlertPercent: 150 is not allowed: between 1 and 99 (percent of ports)",
+    ]
 
 
 def test_pure_azure_modules_load_no_pulumi():

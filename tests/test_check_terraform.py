@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from clirun import invoke
-from conftest import ROOT, prerequisite_gate, require
+from conftest import ROOT, require, require_provider
 from test_cli_robustness import mutated
 from wirespeed.check import check_text
 from wirespeed.check import terraform as tf
@@ -683,12 +683,18 @@ def test_handwritten_plans_are_what_handwritten_py_writes(name):
     )
 
 
-NO_AWS_MIRROR = f"needs terraform on PATH and the AWS provider in the filesystem mirror {AWS_PROVIDER}"
+NO_TERRAFORM = "needs the terraform binary on PATH (>= 1.9) to plan the fixtures again"
 
 
-def test_the_mirror_prerequisite_is_skipped_even_under_ci_since_no_registry_provides_it():
-    assert prerequisite_gate(NO_AWS_MIRROR, "true", installable=False) == ("skip", NO_AWS_MIRROR)
-    assert prerequisite_gate(None, "true", installable=False) is None
+@pytest.mark.parametrize(("address", "outcome"), [("hashicorp/aws", "fail"), ("hashicorp/azurerm", "skip")])
+def test_under_ci_only_the_allow_listed_providers_may_be_missing(monkeypatch, address, outcome):
+    """The CI image has hashicorp/aws in /opt/tf-plugins, so its absence there is a broken CI; azurerm cannot be had
+    in CI's time (tests/allowed-skips.json)."""
+    monkeypatch.setenv("CI", "true")
+    raised = {"fail": pytest.fail.Exception, "skip": pytest.skip.Exception}[outcome]
+    with pytest.raises(raised, match=f"needs the Terraform provider {address} in a plugin mirror"):
+        require_provider(address, present=False, looked_in="nowhere")
+    require_provider(address, present=True, looked_in="nowhere")
 
 
 def read_parts(path: Path) -> list[tuple[str, list[str], Any, Any]]:
@@ -718,24 +724,23 @@ def replanned(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_committed_aws_plans_are_what_the_real_provider_plans(replanned):
-    require(None if shutil.which("terraform") and AWS_PROVIDER.is_dir() else NO_AWS_MIRROR, installable=False)
+    require(None if shutil.which("terraform") else NO_TERRAFORM)
+    require_provider("hashicorp/aws", AWS_PROVIDER.is_dir(), looked_in=str(MIRROR))
     for name in ("aws-bad", "aws-good"):
         assert read_parts(replanned / name / "plan.json") == read_parts(plan_path(name)), (
             f"{name}/plan.json is stale: run tests/fixtures/terraform/regen.sh"
         )
 
 
-NO_AZURERM_MIRROR = (
-    "needs terraform on PATH and the azurerm provider in a plugin mirror ($WIRESPEED_TF_PLUGIN_MIRROR, "
-    "test/tfproviders/mirror filled by test/tfproviders/build.sh, or /opt/tf-plugins)"
-)
-
-
 def test_committed_azure_bad_plan_is_what_the_real_azurerm_provider_plans(replanned):
     """Planned offline: regen.sh gives the provider a token from fake_azure_identity.py, and a plan of new resources
     asks Azure for nothing else."""
-    found_mirror = provider_mirror("azurerm")
-    require(None if shutil.which("terraform") and found_mirror else NO_AZURERM_MIRROR, installable=False)
+    require(None if shutil.which("terraform") else NO_TERRAFORM)
+    require_provider(
+        "hashicorp/azurerm",
+        provider_mirror("azurerm") is not None,
+        looked_in="$WIRESPEED_TF_PLUGIN_MIRROR, test/tfproviders/mirror (test/tfproviders/build.sh), /opt/tf-plugins",
+    )
     assert read_parts(replanned / "azure-bad" / "plan.json") == read_parts(plan_path("azure-bad")), (
         "azure-bad/plan.json is stale: run tests/fixtures/terraform/regen.sh"
     )

@@ -231,8 +231,8 @@ def test_nat_gateways():
         ),
         pytest.param(
             ["rings", "--driver", "mlx5", "--line-rate-gbps", "100"],
-            "error: --driver: unknown NIC driver 'mlx5': known drivers are e1000e, ena, hv_netvsc, igb, igbvf, "
-            "mana, mlx4_en, mlx5_core, virtio_net",
+            "error: --driver: unknown NIC driver 'mlx5': did you mean mlx5_core? known drivers are e1000e, ena, "
+            "hv_netvsc, igb, igbvf, mana, mlx4_en, mlx5_core, virtio_net",
             id="rings-unknown-driver",
         ),
         pytest.param(

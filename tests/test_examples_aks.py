@@ -16,11 +16,7 @@ def test_example_is_a_runnable_project_of_its_own(example):
     folder = EXAMPLES / example
     for name in ("Pulumi.yaml", "__main__.py", "requirements.txt", "README.md", "Pulumi.dev.yaml"):
         assert (folder / name).is_file(), name
-    pins = {line for line in (ROOT / "requirements.txt").read_text().splitlines() if "==" in line}
-    example_pins = {line for line in (folder / "requirements.txt").read_text().splitlines() if "==" in line}
-    assert example_pins <= pins
-    assert {p.split("==")[0] for p in example_pins} >= {"pulumi", "pulumi-azure-native", "pulumi-kubernetes"}
-    assert "-e ../.." in (folder / "requirements.txt").read_text()
+    # What requirements.txt installs (the library and its `pulumi` extra): tests/test_requirements.py.
 
 
 @pytest.mark.parametrize(

@@ -118,14 +118,3 @@ def test_bad_stack_config_lists_every_problem_before_anything_registers_under_pu
         "pools[0].max_surge",
         "outbound.idle_timeout_minutes",
     ]
-
-
-def test_dev_extra_pins_the_same_pulumi_sdks_as_the_project():
-    import tomllib
-
-    project = {
-        line.split("==")[0]: line for line in (ROOT / "requirements.txt").read_text().splitlines() if "==" in line
-    }
-    dev = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["dev"]
-    for sdk in ("pulumi", "pulumi-azure-native", "pulumi-kubernetes"):
-        assert project[sdk] in dev

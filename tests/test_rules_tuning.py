@@ -330,7 +330,7 @@ def test_jumbo_mtu_with_a_gateway_in_the_stack_is_reported_on_the_profile():
             f"{PROFILE}: mtu.value is 9,000, but this stack's traffic also leaves through aks "
             "(azure-native:containerservice:ManagedCluster), and gateways carry at most 1,500: TCP then depends on "
             "path MTU discovery, and UDP or ICMP-filtered paths black-hole. Keep mtu only if node traffic stays inside "
-            "the VNet/VPC, else remove it (`wirespeed size mtu --driver D --path gateway`).",
+            "the VNet/VPC, else remove it (`wirespeed size mtu --driver D --crosses-gateway`).",
             urn("config_map", "p"),
         )
     ]

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from wirespeed import catalog
+from wirespeed.errors import UserError
 from wirespeed.sizing import azure_lb, backlog, nat_gateway, rings
 from wirespeed.sizing.errors import SizingError
 
@@ -151,9 +152,29 @@ def load_workload(path: Path | None) -> Workload:
     try:
         return Workload.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"]) or "(the whole document)"
-        raise SizingError(f"{source}: {where}", err.get("input"), err["msg"]) from None
+        raise WorkloadError(source, [_problem(err) for err in exc.errors()]) from None
+
+
+class WorkloadError(UserError, ValueError):
+    """A workload file whose content is not a workload: every problem, each naming its JSON path."""
+
+    def __init__(self, source: str, problems: list[str]) -> None:
+        self.problems = problems
+        super().__init__(f"{source}: " + "; ".join(problems))
+
+
+def _problem(err: Any) -> str:
+    """One pydantic error in the file's words: the JSON path, then what is wrong (never the raw input dict)."""
+    where = ".".join(str(p) for p in err["loc"]) or "(the whole document)"
+    if err["type"] == "missing":
+        return f"{where}: missing (a required field)"
+    if err["type"] == "extra_forbidden":
+        return f"{where}: not a workload field (misspelt?)"
+    value = err.get("input")
+    shown = "a JSON object" if isinstance(value, dict) else "a JSON array" if isinstance(value, list) else repr(value)
+    if err["type"] in ("model_type", "dict_type"):
+        return f"{where}: {shown} is not allowed: must be a JSON object"
+    return f"{where}: {shown} is not allowed: {err['msg']}"
 
 
 def plan(workload: Workload) -> WorkloadPlan:

@@ -48,7 +48,7 @@ func startMoto(t testing.TB) string {
 	t.Helper()
 	python := filepath.Join(tftest.Root(), ".venv", "bin", "python")
 	if _, err := os.Stat(python); err != nil {
-		tftest.Require(t, "needs the repository's .venv with moto (python3 -m venv .venv && .venv/bin/pip install -e '.[dev]')")
+		tftest.Require(t, "needs the repository's .venv with moto: make venv")
 	}
 	listener, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

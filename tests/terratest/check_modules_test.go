@@ -57,7 +57,7 @@ func wirespeedCheck(t *testing.T, plan, config string) checkReport {
 	t.Helper()
 	bin := filepath.Join(tftest.Root(), ".venv", "bin", "wirespeed")
 	if _, err := os.Stat(bin); err != nil {
-		tftest.Require(t, "needs the repository's virtualenv with wirespeed installed ("+bin+"): make .venv")
+		tftest.Require(t, "needs the repository's virtualenv with wirespeed installed ("+bin+"): make venv")
 	}
 	args := []string{"check", plan, "--format", "json"}
 	if config != "" {

@@ -276,7 +276,7 @@ def check_mtu_path(resources: Sequence[Resource], settings: Settings) -> Iterato
             f"{profile.where}: mtu.value is {mtu:,}, but this stack's traffic also leaves through {named}, "
             f"and gateways carry at most {DEFAULT_MTU:,}: TCP then depends on path MTU discovery, and UDP or "
             "ICMP-filtered paths black-hole. Keep mtu only if node traffic stays inside the VNet/VPC, else remove it "
-            "(`wirespeed size mtu --driver D --path gateway`).",
+            "(`wirespeed size mtu --driver D --crosses-gateway`).",
         )
 
 
