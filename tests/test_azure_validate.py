@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from builtin_profiles import THROUGHPUT_BACKLOG
 from wirespeed import catalog
 from wirespeed.azure._validate import (
     InvalidArgsError,
@@ -41,7 +42,7 @@ def test_pool_plan_sets_the_aks_sysctls_and_leaves_rings_to_the_agent():
     assert plan.surge_nodes == 6
     assert plan.autoscaling
     assert plan.labels == {"wirespeed.io/profile": "throughput"}
-    assert plan.aks_sysctl_engine_names() == {"netCoreNetdevMaxBacklog": 32768}
+    assert plan.aks_sysctl_engine_names() == {"netCoreNetdevMaxBacklog": THROUGHPUT_BACKLOG}
     assert plan.left_to_agent == ("rings.ena", "rings.mana", "rings.mlx4_en", "rings.mlx5_core")
     assert plan.replace_on_change == ("linuxOSConfig", "vmSize", "availabilityZones", "maxPods")
 
@@ -150,7 +151,8 @@ def test_extra_sysctl_the_profile_already_sets_is_refused():
     assert problems_of(lambda: plan_pool(spec)) == [
         (
             "extra_sysctls['net.core.netdev_max_backlog']",
-            "2000 is not allowed: profile 'throughput' already sets net.core.netdev_max_backlog to 32768",
+            "2000 is not allowed: profile 'throughput' already sets net.core.netdev_max_backlog to "
+            f"{THROUGHPUT_BACKLOG}",
         )
     ]
 

@@ -9,6 +9,7 @@ import json
 import pytest
 from pulumi_policy.proxy import UNKNOWN_NUMBER_VALUE, UNKNOWN_STRING_VALUE
 
+from builtin_profiles import BALANCED_BACKLOG, THROUGHPUT_BACKLOG, THROUGHPUT_TX
 from fixtures.rules.engine import (
     config_map_with,
     fixture,
@@ -39,6 +40,8 @@ EKS_FIX = (
     "wirespeed's EKS node user data does), or run the tuning agent with a profile that sets it."
 )
 PROFILE = "profile 'throughput' (data['profile.json'])"
+# What fixtures/rules/node_user_data.mime writes: the hand-written fixture's own compliant value, not a profile's.
+USER_DATA_BACKLOG = "32768"
 RING_WHY = (
     "a small RX ring overflows during microbursts from the host NIC; the Elastic field report (seed 000) lost "
     "packets at 1,024 on Azure's Mellanox VF and none at 8,192."
@@ -115,7 +118,7 @@ def test_windows_pools_have_no_backlog_to_set():
 
 
 def test_eks_user_data_with_a_low_backlog():
-    props = launch_template(user_data_text().replace("32768", "1000"))
+    props = launch_template(user_data_text().replace(USER_DATA_BACKLOG, "1000"))
     assert validate(BACKLOG, "launch_template", props) == [
         "userData (EKS node) sets net.core.netdev_max_backlog to 1,000, below the minimum 16,384 (policy setting "
         "minimumBacklog): " + BACKLOG_WHY + EKS_FIX
@@ -133,14 +136,17 @@ def test_eks_user_data_without_the_backlog():
 @pytest.mark.parametrize(
     "script",
     [
-        pytest.param("echo 32768 > /proc/sys/net/core/netdev_max_backlog", id="proc-write"),
-        pytest.param("ws_sysctl net.core.netdev_max_backlog net/core/netdev_max_backlog 32768", id="wirespeed-script"),
-        pytest.param("sysctl -w net.core.netdev_max_backlog=32768", id="sysctl-w"),
+        pytest.param(f"echo {USER_DATA_BACKLOG} > /proc/sys/net/core/netdev_max_backlog", id="proc-write"),
+        pytest.param(
+            f"ws_sysctl net.core.netdev_max_backlog net/core/netdev_max_backlog {USER_DATA_BACKLOG}",
+            id="wirespeed-script",
+        ),
+        pytest.param(f"sysctl -w net.core.netdev_max_backlog={USER_DATA_BACKLOG}", id="sysctl-w"),
     ],
 )
 def test_eks_user_data_forms_that_set_the_backlog(script):
-    text = user_data_text().replace("sysctl -w net.core.netdev_max_backlog=32768", script)
-    text = text.replace("net.core.netdev_max_backlog = 32768", "vm.swappiness = 1")
+    text = user_data_text().replace(f"sysctl -w net.core.netdev_max_backlog={USER_DATA_BACKLOG}", script)
+    text = text.replace(f"net.core.netdev_max_backlog = {USER_DATA_BACKLOG}", "vm.swappiness = 1")
     assert validate(BACKLOG, "launch_template", launch_template(text)) == []
 
 
@@ -173,7 +179,7 @@ def test_other_config_maps_are_not_profiles():
 @pytest.mark.parametrize(
     ("config", "violations"),
     [
-        pytest.param({"minimumBacklog": 8192}, 0, id="lowered-minimum-allows-the-balanced-profile"),
+        pytest.param({"minimumBacklog": BALANCED_BACKLOG}, 0, id="lowered-minimum-allows-the-balanced-profile"),
         pytest.param(None, 1, id="default-minimum-refuses-balanced"),
     ],
 )
@@ -243,7 +249,10 @@ def test_ring_rule_one_ring_changed(edit, expected):
 def test_ring_minimum_reads_its_config():
     assert validate(RINGS, "config_map", config_map_with(set_ring("mlx5_core", 2048)), {"minimumRxRing": 2048}) == []
     # 16,384: mlx5_core, mlx4_en and mana are held to their max 8,192 (met); only ENA's max allows more.
-    (message,) = validate(RINGS, "config_map", tuning_objects()["ConfigMap"], {"minimumRxRing": 16384})
+    at_8192 = config_map_with(
+        lambda d: [set_ring(driver, 8192)(d) for driver in ("ena", "mana", "mlx4_en", "mlx5_core")]
+    )
+    (message,) = validate(RINGS, "config_map", at_8192, {"minimumRxRing": 16384})
     assert message.startswith(f"{PROFILE}: rings.ena.rx is 8,192, below the minimum 16,384")
     # The built-in balanced profile (2,048, sized for 25 Gb/s) is below the default minimum on every driver.
     assert len(validate(RINGS, "config_map", tuning_objects("balanced")["ConfigMap"])) == 4
@@ -256,8 +265,9 @@ def test_remediation_raises_a_profiles_rings_and_lowers_rings_above_the_max():
     edited = config_map_with(lambda d: (set_ring("mlx5_core", 1024)(d), set_ring("mana", 16384)(d)))
     fixed = remediate(RINGS, "config_map", edited)
     document = profile_document(fixed)
-    assert document["rings"]["mlx5_core"] == {"rx": 4096, "tx": 8192}
-    assert document["rings"]["mana"] == {"rx": 8192, "tx": 8192}
+    # Raised to the default minimum 4,096; lowered to mana's maximum 8,192; TX is the profile's, untouched.
+    assert document["rings"]["mlx5_core"] == {"rx": 4096, "tx": THROUGHPUT_TX["mlx5_core"]}
+    assert document["rings"]["mana"] == {"rx": 8192, "tx": THROUGHPUT_TX["mana"]}
     assert fixed["metadata"] == tuning_objects()["ConfigMap"]["metadata"]
     assert validate(RINGS, "config_map", fixed) == []
 
@@ -272,14 +282,17 @@ def test_remediated_profile_is_the_canonical_text_but_for_the_value():
     """Rewritten as wirespeed.manifests writes it, so the diff a reviewer sees is the one number."""
     original = tuning_objects()["ConfigMap"]["data"]["profile.json"]
     fixed = remediate(BACKLOG, "config_map", config_map_with(set_backlog(1000)))
-    assert fixed["data"]["profile.json"] == original.replace("32768", "16384")
+    assert original.count(f": {THROUGHPUT_BACKLOG}") == 1
+    assert fixed["data"]["profile.json"] == original.replace(f": {THROUGHPUT_BACKLOG}", ": 16384")
 
 
 @pytest.mark.parametrize(
     ("rule", "kind", "props"),
     [
         pytest.param(BACKLOG, "pool", pool(netCoreNetdevMaxBacklog=1000), id="aks-pool-is-create-only"),
-        pytest.param(BACKLOG, "launch_template", launch_template(user_data_text().replace("32768", "1000")), id="eks"),
+        pytest.param(
+            BACKLOG, "launch_template", launch_template(user_data_text().replace(USER_DATA_BACKLOG, "1000")), id="eks"
+        ),
         pytest.param(BACKLOG, "config_map", tuning_objects()["ConfigMap"], id="compliant-profile"),
         pytest.param(RINGS, "config_map", tuning_objects()["ConfigMap"], id="compliant-rings"),
     ],

@@ -331,32 +331,7 @@ def _outbound(
         ports = whole(lb.get("allocatedOutboundPorts"))
         count, source, addresses = lb_ips(lb, plan)
         idle = whole(lb.get("idleTimeoutInMinutes"))
-        lb_plan = None
-        nodes = sum(p.nodes_at_max for p in sizing_pools)
-        if not ports:
-            if nodes and nodes <= azure_lb.MAX_POOL_NODES:
-                findings.append(
-                    f"allocatedOutboundPorts is {ports if ports == 0 else 'unset'}: Azure picks "
-                    f"{azure_lb.dynamic_default_ports(nodes):,} ports per node at {nodes:,} nodes and halves them as "
-                    "the backend pool grows; set an explicit value (`wirespeed size azure-lb`)"
-                )
-        elif sizing_pools and count is not None:
-            try:
-                lb_plan = azure_lb.plan_load_balancer(sizing_pools, ports=ports, outbound_ips=count)
-            except SizingError as exc:
-                findings.append(f"load balancer: {exc}")
-            derived = _derivation(plan, r_urn, sizing_pools, count)
-            if lb_plan is not None and derived is not None:
-                component, by_workload = derived
-                if by_workload.allocated_outbound_ports == ports:
-                    lb_plan = dataclasses.replace(
-                        lb_plan, ports_from=f"from {component}'s connections_per_second: {by_workload.ports_from}"
-                    )
-                else:
-                    findings.append(
-                        f"{component} was sized for {by_workload.allocated_outbound_ports:,} ports per node "
-                        f"({by_workload.ports_from}) but the cluster registered {ports:,}"
-                    )
+        lb_plan = _load_balancer_plan(plan, r_urn, sizing_pools, ports, count, findings)
         return OutboundReview(
             name,
             outbound_type,
@@ -393,6 +368,47 @@ def _outbound(
     return OutboundReview(
         name, outbound_type, pools=tuple(sizing_pools), findings=tuple(findings), auto_provisioned=counted
     )
+
+
+def _load_balancer_plan(
+    plan: ProgramPlan,
+    r_urn: str,
+    sizing_pools: Sequence[azure_lb.Pool],
+    ports: int | None,
+    count: int | None,
+    findings: list[str],
+) -> azure_lb.LoadBalancerPlan | None:
+    """The load balancer recomputed at the registered ports and IPs, with the ports' derivation when a component
+    sized them from a workload; what does not add up goes to ``findings``."""
+    nodes = sum(p.nodes_at_max for p in sizing_pools)
+    if not ports:
+        if nodes and nodes <= azure_lb.MAX_POOL_NODES:
+            findings.append(
+                f"allocatedOutboundPorts is {ports if ports == 0 else 'unset'}: Azure picks "
+                f"{azure_lb.dynamic_default_ports(nodes):,} ports per node at {nodes:,} nodes and halves them as "
+                "the backend pool grows; set an explicit value (`wirespeed size azure-lb`)"
+            )
+        return None
+    if not sizing_pools or count is None:
+        return None
+    lb_plan = None
+    try:
+        lb_plan = azure_lb.plan_load_balancer(sizing_pools, ports=ports, outbound_ips=count)
+    except SizingError as exc:
+        findings.append(f"load balancer: {exc}")
+    derived = _derivation(plan, r_urn, sizing_pools, count)
+    if lb_plan is None or derived is None:
+        return lb_plan
+    component, by_workload = derived
+    if by_workload.allocated_outbound_ports == ports:
+        return dataclasses.replace(
+            lb_plan, ports_from=f"from {component}'s connections_per_second: {by_workload.ports_from}"
+        )
+    findings.append(
+        f"{component} was sized for {by_workload.allocated_outbound_ports:,} ports per node "
+        f"({by_workload.ports_from}) but the cluster registered {ports:,}"
+    )
+    return lb_plan
 
 
 def _derivation(

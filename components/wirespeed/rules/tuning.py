@@ -12,7 +12,7 @@ from wirespeed.rules._model import Finding, Resource, Rule, Settings, is_type
 from wirespeed.rules._userdata import read_user_data
 from wirespeed.sizing.backlog import BACKLOG_MAX, BACKLOG_MIN
 from wirespeed.sizing.mtu import DEFAULT_MTU
-from wirespeed.values import get, keys, text, whole
+from wirespeed.values import get, keys, plain_numbers, text, whole
 
 LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 BACKLOG_SYSCTL = "net.core.netdev_max_backlog"
@@ -51,10 +51,30 @@ def _backlog_settings_schema() -> dict[str, Mapping[str, Any]]:
 # --- netdev-backlog-minimum -------------------------------------------------------------------------------------
 
 
+def _refused_backlog(resource: Resource, label: str, field: str, raw: Any) -> Finding | None:
+    """A backlog AKS refuses (outside its range, or not a whole number): the pool or class never gets created."""
+    if raw is None:
+        return None
+    value = whole(raw)
+    if value is not None and BACKLOG_MIN <= value <= BACKLOG_MAX:
+        return None
+    shown = f"{value:,}" if value is not None else repr(plain_numbers(raw))
+    return Finding(
+        resource,
+        f"{label}: {field} is {shown}, which AKS refuses: it accepts a whole number between {BACKLOG_MIN:,} and "
+        f"{BACKLOG_MAX:,} ({AKS_SYSCTL_DOC}), so the create fails. Set it within that range (`wirespeed size "
+        "backlog --line-rate-gbps N` sizes it).",
+    )
+
+
 def _aks_pool_backlog(resource: Resource, pool: Any, label: str, minimum: int) -> Finding | None:
     if (text(get(pool, "osType")) or "Linux").lower() == "windows":
         return None
-    value = whole(get(pool, "linuxOSConfig", "sysctls", "netCoreNetdevMaxBacklog"))
+    raw = get(pool, "linuxOSConfig", "sysctls", "netCoreNetdevMaxBacklog")
+    refused = _refused_backlog(resource, label, AKS_BACKLOG_FIELD, raw)
+    if refused is not None:
+        return refused
+    value = whole(raw)
     if value is not None and value >= minimum:
         return None
     now = f"is {value:,}" if value is not None else f"is unset (the kernel default {BACKLOG_MIN:,})"
@@ -69,7 +89,11 @@ def _aks_pool_backlog(resource: Resource, pool: Any, label: str, minimum: int) -
 
 def _node_class_backlog(resource: Resource, minimum: int) -> Finding | None:
     """An AKSNodeClass (node auto-provisioning) sets the backlog through linuxOSConfig, as an agent pool does."""
-    value = whole(get(resource.props, *_nap.SYSCTLS, "netCoreNetdevMaxBacklog"))
+    raw = get(resource.props, *_nap.SYSCTLS, "netCoreNetdevMaxBacklog")
+    refused = _refused_backlog(resource, _nap.node_class_label(resource), _nap.NODE_CLASS_BACKLOG_FIELD, raw)
+    if refused is not None:
+        return refused
+    value = whole(raw)
     if value is not None and value >= minimum:
         return None
     field = _nap.NODE_CLASS_BACKLOG_FIELD
@@ -282,7 +306,7 @@ def check_mtu_path(resources: Sequence[Resource], settings: Settings) -> Iterato
 
 BACKLOG_MINIMUM = Rule(
     id="netdev-backlog-minimum",
-    description="Nodes run with net.core.netdev_max_backlog at or above the minimum.",
+    description="Nodes run with net.core.netdev_max_backlog at or above the minimum, in a value AKS accepts.",
     severity="high",
     default_enforcement="mandatory",
     remediation="Set netCoreNetdevMaxBacklog on AKS pools and AKSNodeClasses (linuxOSConfig.sysctls), write the "

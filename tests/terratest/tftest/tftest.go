@@ -20,6 +20,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -131,6 +132,44 @@ func AllowedMissingProvider(t testing.TB, address string) bool {
 	}
 	_, ok := allowed.TerraformProviders[address]
 	return ok
+}
+
+// NeedProviderVersion is NeedProvider for a provider at least `minimum` (a release such as 6.24.0): skipped (never
+// failed, even under CI: plugins come from no package registry), naming what the mirrors hold.
+func NeedProviderVersion(t testing.TB, name, minimum string) {
+	t.Helper()
+	var held []string
+	for _, mirror := range Mirrors() {
+		pattern := filepath.Join(mirror, "registry.terraform.io", "hashicorp", name, "*", runtime.GOOS+"_"+runtime.GOARCH)
+		found, _ := filepath.Glob(pattern)
+		for _, dir := range found {
+			version := filepath.Base(filepath.Dir(dir))
+			if atLeast(version, minimum) {
+				return
+			}
+			held = append(held, version)
+		}
+	}
+	t.Skipf("needs the hashicorp/%s provider >= %s in a plugin mirror (the mirrors %v hold %v; provider plugins cannot be downloaded here): %s", name, minimum, Mirrors(), held, FillMirror)
+}
+
+// atLeast compares dotted release numbers (6.24.0 >= 6.3.1); anything unparsable is not at least anything.
+func atLeast(version, minimum string) bool {
+	have, want := strings.Split(version, "."), strings.Split(minimum, ".")
+	for i := range want {
+		if i >= len(have) {
+			return false
+		}
+		h, errH := strconv.Atoi(have[i])
+		w, errW := strconv.Atoi(want[i])
+		if errH != nil || errW != nil {
+			return false
+		}
+		if h != w {
+			return h > w
+		}
+	}
+	return true
 }
 
 // New returns terraform-exec bound to dir with a CLI config that installs providers only from the mirrors.
