@@ -103,7 +103,11 @@ def _clients(target: Target, calls: Counter[str], hook: ClientHook | None) -> Cl
 def _refuse_html(http_response: Any, model: Any, **_: Any) -> None:
     """A proxy or captive portal answering an HTML page: botocore's XML parser reads one as an empty list, so the
     audit would report a clean account it never saw. Refused instead (exit 2)."""
-    head = (http_response.content or b"")[:256].lstrip().lower()
+    try:
+        body = http_response.content or b""
+    except AttributeError:  # a response built without a body stream (a stubbed call): nothing to inspect
+        return
+    head = body[:256].lstrip().lower()
     if head.startswith((b"<!doctype html", b"<html")):
         raise AwsUnreachable(
             f"cannot reach AWS: {model.service_model.service_name}:{model.name} answered an HTML page (HTTP "
