@@ -19,11 +19,22 @@ from wirespeed.pulumi_inputs import input_properties_error
 
 config = pulumi.Config("wirespeed")
 
-STRINGS = ("location", "resourceGroup", "kubernetesVersion", "systemPool", "outboundType", "ipMode", "image")
+STRINGS = (
+    "location",
+    "resourceGroup",
+    "kubernetesVersion",
+    "systemPool",
+    "outboundType",
+    "ipMode",
+    "image",
+    "measuredPeakSource",
+)
 INTEGERS = (
     "connectionsPerSecond",
     "holdSeconds",
     "allocatedOutboundPorts",
+    "measuredPeakPortsPerNode",
+    "headroomPercent",
     "outboundIpCount",
     "idleTimeoutMinutes",
     "natGatewayFlows",
@@ -93,6 +104,7 @@ def aws() -> None:
     except EksStackError as exc:
         raise input_properties_error(exc) from None
     first: list[pulumi.Resource] = []
+    outbound = None  # the node agent watches the NAT gateways' per-destination capacity when this stack sizes them
     if stack.egress is not None:
         egress = NatEgress(
             "wirespeed-egress",
@@ -107,6 +119,7 @@ def aws() -> None:
             ),
         )
         first.append(egress)  # nodes come up with a route out
+        outbound = egress.profile_outbound
         pulumi.export("nat_public_ips", egress.public_ips)
     groups = [
         NetworkOptimizedNodeGroup(
@@ -121,6 +134,7 @@ def aws() -> None:
                 ena_express=spec.ena_express,
                 min_size=spec.plan.min_size,
                 max_size=spec.plan.max_size,
+                outbound=outbound,
             ),
             pulumi.ResourceOptions(depends_on=first),
         )

@@ -28,7 +28,7 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"manifests", "check", "policy_pack"}),
     frozenset({"userdata", "kubernetes", "drift", "pulumi_inputs"}),
     frozenset({"azure", "aws"}),
-    frozenset({"program", "terraform", "audit", "plot"}),
+    frozenset({"program", "terraform", "audit", "measure", "plot"}),
     frozenset({"cli", "__main__"}),
 )
 LAYER_OF = {name: index for index, names in enumerate(LAYERS) for name in names}
