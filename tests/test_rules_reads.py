@@ -17,6 +17,7 @@ import contextlib
 import copy
 import dataclasses
 import functools
+import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -24,8 +25,10 @@ import pytest
 
 from conftest import ROOT
 from fixtures.rules.engine import engine_props, fixture, launch_template, nap_objects, tuning_objects, user_data_text
-from rules_reads import Recording, covers, steps
+from rules_reads import Recording, covers, present, steps
+from test_check_terraform import TRANSLATIONS as TRANSLATION_CASES
 from wirespeed.catalog.karpenter_azure import GROUP, NODE_CLASS_VERSIONS
+from wirespeed.check import terraform as tf
 from wirespeed.check.readers import Document
 from wirespeed.rules import RULES, Resource, Rule, resolve_config, type_key
 from wirespeed.rules._model import Reads
@@ -136,7 +139,7 @@ def _kubernetes_variants() -> Iterator[Doc]:
         pod["containers"][0]["securityContext"] = {"privileged": True, "capabilities": {"add": ["SYS_ADMIN"]}}
         for mount in pod["containers"][0].get("volumeMounts", []):
             mount["readOnly"] = False
-        pod["hostPID"] = True
+        pod["hostPID"] = pod["hostIPC"] = True
 
     yield "daemon_set", "loosened", _edited(daemon_set, loosened)
 
@@ -287,3 +290,76 @@ def test_every_declared_property_is_read_on_some_document(rule):
         if path not in reads.get(key, set())
     ]
     assert not unread, f"{rule.id} declares reads no document made it read (stale, or no case here): {unread}"
+
+
+# --- the Terraform translation gives every declared property, or the rule says why not ---------------------------
+
+
+# Attributes the translation cases and plan fixtures leave unset, in the providers' documented names
+# (registry.terraform.io/providers/hashicorp/azurerm/latest/docs/resources/kubernetes_cluster: default_node_pool
+# tags, network_profile.load_balancer_profile.outbound_ip_prefix_ids; hashicorp/kubernetes daemon_set_v1:
+# spec.template.spec.host_ipc).
+MORE_TERRAFORM: list[tuple[str, dict[str, Any]]] = [
+    (
+        "azurerm_kubernetes_cluster",
+        {
+            "name": "aks",
+            "default_node_pool": [{"name": "system", "vm_size": "Standard_D4s_v3", "tags": REASON}],
+            "network_profile": [{"load_balancer_profile": [{"outbound_ip_prefix_ids": ["/prefix/a"]}]}],
+        },
+    ),
+    ("kubernetes_daemon_set_v1", {"spec": [{"template": [{"spec": [{"host_ipc": True}]}]}]}),
+]
+
+
+def _manifest_samples() -> Iterator[Resource]:
+    """kubernetes_manifest carries the object whole: every Kubernetes document of the corpus, as its manifest (with
+    the apiVersion of the type it stands for: ``core/v1`` is written ``v1``)."""
+    for stack in _pulumi_stacks():
+        for resource in stack:
+            if resource.type.startswith("kubernetes:"):
+                api_version = resource.type.split(":")[1].removeprefix("core/")
+                manifest = {**resource.props, "apiVersion": api_version}
+                yield tf.translate(tf.translations.KUBERNETES_MANIFEST, "x.y", {"manifest": manifest})
+
+
+@functools.cache
+def terraform_samples() -> dict[tuple[str, str, str], list[Any]]:
+    """The props `wirespeed check` makes of Terraform resources, per type (``type_key``): the translation cases of
+    test_check_terraform.py and MORE_TERRAFORM, every resource of the plan fixtures, and Kubernetes objects through
+    kubernetes_manifest."""
+    cases = [(t, values) for t, values, _, _ in TRANSLATION_CASES.values()] + MORE_TERRAFORM
+    translated = [tf.translate(t, "x.y", json.loads(json.dumps(values))) for t, values in cases]
+    translated += [r for plan in PLANS for r in Document(plan.read_text()).resources()]
+    translated += list(_manifest_samples())
+    samples: dict[tuple[str, str, str], list[Any]] = {}
+    for resource in translated:
+        samples.setdefault(type_key(resource.type), []).append(plain(resource.props))
+    return samples
+
+
+def terraform_types(key: tuple[str, str, str]) -> list[str]:
+    """The Terraform types `wirespeed check` turns into this Pulumi type."""
+    found = [name for name, translation in tf.TRANSLATIONS.items() if type_key(translation.token) == key]
+    return found + ([tf.translations.KUBERNETES_MANIFEST] if key[0] == "kubernetes" else [])
+
+
+@pytest.mark.parametrize("rule", RULES, ids=RULE_IDS)
+def test_terraform_plans_give_every_property_a_rule_reads_or_the_rule_says_why_not(rule):
+    problems = []
+    for reads in rule.reads:
+        key = type_key(reads.type)
+        if not terraform_types(key):
+            if not reads.no_terraform_type:
+                problems.append(f"{reads.type}: no Terraform type becomes it, and no_terraform_type says not why")
+            continue
+        if reads.no_terraform_type:
+            problems.append(f"{reads.type}: no_terraform_type is stale, {terraform_types(key)} become it")
+        samples = terraform_samples().get(key, [])
+        for path in reads.paths:
+            given = any(present(props, steps(path)) for props in samples)
+            if not given and path not in reads.not_in_terraform:
+                problems.append(f"{reads.type} {path}: no Terraform attribute gives it ({terraform_types(key)})")
+            if given and path in reads.not_in_terraform:
+                problems.append(f"{reads.type} {path}: excused as not in Terraform, but the translation gives it")
+    assert not problems, f"{rule.id} could silently never fire on `terraform show -json`:\n" + "\n".join(problems)
