@@ -19,15 +19,18 @@ import dataclasses
 import functools
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from clirun import invoke
 from conftest import ROOT
 from fixtures.rules.engine import engine_props, fixture, launch_template, nap_objects, tuning_objects, user_data_text
 from rules_reads import Recording, covers, present, steps
 from test_check_terraform import TRANSLATIONS as TRANSLATION_CASES
 from wirespeed.catalog.karpenter_azure import GROUP, NODE_CLASS_VERSIONS
+from wirespeed.check import check_text
 from wirespeed.check import terraform as tf
 from wirespeed.check.readers import Document
 from wirespeed.rules import RULES, Resource, Rule, resolve_config, type_key
@@ -363,3 +366,172 @@ def test_terraform_plans_give_every_property_a_rule_reads_or_the_rule_says_why_n
             if given and path in reads.not_in_terraform:
                 problems.append(f"{reads.type} {path}: excused as not in Terraform, but the translation gives it")
     assert not problems, f"{rule.id} could silently never fire on `terraform show -json`:\n" + "\n".join(problems)
+
+
+# --- end to end: one attribute changed in a passing plan fixture makes `wirespeed check` report the rule ----------
+
+CLUSTER = "azurerm_kubernetes_cluster.checkout"
+NODE_POOL = "module.pool.azurerm_kubernetes_cluster_node_pool.this[0]"
+PROFILE = "kubernetes_manifest.tuning_profile"
+AGENT = "kubernetes_manifest.tuning_agent"
+EGRESS = "aws_nat_gateway.egress"
+
+
+def _balancer(after: dict[str, Any]) -> dict[str, Any]:
+    balancer: dict[str, Any] = after["network_profile"][0]["load_balancer_profile"][0]
+    return balancer
+
+
+def _profile(edit: Callable[[dict[str, Any]], None]) -> Callable[[dict[str, Any]], None]:
+    """An edit of the profile document inside a ConfigMap manifest's data["profile.json"]."""
+
+    def edited(after: dict[str, Any]) -> None:
+        data = after["manifest"]["data"]
+        document = json.loads(data["profile.json"])
+        edit(document)
+        data["profile.json"] = json.dumps(document, indent=2) + "\n"
+
+    return edited
+
+
+def _pod(after: dict[str, Any]) -> dict[str, Any]:
+    pod: dict[str, Any] = after["manifest"]["spec"]["template"]["spec"]
+    return pod
+
+
+def _not_the_agent(after: dict[str, Any]) -> None:
+    """The DaemonSet becomes some other DaemonSet: neither wirespeed's label nor its image."""
+    after["manifest"]["metadata"]["labels"] = {"app.kubernetes.io/name": "log-shipper"}
+    for container in _pod(after)["containers"]:
+        container["image"] = "registry.example/log-shipper:1.0"
+
+
+def _set_rings(document: dict[str, Any]) -> None:
+    document["rings"]["mlx5_core"]["rx"] = 1024
+
+
+# (rule, plan, address, what changes, the change to that resource's change.after)
+END_TO_END: list[tuple[str, str, str, str, Callable[[dict[str, Any]], None]]] = [
+    (
+        "aks-allocated-outbound-ports-default",
+        "azure-good",
+        CLUSTER,
+        "outbound_ports_allocated 0",
+        lambda a: _balancer(a).update(outbound_ports_allocated=0),
+    ),
+    (
+        "aks-snat-capacity",
+        "azure-good",
+        CLUSTER,
+        "managed_outbound_ip_count 1",
+        lambda a: _balancer(a).update(managed_outbound_ip_count=1),
+    ),
+    (
+        "aks-snat-ports-minimum",
+        "azure-good",
+        CLUSTER,
+        "outbound_ports_allocated 512",
+        lambda a: _balancer(a).update(outbound_ports_allocated=512),
+    ),
+    (
+        "netdev-backlog-minimum",
+        "azure-good",
+        NODE_POOL,
+        "net_core_netdev_max_backlog 1000",
+        lambda a: a["linux_os_config"][0]["sysctl_config"][0].update(net_core_netdev_max_backlog=1000),
+    ),
+    ("nic-ring-minimum", "kubernetes-good", PROFILE, "mlx5_core rx 1024", _profile(_set_rings)),
+    (
+        "network-optimised-sku",
+        "aws-good",
+        "aws_eks_node_group.network",
+        "instance_types m5.large",
+        lambda a: a.update(instance_types=["m5.large"]),
+    ),
+    ("tuning-agent-present", "azure-good", AGENT, "the DaemonSet is not the agent", _not_the_agent),
+    (
+        "tuning-agent-least-privilege",
+        "kubernetes-good",
+        AGENT,
+        "privileged true",
+        lambda a: _pod(a)["containers"][0].setdefault("securityContext", {}).update(privileged=True),
+    ),
+    (
+        "aws-natgw-capacity",
+        "aws-good",
+        EGRESS,
+        "no secondary_allocation_ids",
+        lambda a: a.update(secondary_allocation_ids=[]),
+    ),
+    (
+        "aws-natgw-eip-quota",
+        "aws-good",
+        EGRESS,
+        "a fifth Elastic IP",
+        lambda a: a["secondary_allocation_ids"].append("eipalloc-0fifth"),
+    ),
+    ("mtu-jumbo-path", "azure-good", PROFILE, "mtu 9000", _profile(lambda d: d.update(mtu={"value": 9000}))),
+    (
+        "tuning-profile-valid",
+        "kubernetes-good",
+        PROFILE,
+        "backlog as the text '1000'",
+        _profile(lambda d: d["sysctls"].update({"net.core.netdev_max_backlog": "1000"})),
+    ),
+]
+# Where the rule reports: stack rules report on the cluster, not the resource that changed.
+REPORTED_ON = {"tuning-agent-present": CLUSTER}
+
+
+def _reported(path: Path) -> set[tuple[str, str]]:
+    out = invoke("check", str(path), "--config", str(TERRAFORM / "check-config.json"), "--format", "json")
+    assert out.returncode in (0, 1), out.stderr
+    return {(v["rule"], v["urn"]) for v in json.loads(out.stdout)["violations"]}
+
+
+def test_every_rule_has_an_end_to_end_terraform_case():
+    assert sorted({case[0] for case in END_TO_END}) == sorted(RULE_IDS)
+
+
+@pytest.mark.parametrize(("rule_id", "plan", "address", "change", "edit"), END_TO_END, ids=[c[0] for c in END_TO_END])
+def test_one_attribute_changed_in_a_passing_plan_makes_check_report_the_rule(
+    tmp_path, rule_id, plan, address, change, edit
+):
+    original = TERRAFORM / plan / "plan.json"
+    document = json.loads(original.read_text())
+    [resource] = [rc for rc in document["resource_changes"] if rc["address"] == address]
+    edit(resource["change"]["after"])
+    edited = tmp_path / "plan.json"
+    edited.write_text(json.dumps(document, indent=2))
+    expected = (rule_id, REPORTED_ON.get(rule_id, address))
+    assert expected not in _reported(original)
+    assert expected in _reported(edited), f"{change} in {plan} did not make {rule_id} fire on {expected[1]}"
+
+
+def test_check_keeps_the_node_tuning_component_for_the_agent_rule_as_the_engine_does():
+    """tuning-agent-present reads NodeTuning by type; before its types named it, `wirespeed check` dropped the
+    component from what stack rules see (it keeps only their declared types) and reported the agent missing."""
+    pool = {"name": "system", "count": 3, "vmSize": "Standard_D4ds_v6"}
+    export = {
+        "version": 3,
+        "deployment": {
+            "resources": [
+                {
+                    "urn": "urn:pulumi:dev::p::azure-native:containerservice:ManagedCluster::aks",
+                    "type": TYPES["cluster"],
+                    "custom": True,
+                    "inputs": {"resourceName": "aks", "agentPoolProfiles": [pool]},
+                    "outputs": {"name": "aks", "agentPoolProfiles": [pool]},
+                },
+                {
+                    "urn": "urn:pulumi:dev::p::wirespeed:index:NodeTuning::tuning",
+                    "type": TYPES["node_tuning"],
+                    "custom": False,
+                    "inputs": {},
+                    "outputs": {},
+                },
+            ]
+        },
+    }
+    report = check_text(json.dumps(export), "export.json", resolve_config(None))
+    assert "tuning-agent-present" not in {v.rule_id for v in report.violations}
