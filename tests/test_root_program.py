@@ -107,15 +107,22 @@ def test_bad_stack_config_lists_every_problem_before_anything_registers_under_pu
 """
     with pytest.raises(ProgramError) as caught:
         run_program(project_with_stack(tmp_path, config), "test")
-    assert caught.value.problems == [
+    # The malformed pool string does not hide the other pool's or the outbound's problems: all at once.
+    assert caught.value.problems[0] == (
         "wirespeed:pools[0]: 'apps:Standard_D16s_v6:3' is not allowed: NAME:VM_SIZE:MIN:MAX[:SURGE[:PROFILE]], "
         "e.g. apps:Standard_D16s_v6:3:20:10%:throughput"
+    )
+    assert [p.split(": ")[0] for p in caught.value.problems[1:]] == [
+        "wirespeed:pools[1] (VM_SIZE)",
+        "wirespeed:pools[1] (SURGE)",
+        "wirespeed:idleTimeoutMinutes",
     ]
     config = config.replace('"apps:Standard_D16s_v6:3", ', "")
     with pytest.raises(ProgramError) as caught:
         run_program(project_with_stack(tmp_path, config), "test")
-    assert [p.split(":")[0] for p in caught.value.problems] == [
-        "pools[0].vm_size",
-        "pools[0].max_surge",
-        "outbound.idle_timeout_minutes",
+    # Each problem is named by its stack key and the part of the pool string it is in.
+    assert [p.split(": ")[0] for p in caught.value.problems] == [
+        "wirespeed:pools[0] (VM_SIZE)",
+        "wirespeed:pools[0] (SURGE)",
+        "wirespeed:idleTimeoutMinutes",
     ]
