@@ -19,11 +19,22 @@ from wirespeed.pulumi_inputs import input_properties_error
 
 config = pulumi.Config("wirespeed")
 
-STRINGS = ("location", "resourceGroup", "kubernetesVersion", "systemPool", "outboundType", "ipMode", "image")
+STRINGS = (
+    "location",
+    "resourceGroup",
+    "kubernetesVersion",
+    "systemPool",
+    "outboundType",
+    "ipMode",
+    "image",
+    "measuredPeakSource",
+)
 INTEGERS = (
     "connectionsPerSecond",
     "holdSeconds",
     "allocatedOutboundPorts",
+    "measuredPeakPortsPerNode",
+    "headroomPercent",
     "outboundIpCount",
     "idleTimeoutMinutes",
     "natGatewayFlows",
@@ -39,6 +50,7 @@ def read_config() -> dict[str, Any]:
     values.update({k: config.get_int(k) for k in INTEGERS})
     values.update({k: config.get_object(k) for k in ARRAYS})
     values["tuning"] = config.get_bool("tuning")
+    values["tuningAdmissionPolicy"] = config.get_bool("tuningAdmissionPolicy")
     return {k: v for k, v in values.items() if v is not None}
 
 
@@ -92,6 +104,7 @@ def aws() -> None:
     except EksStackError as exc:
         raise input_properties_error(exc) from None
     first: list[pulumi.Resource] = []
+    outbound = None  # the node agent watches the NAT gateways' per-destination capacity when this stack sizes them
     if stack.egress is not None:
         egress = NatEgress(
             "wirespeed-egress",
@@ -106,6 +119,7 @@ def aws() -> None:
             ),
         )
         first.append(egress)  # nodes come up with a route out
+        outbound = egress.profile_outbound
         pulumi.export("nat_public_ips", egress.public_ips)
     groups = [
         NetworkOptimizedNodeGroup(
@@ -120,6 +134,7 @@ def aws() -> None:
                 ena_express=spec.ena_express,
                 min_size=spec.plan.min_size,
                 max_size=spec.plan.max_size,
+                outbound=outbound,
             ),
             pulumi.ResourceOptions(depends_on=first),
         )
@@ -130,7 +145,11 @@ def aws() -> None:
         provider = k8s.Provider("wirespeed-k8s", context=settings.get("kubeContext") or None)
         tuning = NodeTuning(
             "wirespeed-tuning",
-            NodeTuningArgs(profiles=profiles, image=config.get("image") or None),
+            NodeTuningArgs(
+                profiles=profiles,
+                image=config.get("image") or None,
+                admission_policy=config.get_bool("tuningAdmissionPolicy") is not False,
+            ),
             pulumi.ResourceOptions(provider=provider, depends_on=groups),
         )
         pulumi.export("tuning_daemon_sets", tuning.daemon_set_names)

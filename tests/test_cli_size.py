@@ -260,7 +260,8 @@ def test_aws_nat_regional_per_az_and_automatic():
         ),
         pytest.param(
             ["aws-natgw", "--connections", "1", "--az", "a=1"],
-            "error: --connections: give --connections N (every AZ) or --az NAME=N for each AZ, one of the two",
+            "error: --connections: give --connections N (every AZ), --az NAME=N for each AZ or --from-prometheus URL, "
+            "one of them",
             id="aws-both-demands",
         ),
         pytest.param(

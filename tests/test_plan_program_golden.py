@@ -30,6 +30,7 @@ REGEN = os.environ.get("UPDATE_GOLDEN") == "1"
 PROJECTS = [
     ("root", ".", None),
     ("root-dev", ".", "dev"),
+    ("root-measured", ".", "measured"),
     ("fixture-aks-basic", "tests/fixtures/programs/aks-basic", None),
     ("aks-dsv6", "examples/aks-dsv6", None),
     ("aks-natgw", "examples/aks-natgw", None),

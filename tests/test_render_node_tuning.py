@@ -33,6 +33,7 @@ CASES = {
     "balanced": ["--profile", "balanced"],
     "two-profiles-pod-monitor": ["--profile", "throughput", "--profile", "balanced", "--pod-monitor"],
     "pod-monitor-alerts-namespace": ["--pod-monitor", "--alerts", "--namespace", "net-tuning"],
+    "no-admission-policy": ["--no-admission-policy"],
     "custom-profile-image-namespace": [
         "--profile",
         str(CUSTOM_PROFILE.relative_to(ROOT)),
@@ -40,6 +41,15 @@ CASES = {
         "registry.example.com/platform/wirespeed-agent@sha256:" + "4" * 64,
         "--namespace",
         "net-tuning",
+    ],
+    # Nodes behind an AKS load balancer sized at 4,096 ports: the agent's SNATPortPressure watches them (issue 19).
+    "outbound-load-balancer": [
+        "--profile",
+        "throughput",
+        "--outbound",
+        "azure-load-balancer",
+        "--allocated-ports",
+        "4096",
     ],
 }
 
@@ -80,6 +90,19 @@ def test_output_starts_with_the_reason_for_each_privilege():
     assert head.startswith(f"# wirespeed {__version__}: the node tuning agent. Apply with `kubectl apply -f -`.\n")
     for reason in ("hostNetwork", "/proc/sys/net", "/sys read-only", "NET_ADMIN", "never privileged"):
         assert reason in head
+    assert "ValidatingAdmissionPolicy (Kubernetes 1.30+)" in head
+    assert "--no-admission-policy" in head
+
+
+def test_without_the_admission_policy_the_header_says_what_is_lost():
+    out = render("--no-admission-policy")
+    head = out.stdout.split("---\n", 1)[0]
+    assert "Rendered WITHOUT the admission policy\n# (--no-admission-policy): nothing stops the agent's" in head
+    assert "any Node's labels, taints or status" in head
+    kinds = [d["kind"] for d in yaml.safe_load_all(out.stdout)]
+    assert "ValidatingAdmissionPolicy" not in kinds
+    assert "ValidatingAdmissionPolicyBinding" not in kinds
+    assert kinds.count("ClusterRole") == kinds.count("Role") == 1
 
 
 @pytest.mark.parametrize(
@@ -88,7 +111,7 @@ def test_output_starts_with_the_reason_for_each_privilege():
         pytest.param(
             ["--profile", "fastest"],
             "error: --profile[0]: 'fastest' is neither a built-in profile (balanced, throughput) nor a readable "
-            "file: No such file or directory\n",
+            "profile file (cannot be read: No such file or directory; give a readable profile JSON file)\n",
             id="unknown-profile",
         ),
         pytest.param(
@@ -110,13 +133,23 @@ def test_output_starts_with_the_reason_for_each_privilege():
         ),
         pytest.param(
             ["--profile", "nope", "--image", "x:", "--namespace", "Net"],
-            "error: --profile[0]: 'nope' is neither a built-in profile (balanced, throughput) nor a readable file: "
-            "No such file or directory\n"
+            "error: --profile[0]: 'nope' is neither a built-in profile (balanced, throughput) nor a readable "
+            "profile file (cannot be read: No such file or directory; give a readable profile JSON file)\n"
             "error: --image: 'x:' is not allowed; allowed: an image reference with a tag or digest, "
             "e.g. REGISTRY/NAME:TAG or REGISTRY/NAME@sha256:HEX\n"
             "error: --namespace: 'Net' is not allowed; allowed: an RFC 1123 label: lowercase letters, digits and "
             "'-', 1-63 characters\n",
             id="every-problem-at-once",
+        ),
+        pytest.param(
+            ["--outbound", "aws-nat-gateway", "--allocated-ports", "4096", "--pressure-percent", "0"],
+            'error: --allocated-ports: 4096 is not allowed: only with kind "azure-load-balancer"\n'
+            "error: --pressure-percent: 0 is not allowed: must be between 1 and 100\n"
+            "error: --public-ips: required with --outbound aws-nat-gateway\n",
+            id="outbound-every-problem",
+        ),
+        pytest.param(
+            ["--public-ips", "2"], "error: --public-ips: only with --outbound\n", id="outbound-sizing-without-kind"
         ),
     ],
 )
@@ -155,3 +188,26 @@ def test_json_output_is_the_yaml_documents_as_one_array(case):
     out = render(*CASES[case], "--output", "json")
     assert (out.returncode, out.stderr) == (0, "")
     assert json.loads(out.stdout) == list(yaml.safe_load_all((GOLDEN / f"{case}.yaml").read_text()))
+
+
+def test_outbound_keeps_a_profile_s_own_threshold_and_exclusions(tmp_path):
+    """--outbound sets the sizing in every profile; the team's own pressure_percent and exclude_cidrs stay."""
+    own = json.loads(CUSTOM_PROFILE.read_text())
+    own["outbound"] = {"kind": "azure-load-balancer", "allocated_ports_per_node": 1024, "pressure_percent": 60,
+                       "exclude_cidrs": ["100.64.0.0/10"]}  # fmt: skip
+    path = tmp_path / "own.json"
+    path.write_text(json.dumps(own))
+    out = render("--profile", str(path), "--profile", "balanced", "--outbound", "aws-nat-gateway", "--public-ips", "3",
+                 "--output", "json")  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    sections = {
+        json.loads(o["data"]["profile.json"])["name"]: json.loads(o["data"]["profile.json"])["outbound"]
+        for o in json.loads(out.stdout)
+        if o["kind"] == "ConfigMap"
+    }
+    assert sections == {
+        own["name"]: {"kind": "aws-nat-gateway", "public_ips": 3, "pressure_percent": 60,
+                      "exclude_cidrs": ["100.64.0.0/10"], "hold_seconds": 240},
+        "balanced": {"kind": "aws-nat-gateway", "public_ips": 3, "pressure_percent": 80, "exclude_cidrs": [],
+                     "hold_seconds": 240},
+    }  # fmt: skip

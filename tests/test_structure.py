@@ -20,7 +20,7 @@ PACKAGE = COMPONENTS / "wirespeed"
 # name under ``wirespeed`` (a subpackage or a top-level module); the pure core (catalog, sizing, profile, rules,
 # manifests, userdata) therefore imports nothing of the Pulumi components, generators or front ends above it.
 LAYERS: tuple[frozenset[str], ...] = (
-    frozenset({"__init__", "errors", "names", "problems", "values"}),
+    frozenset({"__init__", "deadline", "errors", "io_limits", "names", "problems", "values"}),
     frozenset({"catalog"}),
     frozenset({"sizing"}),
     frozenset({"profile", "workload"}),
@@ -28,7 +28,7 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"manifests", "check", "policy_pack"}),
     frozenset({"userdata", "tuning_paths", "kubernetes", "drift", "pulumi_inputs"}),
     frozenset({"azure", "aws"}),
-    frozenset({"program", "terraform", "audit", "plot"}),
+    frozenset({"program", "terraform", "audit", "measure", "plot"}),
     frozenset({"cli", "__main__"}),
 )
 LAYER_OF = {name: index for index, names in enumerate(LAYERS) for name in names}

@@ -84,6 +84,20 @@ DRIVER_NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,31}$"
 # Only net.* keys: the agent's /proc/sys mount is /proc/sys/net (see the DaemonSet), nothing else is writable.
 SYSCTL_NAME_PATTERN = r"^net\.[a-z0-9_]+(\.[a-z0-9_-]+)+$"
 PROFILE_NAME_PATTERN = r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"
+# An interface-name glob as the agent matches it (Go's path.Match): literals, * and ?, a backslash escape, or a
+# class [...] (optional ^) of one or more characters or ranges a-z, where ']' and '-' must be escaped. Go reports
+# anything else (a lone '[', '[]', '[a-]', a trailing '\\') as ErrBadPattern at match time and the glob then
+# silently matches no link; in the schema it is refused before the agent starts, by Python and Go alike. (The
+# empty string matches here so that only min_length reports it.)
+_GLOB_CHAR = r"(?:[^\]\\\-]|\\.)"
+_GLOB_ITEM = rf"{_GLOB_CHAR}(?:-{_GLOB_CHAR})?"
+# A '^' right after '[' negates (Go); the class still needs an item after it.
+_GLOB_FIRST = r"(?:[^\]\\\-^]|\\.)" + rf"(?:-{_GLOB_CHAR})?"
+GLOB_PATTERN = rf"^(?:[^\[\\]|\\.|\[(?:\^{_GLOB_ITEM}|{_GLOB_FIRST})(?:{_GLOB_ITEM})*\])*$"
+GLOB_ALLOWED = (
+    "must be a well-formed glob: * ? literal characters, and classes [...] closed by ']' holding at least one "
+    "character or range (escape ] and - inside a class with \\)"
+)
 
 
 def _whole_number(value: object) -> object:
@@ -155,7 +169,7 @@ ExtraSysctlValue = Annotated[
 
 DriverName = Annotated[str, StringConstraints(pattern=DRIVER_NAME_PATTERN)]
 SysctlName = Annotated[str, StringConstraints(pattern=SYSCTL_NAME_PATTERN)]
-NamePattern = Annotated[str, StringConstraints(min_length=1, max_length=64)]
+NamePattern = Annotated[str, StringConstraints(min_length=1, max_length=64, pattern=GLOB_PATTERN)]
 
 
 class _Strict(BaseModel):
@@ -385,6 +399,37 @@ class Profile(_Strict):
         return data
 
 
+# The outbound fields that are the team's choices, not the egress' sizing.
+_TEAM_FIELDS = ("pressure_percent", "exclude_cidrs", "hold_seconds")
+
+
+def sized_outbound(kind: OutboundKind, units: int, base: Outbound | None = None) -> Outbound:
+    """The outbound section a component fills from what it sized: ``kind`` and its sizing field (``units`` of
+    ``allocated_ports_per_node`` or ``public_ips``). The threshold, exclusions and hold time of ``base`` (the section a
+    profile already states) are kept: they are the team's choices, the sizing is the component's."""
+    kept = {} if base is None else base.model_dump(include=set(_TEAM_FIELDS))
+    return Outbound.model_validate({**kept, "kind": kind, snat_limits.KINDS[kind].sized_by: units})
+
+
+def with_outbound(profile: Profile, outbound: Outbound | None) -> Profile:
+    """``profile`` carrying ``outbound`` (unchanged when None)."""
+    if outbound is None or profile.outbound == outbound:
+        return profile
+    return profile.model_copy(update={"outbound": outbound})
+
+
+def apply_outbound(profile: Profile, outbound: Outbound | None) -> Profile:
+    """``profile`` with ``outbound``'s kind and sizing. The threshold, exclusions and hold time ``outbound`` states
+    explicitly win; those it leaves to their defaults stay the profile's own."""
+    if outbound is None:
+        return profile
+    units = outbound.allocated_ports_per_node or outbound.public_ips
+    assert units is not None, "the model requires the kind's sizing field"
+    section = sized_outbound(outbound.kind, units, profile.outbound)
+    stated = {k: getattr(outbound, k) for k in _TEAM_FIELDS if k in outbound.model_fields_set}
+    return with_outbound(profile, section.model_copy(update=stated) if stated else section)
+
+
 class ProfileError(UserError, ValueError):
     """A profile failed validation. ``problems`` lists (JSON pointer, message), one per bad field."""
 
@@ -437,7 +482,7 @@ def _allowed(error: Mapping[str, Any]) -> str:
     if kind in _TYPE_WORDS:
         return f"must be {_TYPE_WORDS[kind]}"
     if kind == "string_pattern_mismatch":
-        return f"must match {ctx['pattern']}"
+        return GLOB_ALLOWED if ctx["pattern"] == GLOB_PATTERN else f"must match {ctx['pattern']}"
     if kind == "literal_error" and (values := _literal_values(str(ctx.get("expected", "")))):
         if len(values) == 1:
             return f"must be {_json(values[0])}"

@@ -12,8 +12,9 @@ import typer
 from wirespeed.cli._common import fail
 
 if TYPE_CHECKING:
+    from wirespeed.manifests.options import NodeTuningOptions
     from wirespeed.problems import Problem
-    from wirespeed.profile import Profile
+    from wirespeed.profile import Outbound, Profile
 
 render_app = typer.Typer(help="Print Kubernetes manifests as YAML for `kubectl apply -f -`.", no_args_is_help=True)
 
@@ -24,6 +25,16 @@ hostPath /proc/sys/net (sysctls) and /sys read-only (NIC discovery), and the NET
 it runs as uid 0 with every other capability dropped, a read-only root filesystem, and never privileged.
 Each DaemonSet runs on the nodes labelled wirespeed.io/profile=<profile>."""
 
+POLICY_HEADER = """
+In the API it may patch Nodes and write Events in "default" only. The ValidatingAdmissionPolicy (Kubernetes 1.30+)
+confines it to its own Node's wirespeed.io/tuning-status annotation and its own conditions; for an older cluster,
+render with --no-admission-policy (and the agent's RBAC then lets it patch any Node)."""
+
+NO_POLICY_HEADER = """
+In the API it may patch Nodes and write Events in "default" only. Rendered WITHOUT the admission policy
+(--no-admission-policy): nothing stops the agent's ServiceAccount from changing any Node's labels, taints or status.
+Render without that flag once the cluster runs Kubernetes 1.30 or later."""
+
 
 def _load(spec: str, index: int) -> tuple[str | Profile | None, list[str]]:
     """A built-in name stays a name; anything else must be a readable, valid profile file."""
@@ -32,17 +43,54 @@ def _load(spec: str, index: int) -> tuple[str | Profile | None, list[str]]:
 
     if spec in builtin_names():
         return spec, []
+    from wirespeed.io_limits import SMALL_LIMIT, InputFileError, read_text
+
     path = Path(spec)
     try:
-        return load_profile(path.read_text()), []
-    except OSError as exc:
-        reason = exc.strerror or str(exc)
+        return load_profile(read_text(path, SMALL_LIMIT, f"--profile[{index}]: {spec!r}", "profile JSON file")), []
+    except InputFileError as exc:
         return None, [
             f"--profile[{index}]: {spec!r} is neither a built-in profile ({', '.join(builtin_names())}) "
-            f"nor a readable file: {reason}"
+            f"nor a readable profile file ({exc.reason})"
         ]
     except ProfileError as exc:
         return None, [f"--profile[{index}]: {spec}{pointer}: {message}" for pointer, message in exc.problems]
+
+
+_OUTBOUND_FLAGS = {
+    "kind": "--outbound",
+    "allocated_ports_per_node": "--allocated-ports",
+    "public_ips": "--public-ips",
+    "pressure_percent": "--pressure-percent",
+}
+
+
+def _outbound(
+    kind: str | None, allocated_ports: int | None, public_ips: int | None, pressure_percent: int | None
+) -> tuple[Outbound | None, list[str]]:
+    """The --outbound flags as a profile's outbound section (checked by the profile's own model), or every problem
+    named by its flag."""
+    from wirespeed.profile import ProfileError, validate_profile
+
+    if kind is None:
+        given = [f for f, v in (("--allocated-ports", allocated_ports), ("--public-ips", public_ips),
+                                ("--pressure-percent", pressure_percent)) if v is not None]  # fmt: skip
+        return None, [f"{flag}: only with --outbound" for flag in given]
+    section: dict[str, object] = {"kind": kind}
+    for name, value in (("allocated_ports_per_node", allocated_ports), ("public_ips", public_ips),
+                        ("pressure_percent", pressure_percent)):  # fmt: skip
+        if value is not None:
+            section[name] = value
+    try:
+        profile = validate_profile({"name": "outbound", "outbound": section})
+    except ProfileError as exc:
+        said = []
+        for pointer, message in exc.problems:
+            flag = _OUTBOUND_FLAGS.get(pointer.rpartition("/")[2], "--outbound")
+            required = message == "is required"
+            said.append(f"{flag}: required with --outbound {kind}" if required else f"{flag}: {message}")
+        return None, said
+    return profile.outbound, []
 
 
 class Output(StrEnum):
@@ -56,6 +104,40 @@ def _as_flag(problem: Problem) -> str:
         if problem.field.startswith(field):
             return str(replace(problem, field=flag + problem.field.removeprefix(field)))
     return str(problem)
+
+
+# The --outbound options, typed once here so the command's signature stays a list of them.
+OutboundKindOption = Annotated[
+    str | None,
+    typer.Option(
+        "--outbound",
+        help="How the nodes egress, for the agent's SNATPortPressure condition: azure-load-balancer (with "
+        "--allocated-ports), azure-nat-gateway or aws-nat-gateway (with --public-ips). Set in every profile; a "
+        "profile's own pressure_percent, exclude_cidrs and hold_seconds are kept.",
+    ),
+]
+AllocatedPortsOption = Annotated[
+    int | None, typer.Option(help="With --outbound azure-load-balancer: allocatedOutboundPorts per node.")
+]
+PublicIpsOption = Annotated[
+    int | None,
+    typer.Option(help="With a NAT gateway --outbound: its public IPs (AWS: of the gateway in the nodes' AZ)."),
+]
+PressureOption = Annotated[
+    int | None, typer.Option(help="With --outbound: the SNATPortPressure threshold, % of one destination's ports.")
+]
+
+
+def _load_all(specs: list[str]) -> tuple[list[str | Profile], list[str]]:
+    """Every --profile loaded (built-in names stay names), and every problem with them."""
+    errors: list[str] = []
+    loaded_specs: list[str | Profile] = []
+    for index, spec in enumerate(specs):
+        loaded, load_errors = _load(spec, index)
+        errors += load_errors
+        if loaded is not None:
+            loaded_specs.append(loaded)
+    return loaded_specs, errors
 
 
 @render_app.command("node-tuning")
@@ -86,6 +168,15 @@ def render_node_tuning(
             "use `wirespeed render alerts`).",
         ),
     ] = False,
+    admission_policy: Annotated[
+        bool,
+        typer.Option(
+            "--admission-policy/--no-admission-policy",
+            help="Render the ValidatingAdmissionPolicy that lets the agent change only its own Node's annotation and "
+            "conditions (Kubernetes 1.30+). --no-admission-policy only for older clusters, whose API server refuses "
+            "it: the agent's RBAC then lets it patch any Node.",
+        ),
+    ] = True,
     output: Annotated[
         Output,
         typer.Option(
@@ -93,46 +184,56 @@ def render_node_tuning(
             "jsondecode() (modules/node-tuning's objects_json)."
         ),
     ] = Output.yaml,
+    outbound: OutboundKindOption = None,
+    allocated_ports: AllocatedPortsOption = None,
+    public_ips: PublicIpsOption = None,
+    pressure_percent: PressureOption = None,
 ) -> None:
-    """Print the tuning DaemonSet (one per profile) with its Namespace, RBAC and profile ConfigMaps."""
+    """Print the tuning DaemonSet (one per profile), its Namespace, RBAC, admission policy and profile ConfigMaps."""
     from wirespeed import __version__
-    from wirespeed.manifests import (
-        DEFAULT_IMAGE,
-        DEFAULT_PROFILES,
-        NodeTuningOptions,
-        check,
-        node_tuning_objects,
-        to_yaml,
-    )
-    from wirespeed.manifests.options import check_options
+    from wirespeed.manifests import DEFAULT_IMAGE, NodeTuningOptions, node_tuning_objects, to_yaml
 
-    errors: list[str] = []
-    specs: list[str | Profile] = []
-    for index, spec in enumerate(profile or list(DEFAULT_PROFILES)):
-        loaded, load_errors = _load(spec, index)
-        errors += load_errors
-        if loaded is not None:
-            specs.append(loaded)
     options = NodeTuningOptions(
-        image=DEFAULT_IMAGE if image is None else image, namespace=namespace, pod_monitor=pod_monitor, alerts=alerts
+        image=DEFAULT_IMAGE if image is None else image,
+        namespace=namespace,
+        pod_monitor=pod_monitor,
+        alerts=alerts,
+        admission_policy=admission_policy,
     )
-    profiles: list[Profile] = []
-    if errors:  # a profile did not load: check the other flags, not the profiles that are left
-        problems = check_options(options)
-    else:
-        profiles, problems = check(specs, options)
-    errors += [_as_flag(problem) for problem in problems]
-    if errors:
-        for line in errors[:-1]:
-            typer.echo(f"error: {line}", err=True)
-        fail(errors[-1])
-    objects = node_tuning_objects(profiles, options)
+    section, outbound_errors = _outbound(outbound, allocated_ports, public_ips, pressure_percent)
+    objects = node_tuning_objects(_checked_profiles(profile, options, section, outbound_errors), options)
     if output is Output.json:
         import json
 
         typer.echo(json.dumps(objects, indent=2))
     else:
-        typer.echo(to_yaml(objects, HEADER.format(version=__version__)), nl=False)
+        header = HEADER.format(version=__version__) + (POLICY_HEADER if admission_policy else NO_POLICY_HEADER)
+        typer.echo(to_yaml(objects, header), nl=False)
+
+
+def _checked_profiles(
+    flags: list[str] | None, options: NodeTuningOptions, section: Outbound | None, outbound_errors: list[str]
+) -> list[Profile]:
+    """The --profile flags loaded and checked with the other flags (the --outbound ones' problems given), each with
+    ``section`` when --outbound was given; every problem printed and exit 2 if any."""
+    from wirespeed.manifests import DEFAULT_PROFILES, check
+    from wirespeed.manifests.options import check_options
+    from wirespeed.profile import apply_outbound
+
+    specs, errors = _load_all(flags or list(DEFAULT_PROFILES))
+    errors += outbound_errors
+    profiles: list[Profile] = []
+    if errors:  # a profile did not load: check the other flags, not the profiles that are left
+        problems = check_options(options)
+    else:
+        profiles, problems = check(specs, options)
+        profiles = [apply_outbound(p, section) for p in profiles]
+    errors += [_as_flag(problem) for problem in problems]
+    if errors:
+        for line in errors[:-1]:
+            typer.echo(f"error: {line}", err=True)
+        fail(errors[-1])
+    return profiles
 
 
 ALERTS_HEADER = """wirespeed {version}: alert rules for nodes the wirespeed agent tunes (Prometheus rule file).

@@ -1,8 +1,9 @@
 """The tuning DaemonSet and what it needs, as plain Kubernetes objects (dicts): one source for
 `wirespeed render node-tuning` (kubectl, Terraform) and the Pulumi component ``wirespeed.kubernetes.NodeTuning``.
 
-Per install: a Namespace, the agent's ServiceAccount, ClusterRole and ClusterRoleBinding, optionally a PodMonitor
-and the alert rules as a PrometheusRule (:mod:`wirespeed.manifests.monitoring`).
+Per install: a Namespace; the agent's ServiceAccount, its RBAC (a ClusterRole for its Node, a Role for its Events in
+``default``) and the ValidatingAdmissionPolicy confining it to its own Node's report (:mod:`wirespeed.manifests.
+access`); optionally a PodMonitor and the alert rules as a PrometheusRule (:mod:`wirespeed.manifests.monitoring`).
 Per profile: a ConfigMap holding the profile JSON and a DaemonSet on the nodes labelled
 ``wirespeed.io/profile=<name>``. The privileges and why each is needed: agent/README.md, "Privileges".
 """
@@ -13,23 +14,23 @@ import copy
 import hashlib
 import json
 from collections.abc import Sequence
-from functools import cache
-from importlib import resources
 from typing import Any
 
-import yaml
-
+from wirespeed.manifests.access import access_objects
 from wirespeed.manifests.metadata import labels, metadata
 from wirespeed.manifests.monitoring import prometheus_rule
 from wirespeed.manifests.options import NodeTuningError, NodeTuningOptions, check_options, check_profiles
 from wirespeed.names import AGENT_NAME as AGENT_NAME  # re-exported: the manifests package API
 from wirespeed.names import PROFILE_KEY as PROFILE_KEY
 from wirespeed.names import PROFILE_LABEL as PROFILE_LABEL
+from wirespeed.names import SCRAPE_INTERVAL
 from wirespeed.profile import Profile
 
 Obj = dict[str, Any]
 
 CHECKSUM_ANNOTATION = "wirespeed.io/profile-sha256"
+# Prometheus Operator RelabelConfig (monitoring.coreos.com/v1): the pod's node name as the label `node`.
+NODE_NAME_RELABELING = {"sourceLabels": ["__meta_kubernetes_pod_node_name"], "targetLabel": "node", "action": "replace"}
 
 # Where the pod sees things; the agent's flags point at them (agent/cmd/wirespeed-agent/main.go).
 PROFILE_DIR = "/etc/wirespeed"
@@ -63,20 +64,6 @@ def profile_checksum(profile: Profile) -> str:
     return hashlib.sha256(profile_json(profile).encode()).hexdigest()
 
 
-@cache
-def _agent_rbac() -> Obj:
-    # A byte-identical copy of agent/internal/nodestatus/rbac.yaml (the agent's source of truth, next to the
-    # code that makes the calls); `make regen` copies it and a test fails when the copy is stale.
-    text = resources.files("wirespeed").joinpath("data/agent-rbac.yaml").read_text()
-    loaded: Obj = yaml.safe_load(text)
-    return loaded
-
-
-def agent_rbac_rules() -> list[Obj]:
-    rules: list[Obj] = copy.deepcopy(_agent_rbac()["rules"])
-    return rules
-
-
 def namespace_object(options: NodeTuningOptions) -> Obj:
     meta = metadata(options.namespace, "node-tuning")
     # Pod Security "privileged": the agent pod needs hostNetwork, hostPath volumes and the NET_ADMIN
@@ -87,34 +74,6 @@ def namespace_object(options: NodeTuningOptions) -> Obj:
         "pod-security.kubernetes.io/warn": "privileged",
     }
     return {"apiVersion": "v1", "kind": "Namespace", "metadata": meta}
-
-
-def service_account(options: NodeTuningOptions) -> Obj:
-    return {
-        "apiVersion": "v1",
-        "kind": "ServiceAccount",
-        "metadata": metadata(AGENT_NAME, "node-tuning", options.namespace),
-    }
-
-
-def cluster_role() -> Obj:
-    return {
-        "apiVersion": "rbac.authorization.k8s.io/v1",
-        "kind": "ClusterRole",
-        "metadata": metadata(_agent_rbac()["metadata"]["name"], "node-tuning"),
-        "rules": agent_rbac_rules(),
-    }
-
-
-def cluster_role_binding(options: NodeTuningOptions) -> Obj:
-    role_name = _agent_rbac()["metadata"]["name"]
-    return {
-        "apiVersion": "rbac.authorization.k8s.io/v1",
-        "kind": "ClusterRoleBinding",
-        "metadata": metadata(role_name, "node-tuning"),
-        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role_name},
-        "subjects": [{"kind": "ServiceAccount", "name": AGENT_NAME, "namespace": options.namespace}],
-    }
 
 
 def config_map_name(profile: Profile) -> str:
@@ -243,7 +202,16 @@ def pod_monitor(options: NodeTuningOptions) -> Obj:
         "metadata": metadata(AGENT_NAME, "monitoring", options.namespace),
         "spec": {
             "selector": {"matchLabels": {"app.kubernetes.io/name": AGENT_NAME}},
-            "podMetricsEndpoints": [{"port": "metrics", "path": "/metrics", "interval": "30s"}],
+            "podMetricsEndpoints": [
+                {
+                    "port": "metrics",
+                    "path": "/metrics",
+                    "interval": SCRAPE_INTERVAL,
+                    # The agent runs on the host network, so `instance` is the node's IP: add the node's name, which
+                    # the alerts, the dashboard and `wirespeed size --from-prometheus` name nodes by.
+                    "relabelings": [copy.deepcopy(NODE_NAME_RELABELING)],
+                }
+            ],
         },
     }
 
@@ -257,7 +225,7 @@ def node_tuning_objects(profiles: Sequence[Profile], options: NodeTuningOptions 
     problems = check_profiles(profiles) + check_options(options)
     if problems:
         raise NodeTuningError(problems)
-    objects = [namespace_object(options), service_account(options), cluster_role(), cluster_role_binding(options)]
+    objects = [namespace_object(options), *access_objects(options)]
     objects += [config_map(p, options) for p in profiles]
     objects += [daemon_set(p, options) for p in profiles]
     if options.pod_monitor:

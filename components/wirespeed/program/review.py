@@ -11,11 +11,15 @@ import contextlib
 import dataclasses
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
+
+from pydantic import ValidationError
 
 from wirespeed import catalog, tuning_paths
 from wirespeed.manifests.node_tuning import PROFILE_KEY, PROFILE_LABEL
+from wirespeed.names import CLUSTER_TYPE
+from wirespeed.profile import Outbound
 from wirespeed.program.aws_review import eks_operating_systems, karpenter_user_data, user_data_section
 from wirespeed.program.create_only import AGENT_POOL_CREATE_ONLY
 from wirespeed.program.model import STACK_TYPE, ProgramPlan, RegisteredResource
@@ -310,9 +314,9 @@ def review(plan: ProgramPlan) -> PlanReview:
                     "outbound IPs (`wirespeed size azure-lb`)"
                 )
             continue
-        outbound.append(
-            _outbound(name, inputs, cluster_pools, plan, [n for n in naps if n.cluster == name], resource.urn)
-        )
+        cluster_naps = [n for n in naps if n.cluster == name]
+        reviewed = _outbound(name, inputs, cluster_pools, plan, cluster_naps, resource.urn)
+        outbound.append(_with_measurement(reviewed, resource, plan))
 
     tuning = _tuning(plan)
     profiles_run = {t.profile for t in tuning if t.daemon_set}
@@ -388,6 +392,25 @@ def _outbound(
     return OutboundReview(
         name, outbound_type, pools=tuple(sizing_pools), findings=tuple(findings), auto_provisioned=counted
     )
+
+
+def _with_measurement(review: OutboundReview, cluster: RegisteredResource, plan: ProgramPlan) -> OutboundReview:
+    """The outbound review with the measured peak a wirespeed component sized it from (``_derivation`` rechecks a
+    workload's): the capacity is still recomputed from what registered; only the reason for the number comes from the
+    component, and only while the number it reports is the one that registered."""
+    parent = plan.by_urn().get(cluster.parent or "")
+    sized = parent.outputs.get("outbound") if parent is not None and parent.type == CLUSTER_TYPE else None
+    if not isinstance(sized, Mapping):
+        return review
+    lb = sized.get("load_balancer")
+    if review.lb_plan is not None and isinstance(lb, Mapping) and isinstance(lb.get("measured_peak"), Mapping):
+        ports_from = lb.get("ports_from")
+        if isinstance(ports_from, str) and whole(lb.get("allocated_outbound_ports")) == review.allocated_outbound_ports:
+            return replace(review, lb_plan=replace(review.lb_plan, ports_from=ports_from))
+    measured = sized.get("measured_from")
+    if review.outbound_type == "managedNATGateway" and isinstance(measured, str):
+        return replace(review, findings=(*review.findings, f"NAT gateway IPs sized from a measured peak: {measured}"))
+    return review
 
 
 def _load_balancer_plan(
@@ -491,6 +514,17 @@ def _tuning(plan: ProgramPlan) -> list[TuningReview]:
                 daemon_set=str(get(runner.outputs, "metadata", "name") or runner.name) if runner else None,
                 image=image,
                 namespace=str(get(runner.outputs, "metadata", "namespace")) if runner else None,
+                outbound=_profile_outbound(profile.get("outbound")),
             )
         )
     return found
+
+
+def _profile_outbound(section: object) -> Outbound | None:
+    """A ConfigMap profile's outbound section, when it is a valid one (the agent refuses an invalid profile whole)."""
+    if not isinstance(section, Mapping):
+        return None
+    try:
+        return Outbound.model_validate(dict(section))
+    except ValidationError:
+        return None

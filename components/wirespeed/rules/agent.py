@@ -7,8 +7,8 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from wirespeed.rules import _aks, _k8s, _nap
-from wirespeed.rules._model import Finding, Resource, Rule, Settings, is_type
-from wirespeed.rules.sku import NODE_GROUP, NODE_POOL_TYPES
+from wirespeed.rules._model import Finding, Reads, Resource, Rule, Settings, is_type
+from wirespeed.rules.sku import NODE_GROUP, NODE_POOL_READS, NODE_POOL_TYPES
 from wirespeed.values import NotKnown, elements, get, text
 
 EKS_CLUSTER = "aws:eks/cluster:Cluster"
@@ -186,8 +186,25 @@ AGENT_PRESENT = Rule(
     source="seed 000 (rings reset when the VF is re-added; a privileged DaemonSet applied them); "
     "network-facts.md (VF re-added ~900 times an hour, MicrosoftDocs/azure-docs#100444)",
     scope="stack",
-    types=(_aks.CLUSTER, _aks.AGENT_POOL, EKS_CLUSTER, NODE_GROUP, *NODE_POOL_TYPES, _k8s.DAEMON_SET),
+    types=(_aks.CLUSTER, _aks.AGENT_POOL, EKS_CLUSTER, NODE_GROUP, *NODE_POOL_TYPES, _k8s.DAEMON_SET, _k8s.NODE_TUNING),
     config_schema={},
+    reads=(
+        Reads(
+            _aks.CLUSTER,
+            ("agentPoolProfiles[]", *_aks.CLUSTER_NAME_READS),
+            not_in_terraform={"name": _aks.NAME_FROM_RESOURCE_NAME},
+        ),
+        Reads(_aks.AGENT_POOL, _aks.POOL_CLUSTER_READS, not_in_terraform={"id": _aks.ID_FROM_RESOURCE_ID}),
+        Reads(EKS_CLUSTER, ("name",)),
+        Reads(NODE_GROUP, ("clusterName",)),
+        *(Reads(t, NODE_POOL_READS) for t in NODE_POOL_TYPES),
+        Reads(_k8s.DAEMON_SET, _k8s.TUNING_DAEMON_SET_READS),
+        Reads(
+            _k8s.NODE_TUNING,
+            no_terraform_type="a Pulumi component (wirespeed.kubernetes.NodeTuning); Terraform deploys the agent as "
+            "the DaemonSet modules/node-tuning writes, which this rule reads",
+        ),
+    ),
     check=check_agent_present,
 )
 
@@ -202,5 +219,28 @@ AGENT_LEAST_PRIVILEGE = Rule(
     scope="resource",
     types=(_k8s.DAEMON_SET,),
     config_schema={},
+    reads=(
+        Reads(
+            _k8s.DAEMON_SET,
+            (
+                *_k8s.TUNING_DAEMON_SET_READS,
+                *(
+                    f"spec.template.spec.{field}[].{path}"
+                    for field in ("initContainers", "containers")
+                    for path in (
+                        "name",
+                        "securityContext.privileged",
+                        "securityContext.capabilities.add[]",
+                        "volumeMounts[].name",
+                        "volumeMounts[].readOnly",
+                    )
+                ),
+                "spec.template.spec.hostPID",
+                "spec.template.spec.hostIPC",
+                "spec.template.spec.volumes[].name",
+                "spec.template.spec.volumes[].hostPath.path",
+            ),
+        ),
+    ),
     check=check_least_privilege,
 )

@@ -8,7 +8,7 @@ from typing import Any
 
 from wirespeed.catalog.karpenter_azure import LINUX_OS_CONFIG_SINCE, NODE_CLASS_TYPES
 from wirespeed.rules import _aks, _k8s, _nap
-from wirespeed.rules._model import Finding, Resource, Rule, Settings, is_type
+from wirespeed.rules._model import Finding, Reads, Resource, Rule, Settings, is_type
 from wirespeed.rules._userdata import read_user_data
 from wirespeed.sizing.backlog import BACKLOG_MAX, BACKLOG_MIN
 from wirespeed.sizing.mtu import DEFAULT_MTU
@@ -17,6 +17,7 @@ from wirespeed.values import get, keys, plain_numbers, text, whole
 LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 BACKLOG_SYSCTL = "net.core.netdev_max_backlog"
 AKS_BACKLOG_FIELD = "linuxOSConfig.sysctls.netCoreNetdevMaxBacklog"
+AKS_BACKLOG_READ = AKS_BACKLOG_FIELD  # the field messages name is also the path the rule reads (Rule.reads)
 # wirespeed's floor, from seed 000 (Elastic): drops in enqueue_to_backlog at the kernel default 1,000 stopped
 # at 32,768; half of that still holds 2 ms of 1,500-byte packets at 100 Gb/s. The `balanced` profile (8,192,
 # sized for 25 Gb/s) is below it: lower minimumBacklog for pools that use it.
@@ -317,6 +318,20 @@ BACKLOG_MINIMUM = Rule(
     scope="resource",
     types=(_aks.AGENT_POOL, _aks.CLUSTER, LAUNCH_TEMPLATE, _k8s.CONFIG_MAP, *NODE_CLASS_TYPES),
     config_schema=_backlog_settings_schema(),
+    reads=(
+        Reads(_aks.AGENT_POOL, ("osType", AKS_BACKLOG_READ)),
+        Reads(
+            _aks.CLUSTER,
+            tuple(f"agentPoolProfiles[].{p}" for p in ("name", "osType", AKS_BACKLOG_READ)),
+            not_in_terraform={
+                "agentPoolProfiles[].osType": "azurerm's default_node_pool has no os_type: an AKS system pool is "
+                "Linux, which the rule assumes when osType is absent"
+            },
+        ),
+        Reads(LAUNCH_TEMPLATE, ("userData",)),
+        Reads(_k8s.CONFIG_MAP, (_k8s.PROFILE_READ,)),
+        *(Reads(t, (_nap.NODE_CLASS_BACKLOG_FIELD, "metadata.name")) for t in NODE_CLASS_TYPES),
+    ),
     check=check_backlog,
     remediate=remediate_backlog,
 )
@@ -331,6 +346,7 @@ RING_MINIMUM = Rule(
     source=f"{SEED_RINGS}; components/wirespeed/data/nic_drivers.json (driver maxima)",
     scope="resource",
     types=(_k8s.CONFIG_MAP,),
+    reads=(Reads(_k8s.CONFIG_MAP, (_k8s.PROFILE_READ,)),),
     config_schema={
         "minimumRxRing": {
             "type": "integer",
@@ -354,5 +370,7 @@ MTU_JUMBO_PATH = Rule(
     scope="stack",
     types=(_k8s.CONFIG_MAP, *GATEWAYS),
     config_schema={},
+    # A gateway counts by its type alone.
+    reads=(Reads(_k8s.CONFIG_MAP, (_k8s.PROFILE_READ,)), *(Reads(g) for g in GATEWAYS)),
     check=check_mtu_path,
 )

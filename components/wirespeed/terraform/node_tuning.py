@@ -3,8 +3,9 @@
 objects, byte for byte, and nobody keeps a second copy of a manifest in HCL.
 
 ``modules/node-tuning/manifests.tf.json`` holds, as Terraform locals, the objects the renderer gives for each
-built-in profile, split the way the module composes them: the install objects (Namespace, RBAC), a ConfigMap and
-DaemonSet per profile, and the PodMonitor and PrometheusRule as separate lists. The two inputs the renderer takes
+built-in profile, split the way the module composes them: the install objects (Namespace, ServiceAccount, RBAC), the
+admission policy and its binding, a ConfigMap and DaemonSet per profile, and the PodMonitor and PrometheusRule as
+separate lists. The two inputs the renderer takes
 as plain text (image, namespace) are rendered as placeholders and written back as Terraform references to
 ``local.image`` and ``local.namespace``; everything else is literal text, with Terraform's template sequences
 (``${``, ``%{``) escaped. ``tests/vectors/node_tuning.json`` holds inputs with the objects the renderer gives for
@@ -19,6 +20,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from wirespeed import __version__
 from wirespeed.manifests import (
     CHECKSUM_ANNOTATION,
@@ -32,8 +35,10 @@ from wirespeed.manifests import (
     profile_checksum,
 )
 from wirespeed.manifests import options as manifest_options
-from wirespeed.profile import load_profile
+from wirespeed.names import PROFILE_KEY
+from wirespeed.profile import CIDR_ALLOWED, MAX_EXCLUDE_CIDRS, Outbound, load_profile, with_outbound
 from wirespeed.profiles import builtin_profile
+from wirespeed.sizing import snat_limits
 from wirespeed.terraform import render
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -72,11 +77,21 @@ def terraform_template(value: Any) -> Any:
     return value
 
 
-def _placeholder_render(profiles: Sequence[str], pod_monitor: bool = False, alerts: bool = False) -> list[Obj]:
+def _placeholder_render(
+    profiles: Sequence[str], pod_monitor: bool = False, alerts: bool = False, admission_policy: bool = True
+) -> list[Obj]:
     options = NodeTuningOptions(
-        image=IMAGE_PLACEHOLDER, namespace=NAMESPACE_PLACEHOLDER, pod_monitor=pod_monitor, alerts=alerts
+        image=IMAGE_PLACEHOLDER,
+        namespace=NAMESPACE_PLACEHOLDER,
+        pod_monitor=pod_monitor,
+        alerts=alerts,
+        admission_policy=admission_policy,
     )
     return node_tuning_objects([builtin_profile(name) for name in profiles], options)
+
+
+# The kinds of the optional admission policy part, in the renderer's order.
+POLICY_KINDS = ["ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"]
 
 
 def _split() -> Obj:
@@ -85,17 +100,26 @@ def _split() -> Obj:
     names = manifest_options.builtin_names()
     everything = _placeholder_render(names, pod_monitor=True, alerts=True)
     count = len(names)
-    install, config_maps, daemon_sets = everything[:4], everything[4 : 4 + count], everything[4 + count : 4 + 2 * count]
-    pod_monitor, alerts = everything[4 + 2 * count : 5 + 2 * count], everything[5 + 2 * count :]
-    if _placeholder_render(names) != install + config_maps + daemon_sets:
+    first_config_map = [o["kind"] for o in everything].index("ConfigMap")
+    policy_at = first_config_map - len(POLICY_KINDS)
+    install, policy = everything[:policy_at], everything[policy_at:first_config_map]
+    rest = everything[first_config_map:]
+    config_maps, daemon_sets = rest[:count], rest[count : 2 * count]
+    pod_monitor, alerts = rest[2 * count : 2 * count + 1], rest[2 * count + 1 :]
+    if [o["kind"] for o in policy] != POLICY_KINDS:
+        raise RuntimeError("node_tuning_objects changed its admission policy: update wirespeed.terraform.node_tuning")
+    if _placeholder_render(names) != install + policy + config_maps + daemon_sets:
         raise RuntimeError("node_tuning_objects changed its order: update wirespeed.terraform.node_tuning")
+    if _placeholder_render(names, admission_policy=False) != install + config_maps + daemon_sets:
+        raise RuntimeError("the admission policy is not a part on its own: update wirespeed.terraform.node_tuning")
     if [o["kind"] for o in pod_monitor + alerts] != ["PodMonitor", "PrometheusRule"]:
         raise RuntimeError("node_tuning_objects changed its monitoring objects: update wirespeed.terraform.node_tuning")
     for name, config_map, daemon_set in zip(names, config_maps, daemon_sets, strict=True):
-        if _placeholder_render([name]) != [*install, config_map, daemon_set]:
+        if _placeholder_render([name]) != [*install, *policy, config_map, daemon_set]:
             raise RuntimeError(f"profile {name!r} renders differently alone: update wirespeed.terraform.node_tuning")
     return {
         "install": install,
+        "admission_policy": policy,
         "profiles": {
             name: {
                 "config_map": config_map,
@@ -128,6 +152,8 @@ def manifests_document() -> Obj:
                     "shared_namespaces": list(manifest_options.SHARED_NAMESPACES),
                     "profile_label": PROFILE_LABEL,
                     "checksum_annotation": CHECKSUM_ANNOTATION,
+                    "profile_key": PROFILE_KEY,
+                    "outbound": outbound_facts(),
                 }
             ),
             "rendered": terraform_template(_split()),
@@ -135,11 +161,47 @@ def manifests_document() -> Obj:
     }
 
 
+def outbound_facts() -> Obj:
+    """What the module's ``outbound`` variable accepts, from the profile model's bounds (wirespeed.profile,
+    wirespeed.sizing.snat_limits), and the words the profile's validation refuses each with."""
+    low, high = snat_limits.ALLOCATED_PORTS_RANGE
+    return {
+        "kinds": {kind: limits.sized_by for kind, limits in snat_limits.KINDS.items()},
+        "allocated_ports": {"low": low, "high": high, "multiple": snat_limits.ALLOCATED_PORTS_MULTIPLE,
+                            "allowed": _refused({"allocated_ports_per_node": 4}, "azure-load-balancer")},
+        "public_ips": {"low": snat_limits.PUBLIC_IPS_RANGE[0], "high": snat_limits.PUBLIC_IPS_RANGE[1],
+                       "allowed": _refused({"public_ips": 0}, "aws-nat-gateway")},
+        "pressure_percent": {"low": snat_limits.PRESSURE_PERCENT_RANGE[0],
+                             "high": snat_limits.PRESSURE_PERCENT_RANGE[1],
+                             "default": snat_limits.DEFAULT_PRESSURE_PERCENT,
+                             "allowed": _refused({"pressure_percent": 0}, "aws-nat-gateway", public_ips=1)},
+        "hold_seconds": {"low": snat_limits.HOLD_SECONDS_RANGE[0], "high": snat_limits.HOLD_SECONDS_RANGE[1],
+                         "default": snat_limits.DEFAULT_HOLD_SECONDS,
+                         "allowed": _refused({"hold_seconds": -1}, "aws-nat-gateway", public_ips=1)},
+        "only_with": {
+            "allocated_ports_per_node": _refused({"allocated_ports_per_node": 8}, "aws-nat-gateway", public_ips=1),
+            "public_ips": _refused({"public_ips": 1}, "azure-load-balancer", allocated_ports_per_node=8),
+        },
+        "max_exclude_cidrs": MAX_EXCLUDE_CIDRS,
+        "cidr_allowed": CIDR_ALLOWED,
+    }  # fmt: skip
+
+
+def _refused(fields: Obj, kind: str, **others: Any) -> str:
+    """What the profile model says is allowed when it refuses ``fields`` in an outbound section of ``kind``."""
+    try:
+        Outbound.model_validate({"kind": kind, **others, **fields})
+    except ValidationError as exc:
+        return str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
+    raise AssertionError(f"{fields} was accepted")
+
+
 # A profile file of the kind a user writes (the custom-profile golden case of `wirespeed render node-tuning`).
 CUSTOM_PROFILE_PATH = ROOT / "tests" / "golden" / "node-tuning" / "ingest-profile.json"
 
-# (name, profiles, image, namespace, pod_monitor, alerts); None keeps the module's (and the renderer's) default.
-_Case = tuple[str, list[str] | None, str | None, str | None, bool, bool]
+# (name, profiles, image, namespace, pod_monitor, alerts, admission_policy); None keeps the module's (and the
+# renderer's) default.
+_Case = tuple[str, list[str] | None, str | None, str | None, bool, bool, bool]
 DIGEST_IMAGE = "registry.example.com/platform/wirespeed-agent@sha256:" + "4" * 64
 
 
@@ -150,7 +212,7 @@ def _combinations() -> list[_Case]:
     lists = [list(p) for r in range(1, len(names) + 1) for p in itertools.permutations(names, r)]
     return [
         (f"{'_'.join(profiles)}{'_pod_monitor' if pod_monitor else ''}{'_alerts' if alerts else ''}", profiles, None,
-         None, pod_monitor, alerts)
+         None, pod_monitor, alerts, True)
         for profiles in lists
         for pod_monitor in (False, True)
         for alerts in (False, True)
@@ -159,20 +221,23 @@ def _combinations() -> list[_Case]:
 
 CASES: list[_Case] = [
     *_combinations(),
-    ("defaults", None, None, None, False, False),
-    ("pod_monitor_alerts_namespace", None, None, "net-tuning", True, True),
-    ("digest_image_namespace_both_profiles", ["balanced", "throughput"], DIGEST_IMAGE, "net-tuning", False, False),
-    ("registry_port_tag_image", ["throughput"], "localhost:5000/wirespeed-agent:dev-1", None, True, True),
-    ("invalid_no_profiles", [], None, None, False, False),
-    ("invalid_unknown_profile", ["throughput", "turbo"], None, None, False, False),
-    ("invalid_duplicate_profile", ["throughput", "balanced", "throughput"], None, None, False, False),
-    ("invalid_image_without_tag", None, "ghcr.io/wirespeed-io/wirespeed-agent", None, False, False),
-    ("invalid_image_uppercase_path", None, "ghcr.io/Wirespeed/agent:v1", None, False, False),
-    ("invalid_namespace_not_a_label", None, None, "Net_Tuning", False, False),
-    ("invalid_namespace_too_long", None, None, "n" * 64, False, False),
-    ("invalid_namespace_shared", None, None, "kube-system", False, False),
-    ("invalid_image_and_namespace", None, "wirespeed-agent", "default", False, False),
-]
+    ("defaults", None, None, None, False, False, True),
+    ("pod_monitor_alerts_namespace", None, None, "net-tuning", True, True, True),
+    ("digest_image_namespace_both_profiles", ["balanced", "throughput"], DIGEST_IMAGE, "net-tuning", False, False,
+     True),
+    ("registry_port_tag_image", ["throughput"], "localhost:5000/wirespeed-agent:dev-1", None, True, True, True),
+    ("no_admission_policy", None, None, None, False, False, False),
+    ("no_admission_policy_both_profiles_monitoring", ["throughput", "balanced"], None, "net-tuning", True, True, False),
+    ("invalid_no_profiles", [], None, None, False, False, True),
+    ("invalid_unknown_profile", ["throughput", "turbo"], None, None, False, False, True),
+    ("invalid_duplicate_profile", ["throughput", "balanced", "throughput"], None, None, False, False, True),
+    ("invalid_image_without_tag", None, "ghcr.io/wirespeed-io/wirespeed-agent", None, False, False, True),
+    ("invalid_image_uppercase_path", None, "ghcr.io/Wirespeed/agent:v1", None, False, False, True),
+    ("invalid_namespace_not_a_label", None, None, "Net_Tuning", False, False, True),
+    ("invalid_namespace_too_long", None, None, "n" * 64, False, False, True),
+    ("invalid_namespace_shared", None, None, "kube-system", False, False, True),
+    ("invalid_image_and_namespace", None, "wirespeed-agent", "default", False, False, False),
+]  # fmt: skip
 
 
 def _variable(field: str) -> str:
@@ -181,9 +246,17 @@ def _variable(field: str) -> str:
 
 
 def _case(
-    name: str, profiles: list[str] | None, image: str | None, namespace: str | None, pod_monitor: bool, alerts: bool
+    name: str,
+    profiles: list[str] | None,
+    image: str | None,
+    namespace: str | None,
+    pod_monitor: bool,
+    alerts: bool,
+    admission_policy: bool,
 ) -> Obj:
     inputs: Obj = {"pod_monitor": pod_monitor, "alerts": alerts}
+    if not admission_policy:  # the module's default is the renderer's: on
+        inputs["admission_policy"] = False
     if profiles is not None:
         inputs["profiles"] = profiles
     if image is not None:
@@ -191,7 +264,11 @@ def _case(
     if namespace is not None:
         inputs["namespace"] = namespace
     options = NodeTuningOptions(
-        image=image or DEFAULT_IMAGE, namespace=namespace or DEFAULT_NAMESPACE, pod_monitor=pod_monitor, alerts=alerts
+        image=image or DEFAULT_IMAGE,
+        namespace=namespace or DEFAULT_NAMESPACE,
+        pod_monitor=pod_monitor,
+        alerts=alerts,
+        admission_policy=admission_policy,
     )
     resolved, problems = check(list(DEFAULT_PROFILES) if profiles is None else profiles, options)
     case: Obj = {"name": name, "inputs": inputs}
@@ -220,10 +297,71 @@ def _objects_json_case() -> Obj:
     }
 
 
+# (name, profiles, the module's outbound variable): every profile carries the section, as the Pulumi components and
+# `wirespeed render node-tuning --outbound` put it there.
+OUTBOUND_CASES: list[tuple[str, list[str], Obj]] = [
+    ("outbound_load_balancer", ["throughput"], {"kind": "azure-load-balancer", "allocated_ports_per_node": 4096}),
+    ("outbound_aws_nat_two_profiles", ["balanced", "throughput"], {"kind": "aws-nat-gateway", "public_ips": 2}),
+    (
+        "outbound_azure_nat_every_field",
+        ["throughput"],
+        {
+            "kind": "azure-nat-gateway",
+            "public_ips": 16,
+            "pressure_percent": 65,
+            "hold_seconds": 65,
+            "exclude_cidrs": ["10.244.0.0/16", "fd00:10:244::/56", "100.64.0.1/10"],
+        },
+    ),
+    ("invalid_outbound_kind", ["throughput"], {"kind": "azure-firewall", "public_ips": 1}),
+    ("invalid_outbound_missing_sizing", ["throughput"], {"kind": "aws-nat-gateway"}),
+    (
+        "invalid_outbound_other_sizing",
+        ["throughput"],
+        {"kind": "azure-load-balancer", "allocated_ports_per_node": 1024, "public_ips": 2},
+    ),
+    (
+        "invalid_outbound_ports_not_multiple_of_8",
+        ["throughput"],
+        {"kind": "azure-load-balancer", "allocated_ports_per_node": 1020},
+    ),
+    ("invalid_outbound_ips", ["throughput"], {"kind": "aws-nat-gateway", "public_ips": 17}),
+    ("invalid_outbound_pressure", ["throughput"], {"kind": "aws-nat-gateway", "public_ips": 1, "pressure_percent": 0}),
+    ("invalid_outbound_hold", ["throughput"], {"kind": "aws-nat-gateway", "public_ips": 1, "hold_seconds": 3601}),
+    (
+        "invalid_outbound_cidrs",
+        ["throughput"],
+        {
+            "kind": "aws-nat-gateway",
+            "public_ips": 1,
+            "exclude_cidrs": ["10.0.0.0", "10.0.0.0/33", "010.0.0.0/8", "fe80::1%eth0/64", "10.0.0.0/08"],
+        },
+    ),
+]
+
+
+def _outbound_case(name: str, profiles: list[str], outbound: Obj) -> Obj:
+    case: Obj = {"name": name, "inputs": {"profiles": profiles, "outbound": outbound, "pod_monitor": False,
+                                          "alerts": False}}  # fmt: skip
+    try:
+        section = Outbound.model_validate(outbound)
+    except ValidationError as exc:
+        case["errors"] = [
+            {"field": ".".join(["outbound", *(str(p) for p in e["loc"] if not str(p).startswith("function-"))]),
+             "variable": "outbound"}
+            for e in exc.errors()
+        ]  # fmt: skip
+        return case
+    resolved = [with_outbound(builtin_profile(p), section) for p in profiles]
+    case["expected"] = node_tuning_objects(resolved, NodeTuningOptions())
+    case["checksums"] = {p.name: profile_checksum(p) for p in resolved}
+    return case
+
+
 def vectors_document() -> Obj:
     return {
         "//": "Generated by python -m wirespeed.terraform from wirespeed.manifests; do not edit.",
-        "cases": [*(_case(*c) for c in CASES), _objects_json_case()],
+        "cases": [*(_case(*c) for c in CASES), *(_outbound_case(*c) for c in OUTBOUND_CASES), _objects_json_case()],
     }
 
 
