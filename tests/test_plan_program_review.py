@@ -114,6 +114,7 @@ def test_json_document_keys_are_stable_under_pulumi_mocks(basic):
         "compared",
         "replacements",
         "changes",
+        "tuning_paths",
         "findings",
         "log",
     ]

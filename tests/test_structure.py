@@ -26,7 +26,7 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"profile", "workload"}),
     frozenset({"rules", "profiles"}),
     frozenset({"manifests", "check", "policy_pack"}),
-    frozenset({"userdata", "kubernetes", "drift", "pulumi_inputs"}),
+    frozenset({"userdata", "tuning_paths", "kubernetes", "drift", "pulumi_inputs"}),
     frozenset({"azure", "aws"}),
     frozenset({"program", "terraform", "audit", "measure", "plot"}),
     frozenset({"cli", "__main__"}),

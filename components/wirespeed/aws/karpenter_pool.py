@@ -18,6 +18,7 @@ import pulumi_kubernetes as k8s
 from wirespeed.aws.capacity import Taint
 from wirespeed.aws.karpenter import KarpenterPlan, node_class, node_pool, plan_karpenter
 from wirespeed.aws.snat import check_outbound
+from wirespeed.manifests.options import DEFAULT_IMAGE
 from wirespeed.problems import InvalidInputError, Problem
 from wirespeed.profile import Outbound, Profile, apply_outbound
 from wirespeed.pulumi_inputs import input_properties_error
@@ -34,6 +35,10 @@ class KarpenterNodePoolArgs:
 
     node_role: str
     """IAM role name for the nodes (EC2NodeClass ``spec.role``); Karpenter creates the instance profile."""
+
+    agent_image: str = DEFAULT_IMAGE
+    """The wirespeed agent image (tag or digest) Bottlerocket nodes run as a bootstrap container to set NIC rings
+    and MTU before kubelet starts; give the image ``NodeTuning`` runs. Unused on AL2023 (its boot script tunes)."""
 
     architecture: str = "x86_64"
     """``x86_64`` or ``arm64`` (Graviton: c7gn, c8gn, ...). One per pool: one AMI."""
@@ -66,7 +71,8 @@ class KarpenterNodePoolArgs:
     as the NodePool annotation ``wirespeed.io.not-network-optimised-reason``, which network-optimised-sku accepts."""
 
     operating_system: str = "al2023"
-    """``al2023`` (boot script) or ``bottlerocket`` (sysctls only; rings and MTU by the node agent)."""
+    """``al2023`` (boot script) or ``bottlerocket`` (sysctls through settings; rings and MTU by ``agent_image`` as a
+    bootstrap container)."""
 
     outbound: Outbound | None = None
     """How the nodes egress, for the node agent's SNATPortPressure condition: ``NatEgress.profile_outbound``. Set in
@@ -86,6 +92,7 @@ def plan_for(name: str, args: KarpenterNodePoolArgs) -> KarpenterPlan:
         profile=args.profile,
         architecture=args.architecture,
         operating_system=args.operating_system,
+        agent_image=args.agent_image,
         instance_families=args.instance_families,
         min_network_bandwidth_gbps=args.min_network_bandwidth_gbps,
         max_network_bandwidth_gbps=args.max_network_bandwidth_gbps,

@@ -17,6 +17,7 @@ import pulumi_aws as aws
 
 from wirespeed.aws.capacity import IMDS_HOP_LIMIT, NodeGroupPlan, Taint, plan_node_group, security_groups_problem
 from wirespeed.aws.snat import check_outbound
+from wirespeed.manifests.options import DEFAULT_IMAGE
 from wirespeed.problems import InvalidInputError
 from wirespeed.profile import Outbound, Profile, apply_outbound
 from wirespeed.pulumi_inputs import input_properties_error
@@ -36,6 +37,10 @@ class NetworkOptimizedNodeGroupArgs:
 
     subnet_ids: pulumi.Input[Sequence[pulumi.Input[str]]]
     """Private subnets, one per AZ the group spans (their route to the internet: ``NatEgress``)."""
+
+    agent_image: str = DEFAULT_IMAGE
+    """The wirespeed agent image (tag or digest) Bottlerocket nodes run as a bootstrap container to set NIC rings
+    and MTU before kubelet starts; give the image ``NodeTuning`` runs. Unused on AL2023 (its boot script tunes)."""
 
     desired_size: int | None = None
     """Initial node count, min_size..max_size. Default: min_size."""
@@ -70,7 +75,7 @@ class NetworkOptimizedNodeGroupArgs:
 
     operating_system: str = "al2023"
     """``al2023`` (boot script tunes sysctls, rings and MTU) or ``bottlerocket`` (sysctls through
-    ``settings.kernel.sysctl``; rings and MTU left to the node agent)."""
+    ``settings.kernel.sysctl``; rings and MTU by ``agent_image`` as a bootstrap container)."""
 
     outbound: Outbound | None = None
     """How the nodes egress, for the node agent's SNATPortPressure condition: ``NatEgress.profile_outbound`` (the
@@ -96,6 +101,7 @@ def _plan(args: NetworkOptimizedNodeGroupArgs) -> NodeGroupPlan:
         instance_types=args.instance_types,
         profile=args.profile,
         operating_system=args.operating_system,
+        agent_image=args.agent_image,
         min_size=args.min_size,
         max_size=args.max_size,
         desired_size=args.desired_size,

@@ -16,11 +16,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from wirespeed import catalog
+from wirespeed import catalog, tuning_paths
 from wirespeed.manifests.node_tuning import PROFILE_KEY, PROFILE_LABEL
 from wirespeed.names import CLUSTER_TYPE
 from wirespeed.profile import Outbound
-from wirespeed.program.aws_review import karpenter_user_data, user_data_section
+from wirespeed.program.aws_review import eks_operating_systems, karpenter_user_data, user_data_section
 from wirespeed.program.create_only import AGENT_POOL_CREATE_ONLY
 from wirespeed.program.model import STACK_TYPE, ProgramPlan, RegisteredResource
 from wirespeed.program.nap_review import nap_reviews
@@ -88,6 +88,7 @@ class PlanReview:
             "compared": self.compared,
             "replacements": [r.to_json() for r in self.replacements],
             "changes": [c.to_json() for c in self.changes],
+            "tuning_paths": [p.to_json() for p in tuning_paths.paths_for(self.tuning_platforms())],
             "findings": list(self.findings),
             "log": [{"severity": s, "message": m} for s, m in self.plan.log],
         }
@@ -116,6 +117,9 @@ class PlanReview:
         if self.compared:
             changes = [c.explain() for c in self.changes] or ["- no outbound setting, alert or address changed"]
             sections.append("## Outbound, alert and address changes since the previous plan\n" + "\n".join(changes))
+        platforms = self.tuning_platforms()
+        if platforms:
+            sections.append("## Tuning paths\n" + "\n".join(tuning_paths.plan_lines(platforms)))
         if self.pools or self.auto_provisioned:
             sections.append("## Changes that replace a pool\n" + "\n".join(self._replacement_lines()))
         if self.plan.stack_outputs:
@@ -125,6 +129,22 @@ class PlanReview:
         if notes:
             sections.append("## Notes\n" + "\n".join(f"- {n}" for n in notes))
         return "\n\n".join(sections)
+
+    def tuning_platforms(self) -> tuple[tuning_paths.Platform, ...]:
+        """The platforms this program tunes nodes on, for the "Tuning paths" section (wirespeed.tuning_paths)."""
+        found: list[tuning_paths.Platform] = []
+        if self.pools:
+            found.append("aks-node-pool")
+        if self.auto_provisioned:
+            found.append("aks-nap")
+        systems = eks_operating_systems(self.plan)
+        if "al2023" in systems:
+            found.append("eks-al2023")
+        if "bottlerocket" in systems:
+            found.append("eks-bottlerocket")
+        if self.tuning:
+            found.append("agent-daemonset")
+        return tuple(found)
 
     def tree(self) -> list[str]:
         by_parent: dict[str | None, list[RegisteredResource]] = {}
