@@ -22,7 +22,7 @@ from wirespeed.sizing.packets import DEFAULT_PACKET_BYTES, next_power_of_two, pa
 DEFAULT_LINE_RATE_GBPS = 25.0
 # The line rate each built-in profile is sized for (wirespeed.profiles.ASSUMPTIONS reads it): seed 000's VF on a
 # 100 Gb/s host NIC for `throughput`; general-purpose nodes up to 25 Gb/s for `balanced`.
-BUILTIN_LINE_RATES: dict[str, float] = {"throughput": 100.0, "balanced": 25.0}
+BUILTIN_LINE_RATES: dict[str, float] = {"throughput": 100, "balanced": 25}
 
 
 @dataclass(frozen=True)
