@@ -97,7 +97,7 @@ class Minimum:
     queue: str  # "backlog", "rx" or "tx"
 
     def reason(self) -> str:
-        """``the minimum 32,768 for <line rate>, where <derivation>``, or the floor and what the line rate alone needs."""
+        """``the minimum N for <line rate>, where <derivation>``, or the floor and what the line rate alone needs."""
         if self.floor is not None and self.floor > self.derived:
             return (
                 f"the minimum {self.value:,} (policy setting {self.setting}; {self.rate.describe()} alone needs "
