@@ -21,7 +21,7 @@ NOT_NETWORK_OPTIMISED_REASON = "wirespeed.io.not-network-optimised-reason"
 # The longest reason a tag can carry: Azure tag values hold 256 characters (the limitations above), AWS tag values
 # 256 Unicode characters (docs.aws.amazon.com/tag-editor/latest/userguide/tagging.html, "Tag naming limits").
 REASON_MAX_LENGTH = 256
-# The annotation on a tuning profile's ConfigMap that says the fastest line rate (Gb/s) of the nodes it tunes:
-# NodeTuning writes it from the pools it serves, and the ring and backlog gates size their minimums from it (a
-# ConfigMap alone cannot say which pools run it).
+# The annotation on a tuning profile's ConfigMap that says the fastest line rate (Gb/s) of the nodes it tunes: the
+# ring and backlog gates size their minimums from it (a ConfigMap alone cannot say which pools run it). Set by
+# hand for now; NodeTuning does not write it yet.
 LINE_RATE_ANNOTATION = "wirespeed.io/line-rate-gbps"
