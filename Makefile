@@ -1,25 +1,65 @@
 # The two commands a platform engineer needs (see README):
 #   make demo   plan the root Pulumi project (a tuned AKS cluster) on its bundled config, offline (no cloud account)
-#   make test   install what the tests need, lint, and run every test (Python and Go)
+#   make test   install what the tests need, lint, run every test (Python and Go), then list every skipped test
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed
+# One virtualenv, the one the root Pulumi.yaml names: `make demo` installs the library with only its `pulumi` extra
+# (what `wirespeed plan` and `pulumi up` import, ~400 MB), `make test` adds the development tools to it later.
+DEMO_STAMP := $(VENV)/.installed-pulumi
+STAMP      := $(VENV)/.installed-dev
+RESULTS    := build/test-results
 
-.PHONY: demo test lint test-python test-go test-terraform system-deps agent apiserver clean regen
+# uv (PyPI) does every Python install: resolving and downloading in parallel, it builds the demo's virtualenv in
+# seconds where pip took minutes, and it shows its progress (bench/setup/RESULTS.md). A uv on PATH is used as it is;
+# without one this release is installed from PyPI into .tools/uv first (pip in a virtualenv: nothing system-wide).
+UV_VERSION := 0.13.9
+TOOLS_UV   := $(CURDIR)/.tools/uv/bin/uv
+UV         ?= $(or $(shell command -v uv 2>/dev/null),$(TOOLS_UV))
+UV_NEEDED  := $(if $(filter $(TOOLS_UV),$(UV)),$(TOOLS_UV))
+# Python is the machine's (README: Python 3.11+); uv must never fetch an interpreter of its own.
+export UV_PYTHON_DOWNLOADS := never
 
-demo: $(STAMP)
+.PHONY: demo test venv wheel lint test-python test-go test-terraform system-deps agent apiserver clean regen
+
+demo: $(DEMO_STAMP)
+	@echo '==> wirespeed plan . (the root project under the Pulumi SDK'"'"'s mocks: no Pulumi CLI, no cloud account)'
 	$(BIN)/wirespeed plan .
 
-$(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q --disable-pip-version-check -e '.[dev]'
-	touch $@
+$(TOOLS_UV):
+	@echo '==> no uv on PATH: installing uv $(UV_VERSION) from PyPI into .tools/uv'
+	$(PYTHON) -m venv .tools/uv
+	.tools/uv/bin/pip install --disable-pip-version-check --progress-bar on uv==$(UV_VERSION)
+
+$(BIN)/python: | $(UV_NEEDED)
+	$(UV) venv --python $(PYTHON) $(VENV)
+
+$(DEMO_STAMP): pyproject.toml | $(BIN)/python
+	@echo '==> installing wirespeed and the Pulumi SDKs it is tested against into $(VENV) (first time: ~90 MB from PyPI)'
+	$(UV) pip install --python $(BIN)/python -e '.[pulumi]'
+	@touch $@
+
+venv: $(STAMP)
+$(STAMP): pyproject.toml | $(BIN)/python
+	@echo '==> installing wirespeed with every extra and the development tools into $(VENV)'
+	$(UV) pip install --python $(BIN)/python -e '.[dev]'
+	@touch $@
+
+# The library's wheel in dist/: for an internal package index, or `pip install --find-links dist -r
+# examples/<name>/requirements.txt` from a checkout (examples install the released library, never this folder).
+wheel: | $(UV_NEEDED)
+	UV=$(UV) ./scripts/build-wheel.sh dist
 
 system-deps:
 	./scripts/install-system-deps.sh
 
-test: system-deps lint test-python test-go test-terraform
+# Every suite runs even when an earlier one fails (-k), then scripts/testreport.py lists every skipped test of
+# pytest and the Go suites with its reason; under CI=true a skip not in tests/allowed-skips.json fails the run.
+test: system-deps
+	@rm -rf $(RESULTS) && mkdir -p $(RESULTS)
+	@status=0; $(MAKE) --no-print-directory -k lint test-python test-go test-terraform || status=$$?; \
+		$(PYTHON) scripts/testreport.py summary $(addprefix $(RESULTS)/,pytest.xml go-agent.json go-terratest.json) \
+		|| status=1; exit $$status
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -29,18 +69,20 @@ lint: $(STAMP)
 	cd tests/terratest && go vet ./...
 	@cd tests/terratest && out=$$(gofmt -l .) && if [ -n "$$out" ]; then echo "gofmt needed: $$out"; exit 1; fi
 
-# The API server tests (tests/apiserver.py) run the agent binary and a kube-apiserver built from source.
+# The API server tests (tests/apiserver.py) run the agent binary and a kube-apiserver built from source. UV is the
+# uv the examples' install test uses (tests/test_examples_copied.py).
 test-python: $(STAMP) agent apiserver
-	$(BIN)/pytest
+	UV=$(UV) $(BIN)/pytest --junitxml=$(RESULTS)/pytest.xml
 
 # The static agent binary (what the image ships) is built first, so a broken build fails CI on its own line.
+# scripts/testreport.py runs `go test -json`, prints what plain `go test` would and keeps the events for the summary.
 test-go: agent
-	cd agent && go test -count=1 ./...
+	cd agent && $(PYTHON) ../scripts/testreport.py go ../$(RESULTS)/go-agent.json -count=1 ./...
 
 # The Terraform modules with the real terraform binary (tests/terratest, Go): always the provider-free parts;
 # the provider-backed plans and applies when the plugin mirror has the provider (modules/README.md).
 test-terraform: $(STAMP)
-	cd tests/terratest && go test -count=1 ./...
+	cd tests/terratest && $(PYTHON) ../../scripts/testreport.py go ../../$(RESULTS)/go-terratest.json -count=1 ./...
 
 agent:
 	$(MAKE) -C agent build
@@ -52,11 +94,9 @@ apiserver:
 # Regenerate committed artifacts after changing the models, sizing, the agent's RBAC, the manifests, the alert rules
 # or dashboard, or the pinned moto.
 regen: $(STAMP)
-	$(BIN)/python -c 'from wirespeed.profile import render_schema; import sys; sys.stdout.write(render_schema())' \
-		> components/wirespeed/data/profile.schema.json
+	$(BIN)/wirespeed profile schema > components/wirespeed/data/profile.schema.json
 	cp components/wirespeed/data/profile.schema.json agent/internal/profile/profile.schema.json
-	$(BIN)/python -c 'from wirespeed.sizing.snat_limits import render_limits; import sys; sys.stdout.write(render_limits())' \
-		> components/wirespeed/data/snat_limits.json
+	$(BIN)/python -m wirespeed.sizing.snat_limits > components/wirespeed/data/snat_limits.json
 	cp components/wirespeed/data/snat_limits.json agent/internal/profile/snat_limits.json
 	cp components/wirespeed/data/nic_drivers.json agent/internal/rings/nic_drivers.json
 	$(BIN)/python -m wirespeed.profiles
@@ -65,6 +105,7 @@ regen: $(STAMP)
 	$(BIN)/python -m wirespeed.terraform
 	cd tests/terratest && go run ./cmd/tfdocs
 	cp agent/internal/nodestatus/rbac.yaml components/wirespeed/data/agent-rbac.yaml
+	cd agent && go test -count=1 ./internal/metrics -run TestREADMEListsEveryMetric -update
 	UPDATE_GOLDEN=1 $(BIN)/pytest -q tests/test_render_node_tuning.py tests/test_alerts.py tests/test_dashboard.py
 	UPDATE_GOLDEN=1 $(BIN)/pytest -q tests/test_userdata_script.py tests/test_userdata_mime.py tests/test_aws_karpenter.py \
 		tests/test_azure_nap.py
@@ -73,4 +114,4 @@ regen: $(STAMP)
 		tests/test_plan_program_golden.py tests/test_check_terraform.py
 
 clean:
-	rm -rf $(VENV) agent/bin test/apiserver/bin
+	rm -rf $(VENV) .tools build dist agent/bin test/apiserver/bin

@@ -71,7 +71,7 @@ def azure() -> None:
     pulumi.export("replace_on_change", cluster.replace_on_change)
 
 
-AWS_STRINGS = ("clusterName", "nodeRoleArn", "kubeContext")
+AWS_STRINGS = ("clusterName", "nodeRoleArn", "kubeContext", "natMode", "natIpMode", "natVpcId")
 AWS_ARRAYS = ("subnetIds", "securityGroupIds", "nodeGroups", "natPublicSubnets", "natPrivateRouteTables")
 
 
@@ -96,9 +96,13 @@ def aws() -> None:
         egress = NatEgress(
             "wirespeed-egress",
             NatEgressArgs(
-                public_subnet_ids=stack.nat_public_subnets,
+                public_subnet_ids=stack.nat_public_subnets or None,
                 peak_connections=stack.nat_peak_connections,
                 private_route_table_ids=stack.nat_route_tables or None,
+                mode=stack.nat_mode,
+                ip_mode=stack.nat_ip_mode,
+                vpc_id=stack.nat_vpc_id,
+                availability_zones=list(stack.nat_route_tables) if stack.nat_mode == "regional" else None,
             ),
         )
         first.append(egress)  # nodes come up with a route out
@@ -141,11 +145,11 @@ def workload_nat_connections() -> int:
     workload_path = config.get("workload") or ""
     if not workload_path:
         return 0
-    from wirespeed.sizing.nat_gateway import NatGatewayPlan
+    from wirespeed.sizing.aws_nat import AwsNatPlan
     from wirespeed.workload import load_workload, plan
 
     outbound = plan(load_workload(Path(workload_path))).outbound
-    return outbound.demand if isinstance(outbound, NatGatewayPlan) else 0
+    return max(z.plan.demand for z in outbound.zones) if isinstance(outbound, AwsNatPlan) else 0
 
 
 cloud = config.get("cloud") or "azure"

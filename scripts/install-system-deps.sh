@@ -2,9 +2,13 @@
 # Debian packages the test suite needs: real kernel objects (netns, veth, nftables), a QEMU guest with
 # real NIC drivers, and etcd for a real Kubernetes API server. QEMU >= 8 is needed for the emulated igb NIC
 # (SR-IOV VFs); bookworm has 7.2, so QEMU comes from bookworm-backports. Idempotent: installs only what is missing. Needs root (CI runs as root).
+# Another package manager holding apt's locks (unattended-upgrades on a fresh VM) is waited for, at most
+# WIRESPEED_APT_LOCK_TIMEOUT seconds in all (default 900): scripts/apt-lock.sh.
 set -euo pipefail
+# shellcheck source=scripts/apt-lock.sh
+source "$(dirname "$0")/apt-lock.sh"
 
-# shellcheck: lints the rendered EKS boot scripts.
+# The shellcheck package lints the rendered EKS boot scripts and this repository's shell scripts.
 # prometheus: promtool checks and unit-tests the generated alert rules and parses every dashboard query.
 # etcd-server and openssl: the real API server the tests start (tests/apiserver.py; etcd 3.4 works with the
 # kube-apiserver test/apiserver/build.sh builds).
@@ -32,6 +36,7 @@ if [ $need_qemu -eq 1 ] && ! grep -rqs "bookworm-backports" /etc/apt/sources.lis
   printf 'Types: deb\nURIs: %s\nSuites: bookworm-backports\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
     "$uri" > /etc/apt/sources.list.d/wirespeed-backports.sources
 fi
-apt-get update -qq
-if [ ${#missing[@]} -gt 0 ]; then apt-get install -y -qq --no-install-recommends "${missing[@]}"; fi
-if [ $need_qemu -eq 1 ]; then apt-get install -y -qq --no-install-recommends -t bookworm-backports "${backports[@]}"; fi
+echo "install-system-deps: installing ${missing[*]}$([ $need_qemu -eq 1 ] && echo " ${backports[*]} (bookworm-backports)")"
+apt_get update -qq
+if [ ${#missing[@]} -gt 0 ]; then apt_get install -y -qq --no-install-recommends "${missing[@]}"; fi
+if [ $need_qemu -eq 1 ]; then apt_get install -y -qq --no-install-recommends -t bookworm-backports "${backports[@]}"; fi

@@ -40,29 +40,46 @@ def missing_netns_privilege(proc_status: str, euid: int) -> str | None:
     return f"needs root to create network namespaces (missing {', '.join(missing)}; euid {euid}): run the tests as root"
 
 
-def prerequisite_gate(reason: str | None, ci: str | None, installable: bool = True) -> tuple[str, str] | None:
-    """What to do with a test whose prerequisite (root, a built binary, a Debian tool) is missing for
-    ``reason``: None to run it, else ("skip" | "fail", message). Under CI=true a missing prerequisite fails, as
-    the QEMU and Go netns tests do, so a CI job cannot pass by running nothing. A prerequisite no registry
-    provides (``installable=False``: a Terraform provider in a local mirror) is skipped even under CI=true,
-    since CI cannot install it either."""
+# The only prerequisites a CI run may lack (scripts/testreport.py and tests/terratest/tftest read the same file).
+ALLOWED_SKIPS: dict[str, Any] = json.loads((ROOT / "tests" / "allowed-skips.json").read_text())
+ALLOWED_MISSING_PROVIDERS: frozenset[str] = frozenset(ALLOWED_SKIPS["terraform_providers"])
+
+
+def prerequisite_gate(reason: str | None, ci: str | None, allowed_in_ci: bool = False) -> tuple[str, str] | None:
+    """What to do with a test whose prerequisite (root, a built binary, a Debian tool, a provider plugin) is missing
+    for ``reason``: None to run it, else ("skip" | "fail", message). Under CI=true a missing prerequisite fails, as
+    the QEMU and Go netns tests do, so a CI job cannot pass by running nothing; only what tests/allowed-skips.json
+    names (``allowed_in_ci``: Terraform providers CI cannot get) is skipped there too."""
     if reason is None:
         return None
-    if ci == "true" and installable:
+    if ci == "true" and not allowed_in_ci:
         return "fail", reason + "; CI=true, so this is a failure, not a skip"
     return "skip", reason
 
 
-def require(reason: str | None, installable: bool = True) -> None:
-    """Skip the running test naming ``reason`` (fail it under CI=true unless not ``installable``); nothing when
+def require(reason: str | None, allowed_in_ci: bool = False) -> None:
+    """Skip the running test naming ``reason`` (fail it under CI=true unless ``allowed_in_ci``); nothing when
     ``reason`` is None."""
-    decision = prerequisite_gate(reason, os.environ.get("CI"), installable)
+    decision = prerequisite_gate(reason, os.environ.get("CI"), allowed_in_ci)
     if decision is None:
         return
     action, message = decision
     if action == "fail":
         pytest.fail(message, pytrace=False)
     pytest.skip(message)
+
+
+def require_provider(address: str, present: bool, looked_in: str) -> None:
+    """Skip the running test when the Terraform provider ``address`` (hashicorp/aws) is not in a plugin mirror; under
+    CI=true fail it instead, unless tests/allowed-skips.json names the provider. The words are tftest.NeedProvider's,
+    which scripts/testreport.py matches against the allow-list."""
+    if present:
+        return
+    require(
+        f"needs the Terraform provider {address} in a plugin mirror (looked in {looked_in}; provider plugins cannot "
+        "be downloaded here): README.md, 'Skipped tests', says how to get it",
+        allowed_in_ci=address in ALLOWED_MISSING_PROVIDERS,
+    )
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:

@@ -67,14 +67,18 @@ class Account:
         gateway = self.ec2.create_nat_gateway(SubnetId=self.subnet, AllocationId=allocations[0], **extra)
         return str(gateway["NatGateway"]["NatGatewayId"])
 
-    def metric(self, gateway: str, name: str, value: float, hours_ago: float = 1) -> None:
+    def metric(self, gateway: str, name: str, value: float, hours_ago: float = 1, az: str | None = None) -> None:
+        """A datapoint on the gateway's series, or on its series for one AZ (NatGatewayId + AvailabilityZone)."""
         when = dt.datetime.now(dt.UTC) - dt.timedelta(hours=hours_ago)
+        dimensions = [{"Name": "NatGatewayId", "Value": gateway}]
+        if az is not None:
+            dimensions.append({"Name": "AvailabilityZone", "Value": az})
         self.cloudwatch.put_metric_data(
             Namespace="AWS/NATGateway",
             MetricData=[
                 {
                     "MetricName": name,
-                    "Dimensions": [{"Name": "NatGatewayId", "Value": gateway}],
+                    "Dimensions": dimensions,
                     "Timestamp": when,
                     "Value": value,
                 }

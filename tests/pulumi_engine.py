@@ -34,6 +34,9 @@ class Registration:
 class Recorder(pulumi.runtime.Mocks):
     registered: list[Registration] = field(default_factory=list)
     outputs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # What AWS assigns a regional NAT gateway in automatic mode (its regionalNatGatewayAddresses): the cloud's
+    # choice, so each test that needs it says what AWS answered.
+    regional_nat_addresses: list[dict[str, Any]] = field(default_factory=list)
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
         outputs = dict(args.inputs)
@@ -44,6 +47,8 @@ class Recorder(pulumi.runtime.Mocks):
         if args.typ == "aws:ec2/eip:Eip":
             outputs["publicIp"] = f"ip-of-{args.name}"
             outputs["allocationId"] = f"eipalloc-{args.name}"
+        if args.typ == "aws:ec2/natGateway:NatGateway" and args.inputs.get("availabilityMode") == "regional":
+            outputs["regionalNatGatewayAddresses"] = self.regional_nat_addresses
         return f"{args.name}-id", outputs
 
     def call(self, args: pulumi.runtime.MockCallArgs) -> dict[str, Any]:

@@ -1,18 +1,40 @@
 # ruff: noqa: F811  (the moto fixtures are imported from tests/moto_aws.py and taken as parameters)
 """`wirespeed audit aws` against moto's real server (tests/moto_aws.py): the console script as users run it, boto3
-over HTTP to 127.0.0.1, resources and CloudWatch data created through the API beforehand."""
+over HTTP to 127.0.0.1, resources and CloudWatch data created through the API beforehand.
+
+What moto 5.2.1 cannot serve is answered in-process instead, and only that call: regional NAT gateways
+(moto's CreateNatGateway reads no AvailabilityMode, VpcId or AvailabilityZoneAddresses and its DescribeNatGateways
+returns no AvailabilityMode, AutoScalingIps or per-address AvailabilityZone) and the two Elastic IP quotas
+(moto's Service Quotas serves GetServiceQuota for its own table of VPC quotas, which lacks L-5F53652F, and no EC2
+quota such as L-0263D0A3). Those answers are validated against botocore's service model before they are returned;
+CloudWatch, EC2's other calls and EKS stay moto over HTTP."""
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import subprocess
+from typing import Any
 
 import pytest
+from botocore.awsrequest import AWSResponse
+from botocore.validate import ParamValidator
 
 from clirun import WIRESPEED
 from moto_aws import TUNED_USER_DATA, UNTUNED_USER_DATA, Account, Moto, account, moto  # noqa: F401
-from wirespeed.audit.aws import Inventory, KarpenterInstance, NatGateway, NodeGroup, analyse, has_tuning
+from wirespeed.audit.aws import (
+    Inventory,
+    KarpenterInstance,
+    NatGateway,
+    NatZone,
+    NodeGroup,
+    QuotaReading,
+    analyse,
+    has_tuning,
+)
+from wirespeed.audit.aws_collect import Target, collect
+from wirespeed.sizing.nat_gateway import NAT_GATEWAY_EIPS, REGION_EIPS
 
 
 def audit(moto: Moto, *args: str) -> subprocess.CompletedProcess[str]:
@@ -63,6 +85,9 @@ def test_finds_the_nat_gateway_that_drops_connections(account, moto):
         "ips": 1,
         "error_port_allocation": 123.0,
         "packets_dropped": 40.0,
+        "availability_mode": "zonal",
+        "auto_scaling_ips": None,
+        "zones": [],
     }
     assert gateways[quiet]["error_port_allocation"] == 0
     assert report["findings"] == [
@@ -133,12 +158,14 @@ def test_list_calls_are_paginated_and_only_node_groups_are_described_one_by_one(
     _, report = audit_json(moto)
     assert report["api_calls"] == {
         "cloudwatch:GetMetricData": 1,
+        "ec2:DescribeAddresses": 1,
         "ec2:DescribeInstances": 1,
         "ec2:DescribeLaunchTemplateVersions": 1,
         "ec2:DescribeNatGateways": 1,
         "eks:DescribeNodegroup": 4,
         "eks:ListClusters": 1,
         "eks:ListNodegroups": 1,
+        "service-quotas:GetServiceQuota": 2,
     }
 
 
@@ -216,3 +243,220 @@ def test_analysis_of_an_inventory_without_aws():
     assert has_tuning(TUNED_USER_DATA)
     assert not has_tuning(UNTUNED_USER_DATA)
     assert not has_tuning("not base64 at all!")
+
+
+def test_quotas_moto_does_not_serve_are_reported_unreadable_and_the_default_stands(account, moto):
+    account.nat_gateway(ips=2)
+    code, report = audit_json(moto)
+    assert code == 0
+    assert report["elastic_ips"] == 2
+    unreadable = (
+        "GetServiceQuota refused: NoSuchResourceException: This service is not available in the current Region. "
+        "Choose a different Region or a different service."
+    )
+    assert report["quotas"] == [
+        {
+            "name": "Elastic IP addresses per public NAT gateway",
+            "service_code": "vpc",
+            "quota_code": "L-5F53652F",
+            "default": 2,
+            "value": None,
+            "unreadable": unreadable,
+        },
+        {
+            "name": "Elastic IP addresses per Region",
+            "service_code": "ec2",
+            "quota_code": "L-0263D0A3",
+            "default": 5,
+            "value": None,
+            "unreadable": unreadable,
+        },
+    ]
+    prose = audit(moto).stdout
+    assert (
+        "Quota 'Elastic IP addresses per public NAT gateway' (Service Quotas: vpc L-5F53652F): AWS's default 2 (the "
+        f"account's value could not be read) ({unreadable})."
+    ) in prose
+
+
+def answer(client: Any, operation: str, body: Any) -> None:
+    """Answer ``operation`` on ``client`` with ``body`` (or ``body(params)``, the request's parameters) instead of
+    sending it, once botocore has validated the answer against the operation's output shape in its service model
+    (as botocore's Stubber does)."""
+    model = client.meta.service_model.operation_model(operation)
+
+    def respond(params: dict[str, Any], **_: Any) -> tuple[AWSResponse, dict[str, Any]]:
+        out = copy.deepcopy(body(params["body"]) if callable(body) else body)
+        report = ParamValidator().validate(out, model.output_shape)
+        assert not report.has_errors(), report.generate_report()
+        return AWSResponse("", 200, {}, None), out
+
+    client.meta.events.register(f"before-call.{client.meta.service_model.service_id.hyphenize()}.{operation}", respond)
+
+
+def quota_record(request: str | bytes, values: dict[str, float]) -> dict[str, Any]:
+    """GetServiceQuota's Quota for the requested code (Service Quotas API reference: ServiceQuota)."""
+    asked = json.loads(request)
+    return {
+        "ServiceCode": asked["ServiceCode"],
+        "QuotaCode": asked["QuotaCode"],
+        "Value": values[asked["QuotaCode"]],
+        "Unit": "None",
+        "Adjustable": True,
+        "GlobalQuota": False,
+    }
+
+
+def regional_gateway(gateway_id: str, auto_scaling: str, ips: dict[str, int]) -> dict[str, Any]:
+    """A regional NAT gateway as DescribeNatGateways returns it (EC2 API reference: NatGateway, NatGatewayAddress)."""
+    addresses = [
+        {
+            "AllocationId": f"eipalloc-{gateway_id}-{az}-{i}",
+            "PublicIp": f"198.51.100.{10 * n + i}",
+            "AvailabilityZone": az,
+            "IsPrimary": i == 0,
+            "Status": "succeeded",
+        }
+        for n, (az, count) in enumerate(ips.items())
+        for i in range(count)
+    ]
+    return {
+        "NatGatewayId": gateway_id,
+        "VpcId": "vpc-0abc",
+        "State": "available",
+        "ConnectivityType": "public",
+        "AvailabilityMode": "regional",
+        "AutoScalingIps": auto_scaling,
+        "AutoProvisionZones": auto_scaling,
+        "RouteTableId": "rtb-0nat",
+        "NatGatewayAddresses": addresses,
+    }
+
+
+def test_regional_gateways_per_az_ips_and_errors_with_the_accounts_quota(account, moto):
+    """DescribeNatGateways and GetServiceQuota answered from the service model (moto lacks both here); the per-AZ
+    ErrorPortAllocation series live in moto's CloudWatch and are found through ListMetrics."""
+    zonal = account.nat_gateway(ips=2)
+    account.metric(zonal, "ErrorPortAllocation", 4, hours_ago=2)
+    manual = regional_gateway("nat-0manual", "disabled", {"eu-west-1a": 2, "eu-west-1b": 1})
+    automatic = regional_gateway("nat-0auto", "enabled", {"eu-west-1a": 32})
+    for az, errors in (("eu-west-1a", 0), ("eu-west-1b", 17)):
+        account.metric("nat-0manual", "ErrorPortAllocation", errors, hours_ago=3, az=az)
+    account.metric("nat-0manual", "ErrorPortAllocation", 17, hours_ago=3)
+    account.metric("nat-0auto", "ErrorPortAllocation", 9, hours_ago=3, az="eu-west-1a")
+    account.metric("nat-0auto", "ErrorPortAllocation", 9, hours_ago=3)
+    zonal_json = account.ec2.describe_nat_gateways(NatGatewayIds=[zonal])["NatGateways"][0]
+    zonal_json["CreateTime"] = zonal_json["CreateTime"].isoformat()
+
+    def hook(service: str, client: Any) -> None:
+        if service == "ec2":
+            answer(client, "DescribeNatGateways", {"NatGateways": [zonal_json, manual, automatic]})
+        if service == "service-quotas":
+            # The applied values: the per-gateway quota at AWS's default 2, the Region's Elastic IPs raised to 20.
+            values = {"L-5F53652F": 2.0, "L-0263D0A3": 20.0}
+            answer(client, "GetServiceQuota", lambda request: {"Quota": quota_record(request, values)})
+
+    with pytest.MonkeyPatch.context() as env:
+        for key, value in moto.env().items():
+            env.setenv(key, value)
+        inventory = collect(Target("eu-west-1", None, 7, moto.url), hook)
+    gateways = {g.id: g for g in inventory.nat_gateways}
+    assert gateways["nat-0manual"].zones == (NatZone("eu-west-1a", 2, 0.0), NatZone("eu-west-1b", 1, 17.0))
+    assert gateways["nat-0auto"].zones == (NatZone("eu-west-1a", 32, 9.0),)
+    assert (gateways["nat-0manual"].auto_scaling_ips, gateways[zonal].availability_mode) == ("disabled", "zonal")
+    assert inventory.api_calls["cloudwatch:ListMetrics"] == 1
+    assert inventory.api_calls["cloudwatch:GetMetricData"] == 1
+    assert (inventory.quota(NAT_GATEWAY_EIPS).value, inventory.quota(REGION_EIPS).value) == (2.0, 20.0)
+    report = analyse(inventory)
+    messages = {f.resource: f.message for f in report.findings}
+    assert messages == {
+        # moto keeps a zonal gateway's primary address only (it ignores SecondaryAllocationIds).
+        zonal: "4 port allocation error(s) in 7 day(s): connections failed. 1 IP(s) carry 55,000 connections to "
+        "one destination; add Elastic IPs (secondaryAllocationIds, up to 8) (`wirespeed size aws-natgw --connections "
+        "N`)",
+        "nat-0manual (eu-west-1b)": "17 port allocation error(s) in 7 day(s) in eu-west-1b: connections failed. 1 "
+        "IP(s) carry 55,000 connections to one destination from that AZ; associate more Elastic IPs in eu-west-1b "
+        "(AssociateNatGatewayAddress --availability-zone eu-west-1b, up to 32) (`wirespeed size aws-natgw --az "
+        "eu-west-1b=N --mode regional`)",
+        "nat-0auto (eu-west-1a)": "9 port allocation error(s) in 7 day(s) in eu-west-1a: connections failed. 32 "
+        "IP(s) carry 1,760,000 connections to one destination from that AZ; the AZ has the maximum 32 IPs: spread "
+        "egress over more destination IPs (`wirespeed size aws-natgw --az eu-west-1a=N --mode regional`)",
+    }
+    prose = report.explain()
+    assert "NAT gateway nat-0manual: regional (manual IPs); IPs per AZ: eu-west-1a 2, eu-west-1b 1." in prose
+    assert "NAT gateway nat-0auto: regional (AWS adds IPs); IPs per AZ: eu-west-1a 32." in prose
+
+
+def test_a_zonal_gateway_at_the_accounts_per_gateway_quota_names_the_quota_to_raise():
+    inventory = Inventory(
+        region="eu-west-1",
+        clusters=[],
+        days=1,
+        quotas=[QuotaReading(NAT_GATEWAY_EIPS, 2.0)],
+        nat_gateways=[NatGateway("nat-z", "subnet-1", ips=2, error_port_allocation=1)],
+    )
+    (finding,) = analyse(inventory).findings
+    assert finding.message == (
+        "1 port allocation error(s) in 1 day(s): connections failed. 2 IP(s) carry 110,000 connections to one "
+        "destination; add Elastic IPs (secondaryAllocationIds, up to 8); raise 'Elastic IP addresses per public NAT "
+        "gateway' (Service Quotas: vpc L-5F53652F) (now 2 in this account) to 3 first (`wirespeed size aws-natgw "
+        "--connections N`)"
+    )
+
+
+def test_regional_errors_without_az_series_are_reported_on_the_gateway():
+    inventory = Inventory(
+        region="eu-west-1",
+        clusters=[],
+        days=1,
+        nat_gateways=[
+            NatGateway(
+                "nat-r",
+                "",
+                ips=3,
+                error_port_allocation=6,
+                availability_mode="regional",
+                auto_scaling_ips="enabled",
+                zones=(NatZone("eu-west-1a", 2), NatZone("eu-west-1b", 1)),
+            )
+        ],
+    )
+    (finding,) = analyse(inventory).findings
+    assert finding.resource == "nat-r"
+    assert "CloudWatch holds no per-AZ series for this regional gateway" in finding.message
+    assert "IPs per AZ: eu-west-1a 2, eu-west-1b 1" in finding.message
+
+
+def test_automatic_mode_errors_say_aws_had_not_caught_up_and_a_full_region_blocks_manual_ips():
+    inventory = Inventory(
+        region="eu-west-1",
+        clusters=[],
+        days=1,
+        elastic_ips=5,
+        quotas=[QuotaReading(REGION_EIPS, unreadable="AccessDeniedException")],
+        nat_gateways=[
+            NatGateway(
+                "nat-a",
+                "",
+                ips=3,
+                availability_mode="regional",
+                auto_scaling_ips="enabled",
+                zones=(NatZone("eu-west-1a", 3, 2.0),),
+            ),
+            NatGateway(
+                "nat-m",
+                "",
+                ips=3,
+                availability_mode="regional",
+                auto_scaling_ips="disabled",
+                zones=(NatZone("eu-west-1a", 3, 2.0),),
+            ),
+        ],
+    )
+    messages = {f.resource: f.message for f in analyse(inventory).findings}
+    assert "automatic mode adds IPs up to 32 per AZ by itself" in messages["nat-a (eu-west-1a)"]
+    assert messages["nat-m (eu-west-1a)"].endswith(
+        "up to 32); the Region holds 5 Elastic IPs of AWS's default 5 (the account's value could not be read): "
+        "raise 'Elastic IP addresses per Region' (Service Quotas: ec2 L-0263D0A3) first (`wirespeed size aws-natgw "
+        "--az eu-west-1a=N --mode regional`)"
+    )

@@ -29,14 +29,14 @@ def defaults(project: Path) -> dict[str, str]:
     }
 
 
-def run_example(name: str) -> Recorder:
+def run_example(name: str, **overrides: str) -> Recorder:
     project = EXAMPLES / name
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     recorder = Recorder()
     try:
         pulumi.runtime.set_mocks(recorder, project=name, stack="dev", preview=False, monitor=RecordingMonitor(recorder))
-        pulumi.runtime.set_all_config(defaults(project))
+        pulumi.runtime.set_all_config(defaults(project) | {f"{name}:{k}": v for k, v in overrides.items()})
 
         @pulumi.runtime.test
         def program() -> None:
@@ -107,3 +107,26 @@ def test_eks_karpenter_registers_two_pools_and_tuning_under_pulumi_mocks(karpent
     }
     assert arch == {"graviton-node-pool": ["arm64"], "network-node-pool": ["amd64"]}
     assert len(karpenter.of_type("kubernetes:apps/v1:DaemonSet")) == 1
+
+
+def test_eks_regional_nat_is_one_gateway_with_eleven_elastic_ips_per_az_under_pulumi_mocks():
+    """600,000 connections to one destination per AZ: beyond a zonal gateway's 8 IPs, 11 of a regional AZ's 32."""
+    recorded = run_example("eks-regional-nat")
+    (gateway,) = recorded.of_type("aws:ec2/natGateway:NatGateway")
+    assert (gateway.inputs["availabilityMode"], gateway.inputs["vpcId"]) == ("regional", "vpc-0aaaaaaaaaaaaaaa0")
+    zones = gateway.inputs["availabilityZoneAddresses"]
+    assert [(z["availabilityZone"], len(z["allocationIds"])) for z in zones] == [
+        ("us-east-1a", 11),
+        ("us-east-1b", 11),
+        ("us-east-1c", 11),
+    ]
+    assert len(recorded.of_type("aws:ec2/eip:Eip")) == 33
+    assert {r.inputs["natGatewayId"] for r in recorded.of_type("aws:ec2/route:Route")} == {f"{gateway.name}-id"}
+    assert len(recorded.of_type("aws:cloudwatch/metricAlarm:MetricAlarm")) == 1
+
+
+def test_eks_regional_nat_automatic_mode_takes_no_elastic_ips_under_pulumi_mocks():
+    recorded = run_example("eks-regional-nat", ipMode="automatic", peakConnections="900000")
+    (gateway,) = recorded.of_type("aws:ec2/natGateway:NatGateway")
+    assert "availabilityZoneAddresses" not in gateway.inputs
+    assert recorded.of_type("aws:ec2/eip:Eip") == []

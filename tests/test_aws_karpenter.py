@@ -153,3 +153,25 @@ def test_the_node_pool_records_a_written_reason_only_when_a_family_needs_one_und
     )
     resolve(KarpenterNodePool("batch", args).node_pool_name)
     assert engine.one(NODE_POOL).inputs["metadata"].get("annotations") == annotations
+
+
+# Issue 17: template labels Karpenter's v1 NodePool CRD refuses (tests/test_karpenter_labels.py reads its rules).
+REFUSED_EKS = ["kubernetes.io/hostname", "karpenter.sh/nodepool", "karpenter.sh/zone", "karpenter.k8s.aws/foo"]
+
+
+def test_eks_karpenter_pool_refuses_them_all_at_once_and_registers_nothing_under_pulumi_mocks(engine):
+    with pytest.raises(pulumi.InputPropertiesError) as caught:
+        KarpenterNodePool(
+            "network",
+            KarpenterNodePoolArgs(
+                cluster_name="shop",
+                node_role="role",
+                labels={**dict.fromkeys(REFUSED_EKS, "x"), "team.example.com/owner": "net"},
+            ),
+        )
+    text = str(caught.value)
+    for key in REFUSED_EKS:
+        assert f"labels[{key!r}]: {key!r} is not allowed: Karpenter's NodePool CRD refuses it (" in text
+    assert 'label domain "karpenter.k8s.aws" is restricted' in text
+    assert "team.example.com" not in text
+    assert engine.registered == []

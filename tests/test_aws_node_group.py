@@ -12,6 +12,7 @@ import pulumi
 import pytest
 import yaml
 
+from builtin_profiles import THROUGHPUT_BACKLOG
 from pulumi_engine import engine, resolve  # noqa: F401 (engine: the pytest fixture)
 from wirespeed.aws import NetworkOptimizedNodeGroup, NetworkOptimizedNodeGroupArgs, Taint
 from wirespeed.profiles import builtin_profile
@@ -132,7 +133,7 @@ def test_graviton_bottlerocket_gets_sysctls_in_toml_and_the_arm_ami_under_pulumi
     template = engine.one(LAUNCH_TEMPLATE)
     assert template.inputs["vpcSecurityGroupIds"] == ["sg-1"]
     settings = tomllib.loads(base64.b64decode(template.inputs["userData"]).decode())
-    assert settings["settings"]["kernel"]["sysctl"] == {"net.core.netdev_max_backlog": "32768"}
+    assert settings["settings"]["kernel"]["sysctl"] == {"net.core.netdev_max_backlog": str(THROUGHPUT_BACKLOG)}
     assert engine.one(NODE_GROUP).inputs["amiType"] == "BOTTLEROCKET_ARM_64"
     assert any("rings and MTU are applied by the wirespeed node agent" in n for n in group.plan.notes)
 

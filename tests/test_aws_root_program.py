@@ -67,3 +67,24 @@ def test_bad_aws_config_lists_every_problem_before_anything_registers_under_pulu
         "wirespeed:natPeakConnections",
     ]
     # The program checks the whole config (eks_stack) before it creates the first resource.
+
+
+def test_regional_nat_mode_registers_one_gateway_for_the_route_tables_azs_under_pulumi_mocks(tmp_path: Path):
+    for name in ("Pulumi.yaml", "__main__.py"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    sample = (ROOT / "Pulumi.aws.yaml").read_text().replace("wirespeed:natPublicSubnets", "# natPublicSubnets")
+    (tmp_path / "Pulumi.regional.yaml").write_text(
+        sample
+        + "  wirespeed:natMode: regional\n"
+        + "  wirespeed:natVpcId: vpc-0abc\n"
+        + "  wirespeed:natPeakConnections: 600000\n"
+    )
+    plan = run_program(tmp_path, "regional")
+    (gateway,) = [r for r in plan.resources if r.type == "aws:ec2/natGateway:NatGateway"]
+    assert (gateway.inputs["availabilityMode"], gateway.inputs["vpcId"]) == ("regional", "vpc-0abc")
+    # 600,000 to one destination from each AZ of natPrivateRouteTables: 11 Elastic IPs each.
+    assert [(z["availabilityZone"], len(z["allocationIds"])) for z in gateway.inputs["availabilityZoneAddresses"]] == [
+        ("us-east-1a", 11),
+        ("us-east-1b", 11),
+    ]
+    assert plan.stack_outputs["nat_egress"]["gateways"] == 1

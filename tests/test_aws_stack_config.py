@@ -69,5 +69,36 @@ def test_more_than_eight_ips_is_refused_naming_the_demand():
         eks_stack(GOOD | {"natPeakConnections": 500_000})
     assert [str(p) for p in caught.value.problems] == [
         "wirespeed:natPeakConnections: 500000 is not allowed; allowed: 500,000 required but 8 IPs give at most "
-        "440,000 to one destination; add NAT gateways (one per AZ) or spread calls over more destination IPs"
+        "440,000 to one destination; use a regional NAT gateway (up to 32 IPs per AZ) or spread calls over more "
+        "destination IPs"
+    ]
+
+
+def test_regional_mode_is_one_gateway_in_the_vpc_for_the_route_tables_azs():
+    settings = {k: v for k, v in GOOD.items() if k != "natPublicSubnets"} | {
+        "natMode": "regional",
+        "natVpcId": "vpc-0abc",
+        "natPeakConnections": 500_000,
+    }
+    stack = eks_stack(settings)
+    assert stack.egress is not None
+    assert (stack.nat_mode, stack.nat_ip_mode, stack.nat_vpc_id) == ("regional", "manual", "vpc-0abc")
+    assert [(z.availability_zone, z.plan.ips) for z in stack.egress.zones] == [
+        (az, 10) for az in stack.nat_route_tables
+    ]
+    assert stack.plan_json()["nat_egress"]["gateways"] == 1
+
+
+def test_regional_mode_problems_name_the_config_keys():
+    settings = GOOD | {"natMode": "regional", "natIpMode": "auto", "natPeakConnections": 2_000_000}
+    with pytest.raises(EksStackError) as caught:
+        eks_stack(settings)
+    assert [str(p) for p in caught.value.problems] == [
+        "wirespeed:natIpMode: 'auto' is not allowed; allowed: 'manual' or 'automatic'",
+        "wirespeed:natPublicSubnets: 'given' is not allowed; allowed: only with mode 'zonal' (a regional gateway has "
+        "none)",
+        "wirespeed:natPeakConnections: 2000000 is not allowed; allowed: 2,000,000 required but 32 IPs per AZ of a "
+        "regional gateway give at most 1,760,000 to one destination; spread calls over more destination IPs (each IP, "
+        "port and protocol counts on its own)",
+        "wirespeed:natVpcId: None is not allowed; allowed: the VPC's ID: a regional gateway is created in a VPC",
     ]

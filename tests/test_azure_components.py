@@ -10,6 +10,7 @@ from __future__ import annotations
 import pulumi
 import pytest
 
+from builtin_profiles import THROUGHPUT_BACKLOG
 from pulumi_mocks import KUBECONFIG, SUBSCRIPTION, run_under_mocks
 from wirespeed.azure import (
     NetworkOptimizedCluster,
@@ -88,12 +89,12 @@ def test_node_pool_registers_the_tuned_agent_pool_under_pulumi_mocks():
         "maxPods": 110,
         "nodeTaints": ["workload=net:NoSchedule"],
         "nodeLabels": {"team": "checkout", "wirespeed.io/profile": "throughput"},
-        "linuxOSConfig": {"sysctls": {"netCoreNetdevMaxBacklog": 32768}},
+        "linuxOSConfig": {"sysctls": {"netCoreNetdevMaxBacklog": THROUGHPUT_BACKLOG}},
     }
     assert rec.parent_of(AGENT_POOL, "apps-pool") == rec.urn(POOL_TOKEN, "apps")
     assert rec.monitor.output_keys[rec.urn(POOL_TOKEN, "apps")] == POOL_OUTPUTS
     assert rec.resolved == {
-        "sysctls": {"netCoreNetdevMaxBacklog": 32768},
+        "sysctls": {"netCoreNetdevMaxBacklog": THROUGHPUT_BACKLOG},
         "left": ["rings.ena", "rings.mana", "rings.mlx4_en", "rings.mlx5_core"],
         "replace": ["linuxOSConfig", "vmSize", "availabilityZones", "maxPods"],
     }
@@ -207,7 +208,7 @@ def test_cluster_with_created_public_ips_sized_for_a_workload_under_pulumi_mocks
             "maxCount": 3,
             "upgradeSettings": {"maxSurge": "1"},
             "nodeLabels": {"wirespeed.io/profile": "throughput"},
-            "linuxOSConfig": {"sysctls": {"netCoreNetdevMaxBacklog": 32768}},
+            "linuxOSConfig": {"sysctls": {"netCoreNetdevMaxBacklog": THROUGHPUT_BACKLOG}},
         }
     ]
     assert aks["identity"] == {"type": "SystemAssigned"}

@@ -15,6 +15,7 @@ import pulumi
 import pytest
 import yaml
 
+from builtin_profiles import THROUGHPUT_BACKLOG
 from clirun import invoke, wirespeed
 from conftest import ROOT
 from pulumi_engine import engine, resolve  # noqa: F401 (engine: the pytest fixture)
@@ -267,7 +268,7 @@ def test_the_profile_sysctls_go_to_the_node_class_and_the_rest_to_the_agent():
     )
     assert node_class(plan)["spec"]["linuxOSConfig"] == {
         "sysctls": {
-            "netCoreNetdevMaxBacklog": 32768,
+            "netCoreNetdevMaxBacklog": THROUGHPUT_BACKLOG,
             "netIPv4IPLocalPortRange": "1024 65000",
             "netIPv4TCPFinTimeout": 15,
         }
@@ -372,7 +373,7 @@ def test_component_registers_node_class_then_pool_under_pulumi_mocks(engine):
         "profile": "throughput",
         "max_nodes": 40,
         "nodes_at_max": 44,
-        "linux_os_config_sysctls": {"netCoreNetdevMaxBacklog": 32768},
+        "linux_os_config_sysctls": {"netCoreNetdevMaxBacklog": THROUGHPUT_BACKLOG},
         "left_to_agent": ["rings.ena", "rings.mana", "rings.mlx4_en", "rings.mlx5_core"],
     }
 

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from builtin_profiles import THROUGHPUT_BACKLOG
 from wirespeed import catalog
 from wirespeed.azure._validate import (
     InvalidArgsError,
@@ -41,7 +42,7 @@ def test_pool_plan_sets_the_aks_sysctls_and_leaves_rings_to_the_agent():
     assert plan.surge_nodes == 6
     assert plan.autoscaling
     assert plan.labels == {"wirespeed.io/profile": "throughput"}
-    assert plan.aks_sysctl_engine_names() == {"netCoreNetdevMaxBacklog": 32768}
+    assert plan.aks_sysctl_engine_names() == {"netCoreNetdevMaxBacklog": THROUGHPUT_BACKLOG}
     assert plan.left_to_agent == ("rings.ena", "rings.mana", "rings.mlx4_en", "rings.mlx5_core")
     assert plan.replace_on_change == ("linuxOSConfig", "vmSize", "availabilityZones", "maxPods")
 
@@ -150,7 +151,8 @@ def test_extra_sysctl_the_profile_already_sets_is_refused():
     assert problems_of(lambda: plan_pool(spec)) == [
         (
             "extra_sysctls['net.core.netdev_max_backlog']",
-            "2000 is not allowed: profile 'throughput' already sets net.core.netdev_max_backlog to 32768",
+            "2000 is not allowed: profile 'throughput' already sets net.core.netdev_max_backlog to "
+            f"{THROUGHPUT_BACKLOG}",
         )
     ]
 
@@ -495,7 +497,9 @@ def test_stack_config_reports_every_bad_pool_string():
     from wirespeed.azure.stack_config import StackConfigError, cluster_spec
 
     with pytest.raises(StackConfigError) as caught:
-        cluster_spec({"location": "westeurope", "systemPool": "system", "pools": ["a:D8s_v6:x:3", 7]})
+        cluster_spec(
+            {"location": "westeurope", "systemPool": "system", "pools": ["a:D8s_v6:x:3", 7], "connectionsPerSecond": 12}
+        )
     assert [(p.path, p.reason) for p in caught.value.problems] == [
         ("wirespeed:systemPool", "'system' is not allowed: NAME:VM_SIZE:MIN:MAX[:SURGE[:PROFILE]], e.g. "
          "apps:Standard_D16s_v6:3:20:10%:throughput"),
@@ -504,6 +508,33 @@ def test_stack_config_reports_every_bad_pool_string():
         ("wirespeed:pools[1]", "7 is not allowed: NAME:VM_SIZE:MIN:MAX[:SURGE[:PROFILE]], e.g. "
          "apps:Standard_D16s_v6:3:20:10%:throughput"),
     ]  # fmt: skip
+
+
+def test_stack_config_reports_a_malformed_pool_string_and_every_other_problem_at_once():
+    """A pool string that does not parse does not hide the component's problems with the others: each is named by
+    the stack key (and the part of the pool string) the user wrote."""
+    from wirespeed.azure.stack_config import StackConfigError, cluster_spec
+
+    with pytest.raises(StackConfigError) as caught:
+        cluster_spec(
+            {
+                "location": "westeurope",
+                "systemPool": "system:Standard_D4s_v6:2:3:1:throughput",
+                "pools": ["apps:Standard_D16s_v6:3:20", "broken", "web:Standard_D16s_v6:30:20:10%:nosuch"],
+                "zones": ["1", "9"],
+                "connectionsPerSecond": 12,
+                "snatAlertPercent": 150,
+            }
+        )
+    assert [str(p) for p in caught.value.problems] == [
+        "wirespeed:pools[1]: 'broken' is not allowed: NAME:VM_SIZE:MIN:MAX[:SURGE[:PROFILE]], e.g. "
+        "apps:Standard_D16s_v6:3:20:10%:throughput",
+        "wirespeed:zones[1]: '9' is not allowed: one of 1, 2, 3",
+        "wirespeed:pools[2] (MIN): 30 is not allowed: must be at most max_count (20) (autoscaler range min..max)",
+        "wirespeed:pools[2] (PROFILE): 'nosuch' is not allowed: 'nosuch' is not a built-in profile: balanced, "
+        "throughput",
+        "wirespeed:snatAlertPercent: 150 is not allowed: between 1 and 99 (percent of ports)",
+    ]
 
 
 def test_pure_azure_modules_load_no_pulumi():

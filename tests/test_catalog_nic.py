@@ -239,9 +239,16 @@ def test_unknown_driver_lists_known_ones() -> None:
         catalog.nic_driver("ixgbevf")
     assert isinstance(info.value, LookupError)
     assert str(info.value) == (
-        "unknown NIC driver 'ixgbevf': known drivers are e1000e, ena, hv_netvsc, igb, igbvf, mana, "
-        "mlx4_en, mlx5_core, virtio_net"
+        "unknown NIC driver 'ixgbevf': did you mean igbvf or igb? known drivers are e1000e, ena, hv_netvsc, igb, "
+        "igbvf, mana, mlx4_en, mlx5_core, virtio_net"
     )
+
+
+@pytest.mark.parametrize(("typed", "meant"), [("mlx5", "mlx5_core"), ("mlx4", "mlx4_en"), ("mna", "mana or ena")])
+def test_an_unknown_driver_suggests_the_one_meant(typed, meant):
+    with pytest.raises(catalog.UnknownDriver) as info:
+        catalog.nic_driver(typed)
+    assert f"did you mean {meant}?" in str(info.value)
 
 
 def test_driver_lookup_ignores_case_and_space() -> None:

@@ -90,7 +90,8 @@ def _set_mana_rx(doc: dict[str, Any], rx: int) -> None:
 def _set_max_count(doc: dict[str, Any], max_count: int) -> None:
     for state in _states(doc, POOL):
         state["inputs"]["maxCount"] = max_count
-        state.get("outputs", {}).pop("maxCount", None)
+        if "outputs" in state:  # what the provider returns after the update: stack rules read only outputs
+            state["outputs"]["maxCount"] = max_count
 
 
 def variant(tmp_path: Path, source: Path, change: Callable[[dict[str, Any]], None]) -> str:
@@ -407,13 +408,18 @@ def test_mutated_documents_never_crash_a_rule_or_the_cli(tmp_path, data, fmt):
     assert_contract(invocation, out.returncode, out.stdout, out.stderr)
 
 
-def test_checking_an_export_loads_no_pulumi_and_no_pydantic():
-    """`wirespeed check` stays a light process: no SDK, and not the manifests' pydantic models (~160 ms)."""
+def test_checking_an_export_loads_no_pulumi_and_pydantic_only_for_a_profile():
+    """`wirespeed check` stays a light process: no SDK, and the profile model's pydantic (~160 ms) only when the
+    document carries a tuning profile to validate (tuning-profile-valid): a Terraform plan without one never pays."""
     code = (
         "import sys, json; from wirespeed.cli import main; sys.argv = ['wirespeed', 'check', sys.argv[1]]\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
         "print(json.dumps(sorted(sys.modules)), file=sys.stderr)"
     )
     out = subprocess.run([sys.executable, "-c", code, str(PR)], capture_output=True, text=True, check=True)
+    loaded = {m.split(".")[0] for m in json.loads(out.stderr.splitlines()[-1])}
+    assert loaded & {"pulumi", "pulumi_policy", "pulumi_azure_native", "pulumi_kubernetes"} == set()
+    plan = ROOT / "tests" / "fixtures" / "terraform" / "azure-bad" / "plan.json"
+    out = subprocess.run([sys.executable, "-c", code, str(plan)], capture_output=True, text=True, check=True)
     loaded = {m.split(".")[0] for m in json.loads(out.stderr.splitlines()[-1])}
     assert loaded & {"pulumi", "pulumi_policy", "pulumi_azure_native", "pulumi_kubernetes", "pydantic"} == set()

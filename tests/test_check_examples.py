@@ -66,10 +66,11 @@ def _first(resources: Resources, module: str, kind: str) -> RegisteredResource:
 def _with_inputs(
     resources: Resources, target: RegisteredResource, change: Callable[[dict[str, Any]], None]
 ) -> Resources:
-    """``resources`` with ``target``'s inputs changed; its outputs dropped, as a preview has none yet."""
+    """``resources`` with ``target``'s inputs changed, and its outputs as a provider plans them for the update (the
+    changed inputs over the old outputs): stack rules read only outputs, as the engine hands them over."""
     inputs = copy.deepcopy(target.inputs)
     change(inputs)
-    changed = dataclasses.replace(target, inputs=inputs, outputs={})
+    changed = dataclasses.replace(target, inputs=inputs, outputs={**copy.deepcopy(target.outputs), **inputs})
     return tuple(changed if r.urn == target.urn else r for r in resources)
 
 

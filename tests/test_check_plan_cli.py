@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from builtin_profiles import THROUGHPUT_BACKLOG
 from clirun import wirespeed
 from conftest import ROOT
 
@@ -43,9 +44,10 @@ def test_a_mandatory_violation_prints_the_verdicts_then_exits_2_under_pulumi_moc
 
 
 def test_policy_config_sets_the_thresholds_the_plan_is_judged_by_under_pulumi_mocks(tmp_path: Path):
-    # aks-dsv6 passes the defaults with backlog 32,768; a stricter minimum fails every place that sets it.
+    # aks-dsv6 passes the defaults with the throughput profile's backlog; a stricter minimum fails every place
+    # that sets it.
     config = tmp_path / "policy.json"
-    config.write_text(json.dumps({"netdev-backlog-minimum": {"minimumBacklog": 65536}}))
+    config.write_text(json.dumps({"netdev-backlog-minimum": {"minimumBacklog": 2 * THROUGHPUT_BACKLOG}}))
     out = wirespeed("plan", str(DSV6), "--policy-config", str(config), "--json")
     assert out.returncode == 2
     policy = json.loads(out.stdout)["policy"]

@@ -19,7 +19,7 @@ from wirespeed.check.jsonscan import JsonCursor
 from wirespeed.check.readers import PREVIEW, STACK_EXPORT, Document, UnreadableInputError
 from wirespeed.check.readonly import ReadOnlyList, ReadOnlyMapping
 from wirespeed.rules import Resource
-from wirespeed.values import UNKNOWN
+from wirespeed.values import BLINDED_SECRET, UNKNOWN
 
 FIXTURES = ROOT / "tests" / "fixtures" / "check"
 STACK = "urn:pulumi:pr-1234::checkout-infra::"
@@ -106,14 +106,15 @@ def test_every_number_is_a_float_and_booleans_stay_booleans():
     assert pool["enableAutoScaling"] is True
 
 
-def test_secrets_read_as_their_value_or_as_unknown_when_encrypted():
+def test_secrets_read_as_their_value_or_as_blinded_when_encrypted_without_the_passphrase():
     _, resources = read(FIXTURES / "aks-export.json")
     storage = resources[f"{STACK}azure-native:storage:StorageAccount::checkoutlogs"]
     assert storage.outputs is not None
     assert plain(storage.outputs["accessKeys"]) == ["k1", "k2"]  # written with --show-secrets: plaintext JSON
     stack = resources[f"{STACK}pulumi:pulumi:Stack::checkout-infra-pr-1234"]
     assert stack.outputs is not None
-    assert stack.outputs["kubeconfig"] == UNKNOWN  # ciphertext cannot be decrypted offline: not applicable
+    # Without the passphrase a ciphertext reads as the engine's "[secret]": a rule needing it cannot be checked.
+    assert stack.outputs["kubeconfig"] == BLINDED_SECRET
 
 
 def test_stack_export_skips_old_copies_waiting_for_deletion():

@@ -88,3 +88,14 @@ def test_a_bug_in_a_fresh_process_exits_1_with_a_traceback_with_a_faulty_library
     assert out.returncode == 1
     assert "Traceback" in out.stderr
     assert out.stderr.rstrip().endswith("KeyError: 'a bug'")
+
+
+def test_version_prints_the_installed_distributions_version():
+    from importlib.metadata import version
+
+    from typer.testing import CliRunner
+
+    from wirespeed.cli import app
+
+    out = CliRunner().invoke(app, ["--version"])
+    assert (out.exit_code, out.stdout) == (0, f"wirespeed {version('wirespeed')}\n")

@@ -43,9 +43,15 @@ def _with(**changes: object) -> bytes:
         ),
         pytest.param(
             b"[]",
-            "{path}: (the whole document): [] is not allowed: Input should be a valid dictionary or "
-            "instance of Workload",
+            "{path}: (the whole document): a JSON array is not allowed: must be a JSON object",
             id="array",
+        ),
+        pytest.param(
+            b'{"cloud": "azure", "node_pools": [{"name": "a"}], "nic": {"host_line_rate_gbps": 25}}',
+            "{path}: name: missing (a required field); instance_type: missing (a required field); "
+            "node_pools.0.max_count: missing (a required field); outbound: missing (a required field); "
+            "nic.driver: missing (a required field)\n",
+            id="missing-fields-all-named-never-a-raw-dict",
         ),
         pytest.param(
             _with(cloud="gcp"), "{path}: cloud: 'gcp' is not allowed: Input should be 'azure' or 'aws'", id="cloud"
@@ -62,7 +68,7 @@ def _with(**changes: object) -> bytes:
         ),
         pytest.param(
             _with(nic__driver="e1001"),
-            "{path}: nic.driver: unknown NIC driver 'e1001': known drivers are "
+            "{path}: nic.driver: unknown NIC driver 'e1001': did you mean e1000e? known drivers are "
             "e1000e, ena, hv_netvsc, igb, igbvf, mana, mlx4_en, mlx5_core, virtio_net",
             id="driver",
         ),
@@ -121,5 +127,5 @@ def test_plan_error_stays_one_line_when_the_path_has_a_newline(tmp_path):
     path.write_bytes(b"[]")
     out = invoke("plan", "--workload", str(path))
     assert out.returncode == 2
-    assert out.stderr.startswith(f"error: {tmp_path}/a\\nb.json: (the whole document): [] is not allowed")
+    assert out.stderr.startswith(f"error: {tmp_path}/a\\nb.json: (the whole document): a JSON array is not allowed")
     assert out.stderr.count("\n") == 1

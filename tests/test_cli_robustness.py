@@ -9,8 +9,9 @@ directories and missing paths. The contract checked for each run:
   ``check``, whose exit 1 is its verdict (a mandatory policy violation, on stdout, with nothing on stderr);
 - no "Traceback" in either stream;
 - on exit 2, stderr is exactly one line, ``error: ...``, that names the flag, the argument or the file at
-  fault. ``profile validate`` is the one exception by design: a validator lists every problem at once, one
-  ``error:`` line per problem, each naming the file.
+  fault. Validators (``profile validate``, ``render``, ``plan``) are the exception by design: they list every
+  problem at once, one ``error:`` line per problem each naming the file, or one ``error:`` heading naming it and
+  an indented line per problem.
 """
 
 from __future__ import annotations
@@ -295,9 +296,12 @@ def assert_contract(invocation: Invocation, returncode: int, stdout: str, stderr
     lines = stderr.splitlines()
     assert lines, (invocation.argv, stderr)
     assert stderr.endswith("\n"), (invocation.argv, stderr)
-    # Validators list every problem at once, one `error:` line each; every other failure is one line.
+    # Validators list every problem at once: one `error:` line each, or (plan) one `error:` heading naming the
+    # file and an indented line per problem; every other failure is one line.
     if invocation.command not in LISTS_EVERY_PROBLEM or not lines[0].startswith("error: "):
         assert len(lines) == 1, (invocation.argv, stderr)
+    if len(lines) > 1 and lines[0].endswith(":") and all(line.startswith("  ") for line in lines[1:]):
+        lines = lines[:1]
     for line in lines:
         assert line.startswith("error: "), (invocation.argv, stderr)
         named = [n for n in invocation.names if n and (n in line or one_line(n) in line or repr(n)[1:-1] in line)]

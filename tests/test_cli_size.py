@@ -200,8 +200,30 @@ def test_nat_gateways():
     aws = wirespeed("size", "aws-natgw", "--connections", "120000", "--json")
     assert aws.returncode == 0
     data = json.loads(aws.stdout)
-    assert data["ips"] == 3
-    assert "quota" in data["warnings"][0]
+    assert [z["ips"] for z in data["zones"]] == [3, 3, 3]
+    assert (data["mode"], data["gateways"], data["total_ips"], data["default_quotas_suffice"]) == ("zonal", 3, 9, False)
+    assert [(q["quota_code"], q["required"]) for q in data["quotas"]] == [("L-5F53652F", 3), ("L-0263D0A3", 9)]
+
+
+def test_aws_nat_regional_per_az_and_automatic():
+    regional = wirespeed(
+        "size", "aws-natgw", "--az", "eu-west-1a=120000", "--az", "eu-west-1b=600000", "--mode", "regional", "--json"
+    )
+    assert regional.returncode == 0, regional.stderr
+    data = json.loads(regional.stdout)
+    assert (data["gateways"], data["max_ips_per_az"], [z["ips"] for z in data["zones"]]) == (1, 32, [3, 11])
+    assert [q["quota_code"] for q in data["quotas"]] == ["L-0263D0A3"]
+    prose = wirespeed("size", "aws-natgw", "--connections", "900000", "--mode", "regional", "--ip-mode", "automatic")
+    assert prose.returncode == 0
+    assert prose.stdout.splitlines() == [
+        "Regional: 1 NAT gateway across 3 AZ(s), IPs AWS adds as an AZ needs them, up to 32 per AZ.",
+        *[
+            f"  az{i}: 900,000 connections to the busiest destination / 55,000 per IP -> 17 IP(s) (the floor AWS must "
+            "reach), 935,000 capacity (35,000 spare)."
+            for i in (1, 2, 3)
+        ],
+        "Quotas: AWS allocates automatic mode's IPs itself; its documentation names no account quota for them.",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -220,9 +242,36 @@ def test_nat_gateways():
         ),
         pytest.param(
             ["aws-natgw", "--connections", "1000000"],
-            "error: --connections: 1,000,000 required but 8 IPs give at most 440,000 to one destination; add NAT "
-            "gateways (one per AZ) or spread calls over more destination IPs",
+            "error: --connections: 1,000,000 required but 8 IPs give at most 440,000 to one destination; use a "
+            "regional NAT gateway (up to 32 IPs per AZ) or spread calls over more destination IPs",
             id="aws-infeasible",
+        ),
+        pytest.param(
+            ["aws-natgw", "--az", "eu-west-1a=2000000", "--az", "x y=1", "--mode", "regional"],
+            "error: --az eu-west-1a: 2,000,000 required but 32 IPs per AZ of a regional gateway give at most "
+            "1,760,000 to one destination; spread calls over more destination IPs (each IP, port and protocol "
+            "counts on its own); --az x y: 'x y' is not allowed: an AZ name such as 'eu-west-1a'",
+            id="aws-regional-per-az-problems-at-once",
+        ),
+        pytest.param(
+            ["aws-natgw", "--connections", "1", "--ip-mode", "automatic"],
+            "error: --ip-mode: 'automatic' is not allowed: 'manual' with mode 'zonal' (only regional gateways add IPs)",
+            id="aws-zonal-automatic",
+        ),
+        pytest.param(
+            ["aws-natgw", "--connections", "1", "--az", "a=1"],
+            "error: --connections: give --connections N (every AZ) or --az NAME=N for each AZ, one of the two",
+            id="aws-both-demands",
+        ),
+        pytest.param(
+            ["aws-natgw", "--az", "eu-west-1a"],
+            "error: --az: 'eu-west-1a' is not allowed: NAME=CONNECTIONS, such as eu-west-1a=120000",
+            id="aws-az-without-figure",
+        ),
+        pytest.param(
+            ["aws-natgw", "--connections", "1", "--azs", "0"],
+            "error: --azs: 0 is not allowed: a whole number from 1 to 32",
+            id="aws-no-azs",
         ),
         pytest.param(
             ["aws-natgw", "--connections", "-1"],
@@ -231,8 +280,8 @@ def test_nat_gateways():
         ),
         pytest.param(
             ["rings", "--driver", "mlx5", "--line-rate-gbps", "100"],
-            "error: --driver: unknown NIC driver 'mlx5': known drivers are e1000e, ena, hv_netvsc, igb, igbvf, "
-            "mana, mlx4_en, mlx5_core, virtio_net",
+            "error: --driver: unknown NIC driver 'mlx5': did you mean mlx5_core? known drivers are e1000e, ena, "
+            "hv_netvsc, igb, igbvf, mana, mlx4_en, mlx5_core, virtio_net",
             id="rings-unknown-driver",
         ),
         pytest.param(
@@ -287,7 +336,14 @@ def test_size_help_numbers_come_from_the_sizing_modules():
 
     listing = _help("size")
     assert f"{nat_gateway.AZURE_PORTS_PER_IP:,} SNAT ports each, at most {nat_gateway.AZURE_MAX_IPS})" in listing
-    assert f"{nat_gateway.AWS_CONNECTIONS_PER_IP:,} connections per destination each, at most " in listing
+    regional = nat_gateway.AWS_REGIONAL_MAX_IPS_PER_AZ
+    assert (
+        f"{nat_gateway.AWS_CONNECTIONS_PER_IP:,} connections per destination each (zonal: one gateway per AZ, at most "
+        f"{nat_gateway.AWS_ZONAL_MAX_IPS} IPs; regional: one gateway, at most {regional} per AZ)"
+    ) in listing
+    text = _help("size", "aws-natgw")
+    assert nat_gateway.NAT_GATEWAY_EIPS.quota_code in text
+    assert nat_gateway.REGION_EIPS.quota_code in text
     text = _help("size", "azure-lb")
     assert f"<= {azure_lb.PORTS_PER_IP:,} x outbound IPs" in text
     assert f"{azure_lb.PORT_GRANULARITY}..{azure_lb.MAX_PORTS_PER_NODE:,}" in text
@@ -313,7 +369,10 @@ def test_cli_source_types_no_sizing_limit():
     phrases = [f"{n:,}" for n in limits] + [f"{n}" for n in limits]
     phrases += [
         f"at most {nat_gateway.AZURE_MAX_IPS}",
-        f"at most {nat_gateway.AWS_MAX_IPS}",
+        f"at most {nat_gateway.AWS_ZONAL_MAX_IPS}",
+        f"at most {nat_gateway.AWS_REGIONAL_MAX_IPS_PER_AZ}",
+        nat_gateway.NAT_GATEWAY_EIPS.quota_code,
+        nat_gateway.REGION_EIPS.quota_code,
         f"1..{azure_lb.MAX_OUTBOUND_IPS}",
         "(1..10)",
     ]

@@ -16,6 +16,7 @@ import pytest
 import yaml
 
 from apiserver import ApiServer, free_port, kubeconfig
+from builtin_profiles import THROUGHPUT_BACKLOG, THROUGHPUT_RX
 from clirun import WIRESPEED, invoke
 from test_cli_json_keys import DOCUMENTED
 from wirespeed.drift import cluster
@@ -24,7 +25,10 @@ NAMESPACE = "ws-drift"
 SELECTOR = "wirespeed-test=drift"
 
 
-def status(when: datetime, rx_current: int = 8192, backlog: int = 32768, state: str = "applied") -> str:
+RX = THROUGHPUT_RX["mlx5_core"]
+
+
+def status(when: datetime, rx_current: int = RX, backlog: int = THROUGHPUT_BACKLOG, state: str = "applied") -> str:
     return json.dumps(
         {
             "profile": "throughput",
@@ -32,9 +36,9 @@ def status(when: datetime, rx_current: int = 8192, backlog: int = 32768, state: 
             "reason": "all settings applied" if state == "applied" else "1 problem(s): eth1: operation not permitted",
             "interfaces": [
                 {"name": "enP1s1", "index": 7, "driver": "mlx5_core", "role": "sriov-vf", "selected": True,
-                 "reason": "enslaved to eth0", "rx": {"desired": 8192, "current": rx_current, "max": 8192}},
+                 "reason": "enslaved to eth0", "rx": {"desired": RX, "current": rx_current, "max": 8192}},
             ],
-            "sysctls": {"net.core.netdev_max_backlog": {"desired": 32768, "current": backlog}},
+            "sysctls": {"net.core.netdev_max_backlog": {"desired": THROUGHPUT_BACKLOG, "current": backlog}},
             "time": when.strftime("%Y-%m-%dT%H:%M:%SZ"),
         },
         separators=(",", ":"),
@@ -114,8 +118,8 @@ def test_drift_prose_names_the_drifted_nodes_and_a_summary(cluster_with_nodes):
     assert out.returncode == 1, out.stderr
     lines = out.stdout.splitlines()
     assert "drift-ring-reverted (profile throughput): drifted" in lines
-    assert "  ring-reverted: enP1s1 (mlx5_core) rx ring is 1024, the profile needs 8192" in lines
-    assert "  backlog-changed: net.core.netdev_max_backlog is 1000, the profile sets 32768" in lines
+    assert f"  ring-reverted: enP1s1 (mlx5_core) rx ring is 1024, the profile needs {RX}" in lines
+    assert f"  backlog-changed: net.core.netdev_max_backlog is 1000, the profile sets {THROUGHPUT_BACKLOG}" in lines
     assert "  unknown-profile: label wirespeed.io/profile=latency names no profile ConfigMap" in lines
     assert '  degraded: profile "throughput": 1 problem(s): eth1: operation not permitted' in lines
     assert "drift-tuned (profile throughput): drifted" not in lines

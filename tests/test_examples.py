@@ -42,8 +42,8 @@ EXPECTED: dict[str, dict[str, Any]] = {
         },
     },
     "ingest-eks.json": {
-        # 120,000 connections / 55,000 per IP -> 3 IPs, above the default quota of 2.
-        "outbound": {"cloud": "aws", "ips": 3, "demand": 120_000, "capacity": 165_000},
+        # 120,000 connections / 55,000 per IP -> 3 IPs per AZ, above the default quota of 2; 3 AZs -> 9 in all.
+        "outbound": {"cloud": "aws", "mode": "zonal", "gateways": 3, "total_ips": 9, "default_quotas_suffice": False},
         # 50 Gb/s x 1 ms = 4,064 packets: ENA RX 4,096; TX stops at its max 1,024.
         "rings": {
             "driver": "ena",
@@ -82,9 +82,15 @@ def test_example_plans_to_the_worked_values(path):
 def test_aws_example_warns_about_the_elastic_ip_quota():
     ingest = next(p for p in EXAMPLES if p.name == "ingest-eks.json")
     warnings = plan(load_workload(ingest)).to_json()["outbound"]["warnings"]
+    quota = (
+        "Warning: 3 IPs exceed the default quota of 2 Elastic IPs per NAT gateway; raise 'Elastic IP addresses per "
+        "public NAT gateway' (Service Quotas: vpc L-5F53652F) to 3 first."
+    )
     assert warnings == [
-        "Warning: 3 IPs exceed the default quota of 2 Elastic IPs per NAT gateway; request an increase "
-        "(Service Quotas, 'Elastic IP addresses per public NAT gateway') first."
+        *[f"az{i}: {quota}" for i in (1, 2, 3)],
+        "Warning: 9 Elastic IPs in all exceed the default quota of 5 Elastic IPs per Region; raise 'Elastic IP "
+        "addresses per Region' (Service Quotas: ec2 L-0263D0A3) to at least 9 (plus the Elastic IPs the Region "
+        "already holds) first.",
     ]
 
 

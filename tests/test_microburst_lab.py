@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from builtin_profiles import THROUGHPUT_BACKLOG
+
 ROOT = Path(__file__).resolve().parent.parent
 LAB = ROOT / "bench" / "microburst-lab" / "run"
 BACKLOG = Path("/proc/sys/net/core/netdev_max_backlog")
@@ -38,8 +40,8 @@ def test_quick_lab_shows_backlog_drops_and_the_throughput_profile_removing_them(
     assert default["netdev_max_backlog"] == 1000
     assert default["softnet_dropped"] > 0, default
     assert default["delivered"] < default["sent"], default
-    assert profile["netdev_max_backlog"] == 32768
-    assert result["agent"]["report"]["sysctls"]["net.core.netdev_max_backlog"]["current"] == 32768
+    assert profile["netdev_max_backlog"] == THROUGHPUT_BACKLOG
+    assert result["agent"]["report"]["sysctls"]["net.core.netdev_max_backlog"]["current"] == THROUGHPUT_BACKLOG
     assert profile["softnet_dropped"] == 0, profile
     assert profile["delivered"] == profile["sent"], profile
     # `wirespeed-agent diagnose`, run across each arm, names the backlog and its sysctl, then nothing.

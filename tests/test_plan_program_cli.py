@@ -65,14 +65,37 @@ def test_input_properties_error_exits_2_listing_every_problem_under_pulumi_mocks
     out = run("plan", str(FIXTURES / "invalid-inputs"))
     assert out.returncode == 2
     assert out.stdout == ""
-    refused = (
-        f"error: {FIXTURES / 'invalid-inputs' / '__main__.py'}: the program refused its inputs: invalid "
-        "NetworkOptimizedNodePool arguments"
-    )
     assert out.stderr == (
-        f"{refused}: vm_size: 'Standard_D4s_v3' is not network-optimised: give allow_reason\n"
-        f"{refused}: max_surge: '40' is larger than the pool (max_count 20)\n"
+        f"error: {FIXTURES / 'invalid-inputs' / '__main__.py'}: the program refused its inputs: invalid "
+        "NetworkOptimizedNodePool arguments:\n"
+        "  vm_size: 'Standard_D4s_v3' is not network-optimised: give allow_reason\n"
+        "  max_surge: '40' is larger than the pool (max_count 20)\n"
     )
+
+
+def test_a_component_refusal_is_one_heading_and_a_line_per_problem_under_pulumi_mocks(tmp_path):
+    """wirespeed's own components put every problem in the message and the details: shown once, no literal
+    newline escapes; a malformed pool string is reported with the other pools' problems."""
+    project = tmp_path / "bad"
+    project.mkdir()
+    for name in ("Pulumi.yaml", "__main__.py"):
+        (project / name).write_text((ROOT / name).read_text())
+    (project / "Pulumi.bad.yaml").write_text(
+        "config:\n  wirespeed:pools:\n"
+        '    - "apps:Standard_D16s_v6:3:20:10%:throughput"\n    - "broken"\n'
+        '    - "web:Standard_D16s_v6:30:20:10%:nosuch"\n'
+    )
+    out = run("plan", str(project), "--stack", "bad")
+    assert out.returncode == 2
+    assert out.stderr == (
+        f"error: {project / '__main__.py'}: the program refused its inputs: invalid stack config:\n"
+        "  wirespeed:pools[1]: 'broken' is not allowed: NAME:VM_SIZE:MIN:MAX[:SURGE[:PROFILE]], e.g. "
+        "apps:Standard_D16s_v6:3:20:10%:throughput\n"
+        "  wirespeed:pools[2] (MIN): 30 is not allowed: must be at most max_count (20) (autoscaler range min..max)\n"
+        "  wirespeed:pools[2] (PROFILE): 'nosuch' is not allowed: 'nosuch' is not a built-in profile: balanced, "
+        "throughput\n"
+    )
+    assert "\\n" not in out.stderr
 
 
 def test_outbound_that_does_not_fit_prints_the_plan_then_exits_2_under_pulumi_mocks():

@@ -38,6 +38,8 @@ PROJECTS = [
     ("root-aws", ".", "aws"),
     ("eks-c6in", "examples/eks-c6in", None),
     ("eks-karpenter", "examples/eks-karpenter", None),
+    ("eks-regional-nat", "examples/eks-regional-nat", None),
+    ("eks-regional-nat-dev", "examples/eks-regional-nat", "dev"),
     ("aks-existing-cluster", "examples/aks-existing-cluster", "dev"),
 ]
 

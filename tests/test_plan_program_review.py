@@ -112,6 +112,7 @@ def test_json_document_keys_are_stable_under_pulumi_mocks(basic):
         "create_only_inputs",
         "compared",
         "replacements",
+        "changes",
         "findings",
         "log",
     ]
@@ -233,3 +234,73 @@ def test_the_program_package_and_review_import_no_pulumi():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+@pytest.fixture(scope="module")
+def root_default():
+    return review(run_program(ROOT))
+
+
+@pytest.fixture(scope="module")
+def root_dev():
+    return review(run_program(ROOT, stack="dev"))
+
+
+def test_compare_lists_every_outbound_alert_and_address_change_under_pulumi_mocks(root_default, root_dev):
+    """The biggest risk of an outbound change is a new address partners have not allowlisted: every one is listed,
+    numerically, with the ports, IP count and alert threshold that moved."""
+    previous = root_default.to_json()
+    # The previous plan had 4,800 ports per node and an alert at 3,840, and one address this plan no longer has.
+    previous["outbound"][0]["allocated_outbound_ports"] = 4800
+    alert = next(r for r in previous["resources"] if r["type"].endswith(":MetricAlert"))
+    alert["inputs"]["criteria"]["allOf"][0]["threshold"] = 3840
+    gone = next(r for r in previous["resources"] if r["type"] == "azure-native:network:PublicIPAddress")
+    gone["outputs"]["ipAddress"] = "192.0.2.10"
+    compared = compare_with(root_dev, previous)
+    assert [(c.kind, c.subject, c.field, c.before, c.now) for c in compared.changes] == [
+        ("outbound", "cluster wirespeed-aks", "allocatedOutboundPorts", 4800, 3600),
+        ("outbound", "cluster wirespeed-aks", "outbound IP count", 2, 5),
+        ("alert", "alert wirespeed-snat-alert", "UsedSnatPorts GreaterThan", 3840, 2880),
+        ("address", "192.0.2.86", "added", None, "192.0.2.86"),
+        ("address", "192.0.2.159", "added", None, "192.0.2.159"),
+        ("address", "198.51.100.44", "added", None, "198.51.100.44"),
+        ("address", "203.0.113.103", "added", None, "203.0.113.103"),
+        ("address", "192.0.2.10", "removed", "192.0.2.10", None),
+    ]
+    text = compared.explain()
+    assert "- cluster wirespeed-aks: allocatedOutboundPorts 4,800 -> 3,600" in text
+    assert "- alert wirespeed-snat-alert: UsedSnatPorts GreaterThan 3,840 -> 2,880" in text
+    assert "- NEW outbound address 192.0.2.159: partners that allowlist your egress need it before merging" in text
+    assert compared.to_json()["changes"][0] == {
+        "kind": "outbound",
+        "subject": "cluster wirespeed-aks",
+        "field": "allocatedOutboundPorts",
+        "before": 4800,
+        "now": 3600,
+    }
+    unchanged = compare_with(root_dev, root_dev.to_json())
+    assert unchanged.changes == ()
+    assert "- no outbound setting, alert or address changed" in unchanged.explain()
+
+
+def test_outbound_addresses_print_in_numeric_order_under_pulumi_mocks(root_dev):
+    [outbound] = root_dev.outbound
+    assert "192.0.2.86, 192.0.2.158, 192.0.2.159, 198.51.100.44, 203.0.113.103" in outbound.explain()
+
+
+def test_ports_show_their_derivation_from_the_components_workload_under_pulumi_mocks(root_default):
+    assert (
+        "Ports per node: 3,600 (from NetworkOptimizedCluster wirespeed's connections_per_second: 12 new "
+        "connections/s x 240 s held x 1.25 headroom = 3,600, a multiple of 8)."
+    ) in root_default.explain()
+
+
+def test_the_replacement_list_names_every_input_it_then_explains_under_pulumi_mocks(root_default):
+    text = root_default.explain()
+    section = text.split("## Changes that replace a pool\n", 1)[1].split("\n\n", 1)[0]
+    listed = section.splitlines()[0]
+    for c in AGENT_POOL_CREATE_ONLY:
+        assert c.input in listed
+        assert f"  {c.input}: " in section
+    assert "))" not in section
+    assert ") (" not in section

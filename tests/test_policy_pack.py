@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from pathlib import Path
 
 import pytest
 import yaml
 from pulumi_policy import EnforcementLevel, ResourceValidationPolicy, Severity, StackValidationPolicy
 
+from pins import EXTRAS, exact_pins, requirement_lines
 from wirespeed import __version__, rules
 from wirespeed.policy_pack import PACK_NAME, policies
 from wirespeed.rules._docs import markdown_table
@@ -57,19 +57,13 @@ def test_pulumi_policy_yaml_names_the_pack_and_its_version():
     assert manifest["runtime"] == {"name": "python", "options": {"virtualenv": "venv"}}
 
 
-def requirement_pins(path: Path) -> dict[str, str]:
-    pins = {}
-    for line in path.read_text().splitlines():
-        match = re.fullmatch(r"([a-z0-9-]+)==(\S+)", line.strip())
-        if match:
-            pins[match[1]] = match[2]
-    return pins
-
-
 def test_pack_requirements_pin_the_sdks_the_repository_pins():
-    pack, root = requirement_pins(PACK / "requirements.txt"), requirement_pins(ROOT / "requirements.txt")
-    assert pack == {name: root[name] for name in ("pulumi", "pulumi-policy")}
-    assert "-e ../.." in (PACK / "requirements.txt").read_text().splitlines()
+    pack = exact_pins(requirement_lines(PACK / "requirements.txt"))
+    assert pack == {
+        "pulumi": exact_pins(EXTRAS["pulumi"])["pulumi"],
+        "pulumi-policy": exact_pins(EXTRAS["dev"])["pulumi-policy"],
+    }
+    assert "-e ../.." in requirement_lines(PACK / "requirements.txt")
 
 
 def test_main_only_builds_the_pack():

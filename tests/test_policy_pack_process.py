@@ -284,3 +284,145 @@ def test_the_tuning_objects_wirespeed_renders_pass(analyzer):
     for kind, obj in tuning_objects().items():
         type_token = {"ConfigMap": CONFIG_MAP, "DaemonSet": "kubernetes:apps/v1:DaemonSet"}[kind]
         assert diagnostics(analyzer.Analyze(request(type_token, kind.lower(), obj))) == []
+
+
+# --- `wirespeed check` agrees with the engine (issue 17) --------------------------------------------------------
+# Each case: what the engine hands the pack process over gRPC, and the `pulumi stack export` it came from, checked
+# by `wirespeed check`'s code path. The verdicts must be the same rule, level and message.
+
+SECRET = {"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270"}
+NO_AGENT_CHECK = {"tuning-agent-present": "disabled"}  # these stacks have no DaemonSet; not what is compared
+
+
+def checked(document: dict[str, Any], config: Mapping[str, Any], passphrase: str | None = None) -> list[Any]:
+    from wirespeed.check import StackSecrets, check_text
+
+    secrets = StackSecrets(passphrase=passphrase, source="PULUMI_CONFIG_PASSPHRASE")
+    report = check_text(json.dumps(document), "export.json", rules.resolve_config(config), secrets=secrets)
+    return list(report.violations)
+
+
+def pack_messages(response: analyzer_pb2.AnalyzeResponse) -> list[tuple[str, int, str]]:
+    """(policy, level, message) with the SDK's leading description line taken off."""
+    return [(name, level, message.split("\n", 1)[1]) for name, level, _, message in diagnostics(response)]
+
+
+LEVEL = {"mandatory": analyzer_pb2.MANDATORY, "advisory": analyzer_pb2.ADVISORY}
+
+
+def test_a_secret_zero_fails_in_the_engine_and_in_check_with_the_passphrase(analyzer):
+    from secret_exports import PULUMI_PASSPHRASE, encrypted, export, state
+
+    configure(analyzer, NO_AGENT_CHECK)
+    # With the passphrase the engine decrypts the secret and marshals it as a secret-wrapped value.
+    sent = ports_zero()
+    sent["networkProfile"]["loadBalancerProfile"]["allocatedOutboundPorts"] = {**SECRET, "value": 0}
+    engine = pack_messages(analyzer.Analyze(request(CLUSTER, "aks", sent)))
+    stored = fixture("aks_cluster")
+    stored["networkProfile"]["loadBalancerProfile"]["allocatedOutboundPorts"] = encrypted(0)
+    found = checked(export([state(CLUSTER, "aks", stored)]), NO_AGENT_CHECK, PULUMI_PASSPHRASE)
+    assert [(v.rule_id, LEVEL[v.enforcement], v.message) for v in found] == engine
+    assert [name for name, _, _ in engine] == ["aks-allocated-outbound-ports-default"]
+    configure(analyzer)
+
+
+def test_a_secret_neither_side_can_read_fails_both_as_could_not_be_checked(analyzer):
+    from secret_exports import encrypted, export, state
+
+    configure(analyzer, NO_AGENT_CHECK)
+    # Without the passphrase the engine hands policies the blinded string "[secret]".
+    sent = fixture("aks_cluster")
+    sent["networkProfile"]["loadBalancerProfile"]["allocatedOutboundPorts"] = {**SECRET, "value": "[secret]"}
+    engine = pack_messages(analyzer.Analyze(request(CLUSTER, "aks", sent)))
+    urn = f"{STACK}::{CLUSTER}::aks"
+    stack = analyzer_pb2.AnalyzeStackRequest(
+        resources=[analyzer_pb2.AnalyzerResource(type=CLUSTER, name="aks", urn=urn, properties=struct(sent))]
+    )
+    engine += pack_messages(analyzer.AnalyzeStack(stack))
+    stored = fixture("aks_cluster")
+    stored["networkProfile"]["loadBalancerProfile"]["allocatedOutboundPorts"] = encrypted(4000)
+    found = checked(export([state(CLUSTER, "aks", stored)]), NO_AGENT_CHECK)
+    assert [name for name, _, _ in engine] == [
+        "aks-allocated-outbound-ports-default",
+        "aks-snat-ports-minimum",
+        "aks-snat-capacity",
+    ]
+    assert [(v.rule_id, LEVEL[v.enforcement]) for v in found] == [(n, level) for n, level, _ in engine]
+    for violation, (_, _, message) in zip(found, engine, strict=True):
+        assert "could not be checked" in message
+        assert violation.unchecked
+        assert violation.message.startswith(message)  # check adds why it could not decrypt, and the flag
+    configure(analyzer)
+
+
+def test_stack_rules_read_outputs_in_the_engine_and_in_check(analyzer):
+    from secret_exports import export, state
+
+    configure(analyzer, NO_AGENT_CHECK)
+    inputs = fixture("aks_cluster")  # 7 IPs: fits
+    outputs = fixture("aks_cluster")
+    outputs["networkProfile"]["loadBalancerProfile"]["managedOutboundIPs"]["count"] = 1
+    outputs["agentPoolProfiles"][0]["maxCount"] = 95  # 96 nodes x 4,000 > 1 x 64,000
+    urn = f"{STACK}::{CLUSTER}::aks"
+    # AnalyzeStack carries each resource's outputs (pkg/resource/plugin/analyzer_plugin.go: AnalyzerResource).
+    stack = analyzer_pb2.AnalyzeStackRequest(
+        resources=[analyzer_pb2.AnalyzerResource(type=CLUSTER, name="aks", urn=urn, properties=struct(outputs))]
+    )
+    engine = pack_messages(analyzer.AnalyzeStack(stack))
+    found = checked(export([state(CLUSTER, "aks", inputs, outputs)]), NO_AGENT_CHECK)
+    assert [name for name, _, _ in engine] == ["aks-snat-capacity"]
+    assert [(v.rule_id, LEVEL[v.enforcement], v.message) for v in found] == engine
+    # The other way round: inputs that overflow are not what the engine judges, so neither side reports them.
+    swapped = checked(export([state(CLUSTER, "aks", outputs, inputs)]), NO_AGENT_CHECK)
+    assert [v.rule_id for v in swapped] == []
+    configure(analyzer)
+
+
+def test_an_unknown_rule_name_is_ignored_by_the_engine_and_refused_by_check(analyzer):
+    analyzer.Configure(
+        analyzer_pb2.ConfigureAnalyzerRequest(
+            policyConfig={"aks-snat-port-minimum": analyzer_pb2.PolicyConfig(enforcementLevel=analyzer_pb2.DISABLED)}
+        )
+    )
+    ((name, level, _, _),) = diagnostics(analyzer.Analyze(request(CLUSTER, "aks", ports_zero())))
+    assert (name, level) == ("aks-allocated-outbound-ports-default", analyzer_pb2.MANDATORY)  # the typo did nothing
+    with pytest.raises(rules.ConfigError) as info:
+        rules.resolve_config({"aks-snat-port-minimum": "disabled"})
+    assert "aks-snat-port-minimum" in str(info.value.problems)
+NAT_GATEWAY = "aws:ec2/natGateway:NatGateway"
+NAT_PEAK = {"aws-natgw-capacity": {"peakConnectionsPerDestination": 120_000}}
+
+
+def regional_nat(*zones: tuple[str, int]) -> dict[str, Any]:
+    """A regional gateway's inputs as pulumi-aws registers them: availabilityZoneAddresses per AZ, or none."""
+    props: dict[str, Any] = {"availabilityMode": "regional", "connectivityType": "public", "vpcId": "vpc-0a"}
+    if zones:
+        props["availabilityZoneAddresses"] = [
+            {"availabilityZone": az, "allocationIds": [f"eipalloc-{az}-{i}" for i in range(ips)]} for az, ips in zones
+        ]
+    return props
+
+
+def test_nat_gateways_in_both_modes_over_the_wire(analyzer):
+    """Numbers arrive as doubles and lists as read-only proxies: the rule still counts IPs per AZ of a regional
+    gateway, and the per-gateway quota is advisory and only about zonal ones."""
+    configure(analyzer, NAT_PEAK)
+    (short,) = diagnostics(
+        analyzer.Analyze(request(NAT_GATEWAY, "regional", regional_nat(("eu-west-1a", 3), ("eu-west-1b", 2))))
+    )
+    assert short[:2] == ("aws-natgw-capacity", analyzer_pb2.MANDATORY)
+    assert "eu-west-1b: 2 IP(s) (availabilityZoneAddresses[1].allocationIds)" in short[3]
+    assert "eu-west-1a" not in short[3]
+    # 11 IPs per AZ: far beyond a zonal gateway's 8 and its default quota of 2, and both rules pass.
+    wide = regional_nat(("eu-west-1a", 11), ("eu-west-1b", 11))
+    configure(analyzer, {"aws-natgw-capacity": {"peakConnectionsPerDestination": 600_000}})
+    assert diagnostics(analyzer.Analyze(request(NAT_GATEWAY, "regional", wide))) == []
+    assert diagnostics(analyzer.Analyze(request(NAT_GATEWAY, "automatic", regional_nat()))) == []
+    # A zonal gateway with 3 IPs carries 120,000 but needs the per-gateway quota raised: advisory, naming the quota.
+    configure(analyzer, NAT_PEAK)
+    ((name, level, _, message),) = diagnostics(analyzer.Analyze(request(NAT_GATEWAY, "zonal", fixture("nat_gateway"))))
+    assert (name, level) == ("aws-natgw-eip-quota", analyzer_pb2.ADVISORY)
+    assert "'Elastic IP addresses per public NAT gateway' (Service Quotas: vpc L-5F53652F) is raised to 3" in message
+    configure(analyzer, {**NAT_PEAK, "aws-natgw-eip-quota": {"accountQuota": 3}})
+    assert diagnostics(analyzer.Analyze(request(NAT_GATEWAY, "zonal", fixture("nat_gateway")))) == []
+    configure(analyzer)

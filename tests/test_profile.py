@@ -25,7 +25,10 @@ VECTORS = json.loads((ROOT / "tests" / "vectors" / "profiles.json").read_text())
 
 @pytest.mark.parametrize("case", VECTORS["valid"], ids=lambda c: c["name"])
 def test_valid_vectors_are_accepted(case):
-    validate_profile(case["profile"])
+    profile = validate_profile(case["profile"])
+    if "same_as" in case:  # the Go agent's test makes the same comparison
+        assert profile == validate_profile(case["same_as"])
+        assert profile.to_json_dict() == validate_profile(case["same_as"]).to_json_dict()
 
 
 @pytest.mark.parametrize("case", VECTORS["invalid"], ids=lambda c: c["name"])
@@ -36,6 +39,18 @@ def test_invalid_vectors_report_exactly_the_shared_problems(case):
     want = sorted((e["at"], e["message"]) for e in case["errors"])
     assert want
     assert sorted(info.value.problems) == want
+
+
+@pytest.mark.parametrize("case", VECTORS["invalid_text"], ids=lambda c: c["name"])
+def test_invalid_text_vectors_are_refused_as_the_agent_refuses_them(case):
+    # agent/internal/profile TestSharedTextVectors reads the same cases: NaN, a bare name, a cut-off document...
+    with pytest.raises(ProfileError) as info:
+        load_profile(case["text"])
+    assert len(info.value.problems) == len(case["errors"])
+    for (at, message), want in zip(info.value.problems, case["errors"], strict=True):
+        assert at == want["at"]
+        assert message.startswith(want.get("message_prefix", ""))
+        assert message == want.get("message", message)
 
 
 @pytest.mark.parametrize("case", VECTORS["valid"] + VECTORS["invalid"], ids=lambda c: c["name"])
@@ -96,7 +111,7 @@ def test_defaults_select_device_links_and_skip_cni_plumbing():
             ("/", "not valid JSON: Expecting property name enclosed in double quotes at line 1 column 2"),
             id="syntax",
         ),
-        pytest.param("[]", ("/", "must be a JSON object, got list"), id="not-object"),
+        pytest.param("[]", ("/", "[] is not allowed: must be an object"), id="not-object"),
     ],
 )
 def test_load_profile_errors(text, problem):

@@ -6,12 +6,18 @@ import pytest
 
 from conftest import ROOT
 from wirespeed.profiles import ASSUMPTIONS, CLOUD_DRIVERS, build_profile, builtin_profile, render_builtin
+from wirespeed.sizing.rings import plan_rings
 
 
 @pytest.mark.parametrize("name", sorted(ASSUMPTIONS))
 def test_committed_profile_matches_derivation(name):
     committed = (ROOT / "components" / "wirespeed" / "data" / "profiles" / f"{name}.json").read_text()
     assert committed == render_builtin(name), "run: python -m wirespeed.profiles"
+
+
+# The two field reports the built-in profiles are meant to reproduce: the one place tests write their numbers down
+# (every other test reads them from tests/builtin_profiles.py). Changing ASSUMPTIONS so a profile leaves its report
+# is a change of what the README promises, so it fails here on purpose.
 
 
 def test_throughput_lands_where_the_field_report_landed():
@@ -36,9 +42,16 @@ def test_profiles_cover_every_cloud_nic_and_leave_mtu_alone(name):
     assert profile.mtu is None  # jumbo MTU is opt-in only
 
 
-def test_ena_ring_is_a_size_the_driver_keeps():
-    # ENA rounds a request DOWN to a power of two, so asking for the 8,128 packets in 1 ms would give 4,096.
-    assert build_profile("throughput").rings["ena"].rx == 8_192
+@pytest.mark.parametrize("name", sorted(ASSUMPTIONS))
+def test_ena_ring_is_a_size_the_driver_keeps(name):
+    # ENA rounds a request DOWN to a power of two, so asking for exactly the packets in the stall (8,128 at 100 Gb/s
+    # for 1 ms) would give 4,096: the profile asks for a power of two that holds them.
+    assumed = ASSUMPTIONS[name]
+    stall = plan_rings("ena", assumed.line_rate_gbps, stall_ms=assumed.ring_stall_ms, packet_bytes=assumed.packet_bytes)
+    rx = build_profile(name).rings["ena"].rx
+    assert rx is not None
+    assert rx & (rx - 1) == 0
+    assert rx >= stall.packets_in_stall
 
 
 def test_unknown_profile_names_the_choices():

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from builtin_profiles import BALANCED_BACKLOG, THROUGHPUT_BACKLOG
 from conftest import ROOT
 from wirespeed.program import ProgramError, run_program
 
@@ -63,7 +64,7 @@ def test_root_program_builds_a_tuned_aks_cluster_from_pulumi_yaml_defaults_under
     [pool] = plan.of_type("containerservice", "AgentPool")
     assert pool.inputs["vmSize"] == "Standard_D16s_v6"
     assert pool.inputs["availabilityZones"] == ["1", "2", "3"]
-    assert pool.inputs["linuxOSConfig"] == {"sysctls": {"netCoreNetdevMaxBacklog": 32768}}
+    assert pool.inputs["linuxOSConfig"] == {"sysctls": {"netCoreNetdevMaxBacklog": THROUGHPUT_BACKLOG}}
     assert [p["name"] for p in out["pools"]] == ["system", "apps"]
     assert out["replace_on_change"]["apps"] == ["linuxOSConfig", "vmSize", "availabilityZones", "maxPods"]
 
@@ -73,7 +74,7 @@ def test_root_program_dev_stack_under_pulumi_mocks():
     pools = {r.inputs["agentPoolName"]: r.inputs for r in plan.of_type("containerservice", "AgentPool")}
     assert sorted(pools) == ["batch", "checkout"]
     assert pools["batch"]["nodeLabels"] == {"wirespeed.io/profile": "balanced"}
-    assert pools["batch"]["linuxOSConfig"] == {"sysctls": {"netCoreNetdevMaxBacklog": 8192}}
+    assert pools["batch"]["linuxOSConfig"] == {"sysctls": {"netCoreNetdevMaxBacklog": BALANCED_BACKLOG}}
     daemon_sets = sorted(r.name for r in plan.of_type("apps", "DaemonSet"))
     assert daemon_sets == ["wirespeed-tuning-daemon-set-balanced", "wirespeed-tuning-daemon-set-throughput"]
     # system 4 + checkout 66 + batch 11 = 81 nodes x 3,600 = 291,600 -> 5 IPs.
@@ -118,14 +119,3 @@ def test_bad_stack_config_lists_every_problem_before_anything_registers_under_pu
         "pools[0].max_surge",
         "outbound.idle_timeout_minutes",
     ]
-
-
-def test_dev_extra_pins_the_same_pulumi_sdks_as_the_project():
-    import tomllib
-
-    project = {
-        line.split("==")[0]: line for line in (ROOT / "requirements.txt").read_text().splitlines() if "==" in line
-    }
-    dev = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["dev"]
-    for sdk in ("pulumi", "pulumi-azure-native", "pulumi-kubernetes"):
-        assert project[sdk] in dev

@@ -26,8 +26,10 @@ ISSUE_7_RULES = [
     "tuning-agent-present",
     "tuning-agent-least-privilege",
     "aws-natgw-capacity",
+    "aws-natgw-eip-quota",
     "mtu-jumbo-path",
 ]
+ISSUE_17_RULES = ["tuning-profile-valid"]
 
 
 def resource(kind, props, name="subject", outputs=None):
@@ -39,7 +41,7 @@ def resource(kind, props, name="subject", outputs=None):
 
 
 def test_every_rule_of_issue_7_exists_once_in_order():
-    assert [r.id for r in RULES] == ISSUE_7_RULES
+    assert [r.id for r in RULES] == ISSUE_7_RULES + ISSUE_17_RULES
 
 
 @pytest.mark.parametrize("rule", RULES, ids=lambda r: r.id)
@@ -67,9 +69,10 @@ def test_only_tuning_profile_rules_remediate():
     assert [r.id for r in RULES if r.remediate] == ["netdev-backlog-minimum", "nic-ring-minimum"]
 
 
-def test_mtu_is_advisory_and_everything_else_mandatory_by_default():
+def test_mtu_and_the_nat_eip_quota_are_advisory_and_everything_else_mandatory_by_default():
     assert {r.id: r.default_enforcement for r in RULES if r.default_enforcement != "mandatory"} == {
-        "mtu-jumbo-path": "advisory"
+        "aws-natgw-eip-quota": "advisory",
+        "mtu-jumbo-path": "advisory",
     }
 
 
@@ -149,7 +152,7 @@ def test_config_errors_are_all_reported_at_once():
                 "netdev-backlog-minimum": {"enforcementLevel": "warn", "minimumBacklog": 500},
             }
         )
-    known = ", ".join(sorted(ISSUE_7_RULES))
+    known = ", ".join(sorted(ISSUE_7_RULES + ISSUE_17_RULES))
     assert str(caught.value) == (
         "invalid policy config:\n"
         f"  aks-snat-port-minimum: is not a wirespeed rule (known: all, {known})\n"
@@ -191,7 +194,16 @@ def test_violations_carry_the_configured_level(level, reported):
 
 def test_violation_json_keys():
     (violation,) = rules.evaluate_resource(low_backlog_pool())
-    assert list(violation.to_json()) == ["rule", "severity", "enforcement", "urn", "name", "type", "message"]
+    assert list(violation.to_json()) == [
+        "rule",
+        "severity",
+        "enforcement",
+        "urn",
+        "name",
+        "type",
+        "message",
+        "unchecked",
+    ]
 
 
 def test_top_level_remediate_applies_every_remediating_rule_in_order():
@@ -228,16 +240,24 @@ def test_unknown_sentinels_in_plain_documents_are_not_applicable(sentinel):
     assert rules.evaluate_resource(resource("pool", props)) == []
 
 
-def test_stack_rules_fall_back_to_outputs_for_keys_the_inputs_lack():
-    cluster = fixture("aks_cluster")
-    network = cluster.pop("networkProfile")
-    network["loadBalancerProfile"]["managedOutboundIPs"]["count"] = 1
-    cluster["agentPoolProfiles"][0]["maxCount"] = 95  # 95 + 1 surge = 96 nodes x 4,000 ports > 1 IP x 64,000
-    stack = [resource("cluster", cluster, "aks", outputs={"networkProfile": network})]
+def test_stack_rules_read_outputs_only_as_the_engine_hands_them_over():
+    # AnalyzeStack gives stack policies PolicyResource.props = outputs; inputs that differ are never seen.
+    small = fixture("aks_cluster")
+    small["networkProfile"]["loadBalancerProfile"]["managedOutboundIPs"]["count"] = 10
+    large = fixture("aks_cluster")
+    large["networkProfile"]["loadBalancerProfile"]["managedOutboundIPs"]["count"] = 1
+    large["agentPoolProfiles"][0]["maxCount"] = 95  # 95 + 1 surge = 96 nodes x 4,000 ports > 1 IP x 64,000
     config = resolve_config({"tuning-agent-present": "disabled"})
-    (violation,) = rules.evaluate_stack(stack, config)
+    (violation,) = rules.evaluate_stack([resource("cluster", small, "aks", outputs=large)], config)
     assert violation.rule_id == "aks-snat-capacity"
     assert "4,000 x 96 nodes" in violation.message
+    assert rules.evaluate_stack([resource("cluster", large, "aks", outputs=small)], config) == []
+    # Outputs lacking a key are not filled in from the inputs: the engine has no inputs to fill them from.
+    network = large.pop("networkProfile")
+    assert (
+        rules.evaluate_stack([resource("cluster", {**large, "networkProfile": network}, "aks", outputs=large)], config)
+        == []
+    )
 
 
 def test_evaluate_runs_resource_then_stack_rules():

@@ -9,6 +9,7 @@ import json
 import pytest
 from pulumi_policy.proxy import UNKNOWN_NUMBER_VALUE, UNKNOWN_STRING_VALUE
 
+from builtin_profiles import THROUGHPUT_BACKLOG, THROUGHPUT_TX
 from fixtures.rules.engine import (
     config_map_with,
     fixture,
@@ -57,6 +58,8 @@ ASSUMED = (
 )
 PROFILE = "profile 'throughput' (data['profile.json'])"
 RX_HOLDS = "an RX ring must hold 1 ms of 1,500-byte packets at that rate"
+# What fixtures/rules/node_user_data.mime writes: the hand-written fixture's own compliant value, not a profile's.
+USER_DATA_BACKLOG = "32768"
 RING_WHY = (
     "a small RX ring overflows during microbursts from the host NIC; the Elastic field report (seed 000) lost "
     "packets at 1,024 on Azure's Mellanox VF and none at 8,192."
@@ -136,7 +139,7 @@ def test_windows_pools_have_no_backlog_to_set():
 
 
 def test_eks_user_data_with_a_low_backlog():
-    props = launch_template(user_data_text().replace("32768", "1000"))
+    props = launch_template(user_data_text().replace(USER_DATA_BACKLOG, "1000"))
     assert validate(BACKLOG, "launch_template", props) == [
         "userData (EKS node) sets net.core.netdev_max_backlog to 1,000, below the minimum 16,384 for c6in.8xlarge's "
         f"line rate 50 Gb/s (catalog), where {BACKLOG_HOLDS}: " + BACKLOG_WHY + eks_fix(16384)
@@ -156,14 +159,17 @@ def test_eks_user_data_without_the_backlog():
 @pytest.mark.parametrize(
     "script",
     [
-        pytest.param("echo 32768 > /proc/sys/net/core/netdev_max_backlog", id="proc-write"),
-        pytest.param("ws_sysctl net.core.netdev_max_backlog net/core/netdev_max_backlog 32768", id="wirespeed-script"),
-        pytest.param("sysctl -w net.core.netdev_max_backlog=32768", id="sysctl-w"),
+        pytest.param(f"echo {USER_DATA_BACKLOG} > /proc/sys/net/core/netdev_max_backlog", id="proc-write"),
+        pytest.param(
+            f"ws_sysctl net.core.netdev_max_backlog net/core/netdev_max_backlog {USER_DATA_BACKLOG}",
+            id="wirespeed-script",
+        ),
+        pytest.param(f"sysctl -w net.core.netdev_max_backlog={USER_DATA_BACKLOG}", id="sysctl-w"),
     ],
 )
 def test_eks_user_data_forms_that_set_the_backlog(script):
-    text = user_data_text().replace("sysctl -w net.core.netdev_max_backlog=32768", script)
-    text = text.replace("net.core.netdev_max_backlog = 32768", "vm.swappiness = 1")
+    text = user_data_text().replace(f"sysctl -w net.core.netdev_max_backlog={USER_DATA_BACKLOG}", script)
+    text = text.replace(f"net.core.netdev_max_backlog = {USER_DATA_BACKLOG}", "vm.swappiness = 1")
     assert validate(BACKLOG, "launch_template", launch_template(text)) == []
 
 
@@ -239,7 +245,7 @@ def test_aks_pool_backlog_boundary_follows_the_pools_line_rate(backlog, violatio
     [pytest.param(32768, 0, id="at-the-derived-minimum"), pytest.param(32767, 1, id="one-below")],
 )
 def test_eks_launch_template_backlog_boundary_follows_its_instance_type(backlog, violations):
-    props = launch_template(user_data_text().replace("32768", str(backlog)))
+    props = launch_template(user_data_text().replace(USER_DATA_BACKLOG, str(backlog)))
     props["instanceType"] = "c6in.16xlarge"
     assert len(validate(BACKLOG, "launch_template", props)) == violations
 
@@ -376,8 +382,8 @@ def test_remediation_raises_a_profiles_rings_and_lowers_rings_above_the_max():
     edited = config_map_with(lambda d: (set_ring("mlx5_core", 1024)(d), set_ring("mana", 16384)(d)))
     fixed = remediate(RINGS, "config_map", edited)
     document = profile_document(fixed)
-    assert document["rings"]["mlx5_core"] == {"rx": 2048, "tx": 8192}
-    assert document["rings"]["mana"] == {"rx": 8192, "tx": 8192}
+    assert document["rings"]["mlx5_core"] == {"rx": 2048, "tx": THROUGHPUT_TX["mlx5_core"]}
+    assert document["rings"]["mana"] == {"rx": 8192, "tx": THROUGHPUT_TX["mana"]}
     assert fixed["metadata"] == tuning_objects()["ConfigMap"]["metadata"]
     assert validate(RINGS, "config_map", fixed) == []
 
@@ -392,14 +398,17 @@ def test_remediated_profile_is_the_canonical_text_but_for_the_value():
     """Rewritten as wirespeed.manifests writes it, so the diff a reviewer sees is the one number."""
     original = tuning_objects()["ConfigMap"]["data"]["profile.json"]
     fixed = remediate(BACKLOG, "config_map", config_map_with(set_backlog(1000)))
-    assert fixed["data"]["profile.json"] == original.replace("32768", "8192")
+    assert original.count(f": {THROUGHPUT_BACKLOG}") == 1
+    assert fixed["data"]["profile.json"] == original.replace(f": {THROUGHPUT_BACKLOG}", ": 8192")
 
 
 @pytest.mark.parametrize(
     ("rule", "kind", "props"),
     [
         pytest.param(BACKLOG, "pool", pool(netCoreNetdevMaxBacklog=1000), id="aks-pool-is-create-only"),
-        pytest.param(BACKLOG, "launch_template", launch_template(user_data_text().replace("32768", "1000")), id="eks"),
+        pytest.param(
+            BACKLOG, "launch_template", launch_template(user_data_text().replace(USER_DATA_BACKLOG, "1000")), id="eks"
+        ),
         pytest.param(BACKLOG, "config_map", tuning_objects()["ConfigMap"], id="compliant-profile"),
         pytest.param(RINGS, "config_map", tuning_objects()["ConfigMap"], id="compliant-rings"),
     ],
@@ -450,7 +459,7 @@ def test_jumbo_mtu_with_a_gateway_in_the_stack_is_reported_on_the_profile():
             f"{PROFILE}: mtu.value is 9,000, but this stack's traffic also leaves through aks "
             "(azure-native:containerservice:ManagedCluster), and gateways carry at most 1,500: TCP then depends on "
             "path MTU discovery, and UDP or ICMP-filtered paths black-hole. Keep mtu only if node traffic stays inside "
-            "the VNet/VPC, else remove it (`wirespeed size mtu --driver D --path gateway`).",
+            "the VNet/VPC, else remove it (`wirespeed size mtu --driver D --crosses-gateway`).",
             urn("config_map", "p"),
         )
     ]

@@ -43,9 +43,22 @@ def test_aws_ips_and_quota_warning(connections, ips, warned):
     assert bool(plan.warnings) is warned
 
 
-def test_aws_over_8_ips_is_infeasible():
-    with pytest.raises(InfeasibleError, match=r"440,001 required but 8 IPs give at most 440,000"):
+def test_aws_over_8_ips_is_infeasible_for_a_zonal_gateway_and_names_regional():
+    with pytest.raises(InfeasibleError, match=r"440,001 required but 8 IPs give at most 440,000") as info:
         plan_aws_nat_gateway(440_001)
+    assert info.value.suggestion.startswith("use a regional NAT gateway (up to 32 IPs per AZ)")
+
+
+def test_aws_regional_takes_32_ips_per_az_and_no_per_gateway_quota_warning():
+    plan = plan_aws_nat_gateway(32 * 55_000, mode="regional")
+    assert (plan.ips, plan.warnings) == (32, ())
+    with pytest.raises(InfeasibleError, match=r"32 IPs per AZ of a regional gateway give at most 1,760,000"):
+        plan_aws_nat_gateway(32 * 55_000 + 1, mode="regional")
+
+
+def test_unknown_mode_names_the_field():
+    with pytest.raises(SizingError, match=r"^mode: 'global' is not allowed: 'zonal' or 'regional'$"):
+        plan_aws_nat_gateway(1, mode="global")
 
 
 def test_bad_input_names_field():

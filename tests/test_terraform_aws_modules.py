@@ -24,14 +24,10 @@ from wirespeed.terraform import MODULES
             "imds_hop_limit",
             node_group.IMDS_HOP_LIMIT,
         ),
-        (
-            "aws-nat-egress",
-            "period",
-            "facts.tf.json",
-            "nat_facts",
-            "alarm_period_seconds",
-            nat_egress.ALARM_PERIOD_SECONDS,
-        ),
+        *[
+            (module, "period", "facts.tf.json", "nat_facts", "alarm_period_seconds", nat_egress.ALARM_PERIOD_SECONDS)
+            for module in ("aws-nat-egress-zonal", "aws-nat-egress-regional")
+        ],
     ],
 )
 def test_main_tf_reads_the_components_number_from_the_generated_facts(

@@ -13,6 +13,7 @@ import tomllib
 import pytest
 import yaml
 
+from builtin_profiles import BALANCED_BACKLOG
 from conftest import ROOT
 from wirespeed.profiles import builtin_profile
 from wirespeed.userdata import (
@@ -73,6 +74,6 @@ def test_bottlerocket_settings_parse_as_toml():
     assert settings == {
         "settings": {
             "kubernetes": {"node-labels": {"wirespeed.io/profile": "balanced"}},
-            "kernel": {"sysctl": {"net.core.netdev_max_backlog": "8192"}},
+            "kernel": {"sysctl": {"net.core.netdev_max_backlog": str(BALANCED_BACKLOG)}},
         }
     }

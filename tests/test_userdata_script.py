@@ -22,6 +22,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from builtin_profiles import THROUGHPUT_BACKLOG, THROUGHPUT_RX, THROUGHPUT_TX
 from conftest import ROOT, require
 from userdata_run import SHELLS, Roots
 from wirespeed import catalog
@@ -183,40 +184,44 @@ def lines(out: subprocess.CompletedProcess[str]) -> list[str]:
 def test_ena_rings_are_clamped_to_the_device_max_and_every_change_logged(tmp_path, shell):
     host = FakeHost(tmp_path)
     host.with_ethtool()
-    # An ENA device reporting max RX 4096 (the max depends on the instance type: read at boot, not assumed).
-    host.add("ens5", "ena", (4096, 1024, 1024, 1024))
+    # An ENA device whose max RX is below the profile's (the max depends on the instance type: read at boot, not
+    # assumed).
+    device_max = THROUGHPUT_RX["ena"] // 2
+    host.add("ens5", "ena", (device_max, 1024, 1024, 1024))
     host.add("lo", None, None)
     out, roots = run_fake(tmp_path, host, shell=shell)
     assert (out.returncode, out.stderr) == (0, "")
     assert lines(out) == [
         "applying profile throughput",
-        "sysctl net.core.netdev_max_backlog: 1000 -> 32768",
+        f"sysctl net.core.netdev_max_backlog: 1000 -> {THROUGHPUT_BACKLOG}",
         f"sysctl: wrote {roots.sysctl_d}/99-wirespeed-tuning.conf",
-        "ens5 (ena): rx ring 1024 -> 4096 (asked 4096, max 4096)",
+        f"ens5 (ena): rx ring 1024 -> {device_max} (asked {device_max}, max {device_max})",
         "lo: skipped, name matches an exclude glob",
         "done",
     ]
-    assert host.rings("ens5") == (4096, 1024)
-    assert roots.sysctl("net.core.netdev_max_backlog") == "32768"
+    assert host.rings("ens5") == (device_max, 1024)
+    assert roots.sysctl("net.core.netdev_max_backlog") == str(THROUGHPUT_BACKLOG)
     assert (roots.sysctl_d / "99-wirespeed-tuning.conf").read_text() == (
         "# wirespeed profile throughput: written at first boot by the wirespeed tuning script\n"
-        "net.core.netdev_max_backlog = 32768\n"
+        f"net.core.netdev_max_backlog = {THROUGHPUT_BACKLOG}\n"
     )
 
 
 def test_a_second_run_changes_nothing(tmp_path):
     host = FakeHost(tmp_path)
     host.with_ethtool()
+    # ENA's largest max (16,384; catalog) and a TX max of 1,024: the profile's rings fit as asked.
     host.add("ens5", "ena", (16384, 1024, 1024, 1024))
     run_fake(tmp_path, host)
-    assert (host.rings("ens5"), host.writes()) == ((8192, 1024), 1)
+    rx, tx = THROUGHPUT_RX["ena"], min(THROUGHPUT_TX["ena"], 1024)
+    assert (host.rings("ens5"), host.writes()) == ((rx, tx), 1)
     out, roots = _rerun(tmp_path, host)
     assert out.returncode == 0
     assert lines(out) == [
         "applying profile throughput",
-        "sysctl net.core.netdev_max_backlog: already 32768",
+        f"sysctl net.core.netdev_max_backlog: already {THROUGHPUT_BACKLOG}",
         f"sysctl: {roots.sysctl_d}/99-wirespeed-tuning.conf already up to date",
-        "ens5 (ena): rings already rx 8192 tx 1024 (max rx 16384 tx 1024)",
+        f"ens5 (ena): rings already rx {rx} tx {tx} (max rx 16384 tx 1024)",
         "done",
     ]
     assert host.writes() == 1
@@ -246,11 +251,11 @@ def _rerun(tmp_path: Path, host: FakeHost) -> tuple[subprocess.CompletedProcess[
             "refused",
             lambda h: (
                 h.with_ethtool(),
-                h.add("ens5", "ena", (8192, 1024, 1024, 1024)),
+                h.add("ens5", "ena", (THROUGHPUT_RX["ena"], 1024, 1024, 1024)),
                 (h.nics / "ens5" / "refuse").touch(),
             ),
             [
-                "ens5 (ena): ethtool -G ens5 rx 8192 refused, rings left at rx 1024 tx 1024: "
+                f"ens5 (ena): ethtool -G ens5 rx {THROUGHPUT_RX['ena']} refused, rings left at rx 1024 tx 1024: "
                 "netlink error: Invalid argument"
             ],
             id="set-refused",

@@ -38,6 +38,22 @@ UNKNOWN_SENTINELS = frozenset(
 )
 
 
+# What the engine hands a policy in place of a secret it cannot decrypt (pulumi/pulumi
+# pkg/backend/secrets/providers.go, BlindingProvider; sdk/go/common/resource/config/crypt.go BlindingCrypter), and
+# what `pulumi preview --json` prints for every secret (pkg/backend/display/json.go). A rule cannot judge it.
+BLINDED_SECRET = "[secret]"
+_SIGNALS = UNKNOWN_SENTINELS | {BLINDED_SECRET}
+
+
+class SecretNotReadable(Exception):  # noqa: N818 - a signal, not an error
+    """A value the rule needs is a secret nobody decrypted (``path`` says which): the rule could not be checked.
+    Unlike :class:`NotKnown` this is never "not applicable": a gate must not pass what it could not read."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(path)
+        self.path = path
+
+
 class NotKnown(Exception):  # noqa: N818 - a signal, not an error
     """A value the rule needs is unknown until the update runs (``path`` says which)."""
 
@@ -53,7 +69,9 @@ def _is_unknown_error(exc: BaseException) -> bool:
 
 
 def _known(value: Any, path: str) -> Any:
-    if isinstance(value, str) and value in UNKNOWN_SENTINELS:
+    if isinstance(value, str) and value in _SIGNALS:
+        if value == BLINDED_SECRET:
+            raise SecretNotReadable(path)
         raise NotKnown(path)
     return value
 
@@ -61,12 +79,13 @@ def _known(value: Any, path: str) -> Any:
 def child(container: Any, key: str | int, path: str = "") -> Any:
     """``container[key]``, or None when absent or when ``container`` is not a mapping/sequence of that kind.
 
-    Raises :class:`NotKnown` for an unknown value (or an unknown container).
+    Raises :class:`NotKnown` for an unknown value (or an unknown container), :class:`SecretNotReadable` for a secret
+    nobody decrypted.
     """
     if type(container) is dict:  # plain documents (`wirespeed check`): the common case, kept cheap
         value = container.get(key)
-        if isinstance(value, str) and value in UNKNOWN_SENTINELS:
-            raise NotKnown(f"{path}.{key}" if path else str(key))
+        if isinstance(value, str) and value in _SIGNALS:
+            return _known(value, f"{path}.{key}" if path else str(key))
         return value
     where = f"{path}.{key}" if path else str(key)
     _known(container, path or "(root)")

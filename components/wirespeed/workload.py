@@ -15,7 +15,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from wirespeed import catalog
-from wirespeed.sizing import azure_lb, backlog, nat_gateway, rings
+from wirespeed.errors import UserError
+from wirespeed.sizing import aws_nat, azure_lb, backlog, nat_gateway, rings
 from wirespeed.sizing.errors import SizingError
 
 
@@ -35,6 +36,12 @@ class Outbound(_Strict):
     headroom: float = azure_lb.DEFAULT_HEADROOM
     nat_gateway_connections: Annotated[int, Field(ge=1)] | None = Field(
         default=None, description="AWS: peak concurrent connections per AZ to the busiest destination"
+    )
+    nat_gateway_mode: Literal["zonal", "regional"] = Field(
+        default="zonal", description="AWS: one NAT gateway per AZ (zonal) or one for the VPC (regional)"
+    )
+    availability_zones: Annotated[int, Field(ge=1, le=32)] = Field(
+        default=aws_nat.DEFAULT_AZS, description="AWS: AZs the cluster's egress leaves from"
     )
 
 
@@ -56,7 +63,7 @@ class Workload(_Strict):
 class WorkloadPlan:
     workload: Workload
     instance: catalog.InstanceType
-    outbound: azure_lb.LoadBalancerPlan | nat_gateway.NatGatewayPlan
+    outbound: azure_lb.LoadBalancerPlan | aws_nat.AwsNatPlan
     rings: rings.RingPlan
     backlog: backlog.BacklogPlan
 
@@ -115,7 +122,10 @@ class WorkloadPlan:
                 "(create-only: changing it replaces the pool), or let the node agent apply it"
             )
         else:
-            out.append(f"- NAT gateway per AZ: {self.outbound.ips} IP(s)")
+            nat = self.outbound
+            ips = sorted({z.plan.ips for z in nat.zones})
+            where = "per AZ's NAT gateway" if nat.mode == "zonal" else "per AZ of one regional NAT gateway"
+            out.append(f"- {'/'.join(str(n) for n in ips)} IP(s) {where} ({nat.total_ips} Elastic IPs in all)")
             out.append(f"- net.core.netdev_max_backlog {self.backlog.netdev_max_backlog} (node agent)")
         out.append(f"- node agent: {self.rings.driver} rings RX {self.rings.rx}, TX {self.rings.tx}")
         better = self.alternatives()
@@ -151,14 +161,34 @@ def load_workload(path: Path | None) -> Workload:
     try:
         return Workload.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"]) or "(the whole document)"
-        raise SizingError(f"{source}: {where}", err.get("input"), err["msg"]) from None
+        raise WorkloadError(source, [_problem(err) for err in exc.errors()]) from None
+
+
+class WorkloadError(UserError, ValueError):
+    """A workload file whose content is not a workload: every problem, each naming its JSON path."""
+
+    def __init__(self, source: str, problems: list[str]) -> None:
+        self.problems = problems
+        super().__init__(f"{source}: " + "; ".join(problems))
+
+
+def _problem(err: Any) -> str:
+    """One pydantic error in the file's words: the JSON path, then what is wrong (never the raw input dict)."""
+    where = ".".join(str(p) for p in err["loc"]) or "(the whole document)"
+    if err["type"] == "missing":
+        return f"{where}: missing (a required field)"
+    if err["type"] == "extra_forbidden":
+        return f"{where}: not a workload field (misspelt?)"
+    value = err.get("input")
+    shown = "a JSON object" if isinstance(value, dict) else "a JSON array" if isinstance(value, list) else repr(value)
+    if err["type"] in ("model_type", "dict_type"):
+        return f"{where}: {shown} is not allowed: must be a JSON object"
+    return f"{where}: {shown} is not allowed: {err['msg']}"
 
 
 def plan(workload: Workload) -> WorkloadPlan:
     instance = catalog.lookup(workload.instance_type)
-    outbound: azure_lb.LoadBalancerPlan | nat_gateway.NatGatewayPlan
+    outbound: azure_lb.LoadBalancerPlan | aws_nat.AwsNatPlan
     if workload.cloud == "azure":
         pools = [azure_lb.Pool.parse(f"{p.max_count}:{p.max_surge}", name=p.name) for p in workload.node_pools]
         cps = workload.outbound.connections_per_second
@@ -171,7 +201,12 @@ def plan(workload: Workload) -> WorkloadPlan:
         conns = workload.outbound.nat_gateway_connections
         if conns is None:
             raise SizingError("outbound.nat_gateway_connections", None, "required for AWS (>= 1)")
-        outbound = nat_gateway.plan_aws_nat_gateway(conns)
+        out = workload.outbound
+        # One AZ's plan first: a figure no gateway carries is reported as `connections`, the file's field.
+        nat_gateway.plan_aws_nat_gateway(conns, out.nat_gateway_mode)
+        outbound = aws_nat.plan_aws_nat(
+            aws_nat.uniform_demand(conns, out.availability_zones), out.nat_gateway_mode, aws_nat.MANUAL
+        )
     return WorkloadPlan(
         workload=workload,
         instance=instance,

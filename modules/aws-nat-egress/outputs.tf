@@ -1,29 +1,29 @@
 output "nat_gateway_ids" {
-  description = "AZ name -> NAT gateway ID."
-  value       = { for az, gateway in aws_nat_gateway.this : az => gateway.id }
+  description = "AZ name -> the NAT gateway serving it (regional: the same gateway for every AZ)."
+  value       = var.mode == "zonal" ? module.zonal[0].nat_gateway_ids : module.regional[0].nat_gateway_ids
 }
 
 output "public_ips" {
-  description = "AZ name -> the gateway's public IPs, primary first: what destinations must allow-list."
-  value       = { for az, ips in local.ips_by_az : az => [for index in range(ips) : aws_eip.this["${az}/${index}"].public_ip] }
+  description = "AZ name -> the public IPs its traffic leaves from, primary first: what destinations must allow-list (regional automatic: those AWS had assigned when last read)."
+  value       = var.mode == "zonal" ? module.zonal[0].public_ips : module.regional[0].public_ips
 }
 
 output "allocation_ids" {
   description = "AZ name -> the Elastic IP allocation IDs, primary first."
-  value       = { for az, ips in local.ips_by_az : az => [for index in range(ips) : aws_eip.this["${az}/${index}"].allocation_id] }
+  value       = var.mode == "zonal" ? module.zonal[0].allocation_ids : module.regional[0].allocation_ids
 }
 
 output "ips_by_az" {
-  description = "AZ name -> Elastic IPs on its gateway (primary + secondary), as modules/sizing gives for the AZ's demand."
-  value       = local.ips_by_az
+  description = "AZ name -> IPs modules/sizing gives for the AZ's demand (regional automatic: the floor AWS must reach)."
+  value       = var.mode == "zonal" ? module.zonal[0].ips_by_az : module.regional[0].ips_by_az
 }
 
 output "sizing" {
   description = "AZ name -> modules/sizing's aws_nat_gateway plan: ips, demand, per_ip, capacity, headroom, feasible, above_default_eip_quota."
-  value       = { for az, plan in module.sizing : az => plan.aws_nat_gateway }
+  value       = var.mode == "zonal" ? module.zonal[0].sizing : module.regional[0].sizing
 }
 
 output "alarm_arns" {
-  description = "AZ name -> the ErrorPortAllocation alarm's ARN (empty with alarms = false)."
-  value       = { for az, alarm in aws_cloudwatch_metric_alarm.port_allocation : az => alarm.arn }
+  description = "Gateway (zonal: its AZ; regional: the name) -> its ErrorPortAllocation alarm's ARN (empty with alarms = false)."
+  value       = var.mode == "zonal" ? module.zonal[0].alarm_arns : module.regional[0].alarm_arns
 }

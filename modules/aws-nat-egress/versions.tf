@@ -1,12 +1,14 @@
 terraform {
-  # 1.9: validation rules read the generated facts (local.nat_facts) and other variables.
+  # 1.9: validation rules read other variables.
   required_version = ">= 1.9"
 
   required_providers {
     aws = {
       source = "hashicorp/aws"
-      # aws_nat_gateway secondary_allocation_ids: provider v5.10.0 (hashicorp/terraform-provider-aws#31778).
-      version = ">= 5.10"
+      # What modules/aws-nat-egress-regional needs (v6.24.0: regional NAT gateways), even with mode = "zonal":
+      # Terraform installs one provider for every module a configuration calls. On an older provider, call
+      # modules/aws-nat-egress-zonal directly (>= 5.10; the same inputs without mode).
+      version = ">= 6.24.0"
     }
   }
 }

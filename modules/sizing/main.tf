@@ -69,14 +69,16 @@ locals {
 }
 
 # NAT gateways, as wirespeed.sizing.nat_gateway: ports (Azure) or connections to one destination (AWS) are
-# shared by all nodes, so the IP count is ceil(demand / per IP), at least 1.
+# shared by all nodes, so the IP count is ceil(demand / per IP), at least 1. AWS: at most 8 IPs on a zonal gateway,
+# 32 per AZ on a regional one.
 locals {
   nat_inputs = {
     azure = var.azure_nat_gateway_flows == null ? null : {
       field = "flows", demand = var.azure_nat_gateway_flows, per_ip = local.facts.azure_nat_ports_per_ip, max_ips = local.facts.azure_nat_max_ips
     }
     aws = var.aws_nat_gateway_connections == null ? null : {
-      field = "connections", demand = var.aws_nat_gateway_connections, per_ip = local.facts.aws_nat_connections_per_ip, max_ips = local.facts.aws_nat_max_ips
+      field   = "connections", demand = var.aws_nat_gateway_connections, per_ip = local.facts.aws_nat_connections_per_ip
+      max_ips = var.aws_nat_gateway_mode == "regional" ? local.facts.aws_nat_regional_max_ips : local.facts.aws_nat_max_ips
     }
   }
   nat = { for cloud, n in local.nat_inputs : cloud => n == null ? null : merge(n, {

@@ -70,11 +70,11 @@ output "azure_nat_gateway" {
 
 output "aws_nat_gateway" {
   description = <<-EOT
-    Null unless aws_nat_gateway_connections is given; else ips (primary + secondary), demand, per_ip (55,000), capacity,
-    headroom, feasible (at most 8 IPs), infeasible and above_default_eip_quota (more than the default 2 Elastic IPs per
-    NAT gateway).
+    Null unless aws_nat_gateway_connections is given; else ips (zonal: primary + secondary; regional: the AZ's), demand,
+    per_ip (55,000), capacity, headroom, feasible (at most 8 IPs zonal, 32 per AZ regional), infeasible and
+    above_default_eip_quota (a zonal gateway above the default 2 Elastic IPs per NAT gateway).
   EOT
-  value       = local.nat_out.aws == null ? null : merge(local.nat_out.aws, { above_default_eip_quota = local.nat.aws.ips > local.facts.aws_nat_default_eip_quota })
+  value       = local.nat_out.aws == null ? null : merge(local.nat_out.aws, { above_default_eip_quota = var.aws_nat_gateway_mode == "zonal" && local.nat.aws.ips > local.facts.aws_nat_default_eip_quota })
 }
 
 output "backlog" {

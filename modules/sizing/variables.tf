@@ -15,13 +15,25 @@ variable "allocated_outbound_ports" {
 }
 
 variable "aws_nat_gateway_connections" {
-  description = "Peak concurrent connections from one AWS NAT gateway (one AZ) to its busiest destination, 1..1,000,000,000; null to skip."
+  description = "Peak concurrent connections from one AZ through an AWS NAT gateway to its busiest destination, 1..1,000,000,000; null to skip."
   type        = number
   default     = null
 
   validation {
     condition     = var.aws_nat_gateway_connections == null ? true : try(var.aws_nat_gateway_connections == floor(var.aws_nat_gateway_connections) && var.aws_nat_gateway_connections >= 1 && var.aws_nat_gateway_connections <= local.facts.max_nat_demand, false)
     error_message = "aws_nat_gateway_connections (connections): ${var.aws_nat_gateway_connections == null ? "null" : var.aws_nat_gateway_connections} is not allowed: must be a whole number between 1 and ${local.facts.max_nat_demand}."
+  }
+}
+
+variable "aws_nat_gateway_mode" {
+  description = "The AWS NAT gateway's availability mode: zonal (one AZ, at most 8 IPs) or regional (at most 32 IPs per AZ)."
+  type        = string
+  default     = "zonal"
+  nullable    = false
+
+  validation {
+    condition     = contains(local.facts.aws_nat_modes, var.aws_nat_gateway_mode)
+    error_message = "aws_nat_gateway_mode (mode): '${var.aws_nat_gateway_mode}' is not allowed: ${join(" or ", [for m in local.facts.aws_nat_modes : "'${m}'"])}."
   }
 }
 

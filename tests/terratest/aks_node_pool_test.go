@@ -2,6 +2,7 @@ package terratest_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -82,6 +83,14 @@ func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys
 func TestAksNodePoolRefusesEachRule(t *testing.T) {
 	module := newPureModule(t, "aks-node-pool", nodePoolHarness)
 	base := map[string]any{"name": "ingest", "kubernetes_cluster_id": "/subscriptions/0/aks", "vm_size": "Standard_D16s_v6"}
+	// A message quotes the balanced profile's backlog, as generated into profiles.tf.json from the Python library.
+	var balanced struct {
+		AksSysctls map[string]int64 `json:"aks_sysctls"`
+	}
+	if err := json.Unmarshal(builtinProfiles(t)["balanced"], &balanced); err != nil {
+		t.Fatal(err)
+	}
+	balancedBacklog := balanced.AksSysctls["net.core.netdev_max_backlog"]
 	cases := []struct {
 		name     string
 		inputs   map[string]any
@@ -127,7 +136,7 @@ func TestAksNodePoolRefusesEachRule(t *testing.T) {
 		{"taint", map[string]any{"taints": []string{"dedicated=ingest:NoSchedule", "gpu:Sometimes"}}, []string{
 			"taints[1]: 'gpu:Sometimes' is not allowed: KEY[=VALUE]:EFFECT with EFFECT one of NoSchedule, PreferNoSchedule, NoExecute"}},
 		{"sysctl the profile sets", map[string]any{"profile": "balanced", "extra_sysctls": map[string]string{"net.core.netdev_max_backlog": "16384"}}, []string{
-			"extra_sysctls['net.core.netdev_max_backlog']: 16384 is not allowed: profile 'balanced' already sets net.core.netdev_max_backlog to 8192"}},
+			fmt.Sprintf("extra_sysctls['net.core.netdev_max_backlog']: 16384 is not allowed: profile 'balanced' already sets net.core.netdev_max_backlog to %d", balancedBacklog)}},
 		{"sysctl AKS cannot set", map[string]any{"extra_sysctls": map[string]string{"net.core.netdev_budget": "600"}}, []string{
 			"extra_sysctls['net.core.netdev_budget']: 'net.core.netdev_budget' is not a sysctl AKS sets at node creation; supported: net.core.netdev_max_backlog, net.core.somaxconn, net.core.rmem_max, net.core.wmem_max, net.core.optmem_max, net.ipv4.tcp_max_syn_backlog, net.ipv4.tcp_fin_timeout, net.ipv4.ip_local_port_range"}},
 		{"sysctl out of range", map[string]any{"extra_sysctls": map[string]string{"net.ipv4.tcp_fin_timeout": "121"}}, []string{

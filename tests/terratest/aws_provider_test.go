@@ -18,8 +18,15 @@ import (
 	"github.com/wirespeed-io/wirespeed/tests/terratest/tftest"
 )
 
-// awsModules are the modules this file covers.
-var awsModules = []string{"eks-node-group", "aws-nat-egress"}
+// awsModules are the modules this file covers with the provider on this image (hashicorp/aws 5.100.0).
+var awsModules = []string{"eks-node-group", "aws-nat-egress-zonal"}
+
+// regionalAwsModules need the provider's regional NAT gateway arguments (availability_mode, vpc_id,
+// availability_zone_address: v6.24.0); they are validated and tested where a mirror holds such a provider.
+var regionalAwsModules = []string{"aws-nat-egress-regional", "aws-nat-egress"}
+
+// regionalProvider is the first hashicorp/aws release with regional NAT gateways (CHANGELOG 6.24.0, #45240).
+const regionalProvider = "6.24.0"
 
 // awsProvider is a provider block that never looks for real credentials; with endpoint set, every service the
 // modules use is sent there (moto).
@@ -48,7 +55,7 @@ func startMoto(t testing.TB) string {
 	t.Helper()
 	python := filepath.Join(tftest.Root(), ".venv", "bin", "python")
 	if _, err := os.Stat(python); err != nil {
-		tftest.Require(t, "needs the repository's .venv with moto (python3 -m venv .venv && .venv/bin/pip install -e '.[dev]')")
+		tftest.Require(t, "needs the repository's .venv with moto: make venv")
 	}
 	listener, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -103,8 +110,18 @@ func timed(t testing.TB, what string, step func()) {
 // `terraform validate` of each AWS module and its example with the real hashicorp/aws provider from the mirror.
 func TestAwsModulesValidateWithTheRealProvider(t *testing.T) {
 	tftest.NeedProvider(t, "aws")
-	root := tftest.CopyModules(t, awsModules...)
-	for _, name := range awsModules {
+	validateModules(t, awsModules)
+}
+
+// The same for the modules that need regional NAT gateways: skipped, named, without a provider >= 6.24.0.
+func TestRegionalNatModulesValidateWithTheRealProvider(t *testing.T) {
+	tftest.NeedProviderVersion(t, "aws", regionalProvider)
+	validateModules(t, regionalAwsModules)
+}
+
+func validateModules(t *testing.T, modules []string) {
+	root := tftest.CopyModules(t, modules...)
+	for _, name := range modules {
 		for _, dir := range []string{"", "examples/basic"} {
 			t.Run(strings.TrimSuffix(name+"/"+dir, "/"), func(t *testing.T) {
 				tf := tftest.New(t, filepath.Join(root, "modules", name, dir))
@@ -126,8 +143,18 @@ func TestAwsModulesValidateWithTheRealProvider(t *testing.T) {
 // (the resources' wiring; no AWS here).
 func TestAwsModulesTerraformTestUnderMockProvider(t *testing.T) {
 	tftest.NeedProvider(t, "aws")
-	root := tftest.CopyModules(t, awsModules...)
-	for _, name := range awsModules {
+	terraformTestModules(t, awsModules)
+}
+
+// The regional module's tests/regional.tftest.hcl, with a provider >= 6.24.0's schema.
+func TestRegionalNatModuleTerraformTestUnderMockProvider(t *testing.T) {
+	tftest.NeedProviderVersion(t, "aws", regionalProvider)
+	terraformTestModules(t, []string{"aws-nat-egress-regional"})
+}
+
+func terraformTestModules(t *testing.T, modules []string) {
+	root := tftest.CopyModules(t, modules...)
+	for _, name := range modules {
 		t.Run(name, func(t *testing.T) {
 			tf := tftest.New(t, filepath.Join(root, "modules", name))
 			tftest.Init(t, tf)

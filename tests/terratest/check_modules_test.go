@@ -57,7 +57,7 @@ func wirespeedCheck(t *testing.T, plan, config string) checkReport {
 	t.Helper()
 	bin := filepath.Join(tftest.Root(), ".venv", "bin", "wirespeed")
 	if _, err := os.Stat(bin); err != nil {
-		tftest.Require(t, "needs the repository's virtualenv with wirespeed installed ("+bin+"): make .venv")
+		tftest.Require(t, "needs the repository's virtualenv with wirespeed installed ("+bin+"): make venv")
 	}
 	args := []string{"check", plan, "--format", "json"}
 	if config != "" {
@@ -471,17 +471,19 @@ func withNatIPsKnown(t *testing.T, plan string) string {
 	return out
 }
 
-// natConfig declares a peak of connections to one destination to aws-natgw-capacity (off without one), with
-// tuning-agent-present disabled (this example has no cluster; disabled to say no rule but the NAT one is meant).
+// natConfig declares a peak of connections to one destination to aws-natgw-capacity (off without one) and the
+// account's per-gateway Elastic IP quota raised to the example's 3 (aws-natgw-eip-quota advises otherwise), with
+// tuning-agent-present disabled (this example has no cluster; disabled to say no rule but the NAT ones is meant).
 func natConfig(peak int) string {
-	return fmt.Sprintf(`{"tuning-agent-present": "disabled", "aws-natgw-capacity": {"peakConnectionsPerDestination": %d}}`, peak)
+	return fmt.Sprintf(`{"tuning-agent-present": "disabled", "aws-natgw-capacity": {"peakConnectionsPerDestination": %d}, "aws-natgw-eip-quota": {"accountQuota": 3}}`, peak)
 }
 
-// The aws-nat-egress example (sized for 120,000 connections per AZ: 3 IPs x 55,000 each) passes every rule once
-// its Elastic IPs exist, and fails aws-natgw-capacity at a peak beyond them. In the plan itself, where the module
-// creates the IPs, the rule cannot judge (secondary_allocation_ids are unknown until apply): a gap, pinned here.
+// The aws-nat-egress-zonal example (sized for 120,000 connections per AZ: 3 IPs x 55,000 each) passes every rule
+// once its Elastic IPs exist, and fails aws-natgw-capacity at a peak beyond them; at AWS's default quota of 2 Elastic
+// IPs per gateway, aws-natgw-eip-quota advises raising it for each gateway. In the plan itself, where the module
+// creates the IPs, the rules cannot judge (secondary_allocation_ids are unknown until apply): a gap, pinned here.
 func TestCheckAwsNatEgressExamplePassesEveryRuleOnceItsIPsExist(t *testing.T) {
-	example := newExample(t, "aws-nat-egress")
+	example := newExample(t, "aws-nat-egress-zonal")
 	plan, err := example.plan(t)
 	if err != nil {
 		t.Fatalf("terraform plan of examples/basic: %v", err)
@@ -492,6 +494,12 @@ func TestCheckAwsNatEgressExamplePassesEveryRuleOnceItsIPsExist(t *testing.T) {
 	}
 	known := withNatIPsKnown(t, plan)
 	requireFound(t, "IPs known, peak 120,000", wirespeedCheck(t, known, natConfig(120_000)), nil)
+	var quota []string
+	for _, gateway := range gateways {
+		quota = append(quota, strings.Replace(gateway, "aws-natgw-capacity", "aws-natgw-eip-quota", 1))
+	}
+	defaultQuota := `{"tuning-agent-present": "disabled", "aws-natgw-capacity": {"peakConnectionsPerDestination": 120000}}`
+	requireFound(t, "IPs known, AWS's default quota", wirespeedCheck(t, known, defaultQuota), quota)
 	requireFound(t, "IPs known, peak 170,000", wirespeedCheck(t, known, natConfig(170_000)), gateways)
 	requireFound(t, "the plan, peak 120,000", wirespeedCheck(t, plan, natConfig(120_000)), nil)
 	// The gap: the plan the module users would gate on passes any peak.
@@ -500,7 +508,7 @@ func TestCheckAwsNatEgressExamplePassesEveryRuleOnceItsIPsExist(t *testing.T) {
 	t.Run("a peak the module cannot size, it refuses and so does the check", func(t *testing.T) {
 		_, err := example.plan(t, edit{"peak_connections = 120000", "peak_connections = 1000000"})
 		requireRefusal(t, err, []string{
-			"peak_connections: 1000000 is not allowed; allowed: 1,000,000 required but 8 IPs give at most 440,000 to one destination; add NAT gateways (one per AZ) or spread calls over more destination IPs"})
+			"peak_connections: 1000000 is not allowed; allowed: 1,000,000 required but 8 IPs give at most 440,000 to one destination; use a regional NAT gateway (up to 32 IPs per AZ) or spread calls over more destination IPs"})
 		requireFound(t, "IPs known, peak 1,000,000", wirespeedCheck(t, known, natConfig(1_000_000)), gateways)
 	})
 }

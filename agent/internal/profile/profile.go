@@ -173,7 +173,7 @@ func Parse(data []byte) (*Profile, error) { return parse(data, "document") }
 func parse(data []byte, source string) (*Profile, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
 	if err != nil {
-		return nil, &Error{Source: source, Problems: []Problem{{Message: fmt.Sprintf("not JSON: %v", err)}}}
+		return nil, &Error{Source: source, Problems: []Problem{{Message: fmt.Sprintf("not valid JSON: %v", err)}}}
 	}
 	if err := schema.Validate(doc); err != nil {
 		var ve *jsonschema.ValidationError
@@ -202,9 +202,12 @@ type raw struct{ p *Profile }
 
 func (r *raw) UnmarshalJSON(b []byte) error {
 	var in struct {
-		SchemaVersion *int   `json:"schema_version"`
-		Name          string `json:"name"`
-		Description   string `json:"description"`
+		// A note for readers (the built-in profiles say which command generated them): the schema has
+		// checked it is a string; it is dropped here, as the Python library drops it.
+		Comment       *string `json:"$comment"`
+		SchemaVersion *int    `json:"schema_version"`
+		Name          string  `json:"name"`
+		Description   string  `json:"description"`
 		Interfaces    *struct {
 			Roles   *[]string `json:"roles"`
 			Drivers []string  `json:"drivers"`

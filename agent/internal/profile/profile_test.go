@@ -29,6 +29,7 @@ type vectors struct {
 	Valid []struct {
 		Name    string          `json:"name"`
 		Profile json.RawMessage `json:"profile"`
+		SameAs  json.RawMessage `json:"same_as"` // optional: a document that must parse to the same profile
 	} `json:"valid"`
 	Invalid []struct {
 		Name    string          `json:"name"`
@@ -56,8 +57,19 @@ func TestSharedVectors(t *testing.T) {
 	v := loadVectors(t)
 	for _, c := range v.Valid {
 		t.Run("valid/"+c.Name, func(t *testing.T) {
-			if _, err := Parse(c.Profile); err != nil {
+			p, err := Parse(c.Profile)
+			if err != nil {
 				t.Fatalf("rejected a valid profile: %v", err)
+			}
+			if c.SameAs == nil {
+				return
+			}
+			q, err := Parse(c.SameAs)
+			if err != nil {
+				t.Fatalf("rejected same_as: %v", err)
+			}
+			if !reflect.DeepEqual(p, q) {
+				t.Fatalf("parsed to\n%+v\nnot the same as same_as's\n%+v", p, q)
 			}
 		})
 	}
@@ -85,6 +97,56 @@ func TestSharedVectors(t *testing.T) {
 	}
 }
 
+// Raw documents (a ConfigMap's profile.json as text): JSON that is not an object is refused in the shared words,
+// text that is not JSON (NaN, a bare name, a cut-off document) with the shared prefix and the parser's own words.
+func TestSharedTextVectors(t *testing.T) {
+	data, err := os.ReadFile(repoRoot + "/tests/vectors/profiles.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v struct {
+		InvalidText []struct {
+			Name   string `json:"name"`
+			Text   string `json:"text"`
+			Errors []struct {
+				At            string `json:"at"`
+				Message       string `json:"message"`
+				MessagePrefix string `json:"message_prefix"`
+			} `json:"errors"`
+		} `json:"invalid_text"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		t.Fatal(err)
+	}
+	if len(v.InvalidText) == 0 {
+		t.Fatal("no invalid_text vectors")
+	}
+	for _, c := range v.InvalidText {
+		t.Run("invalid_text/"+c.Name, func(t *testing.T) {
+			_, err := Parse([]byte(c.Text))
+			var pe *Error
+			if !errors.As(err, &pe) {
+				t.Fatalf("accepted %q (err=%v)", c.Text, err)
+			}
+			if len(pe.Problems) != len(c.Errors) {
+				t.Fatalf("problems %+v, want %+v", pe.Problems, c.Errors)
+			}
+			for i, want := range c.Errors {
+				got := pe.Problems[i]
+				at := got.Pointer
+				if at == "" {
+					at = "/"
+				}
+				ok := at == want.At && (want.Message == "" || got.Message == want.Message) &&
+					strings.HasPrefix(got.Message, want.MessagePrefix)
+				if !ok {
+					t.Fatalf("problem %q: %q, want %q: %q%q", at, got.Message, want.At, want.MessagePrefix, want.Message)
+				}
+			}
+		})
+	}
+}
+
 // The vectors hold the shared messages; these are the Go-only paths around them (the document is not
 // JSON, the Error's one-line form the agent logs).
 func TestErrorText(t *testing.T) {
@@ -96,7 +158,7 @@ func TestErrorText(t *testing.T) {
 		{"every problem on one line", `{"rings":{"mlx5_core":{"rx":65537}},"mtu":{"value":9217}}`,
 			"invalid profile document: /mtu/value: 9217 is not allowed: must be between 1,280 and 9,216; " +
 				"/name: is required; /rings/mlx5_core/rx: 65537 is not allowed: must be between 64 and 65,536"},
-		{"not json", `{"name":`, "invalid profile document: /: not JSON: unexpected EOF"},
+		{"not json", `{"name":`, "invalid profile document: /: not valid JSON: unexpected EOF"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

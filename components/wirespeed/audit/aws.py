@@ -3,7 +3,9 @@
 Findings, each with the fix:
 
 - ``nat-port-allocation-errors``: a NAT gateway's ``ErrorPortAllocation`` summed over the window is above 0: it
-  could not allocate a source port, so connections failed (55,000 per destination per IP; add IPs, up to 8).
+  could not allocate a source port, so connections failed (55,000 per destination per IP; add IPs, up to 8 on a
+  zonal gateway, 32 per AZ on a regional one). For a regional gateway, each AZ whose CloudWatch series shows errors
+  is its own finding; the fix names the account's quotas where they stand in the way.
 - ``nat-packets-dropped``: ``PacketsDropCount`` above 0.
 - ``not-network-optimised``: a node group's or Karpenter-launched instance's type is outside the network-optimised
   families; the catalog's alternative with the same vCPU count is named.
@@ -21,12 +23,37 @@ from typing import Any
 
 from wirespeed import catalog
 from wirespeed.aws.capacity import alternatives
-from wirespeed.sizing.nat_gateway import AWS_CONNECTIONS_PER_IP, AWS_MAX_IPS
+from wirespeed.sizing.nat_gateway import (
+    AWS_CONNECTIONS_PER_IP,
+    NAT_GATEWAY_EIPS,
+    REGION_EIPS,
+    REGIONAL,
+    ZONAL,
+    Quota,
+    aws_max_ips,
+)
 from wirespeed.userdata import BOTTLEROCKET_MARKER, SCRIPT_MARKER
 
 # CloudWatch keeps one-hour datapoints for 455 days (docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/
 # cloudwatch_concepts.html, "Metrics retention"): the longest window a single datapoint can cover.
 MAX_DAYS = 455
+
+
+@dataclass(frozen=True)
+class NatZone:
+    """One AZ of a regional NAT gateway: its IPs, and ErrorPortAllocation over the window from the gateway's
+    per-AZ CloudWatch series (None when CloudWatch holds none for the AZ)."""
+
+    availability_zone: str
+    ips: int
+    error_port_allocation: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "availability_zone": self.availability_zone,
+            "ips": self.ips,
+            "error_port_allocation": self.error_port_allocation,
+        }
 
 
 @dataclass(frozen=True)
@@ -36,6 +63,9 @@ class NatGateway:
     ips: int
     error_port_allocation: float = 0.0
     packets_dropped: float = 0.0
+    availability_mode: str = ZONAL
+    auto_scaling_ips: str | None = None  # regional: "enabled" (AWS adds IPs) or "disabled" (manual)
+    zones: tuple[NatZone, ...] = ()  # regional: per AZ
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -44,7 +74,32 @@ class NatGateway:
             "ips": self.ips,
             "error_port_allocation": self.error_port_allocation,
             "packets_dropped": self.packets_dropped,
+            "availability_mode": self.availability_mode,
+            "auto_scaling_ips": self.auto_scaling_ips,
+            "zones": [z.to_json() for z in self.zones],
         }
+
+
+@dataclass(frozen=True)
+class QuotaReading:
+    """An account quota as Service Quotas returned it, or why it could not be read (AWS's default then stands)."""
+
+    quota: Quota
+    value: float | None = None
+    unreadable: str = ""
+
+    @property
+    def effective(self) -> int:
+        return int(self.value) if self.value is not None else self.quota.default
+
+    @property
+    def said(self) -> str:
+        if self.value is not None:
+            return f"{self.effective} in this account"
+        return f"AWS's default {self.quota.default} (the account's value could not be read)"
+
+    def to_json(self) -> dict[str, Any]:
+        return self.quota.to_json() | {"value": self.value, "unreadable": self.unreadable or None}
 
 
 @dataclass(frozen=True)
@@ -97,7 +152,15 @@ class Inventory:
     nat_gateways: list[NatGateway] = field(default_factory=list)
     node_groups: list[NodeGroup] = field(default_factory=list)
     karpenter_instances: list[KarpenterInstance] = field(default_factory=list)
+    quotas: list[QuotaReading] = field(default_factory=list)
+    elastic_ips: int | None = None  # Elastic IPs the Region holds (DescribeAddresses)
     api_calls: dict[str, int] = field(default_factory=dict)
+
+    def quota(self, quota: Quota) -> QuotaReading:
+        for reading in self.quotas:
+            if reading.quota == quota:
+                return reading
+        return QuotaReading(quota, unreadable="not read")
 
 
 @dataclass
@@ -118,6 +181,8 @@ class AuditReport:
             "nat_gateways": [g.to_json() for g in inv.nat_gateways],
             "node_groups": [g.to_json() for g in inv.node_groups],
             "karpenter_instances": [i.to_json() for i in inv.karpenter_instances],
+            "quotas": [q.to_json() for q in inv.quotas],
+            "elastic_ips": inv.elastic_ips,
             "findings": [f.to_json() for f in self.findings],
             "api_calls": dict(sorted(inv.api_calls.items())),
         }
@@ -129,6 +194,15 @@ class AuditReport:
             f"{len(inv.node_groups)} node group(s) in {len(inv.clusters)} cluster(s), "
             f"{len(inv.karpenter_instances)} Karpenter instance(s); {sum(inv.api_calls.values())} API call(s)."
         ]
+        for gw in inv.nat_gateways:
+            if gw.availability_mode == REGIONAL:
+                ips = ", ".join(f"{z.availability_zone} {z.ips}" for z in gw.zones) or "none yet"
+                how = "AWS adds IPs" if gw.auto_scaling_ips == "enabled" else "manual IPs"
+                lines.append(f"NAT gateway {gw.id}: regional ({how}); IPs per AZ: {ips}.")
+        for reading in inv.quotas:
+            held = f"; the Region holds {inv.elastic_ips}" if reading.quota == REGION_EIPS and inv.elastic_ips else ""
+            why = f" ({reading.unreadable})" if reading.unreadable else ""
+            lines.append(f"Quota {reading.quota.label}: {reading.said}{why}{held}.")
         if self.clean:
             lines.append("No findings.")
         for f in self.findings:
@@ -195,29 +269,7 @@ def type_finding(instance_type: str, resource: str) -> Finding | None:
 def analyse(inv: Inventory) -> AuditReport:
     findings: list[Finding] = []
     for gw in inv.nat_gateways:
-        if gw.error_port_allocation > 0:
-            more = (
-                f"add Elastic IPs (secondaryAllocationIds, up to {AWS_MAX_IPS})"
-                if gw.ips < AWS_MAX_IPS
-                else "it has the maximum 8 IPs: spread egress over more gateways or destination IPs"
-            )
-            findings.append(
-                Finding(
-                    "nat-port-allocation-errors",
-                    gw.id,
-                    f"{gw.error_port_allocation:,.0f} port allocation error(s) in {inv.days} day(s): connections "
-                    f"failed. {gw.ips} IP(s) carry {gw.ips * AWS_CONNECTIONS_PER_IP:,} connections to one "
-                    f"destination; {more} (`wirespeed size aws-natgw --connections N`)",
-                )
-            )
-        if gw.packets_dropped > 0:
-            findings.append(
-                Finding(
-                    "nat-packets-dropped",
-                    gw.id,
-                    f"{gw.packets_dropped:,.0f} packet(s) dropped in {inv.days} day(s) (PacketsDropCount)",
-                )
-            )
+        findings.extend(nat_findings(gw, inv))
     for ng in inv.node_groups:
         resource = f"{ng.cluster}/{ng.name}"
         for instance_type in ng.instance_types:
@@ -239,3 +291,94 @@ def analyse(inv: Inventory) -> AuditReport:
         if found is not None:
             findings.append(found)
     return AuditReport(inv, findings)
+
+
+def _quota_blockers(inv: Inventory, ips_after: int, zonal: bool) -> str:
+    """What stops adding an IP: the per-gateway quota (zonal) and the Region's Elastic IPs."""
+    out = []
+    per_gateway = inv.quota(NAT_GATEWAY_EIPS)
+    if zonal and ips_after > per_gateway.effective:
+        out.append(f"raise {NAT_GATEWAY_EIPS.label} (now {per_gateway.said}) to {ips_after} first")
+    region = inv.quota(REGION_EIPS)
+    if inv.elastic_ips is not None and inv.elastic_ips >= region.effective:
+        out.append(f"the Region holds {inv.elastic_ips} Elastic IPs of {region.said}: raise {REGION_EIPS.label} first")
+    return ("; " + "; ".join(out)) if out else ""
+
+
+def _zonal_finding(gw: NatGateway, inv: Inventory) -> Finding:
+    most = aws_max_ips(ZONAL)
+    more = (
+        f"add Elastic IPs (secondaryAllocationIds, up to {most}){_quota_blockers(inv, gw.ips + 1, True)}"
+        if gw.ips < most
+        else f"it has the maximum {most} IPs: move to a regional NAT gateway (up to {aws_max_ips(REGIONAL)} IPs per "
+        "AZ) or spread egress over more destination IPs"
+    )
+    return Finding(
+        "nat-port-allocation-errors",
+        gw.id,
+        f"{gw.error_port_allocation:,.0f} port allocation error(s) in {inv.days} day(s): connections failed. "
+        f"{gw.ips} IP(s) carry {gw.ips * AWS_CONNECTIONS_PER_IP:,} connections to one destination; {more} "
+        "(`wirespeed size aws-natgw --connections N`)",
+    )
+
+
+def _regional_fix(gw: NatGateway, zone: NatZone, inv: Inventory) -> str:
+    most = aws_max_ips(REGIONAL)
+    if zone.ips >= most:
+        return f"the AZ has the maximum {most} IPs: spread egress over more destination IPs"
+    if gw.auto_scaling_ips == "enabled":
+        return (
+            f"automatic mode adds IPs up to {most} per AZ by itself: errors mean it had not caught up with the peak; "
+            "if they recur, switch to manual Elastic IPs sized for it"
+        )
+    return (
+        f"associate more Elastic IPs in {zone.availability_zone} (AssociateNatGatewayAddress --availability-zone "
+        f"{zone.availability_zone}, up to {most}){_quota_blockers(inv, zone.ips + 1, False)}"
+    )
+
+
+def _regional_findings(gw: NatGateway, inv: Inventory) -> list[Finding]:
+    found = []
+    for zone in gw.zones:
+        if zone.error_port_allocation:
+            found.append(
+                Finding(
+                    "nat-port-allocation-errors",
+                    f"{gw.id} ({zone.availability_zone})",
+                    f"{zone.error_port_allocation:,.0f} port allocation error(s) in {inv.days} day(s) in "
+                    f"{zone.availability_zone}: connections failed. {zone.ips} IP(s) carry "
+                    f"{zone.ips * AWS_CONNECTIONS_PER_IP:,} connections to one destination from that AZ; "
+                    f"{_regional_fix(gw, zone, inv)} (`wirespeed size aws-natgw --az {zone.availability_zone}=N "
+                    "--mode regional`)",
+                )
+            )
+    if gw.error_port_allocation > 0 and not found:
+        ips = ", ".join(f"{z.availability_zone} {z.ips}" for z in gw.zones) or "none"
+        found.append(
+            Finding(
+                "nat-port-allocation-errors",
+                gw.id,
+                f"{gw.error_port_allocation:,.0f} port allocation error(s) in {inv.days} day(s): connections failed. "
+                f"CloudWatch holds no per-AZ series for this regional gateway, so the AZ is not known; IPs per AZ: "
+                f"{ips} ({AWS_CONNECTIONS_PER_IP:,} connections to one destination each, up to "
+                f"{aws_max_ips(REGIONAL)} per AZ)",
+            )
+        )
+    return found
+
+
+def nat_findings(gw: NatGateway, inv: Inventory) -> list[Finding]:
+    found = []
+    if gw.availability_mode == REGIONAL:
+        found.extend(_regional_findings(gw, inv))
+    elif gw.error_port_allocation > 0:
+        found.append(_zonal_finding(gw, inv))
+    if gw.packets_dropped > 0:
+        found.append(
+            Finding(
+                "nat-packets-dropped",
+                gw.id,
+                f"{gw.packets_dropped:,.0f} packet(s) dropped in {inv.days} day(s) (PacketsDropCount)",
+            )
+        )
+    return found

@@ -2,20 +2,26 @@
 
 Every list is read with its paginated list/describe call; the only per-resource calls are those AWS offers no list
 form for (``eks:DescribeNodegroup``). CloudWatch is read with one ``GetMetricData`` query per gateway and metric,
-up to 500 per call, each a single datapoint covering the whole window. Calls fail fast (2 s to connect, no
-retries): an unreachable endpoint is reported in seconds, not after botocore's retry schedule.
+up to 500 per call, each a single datapoint covering the whole window; with regional gateways, one paginated
+``ListMetrics`` finds the AZ series CloudWatch holds for them (AWS documents only the ``NatGatewayId`` dimension,
+so the per-AZ ones are read wherever they exist, never assumed). The account's Elastic IP quotas come from Service
+Quotas (``GetServiceQuota``, two calls) and the Region's Elastic IPs from one ``DescribeAddresses``; a quota that
+cannot be read (no permission, a Region or emulator that does not serve it) is reported as such and AWS's default
+stands in, without failing the audit. Calls fail fast (2 s to connect, no retries): an unreachable endpoint is
+reported in seconds, not after botocore's retry schedule.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from wirespeed.audit.aws import Inventory, KarpenterInstance, NatGateway, NodeGroup
+from wirespeed.audit.aws import Inventory, KarpenterInstance, NatGateway, NatZone, NodeGroup, QuotaReading
 from wirespeed.errors import UserError
+from wirespeed.sizing.nat_gateway import NAT_GATEWAY_EIPS, REGION_EIPS, REGIONAL, ZONAL
 
 # GetMetricData accepts at most 500 queries per request (CloudWatch API reference, GetMetricData).
 MAX_QUERIES = 500
@@ -51,7 +57,21 @@ class Target:
     endpoint_url: str | None = None
 
 
-def _clients(target: Target, calls: Counter[str]) -> tuple[Any, Any, Any, str]:
+@dataclass
+class Clients:
+    ec2: Any
+    eks: Any
+    cloudwatch: Any
+    service_quotas: Any
+    region: str
+
+
+# Called with each client as it is made (service name, client): where a test answers a call moto cannot
+# (tests/test_audit_aws.py, regional NAT gateways), with a response botocore validates against the service model.
+ClientHook = Callable[[str, Any], None]
+
+
+def _clients(target: Target, calls: Counter[str], hook: ClientHook | None) -> Clients:
     import boto3
     from botocore.config import Config
 
@@ -69,15 +89,21 @@ def _clients(target: Target, calls: Counter[str]) -> tuple[Any, Any, Any, str]:
         calls[f"{model.service_model.service_name}:{model.name}"] += 1
 
     clients = []
-    for service in ("ec2", "eks", "cloudwatch"):
+    for service in ("ec2", "eks", "cloudwatch", "service-quotas"):
         client = session.client(service, config=config, endpoint_url=target.endpoint_url)
         client.meta.events.register("before-call", count)
+        if hook is not None:
+            hook(service, client)
         clients.append(client)
-    return clients[0], clients[1], clients[2], region
+    ec2, eks, cloudwatch, service_quotas = clients
+    return Clients(ec2, eks, cloudwatch, service_quotas, region)
 
 
 # The largest page each describe call allows (EC2 API reference: MaxResults), so a big account costs few calls.
 PAGE_SIZES = {"describe_instances": 1000, "describe_nat_gateways": 1000, "describe_launch_template_versions": 200}
+# The AWS/NATGateway dimension a regional gateway's per-AZ series would carry beside NatGatewayId (not in AWS's
+# metric documentation, which lists NatGatewayId only: read where CloudWatch has it, via ListMetrics).
+AZ_DIMENSION = "AvailabilityZone"
 
 
 def _pages(client: Any, operation: str, key: str, **kwargs: Any) -> Iterator[Any]:
@@ -87,31 +113,33 @@ def _pages(client: Any, operation: str, key: str, **kwargs: Any) -> Iterator[Any
         yield from page.get(key, [])
 
 
-def _nat_gateways(ec2: Any, cloudwatch: Any, days: int) -> list[NatGateway]:
-    found = [
-        gw
-        for gw in _pages(ec2, "describe_nat_gateways", "NatGateways")
-        if gw.get("State") == "available" and gw.get("ConnectivityType", "public") == "public"
-    ]
+def _query(query_id: str, metric: str, dimensions: list[dict[str, str]], days: int) -> dict[str, Any]:
+    return {
+        "Id": query_id,
+        "MetricStat": {
+            "Metric": {"Namespace": "AWS/NATGateway", "MetricName": metric, "Dimensions": dimensions},
+            "Period": days * 86_400,
+            "Stat": "Sum",
+        },
+        "ReturnData": True,
+    }
+
+
+def _zone_series(cloudwatch: Any, regional: set[str]) -> dict[str, list[str]]:
+    """Regional gateway id -> the AZs CloudWatch holds an ErrorPortAllocation series for (one paginated call)."""
+    if not regional:
+        return {}
+    out: dict[str, list[str]] = {}
+    for metric in _pages(cloudwatch, "list_metrics", "Metrics", Namespace="AWS/NATGateway", MetricName=NAT_METRICS[0]):
+        dims = {d["Name"]: d["Value"] for d in metric.get("Dimensions", [])}
+        if set(dims) == {"NatGatewayId", AZ_DIMENSION} and dims["NatGatewayId"] in regional:
+            out.setdefault(dims["NatGatewayId"], []).append(dims[AZ_DIMENSION])
+    return out
+
+
+def _metric_sums(cloudwatch: Any, queries: list[dict[str, Any]], days: int) -> dict[str, float]:
     end = dt.datetime.now(dt.UTC).replace(second=0, microsecond=0) + dt.timedelta(minutes=1)
     start = end - dt.timedelta(days=days)
-    queries = [
-        {
-            "Id": f"m{index}_{metric_index}",
-            "MetricStat": {
-                "Metric": {
-                    "Namespace": "AWS/NATGateway",
-                    "MetricName": metric,
-                    "Dimensions": [{"Name": "NatGatewayId", "Value": gw["NatGatewayId"]}],
-                },
-                "Period": days * 86_400,
-                "Stat": "Sum",
-            },
-            "ReturnData": True,
-        }
-        for index, gw in enumerate(found)
-        for metric_index, metric in enumerate(NAT_METRICS)
-    ]
     sums: dict[str, float] = {}
     for first in range(0, len(queries), MAX_QUERIES):
         batch = queries[first : first + MAX_QUERIES]
@@ -119,16 +147,81 @@ def _nat_gateways(ec2: Any, cloudwatch: Any, days: int) -> list[NatGateway]:
             cloudwatch, "get_metric_data", "MetricDataResults", MetricDataQueries=batch, StartTime=start, EndTime=end
         ):
             sums[result["Id"]] = sums.get(result["Id"], 0.0) + float(sum(result.get("Values", [])))
-    return [
-        NatGateway(
-            id=gw["NatGatewayId"],
-            subnet_id=gw.get("SubnetId", ""),
-            ips=len([a for a in gw.get("NatGatewayAddresses", []) if a.get("PublicIp") or a.get("AllocationId")]),
-            error_port_allocation=sums.get(f"m{index}_0", 0.0),
-            packets_dropped=sums.get(f"m{index}_1", 0.0),
-        )
-        for index, gw in enumerate(found)
+    return sums
+
+
+def _zone_ips(gw: dict[str, Any]) -> dict[str, int]:
+    """AZ -> Elastic IPs of a regional gateway (its addresses carry their AZ; ones being removed do not count)."""
+    ips: dict[str, int] = {}
+    for address in gw.get("NatGatewayAddresses", []):
+        az = address.get("AvailabilityZone") or address.get("AvailabilityZoneId")
+        if az and address.get("Status") not in ("disassociating", "unassigning", "failed"):
+            ips[az] = ips.get(az, 0) + 1
+    return ips
+
+
+def _nat_gateways(ec2: Any, cloudwatch: Any, days: int) -> list[NatGateway]:
+    found = [
+        gw
+        for gw in _pages(ec2, "describe_nat_gateways", "NatGateways")
+        if gw.get("State") == "available" and gw.get("ConnectivityType", "public") == "public"
     ]
+    regional = {gw["NatGatewayId"] for gw in found if gw.get("AvailabilityMode") == REGIONAL}
+    zones = _zone_series(cloudwatch, regional)
+    gateway_dims = [[{"Name": "NatGatewayId", "Value": gw["NatGatewayId"]}] for gw in found]
+    queries = [
+        _query(f"m{index}_{metric_index}", metric, dims, days)
+        for index, dims in enumerate(gateway_dims)
+        for metric_index, metric in enumerate(NAT_METRICS)
+    ]
+    zone_ids: dict[tuple[str, str], str] = {}
+    for gw_index, gw in enumerate(found):
+        for zone_index, az in enumerate(zones.get(gw["NatGatewayId"], [])):
+            query_id = zone_ids[(gw["NatGatewayId"], az)] = f"z{gw_index}_{zone_index}"
+            dims = [*gateway_dims[gw_index], {"Name": AZ_DIMENSION, "Value": az}]
+            queries.append(_query(query_id, NAT_METRICS[0], dims, days))
+    sums = _metric_sums(cloudwatch, queries, days)
+    gateways = []
+    for index, gw in enumerate(found):
+        gid = gw["NatGatewayId"]
+        per_az = _zone_ips(gw) if gid in regional else {}
+        for az in zones.get(gid, []):
+            per_az.setdefault(az, 0)
+        gateways.append(
+            NatGateway(
+                id=gid,
+                subnet_id=gw.get("SubnetId", ""),
+                ips=len([a for a in gw.get("NatGatewayAddresses", []) if a.get("PublicIp") or a.get("AllocationId")]),
+                error_port_allocation=sums.get(f"m{index}_0", 0.0),
+                packets_dropped=sums.get(f"m{index}_1", 0.0),
+                availability_mode=REGIONAL if gid in regional else ZONAL,
+                auto_scaling_ips=gw.get("AutoScalingIps") if gid in regional else None,
+                zones=tuple(
+                    NatZone(az, ips, sums.get(zone_ids[(gid, az)], 0.0) if (gid, az) in zone_ids else None)
+                    for az, ips in sorted(per_az.items())
+                ),
+            )
+        )
+    return gateways
+
+
+def _quotas(service_quotas: Any) -> list[QuotaReading]:
+    """The account's Elastic IP quotas (GetServiceQuota: the applied value); unreadable ones say why."""
+    import botocore.exceptions
+
+    readings = []
+    for quota in (NAT_GATEWAY_EIPS, REGION_EIPS):
+        try:
+            answer = service_quotas.get_service_quota(ServiceCode=quota.service_code, QuotaCode=quota.quota_code)
+            readings.append(QuotaReading(quota, float(answer["Quota"]["Value"])))
+        except botocore.exceptions.ClientError as exc:
+            error = exc.response.get("Error", {})
+            code = error.get("Code") or str(exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode", "?"))
+            message = " ".join(str(error.get("Message", "")).split())[:200]
+            readings.append(QuotaReading(quota, unreadable=f"GetServiceQuota refused: {code}: {message}".rstrip(": ")))
+        except botocore.exceptions.BotoCoreError as exc:
+            readings.append(QuotaReading(quota, unreadable=f"GetServiceQuota failed: {exc}"))
+    return readings
 
 
 def _launch_template_user_data(ec2: Any) -> dict[tuple[str, str], str]:
@@ -193,7 +286,7 @@ def _karpenter_instances(ec2: Any, cluster: str | None) -> list[KarpenterInstanc
     return found
 
 
-def collect(target: Target) -> Inventory:
+def collect(target: Target, hook: ClientHook | None = None) -> Inventory:
     """Read the inventory; :class:`AwsUnreachable` when AWS cannot be reached or refuses (one line, exit 2)."""
     try:
         import botocore.exceptions
@@ -201,12 +294,16 @@ def collect(target: Target) -> Inventory:
         raise AwsUnreachable("audit aws needs boto3: pip install 'wirespeed[aws]'") from None
     calls: Counter[str] = Counter()
     try:
-        ec2, eks, cloudwatch, region = _clients(target, calls)
-        clusters = [target.cluster] if target.cluster else list(_pages(eks, "list_clusters", "clusters"))
-        inventory = Inventory(region=region, clusters=clusters, days=target.days)
-        inventory.nat_gateways = _nat_gateways(ec2, cloudwatch, target.days)
-        inventory.node_groups = _node_groups(eks, ec2, clusters)
-        inventory.karpenter_instances = _karpenter_instances(ec2, target.cluster)
+        c = _clients(target, calls, hook)
+        clusters = [target.cluster] if target.cluster else list(_pages(c.eks, "list_clusters", "clusters"))
+        inventory = Inventory(region=c.region, clusters=clusters, days=target.days)
+        inventory.nat_gateways = _nat_gateways(c.ec2, c.cloudwatch, target.days)
+        inventory.node_groups = _node_groups(c.eks, c.ec2, clusters)
+        inventory.karpenter_instances = _karpenter_instances(c.ec2, target.cluster)
+        inventory.elastic_ips = len(
+            c.ec2.describe_addresses(Filters=[{"Name": "domain", "Values": ["vpc"]}])["Addresses"]
+        )
+        inventory.quotas = _quotas(c.service_quotas)
     except botocore.exceptions.NoCredentialsError:
         raise AwsUnreachable("cannot reach AWS: no credentials found (environment, ~/.aws, or instance role)") from None
     except botocore.exceptions.ClientError as exc:

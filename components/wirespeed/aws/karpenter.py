@@ -26,7 +26,7 @@ from wirespeed.aws.capacity import (
     resolve_profile,
     ring_class,
 )
-from wirespeed.catalog import InstanceType
+from wirespeed.catalog import InstanceType, karpenter_labels
 from wirespeed.manifests import PROFILE_LABEL
 from wirespeed.names import NOT_NETWORK_OPTIMISED_REASON
 from wirespeed.problems import Problem
@@ -42,6 +42,24 @@ ARCH_LABELS = {"x86_64": "amd64", "arm64": "arm64"}
 NAME_PATTERN = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 # Values of the karpenter.sh/capacity-type requirement (karpenter.sh/docs/concepts/nodepools).
 CAPACITY_TYPES = ("on-demand", "spot")
+
+
+def _restricted_labels(labels: Mapping[str, str]) -> list[Problem]:
+    """Template labels Karpenter's v1 NodePool CRD refuses (catalog.karpenter_labels): refused here, before anything
+    registers, rather than by the API server once the stack is half applied."""
+    problems = []
+    for key in labels:
+        why = karpenter_labels.refusal("aws", key) if isinstance(key, str) else None
+        if why is not None:
+            problems.append(
+                Problem.refused(
+                    f"labels[{key!r}]",
+                    key,
+                    f"Karpenter's NodePool CRD refuses it ({why}; {karpenter_labels.RESTRICTED['aws'].source}): "
+                    "Karpenter sets those labels itself",
+                )
+            )
+    return problems
 
 
 @dataclass(frozen=True)
@@ -173,6 +191,7 @@ def plan_karpenter(
     if isinstance(cpu_limit, bool) or not isinstance(cpu_limit, int) or not 1 <= cpu_limit <= 1_000_000:
         problems.append(Problem("cpu_limit", cpu_limit, "a whole number of vCPUs from 1 to 1,000,000"))
     problems += check_labels(dict(labels or {}), resolved.name if resolved else None)
+    problems += _restricted_labels(labels or {})
     problems += check_taints(list(taints))
     selected = [
         t

@@ -1,7 +1,8 @@
 """The root project's EKS stack config (``wirespeed:cloud`` aws), parsed and checked without Pulumi.
 
 Node groups are one string each, ``NAME:TYPE[+TYPE...]:MIN:MAX[:PROFILE[:ena-express]]`` (Pulumi's project
-config has no object type); NAT gateways are ``AZ=SUBNET`` strings. Every problem of every key, and of every node
+config has no object type); NAT gateways are ``AZ=SUBNET`` strings (zonal), or one regional gateway in ``natVpcId``
+serving the AZs of ``natPrivateRouteTables`` (``natMode: regional``). Every problem of every key, and of every node
 group and gateway as the components would see it, is collected before anything registers, each under the config
 key that causes it (``wirespeed:nodeGroups[1]: ...``).
 """
@@ -14,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wirespeed.aws.capacity import NodeGroupPlan, plan_node_group
-from wirespeed.aws.egress import EgressPlan, plan_egress
+from wirespeed.aws.egress import MANUAL, REGIONAL, ZONAL, EgressPlan, check_egress
 from wirespeed.problems import InvalidInputError, Problem
 
 NODE_GROUP_FORMAT = "NAME:TYPE[+TYPE...]:MIN:MAX[:PROFILE[:ena-express]]"
@@ -43,6 +44,9 @@ class EksStack:
     nat_route_tables: dict[str, str] = field(default_factory=dict)
     nat_peak_connections: int = 0
     egress: EgressPlan | None = None
+    nat_mode: str = ZONAL
+    nat_ip_mode: str = MANUAL
+    nat_vpc_id: str | None = None
 
     def plan_json(self) -> dict[str, Any]:
         """What `wirespeed plan` shows: instance types with bandwidth and ENA Express, user data, NAT IPs per AZ."""
@@ -130,29 +134,8 @@ def eks_stack(settings: Mapping[str, Any]) -> EksStack:
     public = _pairs("natPublicSubnets", list(settings.get("natPublicSubnets") or []), problems)
     routes = _pairs("natPrivateRouteTables", list(settings.get("natPrivateRouteTables") or []), problems)
     connections = int(settings.get("natPeakConnections") or 0)
-    egress = None
-    if public:
-        if connections <= 0:
-            problems.append(
-                Problem(
-                    "wirespeed:natPeakConnections", connections, "peak connections to the busiest destination per AZ"
-                )
-            )
-        else:
-            egress, found = plan_egress(public, connections)
-            problems.extend(
-                Problem(f"wirespeed:{p.field.replace('peak_connections', 'natPeakConnections')}", p.value, p.allowed)
-                for p in found
-            )
-        extra = sorted(set(routes) - set(public))
-        if extra:
-            problems.append(
-                Problem("wirespeed:natPrivateRouteTables", extra, "AZs listed in wirespeed:natPublicSubnets")
-            )
-    elif routes:
-        problems.append(
-            Problem("wirespeed:natPrivateRouteTables", sorted(routes), "only with wirespeed:natPublicSubnets")
-        )
+    nat = _nat_settings(settings)
+    egress = _egress(public, routes, connections, nat, problems)
     if problems:
         raise EksStackError(problems)
     return EksStack(
@@ -165,4 +148,59 @@ def eks_stack(settings: Mapping[str, Any]) -> EksStack:
         nat_route_tables=routes,
         nat_peak_connections=connections,
         egress=egress,
+        nat_mode=nat["natMode"] or ZONAL,
+        nat_ip_mode=nat["natIpMode"] or MANUAL,
+        nat_vpc_id=nat["natVpcId"] or None,
     )
+
+
+# NatEgress's argument -> the config key a user sets for it.
+NAT_KEYS = {
+    "peak_connections": "natPeakConnections",
+    "public_subnet_ids": "natPublicSubnets",
+    "availability_zones": "natPrivateRouteTables",
+    "private_route_table_ids": "natPrivateRouteTables",
+    "vpc_id": "natVpcId",
+    "mode": "natMode",
+    "ip_mode": "natIpMode",
+}
+
+
+def _nat_settings(settings: Mapping[str, Any]) -> dict[str, str]:
+    return {key: str(settings.get(key) or "") for key in ("natMode", "natIpMode", "natVpcId")}
+
+
+def _egress(
+    public: dict[str, str], routes: dict[str, str], connections: int, nat: dict[str, str], problems: list[Problem]
+) -> EgressPlan | None:
+    """The NAT egress plan: zonal from natPublicSubnets, regional in natVpcId for the AZs of natPrivateRouteTables;
+    None when neither is configured. Problems are named by config key."""
+    mode = nat["natMode"] or ZONAL
+    if mode == ZONAL and not public:
+        if routes:
+            problems.append(
+                Problem("wirespeed:natPrivateRouteTables", sorted(routes), "only with wirespeed:natPublicSubnets")
+            )
+        return None
+    if connections <= 0:
+        problems.append(
+            Problem("wirespeed:natPeakConnections", connections, "peak connections to the busiest destination per AZ")
+        )
+        return None
+    egress, found = check_egress(
+        public or None,
+        connections,
+        mode,
+        nat["natIpMode"] or MANUAL,
+        list(routes) if mode == REGIONAL else None,
+        vpc_id=(nat["natVpcId"] or None) if mode == REGIONAL else None,
+        private_route_table_ids=routes or None,
+    )
+    for p in found:
+        head, _, rest = p.field.partition("[")
+        key = NAT_KEYS.get(head, head)
+        allowed = p.allowed.replace("public_subnet_ids", "wirespeed:natPublicSubnets").replace(
+            "availability_zones", "wirespeed:natPrivateRouteTables"
+        )
+        problems.append(Problem(f"wirespeed:{key}" + (f"[{rest}" if rest else ""), p.value, allowed))
+    return egress

@@ -23,6 +23,7 @@ from wirespeed.azure.pools import check_labels, check_taints, resolve_profile, s
 from wirespeed.azure.problems import Collector, InvalidArgsError, join, whole_in
 from wirespeed.azure.spec import TAINT_EFFECTS, AutoProvisionedPoolSpec
 from wirespeed.catalog import karpenter_azure as labels_of
+from wirespeed.catalog import karpenter_labels
 from wirespeed.catalog.karpenter_azure import Requirement
 from wirespeed.names import NOT_NETWORK_OPTIMISED_REASON, PROFILE_LABEL, REASON_MAX_LENGTH
 from wirespeed.problems import Problem
@@ -142,13 +143,20 @@ def _reason(out: Collector, reason: str | None) -> None:
 
 def _reserved_labels(out: Collector, labels: Mapping[str, str]) -> None:
     for key in labels:
-        domain = key.partition("/")[0] if isinstance(key, str) and "/" in key else ""
-        if key in RESERVED_LABELS or any(domain == d or domain.endswith("." + d) for d in RESERVED_LABEL_DOMAINS):
-            out.add(
-                f"labels[{key!r}]",
-                f"{key!r} is not allowed: Karpenter and AKS set the labels of the karpenter.sh, karpenter.azure.com "
-                "and kubernetes.azure.com domains (select sizes with families, min_vcpu and max_vcpu)",
-            )
+        if not isinstance(key, str):
+            continue
+        crd = karpenter_labels.refusal("azure", key)  # what the API server would refuse, in the CRD's words
+        domain = key.partition("/")[0] if "/" in key else ""
+        if crd is None and not (
+            key in RESERVED_LABELS or any(domain == d or domain.endswith("." + d) for d in RESERVED_LABEL_DOMAINS)
+        ):
+            continue
+        why = f" (Karpenter's NodePool CRD refuses it: {crd})" if crd else ""
+        out.add(
+            f"labels[{key!r}]",
+            f"{key!r} is not allowed{why}: Karpenter and AKS set the labels of the karpenter.sh, karpenter.azure.com "
+            "and kubernetes.azure.com domains (select sizes with families, min_vcpu and max_vcpu)",
+        )
 
 
 def _vcpu_bounds(out: Collector, spec: AutoProvisionedPoolSpec) -> tuple[int | None, int | None]:

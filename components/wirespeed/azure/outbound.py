@@ -49,6 +49,14 @@ class OutboundPlan:
         out: dict[str, Any] = {"type": self.type, "idle_timeout_minutes": self.idle_timeout_minutes}
         if self.load_balancer is not None:
             out.update(ip_mode=self.ip_mode, load_balancer=self.load_balancer.to_json())
+            workload = self.load_balancer.workload
+            if workload is not None:
+                # What the ports were sized from, so a plan can show (and recheck) the derivation.
+                out["workload"] = {
+                    "connections_per_second": workload.connections_per_second,
+                    "hold_seconds": workload.hold_seconds,
+                    "headroom": workload.headroom,
+                }
         else:
             out.update(ips=self.nat_gateway_ips, nat_gateway=self.nat_gateway.to_json() if self.nat_gateway else None)
         return out

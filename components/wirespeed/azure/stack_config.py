@@ -7,13 +7,46 @@ for "not set" because a declared key needs a default; each description in Pulumi
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
-from wirespeed.azure.spec import ClusterSpec, NodePoolSpec, OutboundSpec, SnatAlertSpec
+from wirespeed.azure._validate import plan_cluster
+from wirespeed.azure.problems import InvalidArgsError
+from wirespeed.azure.spec import ClusterSpec, NodePoolSpec, OutboundSpec, SnatAlertSpec, default_system_pool
 from wirespeed.problems import InvalidInputError, Problem
 
 POOL_FORMAT = "NAME:VM_SIZE:MIN:MAX[:SURGE[:PROFILE]], e.g. apps:Standard_D16s_v6:3:20:10%:throughput"
+
+# The part of a pool string each NodePoolSpec field comes from, so a component's problem names what the user wrote.
+_POOL_PARTS = {
+    "name": "NAME",
+    "vm_size": "VM_SIZE",
+    "min_count": "MIN",
+    "max_count": "MAX",
+    "max_surge": "SURGE",
+    "profile": "PROFILE",
+}
+# The stack key each component argument comes from (Pulumi.yaml's names).
+_KEYS = {
+    "location": "wirespeed:location",
+    "tuning_image": "wirespeed:image",
+    "snat_alert": "wirespeed:snatAlertPercent",
+    "snat_alert.threshold_percent": "wirespeed:snatAlertPercent",
+    "outbound.type": "wirespeed:outboundType",
+    "outbound.allocated_outbound_ports": "wirespeed:allocatedOutboundPorts",
+    "outbound.connections_per_second": "wirespeed:connectionsPerSecond",
+    "outbound.hold_seconds": "wirespeed:holdSeconds",
+    "outbound.ip_mode": "wirespeed:ipMode",
+    "outbound.outbound_ip_count": "wirespeed:outboundIpCount",
+    "outbound.existing_ip_ids": "wirespeed:existingIpIds",
+    "outbound.idle_timeout_minutes": "wirespeed:idleTimeoutMinutes",
+    "outbound.nat_gateway_ip_count": "wirespeed:natGatewayIpCount",
+    "outbound.nat_gateway_flows": "wirespeed:natGatewayFlows",
+    "outbound": "wirespeed:pools with wirespeed:connectionsPerSecond or wirespeed:allocatedOutboundPorts",
+}
+_POOL_PATH = re.compile(r"(system_pool|pools\[(\d+)\])(?:\.(\w+))?(.*)")
 
 
 class StackConfigError(InvalidInputError):
@@ -76,11 +109,9 @@ def cluster_spec(config: Mapping[str, Any]) -> ClusterSpec:
         nat_gateway_flows=_positive_or_none(config.get("natGatewayFlows")) if nat else None,
     )
     alert_percent = _positive_or_none(config.get("snatAlertPercent"))
-    if problems or system is None:
-        raise StackConfigError(problems)
-    return ClusterSpec(
+    spec = ClusterSpec(
         location=config.get("location", ""),
-        system_pool=system,
+        system_pool=system or default_system_pool(),
         pools=tuple(p for p in pools if p is not None),
         outbound=outbound,
         kubernetes_version=_positive_or_none(config.get("kubernetesVersion")),
@@ -88,3 +119,36 @@ def cluster_spec(config: Mapping[str, Any]) -> ClusterSpec:
         tuning_image=_positive_or_none(config.get("image")),
         snat_alert=None if alert_percent is None or nat else SnatAlertSpec(threshold_percent=alert_percent),
     )
+    # The component's own checks too, now, so a malformed pool string does not hide what is wrong elsewhere:
+    # every problem at once, each under the stack key it comes from.
+    pool_keys = [f"wirespeed:pools[{i}]" for i, p in enumerate(pools) if p is not None]
+    try:
+        plan_cluster(spec)
+    except InvalidArgsError as exc:
+        for problem in exc.problems:
+            if system is None and problem.field.startswith("system_pool"):
+                continue  # the stand-in for a system pool string that did not parse
+            found = replace(problem, field=_stack_key(problem.field, pool_keys))
+            if found not in problems:
+                problems.append(found)
+    if problems:
+        raise StackConfigError(problems)
+    return spec
+
+
+def _stack_key(path: str, pool_keys: Sequence[str]) -> str:
+    """The stack key (and pool string part) a component property path such as ``pools[1].min_count`` comes from."""
+    if path in _KEYS:
+        return _KEYS[path]
+    pool = _POOL_PATH.fullmatch(path)
+    if pool is not None:
+        which, index, field, rest = pool.groups()
+        if field == "zones":
+            return f"wirespeed:zones{rest}"
+        key = "wirespeed:systemPool" if which == "system_pool" else pool_keys[int(index)]
+        part = _POOL_PARTS.get(field or "", field)
+        return f"{key} ({part}{rest})" if part else key
+    head, _, _ = path.partition("[")
+    if head in _KEYS:
+        return _KEYS[head] + path[len(head) :]
+    return f"wirespeed: {path}"

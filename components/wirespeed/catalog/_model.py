@@ -6,6 +6,7 @@ policy pack, and pydantic's import alone costs more than loading both data files
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import asdict, dataclass
 from typing import Literal
 
@@ -82,7 +83,13 @@ class UnknownDriver(UserError, LookupError):  # noqa: N818
     def __init__(self, name: str, known: list[str]) -> None:
         self.name = name
         self.known = known
-        super().__init__(f"unknown NIC driver {name!r}: known drivers are {', '.join(known)}")
+        # A module's name prefix (mlx5 for mlx5_core) or a near spelling (mnaa): the driver meant, first.
+        lowered = name.strip().lower()
+        prefixed = [d for d in known if lowered and d.startswith(lowered)]
+        close = difflib.get_close_matches(lowered, known, n=2, cutoff=0.6)
+        guesses = list(dict.fromkeys([*prefixed, *close]))
+        hint = f"did you mean {' or '.join(guesses)}? " if guesses else ""
+        super().__init__(f"unknown NIC driver {name!r}: {hint}known drivers are {', '.join(known)}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,13 +10,15 @@ on each resource's inputs as it is read, stack rules once over the resources the
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from wirespeed.check.readers import Document, Shape, UnreadableInputError
+from wirespeed.check.readers import PREVIEW, Document, Shape, UnreadableInputError
+from wirespeed.check.secrets import SecretsError, StackSecrets
 from wirespeed.rules import RULES, Config, Resource, Rule, Violation, check_resource, evaluate_stack, type_key
 
-__all__ = ["Report", "UnreadableInputError", "check_text", "line_numbers"]
+__all__ = ["Report", "SecretsError", "StackSecrets", "UnreadableInputError", "check_text", "line_numbers"]
 
 
 @dataclass(frozen=True)
@@ -30,6 +32,12 @@ class Report:
     config: Config
     violations: tuple[Violation, ...]
     lines: Mapping[str, int]
+    accepted_unchecked: bool = False  # --accept-unchecked-secrets: unchecked rules were reported as advisory
+
+    @property
+    def unchecked(self) -> list[Violation]:
+        """Rules that could not judge a resource: a value they need is a secret nobody decrypted."""
+        return [v for v in self.violations if v.unchecked]
 
     @property
     def mandatory(self) -> list[Violation]:
@@ -79,9 +87,20 @@ class _Selector:
         return found
 
 
-def check_text(text: str, file: str, config: Config, rules: Sequence[Rule] = RULES) -> Report:
-    """Run ``rules`` over the document ``text`` (named ``file`` in the report). Raises :class:`UnreadableInputError`."""
-    document = Document(text)
+def check_text(
+    text: str,
+    file: str,
+    config: Config,
+    rules: Sequence[Rule] = RULES,
+    secrets: StackSecrets | None = None,
+    accept_unchecked_secrets: bool = False,
+) -> Report:
+    """Run ``rules`` over the document ``text`` (named ``file`` in the report). Raises :class:`UnreadableInputError`,
+    or :class:`SecretsError` when ``secrets`` holds a passphrase that does not decrypt the document's secrets.
+
+    A rule that needs a secret nobody decrypted reports that it could not be checked, at its own level (so a
+    mandatory rule fails the check), or as advisory when ``accept_unchecked_secrets``."""
+    document = Document(text, secrets)
     select = _Selector(rules, config)
     violations: list[Violation] = []
     kept: list[Resource] = []
@@ -99,7 +118,12 @@ def check_text(text: str, file: str, config: Config, rules: Sequence[Rule] = RUL
             kept.append(resource)
             offsets.setdefault(resource.urn, offset)
     violations.extend(evaluate_stack(kept, config, rules))
-    violations = [document.adjust(v) for v in violations]
+    why = (
+        f"`{PREVIEW.name}` prints every secret as [secret]; check a `pulumi stack export` of the stack instead"
+        if document.shape is PREVIEW
+        else document.secrets.why_unreadable()
+    )
+    violations = [_unchecked(document.adjust(v), why, accept_unchecked_secrets) for v in violations]
     assert document.shape is not None  # located() raises before finishing without one
     reported = {v.resource_urn: offsets[v.resource_urn] for v in violations if v.resource_urn in offsets}
     return Report(
@@ -110,7 +134,19 @@ def check_text(text: str, file: str, config: Config, rules: Sequence[Rule] = RUL
         config=config,
         violations=tuple(violations),
         lines=line_numbers(text, reported),
+        accepted_unchecked=accept_unchecked_secrets,
     )
+
+
+def _unchecked(violation: Violation, why: str, accepted: bool) -> Violation:
+    """An unchecked rule's violation with why the secret was not read here, advisory when the user accepted that."""
+    if not violation.unchecked:
+        return violation
+    message = f"{violation.message} Here: {why}"
+    if accepted:
+        message += " (accepted with --accept-unchecked-secrets: reported, not enforced)"
+        return dataclasses.replace(violation, message=message, enforcement="advisory")
+    return dataclasses.replace(violation, message=message + ", or pass --accept-unchecked-secrets.")
 
 
 def line_numbers(text: str, offsets: Mapping[str, int]) -> dict[str, int]:

@@ -39,6 +39,10 @@ def summary(report: Report) -> str:
     if not report.violations:
         return f"{report.file}: no violations; {checked}."
     verdict = "fails" if report.blocked else "passes (advisory findings only)"
+    unchecked = len(report.unchecked)
+    if unchecked:
+        how = "accepted" if report.accepted_unchecked else "not accepted"
+        checked += f"; {unchecked} rule check(s) could not read a secret ({how})"
     return f"{report.file}: {mandatory} mandatory, {advisory} advisory; {checked}: the check {verdict}."
 
 
@@ -51,6 +55,7 @@ def to_json(report: Report) -> dict[str, Any]:
         "passed": not report.blocked,
         "mandatory": len(report.mandatory),
         "advisory": len(report.advisory),
+        "unchecked": len(report.unchecked),
         "violations": [
             {**v.to_json(), "line": report.lines.get(v.resource_urn)}
             for v in sorted_violations(report.violations, report.lines)

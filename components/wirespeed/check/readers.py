@@ -33,6 +33,7 @@ from typing import Any
 from wirespeed.check import terraform
 from wirespeed.check.jsonscan import JsonCursor
 from wirespeed.check.readonly import EMPTY, ReadOnlyMapping
+from wirespeed.check.secrets import SecretsError, StackSecrets
 from wirespeed.errors import UserError
 from wirespeed.rules import Resource, Violation
 from wirespeed.values import plain_numbers
@@ -101,8 +102,9 @@ Located = tuple[Resource, int]  # a resource and the offset in the text where it
 class Document:
     """One input document, read once; :attr:`shape` is known as soon as it is seen."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, secrets: StackSecrets | None = None) -> None:
         self._text = text
+        self.secrets = secrets if secrets is not None else StackSecrets()
         self.shape: Shape | None = None
         self.terraform: terraform.Reader | None = None  # set by the first Terraform key
 
@@ -166,17 +168,32 @@ def _stack_export(document: Document, cursor: JsonCursor) -> Iterator[Located]:
     if cursor.peek() != "{":
         value = cursor.value()
         raise UnreadableInputError(f"deployment: expected an object, got {_kind(value)} ({_shown(value)})")
+    read_resources = False
     for key in cursor.members():
+        if key == "secrets_providers":
+            blinded_before = document.secrets.blinded
+            try:
+                document.secrets.set_provider(cursor.value())
+            except SecretsError as exc:
+                raise UnreadableInputError(str(exc)) from None
+            if read_resources and blinded_before and document.secrets.passphrase is not None:
+                # `pulumi stack export` writes the provider first; a document that does not was edited by hand.
+                raise UnreadableInputError(
+                    "deployment.secrets_providers comes after deployment.resources, whose secrets were already "
+                    "read as [secret]: put it first, as `pulumi stack export` writes it"
+                )
+            continue
         if key != "resources":
             cursor.value()
             continue
+        read_resources = True
         if cursor.peek() != "[":
             value = cursor.value()
             raise UnreadableInputError(f"deployment.resources: expected an array, got {_kind(value)} ({_shown(value)})")
         for index in cursor.items():
             offset = cursor.pos
             state = cursor.value()
-            resource = _resource(state, f"deployment.resources[{index}]", urn=None)
+            resource = _resource(state, f"deployment.resources[{index}]", urn=None, secrets=document.secrets)
             if state.get("delete") is not True:
                 yield resource, offset
 
@@ -199,7 +216,7 @@ def _preview(document: Document, cursor: JsonCursor) -> Iterator[Located]:
         if op in _REMOVING_OPS or new_state is None or urn in seen:
             continue
         seen.add(urn)
-        yield _resource(new_state, f"{where}.newState", urn=urn), offset
+        yield _resource(new_state, f"{where}.newState", urn=urn, secrets=document.secrets), offset
 
 
 def _terraform_reader(document: Document) -> terraform.Reader:
@@ -365,7 +382,7 @@ _READERS: dict[str, _Reader] = {
 }
 
 
-def _resource(state: Any, where: str, urn: str | None) -> Resource:
+def _resource(state: Any, where: str, urn: str | None, secrets: StackSecrets | None = None) -> Resource:
     """A ResourceV3 object as a rule sees it; ``urn`` is the step's when the state is a preview's newState."""
     _expect(state, dict, "an object", where)
     if urn is None:
@@ -373,8 +390,8 @@ def _resource(state: Any, where: str, urn: str | None) -> Resource:
         _expect(urn, str, "a string", f"{where}.urn")
     type_token = state.get("type")
     _expect(type_token, str, "a string", f"{where}.type")
-    inputs = _object(state, "inputs", where)
-    outputs = _object(state, "outputs", where) if "outputs" in state else inputs
+    inputs = _object(state, "inputs", where, secrets)
+    outputs = _object(state, "outputs", where, secrets) if "outputs" in state else inputs
     parent, provider_id = state.get("parent"), state.get("id")
     if parent is not None:
         _expect(parent, str, "a string", f"{where}.parent")
@@ -405,9 +422,9 @@ def _resource(state: Any, where: str, urn: str | None) -> Resource:
     )
 
 
-def _object(state: Mapping[str, Any], key: str, where: str) -> Mapping[str, Any]:
+def _object(state: Mapping[str, Any], key: str, where: str, secrets: StackSecrets | None) -> Mapping[str, Any]:
     value = state.get(key)
     if value is None:
         return EMPTY
     _expect(value, dict, "an object", f"{where}.{key}")
-    return ReadOnlyMapping(value)
+    return ReadOnlyMapping(value, secrets)

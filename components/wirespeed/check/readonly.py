@@ -7,40 +7,50 @@ already (``jsonscan``); these views add the read-only wrapping lazily, one level
 deeper, so a 200,000-resource export costs nothing for the properties no rule looks at.
 
 What the engine would have resolved before a policy runs is resolved here too: a secret written with
-``--show-secrets`` (``{"4dabf...": "1b47...", "plaintext": "<JSON text>"}``) reads as its value. An encrypted
-secret (``"ciphertext"``) cannot be decrypted offline, so it reads as Pulumi's unknown-value sentinel and rules
-treat it as not applicable, exactly as they treat a value unknown during preview. Unknown sentinels
-(``04da6b54-...``) are passed through as the strings they are, as they are in the documents the engine reads.
+``--show-secrets`` (``{"4dabf...": "1b47...", "plaintext": "<JSON text>"}``) reads as its value, and so does an
+encrypted one (``"ciphertext"``) when the document's :class:`~wirespeed.check.secrets.StackSecrets` can decrypt it
+(a passphrase stack with the passphrase given). Otherwise it reads as ``[secret]``, the string the engine hands
+policies when it cannot decrypt (:data:`wirespeed.values.BLINDED_SECRET`): a rule that needs it reports that it
+could not be checked. Unknown sentinels (``04da6b54-...``) are passed through as the strings they are, as they
+are in the documents the engine reads.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, overload
+from typing import TYPE_CHECKING, Any, overload
 
-from wirespeed.values import SECRET_SIG, SIG_KEY, UNKNOWN
+from wirespeed.values import BLINDED_SECRET, SECRET_SIG, SIG_KEY, UNKNOWN
+
+if TYPE_CHECKING:
+    from wirespeed.check.secrets import StackSecrets
 
 _DECODER = json.JSONDecoder(parse_int=float)
 
 
-def view(value: Any) -> Any:
+def view(value: Any, secrets: StackSecrets | None = None) -> Any:
     """``value`` (decoded JSON) as a rule may see it: containers wrapped read-only, secrets resolved."""
     if isinstance(value, dict):
         if value.get(SIG_KEY) == SECRET_SIG:
-            return _secret(value)
-        return ReadOnlyMapping(value)
+            return _secret(value, secrets)
+        return ReadOnlyMapping(value, secrets)
     if isinstance(value, list):
-        return ReadOnlyList(value)
+        return ReadOnlyList(value, secrets)
     return value
 
 
-def _secret(value: dict[str, Any]) -> Any:
+def _secret(value: dict[str, Any], secrets: StackSecrets | None) -> Any:
     plaintext = value.get("plaintext")
     if not isinstance(plaintext, str):
-        return UNKNOWN
+        ciphertext = value.get("ciphertext")
+        if not isinstance(ciphertext, str):
+            return UNKNOWN  # neither: not what Pulumi writes (deployment.go: "malformed secret value")
+        plaintext = secrets.decrypt(ciphertext) if secrets is not None else None
+        if plaintext is None:
+            return BLINDED_SECRET
     try:
-        return view(_DECODER.decode(plaintext))
+        return view(_DECODER.decode(plaintext), secrets)
     except (ValueError, RecursionError):  # a secret whose plaintext is not JSON: not what Pulumi writes
         return UNKNOWN
 
@@ -48,13 +58,14 @@ def _secret(value: dict[str, Any]) -> Any:
 class ReadOnlyMapping(Mapping[str, Any]):
     """A read-only view of a decoded JSON object; nested objects and arrays come back as views too."""
 
-    __slots__ = ("_target",)
+    __slots__ = ("_secrets", "_target")
 
-    def __init__(self, target: dict[str, Any]) -> None:
+    def __init__(self, target: dict[str, Any], secrets: StackSecrets | None = None) -> None:
         self._target = target
+        self._secrets = secrets
 
     def __getitem__(self, key: str) -> Any:
-        return view(self._target[key])
+        return view(self._target[key], self._secrets)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._target)
@@ -72,10 +83,11 @@ class ReadOnlyMapping(Mapping[str, Any]):
 class ReadOnlyList(Sequence[Any]):
     """A read-only view of a decoded JSON array."""
 
-    __slots__ = ("_target",)
+    __slots__ = ("_secrets", "_target")
 
-    def __init__(self, target: list[Any]) -> None:
+    def __init__(self, target: list[Any], secrets: StackSecrets | None = None) -> None:
         self._target = target
+        self._secrets = secrets
 
     @overload
     def __getitem__(self, index: int) -> Any: ...
@@ -83,8 +95,8 @@ class ReadOnlyList(Sequence[Any]):
     def __getitem__(self, index: slice) -> Sequence[Any]: ...
     def __getitem__(self, index: int | slice) -> Any:
         if isinstance(index, slice):
-            return ReadOnlyList(self._target[index])
-        return view(self._target[index])
+            return ReadOnlyList(self._target[index], self._secrets)
+        return view(self._target[index], self._secrets)
 
     def __len__(self) -> int:
         return len(self._target)

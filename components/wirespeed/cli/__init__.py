@@ -8,6 +8,8 @@ tables) are imported only by the commands that need them so `--json` answers sta
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
 from wirespeed.cli._common import OneLineErrors
@@ -29,6 +31,32 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     cls=OneLineErrors,
 )
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        from wirespeed import __version__
+
+        try:
+            installed = version("wirespeed")
+        except PackageNotFoundError:  # run from a source tree without installing
+            installed = __version__
+        typer.echo(f"wirespeed {installed}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    show_version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print wirespeed's version and exit."),
+    ] = False,
+) -> None:
+    """Network-optimised Kubernetes node pools on AKS and EKS: size SNAT, rings and backlog; browse SKUs."""
+
+
 app.add_typer(size_app, name="size")
 app.add_typer(catalog_app, name="catalog")
 app.add_typer(profile_app, name="profile")

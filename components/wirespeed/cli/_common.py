@@ -42,6 +42,19 @@ def fail(message: str) -> NoReturn:
     raise typer.Exit(2)
 
 
+def fail_all(heading: str, problems: Sequence[object]) -> NoReturn:
+    """Exit 2 with one ``error:`` line, ``heading``, then each problem on a line of its own, indented.
+
+    With no problems it is :func:`fail`: the heading is the whole error.
+    """
+    if not problems:
+        fail(heading)
+    typer.echo(f"error: {one_line(heading)}:", err=True)
+    for problem in problems:
+        typer.echo(f"  {one_line(str(problem))}", err=True)
+    raise typer.Exit(2)
+
+
 def emit(plan: Plan, as_json: bool) -> None:
     if as_json:
         typer.echo(json.dumps(plan.to_json(), indent=2))

@@ -19,9 +19,12 @@ REGION_PATTERN = re.compile(r"^[a-z]{2}(-[a-z]+)+-[0-9]{1,2}$")
 audit_app = typer.Typer(help="Audit live cloud resources against what wirespeed builds.", no_args_is_help=True)
 
 AUDIT_AWS_EPILOG = (
-    "Reads NAT gateways (IPs, ErrorPortAllocation and PacketsDropCount over the window), EKS node groups and "
-    "Karpenter-launched instances (instance type, launch template user data). Credentials and region come from the "
-    "usual AWS sources (environment, ~/.aws, instance role).\n\n"
+    "Reads NAT gateways, zonal and regional (IPs, per AZ for regional ones; ErrorPortAllocation and PacketsDropCount "
+    "over the window, per AZ where CloudWatch holds a regional gateway's AZ series), the account's Elastic IP quotas "
+    "(Service Quotas: 'Elastic IP addresses per public NAT gateway', 'Elastic IP addresses per Region'; AWS's default "
+    "when unreadable, and the output says so), EKS node groups and Karpenter-launched instances (instance type, "
+    "launch template user data). Credentials and region come from the usual AWS sources (environment, ~/.aws, "
+    "instance role).\n\n"
     "Exit 0 when clean, 1 with findings, 2 when AWS cannot be reached or a flag is wrong."
 )
 

@@ -51,13 +51,22 @@ def check(
             help="table for people, json for scripts, github for workflow annotations, sarif for code scanning.",
         ),
     ] = OutputFormat.table,
+    accept_unchecked_secrets: Annotated[
+        bool,
+        typer.Option(
+            "--accept-unchecked-secrets",
+            help="Report rules that could not read a secret value as advisory instead of failing the check. Without "
+            "it, set PULUMI_CONFIG_PASSPHRASE or PULUMI_CONFIG_PASSPHRASE_FILE to decrypt passphrase-provider secrets.",
+        ),
+    ] = False,
 ) -> None:
     """Check a stack export, preview or Terraform plan against wirespeed's policy rules: exit 1 on a mandatory
-    violation."""
-    from wirespeed.check import UnreadableInputError, check_text
+    violation, or when a rule could not read a secret value (see --accept-unchecked-secrets)."""
+    from wirespeed.check import SecretsError, UnreadableInputError, check_text
     from wirespeed.check.formats import RENDERERS
 
     resolved = load_config(config)
+    secrets = stack_secrets()
     text = readable_text(file, "")
     # Decoded JSON holds no reference cycles, yet the cyclic collector rescans every object kept for the stack
     # rules each time allocations pile up: 10-20% of a large export's time (bench/check/RESULTS.md). A
@@ -65,8 +74,10 @@ def check(
     collecting = gc.isenabled()
     gc.disable()
     try:
-        report = check_text(text, str(file), resolved)
-    except UnreadableInputError as exc:
+        report = check_text(
+            text, str(file), resolved, secrets=secrets, accept_unchecked_secrets=accept_unchecked_secrets
+        )
+    except (UnreadableInputError, SecretsError) as exc:
         fail(f"{file}: {exc}")
     finally:
         if collecting:
@@ -81,6 +92,18 @@ def check(
         typer.echo(RENDERERS[output_format.value](report))
     if report.blocked:
         raise typer.Exit(1)
+
+
+def stack_secrets() -> Any:
+    """What decrypts the document's passphrase-provider secrets: the passphrase from the environment, as Pulumi's
+    CLI reads it (the file named by PULUMI_CONFIG_PASSPHRASE_FILE read here, exit 2 when it cannot be)."""
+    from wirespeed.check.secrets import PASSPHRASE_FILE_ENV, StackSecrets, passphrase_from_env
+
+    passphrase, source = passphrase_from_env()
+    if passphrase is None and source:
+        passphrase = readable_text(Path(source), PASSPHRASE_FILE_ENV).strip()
+        source = f"{PASSPHRASE_FILE_ENV} ({source})"
+    return StackSecrets(passphrase=passphrase, source=source)
 
 
 def load_config(path: Path | None, flag: str = "--config") -> Any:

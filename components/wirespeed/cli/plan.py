@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
-from wirespeed.cli._common import JsonFlag, emit, fail, one_line
+from wirespeed.cli._common import JsonFlag, emit, fail, fail_all
 from wirespeed.cli.check import load_config
 from wirespeed.errors import UserError
 
@@ -138,13 +138,8 @@ def _plan_program(
             result = compare_with(result, previous)
     except (ProgramError, CompareError) as exc:
         message = str(getattr(exc, "message", exc))
-        problems = getattr(exc, "problems", [])
-        if not problems:
-            fail(message)
-        # Every problem the program listed, one `error:` line each, so a reviewer fixes them in one go.
-        for problem in problems[:-1]:
-            typer.echo(f"error: {one_line(f'{message}: {problem}')}", err=True)
-        fail(f"{message}: {problems[-1]}")
+        # Every problem the program listed under one heading, so a reviewer fixes them in one go.
+        fail_all(message, getattr(exc, "problems", []))
     # The same rules the policy pack runs in `pulumi preview --policy-pack`, on what the program registered.
     found = verdicts(planned.resources, config)
     if announce:

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from wirespeed.cli._common import JsonFlag, emit, fail, run, writable_file
-from wirespeed.sizing import azure_lb, backlog, nat_gateway, rings
+from wirespeed.sizing import aws_nat, azure_lb, backlog, nat_gateway, rings
 from wirespeed.sizing.errors import SizingError
 from wirespeed.sizing.packets import DEFAULT_PACKET_BYTES
 
@@ -220,19 +220,89 @@ def size_azure_natgw(
 
 
 AWS_NATGW_HELP = (
-    f"Size an AWS NAT gateway (per AZ): IPs at {nat_gateway.AWS_CONNECTIONS_PER_IP:,} connections per destination "
-    f"each, at most {nat_gateway.AWS_MAX_IPS}."
+    "Size AWS NAT egress per AZ: IPs at "
+    f"{nat_gateway.AWS_CONNECTIONS_PER_IP:,} connections per destination each (zonal: one gateway per AZ, at most "
+    f"{nat_gateway.AWS_ZONAL_MAX_IPS} IPs; regional: one gateway, at most {nat_gateway.AWS_REGIONAL_MAX_IPS_PER_AZ} "
+    "per AZ), and whether the account's default Elastic IP quotas suffice."
 )
+AWS_NATGW_EPILOG = (
+    "Examples:\n\n"
+    "  wirespeed size aws-natgw --connections 120000                  (3 AZs, zonal)\n\n"
+    "  wirespeed size aws-natgw --az eu-west-1a=120000 --az eu-west-1b=600000 --mode regional\n\n"
+    "  wirespeed size aws-natgw --connections 900000 --mode regional --ip-mode automatic\n\n"
+    f"Quotas named when their defaults are too low: {nat_gateway.NAT_GATEWAY_EIPS.label} (zonal) and "
+    f"{nat_gateway.REGION_EIPS.label}. Exit 0 when it fits (quota warnings included); 2 with one line naming the "
+    "flag and what is allowed."
+)
+# wirespeed's bound, not AWS's: no Region has more AZs than this, so a larger --azs is a typo.
+MAX_AZS = 32
 
 
-@size_app.command("aws-natgw", help=AWS_NATGW_HELP)
+def _az_demand(pairs: list[str]) -> dict[str, int]:
+    demand: dict[str, int] = {}
+    for pair in pairs:
+        name, sep, figure = pair.partition("=")
+        if not sep or not name or not figure.strip().lstrip("-").isdigit():
+            fail(f"--az: {pair!r} is not allowed: NAME=CONNECTIONS, such as eu-west-1a=120000")
+        if name in demand:
+            fail(f"--az: {name!r} is given twice: one figure per AZ")
+        demand[name] = int(figure)
+    return demand
+
+
+def _flag(field: str, uniform: bool) -> str:
+    """The flag a problem of :func:`aws_nat.check_aws_nat` is about, as the user typed it."""
+    if field in ("mode", "ip_mode"):
+        return f"--{field.replace('_', '-')}"
+    az = field.removeprefix("demand[").partition("]")[0].strip("'")
+    return "--connections" if uniform else f"--az {az}"
+
+
+@size_app.command("aws-natgw", help=AWS_NATGW_HELP, epilog=AWS_NATGW_EPILOG)
 def size_aws_natgw(
     connections: Annotated[
-        int, typer.Option(help="Peak concurrent connections through one AZ's gateway to its busiest destination.")
-    ],
+        int | None,
+        typer.Option(help="Peak concurrent connections from each AZ to its busiest destination (IP, port, protocol)."),
+    ] = None,
+    azs: Annotated[int, typer.Option(help="AZs the egress serves, with --connections.")] = aws_nat.DEFAULT_AZS,
+    az: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--az",
+            metavar="NAME=CONNECTIONS",
+            help="One AZ and its peak to its busiest destination, instead of --connections and --azs. Repeat per AZ.",
+        ),
+    ] = None,
+    mode: Annotated[
+        str, typer.Option(help="zonal (one gateway per AZ) or regional (one gateway for the VPC).")
+    ] = nat_gateway.ZONAL,
+    ip_mode: Annotated[
+        str,
+        typer.Option(help="regional only: manual (you give each AZ's Elastic IPs) or automatic (AWS adds IPs)."),
+    ] = aws_nat.MANUAL,
     as_json: JsonFlag = False,
 ) -> None:
-    emit(run(lambda: nat_gateway.plan_aws_nat_gateway(connections), SIZE_FLAGS), as_json)
+    if (connections is None) == (not az):
+        fail("--connections: give --connections N (every AZ) or --az NAME=N for each AZ, one of the two")
+    if az:
+        demand: dict[str, int] = _az_demand(az)
+    else:
+        if not 1 <= azs <= MAX_AZS:
+            fail(f"--azs: {azs} is not allowed: a whole number from 1 to {MAX_AZS}")
+        demand = aws_nat.uniform_demand(connections or 0, azs)
+    plan, problems = aws_nat.check_aws_nat(demand, mode, ip_mode)
+    if plan is None:
+        said: list[str] = []
+        for problem in problems:
+            # The CLI's words (FieldError's and InfeasibleError's): "<value> is not allowed: <allowed>", or the
+            # shortfall itself, which names its own numbers.
+            infeasible = " required but " in problem.allowed
+            reason = problem.allowed if infeasible else f"{problem.value!r} is not allowed: {problem.allowed}"
+            line = f"{_flag(problem.field, not az)}: {reason}"
+            if line not in said:
+                said.append(line)
+        fail("; ".join(said))
+    emit(plan, as_json)
 
 
 StallOption = Annotated[float | None, typer.Option(help="Milliseconds the consumer may stall.")]

@@ -12,6 +12,7 @@ import base64
 import binascii
 import email
 from collections.abc import Mapping
+from typing import Any
 
 from wirespeed import catalog
 from wirespeed.program.model import ProgramPlan, RegisteredResource, type_matches
@@ -74,10 +75,7 @@ def summarise_aws(r: RegisteredResource, plan: ProgramPlan) -> str | None:
         parts.append("user data " + (" + ".join(_parts(text)) if text else "none"))
         return "; ".join(parts)
     if type_matches(r.type, "ec2", "NatGateway") and r.type.startswith("aws:"):
-        allocations = [i.get("allocationId"), *(i.get("secondaryAllocationIds") or [])]
-        addresses = _eip_addresses(plan)
-        ips = [addresses.get(str(a), "?") for a in allocations if a]
-        return f"{i.get('connectivityType', 'public')}, subnet {i.get('subnetId')}, {len(ips)} IP(s): {', '.join(ips)}"
+        return _nat_gateway(r, plan)
     if r.type == "kubernetes:karpenter.sh/v1:NodePool":
         requirements = get(i, "spec", "template", "spec", "requirements") or []
         by_key = {
@@ -117,6 +115,25 @@ def summarise_aws(r: RegisteredResource, plan: ProgramPlan) -> str | None:
             f"{fmt(whole(i.get('threshold')))} over {fmt(whole(i.get('period')))} s"
         )
     return None
+
+
+def _nat_gateway(r: Any, plan: ProgramPlan) -> str:
+    """A NAT gateway's IPs: zonal, its allocation and secondaries in its subnet; regional, per AZ, or AWS's own."""
+    i = r.inputs
+    addresses = _eip_addresses(plan)
+    if i.get("availabilityMode") == "regional":
+        zones = [z for z in i.get("availabilityZoneAddresses") or [] if isinstance(z, Mapping)]
+        if not zones:
+            return f"regional, vpc {i.get('vpcId')}, automatic: AWS adds IPs per AZ as they are needed"
+        per_az = [
+            f"{z.get('availabilityZone') or z.get('availabilityZoneId')} {len(z.get('allocationIds') or [])} IP(s): "
+            + ", ".join(addresses.get(str(a), "?") for a in z.get("allocationIds") or [])
+            for z in zones
+        ]
+        return f"regional, vpc {i.get('vpcId')}; " + "; ".join(per_az)
+    allocations = [i.get("allocationId"), *(i.get("secondaryAllocationIds") or [])]
+    ips = [addresses.get(str(a), "?") for a in allocations if a]
+    return f"{i.get('connectivityType', 'public')}, subnet {i.get('subnetId')}, {len(ips)} IP(s): {', '.join(ips)}"
 
 
 def _eip_addresses(plan: ProgramPlan) -> dict[str, str]:

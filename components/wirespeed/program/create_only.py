@@ -13,14 +13,14 @@ from dataclasses import dataclass
 from wirespeed.azure._validate import REPLACE_ON_CHANGE
 
 SOURCES: dict[str, str] = {
-    "vmSize": "learn.microsoft.com/azure/aks/manage-node-pools#limitations (\"You can't change the VM size of a "
-    'node pool after you create it"); learn.microsoft.com/azure/aks/resize-node-pool',
-    "linuxOSConfig": "learn.microsoft.com/azure/aks/custom-node-configuration (OS configuration is given with `az "
-    "aks create` or `az aks nodepool add` and applies to the nodes of that new pool)",
-    "availabilityZones": "learn.microsoft.com/azure/aks/reliability-availability-zones-configure (\"You can't "
-    'change the number of availability zones after you create a node pool")',
-    "maxPods": 'learn.microsoft.com/azure/aks/configure-azure-cni ("Configure maximum - existing clusters": to '
-    "change maxPods, add a node pool with the new value and move the pods)",
+    "vmSize": "learn.microsoft.com/azure/aks/manage-node-pools#limitations: \"You can't change the VM size of a node "
+    'pool after you create it"; learn.microsoft.com/azure/aks/resize-node-pool',
+    "linuxOSConfig": "learn.microsoft.com/azure/aks/custom-node-configuration: OS configuration is given with `az aks "
+    "create` or `az aks nodepool add` and applies to the nodes of that new pool",
+    "availabilityZones": "learn.microsoft.com/azure/aks/reliability-availability-zones-configure: \"You can't change "
+    'the number of availability zones after you create a node pool"',
+    "maxPods": 'learn.microsoft.com/azure/aks/configure-azure-cni, "Configure maximum - existing clusters": to '
+    "change maxPods, add a node pool with the new value and move the pods",
 }
 # Deliberately not create-only: osSKU. AKS migrates Ubuntu <-> AzureLinux in place by reimaging the nodes
 # (learn.microsoft.com/azure/aks/upgrade-os-version, "OS SKU migration"): a rolling reimage, not a new pool.

@@ -8,6 +8,7 @@ say about themselves: a program that bypasses the components, or a component wit
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -16,11 +17,11 @@ from typing import Any
 from wirespeed import catalog
 from wirespeed.manifests.node_tuning import PROFILE_KEY, PROFILE_LABEL
 from wirespeed.program.aws_review import karpenter_user_data, user_data_section
-from wirespeed.program.create_only import AGENT_POOL_CREATE_ONLY, create_only_values
+from wirespeed.program.create_only import AGENT_POOL_CREATE_ONLY
 from wirespeed.program.model import STACK_TYPE, ProgramPlan, RegisteredResource
 from wirespeed.program.nap_review import nap_reviews
 from wirespeed.program.project import DEFAULT_STACK, SECRET_PLACEHOLDER
-from wirespeed.program.sections import NapReview, OutboundReview, PoolReview, Replacement, TuningReview
+from wirespeed.program.sections import Change, NapReview, OutboundReview, PoolReview, Replacement, TuningReview
 from wirespeed.program.summaries import lb_ips, namespaced, summarise
 from wirespeed.program.text import fmt
 from wirespeed.sizing import azure_lb, nat_gateway
@@ -42,6 +43,8 @@ class PlanReview:
     replacements: tuple[Replacement, ...] = ()
     """Set by :func:`wirespeed.program.compare.compare_with`: pools whose create-only inputs changed."""
     compared: bool = False
+    changes: tuple[Change, ...] = ()
+    """Set by :func:`wirespeed.program.compare.compare_with`: outbound, alert and address changes."""
     auto_provisioned: tuple[NapReview, ...] = ()
     """AKS node auto-provisioning NodePools with their node class and node ceiling."""
 
@@ -80,6 +83,7 @@ class PlanReview:
             ],
             "compared": self.compared,
             "replacements": [r.to_json() for r in self.replacements],
+            "changes": [c.to_json() for c in self.changes],
             "findings": list(self.findings),
             "log": [{"severity": s, "message": m} for s, m in self.plan.log],
         }
@@ -105,6 +109,9 @@ class PlanReview:
         eks_user_data = user_data_section(self.plan) + karpenter_user_data(self.plan)
         if eks_user_data:
             sections.append("## EKS user data\n" + "\n".join(eks_user_data))
+        if self.compared:
+            changes = [c.explain() for c in self.changes] or ["- no outbound setting, alert or address changed"]
+            sections.append("## Outbound, alert and address changes since the previous plan\n" + "\n".join(changes))
         if self.pools or self.auto_provisioned:
             sections.append("## Changes that replace a pool\n" + "\n".join(self._replacement_lines()))
         if self.plan.stack_outputs:
@@ -158,12 +165,15 @@ class PlanReview:
             lines.extend(r.explain() for r in self.replacements)
             if not self.replacements:
                 lines.append("- compared with the previous plan: no create-only input changed, no pool is replaced")
-        for p in self.pools:
-            set_inputs = [k for k, v in create_only_values(p.inputs).items() if v is not None]
-            lines.append(f"- {p.name}: changing {', '.join(set_inputs) or 'vmSize'} would replace the pool")
         if self.pools:
+            # Every create-only input, set or not: moving an unset one (maxPods) off AKS's default replaces too.
+            inputs = [c.input for c in AGENT_POOL_CREATE_ONLY]
+            lines.append(
+                f"- {', '.join(p.name for p in self.pools)}: changing {', '.join(inputs[:-1])} or {inputs[-1]} "
+                "replaces the pool (unset ones included: moving them off AKS's default is a change)"
+            )
             lines.append("AKS takes these only when a pool is created (a change means new VMs and drained workloads):")
-            lines.extend(f"  {c.input}: {c.why} ({c.source})" for c in AGENT_POOL_CREATE_ONLY)
+            lines.extend(f"  {c.input}: {c.why}. Source: {c.source}" for c in AGENT_POOL_CREATE_ONLY)
         lines.extend(
             f"- {n.name} (NodePool): changing its AKSNodeClass {n.node_class or '?'} (linuxOSConfig, imageFamily, "
             "maxPods) drifts its nodes: Karpenter replaces them, at most its disruption budget at a time"
@@ -280,7 +290,9 @@ def review(plan: ProgramPlan) -> PlanReview:
                     "outbound IPs (`wirespeed size azure-lb`)"
                 )
             continue
-        outbound.append(_outbound(name, inputs, cluster_pools, plan, [n for n in naps if n.cluster == name]))
+        outbound.append(
+            _outbound(name, inputs, cluster_pools, plan, [n for n in naps if n.cluster == name], resource.urn)
+        )
 
     tuning = _tuning(plan)
     profiles_run = {t.profile for t in tuning if t.daemon_set}
@@ -299,6 +311,7 @@ def _outbound(
     pools: Sequence[PoolReview],
     plan: ProgramPlan,
     naps: Sequence[NapReview] = (),
+    r_urn: str = "",
 ) -> OutboundReview:
     """The cluster's outbound as registered, recomputed over its agent pools at maxCount + surge and its NAP
     NodePools at node ceiling + disruption budget."""
@@ -318,20 +331,7 @@ def _outbound(
         ports = whole(lb.get("allocatedOutboundPorts"))
         count, source, addresses = lb_ips(lb, plan)
         idle = whole(lb.get("idleTimeoutInMinutes"))
-        lb_plan = None
-        nodes = sum(p.nodes_at_max for p in sizing_pools)
-        if not ports:
-            if nodes and nodes <= azure_lb.MAX_POOL_NODES:
-                findings.append(
-                    f"allocatedOutboundPorts is {ports if ports == 0 else 'unset'}: Azure picks "
-                    f"{azure_lb.dynamic_default_ports(nodes):,} ports per node at {nodes:,} nodes and halves them as "
-                    "the backend pool grows; set an explicit value (`wirespeed size azure-lb`)"
-                )
-        elif sizing_pools and count is not None:
-            try:
-                lb_plan = azure_lb.plan_load_balancer(sizing_pools, ports=ports, outbound_ips=count)
-            except SizingError as exc:
-                findings.append(f"load balancer: {exc}")
+        lb_plan = _load_balancer_plan(plan, r_urn, sizing_pools, ports, count, findings)
         return OutboundReview(
             name,
             outbound_type,
@@ -368,6 +368,71 @@ def _outbound(
     return OutboundReview(
         name, outbound_type, pools=tuple(sizing_pools), findings=tuple(findings), auto_provisioned=counted
     )
+
+
+def _load_balancer_plan(
+    plan: ProgramPlan,
+    r_urn: str,
+    sizing_pools: Sequence[azure_lb.Pool],
+    ports: int | None,
+    count: int | None,
+    findings: list[str],
+) -> azure_lb.LoadBalancerPlan | None:
+    """The load balancer recomputed at the registered ports and IPs, with the ports' derivation when a component
+    sized them from a workload; what does not add up goes to ``findings``."""
+    nodes = sum(p.nodes_at_max for p in sizing_pools)
+    if not ports:
+        if nodes and nodes <= azure_lb.MAX_POOL_NODES:
+            findings.append(
+                f"allocatedOutboundPorts is {ports if ports == 0 else 'unset'}: Azure picks "
+                f"{azure_lb.dynamic_default_ports(nodes):,} ports per node at {nodes:,} nodes and halves them as "
+                "the backend pool grows; set an explicit value (`wirespeed size azure-lb`)"
+            )
+        return None
+    if not sizing_pools or count is None:
+        return None
+    lb_plan = None
+    try:
+        lb_plan = azure_lb.plan_load_balancer(sizing_pools, ports=ports, outbound_ips=count)
+    except SizingError as exc:
+        findings.append(f"load balancer: {exc}")
+    derived = _derivation(plan, r_urn, sizing_pools, count)
+    if lb_plan is None or derived is None:
+        return lb_plan
+    component, by_workload = derived
+    if by_workload.allocated_outbound_ports == ports:
+        return dataclasses.replace(
+            lb_plan, ports_from=f"from {component}'s connections_per_second: {by_workload.ports_from}"
+        )
+    findings.append(
+        f"{component} was sized for {by_workload.allocated_outbound_ports:,} ports per node "
+        f"({by_workload.ports_from}) but the cluster registered {ports:,}"
+    )
+    return lb_plan
+
+
+def _derivation(
+    plan: ProgramPlan, cluster_urn: str, pools: Sequence[azure_lb.Pool], ips: int
+) -> tuple[str, azure_lb.LoadBalancerPlan] | None:
+    """The ports the wirespeed component that built ``cluster_urn`` derived from its workload, recomputed here from
+    the workload it registered (a program without the component, or given explicit ports, has none)."""
+    for component in plan.resources:
+        outputs = component.outputs
+        if component.custom or outputs.get("cluster") != cluster_urn:
+            continue
+        workload = get(outputs, "outbound", "workload")
+        if not isinstance(workload, Mapping):
+            return None
+        try:
+            demand = azure_lb.Workload(
+                workload["connections_per_second"], workload["hold_seconds"], workload["headroom"]
+            )
+            return f"{component.type.rsplit(':', 1)[-1]} {component.name}", azure_lb.plan_load_balancer(
+                pools, workload=demand, outbound_ips=ips
+            )
+        except (KeyError, SizingError):
+            return None
+    return None
 
 
 def _tuning(plan: ProgramPlan) -> list[TuningReview]:

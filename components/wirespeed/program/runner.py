@@ -281,8 +281,7 @@ def _execute(project: Project, loop: asyncio.AbstractEventLoop) -> None:
             # The program's own prints go to stderr so `--json` stays one parseable document.
             loop.run_until_complete(run_in_stack(program))
     except pulumi.InputPropertiesError as exc:
-        problems = [f"{e['property_path']}: {e['reason']}" for e in (exc.errors or [])]
-        raise ProgramError(f"{project.main}: the program refused its inputs: {exc.message}", problems) from None
+        raise _refused(project, exc) from None
     except pulumi.RunError as exc:
         raise ProgramError(f"{project.main}: {exc}") from None
     except ProgramError:
@@ -294,6 +293,22 @@ def _execute(project: Project, loop: asyncio.AbstractEventLoop) -> None:
         ) from None
     except Exception as exc:
         raise ProgramError(f"{project.main}: {_where(exc, project)}{type(exc).__name__}: {exc}") from None
+
+
+def _refused(project: Project, exc: Any) -> ProgramError:
+    """A program's ``InputPropertiesError`` as one heading and one line per problem.
+
+    wirespeed's components put every problem in the message as well as in the details (``str`` of an
+    InvalidInputError: a heading, then a line each), so only the message's first line is the heading; a message
+    with no details is all problems after its first line.
+    """
+    lines = [line.strip() for line in str(exc.message or "").splitlines() if line.strip()]
+    heading = lines[0].removesuffix(":") if lines else ""
+    problems = [f"{e['property_path']}: {e['reason']}" for e in (exc.errors or [])] or lines[1:]
+    message = f"{project.main}: the program refused its inputs"
+    if heading and heading not in problems:
+        message += f": {heading}"
+    return ProgramError(message, problems)
 
 
 def _plan(project: Project, recorder: _Recorder, cloud: FakeCloud) -> ProgramPlan:

@@ -10,7 +10,7 @@ from typing import Any
 from wirespeed import catalog
 from wirespeed.manifests.node_tuning import PROFILE_LABEL
 from wirespeed.program.create_only import create_only_values
-from wirespeed.program.text import fmt
+from wirespeed.program.text import address_order, fmt
 from wirespeed.sizing import azure_lb
 from wirespeed.sizing.errors import SizingError
 from wirespeed.sizing.nap import NapCapacity
@@ -192,7 +192,7 @@ class OutboundReview:
         if self.outbound_type == "loadBalancer":
             ips = f"{fmt(self.ip_count)} outbound IP(s) ({self.ip_source})"
             if self.ip_addresses:
-                ips += ": " + ", ".join(self.ip_addresses)
+                ips += ": " + ", ".join(sorted(self.ip_addresses, key=address_order))
             idle = f", idle timeout {self.idle_timeout_minutes} min" if self.idle_timeout_minutes else ""
             lines.append(f"Load balancer: allocatedOutboundPorts {fmt(self.allocated_outbound_ports)}, {ips}{idle}.")
         elif self.outbound_type == "managedNATGateway":
@@ -263,3 +263,37 @@ class Replacement:
     def explain(self) -> str:
         changes = "; ".join(f"{k} {json.dumps(a)} -> {json.dumps(b)}" for k, (a, b) in self.changed.items())
         return f"- {self.pool} (cluster {self.cluster}) REPLACES THE POOL: {changes}"
+
+
+@dataclass(frozen=True)
+class Change:
+    """A setting a reviewer must see that moved since a previous plan: outbound, an alert, an address."""
+
+    kind: str
+    """``outbound``, ``alert`` or ``address``."""
+    subject: str
+    """What changed: ``cluster NAME``, ``alert NAME`` or the address."""
+    field: str
+    """Which setting (``allocatedOutboundPorts``), or ``added``/``removed`` for an address."""
+    before: Any
+    now: Any
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "subject": self.subject, "field": self.field, "before": self.before, "now": self.now}
+
+    def explain(self) -> str:
+        if self.kind == "address":
+            if self.field == "added":
+                return (
+                    f"- NEW outbound address {self.subject}: partners that allowlist your egress need it before merging"
+                )
+            return f"- outbound address {self.subject} is released: partners can drop it from their allowlists"
+        return f"- {self.subject}: {self.field} {_shown(self.before)} -> {_shown(self.now)}"
+
+
+def _shown(value: Any) -> str:
+    if value is None:
+        return "(none)"
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return json.dumps(value)
+    return f"{value:,}" if float(value).is_integer() else str(value)

@@ -8,7 +8,7 @@ from typing import Any
 
 from wirespeed.rules._model import Resource, is_type
 from wirespeed.sizing import Pool
-from wirespeed.sizing.azure_lb import DEFAULT_SURGE_PERCENT
+from wirespeed.sizing.azure_lb import DEFAULT_SURGE_PERCENT, MAX_PORTS_PER_NODE, PORT_GRANULARITY
 from wirespeed.sizing.errors import SizingError
 from wirespeed.values import NotKnown, elements, get, text, whole
 
@@ -33,31 +33,10 @@ class Outbound:
     ips_from: str
 
 
-class _Fallback(Mapping[str, Any]):
-    """``first[key]`` when present, else ``second[key]``; reads through to the engine's proxies unchanged."""
-
-    def __init__(self, first: Mapping[str, Any], second: Mapping[str, Any]) -> None:
-        self._first, self._second = first, second
-
-    def __getitem__(self, key: str) -> Any:
-        try:
-            return self._first[key]
-        except KeyError:
-            return self._second[key]
-
-    def __iter__(self) -> Iterator[str]:
-        yield from self._first
-        yield from (k for k in self._second if k not in self._first)
-
-    def __len__(self) -> int:
-        return sum(1 for _ in self)
-
-
 def merged(resource: Resource) -> Mapping[str, Any]:
-    """What a stack rule reads: ``props``, falling back to the provider's ``outputs`` for absent keys."""
-    if resource.outputs is None:
-        return resource.props
-    return _Fallback(resource.props, resource.outputs)
+    """What a stack rule reads: the resource's outputs, which :func:`wirespeed.rules._engine.stack_view` has put in
+    ``props`` (the engine hands stack policies nothing else)."""
+    return resource.props
 
 
 def uses_load_balancer(props: Mapping[str, Any]) -> bool:
@@ -69,9 +48,22 @@ def uses_load_balancer(props: Mapping[str, Any]) -> bool:
 
 
 def allocated_ports(props: Mapping[str, Any]) -> int:
-    """``allocatedOutboundPorts``; absent means 0, Azure's dynamic default."""
+    """``allocatedOutboundPorts``; absent means 0, Azure's dynamic default. A value Azure refuses (see
+    :func:`refused_ports`) also reads 0 here: the rules that size with it skip it, aks-snat-ports-minimum reports it."""
     value = whole(get(props, "networkProfile", "loadBalancerProfile", "allocatedOutboundPorts"))
-    return value if value is not None else 0
+    return value if value is not None and refused_ports(props) is None else 0
+
+
+def refused_ports(props: Mapping[str, Any]) -> Any:
+    """``allocatedOutboundPorts`` when it is set to a value Azure refuses (not a whole multiple of 8 in
+    0..64,000: learn.microsoft.com/azure/aks/configure-load-balancer-standard), else None."""
+    value = get(props, "networkProfile", "loadBalancerProfile", "allocatedOutboundPorts")
+    if value is None:
+        return None
+    ports = whole(value)
+    if ports is None or not 0 <= ports <= MAX_PORTS_PER_NODE or ports % PORT_GRANULARITY:
+        return value
+    return None
 
 
 def outbound_ips(props: Mapping[str, Any], prefix_lengths: Mapping[str, int]) -> tuple[int, str, str]:
@@ -137,9 +129,10 @@ def inline_pool_profiles(cluster_props: Mapping[str, Any]) -> Iterator[tuple[Any
 
 
 def cluster_name(cluster: Resource) -> str | None:
-    """The Azure name of the cluster: the ``resourceName`` input, else the provider's ``name`` output."""
+    """The Azure name of the cluster: the provider's ``name`` output, or the ``resourceName`` input where only inputs
+    are known (a preview step of a cluster not created yet)."""
     props = merged(cluster)
-    return text(get(props, "resourceName")) or (text(get(cluster.outputs, "name")) if cluster.outputs else None)
+    return text(get(props, "resourceName")) or text(get(props, "name"))
 
 
 def pool_cluster_name(pool: Resource) -> str | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, cast
 
@@ -16,7 +17,10 @@ from wirespeed.rules._model import (
     Violation,
 )
 from wirespeed.rules._registry import RULES
-from wirespeed.values import NotKnown
+from wirespeed.values import BLINDED_SECRET, NotKnown, SecretNotReadable
+
+# Where a stack rule that could not be checked is reported: the stack itself (the engine's stack-level diagnostic).
+STACK_TYPE = "pulumi:pulumi:Stack"
 
 
 def reported_level(level: Enforcement) -> Enforcement:
@@ -24,11 +28,35 @@ def reported_level(level: Enforcement) -> Enforcement:
     return "mandatory" if level == "remediate" else level
 
 
-def _violations(rule: Rule, level: Enforcement, run: Callable[[], Iterable[Finding]]) -> list[Violation]:
+def unchecked_message(rule: Rule, path: str) -> str:
+    return (
+        f"{rule.id} could not be checked: {path} is a secret that was not decrypted (it reads {BLINDED_SECRET}), "
+        "so this rule cannot say whether the value is safe. Run the check where the stack's secrets can be "
+        "decrypted, or accept unchecked secrets explicitly."
+    )
+
+
+def _violations(
+    rule: Rule, level: Enforcement, run: Callable[[], Iterable[Finding]], subject: Resource | None
+) -> list[Violation]:
     try:
         findings = list(run())
     except NotKnown:
         return []  # a value the rule needs is unknown during preview: not applicable, never a guess
+    except SecretNotReadable as exc:
+        # Never "not applicable": a gate that cannot read a value must not pass it silently.
+        return [
+            Violation(
+                rule_id=rule.id,
+                severity=rule.severity,
+                enforcement=reported_level(level),
+                resource_urn=subject.urn if subject else "",
+                resource_name=subject.name if subject else "(stack)",
+                resource_type=subject.type if subject else STACK_TYPE,
+                message=unchecked_message(rule, exc.path),
+                unchecked=True,
+            )
+        ]
     return [
         Violation(
             rule_id=rule.id,
@@ -50,17 +78,27 @@ def check_resource(rule: Rule, resource: Resource, config: Config) -> list[Viola
         return []
     check = cast(ResourceCheck, rule.check)
     settings = config.settings_for(rule.id)
-    return _violations(rule, level, lambda: check(resource, settings))
+    return _violations(rule, level, lambda: check(resource, settings), resource)
+
+
+def stack_view(resource: Resource) -> Resource:
+    """``resource`` as a stack policy sees it: its outputs and nothing else (the engine's ``AnalyzeStack`` hands
+    over ``PolicyResource.props`` = outputs). A resource known only by its inputs (a preview step of a resource not
+    created yet; a pack's stack resource, already outputs) keeps them."""
+    if resource.outputs is None:
+        return resource
+    return dataclasses.replace(resource, props=resource.outputs, outputs=None)
 
 
 def check_stack(rule: Rule, resources: Sequence[Resource], config: Config) -> list[Violation]:
-    """One stack rule over every resource of the stack."""
+    """One stack rule over every resource of the stack, each seen by its outputs (:func:`stack_view`)."""
     level = config.level(rule.id)
     if rule.scope != "stack" or level == "disabled":
         return []
     check = cast(StackCheck, rule.check)
     settings = config.settings_for(rule.id)
-    return _violations(rule, level, lambda: check(resources, settings))
+    viewed = [stack_view(r) for r in resources]
+    return _violations(rule, level, lambda: check(viewed, settings), None)
 
 
 def _rules(rules: Sequence[Rule] | None) -> Sequence[Rule]:

@@ -44,6 +44,11 @@ class ProfileDoc:
         return f"profile {self.name!r} (data[{self.key!r}])"
 
 
+def profile_key() -> str:
+    """The ConfigMap data key that holds a tuning profile."""
+    return _manifest_constants()[1]
+
+
 def profile_in(resource: Resource) -> ProfileDoc | None:
     """The profile a ConfigMap carries, or None for any other ConfigMap (or one whose JSON does not parse:
     `wirespeed profile validate` and the agent report that, not the network rules)."""

@@ -59,8 +59,10 @@ class Violation:
     resource_name: str
     resource_type: str
     message: str
+    # The rule could not judge this resource: a value it needs is a secret nobody decrypted ([secret]).
+    unchecked: bool = False
 
-    def to_json(self) -> dict[str, str]:
+    def to_json(self) -> dict[str, str | bool]:
         """Stable keys for `wirespeed check --format json`."""
         return {
             "rule": self.rule_id,
@@ -70,6 +72,7 @@ class Violation:
             "name": self.resource_name,
             "type": self.resource_type,
             "message": self.message,
+            "unchecked": self.unchecked,
         }
 
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 from wirespeed.rules._model import Rule
 from wirespeed.rules.agent import AGENT_LEAST_PRIVILEGE, AGENT_PRESENT
 from wirespeed.rules.aks_outbound import ALLOCATED_PORTS_DEFAULT, SNAT_CAPACITY, SNAT_PORTS_MINIMUM
-from wirespeed.rules.natgw import NAT_GATEWAY_CAPACITY
+from wirespeed.rules.natgw import NAT_GATEWAY_CAPACITY, NAT_GATEWAY_EIP_QUOTA
+from wirespeed.rules.profile_valid import PROFILE_VALID
 from wirespeed.rules.sku import NETWORK_OPTIMISED_SKU
 from wirespeed.rules.tuning import BACKLOG_MINIMUM, MTU_JUMBO_PATH, RING_MINIMUM
 
-# In the order of issue 7 (and of the README's rules table).
+# In the order of issue 7 (and of the README's rules table); the Elastic IP quota (issue 20) beside NAT capacity.
 RULES: tuple[Rule, ...] = (
     ALLOCATED_PORTS_DEFAULT,
     SNAT_CAPACITY,
@@ -20,7 +21,9 @@ RULES: tuple[Rule, ...] = (
     AGENT_PRESENT,
     AGENT_LEAST_PRIVILEGE,
     NAT_GATEWAY_CAPACITY,
+    NAT_GATEWAY_EIP_QUOTA,
     MTU_JUMBO_PATH,
+    PROFILE_VALID,  # issue 17: a profile the agent refuses must not pass the other profile rules silently
 )
 
 

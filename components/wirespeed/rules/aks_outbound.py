@@ -47,7 +47,7 @@ def _nodes_text(pools: Sequence[Pool]) -> str:
 
 def check_allocated_ports_default(resource: Resource, settings: Settings) -> Iterator[Finding]:
     props = resource.props
-    if not _aks.uses_load_balancer(props) or _aks.allocated_ports(props) != 0:
+    if not _aks.uses_load_balancer(props) or _aks.allocated_ports(props) != 0 or _aks.refused_ports(props) is not None:
         return
     pools = _aks.inline_pools(props)
     nodes = sum(p.nodes_at_max for p in pools)
@@ -88,6 +88,18 @@ def check_allocated_ports_default(resource: Resource, settings: Settings) -> Ite
 
 def check_ports_minimum(resource: Resource, settings: Settings) -> Iterator[Finding]:
     props = resource.props
+    if not _aks.uses_load_balancer(props):
+        return
+    refused = _aks.refused_ports(props)
+    if refused is not None:
+        shown = f"{refused:,g}" if isinstance(refused, float) else repr(refused)
+        yield Finding(
+            resource,
+            f"{PORTS_FIELD} is {shown}, which Azure refuses: it must be a whole multiple of {PORT_GRANULARITY} "
+            f"between 0 and {MAX_PORTS_PER_NODE:,} ({AKS_LB_DOC}), so the cluster create or update fails. Set a "
+            f"multiple of {PORT_GRANULARITY} (`wirespeed size azure-lb` picks one from the pools and the workload).",
+        )
+        return
     minimum = int(settings["minimumPorts"])
     ports = _aks.allocated_ports(props)
     if not _aks.uses_load_balancer(props) or ports == 0 or ports >= minimum:
@@ -168,7 +180,7 @@ ALLOCATED_PORTS_DEFAULT = Rule(
 
 SNAT_PORTS_MINIMUM = Rule(
     id="aks-snat-ports-minimum",
-    description="AKS clusters allocate at least the minimum SNAT ports per node.",
+    description="AKS clusters allocate at least the minimum SNAT ports per node, in a value Azure accepts.",
     severity="high",
     default_enforcement="mandatory",
     remediation="Raise networkProfile.loadBalancerProfile.allocatedOutboundPorts to the minimum and add outbound "

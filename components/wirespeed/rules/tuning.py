@@ -17,7 +17,7 @@ from wirespeed.sizing import line_rate
 from wirespeed.sizing.backlog import BACKLOG_MAX, BACKLOG_MIN
 from wirespeed.sizing.mtu import DEFAULT_MTU
 from wirespeed.sizing.packets import LINE_RATE_GBPS_RANGE
-from wirespeed.values import get, keys, text, whole
+from wirespeed.values import get, keys, plain_numbers, text, whole
 
 if TYPE_CHECKING:
     from wirespeed.catalog import Direction
@@ -169,10 +169,30 @@ def _pool_profile(pool: Any) -> str:
 # --- netdev-backlog-minimum -------------------------------------------------------------------------------------
 
 
+def _refused_backlog(resource: Resource, label: str, field: str, raw: Any) -> Finding | None:
+    """A backlog AKS refuses (outside its range, or not a whole number): the pool or class never gets created."""
+    if raw is None:
+        return None
+    value = whole(raw)
+    if value is not None and BACKLOG_MIN <= value <= BACKLOG_MAX:
+        return None
+    shown = f"{value:,}" if value is not None else repr(plain_numbers(raw))
+    return Finding(
+        resource,
+        f"{label}: {field} is {shown}, which AKS refuses: it accepts a whole number between {BACKLOG_MIN:,} and "
+        f"{BACKLOG_MAX:,} ({AKS_SYSCTL_DOC}), so the create fails. Set it within that range (`wirespeed size "
+        "backlog --line-rate-gbps N` sizes it).",
+    )
+
+
 def _aks_pool_backlog(resource: Resource, pool: Any, label: str, settings: Settings) -> Finding | None:
     if (text(get(pool, "osType")) or "Linux").lower() == "windows":
         return None
-    value = whole(get(pool, "linuxOSConfig", "sysctls", "netCoreNetdevMaxBacklog"))
+    raw = get(pool, "linuxOSConfig", "sysctls", "netCoreNetdevMaxBacklog")
+    refused = _refused_backlog(resource, label, AKS_BACKLOG_FIELD, raw)
+    if refused is not None:
+        return refused
+    value = whole(raw)
     minimum = backlog_minimum(_size_rate(text(get(pool, "vmSize")), settings, "vmSize"), settings)
     if value is not None and value >= minimum.value:
         return None
@@ -189,7 +209,11 @@ def _aks_pool_backlog(resource: Resource, pool: Any, label: str, settings: Setti
 def _node_class_backlog(resource: Resource, settings: Settings) -> Finding | None:
     """An AKSNodeClass (node auto-provisioning) sets the backlog through linuxOSConfig, as an agent pool does. Its
     NodePools choose the sizes, so the class itself has no line rate: the default is assumed."""
-    value = whole(get(resource.props, *_nap.SYSCTLS, "netCoreNetdevMaxBacklog"))
+    raw = get(resource.props, *_nap.SYSCTLS, "netCoreNetdevMaxBacklog")
+    refused = _refused_backlog(resource, _nap.node_class_label(resource), _nap.NODE_CLASS_BACKLOG_FIELD, raw)
+    if refused is not None:
+        return refused
+    value = whole(raw)
     rate = _assumed(settings, "an AKSNodeClass does not fix a size: its NodePools choose them")
     minimum = backlog_minimum(rate, settings)
     if value is not None and value >= minimum.value:
@@ -441,13 +465,14 @@ def check_mtu_path(resources: Sequence[Resource], settings: Settings) -> Iterato
             f"{profile.where}: mtu.value is {mtu:,}, but this stack's traffic also leaves through {named}, "
             f"and gateways carry at most {DEFAULT_MTU:,}: TCP then depends on path MTU discovery, and UDP or "
             "ICMP-filtered paths black-hole. Keep mtu only if node traffic stays inside the VNet/VPC, else remove it "
-            "(`wirespeed size mtu --driver D --path gateway`).",
+            "(`wirespeed size mtu --driver D --crosses-gateway`).",
         )
 
 
 BACKLOG_MINIMUM = Rule(
     id="netdev-backlog-minimum",
-    description="Nodes run with net.core.netdev_max_backlog at or above the minimum for their line rate.",
+    description="Nodes run with net.core.netdev_max_backlog at or above the minimum for their line rate, in a "
+    "value AKS accepts.",
     severity="high",
     default_enforcement="mandatory",
     remediation="Set netCoreNetdevMaxBacklog on AKS pools and AKSNodeClasses (linuxOSConfig.sysctls), write the "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from wirespeed.check.terraform.blocks import Props, clean
+from wirespeed.check.terraform.blocks import Props, blocks, clean
 from wirespeed.values import UNKNOWN, at
 
 AWS_DOCS = "https://registry.terraform.io/providers/hashicorp/aws/latest/docs/resources"
@@ -52,14 +52,41 @@ def launch_template(values: Any) -> Props:
     )
 
 
+def _zone_address(block: Any) -> Any:
+    """One ``availability_zone_address`` block (AWS provider >= 6.24.0) as pulumi-aws's
+    NatGatewayAvailabilityZoneAddress."""
+    if block == UNKNOWN:
+        return UNKNOWN
+    return clean(
+        {
+            "allocationIds": at(block, "allocation_ids"),
+            "availabilityZone": at(block, "availability_zone"),
+            "availabilityZoneId": at(block, "availability_zone_id"),
+        }
+    )
+
+
+def _repeated(values: Any, key: str) -> Any:
+    """A repeated top-level block whole (``at`` gives a block's first item)."""
+    if values == UNKNOWN:
+        return UNKNOWN
+    return values.get(key) if isinstance(values, dict) else None
+
+
 def nat_gateway(values: Any) -> Props:
-    """aws_nat_gateway (``AWS_DOCS``/nat_gateway): the Elastic IPs the capacity rule counts."""
+    """aws_nat_gateway (``AWS_DOCS``/nat_gateway): the Elastic IPs the capacity and quota rules count. A zonal
+    gateway's are ``allocation_id`` + ``secondary_allocation_ids``; a regional one's (``availability_mode =
+    "regional"``, provider >= 6.24.0) are per AZ in repeated ``availability_zone_address`` blocks, or none in
+    automatic mode. Plans of provider 5.x have no such attributes: their gateways are zonal."""
     return clean(
         {
             "allocationId": at(values, "allocation_id"),
+            "availabilityMode": at(values, "availability_mode"),
+            "availabilityZoneAddresses": blocks(_repeated(values, "availability_zone_address"), _zone_address),
             "connectivityType": at(values, "connectivity_type"),
             "secondaryAllocationIds": at(values, "secondary_allocation_ids"),
             "secondaryPrivateIpAddressCount": at(values, "secondary_private_ip_address_count"),
             "subnetId": at(values, "subnet_id"),
+            "vpcId": at(values, "vpc_id"),
         }
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any
@@ -110,6 +111,11 @@ class Reader:
             return violation
         translation = TRANSLATIONS.get(tf_type)
         fields = MANIFEST_FIELDS if tf_type == KUBERNETES_MANIFEST else translation.fields if translation else ()
-        names = [f"{pulumi} is {terraform}" for pulumi, terraform in fields if pulumi in violation.message]
+        names = [
+            f"{pulumi} is {terraform}"
+            for pulumi, terraform in fields
+            # The whole name only: allocationIds is no mention of allocationId.
+            if re.search(rf"(?<![A-Za-z]){re.escape(pulumi)}(?![A-Za-z])", violation.message)
+        ]
         message = violation.message + (f" (In Terraform: {'; '.join(names)}.)" if names else "")
         return replace(violation, resource_type=tf_type, message=message)

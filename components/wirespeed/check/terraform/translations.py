@@ -68,7 +68,12 @@ TRANSLATIONS: dict[str, Translation] = {
     "aws_nat_gateway": Translation(
         NAT_GATEWAY,
         nat_gateway,
-        (("secondaryAllocationIds", "secondary_allocation_ids"), ("allocationId", "allocation_id")),
+        (
+            ("secondaryAllocationIds", "secondary_allocation_ids"),
+            ("allocationId", "allocation_id"),
+            ("availabilityZoneAddresses", "availability_zone_address (one block per AZ)"),
+            ("allocationIds", "allocation_ids"),
+        ),
     ),
     "aws_internet_gateway": Translation("aws:ec2/internetGateway:InternetGateway", named),
     "aws_egress_only_internet_gateway": Translation(

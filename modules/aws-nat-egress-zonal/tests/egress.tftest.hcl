@@ -18,8 +18,8 @@ run "three_ips_per_gateway_primary_and_secondaries" {
     alarm_actions           = ["arn:aws:sns:eu-west-1:123456789012:oncall"]
   }
 
-  # 3 IPs exceed the default quota of 2: the check warns, the apply goes on.
-  expect_failures = [check.elastic_ip_quota]
+  # 3 IPs exceed the default quota of 2 per gateway, 9 the Region's 5: the checks warn, the apply goes on.
+  expect_failures = [check.elastic_ip_quota, check.region_elastic_ip_quota]
 
   assert {
     condition     = length(aws_eip.this) == 9 && length(aws_nat_gateway.this) == 3
@@ -80,7 +80,7 @@ run "per_az_demand" {
     peak_connections_by_az = { "eu-west-1a" = 1, "eu-west-1b" = 110000, "eu-west-1c" = 440000 }
   }
 
-  expect_failures = [check.elastic_ip_quota]
+  expect_failures = [check.elastic_ip_quota, check.region_elastic_ip_quota]
 
   assert {
     condition     = output.ips_by_az == { "eu-west-1a" = 1, "eu-west-1b" = 2, "eu-west-1c" = 8 } && length(aws_eip.this) == 11

@@ -1,0 +1,35 @@
+"""One regional NAT gateway for an existing EKS cluster's VPC, sized from the busiest destination.
+
+600,000 simultaneous connections from each AZ to one destination need 11 IPs (55,000 each): more than a zonal NAT
+gateway's 8 carry, so the egress is one regional gateway with up to 32 IPs per AZ. In manual mode (the default) its
+Elastic IPs are created per AZ and are what destinations allow-list; in automatic mode (`ipMode: automatic`, the
+dev stack) AWS adds the IPs itself and the sized count is the floor it must reach. Every private route table sends
+0.0.0.0/0 to the one gateway; an ErrorPortAllocation alarm watches it. The VPC and route tables already exist and
+are referenced by ID.
+"""
+
+import pulumi
+
+from wirespeed.aws import NatEgress, NatEgressArgs
+
+config = pulumi.Config()
+zones = config.require_object("availabilityZones")
+route_tables = config.require_object("privateRouteTableIds")
+topic = config.get("alarmTopicArn") or None
+
+egress = NatEgress(
+    "egress",
+    NatEgressArgs(
+        mode="regional",
+        ip_mode=config.get("ipMode") or "manual",
+        vpc_id=config.require("vpcId"),
+        availability_zones=zones,
+        peak_connections=config.require_int("peakConnections"),
+        private_route_table_ids=dict(zip(zones, route_tables, strict=True)),
+        alarm_actions=[topic] if topic else None,
+    ),
+)
+
+pulumi.export("nat_egress", egress.plan.to_json())
+pulumi.export("nat_gateway_ids", egress.nat_gateway_ids)
+pulumi.export("nat_public_ips", egress.public_ips)
