@@ -33,6 +33,7 @@ CASES = {
     "balanced": ["--profile", "balanced"],
     "two-profiles-pod-monitor": ["--profile", "throughput", "--profile", "balanced", "--pod-monitor"],
     "pod-monitor-alerts-namespace": ["--pod-monitor", "--alerts", "--namespace", "net-tuning"],
+    "no-admission-policy": ["--no-admission-policy"],
     "custom-profile-image-namespace": [
         "--profile",
         str(CUSTOM_PROFILE.relative_to(ROOT)),
@@ -80,6 +81,19 @@ def test_output_starts_with_the_reason_for_each_privilege():
     assert head.startswith(f"# wirespeed {__version__}: the node tuning agent. Apply with `kubectl apply -f -`.\n")
     for reason in ("hostNetwork", "/proc/sys/net", "/sys read-only", "NET_ADMIN", "never privileged"):
         assert reason in head
+    assert "ValidatingAdmissionPolicy (Kubernetes 1.30+)" in head
+    assert "--no-admission-policy" in head
+
+
+def test_without_the_admission_policy_the_header_says_what_is_lost():
+    out = render("--no-admission-policy")
+    head = out.stdout.split("---\n", 1)[0]
+    assert "Rendered WITHOUT the admission policy\n# (--no-admission-policy): nothing stops the agent's" in head
+    assert "any Node's labels, taints or status" in head
+    kinds = [d["kind"] for d in yaml.safe_load_all(out.stdout)]
+    assert "ValidatingAdmissionPolicy" not in kinds
+    assert "ValidatingAdmissionPolicyBinding" not in kinds
+    assert kinds.count("ClusterRole") == kinds.count("Role") == 1
 
 
 @pytest.mark.parametrize(
@@ -88,7 +102,7 @@ def test_output_starts_with_the_reason_for_each_privilege():
         pytest.param(
             ["--profile", "fastest"],
             "error: --profile[0]: 'fastest' is neither a built-in profile (balanced, throughput) nor a readable "
-            "file: No such file or directory\n",
+            "profile file (cannot be read: No such file or directory; give a readable profile JSON file)\n",
             id="unknown-profile",
         ),
         pytest.param(
@@ -110,8 +124,8 @@ def test_output_starts_with_the_reason_for_each_privilege():
         ),
         pytest.param(
             ["--profile", "nope", "--image", "x:", "--namespace", "Net"],
-            "error: --profile[0]: 'nope' is neither a built-in profile (balanced, throughput) nor a readable file: "
-            "No such file or directory\n"
+            "error: --profile[0]: 'nope' is neither a built-in profile (balanced, throughput) nor a readable "
+            "profile file (cannot be read: No such file or directory; give a readable profile JSON file)\n"
             "error: --image: 'x:' is not allowed; allowed: an image reference with a tag or digest, "
             "e.g. REGISTRY/NAME:TAG or REGISTRY/NAME@sha256:HEX\n"
             "error: --namespace: 'Net' is not allowed; allowed: an RFC 1123 label: lowercase letters, digits and "
