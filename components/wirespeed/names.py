@@ -38,3 +38,8 @@ SNAT_CONNTRACK_ENTRIES = "wirespeed_agent_snat_conntrack_entries"
 SNAT_RESYNCS = "wirespeed_agent_snat_resyncs_total"  # {reason="overflow"|"start"|"error"}
 # The destination label value the agent sums every destination outside a node's top K into.
 SNAT_OTHER_DESTINATION = "other"
+
+# The annotation on a tuning profile's ConfigMap that says the fastest line rate (Gb/s) of the nodes it tunes: the
+# ring and backlog gates size their minimums from it (a ConfigMap alone cannot say which pools run it). Set by
+# hand for now; NodeTuning does not write it yet.
+LINE_RATE_ANNOTATION = "wirespeed.io/line-rate-gbps"
