@@ -307,11 +307,15 @@ MORE_TERRAFORM: list[tuple[str, dict[str, Any]]] = [
         "azurerm_kubernetes_cluster",
         {
             "name": "aks",
-            "default_node_pool": [{"name": "system", "vm_size": "Standard_D4s_v3", "tags": REASON}],
+            "default_node_pool": [
+                {"name": "system", "vm_size": "Standard_D4s_v3", "tags": REASON, "node_labels": {"team": "a"}}
+            ],
             "network_profile": [{"load_balancer_profile": [{"outbound_ip_prefix_ids": ["/prefix/a"]}]}],
         },
     ),
     ("kubernetes_daemon_set_v1", {"spec": [{"template": [{"spec": [{"host_ipc": True}]}]}]}),
+    ("azurerm_kubernetes_cluster_node_pool", {"name": "net", "vm_size": "Standard_D16s_v6", "node_labels": {"a": "b"}}),
+    ("kubernetes_config_map_v1", {"metadata": [{"name": "p", "annotations": {"wirespeed.io/line-rate-gbps": "100"}}]}),
 ]
 
 

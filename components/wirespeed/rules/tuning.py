@@ -27,6 +27,10 @@ LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 BACKLOG_SYSCTL = "net.core.netdev_max_backlog"
 AKS_BACKLOG_FIELD = "linuxOSConfig.sysctls.netCoreNetdevMaxBacklog"
 AKS_BACKLOG_READ = AKS_BACKLOG_FIELD  # the field messages name is also the path the rule reads (Rule.reads)
+# Where the line rate comes from: a ConfigMap's annotations (LINE_RATE_ANNOTATION among them), a pool's size; the
+# pool's labels name its profile in messages.
+LINE_RATE_READ = "metadata.annotations"
+POOL_LINE_RATE_READS = ("vmSize", "nodeLabels")
 SEED_BACKLOG = "seed 000 (Elastic: drops in enqueue_to_backlog at netdev_max_backlog 1,000, gone at 32,768)"
 SEED_RINGS = "seed 000 (Elastic: RX ring 1,024 -> 8,192 on Azure's Mellanox VF); seed 002 (AKS team)"
 BACKLOG_EVIDENCE = "the Elastic field report (seed 000) lost packets there at 1,000 and none at 32,768"
@@ -485,17 +489,17 @@ BACKLOG_MINIMUM = Rule(
     types=(_aks.AGENT_POOL, _aks.CLUSTER, LAUNCH_TEMPLATE, _k8s.CONFIG_MAP, *NODE_CLASS_TYPES),
     config_schema=_backlog_settings_schema(),
     reads=(
-        Reads(_aks.AGENT_POOL, ("osType", AKS_BACKLOG_READ)),
+        Reads(_aks.AGENT_POOL, ("osType", AKS_BACKLOG_READ, *POOL_LINE_RATE_READS)),
         Reads(
             _aks.CLUSTER,
-            tuple(f"agentPoolProfiles[].{p}" for p in ("name", "osType", AKS_BACKLOG_READ)),
+            tuple(f"agentPoolProfiles[].{p}" for p in ("name", "osType", AKS_BACKLOG_READ, *POOL_LINE_RATE_READS)),
             not_in_terraform={
                 "agentPoolProfiles[].osType": "azurerm's default_node_pool has no os_type: an AKS system pool is "
                 "Linux, which the rule assumes when osType is absent"
             },
         ),
-        Reads(LAUNCH_TEMPLATE, ("userData",)),
-        Reads(_k8s.CONFIG_MAP, (_k8s.PROFILE_READ,)),
+        Reads(LAUNCH_TEMPLATE, ("userData", "instanceType")),
+        Reads(_k8s.CONFIG_MAP, (_k8s.PROFILE_READ, LINE_RATE_READ)),
         *(Reads(t, (_nap.NODE_CLASS_BACKLOG_FIELD, "metadata.name")) for t in NODE_CLASS_TYPES),
     ),
     check=check_backlog,
@@ -513,7 +517,7 @@ RING_MINIMUM = Rule(
     source=f"{SEED_RINGS}; components/wirespeed/data/nic_drivers.json (driver maxima)",
     scope="resource",
     types=(_k8s.CONFIG_MAP,),
-    reads=(Reads(_k8s.CONFIG_MAP, (_k8s.PROFILE_READ,)),),
+    reads=(Reads(_k8s.CONFIG_MAP, (_k8s.PROFILE_READ, LINE_RATE_READ)),),
     config_schema={
         **{
             setting: {
