@@ -12,6 +12,7 @@ from wirespeed.rules._model import Finding, Resource, Rule, Settings, is_type
 from wirespeed.rules._userdata import read_user_data
 from wirespeed.sizing.backlog import BACKLOG_MAX, BACKLOG_MIN
 from wirespeed.sizing.mtu import DEFAULT_MTU
+from wirespeed.sizing.rings import ENA_EXPRESS_RX_RING
 from wirespeed.values import get, keys, plain_numbers, text, whole
 
 LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
@@ -214,6 +215,20 @@ def _rings(document: Mapping[str, Any]) -> Iterator[tuple[str, int]]:
             yield driver, rx
 
 
+def _ring_evidence(driver: str) -> str:
+    """The field evidence for a larger RX ring from the driver's own cloud: an ENA ring is not Azure's VF."""
+    from wirespeed import catalog
+
+    if driver not in catalog.cloud_drivers("aws"):
+        return RING_EVIDENCE
+    rx = catalog.nic_driver(driver).rx
+    default = f"; ENA starts at {rx.default:,}" if rx is not None else ""
+    return (
+        f"AWS recommends an RX ring of {ENA_EXPRESS_RX_RING:,} on ENA interfaces that use ENA Express "
+        f"(docs.aws.amazon.com/AWSEC2/latest/UserGuide/ena-express.html, Tune performance{default})"
+    )
+
+
 def _ring_message(where: str, driver: str, rx: int, target: int | None, problem: str) -> str:
     field = f"rings.{driver}.rx"
     if target is None:
@@ -228,8 +243,8 @@ def _ring_message(where: str, driver: str, rx: int, target: int | None, problem:
         )
     return (
         f"{where}: {field} is {rx:,}, {problem}: a small RX ring overflows during microbursts from the host NIC; "
-        f"{RING_EVIDENCE}. Set {field} to {target:,} (`wirespeed size rings --driver {driver} --line-rate-gbps N` "
-        "sizes it)."
+        f"{_ring_evidence(driver)}. Set {field} to {target:,} (`wirespeed size rings --driver {driver} "
+        "--line-rate-gbps N` sizes it)."
     )
 
 
@@ -328,7 +343,8 @@ RING_MINIMUM = Rule(
     default_enforcement="mandatory",
     remediation="Set rings.<driver>.rx in the tuning profile between the minimum and the driver's maximum "
     "(remediated automatically under the remediate level; running agents pick it up when their pods restart).",
-    source=f"{SEED_RINGS}; components/wirespeed/data/nic_drivers.json (driver maxima)",
+    source=f"{SEED_RINGS}; docs.aws.amazon.com/AWSEC2/latest/UserGuide/ena-express.html (ENA: RX 8,192); "
+    "components/wirespeed/data/nic_drivers.json (driver maxima)",
     scope="resource",
     types=(_k8s.CONFIG_MAP,),
     config_schema={
