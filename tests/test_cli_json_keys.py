@@ -44,6 +44,7 @@ SAMPLES: dict[str, list[list[str]]] = {
     "plan DIR": [[str(ROOT)], [str(ROOT / "examples" / "aks-natgw")]],
     "catalog show": [["D16s_v6"], ["c6in.8xlarge"]],
     "catalog list": [["--cloud", "aws", "--min-gbps", "100"]],
+    "profile show": [["throughput"], ["balanced"]],
     # AWS_ENDPOINT_URL points boto3 at moto's server (the clean_account_env fixture): exit 0, every list non-empty.
     "audit aws": [["--region", "eu-west-1"]],
     "check": [

@@ -19,12 +19,22 @@ profile_app = typer.Typer(
 @profile_app.command("show")
 def profile_show(
     name: Annotated[str, typer.Argument(help="throughput or balanced.")] = "throughput",
+    as_json: Annotated[
+        bool, typer.Option("--json", help="The canonical JSON document the agent reads (its ConfigMap's content).")
+    ] = False,
 ) -> None:
-    """Print a built-in profile as the agent reads it, with the assumptions behind it."""
+    """Summarise a built-in profile: what it assumes, the rings per driver, the sysctls, MTU and outbound."""
     from wirespeed.profiles import builtin_profile
 
     profile = run(lambda: builtin_profile(name))
-    typer.echo(json.dumps(profile.to_json_dict(), indent=2))
+    if as_json:
+        typer.echo(json.dumps(profile.to_json_dict(), indent=2))
+        return
+    from rich.console import Console
+
+    from wirespeed.cli.profile_summary import summary
+
+    Console(highlight=False).print(*summary(profile), sep="\n")
 
 
 @profile_app.command("validate")
