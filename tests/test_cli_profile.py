@@ -21,7 +21,10 @@ def test_profile_show_and_validate(tmp_path):
     bad.write_text(json.dumps({"name": "x", "rings": {"ena": {"rx": 10}}}))
     out = wirespeed("profile", "validate", str(bad))
     assert out.returncode == 2
-    assert out.stderr == f"error: {bad}/rings/ena/rx: 10 is not allowed: must be between 64 and 65,536\n"
+    assert out.stderr == (
+        f"error: {bad}: not a valid profile: 1 problem(s):\n"
+        f"  {bad}/rings/ena/rx: 10 is not allowed: must be between 64 and 65,536\n"
+    )
 
 
 def test_profile_show_json_is_the_canonical_document_byte_for_byte():
@@ -60,8 +63,9 @@ def test_profile_validate_lists_every_problem_one_line_each(tmp_path):
     out = invoke("profile", "validate", str(bad))
     assert out.returncode == 2
     assert out.stderr.splitlines() == [
-        f"error: {bad}/rings/ena/rx: 10 is not allowed: must be between 64 and 65,536",
-        f"error: {bad}/rings/ena/tx: 1000000000 is not allowed: must be between 64 and 65,536",
+        f"error: {bad}: not a valid profile: 2 problem(s):",
+        f"  {bad}/rings/ena/rx: 10 is not allowed: must be between 64 and 65,536",
+        f"  {bad}/rings/ena/tx: 1000000000 is not allowed: must be between 64 and 65,536",
     ]
 
 
@@ -87,7 +91,10 @@ def test_profile_validate_bad_file_exit_2_names_the_file(tmp_path, content, mess
     path = tmp_path / "p.json"
     path.write_bytes(content)
     out = invoke("profile", "validate", str(path))
-    assert (out.returncode, out.stderr) == (2, "error: " + message.format(path=path) + "\n")
+    problem = message.format(path=path)
+    if problem.startswith(f"{path}/"):  # the document's problems, under the one heading every validator prints
+        problem = f"{path}: not a valid profile: 1 problem(s):\n  {problem}"
+    assert (out.returncode, out.stderr) == (2, f"error: {problem}\n")
 
 
 def test_profile_validate_directory_and_missing_file(tmp_path):

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from wirespeed.cli._common import one_line, readable_text, run
+from wirespeed.cli._common import fail_all, readable_text, run
 
 profile_app = typer.Typer(
     help="Built-in tuning profiles the node agent applies; validate your own.", no_args_is_help=True
@@ -46,10 +46,9 @@ def profile_validate(path: Annotated[Path, typer.Argument(help="Profile JSON fil
     try:
         profile = load_profile(text)
     except ProfileError as exc:
-        # A validator lists every problem at once: one `error:` line each, every line naming the file.
-        for pointer, message in exc.problems:
-            typer.echo(f"error: {one_line(f'{path}{pointer}: {message}')}", err=True)
-        raise typer.Exit(2) from None
+        # Every problem at once, as `plan` reports them: one `error:` header, then a line each naming the file.
+        problems = [f"{path}{pointer}: {message}" for pointer, message in exc.problems]
+        fail_all(f"{path}: not a valid profile: {len(problems)} problem(s)", problems)
     typer.echo(f"{path}: valid profile {profile.name!r}")
 
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from wirespeed.cli._common import fail
+from wirespeed.cli._common import fail, fail_all
 
 if TYPE_CHECKING:
     from wirespeed.problems import Problem
@@ -123,9 +123,7 @@ def render_node_tuning(
         profiles, problems = check(specs, options)
     errors += [_as_flag(problem) for problem in problems]
     if errors:
-        for line in errors[:-1]:
-            typer.echo(f"error: {line}", err=True)
-        fail(errors[-1])
+        fail_all(f"node tuning not rendered: {len(errors)} problem(s)", errors)
     objects = node_tuning_objects(profiles, options)
     if output is Output.json:
         import json
