@@ -99,12 +99,13 @@ regen: $(STAMP)
 	$(BIN)/python -m wirespeed.sizing.snat_limits > components/wirespeed/data/snat_limits.json
 	cp components/wirespeed/data/snat_limits.json agent/internal/profile/snat_limits.json
 	cp components/wirespeed/data/nic_drivers.json agent/internal/rings/nic_drivers.json
+	cp agent/internal/nodestatus/rbac.yaml components/wirespeed/data/agent-rbac.yaml
+	cp agent/internal/nodestatus/own-node-policy.yaml components/wirespeed/data/agent-own-node-policy.yaml
 	$(BIN)/python -m wirespeed.profiles
 	$(BIN)/python -m wirespeed.catalog.generate_aws
 	$(BIN)/python -m wirespeed.azure.docs
 	$(BIN)/python -m wirespeed.terraform
 	cd tests/terratest && go run ./cmd/tfdocs
-	cp agent/internal/nodestatus/rbac.yaml components/wirespeed/data/agent-rbac.yaml
 	cd agent && go test -count=1 ./internal/metrics -run TestREADMEListsEveryMetric -update
 	UPDATE_GOLDEN=1 $(BIN)/pytest -q tests/test_render_node_tuning.py tests/test_alerts.py tests/test_dashboard.py
 	UPDATE_GOLDEN=1 $(BIN)/pytest -q tests/test_userdata_script.py tests/test_userdata_mime.py tests/test_aws_karpenter.py \

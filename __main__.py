@@ -39,6 +39,7 @@ def read_config() -> dict[str, Any]:
     values.update({k: config.get_int(k) for k in INTEGERS})
     values.update({k: config.get_object(k) for k in ARRAYS})
     values["tuning"] = config.get_bool("tuning")
+    values["tuningAdmissionPolicy"] = config.get_bool("tuningAdmissionPolicy")
     return {k: v for k, v in values.items() if v is not None}
 
 
@@ -130,7 +131,11 @@ def aws() -> None:
         provider = k8s.Provider("wirespeed-k8s", context=settings.get("kubeContext") or None)
         tuning = NodeTuning(
             "wirespeed-tuning",
-            NodeTuningArgs(profiles=profiles, image=config.get("image") or None),
+            NodeTuningArgs(
+                profiles=profiles,
+                image=config.get("image") or None,
+                admission_policy=config.get_bool("tuningAdmissionPolicy") is not False,
+            ),
             pulumi.ResourceOptions(provider=provider, depends_on=groups),
         )
         pulumi.export("tuning_daemon_sets", tuning.daemon_set_names)

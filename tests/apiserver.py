@@ -284,6 +284,48 @@ class ApiServer:
         out = self.kubectl("create", "token", name, f"--namespace={namespace}", f"--duration={seconds}s")
         return out.stdout.strip()
 
+    def request(
+        self,
+        method: str,
+        path: str,
+        body: object = None,
+        *,
+        token: str | None = None,
+        content_type: str = "application/json",
+    ) -> tuple[int, dict[str, object]]:
+        """One request straight to the API (kubectl would GET first, or retry), as ``token``'s holder (default: the
+        admin): the HTTP status and the decoded JSON answer (an object, or a Status when refused)."""
+        request = urllib.request.Request(
+            self.url + path,
+            data=None if body is None else json.dumps(body).encode(),
+            method=method,
+            headers={"Authorization": f"Bearer {token or self.admin_token}", "Content-Type": content_type},
+        )
+        context = ssl.create_default_context(cafile=str(self.workdir / "ca.crt"))
+        try:
+            with urllib.request.urlopen(request, context=context, timeout=30) as response:
+                return int(response.status), json.loads(response.read())
+        except urllib.error.HTTPError as exc:
+            return exc.code, json.loads(exc.read())
+
+    def token_request(self, namespace: str, name: str, pod: str | None = None, seconds: int = 3600) -> str:
+        """A token for the ServiceAccount from the TokenRequest API, bound to ``pod`` when given, as the kubelet
+        requests the token it mounts into a pod: the API server then puts the pod's node into the token's claims,
+        and hands it to admission as userInfo.extra["authentication.kubernetes.io/node-name"]."""
+        spec: dict[str, object] = {"expirationSeconds": seconds}
+        if pod is not None:
+            spec["boundObjectRef"] = {"apiVersion": "v1", "kind": "Pod", "name": pod}
+        status, answer = self.request(
+            "POST",
+            f"/api/v1/namespaces/{namespace}/serviceaccounts/{name}/token",
+            {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": spec},
+        )
+        if status != 201:
+            raise RuntimeError(f"TokenRequest for {namespace}/{name} (pod {pod}) failed ({status}): {answer}")
+        token_status = answer["status"]
+        assert isinstance(token_status, dict)
+        return str(token_status["token"])
+
 
 @contextmanager
 def running(workdir: Path | None = None) -> Iterator[ApiServer]:

@@ -5,10 +5,14 @@ The agent tunes something real: a veth pair created for the test (MTU, through n
 net.core.netdev_max_backlog in a /proc/sys-shaped temporary tree (--proc-sys-root), so the host's own sysctls are
 never touched. Needs root for the veth (the `netns` marker's rule: skipped locally without it, failed under CI).
 
+The install is the whole of what `wirespeed render node-tuning` prints, applied as kubectl would; the agent's token
+is the one the kubelet would mount, bound to its Pod on node-a through the TokenRequest API.
+
 Own node only: RBAC cannot name "your own Node" (agent/internal/nodestatus/rbac.yaml says so), so the test proves
-both halves: the ClusterRole alone lets any holder patch any Node, and with the ValidatingAdmissionPolicy that
-file recommends (test/apiserver/own-node-policy.yaml: the Node's name must equal the node name bound into the
-pod's ServiceAccount token) the agent can patch its own Node and is refused on another.
+both halves: the ClusterRole alone lets any holder patch any Node, and with the ValidatingAdmissionPolicy every install
+ships (agent/internal/nodestatus/own-node-policy.yaml: the Node's name must equal the node name bound into the pod's
+ServiceAccount token, and only the agent's annotation and conditions may change) the agent reports on its own Node
+and is refused on another. Every other refusal the policy makes: tests/test_apiserver_confinement.py.
 """
 
 from __future__ import annotations
@@ -16,11 +20,8 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import ssl
 import subprocess
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +37,6 @@ from conftest import require
 pytestmark = pytest.mark.netns
 
 AGENT = ROOT / "agent" / "bin" / "wirespeed-agent"
-POLICY = ROOT / "test" / "apiserver" / "own-node-policy.yaml"
 NAMESPACE = "ws-agent"
 PROFILE = "apitest"
 BACKLOG = 32768
@@ -89,23 +89,18 @@ class Agent:
     def patch_as_agent(self, path: str, patch: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         """A strategic merge patch with the agent's token, straight to the API (kubectl would GET first)."""
         token = yaml.safe_load(self.kubeconfig.read_text())["users"][0]["user"]["token"]
-        request = urllib.request.Request(
-            self.server.url + path,
-            data=json.dumps(patch).encode(),
-            method="PATCH",
-            headers={"Authorization": f"Bearer {token}", "Content-Type": "application/strategic-merge-patch+json"},
+        return self.server.request(
+            "PATCH", path, patch, token=token, content_type="application/strategic-merge-patch+json"
         )
-        context = ssl.create_default_context(cafile=str(self.server.workdir / "ca.crt"))
-        try:
-            with urllib.request.urlopen(request, context=context, timeout=30) as response:
-                return int(response.status), json.loads(response.read())
-        except urllib.error.HTTPError as exc:
-            return exc.code, json.loads(exc.read())
 
-    def as_agent(self, *args: str) -> subprocess.CompletedProcess[str]:
+    def as_agent(self, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
         """kubectl with the agent's own kubeconfig (its ServiceAccount token)."""
         return subprocess.run(
-            [str(KUBECTL), f"--kubeconfig={self.kubeconfig}", *args], capture_output=True, text=True, timeout=60
+            [str(KUBECTL), f"--kubeconfig={self.kubeconfig}", *args],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
 
 
@@ -143,13 +138,6 @@ def bound_pod(name: str, node_name: str) -> dict[str, Any]:
     }
 
 
-def pod_bound_token(server: ApiServer, pod: str) -> str:
-    out = server.kubectl(
-        "create", "token", "wirespeed-agent", "-n", NAMESPACE, "--bound-object-kind=Pod", f"--bound-object-name={pod}"
-    )
-    return out.stdout.strip()
-
-
 @pytest.fixture(scope="module")
 def agent(apiserver: ApiServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Agent]:
     if not AGENT.exists():
@@ -160,20 +148,20 @@ def agent(apiserver: ApiServer, tmp_path_factory: pytest.TempPathFactory) -> Ite
     profile = tmp / "profile.json"
     profile.write_text(json.dumps(profile_document(link)))
 
-    # The rendered install (Namespace, ServiceAccount, ClusterRole + binding, the profile's ConfigMap), then the
-    # policy, two Nodes and the agent's Pod on node-a (the DaemonSet controller and kubelet would make those).
+    # The rendered install (Namespace, ServiceAccount, RBAC, the admission policy, the profile's ConfigMap and
+    # DaemonSet), two Nodes and the agent's Pod on node-a (the DaemonSet controller and kubelet would make those).
     assert WIRESPEED
     rendered = subprocess.run(
         [WIRESPEED, "render", "node-tuning", "--profile", str(profile), "--namespace", NAMESPACE],
         capture_output=True, text=True, check=True,
     ).stdout  # fmt: skip
+    kinds = {doc["kind"] for doc in yaml.safe_load_all(rendered)}
+    assert {"ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "Role", "RoleBinding"} <= kinds
     apiserver.apply(rendered)
-    apiserver.apply(POLICY.read_text())
     apiserver.apply(yaml.safe_dump_all([node("node-a"), node("node-b")]))
     apiserver.kubectl("create", "-f", "-", stdin=json.dumps(bound_pod("wirespeed-agent-a", "node-a")))
-    kubeconfig = apiserver.write_kubeconfig(
-        tmp / "agent.kubeconfig", "wirespeed-agent", pod_bound_token(apiserver, "wirespeed-agent-a")
-    )
+    token = apiserver.token_request(NAMESPACE, "wirespeed-agent", pod="wirespeed-agent-a")
+    kubeconfig = apiserver.write_kubeconfig(tmp / "agent.kubeconfig", "wirespeed-agent", token)
     # A new ValidatingAdmissionPolicy is enforced once the API server's policy informer has it, a moment after the
     # apply returns: wait for a server-side dry run (admission runs, nothing is stored) to be refused.
     wait_for(
@@ -267,13 +255,32 @@ def test_the_agent_is_refused_on_another_node(agent):
     assert _forbidden(out) == (
         'Error from server (Forbidden): nodes "node-b" is forbidden: ValidatingAdmissionPolicy '
         "'wirespeed-agent-own-node' with binding 'wirespeed-agent-own-node' denied request: "
-        "the wirespeed agent may only write the Node its pod runs on"
+        "the wirespeed agent on node-a may write only Node node-a, not node-b"
     )
     condition = {"type": "NetworkTuningDegraded", "status": "True", "reason": "TuningDegraded"}
     code, status = agent.patch_as_agent("/api/v1/nodes/node-b/status", {"status": {"conditions": [condition]}})
     assert (code, status["reason"]) == (403, "Forbidden")
-    assert status["message"].endswith("denied request: the wirespeed agent may only write the Node its pod runs on")
+    assert status["message"].endswith(
+        "denied request: the wirespeed agent on node-a may write only Node node-a, not node-b"
+    )
     assert "NetworkTuningDegraded" not in json.dumps(agent.node_object("node-b").get("status", {}))
+
+
+def test_the_agents_token_writes_events_only_in_default(agent):
+    event = {
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {"name": "node-a.probe"},
+        "involvedObject": {"kind": "Node", "name": "node-a"},
+        "reason": "Probe",
+        "message": "written by the test with the agent's token",
+    }
+    for namespace in (NAMESPACE, "kube-system"):
+        out = agent.as_agent("create", "-n", namespace, "-f", "-", stdin=json.dumps(event))
+        assert _forbidden(out).endswith(
+            f'events is forbidden: User "system:serviceaccount:{NAMESPACE}:wirespeed-agent" cannot create resource '
+            f'"events" in API group "" in the namespace "{namespace}"'
+        ), namespace
 
 
 def test_rbac_alone_would_let_the_agents_role_patch_any_node(agent):

@@ -80,6 +80,11 @@ def test_eks_c6in_registers_node_groups_nat_egress_and_tuning_under_pulumi_mocks
         "kubernetes:core/v1:ServiceAccount": 1,
         "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole": 1,
         "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding": 1,
+        "kubernetes:rbac.authorization.k8s.io/v1:Role": 1,  # Events, in "default" only
+        "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding": 1,
+        # The agent confined to its own Node's report.
+        "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy": 1,
+        "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicyBinding": 1,
         "kubernetes:core/v1:ConfigMap": 2,
         "kubernetes:apps/v1:DaemonSet": 2,
     }

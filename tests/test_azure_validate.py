@@ -605,6 +605,33 @@ def test_tuning_image_and_namespace_are_checked_before_the_cluster_registers():
     plan_cluster(cluster(tuning=False, tuning_image="agent"))  # not installed: not checked
 
 
+@pytest.mark.parametrize(
+    ("version", "admission_policy", "refused"),
+    [
+        pytest.param("1.29", True, True, id="1.29-with-policy"),
+        pytest.param("1.29.9", True, True, id="1.29-patch-with-policy"),
+        pytest.param("1.29", False, False, id="1.29-without-policy"),
+        pytest.param("1.30", True, False, id="1.30"),
+        pytest.param("v1.31.2", True, False, id="v-prefixed"),
+        pytest.param(None, True, False, id="aks-default"),
+    ],
+)
+def test_the_agents_admission_policy_needs_kubernetes_130(version, admission_policy, refused):
+    spec = cluster(kubernetes_version=version, tuning_admission_policy=admission_policy)
+    if not refused:
+        plan_cluster(spec)
+        return
+    assert problems_of(lambda: plan_cluster(spec)) == [
+        (
+            "kubernetes_version",
+            f"{version!r} is not allowed with tuning_admission_policy: the agent's admission policy needs Kubernetes "
+            "1.30 or later; upgrade, or set tuning_admission_policy=False (the agent's RBAC then lets it patch any "
+            "Node)",
+        )
+    ]
+    plan_cluster(cluster(kubernetes_version=version, tuning=False))  # no agent installed: nothing to confine
+
+
 def test_azure_readme_is_generated_from_the_code():
     """components/wirespeed/azure/README.md lists every input and output; regenerate with `make regen`."""
     from wirespeed.azure import docs

@@ -171,6 +171,16 @@ ARTEFACTS: dict[str, Generated] = {
         read("agent/internal/nodestatus/rbac.yaml"),
         "cp agent/internal/nodestatus/rbac.yaml components/wirespeed/data/agent-rbac.yaml",
     ),
+    "agent admission policy (package copy)": Generated(
+        ("components/wirespeed/data/agent-own-node-policy.yaml",),
+        yaml_head,
+        (
+            "components/wirespeed/data/agent-own-node-policy.yaml is generated from it by `make regen`",
+            "edit agent/internal/nodestatus/own-node-policy.yaml",
+        ),
+        read("agent/internal/nodestatus/own-node-policy.yaml"),
+        "cp agent/internal/nodestatus/own-node-policy.yaml components/wirespeed/data/agent-own-node-policy.yaml",
+    ),
     "AWS instance types": Generated(
         ("components/wirespeed/data/aws_instance_types.json",),
         json_key("comment"),

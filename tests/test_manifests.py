@@ -13,11 +13,13 @@ from hypothesis import strategies as st
 
 from conftest import ROOT
 from wirespeed.manifests import (
+    ADMISSION_POLICY_MIN_KUBERNETES,
     DEFAULT_IMAGE,
     NodeTuningError,
     NodeTuningOptions,
     agent_rbac_rules,
     check,
+    events_namespace,
     monitoring,
     node_tuning_objects,
     profile_checksum,
@@ -28,13 +30,17 @@ from wirespeed.problems import Problem
 from wirespeed.profile import Profile, validate_profile
 from wirespeed.profiles import builtin_profile
 
-# The oldest Kubernetes minor the agent's hardening notes assume (agent/internal/nodestatus/rbac.yaml: the
-# node-name claim a ValidatingAdmissionPolicy checks is 1.30+), and the newest schema kubernetes-validate
-# 1.37.0 bundles. Validation is offline: the schemas ship inside the package.
+# The oldest Kubernetes minor the manifests support (the admission policy needs 1.30: ValidatingAdmissionPolicy
+# v1 and the node-name claim in pod-bound tokens; ADMISSION_POLICY_MIN_KUBERNETES), and the newest schema
+# kubernetes-validate 1.37.0 bundles. Validation is offline: the schemas ship inside the package.
 K8S_SCHEMA_VERSIONS = ("1.30.0", "1.37.0")
 
-AGENT_RBAC = ROOT / "agent" / "internal" / "nodestatus" / "rbac.yaml"
-PACKAGED_RBAC = ROOT / "components" / "wirespeed" / "data" / "agent-rbac.yaml"
+NODESTATUS = ROOT / "agent" / "internal" / "nodestatus"
+DATA = ROOT / "components" / "wirespeed" / "data"
+# The agent's own files and the library's byte copies of them (`make regen`).
+AGENT_COPIES = {"rbac.yaml": "agent-rbac.yaml", "own-node-policy.yaml": "agent-own-node-policy.yaml"}
+AGENT_RBAC = NODESTATUS / "rbac.yaml"
+AGENT_POLICY = NODESTATUS / "own-node-policy.yaml"
 
 THROUGHPUT = builtin_profile("throughput")
 BALANCED = builtin_profile("balanced")
@@ -68,6 +74,10 @@ def renamed(profile: Profile, name: str, **sysctls: int) -> Profile:
 # --- schema ----------------------------------------------------------------------------------------------------
 
 
+def test_the_oldest_schema_is_the_admission_policys_minimum():
+    assert K8S_SCHEMA_VERSIONS[0] == f"{ADMISSION_POLICY_MIN_KUBERNETES}.0"
+
+
 @pytest.mark.parametrize("version", K8S_SCHEMA_VERSIONS)
 def test_every_object_is_valid_against_the_kubernetes_schema(version):
     for obj in objects(THROUGHPUT, BALANCED, pod_monitor=True, namespace="tuning", image="r.example/a:1"):
@@ -91,6 +101,10 @@ def test_objects_come_in_apply_order():
         "ServiceAccount",
         "ClusterRole",
         "ClusterRoleBinding",
+        "Role",
+        "RoleBinding",
+        "ValidatingAdmissionPolicy",
+        "ValidatingAdmissionPolicyBinding",
         "ConfigMap",
         "ConfigMap",
         "DaemonSet",
@@ -195,42 +209,56 @@ def test_default_image_is_the_release_of_this_library():
     )
 
 
-# --- RBAC: one source, agent/internal/nodestatus/rbac.yaml -------------------------------------------------------
+# --- RBAC and admission policy: one source, the agent's agent/internal/nodestatus ----------------------------------
 
 
-def test_packaged_rbac_is_a_byte_copy_of_the_agents():
-    # Regenerate with `make regen` after changing agent/internal/nodestatus/rbac.yaml.
-    assert PACKAGED_RBAC.read_bytes() == AGENT_RBAC.read_bytes()
+@pytest.mark.parametrize(("agent_file", "packaged"), AGENT_COPIES.items())
+def test_packaged_copies_are_byte_copies_of_the_agents(agent_file, packaged):
+    # Regenerate with `make regen` after changing a file in agent/internal/nodestatus.
+    assert (DATA / packaged).read_bytes() == (NODESTATUS / agent_file).read_bytes()
 
 
-def test_cluster_role_rules_equal_the_agents_rbac_yaml():
-    agent_role = yaml.safe_load(AGENT_RBAC.read_text())
-    role = one(objects(), "ClusterRole")
-    assert role["rules"] == agent_role["rules"]
-    assert role["metadata"]["name"] == agent_role["metadata"]["name"]
-    assert agent_rbac_rules() == agent_role["rules"]
+def agent_documents(path):
+    return {doc["kind"]: doc for doc in yaml.safe_load_all(path.read_text())}
 
 
-def test_cluster_role_is_exactly_the_narrow_verbs():
+def test_cluster_role_and_events_role_are_the_agents_rbac_yaml():
+    agent = agent_documents(AGENT_RBAC)
+    objs = objects()
+    for kind in ("ClusterRole", "Role"):
+        assert one(objs, kind)["rules"] == agent[kind]["rules"]
+        assert one(objs, kind)["metadata"]["name"] == agent[kind]["metadata"]["name"]
+    assert agent_rbac_rules() == agent["ClusterRole"]["rules"]
+    assert one(objs, "Role")["metadata"]["namespace"] == agent["Role"]["metadata"]["namespace"] == events_namespace()
+
+
+def test_cluster_role_is_exactly_the_node_verbs():
     rules = {
         (tuple(r["apiGroups"]), tuple(r["resources"])): set(r["verbs"]) for r in one(objects(), "ClusterRole")["rules"]
     }
-    assert rules == {
-        (("",), ("nodes",)): {"get", "patch"},
-        (("",), ("nodes/status",)): {"patch"},
-        (("",), ("events",)): {"create", "patch"},
-    }
+    assert rules == {(("",), ("nodes",)): {"get", "patch"}, (("",), ("nodes/status",)): {"patch"}}
 
 
-def test_binding_grants_the_role_to_the_agents_service_account_in_its_namespace():
+def test_events_are_granted_only_in_default_where_the_agent_writes_them():
+    role = one(objects(namespace="net-tuning"), "Role")
+    assert role["metadata"]["namespace"] == "default"  # agent/internal/nodestatus EventsNamespace
+    assert role["rules"] == [{"apiGroups": [""], "resources": ["events"], "verbs": ["create", "patch"]}]
+
+
+@pytest.mark.parametrize(
+    ("binding_kind", "role_kind"), [("ClusterRoleBinding", "ClusterRole"), ("RoleBinding", "Role")]
+)
+def test_bindings_grant_their_role_to_the_agents_service_account_in_its_namespace(binding_kind, role_kind):
     objs = objects(namespace="net-tuning")
-    binding = one(objs, "ClusterRoleBinding")
+    binding = one(objs, binding_kind)
     account = one(objs, "ServiceAccount")
+    role = one(objs, role_kind)
     assert binding["roleRef"] == {
         "apiGroup": "rbac.authorization.k8s.io",
-        "kind": "ClusterRole",
-        "name": one(objs, "ClusterRole")["metadata"]["name"],
+        "kind": role_kind,
+        "name": role["metadata"]["name"],
     }
+    assert binding["metadata"].get("namespace") == role["metadata"].get("namespace")
     assert binding["subjects"] == [
         {"kind": "ServiceAccount", "name": account["metadata"]["name"], "namespace": "net-tuning"}
     ]
@@ -240,6 +268,51 @@ def test_binding_grants_the_role_to_the_agents_service_account_in_its_namespace(
 def test_rbac_rules_are_copies_callers_cannot_corrupt():
     agent_rbac_rules()[0]["verbs"].append("delete")
     assert "delete" not in one(objects(), "ClusterRole")["rules"][0]["verbs"]
+    one(objects(), "ValidatingAdmissionPolicy")["spec"]["validations"].clear()
+    assert one(objects(), "ValidatingAdmissionPolicy")["spec"]["validations"]
+
+
+def test_admission_policy_is_the_agents_own_node_policy_with_the_install_labels():
+    agent = agent_documents(AGENT_POLICY)
+    objs = objects(namespace="net-tuning")
+    for kind in ("ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"):
+        rendered = one(objs, kind)
+        assert rendered["spec"] == agent[kind]["spec"]
+        assert rendered["apiVersion"] == "admissionregistration.k8s.io/v1"
+        assert rendered["metadata"]["name"] == agent[kind]["metadata"]["name"]
+        assert rendered["metadata"]["labels"] == one(objs, "ClusterRole")["metadata"]["labels"]
+    assert one(objs, "ValidatingAdmissionPolicyBinding")["spec"] == {
+        "policyName": one(objs, "ValidatingAdmissionPolicy")["metadata"]["name"],
+        "validationActions": ["Deny"],
+    }
+
+
+def test_admission_policy_matches_the_service_account_the_install_creates():
+    (condition,) = one(objects(), "ValidatingAdmissionPolicy")["spec"]["matchConditions"]
+    account = one(objects(), "ServiceAccount")["metadata"]["name"]
+    assert condition["expression"] == (
+        'request.userInfo.username.startsWith("system:serviceaccount:") &&\n'
+        f'request.userInfo.username.endsWith(":{account}")'
+    )
+
+
+def test_admission_policy_allows_what_drift_reads_from_the_agent():
+    """The annotation and condition `wirespeed drift` reads are among what the policy lets the agent write."""
+    from wirespeed.drift.judge import ANNOTATION_KEY, CONDITION_TYPE
+
+    variables = {v["name"]: v["expression"] for v in one(objects(), "ValidatingAdmissionPolicy")["spec"]["variables"]}
+    assert variables["annotation"] == f'"{ANNOTATION_KEY}"'
+    assert f'"{CONDITION_TYPE}"' in variables["conditionTypes"]
+
+
+@pytest.mark.parametrize("admission_policy", [True, False])
+def test_admission_policy_option_adds_exactly_the_policy_and_its_binding(admission_policy):
+    kinds = [o["kind"] for o in objects(THROUGHPUT, admission_policy=admission_policy)]
+    policy_kinds = ["ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"]
+    assert [k for k in kinds if k in policy_kinds] == (policy_kinds if admission_policy else [])
+    assert [k for k in kinds if k not in policy_kinds] == [
+        o["kind"] for o in objects(THROUGHPUT, admission_policy=False)
+    ]
 
 
 # --- profiles ----------------------------------------------------------------------------------------------------
@@ -308,7 +381,7 @@ def test_any_set_of_profiles_gives_one_config_map_and_daemon_set_each(names):
         o["spec"]["template"]["spec"]["nodeSelector"]["wirespeed.io/profile"] for o in objs if o["kind"] == "DaemonSet"
     ]
     assert ds_nodes == names
-    assert len({(o["kind"], o["metadata"]["name"]) for o in objs}) == len(objs) == 4 + 2 * len(names)
+    assert len({(o["kind"], o["metadata"]["name"]) for o in objs}) == len(objs) == 8 + 2 * len(names)
 
 
 def test_pod_monitor_scrapes_every_agent_pod():
@@ -350,8 +423,17 @@ def test_prometheus_rule_is_the_monitoring_rule_set_in_the_agents_namespace_labe
 
 def test_every_namespaced_object_lands_in_the_chosen_namespace():
     objs = objects(THROUGHPUT, BALANCED, pod_monitor=True, alerts=True, namespace="net-tuning")
-    cluster_scoped = {"Namespace", "ClusterRole", "ClusterRoleBinding"}
-    assert {o["metadata"].get("namespace") for o in objs if o["kind"] not in cluster_scoped} == {"net-tuning"}
+    cluster_scoped = {
+        "Namespace",
+        "ClusterRole",
+        "ClusterRoleBinding",
+        "ValidatingAdmissionPolicy",
+        "ValidatingAdmissionPolicyBinding",
+    }
+    in_events_namespace = {"Role", "RoleBinding"}  # the Event verbs, where the agent writes Events
+    namespaced = [o for o in objs if o["kind"] not in cluster_scoped | in_events_namespace]
+    assert {o["metadata"].get("namespace") for o in namespaced} == {"net-tuning"}
+    assert {o["metadata"]["namespace"] for o in objs if o["kind"] in in_events_namespace} == {"default"}
     assert all("namespace" not in o["metadata"] for o in objs if o["kind"] in cluster_scoped)
 
 
@@ -451,3 +533,14 @@ def test_yaml_keeps_the_profile_json_readable_as_a_literal_block():
 
 def test_yaml_header_lines_are_comments():
     assert to_yaml([{"kind": "X"}], "one\ntwo").startswith("# one\n# two\n---\nkind: X\n")
+
+
+@pytest.mark.parametrize(
+    ("version", "supported"),
+    [("1.29", False), ("1.29.15", False), ("v1.29", False), ("1.30", True), ("1.30.0", True), ("1.37", True),
+     ("2.0", True), ("latest", None), ("1", None), ("", None)],
+)  # fmt: skip
+def test_admission_policy_support_by_kubernetes_version(version, supported):
+    from wirespeed.manifests.access import admission_policy_supported
+
+    assert admission_policy_supported(version) is supported

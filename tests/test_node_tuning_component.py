@@ -41,6 +41,13 @@ def test_default_args_register_every_object_under_pulumi_mocks(engine):
         ("kubernetes:core/v1:ServiceAccount", "tuning-service-account"),
         ("kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", "tuning-cluster-role"),
         ("kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding", "tuning-cluster-role-binding"),
+        ("kubernetes:rbac.authorization.k8s.io/v1:Role", "tuning-role"),
+        ("kubernetes:rbac.authorization.k8s.io/v1:RoleBinding", "tuning-role-binding"),
+        ("kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy", "tuning-validating-admission-policy"),
+        (
+            "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicyBinding",
+            "tuning-validating-admission-policy-binding",
+        ),
         ("kubernetes:core/v1:ConfigMap", "tuning-config-map-throughput"),
         ("kubernetes:apps/v1:DaemonSet", "tuning-daemon-set-throughput"),
     }
@@ -72,6 +79,12 @@ def test_default_args_register_every_object_under_pulumi_mocks(engine):
             ["throughput"],
             NodeTuningOptions(pod_monitor=True, alerts=True),
             id="pod-monitor-and-alerts",
+        ),
+        pytest.param(
+            NodeTuningArgs(admission_policy=False),
+            ["throughput"],
+            NodeTuningOptions(admission_policy=False),
+            id="older-cluster-without-admission-policy",
         ),
     ],
 )
@@ -111,7 +124,7 @@ def test_children_are_parented_to_the_component_under_pulumi_mocks(engine):
     urn = component(engine).urn
     assert urn == "urn:pulumi:test::wirespeed::pulumi:pulumi:Stack$wirespeed:index:NodeTuning::nt"
     assert {r.name: r.parent for r in children(engine)} == {r.name: urn for r in children(engine)}
-    assert len(children(engine)) == 10
+    assert len(children(engine)) == 14
 
 
 def test_children_wait_for_what_they_use_under_pulumi_mocks(engine):
@@ -120,18 +133,41 @@ def test_children_wait_for_what_they_use_under_pulumi_mocks(engine):
     urns = {r.name: r.urn for r in children(engine)}
     depends = {r.name: sorted(d.rsplit("::", 1)[1] for d in r.dependencies) for r in children(engine)}
     assert set(urns) == set(depends)
+    # The DaemonSets start no agent before its RBAC exists and the admission policy confines it.
+    confined = [
+        "nt-cluster-role-binding",
+        "nt-role-binding",
+        "nt-service-account",
+        "nt-validating-admission-policy-binding",
+    ]
     assert depends == {
         "nt-namespace": [],
         "nt-service-account": ["nt-namespace"],
         "nt-cluster-role": [],
         "nt-cluster-role-binding": ["nt-cluster-role", "nt-service-account"],
+        "nt-role": [],
+        "nt-role-binding": ["nt-role", "nt-service-account"],
+        "nt-validating-admission-policy": [],
+        "nt-validating-admission-policy-binding": ["nt-validating-admission-policy"],
         "nt-config-map-throughput": ["nt-namespace"],
         "nt-config-map-balanced": ["nt-namespace"],
-        "nt-daemon-set-throughput": ["nt-cluster-role-binding", "nt-config-map-throughput", "nt-service-account"],
-        "nt-daemon-set-balanced": ["nt-cluster-role-binding", "nt-config-map-balanced", "nt-service-account"],
+        "nt-daemon-set-throughput": sorted([*confined, "nt-config-map-throughput"]),
+        "nt-daemon-set-balanced": sorted([*confined, "nt-config-map-balanced"]),
         "nt-pod-monitor": ["nt-namespace"],
         "nt-prometheus-rule": ["nt-namespace"],
     }
+
+
+def test_without_the_admission_policy_the_daemon_set_waits_only_for_rbac_under_pulumi_mocks(engine):
+    resolve(NodeTuning("nt", NodeTuningArgs(admission_policy=False)).namespace)
+    assert not [r for r in children(engine) if "admissionregistration" in r.type]
+    (ds,) = [r for r in children(engine) if r.type == "kubernetes:apps/v1:DaemonSet"]
+    assert sorted(d.rsplit("::", 1)[1] for d in ds.dependencies) == [
+        "nt-cluster-role-binding",
+        "nt-config-map-throughput",
+        "nt-role-binding",
+        "nt-service-account",
+    ]
 
 
 def test_every_output_is_registered_under_pulumi_mocks(engine):
@@ -235,4 +271,4 @@ def test_a_kubernetes_provider_given_to_the_component_reaches_every_child_under_
     # A provider reference is URN::ID.
     providers = {r.name: r.provider.rsplit("::", 1)[0] for r in children(engine) if r.name != "cluster"}
     assert providers == {r.name: provider_urn for r in children(engine) if r.name != "cluster"}
-    assert len(providers) == 7
+    assert len(providers) == 11

@@ -33,6 +33,7 @@ CASES = {
     "balanced": ["--profile", "balanced"],
     "two-profiles-pod-monitor": ["--profile", "throughput", "--profile", "balanced", "--pod-monitor"],
     "pod-monitor-alerts-namespace": ["--pod-monitor", "--alerts", "--namespace", "net-tuning"],
+    "no-admission-policy": ["--no-admission-policy"],
     "custom-profile-image-namespace": [
         "--profile",
         str(CUSTOM_PROFILE.relative_to(ROOT)),
@@ -80,6 +81,19 @@ def test_output_starts_with_the_reason_for_each_privilege():
     assert head.startswith(f"# wirespeed {__version__}: the node tuning agent. Apply with `kubectl apply -f -`.\n")
     for reason in ("hostNetwork", "/proc/sys/net", "/sys read-only", "NET_ADMIN", "never privileged"):
         assert reason in head
+    assert "ValidatingAdmissionPolicy (Kubernetes 1.30+)" in head
+    assert "--no-admission-policy" in head
+
+
+def test_without_the_admission_policy_the_header_says_what_is_lost():
+    out = render("--no-admission-policy")
+    head = out.stdout.split("---\n", 1)[0]
+    assert "Rendered WITHOUT the admission policy\n# (--no-admission-policy): nothing stops the agent's" in head
+    assert "any Node's labels, taints or status" in head
+    kinds = [d["kind"] for d in yaml.safe_load_all(out.stdout)]
+    assert "ValidatingAdmissionPolicy" not in kinds
+    assert "ValidatingAdmissionPolicyBinding" not in kinds
+    assert kinds.count("ClusterRole") == kinds.count("Role") == 1
 
 
 @pytest.mark.parametrize(

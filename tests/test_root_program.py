@@ -32,6 +32,10 @@ AKS_TYPES = [
     "kubernetes:core/v1:ServiceAccount",
     "kubernetes:core/v1:ConfigMap",
     "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding",
+    "kubernetes:rbac.authorization.k8s.io/v1:Role",
+    "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding",
+    "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy",
+    "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicyBinding",
     "kubernetes:apps/v1:DaemonSet",
 ]
 AKS_EXPORTS = {
@@ -107,17 +111,24 @@ def test_bad_stack_config_lists_every_problem_before_anything_registers_under_pu
 """
     with pytest.raises(ProgramError) as caught:
         run_program(project_with_stack(tmp_path, config), "test")
-    assert caught.value.problems == [
+    # The malformed pool string does not hide the other pool's or the outbound's problems: all at once.
+    assert caught.value.problems[0] == (
         "wirespeed:pools[0]: 'apps:Standard_D16s_v6:3' is not allowed: NAME:VM_SIZE:MIN:MAX[:SURGE[:PROFILE]], "
         "e.g. apps:Standard_D16s_v6:3:20:10%:throughput"
+    )
+    assert [p.split(": ")[0] for p in caught.value.problems[1:]] == [
+        "wirespeed:pools[1] (VM_SIZE)",
+        "wirespeed:pools[1] (SURGE)",
+        "wirespeed:idleTimeoutMinutes",
     ]
     config = config.replace('"apps:Standard_D16s_v6:3", ', "")
     with pytest.raises(ProgramError) as caught:
         run_program(project_with_stack(tmp_path, config), "test")
-    assert [p.split(":")[0] for p in caught.value.problems] == [
-        "pools[0].vm_size",
-        "pools[0].max_surge",
-        "outbound.idle_timeout_minutes",
+    # Each problem is named by its stack key and the part of the pool string it is in.
+    assert [p.split(": ")[0] for p in caught.value.problems] == [
+        "wirespeed:pools[0] (VM_SIZE)",
+        "wirespeed:pools[0] (SURGE)",
+        "wirespeed:idleTimeoutMinutes",
     ]
 
 
@@ -158,3 +169,19 @@ def test_the_program_itself_refuses_unknown_keys_as_pulumi_up_would_under_pulumi
     assert caught.value.problems == [
         "Pulumi.test.yaml: wirespeed:locaton: not a config key the project declares; did you mean wirespeed:location?"
     ]
+
+
+def test_a_cluster_before_130_needs_the_admission_policy_turned_off_under_pulumi_mocks(tmp_path):
+    """AKS 1.29 has no admission policy API: refused before anything registers, unless the policy is turned off."""
+    config = "config:\n  wirespeed:kubernetesVersion: '1.29'\n"
+    with pytest.raises(ProgramError) as caught:
+        run_program(project_with_stack(tmp_path, config), "test")
+    assert caught.value.problems == [
+        "wirespeed: kubernetes_version: '1.29' is not allowed with tuning_admission_policy: the agent's admission "
+        "policy needs Kubernetes 1.30 or later; upgrade, or set tuning_admission_policy=False (the agent's RBAC then "
+        "lets it patch any Node)"
+    ]
+    plan = run_program(project_with_stack(tmp_path, config + "  wirespeed:tuningAdmissionPolicy: false\n"), "test")
+    types = [r.type for r in plan.resources]
+    assert not [t for t in types if "admissionregistration" in t]
+    assert "kubernetes:apps/v1:DaemonSet" in types

@@ -143,12 +143,16 @@ def test_objects_terraform_computes_are_admitted_without_the_kubernetes_provider
     # One source: what Terraform computes is what the renderer gives (and so what `wirespeed render` prints).
     assert objects == node_tuning_objects(profiles_named(profiles), options)
 
-    # kubernetes_manifest creates the Namespace first (its own resource), then every other object.
-    out = apiserver.apply(yaml.safe_dump_all(objects[:1]), field_manager=FIELD_MANAGER)
-    assert out.stderr == ""
-    out = apiserver.apply(yaml.safe_dump_all(objects[1:]), field_manager=FIELD_MANAGER)
+    # main.tf's order: the Namespace and the admission policy (their own resources), then every other object.
+    policy = [o for o in objects if o["kind"].startswith("ValidatingAdmissionPolicy")]
+    assert [o["kind"] for o in policy] == ["ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"]
+    rest = [o for o in objects[1:] if o not in policy]
+    for step in (objects[:1], policy):
+        out = apiserver.apply(yaml.safe_dump_all(step), field_manager=FIELD_MANAGER)
+        assert out.stderr == ""
+    out = apiserver.apply(yaml.safe_dump_all(rest), field_manager=FIELD_MANAGER)
     assert out.stderr == "", out.stderr  # no Pod Security warning for the DaemonSets in their own namespace
-    assert len(out.stdout.splitlines()) == len(objects) - 1
+    assert len(out.stdout.splitlines()) == len(rest)
     for obj in objects:
         meta = obj["metadata"]
         namespaced = ["-n", meta["namespace"]] if "namespace" in meta else []

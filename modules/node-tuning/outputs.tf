@@ -4,7 +4,11 @@ output "objects" {
 }
 
 output "object_keys" {
-  description = "The objects as kind/name (cluster-scoped) or kind/namespace/name, in the same order: the keys of kubernetes_manifest.object (the Namespace is kubernetes_manifest.namespace)."
+  description = <<-EOT
+    The objects as kind/name (cluster-scoped) or kind/namespace/name, in the same order: the keys of
+    kubernetes_manifest.admission_policy (the ValidatingAdmissionPolicy and its binding) and
+    kubernetes_manifest.object (the rest; the Namespace is kubernetes_manifest.namespace).
+  EOT
   value       = local.object_keys
 }
 

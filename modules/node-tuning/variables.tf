@@ -1,3 +1,14 @@
+variable "admission_policy" {
+  description = <<-EOT
+    Create the ValidatingAdmissionPolicy (and binding) that lets the agent change only its own Node's
+    wirespeed.io/tuning-status annotation and its conditions (needs Kubernetes 1.30+). false only for an older cluster,
+    whose API server refuses it: the agent's RBAC then lets it patch any Node.
+  EOT
+  type        = bool
+  default     = true
+  nullable    = false
+}
+
 variable "alerts" {
   description = "Also create the wirespeed alert rules as a Prometheus Operator PrometheusRule (needs the monitoring.coreos.com/v1 CRDs in the cluster before plan)."
   type        = bool
@@ -53,8 +64,8 @@ variable "objects_json" {
   }
 
   validation {
-    condition     = var.objects_json == null || (var.profiles == null && var.image == null && var.namespace == null && !var.pod_monitor && !var.alerts)
-    error_message = "objects_json: given with ${join(", ", compact([var.profiles == null ? "" : "profiles", var.image == null ? "" : "image", var.namespace == null ? "" : "namespace", var.pod_monitor ? "pod_monitor" : "", var.alerts ? "alerts" : ""]))} is not allowed; allowed: objects_json alone (pass those to wirespeed render node-tuning instead)."
+    condition     = var.objects_json == null || (var.profiles == null && var.image == null && var.namespace == null && !var.pod_monitor && !var.alerts && var.admission_policy)
+    error_message = "objects_json: given with ${join(", ", compact([var.profiles == null ? "" : "profiles", var.image == null ? "" : "image", var.namespace == null ? "" : "namespace", var.pod_monitor ? "pod_monitor" : "", var.alerts ? "alerts" : "", var.admission_policy ? "" : "admission_policy"]))} is not allowed; allowed: objects_json alone (pass those to wirespeed render node-tuning instead)."
   }
 }
 

@@ -32,7 +32,7 @@ output "object_keys" {
 }
 
 output "applied" {
-  value = jsonencode({ namespace = local.namespace_object, others = local.other_objects })
+  value = jsonencode({ namespace = local.namespace_object, admission_policy = local.policy_objects, others = local.rest_objects })
 }
 
 output "profile_checksums" {
@@ -146,14 +146,16 @@ func TestNodeTuningObjectsAreTheRenderers(t *testing.T) {
 				seen[key] = true
 			}
 
-			// What main.tf hands to kubernetes_manifest: the Namespace alone, every other object under its key.
+			// What main.tf hands to kubernetes_manifest: the Namespace alone, the admission policy objects in a step
+			// of their own before the rest, every other object under its key.
 			var appliedText string
 			if err := json.Unmarshal(outputs["applied"].Value, &appliedText); err != nil {
 				t.Fatal(err)
 			}
 			var applied struct {
-				Namespace map[string]any            `json:"namespace"`
-				Others    map[string]map[string]any `json:"others"`
+				Namespace       map[string]any            `json:"namespace"`
+				AdmissionPolicy map[string]map[string]any `json:"admission_policy"`
+				Others          map[string]map[string]any `json:"others"`
 			}
 			if err := json.Unmarshal([]byte(appliedText), &applied); err != nil {
 				t.Fatal(err)
@@ -161,12 +163,17 @@ func TestNodeTuningObjectsAreTheRenderers(t *testing.T) {
 			if !reflect.DeepEqual(applied.Namespace, c.Expected[0]) || c.Expected[0]["kind"] != "Namespace" {
 				t.Errorf("kubernetes_manifest.namespace gets %v, not the renderer's Namespace", applied.Namespace["metadata"])
 			}
-			if len(applied.Others) != len(c.Expected)-1 {
-				t.Errorf("kubernetes_manifest.object gets %d objects, want %d", len(applied.Others), len(c.Expected)-1)
+			if got := len(applied.AdmissionPolicy) + len(applied.Others); got != len(c.Expected)-1 {
+				t.Errorf("kubernetes_manifest.admission_policy and .object get %d objects, want %d", got, len(c.Expected)-1)
 			}
 			for i, key := range keys[1:] {
-				if !reflect.DeepEqual(applied.Others[key], c.Expected[i+1]) {
-					t.Errorf("kubernetes_manifest.object[%q] is not the renderer's object %d", key, i+1)
+				want, kind := c.Expected[i+1], c.Expected[i+1]["kind"].(string)
+				resource, got := "object", applied.Others[key]
+				if strings.HasPrefix(kind, "ValidatingAdmissionPolicy") {
+					resource, got = "admission_policy", applied.AdmissionPolicy[key]
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("kubernetes_manifest.%s[%q] is not the renderer's object %d", resource, key, i+1)
 				}
 			}
 
@@ -231,6 +238,9 @@ func TestNodeTuningValidationMessages(t *testing.T) {
 				"app.kubernetes.io/part-of=wirespeed)."},
 		{"objects_json_with_other_inputs", map[string]any{"objects_json": nodeTuningRenderedJSON(t), "profiles": []string{"balanced"}, "alerts": true},
 			"objects_json: given with profiles, alerts is not allowed; allowed: objects_json alone (pass those to " +
+				"wirespeed render node-tuning instead)."},
+		{"objects_json_without_admission_policy", map[string]any{"objects_json": nodeTuningRenderedJSON(t), "admission_policy": false},
+			"objects_json: given with admission_policy is not allowed; allowed: objects_json alone (pass those to " +
 				"wirespeed render node-tuning instead)."},
 	}
 	for _, c := range cases {

@@ -7,11 +7,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"time"
 
 	"github.com/wirespeed-io/wirespeed/agent/internal/diagnose"
 	"github.com/wirespeed-io/wirespeed/agent/internal/ethioctl"
 	"github.com/wirespeed-io/wirespeed/agent/internal/links"
+	"github.com/wirespeed-io/wirespeed/agent/internal/profile"
+	"github.com/wirespeed-io/wirespeed/agent/internal/snat"
 )
 
 // Exit codes of `wirespeed-agent diagnose`.
@@ -30,6 +33,9 @@ func runDiagnose(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	asJSON := fs.Bool("json", false, "print the findings as JSON")
 	procRoot := fs.String("proc-root", "/proc", "`dir` of the procfs to read (the host's, with hostNetwork)")
 	sysRoot := fs.String("sys-root", "/sys", "`dir` holding the host's sysfs (SR-IOV physfn, driver fallback)")
+	profilePath := fs.String("profile", "", "profile JSON `file`: with an outbound section, SNAT pressure becomes a finding")
+	var so snatOptions
+	so.register(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return diagnoseNothing
@@ -44,6 +50,18 @@ func runDiagnose(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		fmt.Fprintf(stderr, "diagnose: --interval %s: must be positive\n", *interval)
 		return diagnoseCannotRead
 	}
+	p := &profile.Profile{}
+	if err := so.check(fs); err != nil {
+		fmt.Fprintf(stderr, "diagnose: %v\n", err)
+		return diagnoseCannotRead
+	}
+	if *profilePath != "" {
+		var err error
+		if p, err = profile.Load(*profilePath); err != nil {
+			fmt.Fprintf(stderr, "diagnose: %v\n", err)
+			return diagnoseCannotRead
+		}
+	}
 	et, err := ethioctl.Open()
 	if err != nil {
 		fmt.Fprintf(stderr, "diagnose: cannot read: %v\n", err)
@@ -56,10 +74,16 @@ func runDiagnose(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		Stats:      et.Stats,
 		Ring:       et.GetRing,
 	}
+	sampled := sampleSNAT(ctx, so, p, *procRoot, *interval)
 	res, err := diagnose.Run(ctx, src, *interval, time.Now)
 	if err != nil {
 		fmt.Fprintf(stderr, "diagnose: %v\n", err)
 		return diagnoseCannotRead
+	}
+	if s := <-sampled; s.err != nil {
+		res.Unavailable = append(res.Unavailable, "outbound SNAT: "+s.err.Error())
+	} else if s.ok {
+		diagnose.AddSNAT(&res, s.res, p.Outbound)
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
@@ -76,4 +100,30 @@ func runDiagnose(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return diagnoseFindings
 	}
 	return diagnoseNothing
+}
+
+type sampled struct {
+	res snat.SampleResult
+	ok  bool
+	err error
+}
+
+// sampleSNAT follows conntrack over the interval in the background (nothing when --snat=false).
+func sampleSNAT(ctx context.Context, so snatOptions, p *profile.Profile, procRoot string, interval time.Duration) <-chan sampled {
+	out := make(chan sampled, 1)
+	if !so.on {
+		out <- sampled{}
+		return out
+	}
+	cfg, err := snatConfig(so, p)
+	if err != nil {
+		out <- sampled{err: err}
+		return out
+	}
+	src := snat.Conntrack{ReceiveBuffer: so.receiveBuffer, Timeouts: snat.ReadTimeouts(filepath.Join(procRoot, "sys"))}
+	go func() {
+		res, err := snat.Sample(ctx, src, cfg, interval)
+		out <- sampled{res: res, ok: err == nil, err: err}
+	}()
+	return out
 }

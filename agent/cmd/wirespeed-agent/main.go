@@ -52,6 +52,7 @@ type options struct {
 	nodeName    string
 	kube        bool
 	kubeconfig  string
+	snat        snatOptions
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -74,7 +75,11 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.nodeName, "node-name", os.Getenv("NODE_NAME"), "this node's `name` (default $NODE_NAME)")
 	fs.BoolVar(&o.kube, "kube", true, "report to Kubernetes (in-cluster, or with --kubeconfig)")
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig `file` (default: in-cluster service account)")
+	o.snat.register(fs)
 	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if err := o.snat.check(fs); err != nil {
 		return o, err
 	}
 	if fs.NArg() > 0 {
@@ -139,12 +144,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if o.once {
 		return once(r, stdout, log)
 	}
-	return daemon(ctx, o, p.Name, r, nl, et, log)
+	return daemon(ctx, o, p, r, nl, et, log)
 }
 
 // daemon keeps the profile applied until ctx ends: it serves metrics and health, reports to the Node,
 // and re-applies on link events and every --resync.
-func daemon(ctx context.Context, o options, profileName string, r *reconcile.Reconciler, nl links.Netlink,
+func daemon(ctx context.Context, o options, p *profile.Profile, r *reconcile.Reconciler, nl links.Netlink,
 	et *ethioctl.Reader, log *slog.Logger) int {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -164,11 +169,15 @@ func daemon(ctx context.Context, o options, profileName string, r *reconcile.Rec
 	if reporter != nil {
 		go reporter.Run(ctx)
 	}
+	if o.snat.on {
+		stop := startSNAT(ctx, o, p, reg, reporter, log)
+		defer stop()
+	}
 
 	// 1 MiB holds thousands of RTM_NEWLINK messages (a pod-churn burst) before the kernel drops them with
 	// ENOBUFS and the watcher has to re-list; the kernel caps it at net.core.rmem_max.
 	w := &links.Watcher{NL: nl, Log: log, ReceiveBuffer: 1 << 20}
-	log.Info("starting", "profile", profileName, "dry_run", o.dryRun, "resync", o.resync.String(), "debounce", o.debounce.String())
+	log.Info("starting", "profile", p.Name, "dry_run", o.dryRun, "resync", o.resync.String(), "debounce", o.debounce.String())
 	opts := reconcile.Options{Resync: o.resync, Debounce: o.debounce, Hooks: publish(ctx, m, health, reporter, log)}
 	if err := r.Run(ctx, w, opts); err != nil {
 		log.Error("reconcile loop", "err", err)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/wirespeed-io/wirespeed/agent/internal/rings"
+	"github.com/wirespeed-io/wirespeed/agent/internal/snat"
 	"github.com/wirespeed-io/wirespeed/agent/internal/softnet"
 )
 
@@ -175,4 +176,6 @@ type Result struct {
 	// Retransmits is TCP's retransmitted segments per second: context for the findings, not a cause.
 	RetransmitsPerSecond float64  `json:"tcp_retransmits_per_second"`
 	Unavailable          []string `json:"unavailable,omitempty"`
+	// SNAT names the busiest outbound destinations and the SNAT ports they hold (AddSNAT).
+	SNAT *snat.SampleResult `json:"snat,omitempty"`
 }

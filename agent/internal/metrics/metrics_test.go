@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/wirespeed-io/wirespeed/agent/internal/snat"
 	"github.com/wirespeed-io/wirespeed/agent/internal/status"
 )
 
@@ -277,6 +278,11 @@ func TestREADMEListsEveryMetric(t *testing.T) {
 	m := New(reg)
 	m.SetDriverStats(fakeDriverStats)
 	m.Observe(smallReport())
+	// The SNAT accounting's families too (registered apart, when conntrack is readable), with an outbound
+	// section so the capacity and pressure gauges exist: dashboards and alerts read their names here.
+	s := NewSNAT(reg)
+	s.Observe(snat.Snapshot{Top: []snat.Use{{Destination: "52.1.2.3:443/tcp", InUse: 1, New: 1}}},
+		status.SNAT{Kind: "azure-load-balancer", Capacity: 1024})
 	families, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)

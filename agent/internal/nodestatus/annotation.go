@@ -115,10 +115,14 @@ func encodeAnnotation(r status.Report) []byte {
 	return marshal(a)
 }
 
-// contentKey is the annotation without the report time: two reports with the same key say the same
-// thing, so the Node need not be rewritten until the heartbeat is due.
+// contentKey is the annotation without the report time and the SNAT numbers: two reports with the same
+// key say the same thing, so the Node need not be rewritten until the heartbeat is due. The SNAT port counts
+// change every second; only whether there is pressure rewrites the Node at once.
 func contentKey(r status.Report) string {
 	r.Time = time.Time{}
+	if r.SNAT != nil {
+		r.SNAT = &status.SNAT{Pressure: r.SNAT.Pressure, Capacity: r.SNAT.Capacity}
+	}
 	return string(encodeAnnotation(r))
 }
 

@@ -102,3 +102,15 @@ func (a restAPI) PatchEvent(ctx context.Context, namespace, name string, pt type
 		Param("fieldManager", Component).Body(data).Do(ctx).Into(out)
 	return out, err
 }
+
+// ZoneLabel is the well-known label of the zone a Node runs in.
+const ZoneLabel = "topology.kubernetes.io/zone"
+
+// Zone reads the agent's Node's zone label ("" when it has none), with the get the ClusterRole grants.
+func (r *Reporter) Zone(ctx context.Context) (string, error) {
+	n, err := r.node.get(ctx)
+	if err != nil {
+		return "", err
+	}
+	return n.Labels[ZoneLabel], nil
+}

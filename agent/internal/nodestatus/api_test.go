@@ -188,7 +188,7 @@ func TestRESTAPIWithFakeAPIServer(t *testing.T) {
 	r.Report(ctx, degraded())
 	err = wait()
 	var ae attemptError
-	if !errors.As(err, &ae) || ae.signature() != "forbidden (check the agent's RBAC)" {
+	if !errors.As(err, &ae) || ae.signature() != "forbidden (check the agent's RBAC and admission policy)" {
 		t.Fatalf("error %v, want a forbidden attempt error", err)
 	}
 }

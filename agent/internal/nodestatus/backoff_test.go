@@ -32,7 +32,7 @@ func TestFailuresRetryWithBackoffWithFakeClientset(t *testing.T) {
 	}{
 		{name: "forbidden by RBAC", err: apierrors.NewForbidden(nodes, nodeName,
 			errors.New(`User "system:serviceaccount:wirespeed-system:wirespeed-agent" cannot patch resource "nodes"`)),
-			wantClass: "forbidden (check the agent's RBAC)"},
+			wantClass: "forbidden (check the agent's RBAC and admission policy)"},
 		{name: "conflict", err: apierrors.NewConflict(nodes, nodeName, errors.New("the object has been modified")),
 			wantClass: "conflict"},
 		{name: "API server down", err: connectionRefused(), wantClass: "API server unreachable"},

@@ -13,12 +13,18 @@ import (
 )
 
 // Condition reasons (CamelCase, as Kubernetes condition reasons are). The Event reasons for the
-// two transitions are status.Event reasons the core does not send: the Reporter owns them.
+// transitions are status.Event reasons the core does not send: the Reporter owns them.
 const (
 	ReasonApplied   = "TuningApplied"
 	ReasonDegraded  = "TuningDegraded"
 	ReasonDryRun    = "DryRun"
 	ReasonRecovered = "TuningRecovered"
+
+	// SNATPortPressure's condition reasons and the Events of its transitions.
+	ReasonPortsNearCapacity   = "PortsNearCapacity"
+	ReasonPortsWithinCapacity = "PortsWithinCapacity"
+	ReasonSNATPressure        = "SNATPortPressure"         // Warning, when it turns True
+	ReasonSNATRelieved        = "SNATPortPressureRelieved" // Normal, when it leaves True
 )
 
 // desiredCondition is the NetworkTuningDegraded condition rep calls for, without times.
@@ -39,9 +45,30 @@ func desiredCondition(rep status.Report) corev1.NodeCondition {
 	return c
 }
 
-// conditionWriter keeps NetworkTuningDegraded on the Node. It reads the Node's existing condition once,
-// so a restarted agent keeps lastTransitionTime and does not announce a transition that did not happen.
+// desiredSNATCondition is the SNATPortPressure condition s calls for, without times.
+func desiredSNATCondition(s status.SNAT) corev1.NodeCondition {
+	c := corev1.NodeCondition{
+		Type:    corev1.NodeConditionType(status.SNATConditionType),
+		Status:  corev1.ConditionFalse,
+		Reason:  ReasonPortsWithinCapacity,
+		Message: truncate(s.Message, maxMessageBytes),
+	}
+	if s.Pressure {
+		c.Status, c.Reason = corev1.ConditionTrue, ReasonPortsNearCapacity
+	}
+	return c
+}
+
+// conditionWriter keeps one of the agent's conditions on the Node. It reads the Node's existing condition
+// once, so a restarted agent keeps lastTransitionTime and does not announce a transition that did not
+// happen.
 type conditionWriter struct {
+	condType        string
+	raised, cleared string // Event reasons when it turns True and when it leaves True
+	// messageLags: a new message alone waits for the heartbeat. SNATPortPressure's message carries port
+	// counts that move every second; rewriting the Node for each would send every Node watcher an update.
+	messageLags bool
+
 	read       bool // the Node's existing condition has been read once
 	known      bool // the condition exists on the Node
 	status     corev1.ConditionStatus
@@ -54,7 +81,10 @@ type conditionWriter struct {
 // due. It returns the Event announcing the transition when the write was one, and on failure the part
 // that failed ("get nodes", "patch nodes/status").
 func (w *conditionWriter) sync(ctx context.Context, node ownNode, now time.Time, want corev1.NodeCondition) (*status.Event, string, error) {
-	key := string(want.Status) + "\x00" + want.Reason + "\x00" + want.Message
+	key := string(want.Status) + "\x00" + want.Reason
+	if !w.messageLags {
+		key += "\x00" + want.Message
+	}
 	if w.read && key == w.key && now.Sub(w.at) < heartbeatPeriod {
 		return nil, "", nil
 	}
@@ -92,7 +122,7 @@ func (w *conditionWriter) readExisting(ctx context.Context, node ownNode) error 
 		return err
 	}
 	for _, c := range n.Status.Conditions {
-		if c.Type == status.ConditionType {
+		if string(c.Type) == w.condType {
 			w.known, w.status, w.transition = true, c.Status, c.LastTransitionTime
 		}
 	}
@@ -100,14 +130,15 @@ func (w *conditionWriter) readExisting(ctx context.Context, node ownNode) error 
 	return nil
 }
 
-// transitionEvent announces cond replacing the condition last known: TuningDegraded when it turned
-// True, TuningRecovered when it left True, nothing when it became False without having been True.
+// transitionEvent announces cond replacing the condition last known: w.raised (TuningDegraded,
+// SNATPortPressure) when it turned True, w.cleared (TuningRecovered, SNATPortPressureRelieved) when it left
+// True, nothing when it became False without having been True.
 func (w *conditionWriter) transitionEvent(cond corev1.NodeCondition) *status.Event {
 	switch {
 	case cond.Status == corev1.ConditionTrue:
-		return &status.Event{Reason: ReasonDegraded, Message: cond.Message, Warning: true}
+		return &status.Event{Reason: w.raised, Message: cond.Message, Warning: true}
 	case w.known && w.status == corev1.ConditionTrue:
-		return &status.Event{Reason: ReasonRecovered, Message: cond.Message}
+		return &status.Event{Reason: w.cleared, Message: cond.Message}
 	}
 	return nil
 }

@@ -49,7 +49,7 @@ func classify(err error) string {
 	var netErr net.Error
 	switch {
 	case apierrors.IsForbidden(err):
-		return "forbidden (check the agent's RBAC)"
+		return "forbidden (check the agent's RBAC and admission policy)"
 	case apierrors.IsUnauthorized(err):
 		return "unauthorized"
 	case apierrors.IsConflict(err):

@@ -16,7 +16,7 @@ func TestClassify(t *testing.T) {
 		want string
 	}{
 		{name: "forbidden", err: apierrors.NewForbidden(schema.GroupResource{Resource: "events"}, "", errors.New("no")),
-			want: "forbidden (check the agent's RBAC)"},
+			want: "forbidden (check the agent's RBAC and admission policy)"},
 		{name: "unauthorized", err: apierrors.NewUnauthorized("token expired"), want: "unauthorized"},
 		{name: "node missing", err: apierrors.NewNotFound(schema.GroupResource{Resource: "nodes"}, nodeName),
 			want: "not found"},

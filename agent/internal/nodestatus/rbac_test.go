@@ -1,8 +1,11 @@
 package nodestatus
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -11,22 +14,24 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	k8stesting "k8s.io/client-go/testing"
 	"sigs.k8s.io/yaml"
 
 	"github.com/wirespeed-io/wirespeed/agent/internal/status"
 )
 
-// assertOwnNodeOnly checks that every call the Reporter made is granted by rbac.yaml and, for Nodes,
-// names the agent's own Node; Events go to the namespace it was given.
+// assertOwnNodeOnly checks that every call the Reporter made is granted by rbac.yaml (Nodes by its
+// ClusterRole, Events by its Role in the Events' namespace) and, for Nodes, names the agent's own Node.
 func assertOwnNodeOnly(t *testing.T, actions []k8stesting.Action) {
 	t.Helper()
 	granted := grantedByRBAC(t)
 	for _, a := range actions {
-		if !granted[permission(a)] {
-			t.Errorf("%q is not granted by rbac.yaml", permission(a))
+		if !granted.allows(a) {
+			t.Errorf("%q in namespace %q is not granted by rbac.yaml", permission(a), a.GetNamespace())
 		}
 		switch a.GetResource().Resource {
 		case "nodes":
@@ -51,28 +56,132 @@ func permission(a k8stesting.Action) string {
 	return res + " " + a.GetVerb()
 }
 
-func grantedByRBAC(t *testing.T) map[string]bool {
+// rbacGrants is what rbac.yaml grants: permissions ("nodes/status patch") everywhere from its ClusterRole
+// (bound by a ClusterRoleBinding) and per namespace from its Roles (each bound by a RoleBinding there).
+type rbacGrants struct {
+	cluster    map[string]bool
+	namespaced map[string]map[string]bool // namespace -> permission
+}
+
+func (g rbacGrants) allows(a k8stesting.Action) bool {
+	return g.cluster[permission(a)] || g.namespaced[a.GetNamespace()][permission(a)]
+}
+
+// all lists every grant as "<namespace or *> <permission>".
+func (g rbacGrants) all() []string {
+	var out []string
+	for p := range g.cluster {
+		out = append(out, "* "+p)
+	}
+	for ns, ps := range g.namespaced {
+		for p := range ps {
+			out = append(out, ns+" "+p)
+		}
+	}
+	return out
+}
+
+// rbacDocuments returns rbac.yaml's documents, each decoded strictly by its kind.
+func rbacDocuments(t *testing.T) (cluster []rbacv1.ClusterRole, namespaced []rbacv1.Role) {
 	t.Helper()
-	raw, err := os.ReadFile("rbac.yaml")
+	for _, doc := range yamlDocuments(t, "rbac.yaml") {
+		var meta metav1.TypeMeta
+		if err := yaml.Unmarshal(doc, &meta); err != nil {
+			t.Fatalf("rbac.yaml: %v", err)
+		}
+		switch meta.Kind {
+		case "ClusterRole":
+			var role rbacv1.ClusterRole
+			if err := yaml.UnmarshalStrict(doc, &role); err != nil {
+				t.Fatalf("rbac.yaml: %v", err)
+			}
+			cluster = append(cluster, role)
+		case "Role":
+			var role rbacv1.Role
+			if err := yaml.UnmarshalStrict(doc, &role); err != nil {
+				t.Fatalf("rbac.yaml: %v", err)
+			}
+			namespaced = append(namespaced, role)
+		default:
+			t.Fatalf("rbac.yaml: unexpected kind %q", meta.Kind)
+		}
+	}
+	return cluster, namespaced
+}
+
+// yamlDocuments splits a multi-document YAML file of this package.
+func yamlDocuments(t *testing.T, name string) [][]byte {
+	t.Helper()
+	raw, err := os.ReadFile(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var role rbacv1.ClusterRole
-	if err := yaml.UnmarshalStrict(raw, &role); err != nil {
-		t.Fatalf("rbac.yaml: %v", err)
-	}
-	granted := map[string]bool{}
-	for _, rule := range role.Rules {
-		if len(rule.APIGroups) != 1 || rule.APIGroups[0] != "" || len(rule.ResourceNames) != 0 {
-			t.Fatalf("rule %+v: expected a core-group rule", rule)
+	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(raw)))
+	var docs [][]byte
+	for {
+		doc, err := reader.Read()
+		if errors.Is(err, io.EOF) {
+			return docs
 		}
-		for _, res := range rule.Resources {
-			for _, verb := range rule.Verbs {
-				granted[res+" "+verb] = true
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		docs = append(docs, doc)
+	}
+}
+
+func grantedByRBAC(t *testing.T) rbacGrants {
+	t.Helper()
+	g := rbacGrants{cluster: map[string]bool{}, namespaced: map[string]map[string]bool{}}
+	add := func(into map[string]bool, rules []rbacv1.PolicyRule) {
+		for _, rule := range rules {
+			if len(rule.APIGroups) != 1 || rule.APIGroups[0] != "" || len(rule.ResourceNames) != 0 {
+				t.Fatalf("rule %+v: expected a core-group rule", rule)
+			}
+			for _, res := range rule.Resources {
+				for _, verb := range rule.Verbs {
+					into[res+" "+verb] = true
+				}
 			}
 		}
 	}
-	return granted
+	cluster, namespaced := rbacDocuments(t)
+	for _, role := range cluster {
+		add(g.cluster, role.Rules)
+	}
+	for _, role := range namespaced {
+		if g.namespaced[role.Namespace] == nil {
+			g.namespaced[role.Namespace] = map[string]bool{}
+		}
+		add(g.namespaced[role.Namespace], role.Rules)
+	}
+	return g
+}
+
+// Events about the Node go to one namespace, so they are granted there only: by a Role in EventsNamespace,
+// never by the ClusterRole (which a ClusterRoleBinding grants in every namespace).
+func TestEventsAreGrantedOnlyWhereTheyAreWritten(t *testing.T) {
+	cluster, namespaced := rbacDocuments(t)
+	if len(cluster) != 1 || len(namespaced) != 1 {
+		t.Fatalf("rbac.yaml has %d ClusterRoles and %d Roles, want one of each", len(cluster), len(namespaced))
+	}
+	if ns := namespaced[0].Namespace; ns != EventsNamespace {
+		t.Errorf("the Role is in namespace %q, the Events go to %q", ns, EventsNamespace)
+	}
+	if cluster[0].Name != namespaced[0].Name {
+		t.Errorf("the ClusterRole %q and the Role %q should share the agent's name", cluster[0].Name, namespaced[0].Name)
+	}
+	g := grantedByRBAC(t)
+	for p := range g.cluster {
+		if !strings.HasPrefix(p, "nodes") {
+			t.Errorf("the ClusterRole grants %q: only Nodes (cluster-scoped) belong there", p)
+		}
+	}
+	for p := range g.namespaced[EventsNamespace] {
+		if !strings.HasPrefix(p, "events ") {
+			t.Errorf("the Role grants %q: only Events belong there", p)
+		}
+	}
 }
 
 // TestRBACIsMinimalWithFakeClientset: a run through every path (first report with a transition, a
@@ -92,9 +201,9 @@ func TestRBACIsMinimalWithFakeClientset(t *testing.T) {
 	for _, a := range h.cs.Actions() {
 		used[permission(a)] = true
 	}
-	for p := range grantedByRBAC(t) {
-		if !used[p] {
-			t.Errorf("rbac.yaml grants %q, which the Reporter never uses", p)
+	for _, grant := range grantedByRBAC(t).all() {
+		if _, p, _ := strings.Cut(grant, " "); !used[p] {
+			t.Errorf("rbac.yaml grants %q, which the Reporter never uses", grant)
 		}
 	}
 }
@@ -118,7 +227,7 @@ func TestPartialRBACWithFakeClientset(t *testing.T) {
 	if o.err == nil {
 		t.Fatal("attempt succeeded without nodes/status permission")
 	}
-	if got, want := o.err.(attemptError).signature(), "forbidden (check the agent's RBAC)"; got != want {
+	if got, want := o.err.(attemptError).signature(), "forbidden (check the agent's RBAC and admission policy)"; got != want {
 		t.Fatalf("failure %q, want %q", got, want)
 	}
 	if msg := o.err.Error(); !strings.HasPrefix(msg, "patch nodes/status: ") || strings.Contains(msg, ";") {

@@ -1,5 +1,5 @@
 // Package nodestatus publishes the agent's reports on its own Node: the tuning-status annotation, the
-// NetworkTuningDegraded condition, and Events on transitions.
+// NetworkTuningDegraded and SNATPortPressure conditions, and Events on their transitions.
 //
 // Reporting must never hold up tuning: Report and Event only store the latest state and wake Run,
 // which writes it in the background. When the API server refuses (RBAC), conflicts or is unreachable,
@@ -52,13 +52,15 @@ type Reporter struct {
 	afterAttempt func(err error, retryIn time.Duration)
 
 	mu     sync.Mutex
-	latest *pendingReport
+	latest *status.Report
+	snat   *status.SNAT // nil until SNAT is called; Capacity 0: no outbound section, no condition
 	queue  eventQueue
 	wake   chan struct{}
 
 	// Owned by Run.
 	annotation annotationWriter
 	condition  conditionWriter
+	snatCond   conditionWriter
 	events     eventWriter
 	backoff    backoff
 	failures   failureLog
@@ -90,29 +92,61 @@ func NewReporterWithAPI(api API, nodeName string, c clock.PassiveClock, log *slo
 		log:          log,
 		afterAttempt: func(error, time.Duration) {},
 		wake:         make(chan struct{}, 1),
-		events:       newEventWriter(node, c, log),
-		backoff:      newBackoff(),
-		failures:     failureLog{log: log},
+		condition:    conditionWriter{condType: status.ConditionType, raised: ReasonDegraded, cleared: ReasonRecovered},
+		snatCond: conditionWriter{condType: status.SNATConditionType, raised: ReasonSNATPressure,
+			cleared: ReasonSNATRelieved, messageLags: true},
+		events:   newEventWriter(node, c, log),
+		backoff:  newBackoff(),
+		failures: failureLog{log: log},
 	}
 }
 
 // Report stores r as the latest report and wakes Run. It never blocks on the API server.
 func (r *Reporter) Report(_ context.Context, rep status.Report) {
-	p := &pendingReport{
-		annotation: encodeAnnotation(rep),
-		key:        contentKey(rep),
-		cond:       desiredCondition(rep),
-	}
 	r.mu.Lock()
-	r.latest = p
+	r.latest = &rep
 	r.mu.Unlock()
 	r.poke()
 }
 
-// Event queues e for Run to post and never blocks. TuningDegraded and TuningRecovered are ignored:
-// the Reporter posts them itself when the condition changes, so they cannot be posted twice.
+// SNAT stores the latest outbound SNAT accounting; it rides on the annotation's next write. Only a change
+// of SNATPortPressure wakes Run at once: the numbers move every second, the Node should not.
+func (r *Reporter) SNAT(_ context.Context, s status.SNAT) {
+	r.mu.Lock()
+	changed := r.snat == nil || r.snat.Pressure != s.Pressure || (r.snat.Capacity > 0) != (s.Capacity > 0)
+	r.snat = &s
+	r.mu.Unlock()
+	if changed {
+		r.poke()
+	}
+}
+
+// pending is what the Node should show now: the latest report with the latest SNAT accounting.
+func (r *Reporter) pending() (*pendingReport, *corev1.NodeCondition) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var snatCond *corev1.NodeCondition
+	if r.snat != nil && r.snat.Capacity > 0 { // only with an outbound section
+		c := desiredSNATCondition(*r.snat)
+		snatCond = &c
+	}
+	if r.latest == nil {
+		return nil, snatCond
+	}
+	rep := *r.latest
+	if r.snat != nil {
+		s := *r.snat
+		rep.SNAT = &s
+	}
+	return &pendingReport{annotation: encodeAnnotation(rep), key: contentKey(rep), cond: desiredCondition(rep)},
+		snatCond
+}
+
+// Event queues e for Run to post and never blocks. The transition Events of the conditions are ignored:
+// the Reporter posts them itself when a condition changes, so they cannot be posted twice.
 func (r *Reporter) Event(_ context.Context, e status.Event) {
-	if e.Reason == ReasonDegraded || e.Reason == ReasonRecovered {
+	switch e.Reason {
+	case ReasonDegraded, ReasonRecovered, ReasonSNATPressure, ReasonSNATRelieved:
 		r.log.Debug("event left to the condition transition", "reason", e.Reason)
 		return
 	}
@@ -175,28 +209,38 @@ func (r *Reporter) retryUntilWritten(ctx context.Context) bool {
 // attempt brings the Node up to date with the latest report and posts queued Events. Each part is
 // tried even when another fails, so a missing permission for one does not silence the others.
 func (r *Reporter) attempt(ctx context.Context) error {
-	r.mu.Lock()
-	p := r.latest
-	r.mu.Unlock()
-
+	p, snatCond := r.pending()
 	var errs attemptError
 	if p != nil {
 		if err := r.annotation.sync(ctx, r.node, r.clock.Now(), p); err != nil {
 			errs = append(errs, partError{"patch nodes (annotation " + status.AnnotationKey + ")", err})
 		}
-		transition, part, err := r.condition.sync(ctx, r.node, r.clock.Now(), p.cond)
-		if err != nil {
-			errs = append(errs, partError{part, err})
-		}
-		if transition != nil {
-			r.queue.push(*transition)
-		}
+		errs = r.syncCondition(ctx, &r.condition, p.cond, errs)
+	}
+	if snatCond != nil {
+		errs = r.syncCondition(ctx, &r.snatCond, *snatCond, errs)
 	}
 	if err := r.events.flush(ctx, &r.queue); err != nil {
 		errs = append(errs, partError{"create/patch events", err})
 	}
 	if len(errs) == 0 {
 		return nil
+	}
+	return errs
+}
+
+// syncCondition brings one condition up to date, queueing its transition Event.
+func (r *Reporter) syncCondition(ctx context.Context, w *conditionWriter, want corev1.NodeCondition,
+	errs attemptError) attemptError {
+	transition, part, err := w.sync(ctx, r.node, r.clock.Now(), want)
+	if err != nil {
+		if w.condType != status.ConditionType {
+			part += " (" + w.condType + ")"
+		}
+		errs = append(errs, partError{part, err})
+	}
+	if transition != nil {
+		r.queue.push(*transition)
 	}
 	return errs
 }

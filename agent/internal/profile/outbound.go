@@ -122,6 +122,10 @@ func (r *rawOutbound) withDefaults() *Outbound {
 	return o
 }
 
+// DefaultHoldSeconds is how long a closed flow holds its SNAT port when no profile says otherwise (the
+// schema's default for outbound.hold_seconds).
+func DefaultHoldSeconds() int { return outboundDefaults.HoldSeconds }
+
 // outboundDefaults are the section's defaults, read from the embedded schema's "default" keywords (the
 // Python model generates them from wirespeed.sizing.snat_limits): one source for both languages.
 var outboundDefaults = readOutboundDefaults(schemaJSON)

@@ -11,6 +11,10 @@ const AnnotationKey = "wirespeed.io/tuning-status"
 // ConditionType is the Node condition set True when the agent cannot apply the profile.
 const ConditionType = "NetworkTuningDegraded"
 
+// SNATConditionType is the Node condition set True when one destination uses more of its SNAT capacity than
+// the profile's outbound.pressure_percent; only written when the profile has an outbound section.
+const SNATConditionType = "SNATPortPressure"
+
 // State summarises a report.
 type State string
 
@@ -59,7 +63,33 @@ type Report struct {
 	Interfaces []Interface      `json:"interfaces"`
 	Sysctls    map[string]Value `json:"sysctls"`
 	Errors     []string         `json:"errors,omitempty"`
-	Time       time.Time        `json:"time"`
+	// SNAT is the outbound SNAT accounting (the agent's conntrack view), absent when it is off.
+	SNAT *SNAT     `json:"snat,omitempty"`
+	Time time.Time `json:"time"`
+}
+
+// SNAT is what the node's outbound flows use of their SNAT capacity, per destination.
+type SNAT struct {
+	// Top are the busiest destinations now, busiest first (at most 5 in the annotation).
+	Top []SNATDestination `json:"top"`
+	// Max is the most ports one destination uses now; Peak the most within the agent's peak window.
+	Max  int `json:"max"`
+	Peak int `json:"peak"`
+	// Kind is the profile's outbound.kind; Capacity is what one destination may use (from that section; both
+	// absent without one), ThresholdPercent the share of it that sets SNATPortPressure.
+	Kind             string `json:"kind,omitempty"`
+	Capacity         int    `json:"capacity,omitempty"`
+	ThresholdPercent int    `json:"threshold_percent,omitempty"`
+	Pressure         bool   `json:"pressure"`
+	// Message is the SNATPortPressure condition's message.
+	Message          string `json:"message,omitempty"`
+	ConntrackEntries int    `json:"conntrack_entries"`
+}
+
+// SNATDestination is one destination ("52.1.2.3:443/tcp") and the SNAT ports its flows hold.
+type SNATDestination struct {
+	Destination string `json:"destination"`
+	PortsInUse  int    `json:"ports_in_use"`
 }
 
 // Drifted reports whether any managed value differs from its desired value.

@@ -32,6 +32,7 @@ from wirespeed.azure.pools import (
 )
 from wirespeed.azure.problems import Collector, InvalidArgsError, join
 from wirespeed.azure.spec import ClusterSpec
+from wirespeed.manifests.access import ADMISSION_POLICY_MIN_KUBERNETES, admission_policy_supported
 from wirespeed.manifests.options import DEFAULT_IMAGE, NodeTuningOptions, check_options
 from wirespeed.problems import Problem
 from wirespeed.profile import Profile
@@ -105,6 +106,20 @@ def _distinct_profiles(out: Collector, pools: Sequence[tuple[str, PoolPlan | Nap
     return profiles
 
 
+def _check_admission_policy_version(out: Collector, spec: ClusterSpec) -> None:
+    """The agent's admission policy is refused by an API server before 1.30: say so before anything registers."""
+    version = spec.kubernetes_version
+    if not spec.tuning_admission_policy or not isinstance(version, str):
+        return
+    if admission_policy_supported(version) is False:
+        out.add(
+            "kubernetes_version",
+            f"{version!r} is not allowed with tuning_admission_policy: the agent's admission policy needs Kubernetes "
+            f"{ADMISSION_POLICY_MIN_KUBERNETES} or later; upgrade, or set tuning_admission_policy=False (the agent's "
+            "RBAC then lets it patch any Node)",
+        )
+
+
 def _auto_provisioned(out: Collector, spec: ClusterSpec) -> list[NapPlan]:
     """Each NAP pool checked, names unique; with any, every agent pool fixed-size: AKS cannot enable node
     auto-provisioning on a cluster running the cluster autoscaler (learn.microsoft.com/azure/aks/
@@ -171,6 +186,7 @@ def plan_cluster(spec: ClusterSpec) -> ClusterPlan:
         options = NodeTuningOptions(image=spec.tuning_image or DEFAULT_IMAGE, namespace=spec.tuning_namespace)
         for problem in check_options(options):
             out.add(f"tuning_{problem.field}", f"{problem.value!r} is not allowed: {problem.allowed}")
+        _check_admission_policy_version(out, spec)
     if out.problems or system is None or outbound is None:
         raise InvalidArgsError("NetworkOptimizedCluster", out.problems)
     return ClusterPlan(

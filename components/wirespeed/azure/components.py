@@ -497,6 +497,11 @@ class NetworkOptimizedCluster(pulumi.ComponentResource):
 
         return NodeTuning(
             f"{name}-tuning",
-            NodeTuningArgs(profiles=list(plan.profiles), image=args.tuning_image, namespace=args.tuning_namespace),
+            NodeTuningArgs(
+                profiles=list(plan.profiles),
+                image=args.tuning_image,
+                namespace=args.tuning_namespace,
+                admission_policy=args.tuning_admission_policy,
+            ),
             pulumi.ResourceOptions(parent=self, provider=provider, depends_on=[self.cluster, *self.pools.values()]),
         )

@@ -274,6 +274,11 @@ class ClusterSpec:
     tuning_namespace: str = "wirespeed-system"
     """Namespace of the DaemonSet. Default ``wirespeed-system``."""
 
+    tuning_admission_policy: bool = True
+    """Install the admission policy that lets the agent change only its own Node's annotation and conditions
+    (``NodeTuningArgs.admission_policy``; Kubernetes 1.30+, so a ``kubernetes_version`` below 1.30 is refused with it).
+    ``False`` only for an older cluster: the agent's RBAC then lets it patch any Node. Default on."""
+
     snat_alert: SnatAlertSpec | None = None
     """Metric alert on SNAT port use; default None (off). Load balancer outbound only."""
 

@@ -117,6 +117,7 @@ def cluster_spec(config: Mapping[str, Any]) -> ClusterSpec:
         kubernetes_version=_positive_or_none(config.get("kubernetesVersion")),
         tuning=bool(config.get("tuning", True)),
         tuning_image=_positive_or_none(config.get("image")),
+        tuning_admission_policy=bool(config.get("tuningAdmissionPolicy", True)),
         snat_alert=None if alert_percent is None or nat else SnatAlertSpec(threshold_percent=alert_percent),
     )
     # The component's own checks too, now, so a malformed pool string does not hide what is wrong elsewhere:

@@ -12,6 +12,7 @@ import typer
 from wirespeed.cli._common import fail, fail_all
 
 if TYPE_CHECKING:
+    from wirespeed.manifests.options import NodeTuningOptions
     from wirespeed.problems import Problem
     from wirespeed.profile import Profile
 
@@ -23,6 +24,16 @@ The namespace is Pod Security "privileged" because the agent needs hostNetwork (
 hostPath /proc/sys/net (sysctls) and /sys read-only (NIC discovery), and the NET_ADMIN capability (rings, MTU);
 it runs as uid 0 with every other capability dropped, a read-only root filesystem, and never privileged.
 Each DaemonSet runs on the nodes labelled wirespeed.io/profile=<profile>."""
+
+POLICY_HEADER = """
+In the API it may patch Nodes and write Events in "default" only. The ValidatingAdmissionPolicy (Kubernetes 1.30+)
+confines it to its own Node's wirespeed.io/tuning-status annotation and its own conditions; for an older cluster,
+render with --no-admission-policy (and the agent's RBAC then lets it patch any Node)."""
+
+NO_POLICY_HEADER = """
+In the API it may patch Nodes and write Events in "default" only. Rendered WITHOUT the admission policy
+(--no-admission-policy): nothing stops the agent's ServiceAccount from changing any Node's labels, taints or status.
+Render without that flag once the cluster runs Kubernetes 1.30 or later."""
 
 
 def _load(spec: str, index: int) -> tuple[str | Profile | None, list[str]]:
@@ -86,6 +97,15 @@ def render_node_tuning(
             "use `wirespeed render alerts`).",
         ),
     ] = False,
+    admission_policy: Annotated[
+        bool,
+        typer.Option(
+            "--admission-policy/--no-admission-policy",
+            help="Render the ValidatingAdmissionPolicy that lets the agent change only its own Node's annotation and "
+            "conditions (Kubernetes 1.30+). --no-admission-policy only for older clusters, whose API server refuses "
+            "it: the agent's RBAC then lets it patch any Node.",
+        ),
+    ] = True,
     output: Annotated[
         Output,
         typer.Option(
@@ -94,28 +114,39 @@ def render_node_tuning(
         ),
     ] = Output.yaml,
 ) -> None:
-    """Print the tuning DaemonSet (one per profile) with its Namespace, RBAC and profile ConfigMaps."""
+    """Print the tuning DaemonSet (one per profile), its Namespace, RBAC, admission policy and profile ConfigMaps."""
     from wirespeed import __version__
-    from wirespeed.manifests import (
-        DEFAULT_IMAGE,
-        DEFAULT_PROFILES,
-        NodeTuningOptions,
-        check,
-        node_tuning_objects,
-        to_yaml,
+    from wirespeed.manifests import DEFAULT_IMAGE, NodeTuningOptions, node_tuning_objects, to_yaml
+
+    options = NodeTuningOptions(
+        image=DEFAULT_IMAGE if image is None else image,
+        namespace=namespace,
+        pod_monitor=pod_monitor,
+        alerts=alerts,
+        admission_policy=admission_policy,
     )
+    objects = node_tuning_objects(_checked_profiles(profile, options), options)
+    if output is Output.json:
+        import json
+
+        typer.echo(json.dumps(objects, indent=2))
+    else:
+        header = HEADER.format(version=__version__) + (POLICY_HEADER if admission_policy else NO_POLICY_HEADER)
+        typer.echo(to_yaml(objects, header), nl=False)
+
+
+def _checked_profiles(flags: list[str] | None, options: NodeTuningOptions) -> list[Profile]:
+    """The --profile flags loaded and checked with the other flags; every problem printed and exit 2 if any."""
+    from wirespeed.manifests import DEFAULT_PROFILES, check
     from wirespeed.manifests.options import check_options
 
     errors: list[str] = []
     specs: list[str | Profile] = []
-    for index, spec in enumerate(profile or list(DEFAULT_PROFILES)):
+    for index, spec in enumerate(flags or list(DEFAULT_PROFILES)):
         loaded, load_errors = _load(spec, index)
         errors += load_errors
         if loaded is not None:
             specs.append(loaded)
-    options = NodeTuningOptions(
-        image=DEFAULT_IMAGE if image is None else image, namespace=namespace, pod_monitor=pod_monitor, alerts=alerts
-    )
     profiles: list[Profile] = []
     if errors:  # a profile did not load: check the other flags, not the profiles that are left
         problems = check_options(options)
@@ -124,13 +155,7 @@ def render_node_tuning(
     errors += [_as_flag(problem) for problem in problems]
     if errors:
         fail_all(f"node tuning not rendered: {len(errors)} problem(s)", errors)
-    objects = node_tuning_objects(profiles, options)
-    if output is Output.json:
-        import json
-
-        typer.echo(json.dumps(objects, indent=2))
-    else:
-        typer.echo(to_yaml(objects, HEADER.format(version=__version__)), nl=False)
+    return profiles
 
 
 ALERTS_HEADER = """wirespeed {version}: alert rules for nodes the wirespeed agent tunes (Prometheus rule file).

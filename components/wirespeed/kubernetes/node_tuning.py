@@ -1,4 +1,5 @@
-"""``NodeTuning``: the wirespeed agent DaemonSet (one per profile), its profile ConfigMaps, Namespace and RBAC.
+"""``NodeTuning``: the wirespeed agent DaemonSet (one per profile), its profile ConfigMaps, Namespace, RBAC and
+admission policy.
 
 The objects come from :func:`wirespeed.manifests.node_tuning_objects`, so `pulumi up` and
 `wirespeed render node-tuning | kubectl apply -f -` create the same thing. Each object is its own typed
@@ -9,7 +10,7 @@ per-object diffs, and a profile change updates the DaemonSet in place and rolls 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,6 +55,14 @@ class NodeTuningArgs:
     """Also create a Prometheus Operator ``PodMonitor`` scraping every agent's ``/metrics``. Needs the
     monitoring.coreos.com CRDs in the cluster."""
 
+    admission_policy: bool = True
+    """Create the ValidatingAdmissionPolicy ``wirespeed-agent-own-node`` and its binding: the API server then refuses
+    every Node write of the agent's ServiceAccount except the ``wirespeed.io/tuning-status`` annotation and its own
+    conditions (``NetworkTuningDegraded``, ``SNATPortPressure``) on the Node its pod runs on. Needs Kubernetes 1.30+
+    (admissionregistration.k8s.io/v1, and the node name in pod-bound ServiceAccount tokens). ``False`` only for an
+    older cluster, whose API server refuses the objects; the agent's RBAC then lets it patch any Node. Default
+    ``True``."""
+
     alerts: bool = False
     """Also create the wirespeed alert rules (ring overflow, backlog drops, time squeeze, ENA allowances,
     conntrack, degraded tuning, drift, missing agent; :mod:`wirespeed.manifests.monitoring`) as a Prometheus
@@ -75,14 +84,23 @@ def _name(meta: Any) -> str:
     return str(meta.name)
 
 
-def _depends_on(obj: dict[str, Any]) -> list[str]:
-    """Roles an object waits for: pulumi-kubernetes does not order a namespaced object after its Namespace,
-    and a DaemonSet whose pods start before their ConfigMap or RBAC exist crash-loops until they do."""
+def _depends_on(obj: dict[str, Any], created: Iterable[str]) -> list[str]:
+    """Roles an object waits for: pulumi-kubernetes does not order a namespaced object after its Namespace, a
+    DaemonSet whose pods start before their ConfigMap or RBAC exist crash-loops until they do, and no agent should
+    run before the admission policy confines it."""
     kind = obj["kind"]
     if kind == "ClusterRoleBinding":
         return ["cluster-role", "service-account"]
+    if kind == "RoleBinding":
+        return ["role", "service-account"]
+    if kind == "ValidatingAdmissionPolicyBinding":
+        return ["validating-admission-policy"]
     if kind == "DaemonSet":
-        return ["service-account", "cluster-role-binding", f"config-map-{obj['metadata']['labels'][PROFILE_LABEL]}"]
+        confined = [r for r in ("validating-admission-policy-binding",) if r in created]
+        profile = obj["metadata"]["labels"][PROFILE_LABEL]
+        return ["service-account", "cluster-role-binding", "role-binding", *confined, f"config-map-{profile}"]
+    if kind == "Role":  # in the Events' namespace (default), not the agent's
+        return []
     return ["namespace"] if "namespace" in obj["metadata"] else []
 
 
@@ -98,6 +116,16 @@ def _typed(obj: dict[str, Any], name: str, opts: pulumi.ResourceOptions) -> pulu
         "ClusterRoleBinding": lambda: k8s.rbac.v1.ClusterRoleBinding(
             name, metadata=meta, role_ref=obj["roleRef"], subjects=obj["subjects"], opts=opts
         ),
+        "Role": lambda: k8s.rbac.v1.Role(name, metadata=meta, rules=obj["rules"], opts=opts),
+        "RoleBinding": lambda: k8s.rbac.v1.RoleBinding(
+            name, metadata=meta, role_ref=obj["roleRef"], subjects=obj["subjects"], opts=opts
+        ),
+        "ValidatingAdmissionPolicy": lambda: k8s.admissionregistration.v1.ValidatingAdmissionPolicy(
+            name, metadata=meta, spec=obj["spec"], opts=opts
+        ),
+        "ValidatingAdmissionPolicyBinding": lambda: k8s.admissionregistration.v1.ValidatingAdmissionPolicyBinding(
+            name, metadata=meta, spec=obj["spec"], opts=opts
+        ),
         "DaemonSet": lambda: k8s.apps.v1.DaemonSet(name, metadata=meta, spec=obj["spec"], opts=opts),
     }
     if kind in constructors:
@@ -111,11 +139,13 @@ def _typed(obj: dict[str, Any], name: str, opts: pulumi.ResourceOptions) -> pulu
 class NodeTuning(pulumi.ComponentResource):
     """The wirespeed node agent on every node labelled ``wirespeed.io/profile=<name>``, one DaemonSet per profile.
 
-    Creates a Namespace (Pod Security ``privileged``), the agent's ServiceAccount, ClusterRole and
-    ClusterRoleBinding (node get/patch, nodes/status patch, events create/patch: nothing else), a ConfigMap
-    and a DaemonSet per profile, and optionally a PodMonitor and the alert rules as a PrometheusRule. Pass a
-    Kubernetes provider through ``opts.providers`` / ``opts.provider`` to target a cluster created in the same
-    program.
+    Creates a Namespace (Pod Security ``privileged``), the agent's ServiceAccount, a ClusterRole and
+    ClusterRoleBinding (node get/patch, nodes/status patch: nothing else), a Role and RoleBinding in ``default``
+    (events create/patch, there only: Node Events live in ``default``), the ValidatingAdmissionPolicy and binding
+    that confine the agent to its own Node's annotation and conditions (Kubernetes 1.30+; ``admission_policy``),
+    a ConfigMap and a DaemonSet per profile, and optionally a PodMonitor and the alert rules as a PrometheusRule.
+    The DaemonSets wait for the RBAC and the policy binding. Pass a Kubernetes provider through
+    ``opts.providers`` / ``opts.provider`` to target a cluster created in the same program.
 
     A profile change replaces its ConfigMap (pulumi-kubernetes treats ConfigMap data as immutable and deletes a
     named object before re-creating it) and updates the DaemonSet in place: the profile checksum on the pod
@@ -136,6 +166,7 @@ class NodeTuning(pulumi.ComponentResource):
             namespace=args.namespace,
             pod_monitor=args.pod_monitor,
             alerts=args.alerts,
+            admission_policy=args.admission_policy,
         )
         # Everything is checked before the component itself registers: bad args leave nothing behind.
         profiles, problems = check(args.profiles, options)
@@ -147,7 +178,7 @@ class NodeTuning(pulumi.ComponentResource):
         created: dict[str, pulumi.CustomResource] = {}
         for obj in objects:
             role = _role(obj)
-            depends = [created[r] for r in _depends_on(obj)]
+            depends = [created[r] for r in _depends_on(obj, created)]
             created[role] = _typed(obj, f"{name}-{role}", pulumi.ResourceOptions(parent=self, depends_on=depends))
 
         namespace = created["namespace"]

@@ -1,14 +1,14 @@
-"""Kubernetes manifests wirespeed ships, as plain data (no Pulumi): the tuning DaemonSet and its RBAC.
+"""Kubernetes manifests wirespeed ships, as plain data (no Pulumi): the tuning DaemonSet, its RBAC and admission policy.
 
 `wirespeed render node-tuning` prints them as YAML; ``wirespeed.kubernetes.NodeTuning`` creates the same
 objects through pulumi-kubernetes.
 """
 
+from wirespeed.manifests.access import ADMISSION_POLICY_MIN_KUBERNETES, agent_rbac_rules, events_namespace
 from wirespeed.manifests.node_tuning import (
     AGENT_NAME,
     CHECKSUM_ANNOTATION,
     PROFILE_LABEL,
-    agent_rbac_rules,
     node_tuning_objects,
     profile_checksum,
     profile_json,
@@ -24,6 +24,7 @@ from wirespeed.manifests.options import (
 from wirespeed.manifests.render import to_yaml
 
 __all__ = [
+    "ADMISSION_POLICY_MIN_KUBERNETES",
     "AGENT_NAME",
     "CHECKSUM_ANNOTATION",
     "DEFAULT_IMAGE",
@@ -34,6 +35,7 @@ __all__ = [
     "NodeTuningOptions",
     "agent_rbac_rules",
     "check",
+    "events_namespace",
     "node_tuning_objects",
     "profile_checksum",
     "profile_json",

@@ -1,24 +1,21 @@
 """The tuning DaemonSet and what it needs, as plain Kubernetes objects (dicts): one source for
 `wirespeed render node-tuning` (kubectl, Terraform) and the Pulumi component ``wirespeed.kubernetes.NodeTuning``.
 
-Per install: a Namespace, the agent's ServiceAccount, ClusterRole and ClusterRoleBinding, optionally a PodMonitor
-and the alert rules as a PrometheusRule (:mod:`wirespeed.manifests.monitoring`).
+Per install: a Namespace; the agent's ServiceAccount, its RBAC (a ClusterRole for its Node, a Role for its Events in
+``default``) and the ValidatingAdmissionPolicy confining it to its own Node's report (:mod:`wirespeed.manifests.
+access`); optionally a PodMonitor and the alert rules as a PrometheusRule (:mod:`wirespeed.manifests.monitoring`).
 Per profile: a ConfigMap holding the profile JSON and a DaemonSet on the nodes labelled
 ``wirespeed.io/profile=<name>``. The privileges and why each is needed: agent/README.md, "Privileges".
 """
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 from collections.abc import Sequence
-from functools import cache
-from importlib import resources
 from typing import Any
 
-import yaml
-
+from wirespeed.manifests.access import access_objects
 from wirespeed.manifests.metadata import labels, metadata
 from wirespeed.manifests.monitoring import prometheus_rule
 from wirespeed.manifests.options import NodeTuningError, NodeTuningOptions, check_options, check_profiles
@@ -63,20 +60,6 @@ def profile_checksum(profile: Profile) -> str:
     return hashlib.sha256(profile_json(profile).encode()).hexdigest()
 
 
-@cache
-def _agent_rbac() -> Obj:
-    # A byte-identical copy of agent/internal/nodestatus/rbac.yaml (the agent's source of truth, next to the
-    # code that makes the calls); `make regen` copies it and a test fails when the copy is stale.
-    text = resources.files("wirespeed").joinpath("data/agent-rbac.yaml").read_text()
-    loaded: Obj = yaml.safe_load(text)
-    return loaded
-
-
-def agent_rbac_rules() -> list[Obj]:
-    rules: list[Obj] = copy.deepcopy(_agent_rbac()["rules"])
-    return rules
-
-
 def namespace_object(options: NodeTuningOptions) -> Obj:
     meta = metadata(options.namespace, "node-tuning")
     # Pod Security "privileged": the agent pod needs hostNetwork, hostPath volumes and the NET_ADMIN
@@ -87,34 +70,6 @@ def namespace_object(options: NodeTuningOptions) -> Obj:
         "pod-security.kubernetes.io/warn": "privileged",
     }
     return {"apiVersion": "v1", "kind": "Namespace", "metadata": meta}
-
-
-def service_account(options: NodeTuningOptions) -> Obj:
-    return {
-        "apiVersion": "v1",
-        "kind": "ServiceAccount",
-        "metadata": metadata(AGENT_NAME, "node-tuning", options.namespace),
-    }
-
-
-def cluster_role() -> Obj:
-    return {
-        "apiVersion": "rbac.authorization.k8s.io/v1",
-        "kind": "ClusterRole",
-        "metadata": metadata(_agent_rbac()["metadata"]["name"], "node-tuning"),
-        "rules": agent_rbac_rules(),
-    }
-
-
-def cluster_role_binding(options: NodeTuningOptions) -> Obj:
-    role_name = _agent_rbac()["metadata"]["name"]
-    return {
-        "apiVersion": "rbac.authorization.k8s.io/v1",
-        "kind": "ClusterRoleBinding",
-        "metadata": metadata(role_name, "node-tuning"),
-        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role_name},
-        "subjects": [{"kind": "ServiceAccount", "name": AGENT_NAME, "namespace": options.namespace}],
-    }
 
 
 def config_map_name(profile: Profile) -> str:
@@ -257,7 +212,7 @@ def node_tuning_objects(profiles: Sequence[Profile], options: NodeTuningOptions 
     problems = check_profiles(profiles) + check_options(options)
     if problems:
         raise NodeTuningError(problems)
-    objects = [namespace_object(options), service_account(options), cluster_role(), cluster_role_binding(options)]
+    objects = [namespace_object(options), *access_objects(options)]
     objects += [config_map(p, options) for p in profiles]
     objects += [daemon_set(p, options) for p in profiles]
     if options.pod_monitor:

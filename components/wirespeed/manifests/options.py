@@ -58,6 +58,10 @@ class NodeTuningOptions:
     alerts: bool = False
     """Also render the alert rules (:mod:`wirespeed.manifests.monitoring`) as a Prometheus Operator
     ``PrometheusRule`` in ``namespace``. Needs the monitoring.coreos.com/v1 CRDs. Default False."""
+    admission_policy: bool = True
+    """Render the ValidatingAdmissionPolicy (and its binding) that lets the agent change only its own Node's
+    ``wirespeed.io/tuning-status`` annotation and its conditions. Needs Kubernetes 1.30+; turn it off only for an older
+    cluster, whose API server refuses it, and know that the agent's RBAC then lets it patch any Node. Default True."""
 
 
 def builtin_names() -> list[str]:

@@ -74,6 +74,10 @@ _CLUSTER_SCOPED_KINDS = frozenset(
         "StorageClass",
         "ValidatingWebhookConfiguration",
         "MutatingWebhookConfiguration",
+        "ValidatingAdmissionPolicy",
+        "ValidatingAdmissionPolicyBinding",
+        "MutatingAdmissionPolicy",
+        "MutatingAdmissionPolicyBinding",
         "PersistentVolume",
         "Node",
     }

@@ -3,8 +3,9 @@
 objects, byte for byte, and nobody keeps a second copy of a manifest in HCL.
 
 ``modules/node-tuning/manifests.tf.json`` holds, as Terraform locals, the objects the renderer gives for each
-built-in profile, split the way the module composes them: the install objects (Namespace, RBAC), a ConfigMap and
-DaemonSet per profile, and the PodMonitor and PrometheusRule as separate lists. The two inputs the renderer takes
+built-in profile, split the way the module composes them: the install objects (Namespace, ServiceAccount, RBAC), the
+admission policy and its binding, a ConfigMap and DaemonSet per profile, and the PodMonitor and PrometheusRule as
+separate lists. The two inputs the renderer takes
 as plain text (image, namespace) are rendered as placeholders and written back as Terraform references to
 ``local.image`` and ``local.namespace``; everything else is literal text, with Terraform's template sequences
 (``${``, ``%{``) escaped. ``tests/vectors/node_tuning.json`` holds inputs with the objects the renderer gives for
@@ -72,11 +73,21 @@ def terraform_template(value: Any) -> Any:
     return value
 
 
-def _placeholder_render(profiles: Sequence[str], pod_monitor: bool = False, alerts: bool = False) -> list[Obj]:
+def _placeholder_render(
+    profiles: Sequence[str], pod_monitor: bool = False, alerts: bool = False, admission_policy: bool = True
+) -> list[Obj]:
     options = NodeTuningOptions(
-        image=IMAGE_PLACEHOLDER, namespace=NAMESPACE_PLACEHOLDER, pod_monitor=pod_monitor, alerts=alerts
+        image=IMAGE_PLACEHOLDER,
+        namespace=NAMESPACE_PLACEHOLDER,
+        pod_monitor=pod_monitor,
+        alerts=alerts,
+        admission_policy=admission_policy,
     )
     return node_tuning_objects([builtin_profile(name) for name in profiles], options)
+
+
+# The kinds of the optional admission policy part, in the renderer's order.
+POLICY_KINDS = ["ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"]
 
 
 def _split() -> Obj:
@@ -85,17 +96,26 @@ def _split() -> Obj:
     names = manifest_options.builtin_names()
     everything = _placeholder_render(names, pod_monitor=True, alerts=True)
     count = len(names)
-    install, config_maps, daemon_sets = everything[:4], everything[4 : 4 + count], everything[4 + count : 4 + 2 * count]
-    pod_monitor, alerts = everything[4 + 2 * count : 5 + 2 * count], everything[5 + 2 * count :]
-    if _placeholder_render(names) != install + config_maps + daemon_sets:
+    first_config_map = [o["kind"] for o in everything].index("ConfigMap")
+    policy_at = first_config_map - len(POLICY_KINDS)
+    install, policy = everything[:policy_at], everything[policy_at:first_config_map]
+    rest = everything[first_config_map:]
+    config_maps, daemon_sets = rest[:count], rest[count : 2 * count]
+    pod_monitor, alerts = rest[2 * count : 2 * count + 1], rest[2 * count + 1 :]
+    if [o["kind"] for o in policy] != POLICY_KINDS:
+        raise RuntimeError("node_tuning_objects changed its admission policy: update wirespeed.terraform.node_tuning")
+    if _placeholder_render(names) != install + policy + config_maps + daemon_sets:
         raise RuntimeError("node_tuning_objects changed its order: update wirespeed.terraform.node_tuning")
+    if _placeholder_render(names, admission_policy=False) != install + config_maps + daemon_sets:
+        raise RuntimeError("the admission policy is not a part on its own: update wirespeed.terraform.node_tuning")
     if [o["kind"] for o in pod_monitor + alerts] != ["PodMonitor", "PrometheusRule"]:
         raise RuntimeError("node_tuning_objects changed its monitoring objects: update wirespeed.terraform.node_tuning")
     for name, config_map, daemon_set in zip(names, config_maps, daemon_sets, strict=True):
-        if _placeholder_render([name]) != [*install, config_map, daemon_set]:
+        if _placeholder_render([name]) != [*install, *policy, config_map, daemon_set]:
             raise RuntimeError(f"profile {name!r} renders differently alone: update wirespeed.terraform.node_tuning")
     return {
         "install": install,
+        "admission_policy": policy,
         "profiles": {
             name: {
                 "config_map": config_map,
@@ -138,8 +158,9 @@ def manifests_document() -> Obj:
 # A profile file of the kind a user writes (the custom-profile golden case of `wirespeed render node-tuning`).
 CUSTOM_PROFILE_PATH = ROOT / "tests" / "golden" / "node-tuning" / "ingest-profile.json"
 
-# (name, profiles, image, namespace, pod_monitor, alerts); None keeps the module's (and the renderer's) default.
-_Case = tuple[str, list[str] | None, str | None, str | None, bool, bool]
+# (name, profiles, image, namespace, pod_monitor, alerts, admission_policy); None keeps the module's (and the
+# renderer's) default.
+_Case = tuple[str, list[str] | None, str | None, str | None, bool, bool, bool]
 DIGEST_IMAGE = "registry.example.com/platform/wirespeed-agent@sha256:" + "4" * 64
 
 
@@ -150,7 +171,7 @@ def _combinations() -> list[_Case]:
     lists = [list(p) for r in range(1, len(names) + 1) for p in itertools.permutations(names, r)]
     return [
         (f"{'_'.join(profiles)}{'_pod_monitor' if pod_monitor else ''}{'_alerts' if alerts else ''}", profiles, None,
-         None, pod_monitor, alerts)
+         None, pod_monitor, alerts, True)
         for profiles in lists
         for pod_monitor in (False, True)
         for alerts in (False, True)
@@ -159,20 +180,23 @@ def _combinations() -> list[_Case]:
 
 CASES: list[_Case] = [
     *_combinations(),
-    ("defaults", None, None, None, False, False),
-    ("pod_monitor_alerts_namespace", None, None, "net-tuning", True, True),
-    ("digest_image_namespace_both_profiles", ["balanced", "throughput"], DIGEST_IMAGE, "net-tuning", False, False),
-    ("registry_port_tag_image", ["throughput"], "localhost:5000/wirespeed-agent:dev-1", None, True, True),
-    ("invalid_no_profiles", [], None, None, False, False),
-    ("invalid_unknown_profile", ["throughput", "turbo"], None, None, False, False),
-    ("invalid_duplicate_profile", ["throughput", "balanced", "throughput"], None, None, False, False),
-    ("invalid_image_without_tag", None, "ghcr.io/wirespeed-io/wirespeed-agent", None, False, False),
-    ("invalid_image_uppercase_path", None, "ghcr.io/Wirespeed/agent:v1", None, False, False),
-    ("invalid_namespace_not_a_label", None, None, "Net_Tuning", False, False),
-    ("invalid_namespace_too_long", None, None, "n" * 64, False, False),
-    ("invalid_namespace_shared", None, None, "kube-system", False, False),
-    ("invalid_image_and_namespace", None, "wirespeed-agent", "default", False, False),
-]
+    ("defaults", None, None, None, False, False, True),
+    ("pod_monitor_alerts_namespace", None, None, "net-tuning", True, True, True),
+    ("digest_image_namespace_both_profiles", ["balanced", "throughput"], DIGEST_IMAGE, "net-tuning", False, False,
+     True),
+    ("registry_port_tag_image", ["throughput"], "localhost:5000/wirespeed-agent:dev-1", None, True, True, True),
+    ("no_admission_policy", None, None, None, False, False, False),
+    ("no_admission_policy_both_profiles_monitoring", ["throughput", "balanced"], None, "net-tuning", True, True, False),
+    ("invalid_no_profiles", [], None, None, False, False, True),
+    ("invalid_unknown_profile", ["throughput", "turbo"], None, None, False, False, True),
+    ("invalid_duplicate_profile", ["throughput", "balanced", "throughput"], None, None, False, False, True),
+    ("invalid_image_without_tag", None, "ghcr.io/wirespeed-io/wirespeed-agent", None, False, False, True),
+    ("invalid_image_uppercase_path", None, "ghcr.io/Wirespeed/agent:v1", None, False, False, True),
+    ("invalid_namespace_not_a_label", None, None, "Net_Tuning", False, False, True),
+    ("invalid_namespace_too_long", None, None, "n" * 64, False, False, True),
+    ("invalid_namespace_shared", None, None, "kube-system", False, False, True),
+    ("invalid_image_and_namespace", None, "wirespeed-agent", "default", False, False, False),
+]  # fmt: skip
 
 
 def _variable(field: str) -> str:
@@ -181,9 +205,17 @@ def _variable(field: str) -> str:
 
 
 def _case(
-    name: str, profiles: list[str] | None, image: str | None, namespace: str | None, pod_monitor: bool, alerts: bool
+    name: str,
+    profiles: list[str] | None,
+    image: str | None,
+    namespace: str | None,
+    pod_monitor: bool,
+    alerts: bool,
+    admission_policy: bool,
 ) -> Obj:
     inputs: Obj = {"pod_monitor": pod_monitor, "alerts": alerts}
+    if not admission_policy:  # the module's default is the renderer's: on
+        inputs["admission_policy"] = False
     if profiles is not None:
         inputs["profiles"] = profiles
     if image is not None:
@@ -191,7 +223,11 @@ def _case(
     if namespace is not None:
         inputs["namespace"] = namespace
     options = NodeTuningOptions(
-        image=image or DEFAULT_IMAGE, namespace=namespace or DEFAULT_NAMESPACE, pod_monitor=pod_monitor, alerts=alerts
+        image=image or DEFAULT_IMAGE,
+        namespace=namespace or DEFAULT_NAMESPACE,
+        pod_monitor=pod_monitor,
+        alerts=alerts,
+        admission_policy=admission_policy,
     )
     resolved, problems = check(list(DEFAULT_PROFILES) if profiles is None else profiles, options)
     case: Obj = {"name": name, "inputs": inputs}

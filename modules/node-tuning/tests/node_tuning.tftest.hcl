@@ -19,9 +19,19 @@ run "defaults_install_one_daemon_set" {
       "ClusterRoleBinding/wirespeed-agent",
       "ConfigMap/wirespeed-system/wirespeed-profile-throughput",
       "DaemonSet/wirespeed-system/wirespeed-agent-throughput",
+      "Role/default/wirespeed-agent",
+      "RoleBinding/default/wirespeed-agent",
       "ServiceAccount/wirespeed-system/wirespeed-agent",
     ])
     error_message = "unexpected objects: ${jsonencode(keys(kubernetes_manifest.object))}"
+  }
+
+  assert {
+    condition = keys(kubernetes_manifest.admission_policy) == [
+      "ValidatingAdmissionPolicy/wirespeed-agent-own-node",
+      "ValidatingAdmissionPolicyBinding/wirespeed-agent-own-node",
+    ]
+    error_message = "unexpected admission policy objects: ${jsonencode(keys(kubernetes_manifest.admission_policy))}"
   }
 
   assert {
@@ -42,8 +52,13 @@ run "two_profiles_with_monitoring_in_own_namespace" {
   }
 
   assert {
-    condition     = length(kubernetes_manifest.object) == 9
-    error_message = "want 9 objects besides the Namespace, got ${length(kubernetes_manifest.object)}"
+    condition     = length(kubernetes_manifest.object) == 11
+    error_message = "want 11 objects besides the Namespace and the admission policy, got ${length(kubernetes_manifest.object)}"
+  }
+
+  assert {
+    condition     = kubernetes_manifest.object["RoleBinding/default/wirespeed-agent"].manifest.subjects[0].namespace == "net-tuning"
+    error_message = "the Events RoleBinding does not name the agent's ServiceAccount in its namespace"
   }
 
   assert {
@@ -54,6 +69,24 @@ run "two_profiles_with_monitoring_in_own_namespace" {
   assert {
     condition     = output.daemon_sets == { balanced = "wirespeed-agent-balanced", throughput = "wirespeed-agent-throughput" }
     error_message = "daemon_sets: ${jsonencode(output.daemon_sets)}"
+  }
+}
+
+run "older_cluster_without_admission_policy" {
+  command = plan
+
+  variables {
+    admission_policy = false
+  }
+
+  assert {
+    condition     = length(kubernetes_manifest.admission_policy) == 0
+    error_message = "admission_policy = false still creates the policy: ${jsonencode(keys(kubernetes_manifest.admission_policy))}"
+  }
+
+  assert {
+    condition     = length(kubernetes_manifest.object) == 7
+    error_message = "want the RBAC, ConfigMap and DaemonSet without the policy, got ${jsonencode(keys(kubernetes_manifest.object))}"
   }
 }
 

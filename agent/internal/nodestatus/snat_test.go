@@ -1,0 +1,124 @@
+package nodestatus
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/wirespeed-io/wirespeed/agent/internal/status"
+)
+
+func snatUse(pressure bool, inUse int) status.SNAT {
+	msg := "busiest destination 52.1.2.3:443/tcp uses " + itoa(inUse) + " of 4,096 ports"
+	if pressure {
+		msg = "52.1.2.3:443/tcp uses " + itoa(inUse) + " of 4,096 ports"
+	}
+	return status.SNAT{Top: []status.SNATDestination{{Destination: "52.1.2.3:443/tcp", PortsInUse: inUse}},
+		Max: inUse, Peak: inUse, Capacity: 4096, ThresholdPercent: 80, Pressure: pressure, Message: msg,
+		ConntrackEntries: 1234}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func (h *harness) snatCondition() (corev1.NodeCondition, bool) {
+	h.t.Helper()
+	for _, c := range h.node().Status.Conditions {
+		if c.Type == status.SNATConditionType {
+			return c, true
+		}
+	}
+	return corev1.NodeCondition{}, false
+}
+
+func TestSNATPortPressureConditionAndEvents(t *testing.T) {
+	h := newHarness(t, kubeletNode())
+	h.start()
+	ctx := context.Background()
+	h.r.Report(ctx, applied())
+	h.r.SNAT(ctx, snatUse(false, 1))
+	h.mustSucceed()
+	c, ok := h.snatCondition()
+	if !ok || c.Status != corev1.ConditionFalse || c.Reason != ReasonPortsWithinCapacity {
+		t.Fatalf("condition %+v (present %v), want False/PortsWithinCapacity", c, ok)
+	}
+	if a := h.annotation(); a.SNAT == nil || a.SNAT.Capacity != 4096 || a.SNAT.Top[0].PortsInUse != 1 ||
+		a.SNAT.ConntrackEntries != 1234 {
+		t.Fatalf("annotation snat %+v", a.SNAT)
+	}
+	if got := h.events(); len(got) != 0 {
+		t.Fatalf("events %q: a condition that starts False announces nothing", got)
+	}
+
+	// Only the numbers moved: nothing is written until the heartbeat.
+	writes := h.writes()
+	h.r.SNAT(ctx, snatUse(false, 2))
+	h.r.Report(ctx, applied()) // the next reconcile
+	h.mustSucceed()
+	if h.writes() != writes {
+		t.Fatalf("%d writes for SNAT numbers alone", h.writes()-writes)
+	}
+
+	h.r.SNAT(ctx, snatUse(true, 3))
+	h.mustSucceed()
+	c, _ = h.snatCondition()
+	if c.Status != corev1.ConditionTrue || c.Reason != ReasonPortsNearCapacity || c.Message != "52.1.2.3:443/tcp uses 3 of 4,096 ports" {
+		t.Fatalf("condition %+v, want True/PortsNearCapacity", c)
+	}
+	if a := h.annotation(); !a.SNAT.Pressure || a.SNAT.Max != 3 {
+		t.Fatalf("annotation snat %+v", a.SNAT)
+	}
+	if got := h.events(); len(got) != 1 || got[0] != "Warning SNATPortPressure x1: 52.1.2.3:443/tcp uses 3 of 4,096 ports" {
+		t.Fatalf("events %q", got)
+	}
+	// The tuning condition is its own: untouched by SNAT's.
+	if tc := h.condition(); tc.Status != corev1.ConditionFalse || tc.Reason != ReasonApplied {
+		t.Fatalf("tuning condition %+v", tc)
+	}
+
+	h.r.SNAT(ctx, snatUse(false, 1))
+	h.mustSucceed()
+	if c, _ = h.snatCondition(); c.Status != corev1.ConditionFalse {
+		t.Fatalf("condition %+v, want False", c)
+	}
+	if got := h.events(); len(got) != 2 || !strings.HasPrefix(got[1], "Normal SNATPortPressureRelieved x1: ") {
+		t.Fatalf("events %q", got)
+	}
+
+	// A message-only change is written with the heartbeat.
+	h.r.SNAT(ctx, snatUse(false, 4))
+	h.clk.Step(heartbeatPeriod + time.Second)
+	h.r.Report(ctx, applied())
+	h.mustSucceed()
+	if c, _ = h.snatCondition(); !strings.Contains(c.Message, " 4 of ") {
+		t.Fatalf("condition message %q not refreshed at the heartbeat", c.Message)
+	}
+}
+
+func TestNoOutboundSectionNoSNATCondition(t *testing.T) {
+	h := newHarness(t, kubeletNode())
+	h.start()
+	s := snatUse(false, 7)
+	s.Capacity, s.ThresholdPercent, s.Message = 0, 0, ""
+	h.r.Report(context.Background(), applied())
+	h.r.SNAT(context.Background(), s)
+	h.mustSucceed()
+	if c, ok := h.snatCondition(); ok {
+		t.Fatalf("condition %+v written without an outbound section", c)
+	}
+	if a := h.annotation(); a.SNAT == nil || a.SNAT.Max != 7 || a.SNAT.Capacity != 0 {
+		t.Fatalf("annotation snat %+v", a.SNAT)
+	}
+}
+
+func TestZoneFromTheNodesLabel(t *testing.T) {
+	n := kubeletNode()
+	n.Labels = map[string]string{ZoneLabel: "westeurope-2"}
+	h := newHarness(t, n)
+	if z, err := h.r.Zone(context.Background()); err != nil || z != "westeurope-2" {
+		t.Fatalf("zone %q, %v", z, err)
+	}
+}

@@ -1,0 +1,238 @@
+package snat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/vishvananda/netns"
+
+	"github.com/wirespeed-io/wirespeed/agent/internal/links/linkstest"
+)
+
+// The kernel side, for real: a network namespace of the test's own with a conntrack table (an nftables rule
+// that reads ct state turns it on there), a "pod" address and an "external" one on its loopback, and TCP
+// and UDP flows between them. The namespace's conntrack table and timeouts are its own, so nothing else on
+// the machine is read or changed.
+
+const (
+	podAddr = "10.244.1.10" // internal: RFC 1918
+	extAddr = "192.0.2.10"  // external: TEST-NET-1 (RFC 5737), only ever on the namespace's loopback
+)
+
+type lab struct {
+	name string
+	fd   netns.NsHandle
+}
+
+func newLab(t *testing.T) *lab {
+	t.Helper()
+	linkstest.RequireNetnsPrivilege(t)
+	name := fmt.Sprintf("wsct-%d-%d", os.Getpid(), time.Now().UnixNano()%1e6)
+	run(t, "ip", "netns", "add", name)
+	t.Cleanup(func() { _ = exec.Command("ip", "netns", "del", name).Run() })
+	for _, args := range [][]string{
+		{"ip", "link", "set", "lo", "up"},
+		{"ip", "addr", "add", podAddr + "/32", "dev", "lo"},
+		{"ip", "addr", "add", extAddr + "/32", "dev", "lo"},
+		{"nft", "add table ip wsct"},
+		{"nft", "add chain ip wsct out { type filter hook output priority 0; ct state new accept; }"},
+		// Closed flows leave the table 1 s after their FIN instead of 120 s (this namespace only).
+		{"sysctl", "-qw", "net.netfilter.nf_conntrack_tcp_timeout_time_wait=1"},
+	} {
+		run(t, append([]string{"ip", "netns", "exec", name}, args...)...)
+	}
+	fd, err := netns.GetFromName(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = fd.Close() })
+	return &lab{name: name, fd: fd}
+}
+
+func run(t *testing.T, args ...string) {
+	t.Helper()
+	if out, err := exec.Command(args[0], args[1:]...).CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+// in runs fn on a thread inside the namespace: sockets it opens stay there.
+func (l *lab) in(t *testing.T, fn func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine, not back in the pool
+		if err := netns.Set(l.fd); err != nil {
+			t.Error(err)
+			return
+		}
+		fn()
+	}()
+	<-done
+}
+
+// server accepts TCP on extAddr:443 and closes each connection when the client does.
+func (l *lab) server(t *testing.T) {
+	var ln net.Listener
+	l.in(t, func() {
+		var err error
+		if ln, err = net.Listen("tcp", extAddr+":443"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Cleanup(func() { _ = ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() { _, _ = c.Read(make([]byte, 1)); _ = c.Close() }()
+		}
+	}()
+}
+
+func (l *lab) dial(t *testing.T, n int) []net.Conn {
+	var conns []net.Conn
+	l.in(t, func() {
+		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(podAddr)}}
+		for range n {
+			c, err := d.Dial("tcp", extAddr+":443")
+			if err != nil {
+				t.Fatal(err)
+			}
+			conns = append(conns, c)
+		}
+	})
+	return conns
+}
+
+func (l *lab) udp(t *testing.T, n int) {
+	l.in(t, func() {
+		for range n {
+			c, err := net.DialUDP("udp", &net.UDPAddr{IP: net.ParseIP(podAddr)}, &net.UDPAddr{IP: net.ParseIP(extAddr), Port: 53})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, _ = c.Write([]byte("x"))
+			_ = c.Close()
+		}
+	})
+}
+
+func (l *lab) conntrack(buffer int) Conntrack {
+	return Conntrack{NetNS: int(l.fd), ReceiveBuffer: buffer, Timeouts: Timeouts{TCPTimeWait: time.Second,
+		TCPClose: 10 * time.Second, UDP: 30 * time.Second, UDPStream: 120 * time.Second}}
+}
+
+func dumpCount(t *testing.T, c Conntrack, peer string, proto uint8) int {
+	t.Helper()
+	n := 0
+	err := c.Dump(context.Background(), func(f Flow) {
+		if f.Peer.String() == peer && f.Proto == proto && f.OrigSrc.String() == podAddr {
+			n++
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestKernelDumpAndEvents(t *testing.T) {
+	l := newLab(t)
+	l.server(t)
+	c := l.conntrack(1 << 20)
+	events, err := c.Subscribe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer events.Close()
+	var mu sync.Mutex
+	var news, destroys []Flow
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		for ctx.Err() == nil {
+			_ = events.Next(ctx, func(f Flow, destroyed bool) {
+				mu.Lock()
+				defer mu.Unlock()
+				if f.Peer.String() != extAddr+":443" {
+					return
+				}
+				if destroyed {
+					destroys = append(destroys, f)
+				} else {
+					news = append(news, f)
+				}
+			})
+		}
+	}()
+	conns := l.dial(t, 5)
+	if n := dumpCount(t, c, extAddr+":443", ProtoTCP); n != 5 {
+		t.Fatalf("dump found %d of 5 open flows", n)
+	}
+	l.udp(t, 3)
+	if n := dumpCount(t, c, extAddr+":53", ProtoUDP); n != 3 {
+		t.Fatalf("dump found %d of 3 UDP flows", n)
+	}
+	for _, cn := range conns[:2] {
+		_ = cn.Close()
+	}
+	// The entries leave TIME_WAIT after 1 s; a dump evicts expired entries at once (conntrack's GC would
+	// take up to a minute), which sends their DESTROY events.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		time.Sleep(500 * time.Millisecond)
+		dumpCount(t, c, extAddr+":443", ProtoTCP)
+		mu.Lock()
+		n := len(destroys)
+		mu.Unlock()
+		if n == 2 || time.Now().After(deadline) {
+			break
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(news) != 5 || len(destroys) != 2 {
+		t.Fatalf("events: %d NEW (want 5), %d DESTROY (want 2)", len(news), len(destroys))
+	}
+	for _, f := range destroys {
+		// Died in TIME_WAIT: it went quiet one time_wait timeout before its removal.
+		if f.Quiet != time.Second || f.OrigSrc.String() != podAddr {
+			t.Errorf("destroyed flow %+v: quiet %s, want 1s", f, f.Quiet)
+		}
+	}
+}
+
+func TestKernelEventOverflowIsReported(t *testing.T) {
+	l := newLab(t)
+	c := l.conntrack(4096) // the smallest buffer the kernel allows: a few events fill it
+	events, err := c.Subscribe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer events.Close()
+	l.udp(t, 500) // nobody reads the events meanwhile
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for {
+		err := events.Next(ctx, func(Flow, bool) {})
+		if errors.Is(err, ErrOverflow) {
+			return
+		}
+		if err != nil {
+			t.Fatalf("no ENOBUFS after 500 unread events: %v", err)
+		}
+	}
+}

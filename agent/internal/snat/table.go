@@ -1,0 +1,328 @@
+package snat
+
+import (
+	"cmp"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Config sizes a Table.
+type Config struct {
+	Classifier Classifier
+	// Hold is how long a closed flow still holds its SNAT port (profile hold_seconds, --snat-hold).
+	Hold time.Duration
+	// Top is how many destinations are named in the metrics; the rest are summed as "other".
+	Top int
+	// PeakWindow is the span of the peak gauge (--snat-peak-window).
+	PeakWindow time.Duration
+	// MaxTracked bounds memory: open flows plus (destination, second) buckets of closed flows still held.
+	// Past it a new flow is not counted (Snapshot.Untracked counts it), so the numbers become a lower bound.
+	MaxTracked int
+}
+
+// Table counts ports in use per destination: open flows plus flows closed less than Hold ago. It is safe
+// for concurrent use: the event reader, a dump and the 1 Hz Tick may run at once.
+type Table struct {
+	mu    sync.Mutex
+	cfg   Config
+	epoch time.Time // seconds are counted from here on the monotonic clock
+
+	open  map[key]openFlow
+	index map[Destination]int32
+	dests []dest
+	free  []int32
+	held  wheel
+	peak  window
+
+	otherNew  uint64 // new connections to destinations not named in the metrics when they were made
+	untracked uint64
+
+	// A dump in progress: its generation marks the entries it saw, so the entries it did not see can be
+	// closed when it ends; entries destroyed meanwhile must not be brought back by a late dump message.
+	gen       uint32
+	dumping   bool
+	destroyed map[key]struct{}
+
+	snap  Snapshot
+	order []int32 // scratch for Tick's ranking
+}
+
+type openFlow struct {
+	dest int32
+	gen  uint32
+}
+
+// dest is one destination's state; named (exported) ones are the top Config.Top of the last Tick.
+type dest struct {
+	d     Destination
+	label string
+	open  int32
+	held  int32
+	named bool
+	// newNamed counts new connections since the destination was last named: its counter series starts
+	// at 0 when it enters the top and disappears when it leaves, so every series only ever grows.
+	newNamed uint64
+}
+
+func (d *dest) inUse() int { return int(d.open) + int(d.held) }
+
+// NewTable returns an empty table; now starts its clock.
+func NewTable(cfg Config, now time.Time) *Table {
+	if cfg.Top < 1 {
+		cfg.Top = 1
+	}
+	if cfg.MaxTracked < 1 {
+		cfg.MaxTracked = 1
+	}
+	t := &Table{cfg: cfg, epoch: now, open: map[key]openFlow{}, index: map[Destination]int32{}}
+	t.held = newWheel(cfg.Hold)
+	t.peak = newWindow(cfg.PeakWindow)
+	return t
+}
+
+func (t *Table) sec(now time.Time) int64 { return int64(now.Sub(t.epoch) / time.Second) }
+
+// secCeil rounds up: a port is held a little longer rather than a little shorter than Hold.
+func (t *Table) secCeil(at time.Time) int64 {
+	d := at.Sub(t.epoch)
+	s := int64(d / time.Second)
+	if d%time.Second > 0 {
+		s++
+	}
+	return s
+}
+
+// New records a NEW event: a flow this node started, counted from now until it is closed plus Hold.
+func (t *Table) New(f Flow, now time.Time) {
+	d, ok := t.cfg.Classifier.Destination(f)
+	if !ok {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.add(f.key(), d, t.sec(now), true)
+}
+
+// Destroy records a DESTROY event: the flow went quiet f.Quiet before now and holds its port until Hold
+// after that.
+func (t *Table) Destroy(f Flow, now time.Time) {
+	d, ok := t.cfg.Classifier.Destination(f)
+	if !ok {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := t.sec(now)
+	t.expire(s)
+	k := f.key()
+	idx, known := t.close(k)
+	if !known {
+		// Never seen open: it started and ended inside a dump's window, or while events were lost. It
+		// existed, so it still holds its port.
+		if t.dumping {
+			t.destroyed[k] = struct{}{}
+		}
+		if idx = t.destIndex(d); idx < 0 {
+			t.untracked++
+			return
+		}
+	}
+	t.hold(idx, t.secCeil(now.Add(-f.Quiet)), s)
+	t.release(idx)
+}
+
+// add counts one open flow unless it is known already (an event and a dump both report it).
+func (t *Table) add(k key, d Destination, s int64, isNew bool) {
+	if of, ok := t.open[k]; ok {
+		of.gen = t.gen
+		t.open[k] = of
+		return
+	}
+	if !t.room() {
+		t.untracked++
+		return
+	}
+	idx := t.destIndex(d)
+	if idx < 0 {
+		t.untracked++
+		return
+	}
+	t.open[k] = openFlow{dest: idx, gen: t.gen}
+	e := &t.dests[idx]
+	e.open++
+	if isNew {
+		if e.named {
+			e.newNamed++
+		} else {
+			t.otherNew++
+		}
+	}
+	t.peak.note(s, e.inUse())
+}
+
+// close forgets an open flow, returning its destination.
+func (t *Table) close(k key) (int32, bool) {
+	of, ok := t.open[k]
+	if !ok {
+		return -1, false
+	}
+	delete(t.open, k)
+	t.dests[of.dest].open--
+	return of.dest, true
+}
+
+// hold keeps one closed flow's port until Hold after closedAt (both in seconds of the table's clock).
+func (t *Table) hold(idx int32, closedAt, now int64) {
+	until := closedAt + t.held.span
+	if until <= now {
+		return
+	}
+	if !t.held.has(until, idx) && !t.room() {
+		t.untracked++
+		return
+	}
+	t.held.add(until, idx)
+	e := &t.dests[idx]
+	e.held++
+	t.peak.note(now, e.inUse())
+}
+
+func (t *Table) room() bool { return len(t.open)+t.held.pairs < t.cfg.MaxTracked }
+
+// destIndex finds or makes d's state; -1 when the table is full.
+func (t *Table) destIndex(d Destination) int32 {
+	if idx, ok := t.index[d]; ok {
+		return idx
+	}
+	if len(t.index) >= t.cfg.MaxTracked {
+		return -1
+	}
+	var idx int32
+	if n := len(t.free); n > 0 {
+		idx, t.free = t.free[n-1], t.free[:n-1]
+		t.dests[idx] = dest{d: d, label: d.String()}
+	} else {
+		idx = int32(len(t.dests))
+		t.dests = append(t.dests, dest{d: d, label: d.String()})
+	}
+	t.index[d] = idx
+	return idx
+}
+
+// release forgets a destination with nothing in use that is not named in the metrics.
+func (t *Table) release(idx int32) {
+	e := &t.dests[idx]
+	if e.open != 0 || e.held != 0 || e.named {
+		return
+	}
+	delete(t.index, e.d)
+	*e = dest{}
+	t.free = append(t.free, idx)
+}
+
+// expire drops held ports whose time is up, up to second s.
+func (t *Table) expire(s int64) {
+	t.held.expire(s, func(idx, n int32) {
+		t.dests[idx].held -= n
+		t.release(idx)
+	})
+}
+
+// BeginDump starts a dump of the whole table: entries it reports are kept, those it does not are closed
+// by EndDump.
+func (t *Table) BeginDump() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.gen++
+	t.dumping = true
+	t.destroyed = map[key]struct{}{}
+}
+
+// Dumped records one entry of the dump. missed: the dump follows lost events, so an entry the table did
+// not know is a new connection it never counted.
+func (t *Table) Dumped(f Flow, now time.Time, missed bool) {
+	d, ok := t.cfg.Classifier.Destination(f)
+	if !ok {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	k := f.key()
+	if _, gone := t.destroyed[k]; gone {
+		return
+	}
+	t.add(k, d, t.sec(now), missed)
+}
+
+// EndDump finishes a dump. When it was complete, open flows it did not report ended while events were
+// lost: they are closed now (their close time is unknown, so they are held for the whole Hold).
+func (t *Table) EndDump(now time.Time, complete bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.dumping, t.destroyed = false, nil
+	if !complete {
+		return
+	}
+	s := t.sec(now)
+	for k, of := range t.open {
+		if of.gen != t.gen {
+			idx, _ := t.close(k)
+			t.hold(idx, s, s)
+			t.release(idx)
+		}
+	}
+}
+
+// Tick expires held ports, ranks the destinations and takes the Snapshot the metrics and the Node report
+// read. Call it about once a second.
+func (t *Table) Tick(now time.Time) Snapshot {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := t.sec(now)
+	t.expire(s)
+	t.order = t.order[:0]
+	for _, idx := range t.index {
+		t.order = append(t.order, idx)
+	}
+	slices.SortFunc(t.order, func(a, b int32) int {
+		da, db := &t.dests[a], &t.dests[b]
+		return cmp.Or(cmp.Compare(db.inUse(), da.inUse()), cmp.Compare(da.label, db.label))
+	})
+	snap := Snapshot{Time: now, OtherNew: t.otherNew, Tracked: len(t.open) + t.held.pairs, Untracked: t.untracked}
+	for rank, idx := range t.order {
+		t.rank(&snap, idx, rank < t.cfg.Top && t.dests[idx].inUse() > 0)
+	}
+	snap.Destinations = len(t.index)
+	if len(snap.Top) > 0 {
+		snap.Max, snap.MaxDestination = snap.Top[0].InUse, snap.Top[0].Destination
+	}
+	t.peak.note(s, snap.Max)
+	snap.Peak = t.peak.max(s)
+	t.snap = snap
+	return snap
+}
+
+// rank names idx in the metrics (top) or folds it into "other", moving its new-connection count with it.
+func (t *Table) rank(snap *Snapshot, idx int32, top bool) {
+	e := &t.dests[idx]
+	if !top {
+		snap.OtherInUse += e.inUse()
+		if e.named {
+			e.named, e.newNamed = false, 0
+			t.release(idx)
+		}
+		return
+	}
+	if !e.named {
+		e.named, e.newNamed = true, 0
+	}
+	snap.Top = append(snap.Top, Use{Destination: e.label, InUse: e.inUse(), Open: int(e.open), New: e.newNamed})
+}
+
+// Snapshot returns what the last Tick took.
+func (t *Table) Snapshot() Snapshot {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.snap
+}

@@ -1,0 +1,246 @@
+package snat
+
+import (
+	"net/netip"
+	"testing"
+	"time"
+)
+
+var t0 = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+
+func at(sec float64) time.Time { return t0.Add(time.Duration(sec * float64(time.Second))) }
+
+// flow builds a flow from pod 10.244.1.10 (port sport) to peer.
+func flow(id uint32, sport uint16, peer string, proto uint8) Flow {
+	return Flow{ID: id, Proto: proto, OrigSrc: netip.MustParseAddr("10.244.1.10"), OrigSrcPort: sport,
+		OrigDstPort: netip.MustParseAddrPort(peer).Port(), Peer: netip.MustParseAddrPort(peer)}
+}
+
+func newTable(t *testing.T, hold time.Duration, top int) *Table {
+	t.Helper()
+	return NewTable(Config{Classifier: NewClassifier(nil, false), Hold: hold, Top: top, PeakWindow: time.Hour,
+		MaxTracked: 1000}, t0)
+}
+
+func inUse(s Snapshot) map[string]int {
+	out := map[string]int{}
+	for _, u := range s.Top {
+		out[u.Destination] = u.InUse
+	}
+	if s.OtherInUse > 0 {
+		out["other"] = s.OtherInUse
+	}
+	return out
+}
+
+func same(a, b map[string]int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func TestClassifierCountsOnlyFlowsFromInsideToOutside(t *testing.T) {
+	c := NewClassifier([]netip.Prefix{netip.MustParsePrefix("203.0.113.0/24")}, true)
+	cases := []struct {
+		name string
+		f    Flow
+		want string
+	}{
+		{"pod to public tcp", flow(1, 1000, "52.1.2.3:443", ProtoTCP), "52.1.2.3:443/tcp"},
+		{"udp keyed by address on an Azure load balancer", flow(1, 1000, "52.1.2.3:53", ProtoUDP), "52.1.2.3:*/udp"},
+		{"ipv6", Flow{Proto: ProtoTCP, OrigSrc: netip.MustParseAddr("fd00::5"),
+			Peer: netip.MustParseAddrPort("[2001:db8::1]:443")}, "[2001:db8::1]:443/tcp"},
+		{"private peer", flow(1, 1000, "10.0.0.10:443", ProtoTCP), ""},
+		{"CGNAT peer", flow(1, 1000, "100.64.3.4:443", ProtoTCP), ""},
+		{"link-local IMDS", flow(1, 1000, "169.254.169.254:80", ProtoTCP), ""},
+		{"Azure host IP", flow(1, 1000, "168.63.129.16:53", ProtoUDP), ""},
+		{"extra exclude", flow(1, 1000, "203.0.113.9:443", ProtoTCP), ""},
+		{"ULA peer", Flow{Proto: ProtoTCP, OrigSrc: netip.MustParseAddr("fd00::5"),
+			Peer: netip.MustParseAddrPort("[fd12::1]:443")}, ""},
+		{"icmp takes no port", flow(1, 0, "52.1.2.3:0", 1), ""},
+		{"inbound from the internet", Flow{Proto: ProtoTCP, OrigSrc: netip.MustParseAddr("52.9.9.9"),
+			Peer: netip.MustParseAddrPort("52.1.2.3:443")}, ""},
+	}
+	for _, tc := range cases {
+		d, ok := c.Destination(tc.f)
+		if got := map[bool]string{true: d.String(), false: ""}[ok]; got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestOpenAndHeldFlowsCountPerDestination(t *testing.T) {
+	tb := newTable(t, 10*time.Second, 20)
+	for i := range 5 {
+		tb.New(flow(uint32(i), uint16(1000+i), "52.1.2.3:443", ProtoTCP), at(0))
+	}
+	for i := range 3 {
+		tb.New(flow(uint32(100+i), uint16(2000+i), "52.1.2.4:443", ProtoTCP), at(0))
+	}
+	tb.New(flow(200, 3000, "10.1.1.1:443", ProtoTCP), at(0)) // internal: never counted
+	if got := inUse(tb.Tick(at(1))); !same(got, map[string]int{"52.1.2.3:443/tcp": 5, "52.1.2.4:443/tcp": 3}) {
+		t.Fatalf("open: %v", got)
+	}
+	// Two close at t=2; they went quiet 1 s before removal (their TIME_WAIT), so they hold until 1+10 = 11.
+	for i := range 2 {
+		f := flow(uint32(i), uint16(1000+i), "52.1.2.3:443", ProtoTCP)
+		f.Quiet = time.Second
+		tb.Destroy(f, at(2))
+	}
+	s := tb.Tick(at(10.5))
+	if s.Top[0].InUse != 5 || s.Top[0].Open != 3 {
+		t.Fatalf("within the hold: %+v", s.Top[0])
+	}
+	if s = tb.Tick(at(11)); s.Top[0].InUse != 3 || s.Max != 3 {
+		t.Fatalf("after the hold: %+v", s)
+	}
+	if s.Peak != 5 {
+		t.Fatalf("peak = %d, want 5", s.Peak)
+	}
+}
+
+func TestAFlowClosedLongerAgoThanTheHoldIsNotHeld(t *testing.T) {
+	tb := newTable(t, 10*time.Second, 20)
+	f := flow(1, 1000, "52.1.2.3:443", ProtoTCP)
+	tb.New(f, at(0))
+	f.Quiet = 120 * time.Second // removed from TIME_WAIT 120 s after its close: its hold has passed
+	tb.Destroy(f, at(130))
+	if s := tb.Tick(at(130)); s.Max != 0 || s.Tracked != 0 || s.Destinations != 0 {
+		t.Fatalf("%+v", s)
+	}
+}
+
+func TestTopKAndOtherWithMonotonicCounters(t *testing.T) {
+	tb := newTable(t, 0, 2)
+	add := func(id uint32, peer string, n int, sec float64) {
+		for i := range n {
+			tb.New(flow(id+uint32(i), uint16(id)+uint16(i), peer, ProtoTCP), at(sec))
+		}
+	}
+	add(100, "52.0.0.1:443", 5, 0)
+	add(200, "52.0.0.2:443", 4, 0)
+	add(300, "52.0.0.3:443", 1, 0)
+	s := tb.Tick(at(1))
+	if !same(inUse(s), map[string]int{"52.0.0.1:443/tcp": 5, "52.0.0.2:443/tcp": 4, "other": 1}) {
+		t.Fatalf("%v", inUse(s))
+	}
+	// Before the first Tick nothing was named: those 10 new connections went to "other".
+	if s.OtherNew != 10 || s.Top[0].New != 0 {
+		t.Fatalf("new: other %d, top %+v", s.OtherNew, s.Top)
+	}
+	add(400, "52.0.0.1:443", 2, 1)
+	add(500, "52.0.0.3:443", 5, 1) // .3 overtakes .2
+	s = tb.Tick(at(2))
+	if !same(inUse(s), map[string]int{"52.0.0.3:443/tcp": 6, "52.0.0.1:443/tcp": 7, "other": 4}) {
+		t.Fatalf("%v", inUse(s))
+	}
+	// .1 was named: its 2 new count on its series; .3 was not: its 5 went to "other", and its series
+	// starts at 0 now that it is named.
+	news := map[string]uint64{}
+	for _, u := range s.Top {
+		news[u.Destination] = u.New
+	}
+	if news["52.0.0.1:443/tcp"] != 2 || news["52.0.0.3:443/tcp"] != 0 || s.OtherNew != 15 {
+		t.Fatalf("new: %v other %d", news, s.OtherNew)
+	}
+}
+
+func TestDumpAndEventsRaceWithoutDoubleCounting(t *testing.T) {
+	tb := newTable(t, 5*time.Second, 20)
+	a, b, c := flow(1, 1001, "52.1.2.3:443", ProtoTCP), flow(2, 1002, "52.1.2.3:443", ProtoTCP),
+		flow(3, 1003, "52.1.2.3:443", ProtoTCP)
+	tb.BeginDump()
+	tb.New(a, at(0)) // an event for a flow the dump reports too
+	tb.Dumped(a, at(0), false)
+	tb.Destroy(b, at(0))       // destroyed while the dump runs, before the dump's message for it is read
+	tb.Dumped(b, at(0), false) // must not come back to life
+	tb.Dumped(c, at(0), false)
+	tb.EndDump(at(0), true)
+	s := tb.Tick(at(0))
+	if s.Top[0].Open != 2 || s.Top[0].InUse != 3 {
+		t.Fatalf("%+v", s.Top[0])
+	}
+}
+
+func TestRedumpClosesFlowsWhoseDestroyWasLost(t *testing.T) {
+	tb := newTable(t, 5*time.Second, 20)
+	a, b := flow(1, 1001, "52.1.2.3:443", ProtoTCP), flow(2, 1002, "52.1.2.3:443", ProtoTCP)
+	tb.New(a, at(0))
+	tb.New(b, at(0))
+	// Events were lost: b ended and d started unseen. The re-dump reports a and d.
+	d := flow(4, 1004, "52.1.2.3:443", ProtoTCP)
+	tb.BeginDump()
+	tb.Dumped(a, at(10), true)
+	tb.Dumped(d, at(10), true)
+	tb.EndDump(at(10), true)
+	s := tb.Tick(at(10))
+	if s.Top[0].Open != 2 || s.Top[0].InUse != 3 || s.OtherNew != 3 {
+		t.Fatalf("after the re-dump: %+v (b held, d counted as new)", s)
+	}
+	if s = tb.Tick(at(15)); s.Top[0].InUse != 2 {
+		t.Fatalf("b's hold ends: %+v", s.Top[0])
+	}
+	// An incomplete dump closes nothing.
+	tb.BeginDump()
+	tb.EndDump(at(16), false)
+	if s = tb.Tick(at(16)); s.Top[0].Open != 2 {
+		t.Fatalf("incomplete dump closed flows: %+v", s.Top[0])
+	}
+}
+
+func TestMemoryIsBoundedAndWhatIsLeftOutIsCounted(t *testing.T) {
+	tb := NewTable(Config{Classifier: NewClassifier(nil, false), Hold: time.Minute, Top: 5, PeakWindow: time.Hour,
+		MaxTracked: 10}, t0)
+	for i := range 15 {
+		tb.New(flow(uint32(i), uint16(1000+i), "52.1.2.3:443", ProtoTCP), at(0))
+	}
+	s := tb.Tick(at(0))
+	if s.Tracked != 10 || s.Untracked != 5 || s.Max != 10 {
+		t.Fatalf("%+v", s)
+	}
+	// Closing frees a flow but holds a (destination, second) pair: still within the bound.
+	for i := range 10 {
+		tb.Destroy(flow(uint32(i), uint16(1000+i), "52.1.2.3:443", ProtoTCP), at(1))
+	}
+	if s = tb.Tick(at(1)); s.Tracked != 1 || s.Max != 10 {
+		t.Fatalf("held: %+v", s)
+	}
+	if s = tb.Tick(at(62)); s.Tracked != 0 || s.Destinations != 0 {
+		t.Fatalf("expired: %+v", s)
+	}
+}
+
+func TestPeakSlidesOutOfItsWindow(t *testing.T) {
+	tb := NewTable(Config{Classifier: NewClassifier(nil, false), Top: 5, PeakWindow: 10 * time.Second,
+		MaxTracked: 100}, t0)
+	for i := range 7 {
+		tb.New(flow(uint32(i), uint16(1000+i), "52.1.2.3:443", ProtoTCP), at(0))
+	}
+	for i := range 7 {
+		tb.Destroy(flow(uint32(i), uint16(1000+i), "52.1.2.3:443", ProtoTCP), at(1))
+	}
+	if s := tb.Tick(at(5)); s.Peak != 7 || s.Max != 0 {
+		t.Fatalf("%+v", s)
+	}
+	if s := tb.Tick(at(11)); s.Peak != 0 {
+		t.Fatalf("peak past its window: %+v", s)
+	}
+}
+
+func TestTickAfterALongSleepExpiresEverything(t *testing.T) {
+	tb := newTable(t, 3*time.Second, 5)
+	for i := range 4 {
+		f := flow(uint32(i), uint16(1000+i), "52.1.2.3:443", ProtoTCP)
+		tb.New(f, at(0))
+		tb.Destroy(f, at(float64(i)))
+	}
+	if s := tb.Tick(at(1000)); s.Max != 0 || s.Tracked != 0 {
+		t.Fatalf("%+v", s)
+	}
+}

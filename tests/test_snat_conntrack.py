@@ -1,0 +1,213 @@
+"""The agent's outbound SNAT accounting against the real kernel: pods masqueraded by a node, in network namespaces
+(tests/snat_lab.py), the agent's conntrack view of them, and a real Prometheus scraping the agent.
+
+Every count is asserted exactly: N TCP flows to A:443, M to B:443 (some from pods, some from the node itself),
+U UDP flows to A:53, flows to an internal server never. Closed flows keep counting for the hold time (a short one
+here, by flag) and stop after it; an event flood through a tiny socket buffer loses events, and the agent's
+re-dump brings every total back. Needs root (the `netns` marker) and the built agent (`make -C agent build`).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import require
+from snat_lab import AGENT, INTERNAL, PROMETHEUS, A, B, Lab, lab, series, wait_for
+
+pytestmark = pytest.mark.netns
+
+N, M_POD, M_NODE, U, INTERNAL_FLOWS = 12, 5, 3, 4, 6
+HOLD = 3.0  # seconds, by --snat-hold: long enough to sample inside, short enough to wait out
+
+# Selects no link and sets no sysctl: the agent tunes nothing here, it only counts.
+PROFILE: dict[str, Any] = {
+    "name": "snat-lab",
+    "interfaces": {"roles": ["virtual"], "include": ["no-such-link*"], "exclude": []},
+    "outbound": {"kind": "azure-nat-gateway", "public_ips": 1},
+}
+
+IN_USE = "wirespeed_agent_snat_ports_in_use"
+NEW = "wirespeed_agent_snat_new_connections_total"
+
+
+@pytest.fixture
+def snatlab(tmp_path: Path) -> Iterator[Lab]:
+    if not AGENT.exists():
+        require(f"{AGENT} is missing: `make -C agent build` (make test builds it)")
+    with lab(tmp_path) as lb:
+        yield lb
+
+
+def in_use(metrics: dict[str, float], destination: str, zone: str = "") -> float | None:
+    return metrics.get(series(IN_USE, destination=destination, zone=zone))
+
+
+def named(metrics: dict[str, float]) -> dict[str, float]:
+    """The agent's ports in use per named destination (not "other"), leaving out destinations at 0."""
+    prefix = IN_USE + '{destination="'
+    out = {}
+    for key, value in metrics.items():
+        if key.startswith(prefix) and value:
+            destination = key[len(prefix) :].split('"', 1)[0]
+            if destination != "other":
+                out[destination] = value
+    return out
+
+
+def agrees_with_the_kernel(lb: Lab, metrics: dict[str, float], udp_by_address: bool = False) -> None:
+    """The agent's per-destination counts are the kernel's own (its conntrack table read through procfs)."""
+    kernel = lb.kernel_outbound(udp_by_address)
+    assert named(metrics) == dict(kernel), f"agent {named(metrics)} != kernel {dict(kernel)}"
+
+
+def new_total(metrics: dict[str, float]) -> float:
+    return sum(v for k, v in metrics.items() if k.startswith(NEW + "{"))
+
+
+def open_flows(lb: Lab) -> tuple[Any, Any]:
+    pod, node = lb.client(lb.pod, "pod-client"), lb.client(lb.node, "node-client")
+    assert pod.do("tcp", A, 443, N) == N
+    assert pod.do("tcp", B, 443, M_POD) == M_POD
+    assert node.do("tcp", B, 443, M_NODE) == M_NODE  # the node's own flows use its SNAT ports too
+    assert pod.do("udp", A, 53, U) == U
+    assert pod.do("tcp", INTERNAL, 8443, INTERNAL_FLOWS) == INTERNAL_FLOWS  # inside the VNet: no SNAT
+    return pod, node
+
+
+def test_counts_per_destination_exactly_and_prometheus_scrapes_them(snatlab: Lab) -> None:
+    if not PROMETHEUS.exists():
+        require(f"{PROMETHEUS} is missing: ./scripts/install-system-deps.sh installs Debian's prometheus")
+    lb = snatlab
+    lb.agent(PROFILE, "--kube=false", f"--snat-hold={HOLD}s")
+    open_flows(lb)
+    want = {f"{A}:443/tcp": N, f"{B}:443/tcp": M_POD + M_NODE, f"{A}:53/udp": U, "other": 0}
+    m = wait_for(
+        "the agent's counts", lambda: (m := lb.metrics()) and all(in_use(m, d) == n for d, n in want.items()) and m
+    )
+    assert not [k for k in m if INTERNAL in k], "an internal destination was counted"
+    agrees_with_the_kernel(lb, m)
+    assert m["wirespeed_agent_snat_ports_in_use_max"] == N
+    assert m[series("wirespeed_agent_snat_ports_peak", zone="")] == N
+    # azure-nat-gateway: 50,000 per IP, 1 IP
+    assert m[series("wirespeed_agent_snat_allocated_ports", kind="azure-nat-gateway", zone="")] == 50_000
+    assert m["wirespeed_agent_snat_pressure"] == 0
+    assert new_total(m) == N + M_POD + M_NODE + U  # every flow was started after the agent
+    assert m[series("wirespeed_agent_snat_resyncs_total", reason="start")] == 1
+    assert m[series("wirespeed_agent_snat_resyncs_total", reason="overflow")] == 0
+    # The node's own table holds the internal flows and the pod->node legs too: more entries than counted.
+    assert m["wirespeed_agent_snat_conntrack_entries"] >= N + M_POD + M_NODE + U + INTERNAL_FLOWS
+
+    # A real Prometheus scrapes the agent; the series arrive with their labels.
+    lb.prometheus(["127.0.0.1:9808"])
+    for destination, n in want.items():
+        result = wait_for(
+            f"Prometheus has {destination}",
+            lambda d=destination: lb.query(f'{IN_USE}{{destination="{d}"}}'),  # type: ignore[misc]
+        )
+        (sample,) = result
+        assert "zone" not in sample["metric"]  # Prometheus drops a label whose value is empty
+        assert sample["metric"]["job"] == "wirespeed-agent"
+        assert float(sample["value"][1]) == n, (destination, sample)
+    (ratio,) = lb.query(
+        "wirespeed_agent_snat_ports_in_use_max / ignoring(kind, zone) wirespeed_agent_snat_allocated_ports"
+    )
+    assert float(ratio["value"][1]) == N / 50_000
+    (total,) = lb.query(f"sum({NEW})")
+    assert float(total["value"][1]) == N + M_POD + M_NODE + U
+
+
+def test_closed_flows_hold_their_port_for_the_hold_time_then_stop(snatlab: Lab) -> None:
+    lb = snatlab
+    lb.agent(PROFILE, "--kube=false", f"--snat-hold={HOLD}s")
+    pod, _ = open_flows(lb)
+    m = wait_for("all counted", lambda: (m := lb.metrics()) and in_use(m, f"{A}:443/tcp") == N and m)
+    agrees_with_the_kernel(lb, m)
+    k = 5
+    closed_at = time.monotonic()
+    assert pod.do("close", A, 443, k) == N - k
+    # Through the hold (less a margin for the last sample's own time) every closed flow still counts: as an open
+    # conntrack entry in TIME_WAIT, then, once removed, as held from its close.
+    samples = []
+    while time.monotonic() < closed_at + HOLD - 0.5:
+        lb.dump()  # reap the TIME_WAIT entries as soon as they expire (1 s), so the hold is what keeps them
+        samples.append(in_use(lb.metrics() or {}, f"{A}:443/tcp"))
+    assert samples
+    assert all(s == N for s in samples), samples
+    # After it they stop counting; open flows and other destinations are untouched.
+    wait_for(
+        "closed flows released after the hold",
+        lambda: (lb.dump(), m := lb.metrics()) and m and in_use(m, f"{A}:443/tcp") == N - k,  # type: ignore[func-returns-value]
+        timeout=60,
+    )
+    m = lb.metrics()
+    assert m is not None
+    assert in_use(m, f"{B}:443/tcp") == M_POD + M_NODE
+    assert in_use(m, f"{A}:53/udp") == U
+    assert m[series("wirespeed_agent_snat_ports_peak", zone="")] == N  # the peak remembers
+    agrees_with_the_kernel(lb, m)  # the closed flows are gone from conntrack too
+
+
+def test_udp_through_an_azure_load_balancer_is_keyed_by_address(snatlab: Lab) -> None:
+    lb = snatlab
+    profile = {**PROFILE, "outbound": {"kind": "azure-load-balancer", "allocated_ports_per_node": 1024}}
+    lb.agent(profile, "--kube=false")
+    pod = lb.client(lb.pod, "pod-client")
+    pod.do("udp", A, 53, 3)
+    pod.do("udp", A, 5353, 2)  # another port, same address: the load balancer uses a port of the same pool
+    m = wait_for("UDP by address", lambda: (m := lb.metrics()) and in_use(m, f"{A}:*/udp") == 5 and m)
+    agrees_with_the_kernel(lb, m, udp_by_address=True)
+    assert m[series("wirespeed_agent_snat_allocated_ports", kind="azure-load-balancer", zone="")] == 1024
+
+
+def test_an_event_flood_is_recovered_by_a_redump_with_exact_totals(snatlab: Lab) -> None:
+    lb = snatlab
+    # The smallest receive buffer the kernel allows: a burst of new flows overflows it (ENOBUFS).
+    lb.agent(PROFILE, "--kube=false", "--snat-receive-buffer=4096")
+    pod, _ = open_flows(lb)
+    flood = 3000
+    # 3,000 new UDP flows as fast as the pod can send, each from a source port of its own (so 3,000 entries)
+    lb.client(lb.pod, "flood").do("burst", A, 5353, flood)
+    want = {f"{A}:443/tcp": N, f"{B}:443/tcp": M_POD + M_NODE, f"{A}:53/udp": U, f"{A}:5353/udp": flood}
+    m = wait_for(
+        "exact totals after the flood",
+        lambda: (m := lb.metrics()) and all(in_use(m, d) == n for d, n in want.items()) and m,
+        timeout=60,
+    )
+    assert m[series("wirespeed_agent_snat_resyncs_total", reason="overflow")] >= 1, "no event was lost: no test"
+    agrees_with_the_kernel(lb, m)
+    # Flows the lost events announced were found by the re-dump and counted as new connections then.
+    assert new_total(m) == N + M_POD + M_NODE + U + flood
+    assert pod.do("tcp", B, 443, 1) == M_POD + 1  # and events flow again after the recovery
+    wait_for("the next flow", lambda: (m := lb.metrics()) and in_use(m, f"{B}:443/tcp") == M_POD + M_NODE + 1)
+
+
+def test_diagnose_names_the_busiest_destinations(snatlab: Lab) -> None:
+    lb = snatlab
+    open_flows(lb)
+    profile = lb.tmp / "diag-profile.json"
+    profile.write_text(
+        '{"name":"d","outbound":{"kind":"azure-load-balancer","allocated_ports_per_node":16,"pressure_percent":50}}'
+    )
+    out = lb.exec(lb.node, str(AGENT), "diagnose", "--interval", "1s", "--json", f"--profile={profile}", timeout=60)
+    assert out.returncode == 1, out.stderr  # a finding: A uses 12 of 16 ports, above 50 %
+    res = json.loads(out.stdout)
+    top = {d["destination"]: (d["ports_in_use"], d["open"]) for d in res["snat"]["top"]}
+    assert top == {f"{A}:443/tcp": (N, N), f"{B}:443/tcp": (M_POD + M_NODE,) * 2, f"{A}:*/udp": (U, U)}
+    (finding,) = [f for f in res["findings"] if f["cause"] == "snat_port_pressure"]
+    assert finding["counter"] == f"conntrack flows to {A}:443/tcp"
+    assert finding["delta"] == N
+    assert finding["fix"] == {
+        "kind": "outbound",
+        "current": "16 ports per destination",
+        "advice": "raise allocatedOutboundPorts above 16 (`wirespeed size azure-lb --from-prometheus URL` sizes it "
+        f"from the fleet's measured peak), or reuse connections to {A}:443/tcp (HTTP keep-alive, a connection pool)",
+    }
+    text = lb.exec(lb.node, str(AGENT), "diagnose", "--interval", "1s", timeout=60).stdout
+    assert "outbound SNAT, busiest destinations" in text, text
+    assert f"{A}:443/tcp" in text, text
