@@ -16,7 +16,6 @@ from typing import Any
 
 import yaml
 
-from wirespeed.problems import unknown_keys
 from wirespeed.program.errors import ProgramError
 
 # Stands in for a `secure:` stack value: the ciphertext cannot be read without the stack's secrets provider.
@@ -183,12 +182,10 @@ class _Config:
     problems: list[str] = field(default_factory=list)
     invalid: set[str] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)
-    declared: set[str] = field(default_factory=set)
 
     def declare(self, declarations: dict[Any, Any]) -> None:
         for raw_key, decl in declarations.items():
             key = _qualify(str(raw_key), self.project)
-            self.declared.add(key)
             if isinstance(decl, dict) and ("type" in decl or "default" in decl or "description" in decl):
                 declared = decl.get("type")
                 if declared is not None and declared not in CONFIG_TYPES:
@@ -222,12 +219,6 @@ class _Config:
                 self.values[key] = SECRET_PLACEHOLDER
                 self.secret_keys.add(key)
                 self.notes.append(f"{key} is a secure value: planned with the placeholder {SECRET_PLACEHOLDER!r}")
-                continue
-            if key.startswith(f"{self.project}:") and self.declared and key not in self.declared:
-                # In the project's own namespace only what Pulumi.yaml declares is read: another key would be
-                # silently ignored and its default used.
-                (problem,) = unknown_keys(stack_file.name, [key], sorted(self.declared))
-                self.problems.append(str(problem))
                 continue
             declared = self.declared_types.get(key)
             value = _typed_value(raw, declared)
