@@ -171,6 +171,22 @@ def workload_nat_connections() -> int:
     return max(z.plan.demand for z in outbound.zones) if isinstance(outbound, AwsNatPlan) else 0
 
 
+def refuse_unknown_keys() -> None:
+    """Every ``wirespeed:*`` key the stack sets must be one Pulumi.yaml declares: pulumi.Config reads only the
+    declared ones, so a misspelt key would be ignored and its default deployed."""
+    import yaml
+    from pulumi.runtime.config import CONFIG
+
+    from wirespeed.problems import InvalidInputError, unknown_keys
+
+    declared = sorted(yaml.safe_load((Path(__file__).parent / "Pulumi.yaml").read_text())["config"])
+    keys = sorted(k for k in CONFIG.get() if k.startswith("wirespeed:"))
+    problems = unknown_keys(f"Pulumi.{pulumi.get_stack()}.yaml", keys, declared)
+    if problems:
+        raise input_properties_error(InvalidInputError("stack config", problems)) from None
+
+
+refuse_unknown_keys()
 cloud = config.get("cloud") or "azure"
 if cloud == "azure":
     azure()

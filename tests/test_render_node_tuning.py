@@ -155,7 +155,14 @@ def test_without_the_admission_policy_the_header_says_what_is_lost():
 )
 def test_bad_input_exits_2_naming_each_problem(args, stderr):
     out = render(*args)
-    assert (out.returncode, out.stdout, out.stderr) == (2, "", stderr)
+    assert (out.returncode, out.stdout, out.stderr) == (2, "", listed(stderr))
+
+
+def listed(problems: str) -> str:
+    """The problems (written one `error: ` line each, for reading) as the CLI prints them: one `error:` heading,
+    then an indented line per problem."""
+    lines = [line.removeprefix("error: ") for line in problems.splitlines()]
+    return f"error: node tuning not rendered: {len(lines)} problem(s):\n" + "".join(f"  {line}\n" for line in lines)
 
 
 def test_invalid_profile_file_lists_every_problem(tmp_path):
@@ -164,7 +171,7 @@ def test_invalid_profile_file_lists_every_problem(tmp_path):
     out = render("--profile", str(bad))
     assert out.returncode == 2
     assert out.stdout == ""
-    assert out.stderr == (
+    assert out.stderr == listed(
         f'error: --profile[0]: {bad}/name: "Bad Name" is not allowed: must match '
         "^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$\n"
         f"error: --profile[0]: {bad}/sysctls/net.core.netdev_max_backlog: 10 is not allowed: must be between "

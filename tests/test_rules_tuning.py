@@ -324,6 +324,15 @@ def test_compliant_profile_passes_the_ring_rule():
             id="below-minimum",
         ),
         pytest.param(
+            set_ring("ena", 1024),
+            f"{PROFILE}: rings.ena.rx is 1,024, below the minimum 4,096 (policy setting minimumRxRing): a small RX "
+            "ring overflows during microbursts from the host NIC; AWS recommends an RX ring of 8,192 on ENA "
+            "interfaces that use ENA Express (docs.aws.amazon.com/AWSEC2/latest/UserGuide/ena-express.html, Tune "
+            "performance; ENA starts at 1,024). Set rings.ena.rx to 4,096 (`wirespeed size rings --driver ena "
+            "--line-rate-gbps N` sizes it).",
+            id="below-minimum-ena-cites-aws",
+        ),
+        pytest.param(
             set_ring("mlx5_core", 16384),
             f"{PROFILE}: rings.mlx5_core.rx is 16,384, above mlx5_core's maximum 8,192: the agent clamps it to 8,192 "
             "on every node and the profile no longer says what nodes run. Set rings.mlx5_core.rx to 8,192.",

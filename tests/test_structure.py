@@ -25,7 +25,7 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"sizing"}),
     frozenset({"profile", "workload"}),
     frozenset({"rules", "profiles"}),
-    frozenset({"manifests", "check", "policy_pack"}),
+    frozenset({"manifests", "check", "policy_pack", "tables"}),
     frozenset({"userdata", "tuning_paths", "kubernetes", "drift", "pulumi_inputs"}),
     frozenset({"azure", "aws"}),
     frozenset({"program", "terraform", "audit", "measure", "plot"}),

@@ -21,6 +21,8 @@ from wirespeed.names import NOT_NETWORK_OPTIMISED_REASON, REASON_MAX_LENGTH
 from wirespeed.problems import Problem
 from wirespeed.profile import MTU, Profile, RingSize
 from wirespeed.profiles import ASSUMPTIONS
+from wirespeed.sizing.mtu import ENA_EXPRESS_MTU
+from wirespeed.sizing.rings import ENA_EXPRESS_RX_RING
 from wirespeed.userdata import (
     needs_bootstrap_container,
     render_al2023_user_data,
@@ -41,10 +43,6 @@ MAX_NODES = 450
 # metadata (docs.aws.amazon.com/AWSEC2/latest/UserGuide/instancedata-data-retrieval.html, "hop limit").
 IMDS_HOP_LIMIT = 2
 
-# ENA Express (SRD): AWS recommends MTU 8,900 and an RX ring of 8,192 on the interface
-# (docs.aws.amazon.com/AWSEC2/latest/UserGuide/ena-express.html, "Prerequisites" and "Tune performance").
-ENA_EXPRESS_MTU = 8_900
-ENA_EXPRESS_RX_RING = 8_192
 
 # Ring profile per bandwidth class: the built-in profiles are sized for 100 Gb/s (`throughput`) and 25 Gb/s
 # (`balanced`, wirespeed.profiles.ASSUMPTIONS); a type whose sustained bandwidth is above 25 Gb/s needs the

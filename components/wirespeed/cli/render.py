@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from wirespeed.cli._common import fail
+from wirespeed.cli._common import fail, fail_all
 
 if TYPE_CHECKING:
     from wirespeed.manifests.options import NodeTuningOptions
@@ -230,9 +230,7 @@ def _checked_profiles(
         profiles = [apply_outbound(p, section) for p in profiles]
     errors += [_as_flag(problem) for problem in problems]
     if errors:
-        for line in errors[:-1]:
-            typer.echo(f"error: {line}", err=True)
-        fail(errors[-1])
+        fail_all(f"node tuning not rendered: {len(errors)} problem(s)", errors)
     return profiles
 
 

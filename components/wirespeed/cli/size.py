@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from fractions import Fraction
 from pathlib import Path
 from typing import Annotated
@@ -445,16 +446,29 @@ BACKLOG_HELP = (
 )
 
 
+class BacklogCloud(StrEnum):
+    azure = "azure"
+    aws = "aws"
+
+
 @size_app.command("backlog", help=BACKLOG_HELP)
 def size_backlog(
     line_rate_gbps: Annotated[float, typer.Option(help="Line rate into one CPU's backlog, Gb/s.")],
     stall_ms: StallOption = None,
     packet_bytes: PacketOption = DEFAULT_PACKET_BYTES,
+    cloud: Annotated[
+        BacklogCloud | None,
+        typer.Option(help="azure: within AKS's sysctl range; aws: the kernel's int range. Unset: AKS's range."),
+    ] = None,
     as_json: JsonFlag = False,
 ) -> None:
     stall = backlog.DEFAULT_STALL_MS if stall_ms is None else stall_ms
+    which: backlog.BacklogCloud = None if cloud is None else cloud.value
     emit(
-        run(lambda: backlog.plan_backlog(line_rate_gbps, stall_ms=stall, packet_bytes=packet_bytes), SIZE_FLAGS),
+        run(
+            lambda: backlog.plan_backlog(line_rate_gbps, stall_ms=stall, packet_bytes=packet_bytes, cloud=which),
+            SIZE_FLAGS,
+        ),
         as_json,
     )
 

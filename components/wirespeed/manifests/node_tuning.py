@@ -55,7 +55,7 @@ MAX_UNAVAILABLE = "10%"
 
 
 def profile_json(profile: Profile) -> str:
-    """The ConfigMap's profile document: the canonical form `wirespeed profile show` prints."""
+    """The ConfigMap's profile document: the canonical form `wirespeed profile show --json` prints."""
     return json.dumps(profile.to_json_dict(), indent=2) + "\n"
 
 

@@ -17,6 +17,7 @@ from wirespeed.sizing import line_rate
 from wirespeed.sizing.backlog import BACKLOG_MAX, BACKLOG_MIN
 from wirespeed.sizing.mtu import DEFAULT_MTU
 from wirespeed.sizing.packets import LINE_RATE_GBPS_RANGE
+from wirespeed.sizing.rings import ENA_EXPRESS_RX_RING
 from wirespeed.values import get, keys, plain_numbers, text, whole
 
 if TYPE_CHECKING:
@@ -380,6 +381,27 @@ def _rings(document: Mapping[str, Any]) -> Iterator[tuple[str, Direction, int]]:
                 yield driver, direction, value
 
 
+def _ring_evidence(driver: str) -> str:
+    """The field evidence for a larger RX ring from the driver's own cloud: an ENA ring is not Azure's VF."""
+    from wirespeed import catalog
+
+    if driver not in catalog.cloud_drivers("aws"):
+        return RING_EVIDENCE
+    rx = catalog.nic_driver(driver).rx
+    default = f"; ENA starts at {rx.default:,}" if rx is not None else ""
+    return (
+        f"AWS recommends an RX ring of {ENA_EXPRESS_RX_RING:,} on ENA interfaces that use ENA Express "
+        f"(docs.aws.amazon.com/AWSEC2/latest/UserGuide/ena-express.html, Tune performance{default})"
+    )
+
+
+def _ring_why(driver: str, direction: Direction) -> str:
+    """Why a ring must be larger, with the evidence from the driver's own cloud for RX."""
+    return (
+        RING_WHY[direction].replace(RING_EVIDENCE, _ring_evidence(driver)) if direction == "rx" else RING_WHY[direction]
+    )
+
+
 def _ring_message(where: str, driver: str, direction: Direction, value: int, verdict: RingVerdict) -> str:
     field = f"rings.{driver}.{direction}"
     if verdict.target is None:
@@ -394,7 +416,7 @@ def _ring_message(where: str, driver: str, direction: Direction, value: int, ver
         )
     assert verdict.minimum is not None
     return (
-        f"{where}: {field} is {value:,}, {verdict.problem}: {RING_WHY[direction]}. Set {field} to "
+        f"{where}: {field} is {value:,}, {verdict.problem}: {_ring_why(driver, direction)}. Set {field} to "
         f"{verdict.target:,}: {verdict.minimum.profile_advice()} (`wirespeed size rings --driver {driver} "
         f"--line-rate-gbps {verdict.minimum.rate.gbps:g}` sizes it)."
     )
@@ -514,7 +536,8 @@ RING_MINIMUM = Rule(
     default_enforcement="mandatory",
     remediation="Set rings.<driver>.rx/tx in the tuning profile between the minimum and the driver's maximum "
     "(remediated automatically under the remediate level; running agents pick it up when their pods restart).",
-    source=f"{SEED_RINGS}; components/wirespeed/data/nic_drivers.json (driver maxima)",
+    source=f"{SEED_RINGS}; docs.aws.amazon.com/AWSEC2/latest/UserGuide/ena-express.html (ENA: RX 8,192); "
+    "components/wirespeed/data/nic_drivers.json (driver maxima)",
     scope="resource",
     types=(_k8s.CONFIG_MAP,),
     reads=(Reads(_k8s.CONFIG_MAP, (_k8s.PROFILE_READ, LINE_RATE_READ)),),
