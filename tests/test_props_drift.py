@@ -64,7 +64,7 @@ def test_every_node_object_gets_a_verdict_with_known_kinds(items, stale):
         assert all(f.kind in KINDS for f in verdict.findings)
         assert (verdict.profile is None) is (verdict.state == "unmanaged")
     json.dumps(report.to_json())
-    assert report.summary()
+    assert report.explain()
 
 
 @bounded(100)

@@ -21,6 +21,7 @@ import json
 from typing import Any
 
 import jsonschema
+import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
@@ -195,3 +196,9 @@ def test_the_model_accepts_exactly_what_the_shared_schema_accepts(document):
     assume(not isinstance(document, dict) or "outbound" not in document or isinstance(document["outbound"], dict))
     schema_errors = [e.message for e in SCHEMA.iter_errors(document)]
     assert _model_accepts(document) is (not schema_errors), (document, schema_errors)
+
+
+def test_azure_list_keys_of_another_type_are_problems_not_crashes():
+    with pytest.raises(StackConfigError) as info:
+        cluster_spec({**VALID_AZURE, "pools": -1, "zones": "1"})
+    assert {"wirespeed:pools", "wirespeed:zones"} <= {p.field for p in info.value.problems}
