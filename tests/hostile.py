@@ -170,8 +170,8 @@ def assert_exit_contract(
     argv: list[str], out: Outcome, *, verdict_exit_1: bool = False, lists_every_problem: bool = False
 ) -> None:
     """The README's promise: exit 0, 1 (only a command whose verdict it is: ``check``) or 2; never a traceback;
-    on exit 2 stderr is exactly one ``error:`` line, or for a validator (``profile validate``) one ``error:`` line
-    per problem and nothing else."""
+    on exit 2 stderr is exactly one ``error:`` line, or for a validator (``profile validate``) one ``error:`` header
+    and an indented line per problem, and nothing else."""
     allowed = {0, 1, 2} if verdict_exit_1 else {0, 2}
     assert out.returncode in allowed, (argv, out.returncode, out.stderr[-2000:])
     assert "Traceback" not in out.stdout + out.stderr, (argv, out.stderr[-2000:])
@@ -183,12 +183,12 @@ def assert_exit_contract(
     assert lines, (argv, "exit 2 without an error line")
     assert out.stderr.endswith("\n"), (argv, out.stderr)
     headers = [line for line in lines if line.startswith("error: ")]
-    if lists_every_problem:
-        assert headers == lines, (argv, out.stderr)
-    else:
-        assert len(headers) == 1, (argv, out.stderr)
+    # One `error:` header; a command that lists problems puts one indented line under it for each.
+    assert len(headers) == 1 and lines[0] == headers[0], (argv, out.stderr)
+    assert all(line.startswith("  ") and line.strip() for line in lines[1:]), (argv, out.stderr)
+    if not lists_every_problem:
         assert lines == headers, (argv, out.stderr)
-    assert all(len(line) > len("error: ") for line in lines), (argv, out.stderr)
+    assert len(lines[0]) > len("error: "), (argv, out.stderr)
 
 
 def as_outcome(result: Mapping[str, Any] | Any) -> Outcome:

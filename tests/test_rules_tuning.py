@@ -64,6 +64,12 @@ RING_WHY = (
     "a small RX ring overflows during microbursts from the host NIC; the Elastic field report (seed 000) lost "
     "packets at 1,024 on Azure's Mellanox VF and none at 8,192."
 )
+# ENA is AWS's: its RX evidence is AWS's guidance, not Azure's VF.
+ENA_RING_WHY = (
+    "a small RX ring overflows during microbursts from the host NIC; AWS recommends an RX ring of 8,192 on ENA "
+    "interfaces that use ENA Express (docs.aws.amazon.com/AWSEC2/latest/UserGuide/ena-express.html, Tune "
+    "performance; ENA starts at 1,024)."
+)
 
 
 def pool(**sysctls):
@@ -286,7 +292,7 @@ def test_a_100_gbps_pool_with_balanced_fails_and_says_why():
     messages = validate(RINGS, "config_map", annotated(profile="balanced"))
     assert messages[0] == (
         "profile 'balanced' (data['profile.json']): rings.ena.rx is 2,048, below the minimum 8,192 for the line rate "
-        f"100 Gb/s its annotation wirespeed.io/line-rate-gbps declares, where {RX_HOLDS}: " + RING_WHY + " Set "
+        f"100 Gb/s its annotation wirespeed.io/line-rate-gbps declares, where {RX_HOLDS}: " + ENA_RING_WHY + " Set "
         "rings.ena.rx to 8,192: the built-in profile 'throughput' is sized for 100 Gb/s (`wirespeed size rings "
         "--driver ena --line-rate-gbps 100` sizes it)."
     )
@@ -325,11 +331,10 @@ def test_compliant_profile_passes_the_ring_rule():
         ),
         pytest.param(
             set_ring("ena", 1024),
-            f"{PROFILE}: rings.ena.rx is 1,024, below the minimum 4,096 (policy setting minimumRxRing): a small RX "
-            "ring overflows during microbursts from the host NIC; AWS recommends an RX ring of 8,192 on ENA "
-            "interfaces that use ENA Express (docs.aws.amazon.com/AWSEC2/latest/UserGuide/ena-express.html, Tune "
-            "performance; ENA starts at 1,024). Set rings.ena.rx to 4,096 (`wirespeed size rings --driver ena "
-            "--line-rate-gbps N` sizes it).",
+            f"{PROFILE}: rings.ena.rx is 1,024, below the minimum 2,048 for {ASSUMED}, where {RX_HOLDS}: "
+            + ENA_RING_WHY
+            + " Set rings.ena.rx to 2,048: the built-in profile 'balanced' is sized for 25 Gb/s (`wirespeed "
+            "size rings --driver ena --line-rate-gbps 25` sizes it).",
             id="below-minimum-ena-cites-aws",
         ),
         pytest.param(

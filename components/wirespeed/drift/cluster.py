@@ -210,7 +210,7 @@ def node_facts(item: dict[str, Any]) -> NodeFacts:
     meta = _object(item.get("metadata"))
     conditions = _object(item.get("status")).get("conditions")
     listed = conditions if isinstance(conditions, list) else []
-    by_type = {c.get("type"): c for c in listed if isinstance(c, dict)}
+    by_type = {c["type"]: c for c in listed if isinstance(c, dict) and isinstance(c.get("type"), str)}
     return NodeFacts(
         name=str(meta.get("name", "")),
         labels=_strings(meta.get("labels")),
