@@ -184,7 +184,8 @@ def assert_exit_contract(
     assert out.stderr.endswith("\n"), (argv, out.stderr)
     headers = [line for line in lines if line.startswith("error: ")]
     # One `error:` header; a command that lists problems puts one indented line under it for each.
-    assert len(headers) == 1 and lines[0] == headers[0], (argv, out.stderr)
+    assert len(headers) == 1, (argv, out.stderr)
+    assert lines[0] == headers[0], (argv, out.stderr)
     assert all(line.startswith("  ") and line.strip() for line in lines[1:]), (argv, out.stderr)
     if not lists_every_problem:
         assert lines == headers, (argv, out.stderr)
