@@ -300,6 +300,7 @@ def assert_contract(invocation: Invocation, returncode: int, stdout: str, stderr
     # failure is one line.
     if invocation.command not in LISTS_EVERY_PROBLEM or not lines[0].startswith("error: "):
         assert len(lines) == 1, (invocation.argv, stderr)
+
     def names(line: str) -> bool:
         return any(n and (n in line or one_line(n) in line or repr(n)[1:-1] in line) for n in invocation.names)
 
