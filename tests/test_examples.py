@@ -54,7 +54,7 @@ EXPECTED: dict[str, dict[str, Any]] = {
             "tx_capped_at_driver_max": True,
         },
         # x 4 ms = 16,255 packets -> 16,384.
-        "backlog": {"netdev_max_backlog": 16_384, "packets_in_stall": 16_255, "capped_at_aks_max": False},
+        "backlog": {"netdev_max_backlog": 16_384, "packets_in_stall": 16_255, "capped_at_kernel_max": False},
         "profile": {
             "rings": {"ena": {"rx": 4_096, "tx": 1_024}},
             "sysctls": {"net.core.netdev_max_backlog": 16_384},
