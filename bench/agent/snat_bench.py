@@ -17,8 +17,9 @@ VmHWM at the end. Added = mean of the on arms minus mean of the off arms.
 
 Profiling (--pprof DIR): the agent is built with -tags pprof instead (same code plus a pprof endpoint, and
 symbols kept), and each on arm saves a CPU profile of its measured window, a heap profile at its end and, when
-perf(1) is installed, a perf profile of the window (kernel time included), to DIR. Its CPU and RSS numbers are
-those of a profiled, unstripped build: use them to see where the time goes, not as the recorded cost.
+perf(1) is installed, a perf profile of the window (kernel time included), to DIR, with the binary. Its CPU
+and RSS numbers are those of a profiled, unstripped build: use them to see where the time goes, not as the
+recorded cost.
 
 Usage: snat [--rate N] [--lifetime S] [--warmup S] [--seconds S] [--pairs N] [--json OUT] [--pprof DIR]
 """
@@ -202,6 +203,8 @@ def main() -> int:
         if a.pprof:
             a.pprof.mkdir(parents=True, exist_ok=True)
         agent = a.agent or shipped_agent(tmp, profiled=a.pprof is not None)
+        if a.pprof:
+            shutil.copy(agent, a.pprof / "wirespeed-agent")  # perf report --symfs / pprof need the binary
         flowgen = bl.go_build("flowgen", tmp)
         wire(a.lifetime)
         total = a.warmup + (a.warmup + a.seconds + 5) * 2 * a.pairs + 30
