@@ -78,6 +78,7 @@ test-python: $(STAMP) agent apiserver
 # scripts/testreport.py runs `go test -json`, prints what plain `go test` would and keeps the events for the summary.
 test-go: agent
 	cd agent && $(PYTHON) ../scripts/testreport.py go ../$(RESULTS)/go-agent.json -count=1 ./...
+	$(MAKE) -C agent fuzz FUZZTIME=10s
 
 # The Terraform modules with the real terraform binary (tests/terratest, Go): always the provider-free parts;
 # the provider-backed plans and applies when the plugin mirror has the provider (modules/README.md).

@@ -11,10 +11,14 @@ CloudWatch, EC2's other calls and EKS stay moto over HTTP."""
 
 from __future__ import annotations
 
+import base64
 import copy
+import gzip
 import json
 import os
 import subprocess
+from email.mime.application import MIMEApplication
+from email.mime.multipart import MIMEMultipart
 from typing import Any
 
 import pytest
@@ -32,9 +36,11 @@ from wirespeed.audit.aws import (
     QuotaReading,
     analyse,
     has_tuning,
+    tuning_gap,
 )
 from wirespeed.audit.aws_collect import Target, collect
 from wirespeed.sizing.nat_gateway import NAT_GATEWAY_EIPS, REGION_EIPS
+from wirespeed.userdata import SCRIPT_MARKER
 
 
 def audit(moto: Moto, *args: str) -> subprocess.CompletedProcess[str]:
@@ -131,8 +137,8 @@ def test_flags_general_purpose_types_and_untuned_launch_templates(account, moto)
         "bw_in/out_allowance_exceeded); use a network-optimised type, e.g. c6in.large (3.125 Gb/s sustained)"
     )
     assert messages[("user-data-without-tuning", "prod/bare")] == (
-        "no launch template: lacks wirespeed's boot tuning (rings and backlog stay at driver defaults until the node "
-        "agent runs); build the group with wirespeed.aws.NetworkOptimizedNodeGroup"
+        "no launch template: no boot tuning (rings and backlog stay at driver defaults until the node agent runs); "
+        "build the group with wirespeed.aws.NetworkOptimizedNodeGroup"
     )
     assert messages[("not-network-optimised", f"{instance['id']} (NodePool batch)")].endswith(
         "use a network-optimised type, e.g. c6in.large (3.125 Gb/s sustained)"
@@ -243,6 +249,43 @@ def test_analysis_of_an_inventory_without_aws():
     assert has_tuning(TUNED_USER_DATA)
     assert not has_tuning(UNTUNED_USER_DATA)
     assert not has_tuning("not base64 at all!")
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode()
+
+
+def test_user_data_is_parsed_not_matched_by_a_marker():
+    """Tuned user data gzip-compressed (cloud-init and nodeadm accept it) is tuned; wirespeed's marker comment
+    followed by a backlog of 1,000 is not; a gzip part inside MIME multipart is read too."""
+    tuned_text = base64.b64decode(TUNED_USER_DATA)
+    assert has_tuning(_b64(gzip.compress(tuned_text)))
+    marker_then_1000 = f"#!/bin/sh\n{SCRIPT_MARKER} profile x\nsysctl -w net.core.netdev_max_backlog=1000\n"
+    assert not has_tuning(_b64(marker_then_1000.encode()))
+    assert tuning_gap(_b64(marker_then_1000.encode())) == "sets net.core.netdev_max_backlog to 1,000, below 16,384"
+    part = MIMEApplication(gzip.compress(b"#!/bin/sh\nsysctl -w net.core.netdev_max_backlog=32768\n"), "x-gzip")
+    mime = MIMEMultipart()
+    mime.attach(part)
+    assert has_tuning(_b64(mime.as_bytes()))
+    # Written twice, the smaller value is what a node may end up with.
+    twice = (
+        b"#!/bin/sh\nsysctl -w net.core.netdev_max_backlog=32768\necho 1000 > /proc/sys/net/core/netdev_max_backlog\n"
+    )
+    assert not has_tuning(_b64(twice))
+    # A gzip bomb is read only up to the cap, and never crashes.
+    assert tuning_gap(_b64(gzip.compress(b"#" * (64 << 20)))) == "does not set net.core.netdev_max_backlog"
+
+
+def test_gzip_tuned_and_marker_only_node_groups_through_moto(account, moto):
+    tuned_text = base64.b64decode(TUNED_USER_DATA)
+    account.node_group("prod", "gzipped", ["c6in.8xlarge"], _b64(gzip.compress(tuned_text)))
+    marker = f"#!/bin/sh\n{SCRIPT_MARKER} profile x\nsysctl -w net.core.netdev_max_backlog=1000\n".encode()
+    account.node_group("prod", "marker", ["c6in.8xlarge"], _b64(marker))
+    code, report = audit_json(moto)
+    assert code == 1
+    tuned = {g["name"]: g["tuned"] for g in report["node_groups"]}
+    assert tuned == {"gzipped": True, "marker": False}
+    assert [(f["kind"], f["resource"]) for f in report["findings"]] == [("user-data-without-tuning", "prod/marker")]
 
 
 def test_quotas_moto_does_not_serve_are_reported_unreadable_and_the_default_stands(account, moto):

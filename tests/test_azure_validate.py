@@ -233,7 +233,11 @@ def test_surge_nodes(surge, max_count, expected):
     assert plan.surge_nodes == expected
 
 
-@pytest.mark.parametrize("surge", ["-1", "0", "0%", "6", "101%", "-5%", "lots", ""])
+# '1e1%', 'nan%', '1_0' and '+2' are what float()/int() take and AKS refuses (its maxSurge is digits or a decimal
+# percent).
+@pytest.mark.parametrize(
+    "surge", ["-1", "0", "0%", "6", "101%", "-5%", "lots", "", "1e1%", "nan%", "inf%", "1_0", "+2", "2.0", "1e0"]
+)
 def test_surge_negative_or_larger_than_the_pool_is_refused(surge):
     plan, problems = check_pool(NodePoolSpec(name="apps", vm_size="D8s_v6", max_count=5, max_surge=surge))
     assert plan is None
@@ -637,3 +641,13 @@ def test_azure_readme_is_generated_from_the_code():
     from wirespeed.azure import docs
 
     assert docs.README.read_text() == docs.render()
+
+
+@pytest.mark.parametrize("surge", ["1e1%", "nan%", "1_0"])
+def test_existing_pool_surge_in_a_form_aks_refuses_is_refused(surge):
+    from wirespeed.azure.existing import ExistingPool, outbound_check
+    from wirespeed.sizing.errors import SizingError
+
+    added = check_pool(POOL)[0]
+    with pytest.raises(SizingError, match="pool 'apps'"):
+        outbound_check([ExistingPool("apps", 40, surge)], [added], 4000, 2)

@@ -8,6 +8,7 @@ import pytest
 
 from clirun import invoke, wirespeed
 from conftest import ROOT
+from wirespeed.cli._common import one_line
 
 CHECKOUT = json.loads((ROOT / "examples" / "workloads" / "checkout-api.json").read_text())
 
@@ -35,7 +36,9 @@ def _with(**changes: object) -> bytes:
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        pytest.param(b"\xff{}", "{path}: 'byte 0' is not allowed: UTF-8 text (a workload JSON file)", id="not-utf8"),
+        pytest.param(
+            b"\xff{}", "--workload: {path}: byte 0 (0xff) is not UTF-8; give a UTF-8 workload JSON file", id="not-utf8"
+        ),
         pytest.param(
             b"{",
             "{path}: 'line 1' is not allowed: valid JSON (Expecting property name enclosed in double quotes)",
@@ -97,13 +100,13 @@ def test_plan_workload_directory_and_missing_file(tmp_path):
     out = invoke("plan", "--workload", str(tmp_path))
     assert (out.returncode, out.stderr) == (
         2,
-        f"error: --workload: '{tmp_path}' is not allowed: a readable file (Is a directory)\n",
+        f"error: --workload: {tmp_path}: is a directory, not a regular file; give a workload JSON file\n",
     )
     out = wirespeed("plan", "--workload", str(tmp_path / "absent.json"))
     assert (out.returncode, out.stderr) == (
         2,
-        f"error: --workload: '{tmp_path / 'absent.json'}' is not allowed: a readable file (No such file or "
-        "directory)\n",
+        f"error: --workload: {tmp_path / 'absent.json'}: cannot be read: No such file or directory; give a "
+        "readable workload JSON file\n",
     )
 
 
@@ -113,7 +116,7 @@ def test_plan_not_utf8_through_the_console_script(tmp_path):
     out = wirespeed("plan", "--workload", str(path))
     assert (out.returncode, out.stderr) == (
         2,
-        f"error: {path}: 'byte 0' is not allowed: UTF-8 text (a workload JSON file)\n",
+        f"error: --workload: {path}: byte 0 (0x80) is not UTF-8; give a UTF-8 workload JSON file\n",
     )
 
 
@@ -122,7 +125,8 @@ def test_plan_error_stays_one_line_when_the_path_has_a_newline(tmp_path):
     out = invoke("plan", "--workload", str(path))
     assert (out.returncode, out.stderr) == (
         2,
-        f"error: --workload: {str(path)!r} is not allowed: a readable file (No such file or directory)\n",
+        f"error: --workload: {one_line(str(path))}: cannot be read: No such file or directory; give a readable "
+        "workload JSON file\n",
     )
     path.write_bytes(b"[]")
     out = invoke("plan", "--workload", str(path))

@@ -71,7 +71,7 @@ def test_profile_validate_directory_and_missing_file(tmp_path):
     out = invoke("profile", "validate", str(tmp_path))
     assert (out.returncode, out.stderr) == (
         2,
-        f"error: {tmp_path}: cannot be read: Is a directory; give a readable JSON file\n",
+        f"error: {tmp_path}: is a directory, not a regular file; give a JSON file\n",
     )
     out = wirespeed("profile", "validate", str(tmp_path / "absent.json"))
     assert (out.returncode, out.stderr) == (

@@ -364,5 +364,5 @@ def test_non_utf8_files_through_the_console_script(files):
     for argv in (["profile", "validate", bad], ["plan", "--workload", bad]):
         out = subprocess.run([WIRESPEED or "wirespeed", *argv], capture_output=True, text=True, timeout=60, check=False)
         assert out.returncode == 2
-        assert out.stderr.startswith(f"error: {bad}"), out.stderr
+        assert out.stderr.startswith((f"error: {bad}", f"error: --workload: {bad}")), out.stderr
         assert out.stderr.count("\n") == 1, out.stderr

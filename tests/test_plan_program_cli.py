@@ -130,7 +130,8 @@ def test_compare_marks_the_replaced_pool_under_pulumi_mocks(tmp_path):
     missing = run("plan", str(BASIC), "--compare", str(tmp_path / "none.json"))
     assert (missing.returncode, missing.stderr) == (
         2,
-        f"error: --compare: '{tmp_path / 'none.json'}' cannot be read (No such file or directory)\n",
+        f"error: --compare {tmp_path / 'none.json'}: cannot be read: No such file or directory; give a readable "
+        "`wirespeed plan --json` file\n",
     )
 
 

@@ -374,6 +374,8 @@ def test_an_unknown_rule_name_is_ignored_by_the_engine_and_refused_by_check(anal
     with pytest.raises(rules.ConfigError) as info:
         rules.resolve_config({"aks-snat-port-minimum": "disabled"})
     assert "aks-snat-port-minimum" in str(info.value.problems)
+
+
 NAT_GATEWAY = "aws:ec2/natGateway:NatGateway"
 NAT_PEAK = {"aws-natgw-capacity": {"peakConnectionsPerDestination": 120_000}}
 

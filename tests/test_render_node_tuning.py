@@ -102,7 +102,7 @@ def test_without_the_admission_policy_the_header_says_what_is_lost():
         pytest.param(
             ["--profile", "fastest"],
             "error: --profile[0]: 'fastest' is neither a built-in profile (balanced, throughput) nor a readable "
-            "file: No such file or directory\n",
+            "profile file (cannot be read: No such file or directory; give a readable profile JSON file)\n",
             id="unknown-profile",
         ),
         pytest.param(
@@ -124,8 +124,8 @@ def test_without_the_admission_policy_the_header_says_what_is_lost():
         ),
         pytest.param(
             ["--profile", "nope", "--image", "x:", "--namespace", "Net"],
-            "error: --profile[0]: 'nope' is neither a built-in profile (balanced, throughput) nor a readable file: "
-            "No such file or directory\n"
+            "error: --profile[0]: 'nope' is neither a built-in profile (balanced, throughput) nor a readable "
+            "profile file (cannot be read: No such file or directory; give a readable profile JSON file)\n"
             "error: --image: 'x:' is not allowed; allowed: an image reference with a tag or digest, "
             "e.g. REGISTRY/NAME:TAG or REGISTRY/NAME@sha256:HEX\n"
             "error: --namespace: 'Net' is not allowed; allowed: an RFC 1123 label: lowercase letters, digits and "

@@ -101,7 +101,7 @@ def test_aws_branch_bad_workload_fails_with_the_field_under_pulumi_mocks(tmp_pat
     project = project_with_stack(tmp_path, "config:\n  wirespeed:cloud: aws\n  wirespeed:workload: no/such.json\n")
     with pytest.raises(ProgramError) as caught:
         run_program(project, "test")
-    assert "workload: 'no/such.json' is not allowed: a readable file (No such file or directory)" in str(caught.value)
+    assert "workload: no/such.json: cannot be read: No such file or directory" in str(caught.value)
 
 
 def test_bad_stack_config_lists_every_problem_before_anything_registers_under_pulumi_mocks(tmp_path):

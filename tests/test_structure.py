@@ -20,7 +20,7 @@ PACKAGE = COMPONENTS / "wirespeed"
 # name under ``wirespeed`` (a subpackage or a top-level module); the pure core (catalog, sizing, profile, rules,
 # manifests, userdata) therefore imports nothing of the Pulumi components, generators or front ends above it.
 LAYERS: tuple[frozenset[str], ...] = (
-    frozenset({"__init__", "errors", "names", "problems", "values"}),
+    frozenset({"__init__", "deadline", "errors", "io_limits", "names", "problems", "values"}),
     frozenset({"catalog"}),
     frozenset({"sizing"}),
     frozenset({"profile", "workload"}),

@@ -84,6 +84,20 @@ DRIVER_NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,31}$"
 # Only net.* keys: the agent's /proc/sys mount is /proc/sys/net (see the DaemonSet), nothing else is writable.
 SYSCTL_NAME_PATTERN = r"^net\.[a-z0-9_]+(\.[a-z0-9_-]+)+$"
 PROFILE_NAME_PATTERN = r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"
+# An interface-name glob as the agent matches it (Go's path.Match): literals, * and ?, a backslash escape, or a
+# class [...] (optional ^) of one or more characters or ranges a-z, where ']' and '-' must be escaped. Go reports
+# anything else (a lone '[', '[]', '[a-]', a trailing '\\') as ErrBadPattern at match time and the glob then
+# silently matches no link; in the schema it is refused before the agent starts, by Python and Go alike. (The
+# empty string matches here so that only min_length reports it.)
+_GLOB_CHAR = r"(?:[^\]\\\-]|\\.)"
+_GLOB_ITEM = rf"{_GLOB_CHAR}(?:-{_GLOB_CHAR})?"
+# A '^' right after '[' negates (Go); the class still needs an item after it.
+_GLOB_FIRST = r"(?:[^\]\\\-^]|\\.)" + rf"(?:-{_GLOB_CHAR})?"
+GLOB_PATTERN = rf"^(?:[^\[\\]|\\.|\[(?:\^{_GLOB_ITEM}|{_GLOB_FIRST})(?:{_GLOB_ITEM})*\])*$"
+GLOB_ALLOWED = (
+    "must be a well-formed glob: * ? literal characters, and classes [...] closed by ']' holding at least one "
+    "character or range (escape ] and - inside a class with \\)"
+)
 
 
 def _whole_number(value: object) -> object:
@@ -155,7 +169,7 @@ ExtraSysctlValue = Annotated[
 
 DriverName = Annotated[str, StringConstraints(pattern=DRIVER_NAME_PATTERN)]
 SysctlName = Annotated[str, StringConstraints(pattern=SYSCTL_NAME_PATTERN)]
-NamePattern = Annotated[str, StringConstraints(min_length=1, max_length=64)]
+NamePattern = Annotated[str, StringConstraints(min_length=1, max_length=64, pattern=GLOB_PATTERN)]
 
 
 class _Strict(BaseModel):
@@ -437,7 +451,7 @@ def _allowed(error: Mapping[str, Any]) -> str:
     if kind in _TYPE_WORDS:
         return f"must be {_TYPE_WORDS[kind]}"
     if kind == "string_pattern_mismatch":
-        return f"must match {ctx['pattern']}"
+        return GLOB_ALLOWED if ctx["pattern"] == GLOB_PATTERN else f"must match {ctx['pattern']}"
     if kind == "literal_error" and (values := _literal_values(str(ctx.get("expected", "")))):
         if len(values) == 1:
             return f"must be {_json(values[0])}"

@@ -136,20 +136,20 @@ class WorkloadPlan:
 
 
 def load_workload(path: Path | None) -> Workload:
-    """Read a workload file; None loads the bundled example. Every failure is a :class:`SizingError` (a
-    ``UserError``) naming the file: unreadable, not UTF-8, not JSON, or not a workload."""
+    """Read a workload file; None loads the bundled example. Every failure is a ``UserError`` naming the file:
+    not a regular file, too large, unreadable, not UTF-8 (``InputFileError``), not JSON or not a workload
+    (:class:`SizingError`)."""
     if path is None:
         text = resources.files("wirespeed").joinpath("data/examples/workload.json").read_text()
         source = "bundled example"
     else:
+        from wirespeed.io_limits import SMALL_LIMIT, InputFileError, read_text
+
         try:
-            text = path.read_bytes().decode("utf-8")
-        except OSError as exc:
-            raise SizingError("workload", str(path), f"a readable file ({exc.strerror or exc})") from None
-        except UnicodeDecodeError as exc:
-            raise SizingError(str(path), f"byte {exc.start}", "UTF-8 text (a workload JSON file)") from None
-        except ValueError as exc:  # an embedded NUL: no file can have that name
-            raise SizingError("workload", str(path), f"a file name ({exc})") from None
+            text = read_text(path, SMALL_LIMIT, f"workload: {path}", "workload JSON file")
+        except InputFileError as exc:
+            exc.field = "workload"  # the CLI names it --workload
+            raise
         source = str(path)
     try:
         data = json.loads(text)

@@ -3,10 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"k8s.io/client-go/rest"
+
+	"github.com/wirespeed-io/wirespeed/agent/internal/boundedfile"
 	"sigs.k8s.io/yaml"
 )
 
@@ -48,9 +49,13 @@ type kubeconfig struct {
 	} `json:"users"`
 }
 
+// maxKubeconfigBytes caps the kubeconfig file (wirespeed's choice): one with hundreds of contexts and inline
+// certificates is well under 1 MiB.
+const maxKubeconfigBytes = 16 << 20
+
 // loadKubeconfig builds a rest.Config from the current context of a kubeconfig file.
 func loadKubeconfig(path string) (*rest.Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := boundedfile.Read(path, maxKubeconfigBytes)
 	if err != nil {
 		return nil, fmt.Errorf("read kubeconfig: %w", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -124,6 +125,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		log.Error("profile rejected; nothing applied", "err", err)
 		return exitUsage
 	}
+	ln, err := preflight(o)
+	if err != nil {
+		log.Error("bad flags; nothing applied", "err", err)
+		return exitUsage
+	}
+	defer closeListener(ln) // after shutdown (Close again is harmless); on every early return
 	// Rings, driver names and driver counters through ethioctl: safchain/ethtool passes the kernel a stack
 	// address that goes stale when the goroutine's stack moves (see internal/ethioctl).
 	et, err := ethioctl.Open()
@@ -144,12 +151,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if o.once {
 		return once(r, stdout, log)
 	}
-	return daemon(ctx, o, p, r, nl, et, log)
+	return daemon(ctx, o, ln, p, r, nl, et, log)
 }
 
 // daemon keeps the profile applied until ctx ends: it serves metrics and health, reports to the Node,
 // and re-applies on link events and every --resync.
-func daemon(ctx context.Context, o options, p *profile.Profile, r *reconcile.Reconciler, nl links.Netlink,
+func daemon(ctx context.Context, o options, ln net.Listener, p *profile.Profile, r *reconcile.Reconciler, nl links.Netlink,
 	et *ethioctl.Reader, log *slog.Logger) int {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -162,8 +169,8 @@ func daemon(ctx context.Context, o options, p *profile.Profile, r *reconcile.Rec
 	if err != nil {
 		log.Error("kubernetes reporting disabled", "err", err)
 	}
-	if o.listen != "" {
-		srv := serve(o.listen, reg, health, log)
+	if ln != nil {
+		srv := serve(ln, reg, health, log)
 		defer shutdown(srv)
 	}
 	if reporter != nil {
@@ -260,15 +267,57 @@ func kubeReporter(o options, log *slog.Logger) (*nodestatus.Reporter, error) {
 	return nodestatus.NewReporterWithAPI(api, o.nodeName, clock.RealClock{}, log), nil
 }
 
-func serve(addr string, reg *prometheus.Registry, h *metrics.Health, log *slog.Logger) *http.Server {
+// preflight checks what the daemon will need before anything is applied, as the profile is: a daemon that
+// runs without the metrics, health probes or Node reports it was asked for looks healthy while nobody can see
+// it. It returns the bound --listen socket (nil with --once or an empty --listen).
+func preflight(o options) (net.Listener, error) {
+	if o.once {
+		return nil, nil
+	}
+	ln, err := listen(o.listen)
+	if err != nil {
+		return nil, err
+	}
+	if o.kube && o.kubeconfig != "" {
+		if _, err := loadKubeconfig(o.kubeconfig); err != nil {
+			closeListener(ln)
+			return nil, fmt.Errorf("--kubeconfig %s: %w", o.kubeconfig, err)
+		}
+	}
+	return ln, nil
+}
+
+// listen binds --listen before anything is applied, so a malformed or taken address is a usage error
+// (exit 2), not a log line from a daemon that then runs unobserved. Empty disables the listener.
+func listen(addr string) (net.Listener, error) {
+	if addr == "" {
+		return nil, nil
+	}
+	if _, _, err := net.SplitHostPort(addr); err != nil {
+		return nil, fmt.Errorf("--listen %q: %w (want host:port or :port)", addr, err)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("--listen %q: %w", addr, err)
+	}
+	return ln, nil
+}
+
+func closeListener(ln net.Listener) {
+	if ln != nil {
+		_ = ln.Close()
+	}
+}
+
+func serve(ln net.Listener, reg *prometheus.Registry, h *metrics.Health, log *slog.Logger) *http.Server {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
 	mux.HandleFunc("/healthz", h.Healthz)
 	mux.HandleFunc("/readyz", h.Readyz)
-	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() {
-		if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			log.Error("metrics listener", "addr", addr, "err", err)
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("metrics listener", "addr", ln.Addr().String(), "err", err)
 		}
 	}()
 	return srv

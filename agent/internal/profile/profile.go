@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"os"
 	"slices"
 	"sort"
 	"strconv"
@@ -23,6 +22,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/wirespeed-io/wirespeed/agent/internal/boundedfile"
 )
 
 //go:embed profile.schema.json
@@ -158,9 +159,13 @@ func mustCompile() (*jsonschema.Compiler, *jsonschema.Schema) {
 	return c, s
 }
 
-// Load reads and parses a profile file.
+// MaxFileBytes caps a profile file (wirespeed's choice, as on the Python side's io_limits.SMALL_LIMIT): real
+// profiles are a few KiB, so this never bites one, but /dev/zero or a runaway file cannot fill memory.
+const MaxFileBytes = 1 << 20
+
+// Load reads and parses a profile file: a regular file of at most MaxFileBytes.
 func Load(path string) (*Profile, error) {
-	data, err := os.ReadFile(path)
+	data, err := boundedfile.Read(path, MaxFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("read profile: %w", err)
 	}
@@ -445,6 +450,15 @@ func schemaAt(schemaLoc string) *jsonschema.Schema {
 	return s
 }
 
+// An interface glob that path.Match would report as ErrBadPattern (and then match no link) is refused by the
+// schema's pattern (wirespeed.profile.GLOB_PATTERN); its message is the Python side's GLOB_ALLOWED, word for
+// word (tests/vectors/profiles.json).
+const (
+	globPatternPrefix = `^(?:[^\[\\]|\\.|\[`
+	globAllowed       = "must be a well-formed glob: * ? literal characters, and classes [...] closed by ']' " +
+		`holding at least one character or range (escape ] and - inside a class with \)`
+)
+
 // JSON type names in words (the "must be ..." half of a message).
 var typeWords = map[string]string{
 	"integer": "a whole number", "number": "a number", "string": "a string", "object": "an object",
@@ -518,6 +532,9 @@ func allowed(e *jsonschema.ValidationError) string {
 		}
 		return "must be " + strings.Join(words, " or ")
 	case *kind.Pattern:
+		if strings.HasPrefix(k.Want, globPatternPrefix) {
+			return globAllowed
+		}
 		return "must match " + k.Want
 	case *kind.Const:
 		return "must be " + show(k.Want)

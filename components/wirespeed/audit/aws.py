@@ -15,14 +15,14 @@ Findings, each with the fix:
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from wirespeed import catalog
 from wirespeed.aws.capacity import alternatives
+from wirespeed.rules._userdata import read_user_data
+from wirespeed.rules.tuning import BACKLOG_SYSCTL, DEFAULT_MINIMUM_BACKLOG
 from wirespeed.sizing.nat_gateway import (
     AWS_CONNECTIONS_PER_IP,
     NAT_GATEWAY_EIPS,
@@ -32,7 +32,6 @@ from wirespeed.sizing.nat_gateway import (
     Quota,
     aws_max_ips,
 )
-from wirespeed.userdata import BOTTLEROCKET_MARKER, SCRIPT_MARKER
 
 # CloudWatch keeps one-hour datapoints for 455 days (docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/
 # cloudwatch_concepts.html, "Metrics retention"): the longest window a single datapoint can cover.
@@ -210,15 +209,27 @@ class AuditReport:
         return "\n".join(lines)
 
 
-def has_tuning(user_data: str | None) -> bool:
-    """Whether EC2 user data (base64) carries wirespeed's boot tuning (AL2023 script or Bottlerocket settings)."""
+def tuning_gap(user_data: str | None) -> str | None:
+    """What EC2 user data (base64) lacks of boot tuning, or None when it sets netdev_max_backlog to at least the
+    policy's default minimum.
+
+    Parsed as the policy rule parses it (:mod:`wirespeed.rules._userdata`: gzip, MIME multipart, a nodeadm
+    NodeConfig, a shell script or Bottlerocket settings), never by looking for a marker comment: compressed
+    tuned user data counts as tuned, and a marker followed by a backlog of 1,000 does not.
+    """
     if not user_data:
-        return False
-    try:
-        text = base64.b64decode(user_data, validate=False).decode("utf-8", errors="replace")
-    except (binascii.Error, ValueError):
-        return False
-    return SCRIPT_MARKER in text or BOTTLEROCKET_MARKER in text
+        return "no user data"
+    values = read_user_data(user_data).backlog_values()
+    if not values:
+        return f"does not set {BACKLOG_SYSCTL}"
+    if min(values) < DEFAULT_MINIMUM_BACKLOG:
+        return f"sets {BACKLOG_SYSCTL} to {min(values):,}, below {DEFAULT_MINIMUM_BACKLOG:,}"
+    return None
+
+
+def has_tuning(user_data: str | None) -> bool:
+    """Whether EC2 user data (base64) sets the backlog to at least the policy's default minimum."""
+    return tuning_gap(user_data) is None
 
 
 _GRAVITON = re.compile(r"^[a-z]+\d+[a-z]*g[a-z]*$")
@@ -276,14 +287,19 @@ def analyse(inv: Inventory) -> AuditReport:
             found = type_finding(instance_type, resource)
             if found is not None:
                 findings.append(found)
-        if not ng.tuned:
-            where = f"launch template {ng.launch_template}'s user data" if ng.launch_template else "no launch template:"
+        gap = tuning_gap(ng.user_data)
+        if gap is not None:
+            where = (
+                f"launch template {ng.launch_template}'s user data {gap}"
+                if ng.launch_template
+                else ("no launch template")
+            )
             findings.append(
                 Finding(
                     "user-data-without-tuning",
                     resource,
-                    f"{where} lacks wirespeed's boot tuning (rings and backlog stay at driver defaults until the "
-                    "node agent runs); build the group with wirespeed.aws.NetworkOptimizedNodeGroup",
+                    f"{where}: no boot tuning (rings and backlog stay at driver defaults until the node agent "
+                    "runs); build the group with wirespeed.aws.NetworkOptimizedNodeGroup",
                 )
             )
     for instance in inv.karpenter_instances:

@@ -92,11 +92,27 @@ def _clients(target: Target, calls: Counter[str], hook: ClientHook | None) -> Cl
     for service in ("ec2", "eks", "cloudwatch", "service-quotas"):
         client = session.client(service, config=config, endpoint_url=target.endpoint_url)
         client.meta.events.register("before-call", count)
+        client.meta.events.register("after-call", _refuse_html)
         if hook is not None:
             hook(service, client)
         clients.append(client)
     ec2, eks, cloudwatch, service_quotas = clients
     return Clients(ec2, eks, cloudwatch, service_quotas, region)
+
+
+def _refuse_html(http_response: Any, model: Any, **_: Any) -> None:
+    """A proxy or captive portal answering an HTML page: botocore's XML parser reads one as an empty list, so the
+    audit would report a clean account it never saw. Refused instead (exit 2)."""
+    try:
+        body = http_response.content or b""
+    except AttributeError:  # a response built without a body stream (a stubbed call): nothing to inspect
+        return
+    head = body[:256].lstrip().lower()
+    if head.startswith((b"<!doctype html", b"<html")):
+        raise AwsUnreachable(
+            f"cannot reach AWS: {model.service_model.service_name}:{model.name} answered an HTML page (HTTP "
+            f"{http_response.status_code}), not an AWS API response; check --endpoint-url and any proxy"
+        )
 
 
 # The largest page each describe call allows (EC2 API reference: MaxResults), so a big account costs few calls.

@@ -26,10 +26,8 @@ class ExistingPool:
 
 
 def _sizing_pool(name: str, max_nodes: int, surge: str) -> azure_lb.Pool:
-    text = surge.strip() or "10%"
-    if text.endswith("%"):
-        return azure_lb.Pool(max_nodes, float(text[:-1]), surge_is_percent=True, name=name)
-    return azure_lb.Pool(max_nodes, int(text), surge_is_percent=False, name=name)
+    # Pool.parse refuses what AKS refuses ('1e1%', 'nan%', '1_0'); float() and int() would take them.
+    return azure_lb.Pool.parse(f"{max_nodes}:{surge.strip() or '10%'}", name=name)
 
 
 def outbound_check(

@@ -173,19 +173,17 @@ def parse_surge(out: Collector, prefix: str, spec: NodePoolSpec, max_count: int 
     # setting where both are 0 (learn.microsoft.com/azure/aks/upgrade-aks-cluster, "Customize node surge upgrade").
     bound = f" ({max_count})" if max_count is not None else ""
     allowed = f"a node count from 1 to max_count{bound} or a percent above 0% up to 100% (e.g. '1' or '10%')"
-    percent = text.endswith("%")
-    number = text[:-1] if percent else text
-    try:
-        value = float(number) if percent else int(number)
-    except ValueError:
+    parsed = azure_lb.surge_value(text)
+    if parsed is None:  # float() would take '1e1%', 'nan%' and '1_0', which AKS refuses
         out.add(path, f"{spec.max_surge!r} is not allowed: {allowed}")
         return None
+    value, percent = parsed
     if value <= 0 or (percent and value > 100) or (not percent and max_count is not None and value > max_count):
         out.add(path, f"{spec.max_surge!r} is not allowed: {allowed}")
         return None
     if max_count is None:
         return None
-    return azure_lb.Pool(max_count, value, surge_is_percent=percent, name=spec.name)
+    return azure_lb.Pool(max_count, value if percent else int(value), surge_is_percent=percent, name=spec.name)
 
 
 def check_labels(out: Collector, prefix: str, given: Mapping[str, str], profile_name: str | None) -> dict[str, str]:

@@ -74,19 +74,16 @@ def run(build: Callable[[], T], names: Mapping[str, str] | None = None) -> T:
         fail(exc.message_for(names or {}))
 
 
-def readable_text(path: Path, flag: str) -> str:
-    """The UTF-8 text of the file ``path`` given as ``flag``; exit 2 naming the file when it cannot be read."""
+def readable_text(path: Path, flag: str, limit: int | None = None, what: str = "JSON file") -> str:
+    """The UTF-8 text of the regular file ``path`` given as ``flag``, at most ``limit`` bytes (default: a small
+    document's cap); exit 2 naming the file when it cannot be read (a FIFO, a device and a directory included)."""
+    from wirespeed.io_limits import SMALL_LIMIT, InputFileError, read_text
+
     shown = f"{flag} {path}" if flag else str(path)
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        fail(f"{shown}: cannot be read: {exc.strerror or exc}; give a readable JSON file")
-    except ValueError as exc:  # an embedded NUL: no file can have that name
-        fail(f"{shown}: is not a file name: {exc}")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        fail(f"{shown}: byte {exc.start} ({data[exc.start]:#04x}) is not UTF-8; give a UTF-8 JSON file")
+        return read_text(path, SMALL_LIMIT if limit is None else limit, shown, what)
+    except InputFileError as exc:
+        fail(str(exc))
 
 
 def writable_file(path: Path, flag: str, suffixes: Sequence[str]) -> None:

@@ -40,6 +40,10 @@ def audit_aws(
         str | None,
         typer.Option(help="Send every API call to this URL (a local emulator such as moto); http:// or https://."),
     ] = None,
+    timeout: Annotated[
+        int,
+        typer.Option("--timeout", min=1, max=3_600, help="Seconds for every AWS call together; past it, exit 2."),
+    ] = 300,
     as_json: JsonFlag = False,
 ) -> None:
     """Find NAT gateways that drop connections, non-network-optimised nodes and node groups without boot tuning."""
@@ -55,9 +59,16 @@ def audit_aws(
     if cluster is not None and not cluster:
         fail("--cluster: '' is not allowed: an EKS cluster name")
     # Errors name what is at fault in the user's words: the flag, or the command when AWS itself is unreachable.
-    inventory = run(
-        lambda: collect(Target(region, cluster, days, endpoint_url)), {"region": "--region", "aws": "audit aws"}
-    )
+    from wirespeed.deadline import DeadlineExceeded, deadline
+
+    try:
+        # One deadline over every call: botocore's timeouts bound each socket read, not a drip-fed answer.
+        with deadline(timeout):
+            inventory = run(
+                lambda: collect(Target(region, cluster, days, endpoint_url)), {"region": "--region", "aws": "audit aws"}
+            )
+    except DeadlineExceeded:
+        fail(f"audit aws: AWS was not read within --timeout {timeout:g} s; nothing was judged")
     report = analyse(inventory)
     emit(report, as_json)
     if not report.clean:

@@ -67,7 +67,9 @@ def check(
 
     resolved = load_config(config)
     secrets = stack_secrets()
-    text = readable_text(file, "")
+    from wirespeed.io_limits import DOCUMENT_LIMIT
+
+    text = readable_text(file, "", DOCUMENT_LIMIT)
     # Decoded JSON holds no reference cycles, yet the cyclic collector rescans every object kept for the stack
     # rules each time allocations pile up: 10-20% of a large export's time (bench/check/RESULTS.md). A
     # one-shot command can leave it off while it reads.
@@ -124,6 +126,10 @@ def load_config(path: Path | None, flag: str = "--config") -> Any:
         fail(f"{flag} {path}: not readable: JSON nested deeper than Python's recursion limit")
     except ValueError as exc:  # an integer past Python's digit limit: no threshold is that long
         fail(f"{flag} {path}: not readable: {exc}")
+    if not isinstance(document, dict):
+        # resolve_config reads None as "no config", but a file holding `null` or `[]` is a mistake, not a choice.
+        shown = "null" if document is None else type(document).__name__
+        fail(f'{flag} {path}: {shown} is not allowed: a JSON object such as {{"all": "mandatory"}}')
     try:
         return resolve_config(document)
     except ConfigError as exc:

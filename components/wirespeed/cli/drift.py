@@ -36,26 +36,43 @@ def drift(
             help="Minutes without a report after which a node's agent counts as stale (it reports every 5).",
         ),
     ] = 15,
+    timeout: Annotated[
+        int,
+        typer.Option(
+            "--timeout",
+            min=1,
+            max=3_600,
+            help="Seconds for everything drift reads (credential plugin, every page); past it, exit 2.",
+        ),
+    ] = 120,
     as_json: JsonFlag = False,
 ) -> None:
     """Compare every node's tuning status with the profile its wirespeed.io/profile label names; list drift.
 
     Exit 0 when every labelled node is tuned, 1 when any drifted, 2 when the cluster cannot be read.
     """
+    from wirespeed.deadline import DeadlineExceeded, deadline
     from wirespeed.drift import judge, profiles_from_config_maps
     from wirespeed.drift.cluster import Target, connect, list_nodes, list_profile_config_maps
     from wirespeed.errors import UserError
 
     target = Target(kubeconfig, context)
     try:
-        api = connect(target)
-        with api:
-            profiles = profiles_from_config_maps(list_profile_config_maps(api, target))
-            report = judge(
-                list_nodes(api, target, selector), profiles, datetime.now(UTC), timedelta(minutes=stale_after)
-            )
+        # One deadline over everything: the exec credential plugin, the TLS handshake, every page of every list.
+        with deadline(timeout):
+            api = connect(target)
+            with api:
+                profiles = profiles_from_config_maps(list_profile_config_maps(api, target))
+                report = judge(
+                    list_nodes(api, target, selector), profiles, datetime.now(UTC), timedelta(minutes=stale_after)
+                )
     except UserError as exc:
         fail(str(exc))
+    except DeadlineExceeded:
+        fail(
+            f"{target.describe()}: the cluster was not read within --timeout {timeout:g} s (a credential plugin "
+            "or the API server did not finish); nothing was judged"
+        )
     emit(report, as_json)
     if report.drifted:
         raise typer.Exit(1)

@@ -17,6 +17,10 @@ from wirespeed.cli._common import JsonFlag, emit, fail, fail_all
 from wirespeed.cli.check import load_config
 from wirespeed.errors import UserError
 
+# wirespeed's choice: the largest example plans in about 10 s on 2 cores; 5 minutes is ample, and a stuck CI job
+# fails long before the runner's own timeout.
+PROGRAM_TIMEOUT_S = 300
+
 
 def register(app: typer.Typer) -> None:
     app.command("plan")(plan)
@@ -54,6 +58,15 @@ def plan(
             "`pulumi preview --policy-pack-config` take it.",
         ),
     ] = None,
+    timeout: Annotated[
+        int,
+        typer.Option(
+            "--timeout",
+            min=1,
+            max=86_400,
+            help="Seconds the Pulumi program may run before it is stopped and the plan fails (exit 2).",
+        ),
+    ] = PROGRAM_TIMEOUT_S,
     as_json: JsonFlag = False,
 ) -> None:
     """Plan offline: run a Pulumi program under mocks (resources, sizing, what would replace a pool), or size a
@@ -84,7 +97,7 @@ def plan(
             return
     # Read before anything is printed, so a bad config is the only line of output.
     config = load_config(policy_config, "--policy-config")
-    _plan_program(directory, stack, compare, config, as_json, announce)
+    _plan_program(directory, stack, compare, config, as_json, announce, timeout)
 
 
 def _announce(line: str, as_json: bool) -> None:
@@ -123,16 +136,24 @@ def _plan_workload(path: Path | None, as_json: bool, announce: str | None) -> No
 
 
 def _plan_program(
-    directory: Path, stack: str | None, compare: Path | None, config: Any, as_json: bool, announce: str | None
+    directory: Path,
+    stack: str | None,
+    compare: Path | None,
+    config: Any,
+    as_json: bool,
+    announce: str | None,
+    timeout: int,
 ) -> None:
     from wirespeed.check.registered import verdicts
-    from wirespeed.program import ProgramError, run_program
+    from wirespeed.program import ProgramError
     from wirespeed.program.compare import CompareError, compare_with
+    from wirespeed.program.isolated import run_program_isolated
     from wirespeed.program.review import review
 
     try:
         previous = None if compare is None else _read_previous(compare)  # a bad file fails before the program runs
-        planned = run_program(directory, stack)
+        # In a child process: the program can neither end `plan` itself (sys.exit, os._exit) nor hold it for ever.
+        planned = run_program_isolated(directory, stack, timeout)
         result = review(planned)
         if previous is not None:
             result = compare_with(result, previous)
@@ -169,14 +190,13 @@ def _plan_program(
 
 
 def _read_previous(path: Path) -> dict[str, Any]:
+    from wirespeed.io_limits import PLAN_JSON_LIMIT, InputFileError, read_text
     from wirespeed.program.compare import CompareError
 
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise CompareError(f"--compare: {str(path)!r} cannot be read ({exc.strerror})") from None
-    except UnicodeDecodeError:
-        raise CompareError(f"--compare: {path}: not UTF-8 text") from None
+        text = read_text(path, PLAN_JSON_LIMIT, f"--compare {path}", "`wirespeed plan --json` file")
+    except InputFileError as exc:
+        raise CompareError(str(exc)) from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:

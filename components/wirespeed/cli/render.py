@@ -43,14 +43,15 @@ def _load(spec: str, index: int) -> tuple[str | Profile | None, list[str]]:
 
     if spec in builtin_names():
         return spec, []
+    from wirespeed.io_limits import SMALL_LIMIT, InputFileError, read_text
+
     path = Path(spec)
     try:
-        return load_profile(path.read_text()), []
-    except OSError as exc:
-        reason = exc.strerror or str(exc)
+        return load_profile(read_text(path, SMALL_LIMIT, f"--profile[{index}]: {spec!r}", "profile JSON file")), []
+    except InputFileError as exc:
         return None, [
             f"--profile[{index}]: {spec!r} is neither a built-in profile ({', '.join(builtin_names())}) "
-            f"nor a readable file: {reason}"
+            f"nor a readable profile file ({exc.reason})"
         ]
     except ProfileError as exc:
         return None, [f"--profile[{index}]: {spec}{pointer}: {message}" for pointer, message in exc.problems]

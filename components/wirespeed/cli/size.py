@@ -118,6 +118,7 @@ def size_azure_lb(
 ) -> None:
     if plot is not None:
         writable_file(plot, "--plot", (".png",))
+        _require_matplotlib()
     _check_demand(ports, connections_per_second, hold_seconds, headroom)
     pools = _parse_pools(pool)
     workload = None
@@ -176,6 +177,19 @@ def _check_demand(
             "--ports or --connections-per-second is required: an explicit port count, or the workload's peak "
             "new connections per second to compute it from"
         )
+
+
+def _require_matplotlib() -> None:
+    """Before anything is printed: without the optional extra, say which one to install (not a traceback after
+    the plan)."""
+    import importlib.util
+
+    try:
+        missing = importlib.util.find_spec("matplotlib") is None
+    except ValueError:  # imported before and then removed
+        missing = True
+    if missing:
+        fail("--plot needs matplotlib, which is not installed: pip install 'wirespeed[plot]'")
 
 
 def _write_plot(plan: azure_lb.LoadBalancerPlan, plot: Path, as_json: bool) -> None:

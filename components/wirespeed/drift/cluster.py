@@ -22,6 +22,10 @@ from wirespeed.drift.profiles import CONFIG_MAP_SELECTOR
 from wirespeed.errors import UserError
 
 PAGE_SIZE = 500  # kubectl's default chunk size (--chunk-size=500)
+# wirespeed's choice: 5,000,000 objects, 1,000 times the largest cluster Kubernetes supports (5,000 nodes,
+# kubernetes.io/docs/setup/best-practices/cluster-large): a server that keeps handing out new continue tokens
+# is stopped here even within the deadline.
+MAX_PAGES = 10_000
 CONNECT_TIMEOUT_S = 10.0
 READ_TIMEOUT_S = 60.0
 
@@ -122,6 +126,7 @@ def _get_pages(api: Any, target: Target, path: str, query: dict[str, str]) -> It
     from urllib3.exceptions import HTTPError
 
     token = ""
+    seen: set[str] = set()
     while True:
         params = [("limit", str(PAGE_SIZE)), *query.items()] + ([("continue", token)] if token else [])
         try:
@@ -143,11 +148,34 @@ def _get_pages(api: Any, target: Target, path: str, query: dict[str, str]) -> It
             raise ClusterUnreachableError(
                 f"{target.describe()}: GET {path}: {response.status} {_api_reason(data, response.reason)}"
             )
-        page = json.loads(data)
-        yield from page.get("items") or []
-        token = (page.get("metadata") or {}).get("continue") or ""
+        items, token = _page(data, f"{target.describe()}: GET {path}")
+        yield from items
         if not token:
             return
+        if token in seen or len(seen) >= MAX_PAGES:
+            why = "repeated a continue token" if token in seen else f"sent more than {MAX_PAGES:,} pages"
+            raise ClusterUnreachableError(f"{target.describe()}: GET {path}: the server {why}; not a usable list")
+        seen.add(token)
+
+
+def _page(data: bytes, where: str) -> tuple[list[dict[str, Any]], str]:
+    """A list response's objects and continue token; :class:`ClusterUnreachableError` for anything that is not
+    a Kubernetes list (an HTML page from a proxy, items that are not objects, nesting past the parser's limit)."""
+    try:
+        page = json.loads(data)
+    except (ValueError, RecursionError):
+        start = data[:40].decode("utf-8", "replace")
+        raise ClusterUnreachableError(f"{where}: the answer is not JSON (it starts {start!r})") from None
+    if not isinstance(page, dict):
+        raise ClusterUnreachableError(f"{where}: the answer is not a Kubernetes list (a JSON {type(page).__name__})")
+    items = page.get("items") or []
+    metadata = page.get("metadata") or {}
+    if not isinstance(items, list) or not all(isinstance(item, dict) for item in items):
+        raise ClusterUnreachableError(f"{where}: the answer's items are not a list of objects")
+    token = metadata.get("continue") if isinstance(metadata, dict) else None
+    if token is not None and not isinstance(token, str):
+        raise ClusterUnreachableError(f"{where}: the answer's metadata.continue is not a string")
+    return items, token or ""
 
 
 def _api_reason(body: bytes, reason: object) -> str:
@@ -164,14 +192,29 @@ def _cause(exc: BaseException) -> str:
     return _first_line(reason if isinstance(reason, BaseException) else exc)
 
 
+def _object(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _strings(value: object) -> dict[str, str]:
+    """Labels or annotations as the API defines them (string to string); a value of another type is dropped, so
+    the judge sees it as missing rather than crashing on it."""
+    return (
+        {k: v for k, v in value.items() if isinstance(k, str) and isinstance(v, str)} if isinstance(value, dict) else {}
+    )
+
+
 def node_facts(item: dict[str, Any]) -> NodeFacts:
-    meta = item.get("metadata") or {}
-    conditions = (item.get("status") or {}).get("conditions") or []
-    condition = next((c for c in conditions if c.get("type") == CONDITION_TYPE), None)
+    """One Node as the judge reads it. A hostile or broken server may send any JSON: every part is checked for the
+    type the API defines, and anything else counts as absent."""
+    meta = _object(item.get("metadata"))
+    conditions = _object(item.get("status")).get("conditions")
+    listed = conditions if isinstance(conditions, list) else []
+    condition = next((c for c in listed if isinstance(c, dict) and c.get("type") == CONDITION_TYPE), None)
     return NodeFacts(
         name=str(meta.get("name", "")),
-        labels=meta.get("labels") or {},
-        annotations=meta.get("annotations") or {},
+        labels=_strings(meta.get("labels")),
+        annotations=_strings(meta.get("annotations")),
         condition=condition,
     )
 

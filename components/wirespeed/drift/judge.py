@@ -25,6 +25,9 @@ BACKLOG_SYSCTL = "net.core.netdev_max_backlog"
 # The agent rewrites an unchanged report at least every 5 minutes (agent/internal/nodestatus/README.md, its
 # heartbeat, like the kubelet's own): three missed heartbeats mean the agent is gone, stuck or cut off.
 DEFAULT_STALE_AFTER = timedelta(minutes=15)
+# How far ahead of this machine's clock a report may be dated and still count: wirespeed's choice, generous for
+# NTP-synchronised nodes (milliseconds apart) and far below any stale limit.
+CLOCK_SKEW = timedelta(minutes=2)
 
 # Every kind of drift, in the order a report lists them, with what it means for the node.
 KINDS: dict[str, str] = {
@@ -167,7 +170,7 @@ def judge_node(
         return Verdict(node.name, name, _ordered(findings))
     try:
         report = json.loads(raw)
-    except ValueError:
+    except (ValueError, TypeError, RecursionError):  # not JSON, not text, nested past the parser's limit
         report = None
     if not isinstance(report, dict) or not isinstance(report.get("state"), str):
         findings.append(Finding("status-unreadable", f"{ANNOTATION_KEY} is not a tuning report: {raw[:80]!r}"))
@@ -176,6 +179,9 @@ def judge_node(
     reported_at = _parse_time(report.get("time"))
     if reported_at is None:
         findings.append(Finding("status-unreadable", f"{ANNOTATION_KEY} has no report time"))
+    elif reported_at - now > CLOCK_SKEW:
+        # A report from the future would count as fresh for ever: a wrong clock on the node, or not the agent's.
+        findings.append(Finding("stale", f"last report {reported_at.isoformat()} is dated in the future"))
     elif now - reported_at > stale_after:
         age = int((now - reported_at).total_seconds() // 60)
         findings.append(Finding("stale", f"last report {reported_at.isoformat()} ({age} min ago)"))

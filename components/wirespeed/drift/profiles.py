@@ -33,14 +33,19 @@ def profiles_from_config_maps(items: Iterable[Mapping[str, Any]]) -> dict[str, E
     profile (two installs in two namespaces) must agree, or nodes with that label cannot be judged."""
     found: dict[str, ExpectedProfile] = {}
     for item in items:
-        meta = item.get("metadata") or {}
-        label = (meta.get("labels") or {}).get(PROFILE_LABEL)
-        if not label:
+        meta = _object(item.get("metadata"))
+        label = _object(meta.get("labels")).get(PROFILE_LABEL)
+        if not label or not isinstance(label, str):
             continue
-        expected = expected_profile(label, (item.get("data") or {}).get(PROFILE_KEY))
+        expected = expected_profile(label, _object(item.get("data")).get(PROFILE_KEY))
         previous = found.get(label)
         if previous is not None and previous != expected:
             where = f"{meta.get('namespace')}/{meta.get('name')}"
             expected = ExpectedProfile(label, problem=f"ConfigMaps disagree on this profile (one of them: {where})")
         found[label] = expected
     return found
+
+
+def _object(value: object) -> Mapping[str, Any]:
+    """A JSON object as the API defines it, or empty for anything else a broken server sent."""
+    return value if isinstance(value, dict) else {}

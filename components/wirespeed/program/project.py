@@ -41,10 +41,14 @@ class Project:
 
 
 def _read_yaml(path: Path) -> dict[str, Any]:
+    from wirespeed.io_limits import SMALL_LIMIT, InputFileError, read_text
+
     try:
-        data = yaml.safe_load(path.read_text())
-    except OSError as exc:
-        raise ProgramError(f"{path}: cannot be read ({exc.strerror})") from None
+        data = yaml.safe_load(read_text(path, SMALL_LIMIT, what="YAML file"))
+    except InputFileError as exc:
+        raise ProgramError(str(exc)) from None
+    except RecursionError:
+        raise ProgramError(f"{path}: is not valid YAML (nested deeper than the parser allows)") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}:" if mark is not None else ""

@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+import zlib
 from dataclasses import dataclass
 
 # Markers of user data that boots an EKS node (AL2023 nodeadm, the AL2 bootstrap script, Bottlerocket).
@@ -36,11 +37,30 @@ class UserData:
         return [value for _, value in sorted(found)]
 
 
+# gzip's magic bytes (RFC 1952, section 2.3.1): cloud-init and nodeadm both accept gzip-compressed user data.
+_GZIP_MAGIC = b"\x1f\x8b"
+# EC2 caps user data at 16 KB before base64 (EC2 user guide, "Run commands when you launch an EC2 instance");
+# 1 MiB decompressed is far past any real script and stops a gzip bomb.
+MAX_DECOMPRESSED = 1 << 20
+
+
+def _gunzip(data: bytes) -> bytes:
+    """``data`` decompressed if it is gzip (at most MAX_DECOMPRESSED bytes of it), else as it is."""
+    if not data.startswith(_GZIP_MAGIC):
+        return data
+    inflater = zlib.decompressobj(wbits=31)
+    try:
+        return inflater.decompress(data, MAX_DECOMPRESSED)
+    except zlib.error:
+        return data
+
+
 def _decode(raw: str) -> str:
-    """Base64 text as the EC2 API takes it; plain text passes through (some programs pass it undecoded)."""
+    """Base64 text as the EC2 API takes it, gunzipped when compressed; plain text passes through (some programs
+    pass it undecoded)."""
     stripped = "".join(raw.split())
     try:
-        decoded = base64.b64decode(stripped, validate=True)
+        decoded = _gunzip(base64.b64decode(stripped, validate=True))
         return decoded.decode("utf-8")
     except (binascii.Error, ValueError):
         return raw
@@ -61,7 +81,7 @@ def _parts(text: str) -> str:
         if part.is_multipart():
             continue
         payload = part.get_payload(decode=True)
-        body = payload.decode("utf-8", "replace") if isinstance(payload, bytes) else str(part.get_payload())
+        body = _gunzip(payload).decode("utf-8", "replace") if isinstance(payload, bytes) else str(part.get_payload())
         chunks.append(f"Content-Type: {part.get_content_type()}\n{body}")
     return "\n".join(chunks) if chunks else text
 

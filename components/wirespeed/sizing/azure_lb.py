@@ -62,8 +62,22 @@ DYNAMIC_DEFAULT_TABLE: tuple[tuple[int, int], ...] = (
 )
 DOCUMENTED_DEFAULT_MAX_NODES = DYNAMIC_DEFAULT_TABLE[-1][0]
 
+# maxSurge as AKS accepts it: digits, or a plain decimal then '%' (no exponent, sign, underscore, nan or inf;
+# the same pattern as modules/aks-node-pool's validation).
 _WHOLE = re.compile(r"[0-9]+")
 _PERCENT = re.compile(r"(?P<value>[0-9]+(?:\.[0-9]+)?)%")
+
+
+def surge_value(text: str) -> tuple[Fraction, bool] | None:
+    """A maxSurge string as (value, is_percent), or None when AKS would refuse its form (``1e1%``, ``nan%``)."""
+    percent = _PERCENT.fullmatch(text)
+    if percent:
+        return Fraction(percent["value"]), True
+    if _WHOLE.fullmatch(text):
+        return Fraction(int(text)), False
+    return None
+
+
 _POOL_SYNTAX = "MAX[:SURGE], e.g. 100, 100:2 or 100:10%"
 
 
