@@ -179,3 +179,16 @@ func BenchmarkDecodeEvents(b *testing.B) {
 		}
 	})
 }
+
+// FuzzDecode: no datagram, however malformed, makes the decoder panic or read past it (seeds: the recordings).
+func FuzzDecode(f *testing.F) {
+	for _, name := range []string{"events.bin", "dump.bin"} {
+		for _, b := range datagrams(f, name)[:2] {
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		_ = fixtureTimeouts.events(b, func(Flow, bool) {})
+		_, _ = fixtureTimeouts.dumped(b, func(Flow) {})
+	})
+}
