@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 	"unsafe"
@@ -98,22 +99,29 @@ func (c Conntrack) open(name string) (*socket.Conn, error) {
 // batchInterval is the least time between two reads of the event socket. Each read takes every datagram
 // queued (one event each), so events wait at most this long in the receive buffer, far inside the 1 s Tick,
 // and the reader wakes at most 100 times a second instead of once per event: at 4,000 events a second the
-// wake-ups (futex, the scheduler and, in mdlayher/socket, a goroutine per read) were most of the agent's
-// CPU (bench/agent/RESULTS.md). The buffer must hold this long's events: --snat-receive-buffer's 4 MiB holds
-// ~4,000 (a few hundred bytes each plus the kernel's per-message overhead), 400,000 a second.
+// wake-ups were most of the agent's CPU (bench/agent/RESULTS.md). The buffer must hold this long's events:
+// --snat-receive-buffer's 4 MiB holds ~4,000 (a few hundred bytes each plus the kernel's per-message
+// overhead), 400,000 a second.
 const batchInterval = 10 * time.Millisecond
 
-// Events is a subscription to NEW and DESTROY events.
+// receiveTimeout bounds a blocking read (SO_RCVTIMEO), so a reader waiting on a quiet socket sees its context
+// end within this long.
+const receiveTimeout = 100 * time.Millisecond
+
+// Events is a subscription to NEW and DESTROY events. Its socket is blocking and kept out of the Go
+// runtime's poller: a socket in the poller wakes the runtime's epoll_wait on every datagram that arrives,
+// even while nobody reads (36 % of the agent's remaining CPU in the profile); a blocking one wakes only a
+// reader waiting in recvfrom.
 type Events struct {
-	conn     *socket.Conn
-	raw      syscall.RawConn
 	buf      []byte
 	timeouts Timeouts
+	read     time.Time   // when the socket was last read
+	pause    *time.Timer // waits out batchInterval
 
-	read  time.Time   // when the socket was last read
-	pause *time.Timer // waits out batchInterval
-	ctx   context.Context
-	stop  func() bool // ends the watch that interrupts a read when ctx ends
+	mu      sync.Mutex
+	fd      int
+	reading bool // a read is under way: Close leaves the descriptor to it, so its number is never reused under it
+	closed  bool
 }
 
 // Subscribe joins the event groups. Subscribe before dumping, so no change between the two is missed.
@@ -122,16 +130,28 @@ func (c Conntrack) Subscribe() (EventStream, error) {
 	if err != nil {
 		return nil, err
 	}
-	raw, err := conn.SyscallConn()
-	if err == nil {
-		err = c.join(conn)
-	}
-	if err != nil {
-		_ = conn.Close()
+	defer func() { _ = conn.Close() }() // takes it out of the poller; the duplicate keeps the socket
+	if err := c.join(conn); err != nil {
 		return nil, err
 	}
-	return &Events{conn: conn, raw: raw, buf: make([]byte, receiveBytes), timeouts: c.Timeouts,
-		pause: time.NewTimer(0)}, nil
+	raw, err := conn.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	fd := -1
+	if cerr := raw.Control(func(s uintptr) { fd, err = unix.FcntlInt(s, unix.F_DUPFD_CLOEXEC, 0) }); cerr != nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("duplicate ctnetlink socket: %w", err)
+	}
+	tv := unix.NsecToTimeval(receiveTimeout.Nanoseconds())
+	if err := errors.Join(unix.SetNonblock(fd, false),
+		unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv)); err != nil {
+		_ = unix.Close(fd)
+		return nil, fmt.Errorf("configure ctnetlink socket: %w", err)
+	}
+	return &Events{fd: fd, buf: make([]byte, receiveBytes), timeouts: c.Timeouts, pause: time.NewTimer(0)}, nil
 }
 
 // join subscribes conn to the event groups and sizes its receive buffer.
@@ -149,53 +169,84 @@ func (c Conntrack) join(conn *socket.Conn) error {
 	return nil
 }
 
-// Close ends the subscription.
+var errClosed = errors.New("conntrack event subscription closed")
+
+// Close ends the subscription; a read under way ends within receiveTimeout.
 func (e *Events) Close() error {
-	if e.stop != nil {
-		e.stop()
-	}
 	e.pause.Stop()
-	return e.conn.Close()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil
+	}
+	e.closed = true
+	if e.reading {
+		return nil // the reader closes it
+	}
+	return unix.Close(e.fd)
+}
+
+// begin and end bracket the reads of one Next.
+func (e *Events) begin() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.reading = !e.closed
+	return e.reading
+}
+
+func (e *Events) end() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.reading = false
+	if e.closed {
+		_ = unix.Close(e.fd)
+	}
 }
 
 // Next waits for events and hands each one queued to fn (destroyed: a DESTROY, else a NEW), at most once per
 // batchInterval. It returns ErrOverflow when events were lost; the subscription stays usable.
 func (e *Events) Next(ctx context.Context, fn func(f Flow, destroyed bool)) error {
-	if err := e.wait(ctx); err != nil {
-		return err
-	}
-	var err error
-	got := 0
-	// RawConn.Read waits on the runtime's poller with no goroutine of its own; the callback drains the
-	// socket without blocking (MSG_DONTWAIT) and asks to wait only while nothing has arrived.
-	rerr := e.raw.Read(func(fd uintptr) bool {
-		for {
-			var more bool
-			more, err = e.receive(int(fd), fn)
-			if !more {
-				return err != nil || got > 0
-			}
-			got++
+	if d := batchInterval - time.Since(e.read); d > 0 {
+		e.pause.Reset(d)
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("receive conntrack events: %w", ctx.Err())
+		case <-e.pause.C:
 		}
-	})
-	e.read = time.Now()
-	switch {
-	case rerr != nil && ctx.Err() != nil:
-		return fmt.Errorf("receive conntrack events: %w", ctx.Err())
-	case rerr != nil:
-		return fmt.Errorf("receive conntrack events: %w", rerr)
 	}
-	return err
+	if !e.begin() {
+		return fmt.Errorf("receive conntrack events: %w", errClosed)
+	}
+	defer e.end()
+	defer func() { e.read = time.Now() }()
+	// The first read blocks (up to receiveTimeout, then the context is checked again); the rest drain what
+	// is queued without waiting.
+	for got := 0; ; got++ {
+		flags := 0
+		if got > 0 {
+			flags = unix.MSG_DONTWAIT
+		}
+		more, err := e.receive(flags, fn)
+		switch {
+		case err != nil:
+			return err
+		case !more && got > 0:
+			return nil
+		case !more && ctx.Err() != nil:
+			return fmt.Errorf("receive conntrack events: %w", ctx.Err())
+		case !more:
+			got-- // nothing yet: wait again
+		}
+	}
 }
 
-// receive reads and hands on one datagram; more is false when none was queued (EAGAIN) or on an error.
-func (e *Events) receive(fd int, fn func(f Flow, destroyed bool)) (more bool, err error) {
-	n, err := recvDatagram(fd, e.buf)
+// receive reads and hands on one datagram; more is false when none came (EAGAIN: none queued, or the
+// receive timeout passed) or on an error.
+func (e *Events) receive(flags int, fn func(f Flow, destroyed bool)) (more bool, err error) {
+	n, err := recvDatagram(e.fd, e.buf, flags)
 	switch {
-	case errors.Is(err, unix.EAGAIN):
+	case errors.Is(err, unix.EAGAIN), errors.Is(err, unix.EINTR):
 		return false, nil
-	case errors.Is(err, unix.EINTR):
-		return true, nil // try again
 	case errors.Is(err, unix.ENOBUFS):
 		return false, ErrOverflow
 	case err != nil:
@@ -209,39 +260,16 @@ func (e *Events) receive(fd int, fn func(f Flow, destroyed bool)) (more bool, er
 	return true, nil
 }
 
-// recvDatagram reads one datagram without waiting. It is recvfrom(2) with no address, because unix.Recvmsg
-// allocates the sender's address on every call (two allocations an event, in the heap profile). MSG_TRUNC
-// makes netlink return the datagram's full length, so n > len(buf) tells a truncated one.
-func recvDatagram(fd int, buf []byte) (int, error) {
+// recvDatagram reads one datagram. It is recvfrom(2) with no address, because unix.Recvmsg allocates the
+// sender's address on every call (two allocations an event, in the heap profile). MSG_TRUNC makes netlink
+// return the datagram's full length, so n > len(buf) tells a truncated one.
+func recvDatagram(fd int, buf []byte, flags int) (int, error) {
 	n, _, errno := unix.Syscall6(unix.SYS_RECVFROM, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(buf))),
-		uintptr(len(buf)), unix.MSG_DONTWAIT|unix.MSG_TRUNC, 0, 0)
+		uintptr(len(buf)), uintptr(flags|unix.MSG_TRUNC), 0, 0)
 	if errno != 0 {
 		return 0, errno
 	}
 	return int(n), nil
-}
-
-// wait waits out batchInterval since the last read, and arranges for a read to end when ctx does.
-func (e *Events) wait(ctx context.Context) error {
-	if ctx != e.ctx {
-		if e.stop != nil {
-			e.stop()
-		}
-		if err := e.conn.SetReadDeadline(time.Time{}); err != nil {
-			return err
-		}
-		e.ctx = ctx
-		e.stop = context.AfterFunc(ctx, func() { _ = e.conn.SetReadDeadline(time.Unix(0, 1)) })
-	}
-	if d := batchInterval - time.Since(e.read); d > 0 {
-		e.pause.Reset(d)
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("receive conntrack events: %w", ctx.Err())
-		case <-e.pause.C:
-		}
-	}
-	return nil
 }
 
 // events hands each NEW and DESTROY event of one datagram to fn.
