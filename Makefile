@@ -106,10 +106,12 @@ regen: $(STAMP)
 	$(BIN)/python -m wirespeed.catalog.generate_aws
 	$(BIN)/python -m wirespeed.azure.docs
 	$(BIN)/python -m wirespeed.terraform
+	$(BIN)/python -m wirespeed.tuning_paths
 	cd tests/terratest && go run ./cmd/tfdocs
 	cd agent && go test -count=1 ./internal/metrics -run TestREADMEListsEveryMetric -update
 	UPDATE_GOLDEN=1 $(BIN)/pytest -q tests/test_render_node_tuning.py tests/test_alerts.py tests/test_dashboard.py
 	UPDATE_GOLDEN=1 $(BIN)/pytest -q tests/test_userdata_script.py tests/test_userdata_mime.py tests/test_aws_karpenter.py \
+		tests/test_userdata_bottlerocket.py -m "not netns" \
 		tests/test_azure_nap.py
 	$(BIN)/python tests/fixtures/terraform/handwritten.py
 	UPDATE_GOLDEN=1 $(BIN)/pytest -q tests/test_check_cli.py tests/test_policy_pack.py tests/test_examples_aks.py \

@@ -19,11 +19,22 @@ from wirespeed.pulumi_inputs import input_properties_error
 
 config = pulumi.Config("wirespeed")
 
-STRINGS = ("location", "resourceGroup", "kubernetesVersion", "systemPool", "outboundType", "ipMode", "image")
+STRINGS = (
+    "location",
+    "resourceGroup",
+    "kubernetesVersion",
+    "systemPool",
+    "outboundType",
+    "ipMode",
+    "image",
+    "measuredPeakSource",
+)
 INTEGERS = (
     "connectionsPerSecond",
     "holdSeconds",
     "allocatedOutboundPorts",
+    "measuredPeakPortsPerNode",
+    "headroomPercent",
     "outboundIpCount",
     "idleTimeoutMinutes",
     "natGatewayFlows",
@@ -93,6 +104,7 @@ def aws() -> None:
     except EksStackError as exc:
         raise input_properties_error(exc) from None
     first: list[pulumi.Resource] = []
+    outbound = None  # the node agent watches the NAT gateways' per-destination capacity when this stack sizes them
     if stack.egress is not None:
         egress = NatEgress(
             "wirespeed-egress",
@@ -107,6 +119,7 @@ def aws() -> None:
             ),
         )
         first.append(egress)  # nodes come up with a route out
+        outbound = egress.profile_outbound
         pulumi.export("nat_public_ips", egress.public_ips)
     groups = [
         NetworkOptimizedNodeGroup(
@@ -121,6 +134,7 @@ def aws() -> None:
                 ena_express=spec.ena_express,
                 min_size=spec.plan.min_size,
                 max_size=spec.plan.max_size,
+                outbound=outbound,
             ),
             pulumi.ResourceOptions(depends_on=first),
         )
@@ -157,6 +171,22 @@ def workload_nat_connections() -> int:
     return max(z.plan.demand for z in outbound.zones) if isinstance(outbound, AwsNatPlan) else 0
 
 
+def refuse_unknown_keys() -> None:
+    """Every ``wirespeed:*`` key the stack sets must be one Pulumi.yaml declares: pulumi.Config reads only the
+    declared ones, so a misspelt key would be ignored and its default deployed."""
+    import yaml
+    from pulumi.runtime.config import CONFIG
+
+    from wirespeed.problems import InvalidInputError, unknown_keys
+
+    declared = sorted(yaml.safe_load((Path(__file__).parent / "Pulumi.yaml").read_text())["config"])
+    keys = sorted(k for k in CONFIG.get() if k.startswith("wirespeed:"))
+    problems = unknown_keys(f"Pulumi.{pulumi.get_stack()}.yaml", keys, declared)
+    if problems:
+        raise input_properties_error(InvalidInputError("stack config", problems)) from None
+
+
+refuse_unknown_keys()
 cloud = config.get("cloud") or "azure"
 if cloud == "azure":
     azure()

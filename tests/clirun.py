@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -27,9 +28,15 @@ class Outcome:
     stderr: str
 
 
-def wirespeed(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def wirespeed(
+    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``env`` adds to (or overrides) this process's environment."""
     assert WIRESPEED, "the wirespeed console script is not installed (pip install -e .)"
-    return subprocess.run([WIRESPEED, *args], capture_output=True, text=True, timeout=60, check=False, cwd=cwd)
+    full_env = None if env is None else {**os.environ, **env}
+    return subprocess.run(
+        [WIRESPEED, *args], capture_output=True, text=True, timeout=60, check=False, cwd=cwd, env=full_env
+    )
 
 
 def invoke(*args: str) -> Outcome:

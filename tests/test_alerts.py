@@ -50,6 +50,20 @@ class Case:
 MANA = 'interface="eth1",driver="mana",role="sriov-vf",counter="hc_rx_discards_no_wqe",cause="rx_ring_overflow"'
 ENA = 'interface="ens5",driver="ena",role="primary",counter="pps_allowance_exceeded",cause="instance_allowance"'
 JOB = 'job="wirespeed-system/wirespeed-agent"'
+NODE1 = f'instance="10.0.0.4:9808",node="aks-apps-1",{JOB}'
+
+
+def _aws_nodes(ports: int) -> dict[str, str]:
+    """Two nodes of eu-west-1a behind an AWS NAT gateway with one IP (55,000), ``ports`` each to one destination."""
+    series = {}
+    for index in (5, 6):
+        node = f'instance="10.0.1.{index}:9808",node="ip-10-0-1-{index}",{JOB}'
+        series[f'wirespeed_agent_snat_ports_in_use{{{node},destination="52.1.2.3:443/tcp",zone="eu-west-1a"}}'] = (
+            f"{ports}x40"
+        )
+        series[f'wirespeed_agent_snat_allocated_ports{{{node},kind="aws-nat-gateway",zone="eu-west-1a"}}'] = "55000x40"
+    return series
+
 
 CASES = [
     Case(
@@ -100,6 +114,34 @@ CASES = [
         quiet={f'wirespeed_agent_drift{{instance="n1",{JOB}}}': "0x40"},
         labels={"instance": "n1"},
     ),
+    # 3,500 of 4,096 ports to one destination (85%) fires; 2,000 (49%) does not, nor do 4,000 ports summed as "other"
+    # (many destinations, none near its own capacity).
+    Case(
+        "WirespeedSNATPortPressure",
+        firing={
+            f'wirespeed_agent_snat_ports_in_use{{{NODE1},destination="52.1.2.3:443/tcp",zone="z1"}}': "3500x40",
+            f'wirespeed_agent_snat_ports_in_use{{{NODE1},destination="52.9.9.9:443/tcp",zone="z1"}}': "100x40",
+            f'wirespeed_agent_snat_allocated_ports{{{NODE1},kind="azure-load-balancer",zone="z1"}}': "4096x40",
+        },
+        quiet={
+            f'wirespeed_agent_snat_ports_in_use{{{NODE1},destination="52.1.2.3:443/tcp",zone="z1"}}': "2000x40",
+            f'wirespeed_agent_snat_ports_in_use{{{NODE1},destination="other",zone="z1"}}': "4000x40",
+            f'wirespeed_agent_snat_allocated_ports{{{NODE1},kind="azure-load-balancer",zone="z1"}}': "4096x40",
+        },
+        labels={"instance": "10.0.0.4:9808", "node": "aks-apps-1", "destination": "52.1.2.3:443/tcp"},
+    ),
+    # Two nodes of one AZ, 25,000 connections each to one destination: 50,000 of the gateway's 55,000 (one IP) fires
+    # though neither node alone is near it; 20,000 each (73%) does not, nor does a load-balancer node in the zone.
+    Case(
+        "WirespeedNATGatewayAZPressure",
+        firing={
+            **_aws_nodes(25_000),
+            f'wirespeed_agent_snat_ports_in_use{{{NODE1},destination="52.1.2.3:443/tcp",zone="eu-west-1a"}}': "4e4x40",
+            f'wirespeed_agent_snat_allocated_ports{{{NODE1},kind="azure-load-balancer",zone="eu-west-1a"}}': "64e3x40",
+        },
+        quiet=_aws_nodes(20_000),
+        labels={"zone": "eu-west-1a", "destination": "52.1.2.3:443/tcp"},
+    ),
     Case(
         "WirespeedAgentMissing",
         firing={f'up{{instance="n1",{JOB}}}': "0x40"},
@@ -149,6 +191,8 @@ def test_issue_alerts_are_all_there() -> None:
         "WirespeedConntrackNearFull",
         "WirespeedTuningDegraded",
         "WirespeedDrift",
+        "WirespeedSNATPortPressure",
+        "WirespeedNATGatewayAZPressure",
         "WirespeedAgentMissing",
     }
 

@@ -23,7 +23,7 @@ from apiserver import ApiServer
 from clirun import WIRESPEED
 from conftest import require
 from snat_lab import AGENT, A, Lab, NetnsRelay, lab, series, wait_for
-from test_apiserver_agent import NAMESPACE, POLICY, bound_pod, pod_bound_token
+from test_apiserver_agent import NAMESPACE, bound_pod
 
 pytestmark = pytest.mark.netns
 
@@ -55,13 +55,12 @@ def kubeconfig_for_node(server: ApiServer, tmp: Path) -> Path:
         [WIRESPEED, "render", "node-tuning", "--profile", str(profile), "--namespace", NAMESPACE],
         capture_output=True, text=True, check=True,
     ).stdout  # fmt: skip
-    server.apply(rendered)
-    server.apply(POLICY.read_text())
+    server.apply(rendered)  # the install carries the admission policy that confines the agent to its own Node
     node = {"apiVersion": "v1", "kind": "Node",
             "metadata": {"name": NODE, "labels": {"topology.kubernetes.io/zone": ZONE}}}  # fmt: skip
     server.apply(yaml.safe_dump(node))
     server.kubectl("create", "-f", "-", stdin=json.dumps(bound_pod("wirespeed-agent-snat", NODE)))
-    token = pod_bound_token(server, "wirespeed-agent-snat")
+    token = server.token_request(NAMESPACE, "wirespeed-agent", pod="wirespeed-agent-snat")
     return server.write_kubeconfig(tmp / "agent.kubeconfig", "wirespeed-agent", token)
 
 

@@ -262,7 +262,10 @@ def test_user_data_is_parsed_not_matched_by_a_marker():
     assert has_tuning(_b64(gzip.compress(tuned_text)))
     marker_then_1000 = f"#!/bin/sh\n{SCRIPT_MARKER} profile x\nsysctl -w net.core.netdev_max_backlog=1000\n"
     assert not has_tuning(_b64(marker_then_1000.encode()))
-    assert tuning_gap(_b64(marker_then_1000.encode())) == "sets net.core.netdev_max_backlog to 1,000, below 16,384"
+    assert tuning_gap(_b64(marker_then_1000.encode()), ["c6in.8xlarge"]) == (
+        "sets net.core.netdev_max_backlog to 1,000, below the minimum 16,384 for c6in.8xlarge's line rate 50 Gb/s "
+        "(catalog)"
+    )
     part = MIMEApplication(gzip.compress(b"#!/bin/sh\nsysctl -w net.core.netdev_max_backlog=32768\n"), "x-gzip")
     mime = MIMEMultipart()
     mime.attach(part)
@@ -272,6 +275,10 @@ def test_user_data_is_parsed_not_matched_by_a_marker():
         b"#!/bin/sh\nsysctl -w net.core.netdev_max_backlog=32768\necho 1000 > /proc/sys/net/core/netdev_max_backlog\n"
     )
     assert not has_tuning(_b64(twice))
+    # The minimum follows the node group's fastest instance type, as the policy's does; unknown types: 25 Gb/s.
+    balanced = b"#!/bin/sh\nsysctl -w net.core.netdev_max_backlog=8192\n"
+    assert has_tuning(_b64(balanced), ["m6i.xlarge"]) == (tuning_gap(_b64(balanced)) is None)
+    assert not has_tuning(_b64(balanced), ["c6in.32xlarge", "m6i.xlarge"])
     # A gzip bomb is read only up to the cap, and never crashes.
     assert tuning_gap(_b64(gzip.compress(b"#" * (64 << 20)))) == "does not set net.core.netdev_max_backlog"
 

@@ -135,7 +135,8 @@ def test_graviton_bottlerocket_gets_sysctls_in_toml_and_the_arm_ami_under_pulumi
     settings = tomllib.loads(base64.b64decode(template.inputs["userData"]).decode())
     assert settings["settings"]["kernel"]["sysctl"] == {"net.core.netdev_max_backlog": str(THROUGHPUT_BACKLOG)}
     assert engine.one(NODE_GROUP).inputs["amiType"] == "BOTTLEROCKET_ARM_64"
-    assert any("rings and MTU are applied by the wirespeed node agent" in n for n in group.plan.notes)
+    assert any("NIC rings and MTU by the agent image" in n and "bootstrap container" in n for n in group.plan.notes)
+    assert settings["settings"]["bootstrap-containers"]["wirespeed-tuning"]["essential"] is False
 
 
 def test_a_written_reason_admits_a_general_purpose_type_under_pulumi_mocks(engine):

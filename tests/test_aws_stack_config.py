@@ -102,3 +102,20 @@ def test_regional_mode_problems_name_the_config_keys():
         "port and protocol counts on its own)",
         "wirespeed:natVpcId: None is not allowed; allowed: the VPC's ID: a regional gateway is created in a VPC",
     ]
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("subnetIds", 1), ("subnetIds", "subnet-a"), ("nodeGroups", {"a": 1}), ("natPublicSubnets", [1])],
+)
+def test_a_list_key_of_another_type_is_a_problem_not_a_crash(key, value):
+    """`wirespeed:subnetIds: subnet-a` (a string, not a list) must not be read as the list of its characters."""
+    with pytest.raises(EksStackError) as info:
+        eks_stack(GOOD | {key: value})
+    assert (f"wirespeed:{key}", value) in [(p.field, p.value) for p in info.value.problems]
+
+
+def test_peak_connections_that_are_not_a_whole_number_are_a_problem():
+    with pytest.raises(EksStackError) as info:
+        eks_stack(GOOD | {"natPeakConnections": "lots"})
+    assert "wirespeed:natPeakConnections" in [p.field for p in info.value.problems]

@@ -104,8 +104,10 @@ def test_render_lists_every_problem_by_flag():
     )  # fmt: skip
     assert out.returncode == 2
     assert out.stdout == ""
-    lines = out.stderr.splitlines()
-    assert [line.split(":", 2)[1].strip() for line in lines] == [
+    heading, *lines = out.stderr.splitlines()
+    assert heading == f"error: auto-provisioned pool not rendered: {len(lines)} problem(s):"
+    assert all(line.startswith("  ") for line in lines)
+    assert [line.split(":", 1)[0].strip() for line in lines] == [
         "--profile",
         "--name",
         "--arch[0]",
@@ -115,7 +117,6 @@ def test_render_lists_every_problem_by_flag():
         "--cpu-limit",
         "--disruption-budget",
     ]
-    assert all(line.startswith("error: ") for line in lines)
 
 
 # --- what the NodePool admits --------------------------------------------------------------------------------------

@@ -113,18 +113,18 @@ PULL_REQUESTS: dict[str, tuple[Callable[[dict[str, Any]], None], str, list[str]]
         lambda d: _set_backlog(d, 1000),
         "netdev-backlog-minimum",
         [
-            "linuxOSConfig.sysctls.netCoreNetdevMaxBacklog is 1,000, below the minimum 16,384",
+            "linuxOSConfig.sysctls.netCoreNetdevMaxBacklog is 1,000 (profile 'throughput'), below the minimum 4,096",
             "dropped in enqueue_to_backlog",
-            "Set linuxOSConfig.sysctls.netCoreNetdevMaxBacklog to at least 16,384",
+            "Set linuxOSConfig.sysctls.netCoreNetdevMaxBacklog to at least 4,096",
         ],
     ),
     "mana-rx-ring-1024": (
         lambda d: _set_mana_rx(d, 1024),
         "nic-ring-minimum",
         [
-            "rings.mana.rx is 1,024, below the minimum 4,096",
+            "rings.mana.rx is 1,024, below the minimum 2,048",
             "overflows during microbursts",
-            "Set rings.mana.rx to 4,096",
+            "Set rings.mana.rx to 2,048",
         ],
     ),
     "allocated-outbound-ports-512": (

@@ -39,7 +39,7 @@ def test_a_mandatory_violation_prints_the_verdicts_then_exits_2_under_pulumi_moc
     assert verdicts[1].startswith(
         "  mandatory netdev-backlog-minimum on aks (azure-native:containerservice:ManagedCluster): "
         "agentPoolProfiles[0] (system): linuxOSConfig.sysctls.netCoreNetdevMaxBacklog is unset (the kernel default "
-        "1,000), below the minimum 16,384"
+        "1,000), below the minimum 4,096 for Standard_D4ds_v6's line rate 12.5 Gb/s (catalog)"
     )
 
 

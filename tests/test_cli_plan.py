@@ -133,3 +133,17 @@ def test_plan_error_stays_one_line_when_the_path_has_a_newline(tmp_path):
     assert out.returncode == 2
     assert out.stderr.startswith(f"error: {tmp_path}/a\\nb.json: (the whole document): a JSON array is not allowed")
     assert out.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("workload", "speaks", "never"),
+    [
+        pytest.param("ingest-eks.json", "the kernel's int range: no AKS limit applies on AWS", "AKS's", id="aws"),
+        pytest.param("checkout-api.json", "within AKS's 1,000..3,240,000", "on AWS", id="azure"),
+    ],
+)
+def test_plan_backlog_speaks_of_the_workloads_cloud(workload, speaks, never):
+    out = wirespeed("plan", "--workload", str(ROOT / "examples" / "workloads" / workload))
+    assert out.returncode == 0, out.stderr
+    assert speaks in out.stdout
+    assert never not in out.stdout

@@ -296,16 +296,25 @@ def assert_contract(invocation: Invocation, returncode: int, stdout: str, stderr
     lines = stderr.splitlines()
     assert lines, (invocation.argv, stderr)
     assert stderr.endswith("\n"), (invocation.argv, stderr)
-    # Validators list every problem at once: one `error:` line each, or (plan) one `error:` heading naming the
-    # file and an indented line per problem; every other failure is one line.
+    # Validators list every problem at once: one `error:` heading and an indented line per problem; every other
+    # failure is one line.
     if invocation.command not in LISTS_EVERY_PROBLEM or not lines[0].startswith("error: "):
         assert len(lines) == 1, (invocation.argv, stderr)
-    if len(lines) > 1 and lines[0].endswith(":") and all(line.startswith("  ") for line in lines[1:]):
-        lines = lines[:1]
-    for line in lines:
-        assert line.startswith("error: "), (invocation.argv, stderr)
-        named = [n for n in invocation.names if n and (n in line or one_line(n) in line or repr(n)[1:-1] in line)]
-        assert named, f"{invocation.argv}: the error names no flag, argument or file: {line}"
+    def names(line: str) -> bool:
+        return any(n and (n in line or one_line(n) in line or repr(n)[1:-1] in line) for n in invocation.names)
+
+    if len(lines) > 1:
+        # One `error:` heading, then an indented line per problem: the heading names the file (plan), or else
+        # every problem names its flag, argument or file.
+        assert lines[0].startswith("error: "), (invocation.argv, stderr)
+        assert lines[0].endswith(":"), (invocation.argv, stderr)
+        assert all(line.startswith("  ") for line in lines[1:]), (invocation.argv, stderr)
+        unnamed = [] if names(lines[0]) else [line for line in lines[1:] if not names(line)]
+        assert unnamed == [], f"{invocation.argv}: the error names no flag, argument or file: {unnamed}"
+        return
+    (line,) = lines
+    assert line.startswith("error: "), (invocation.argv, stderr)
+    assert names(line), f"{invocation.argv}: the error names no flag, argument or file: {line}"
 
 
 @pytest.fixture(scope="module")

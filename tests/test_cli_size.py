@@ -260,7 +260,8 @@ def test_aws_nat_regional_per_az_and_automatic():
         ),
         pytest.param(
             ["aws-natgw", "--connections", "1", "--az", "a=1"],
-            "error: --connections: give --connections N (every AZ) or --az NAME=N for each AZ, one of the two",
+            "error: --connections: give --connections N (every AZ), --az NAME=N for each AZ or --from-prometheus URL, "
+            "one of them",
             id="aws-both-demands",
         ),
         pytest.param(
@@ -379,3 +380,38 @@ def test_cli_source_types_no_sizing_limit():
     for source in Path(cli.__file__).parent.glob("*.py"):
         text = source.read_text()
         assert [p for p in phrases if p in text] == [], source.name
+
+
+@pytest.mark.parametrize(
+    ("cloud", "speaks", "never"),
+    [
+        (["--cloud", "aws"], "1,000..2,147,483,647, the kernel's int range: no AKS limit applies on AWS", "AKS's"),
+        (["--cloud", "azure"], "within AKS's 1,000..3,240,000", "AWS"),
+        ([], "within 1,000..3,240,000, the range AKS accepts; on AWS the kernel's int range applies", "AKS's"),
+    ],
+    ids=["aws", "azure", "unset"],
+)
+def test_backlog_speaks_of_the_cloud_asked_for(cloud, speaks, never):
+    out = wirespeed("size", "backlog", "--line-rate-gbps", "100", *cloud)
+    assert out.returncode == 0, out.stderr
+    assert speaks in out.stdout
+    assert never not in out.stdout
+
+
+def test_backlog_on_aws_is_not_capped_at_the_aks_maximum():
+    out = wirespeed(
+        "size",
+        "backlog",
+        "--line-rate-gbps",
+        "800",
+        "--stall-ms",
+        "1000",
+        "--packet-bytes",
+        "64",
+        "--cloud",
+        "aws",
+        "--json",
+    )
+    data = json.loads(out.stdout)
+    assert data["netdev_max_backlog"] == 2**30
+    assert data["capped_at_kernel_max"] is False

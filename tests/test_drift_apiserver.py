@@ -108,7 +108,7 @@ def test_drift_lists_every_drifted_node_with_its_findings(cluster_with_nodes):
     data = json.loads(out.stdout)
     found = {n["name"]: (n["state"], [f["kind"] for f in n["findings"]]) for n in data["nodes"]}
     assert found == EXPECTED
-    assert (data["total"], data["tuned"], data["drifted"], data["unmanaged"]) == (8, 1, 6, 1)
+    assert (data["total"], data["tuned"], data["drifted"], data["pressure"], data["unmanaged"]) == (8, 1, 6, 0, 1)
     stale = next(n for n in data["nodes"] if n["name"] == "drift-stale")
     assert stale["findings"][0]["message"].endswith("(120 min ago)")
 
@@ -157,6 +157,98 @@ def test_drift_reads_every_page_of_a_paginated_list(cluster_with_nodes, monkeypa
     assert seen.count("/api/v1/nodes") == 8
 
 
+SNAT_NAMESPACE = "ws-drift-snat"
+SNAT_SELECTOR = "wirespeed-test=drift-snat"
+PRESSURE_MESSAGE = "52.1.2.3:443/tcp uses 3,300 of 4,096 ports (81%, threshold 80%)"
+
+
+def snat_status(when: datetime, snat: dict[str, Any] | None) -> str:
+    doc = json.loads(status(when))
+    doc["profile"] = "egress"
+    if snat is not None:
+        doc["snat"] = snat
+    return json.dumps(doc, separators=(",", ":"))
+
+
+def snat(max_ports: int, pressure: bool) -> dict[str, Any]:
+    return {"top": [{"destination": "52.1.2.3:443/tcp", "ports_in_use": max_ports}], "max": max_ports,
+            "peak": max_ports, "capacity": 4096, "pressure": pressure, "conntrack_entries": max_ports + 40}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def cluster_with_snat(apiserver: ApiServer, tmp_path_factory: pytest.TempPathFactory) -> ApiServer:
+    """Nodes labelled with a profile whose outbound section the agent watches (4,096 ports per node behind an AKS
+    load balancer), with the SNATPortPressure condition and the report's `snat` object as the agent writes them."""
+    assert WIRESPEED
+    profile = tmp_path_factory.mktemp("egress") / "egress.json"
+    profile.write_text(json.dumps({"name": "egress", "sysctls": {"net.core.netdev_max_backlog": 32768}}))
+    rendered = subprocess.run(
+        [WIRESPEED, "render", "node-tuning", "--profile", str(profile), "--namespace", SNAT_NAMESPACE,
+         "--outbound", "azure-load-balancer", "--allocated-ports", "4096"],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    apiserver.apply(rendered)
+    now = datetime.now(UTC)
+    nodes = [
+        node("snat-pressure", "egress", snat_status(now, snat(3300, True))),
+        node("snat-relieved", "egress", snat_status(now, snat(1200, False))),
+        node("snat-unmeasured", "egress", snat_status(now, None)),
+    ]
+    for n in nodes:
+        n["metadata"]["labels"]["wirespeed-test"] = "drift-snat"
+    apiserver.apply(yaml.safe_dump_all(nodes))
+    conditions = {
+        "snat-pressure": {"type": "SNATPortPressure", "status": "True", "reason": "PortsNearCapacity",
+                          "message": PRESSURE_MESSAGE},
+        "snat-relieved": {"type": "SNATPortPressure", "status": "False", "reason": "PortsWithinCapacity",
+                          "message": "52.1.2.3:443/tcp uses 1,200 of 4,096 ports (29%, threshold 80%)"},
+    }  # fmt: skip
+    for name, condition in conditions.items():
+        apiserver.kubectl(
+            "patch", "node", name, "--subresource=status", "--type=strategic",
+            "-p", json.dumps({"status": {"conditions": [condition]}}),
+        )  # fmt: skip
+    return apiserver
+
+
+def test_drift_reports_snat_port_pressure_with_destination_and_numbers(cluster_with_snat):
+    out = drift("--kubeconfig", str(cluster_with_snat.admin_kubeconfig), "--selector", SNAT_SELECTOR, "--json")
+    assert out.returncode == 1, out.stderr
+    data = json.loads(out.stdout)
+    found = {n["name"]: (n["state"], [(f["kind"], f["message"]) for f in n["findings"]]) for n in data["nodes"]}
+    assert found["snat-pressure"] == ("pressure", [("snat-pressure", PRESSURE_MESSAGE)])
+    assert found["snat-relieved"] == ("tuned", [])
+    assert found["snat-unmeasured"][0] == "drifted"
+    assert [kind for kind, _ in found["snat-unmeasured"][1]] == ["snat-unmeasured"]
+    assert (data["tuned"], data["drifted"], data["pressure"]) == (1, 1, 1)
+    pressed = next(n for n in data["nodes"] if n["name"] == "snat-pressure")
+    assert pressed["snat"] == snat(3300, True)
+
+
+def test_drift_prose_names_the_node_under_pressure(cluster_with_snat):
+    out = drift("--kubeconfig", str(cluster_with_snat.admin_kubeconfig), "--selector", SNAT_SELECTOR)
+    assert out.returncode == 1, out.stderr
+    lines = out.stdout.splitlines()
+    assert "snat-pressure (profile egress): under SNAT port pressure" in lines
+    assert f"  snat-pressure: {PRESSURE_MESSAGE}" in lines
+    assert lines[-1] == (
+        "3 nodes: 1 tuned, 1 drifted, 1 under SNAT port pressure, 0 without a wirespeed.io/profile label "
+        "(snat-unmeasured 1, snat-pressure 1)"
+    )
+
+
+def test_drift_exits_0_when_no_node_is_under_pressure(cluster_with_snat):
+    out = drift("--kubeconfig", str(cluster_with_snat.admin_kubeconfig), "--selector", SNAT_SELECTOR, "--json")
+    names = [n["name"] for n in json.loads(out.stdout)["nodes"]]
+    assert "snat-relieved" in names
+    cluster_with_snat.kubectl("label", "node", "snat-relieved", "wirespeed-test-calm=yes")
+    calm = drift("--kubeconfig", str(cluster_with_snat.admin_kubeconfig), "--selector", "wirespeed-test-calm=yes")
+    assert (calm.returncode, calm.stdout) == (
+        0,
+        "1 nodes: 1 tuned, 0 drifted, 0 without a wirespeed.io/profile label\n",
+    )
+
+
 def test_drift_json_keys_are_the_documented_ones(cluster_with_nodes):
     """docs/cli-json.md's `wirespeed drift --json` section (tests/test_cli_json_keys.py parses it; drift needs a
     cluster, so its sample runs here)."""
@@ -164,7 +256,7 @@ def test_drift_json_keys_are_the_documented_ones(cluster_with_nodes):
     out = drift("--kubeconfig", str(cluster_with_nodes.admin_kubeconfig), "--selector", SELECTOR, "--json")
     data = json.loads(out.stdout)
     assert set(data) == keys
-    assert nested == {"nodes": frozenset({"name", "profile", "state", "findings"})}
+    assert nested == {"nodes": frozenset({"name", "profile", "state", "findings", "snat"})}
     assert all(set(n) == nested["nodes"] for n in data["nodes"])
     assert all(set(f) == {"kind", "message"} for n in data["nodes"] for f in n["findings"])
 

@@ -197,18 +197,20 @@ def test_report_summary_and_json():
     )
     assert result.to_json() == {
         "nodes": [
-            {"name": "a", "profile": "throughput", "state": "tuned", "findings": []},
+            {"name": "a", "profile": "throughput", "state": "tuned", "findings": [], "snat": None},
             {
                 "name": "b",
                 "profile": "throughput",
                 "state": "drifted",
                 "findings": [{"kind": "agent-missing", "message": "no wirespeed.io/tuning-status annotation"}],
+                "snat": None,
             },
-            {"name": "c", "profile": None, "state": "unmanaged", "findings": []},
+            {"name": "c", "profile": None, "state": "unmanaged", "findings": [], "snat": None},
         ],
         "total": 3,
         "tuned": 1,
         "drifted": 1,
+        "pressure": 0,
         "unmanaged": 1,
         "by_kind": {"agent-missing": 1},
     }
@@ -260,6 +262,8 @@ def test_two_config_maps_that_disagree_make_the_profile_invalid():
     )
 
 
+SNAT_KEYS = ("top", "max", "peak", "capacity", "pressure", "conntrack_entries")
+WATCHED = {"throughput": ExpectedProfile("throughput", THROUGHPUT.sysctls, snat_capacity=4096, snat_threshold=80)}
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=5),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
@@ -271,15 +275,21 @@ json_values = st.recursive(
     annotation=st.one_of(
         st.text(max_size=40),
         json_values.map(json.dumps),
-        st.dictionaries(st.sampled_from(list(json.loads(AGENT_JSON))), json_values).map(
+        st.dictionaries(st.sampled_from([*json.loads(AGENT_JSON), "snat"]), json_values).map(
             lambda changes: json.dumps(report(**changes))
         ),
+        st.dictionaries(st.sampled_from(list(SNAT_KEYS)), json_values).map(lambda snat: json.dumps(report(snat=snat))),
     ),
     condition=st.one_of(st.none(), st.dictionaries(st.sampled_from(["type", "status", "message"]), json_values)),
+    snat_condition=st.one_of(st.none(), st.dictionaries(st.sampled_from(["status", "reason", "message"]), json_values)),
 )
-def test_any_annotation_is_judged_without_crashing(annotation, condition):
-    verdict = judge_node(node(annotation, condition=condition), PROFILES, NOW, timedelta(minutes=15))
-    assert all(f.kind in KINDS for f in verdict.findings)
+def test_any_annotation_is_judged_without_crashing(annotation, condition, snat_condition):
+    facts = node(annotation, condition=condition)
+    facts = NodeFacts(facts.name, facts.labels, facts.annotations, condition, snat_condition)
+    for profiles in (PROFILES, WATCHED):
+        verdict = judge_node(facts, profiles, NOW, timedelta(minutes=15))
+        assert all(f.kind in KINDS for f in verdict.findings)
+        json.dumps(verdict.to_json())
 
 
 @pytest.mark.parametrize("module", ["wirespeed.cli", "wirespeed.drift"])
@@ -288,3 +298,80 @@ def test_the_kubernetes_client_is_not_loaded_until_drift_runs(module):
     code = f"import sys, {module}; print(sorted(m for m in sys.modules if m.split('.')[0] == 'kubernetes'))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+# The report's `snat` object and the SNATPortPressure condition as the agent writes them (issue 19 contract).
+SNAT = {
+    "top": [{"destination": "52.1.2.3:443/tcp", "ports_in_use": 3300}, {"destination": "other", "ports_in_use": 12}],
+    "max": 3300,
+    "peak": 3400,
+    "capacity": 4096,
+    "pressure": True,
+    "conntrack_entries": 5120,
+}
+PRESSURE_CONDITION = {
+    "type": "SNATPortPressure",
+    "status": "True",
+    "reason": "PortsNearCapacity",
+    "message": "52.1.2.3:443/tcp uses 3,300 of 4,096 ports (81%, threshold 80%)",
+}
+
+
+def test_snat_pressure_from_the_condition_is_reported_in_the_agent_s_words():
+    facts = NodeFacts("n1", {"wirespeed.io/profile": "throughput"}, {ANNOTATION_KEY: json.dumps(report(snat=SNAT))},
+                      None, PRESSURE_CONDITION)  # fmt: skip
+    verdict = judge_node(facts, WATCHED, NOW, timedelta(minutes=15))
+    assert [(f.kind, f.message) for f in verdict.findings] == [
+        ("snat-pressure", "52.1.2.3:443/tcp uses 3,300 of 4,096 ports (81%, threshold 80%)")
+    ]
+    assert verdict.state == "pressure"
+    assert verdict.to_json()["snat"] == SNAT
+
+
+def test_snat_pressure_from_the_report_alone_names_destination_and_numbers():
+    verdict = judge_node(node(report(snat=SNAT)), WATCHED, NOW, timedelta(minutes=15))
+    assert [(f.kind, f.message) for f in verdict.findings] == [
+        ("snat-pressure", "52.1.2.3:443/tcp uses 3,300 of 4,096 ports (80%, threshold 80%)")
+    ]
+
+
+def test_a_relieved_condition_and_a_calm_report_are_no_finding():
+    calm = SNAT | {"pressure": False, "max": 1200}
+    relieved = PRESSURE_CONDITION | {"status": "False", "reason": "PortsWithinCapacity"}
+    facts = NodeFacts("n1", {"wirespeed.io/profile": "throughput"}, {ANNOTATION_KEY: json.dumps(report(snat=calm))},
+                      None, relieved)  # fmt: skip
+    verdict = judge_node(facts, WATCHED, NOW, timedelta(minutes=15))
+    assert (verdict.state, verdict.findings) == ("tuned", ())
+
+
+def test_a_profile_watching_snat_without_the_agent_s_accounting_is_drift():
+    verdict = judge_node(node(report()), WATCHED, NOW, timedelta(minutes=15))
+    assert [f.kind for f in verdict.findings] == ["snat-unmeasured"]
+    assert verdict.findings[0].message.startswith("the profile's outbound section asks the agent to watch 4,096 ports")
+    assert verdict.state == "drifted"
+    # Without an outbound section in the profile, no accounting is expected.
+    assert judge_node(node(report()), PROFILES, NOW, timedelta(minutes=15)).findings == ()
+
+
+def test_a_drifted_node_under_pressure_is_drifted_and_counted_under_pressure():
+    drifted = report(snat=SNAT, sysctls={"net.core.netdev_max_backlog": {"desired": 32768, "current": 1000}})
+    nodes = [
+        NodeFacts("a", {"wirespeed.io/profile": "throughput"}, {ANNOTATION_KEY: json.dumps(drifted)}, None),
+        NodeFacts("b", {"wirespeed.io/profile": "throughput"}, {ANNOTATION_KEY: json.dumps(report(snat=SNAT))}, None),
+    ]
+    result = judge(nodes, WATCHED, NOW)
+    assert [v.state for v in result.verdicts] == ["drifted", "pressure"]
+    assert (result.to_json()["drifted"], result.to_json()["pressure"], result.failed) == (1, 2, True)
+    assert result.explain().splitlines()[-1] == (
+        "2 nodes: 0 tuned, 1 drifted, 2 under SNAT port pressure, 0 without a wirespeed.io/profile label "
+        "(backlog-changed 1, snat-pressure 2)"
+    )
+    assert "b (profile throughput): under SNAT port pressure" in result.explain().splitlines()
+
+
+def test_the_profile_s_outbound_section_is_what_drift_expects():
+    from wirespeed.profile import sized_outbound, with_outbound
+
+    profile = with_outbound(builtin_profile("throughput"), sized_outbound("aws-nat-gateway", 2))
+    expected = expected_profile("throughput", json.dumps(profile.to_json_dict()))
+    assert (expected.snat_capacity, expected.snat_threshold) == (110_000, 80)

@@ -390,7 +390,16 @@ def test_pod_monitor_scrapes_every_agent_pod():
     assert monitor["apiVersion"] == "monitoring.coreos.com/v1"
     assert monitor["metadata"]["namespace"] == "net-tuning"
     assert monitor["spec"]["selector"] == {"matchLabels": {"app.kubernetes.io/name": "wirespeed-agent"}}
-    assert monitor["spec"]["podMetricsEndpoints"] == [{"port": "metrics", "path": "/metrics", "interval": "30s"}]
+    assert monitor["spec"]["podMetricsEndpoints"] == [
+        {
+            "port": "metrics",
+            "path": "/metrics",
+            "interval": "30s",
+            "relabelings": [
+                {"sourceLabels": ["__meta_kubernetes_pod_node_name"], "targetLabel": "node", "action": "replace"}
+            ],
+        }
+    ]
     for ds in (o for o in objs if o["kind"] == "DaemonSet"):
         assert ds["spec"]["template"]["metadata"]["labels"]["app.kubernetes.io/name"] == "wirespeed-agent"
     assert "PodMonitor" not in [o["kind"] for o in objects()]

@@ -30,6 +30,7 @@ REGEN = os.environ.get("UPDATE_GOLDEN") == "1"
 PROJECTS = [
     ("root", ".", None),
     ("root-dev", ".", "dev"),
+    ("root-measured", ".", "measured"),
     ("fixture-aks-basic", "tests/fixtures/programs/aks-basic", None),
     ("aks-dsv6", "examples/aks-dsv6", None),
     ("aks-natgw", "examples/aks-natgw", None),
@@ -75,3 +76,15 @@ def test_the_cli_prints_exactly_the_golden_plan_under_pulumi_mocks():
     # The CLI ends with the policy rules' verdicts (tests/test_check_plan_cli.py); the golden file is the plan.
     verdicts = "Policy (wirespeed's rules, as the policy pack runs them): no violations.\n"
     assert out.stdout == (GOLDEN / f"{name}.txt").read_text() + verdicts
+
+
+@pytest.mark.parametrize("stack", [None, "dev"], ids=["root-defaults", "root-dev"])
+def test_the_root_project_passes_wirespeeds_own_policy(stack):
+    """The README's path (`pulumi stack init dev`, or no stack file): its built-in profiles on its own pools pass
+    every rule at the default levels, so `wirespeed plan` exits 0 (the balanced batch pool of Pulumi.dev.yaml is a
+    12.5 Gb/s Standard_D8as_v6, under the 25 Gb/s balanced is sized for)."""
+    wirespeed = shutil.which("wirespeed", path=str(Path(sys.executable).parent)) or "wirespeed"
+    args = [wirespeed, "plan", "."] + (["--stack", stack] if stack else [])
+    out = subprocess.run(args, capture_output=True, text=True, timeout=300, check=False, cwd=ROOT)
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr
+    assert out.stdout.endswith("Policy (wirespeed's rules, as the policy pack runs them): no violations.\n")

@@ -88,6 +88,7 @@ def test_tuning_reads_the_profile_config_map_and_flags_a_missing_daemon_set_unde
         "rings": {"mana": {"rx": 8192, "tx": 8192}},
         "sysctls": {},
         "mtu": 9000,
+        "outbound": None,
     }
     assert basic.findings == (
         "pool ingest: labelled wirespeed.io/profile=throughput but no DaemonSet runs that profile",
@@ -113,6 +114,7 @@ def test_json_document_keys_are_stable_under_pulumi_mocks(basic):
         "compared",
         "replacements",
         "changes",
+        "tuning_paths",
         "findings",
         "log",
     ]

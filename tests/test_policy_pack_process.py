@@ -220,13 +220,14 @@ def test_remediate_raises_a_profiles_ring_over_the_wire(analyzer):
         lambda d: (d["rings"]["mlx5_core"].update(rx=1024), d["sysctls"].update({"net.core.netdev_max_backlog": 1000}))
     )
     secret = {"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", "value": "s3cret"}
-    edited["metadata"]["annotations"] = {"example.com/token": secret}  # how the engine marshals a secret
+    # how the engine marshals a secret; the line rate the ConfigMap declares sizes the minimums (100 Gb/s)
+    edited["metadata"]["annotations"] = {"example.com/token": secret, "wirespeed.io/line-rate-gbps": "100"}
     response = analyzer.Remediate(request(CONFIG_MAP, "profile", edited))
     assert [r.policyName for r in response.remediations] == ["netdev-backlog-minimum", "nic-ring-minimum"]
     final = json_format.MessageToDict(response.remediations[-1].properties)
     document = json.loads(final["data"]["profile.json"])
-    assert document["rings"]["mlx5_core"]["rx"] == 4096
-    assert document["sysctls"]["net.core.netdev_max_backlog"] == 16384
+    assert document["rings"]["mlx5_core"]["rx"] == 8192
+    assert document["sysctls"]["net.core.netdev_max_backlog"] == 32768
     assert final["metadata"]["annotations"]["example.com/token"] == secret  # still a secret
     # After remediation the engine analyses the new properties: nothing left to report.
     assert diagnostics(analyzer.Analyze(request(CONFIG_MAP, "profile", final))) == []
@@ -235,6 +236,13 @@ def test_remediate_raises_a_profiles_ring_over_the_wire(analyzer):
 
 RING_1024 = config_map_with(lambda d: d["rings"]["mlx5_core"].update(rx=1024))
 BACKLOG_1000 = {**fixture("aks_agent_pool"), "linuxOSConfig": {"sysctls": {"netCoreNetdevMaxBacklog": 1000}}}
+# A pool of a 100 Gb/s size labelled with the balanced profile (its backlog, 8,192, is sized for 25 Gb/s).
+BALANCED_AT_100_GBPS = {
+    **fixture("aks_agent_pool"),
+    "vmSize": "c6in.16xlarge",
+    "nodeLabels": {"wirespeed.io/profile": "balanced"},
+    "linuxOSConfig": {"sysctls": {"netCoreNetdevMaxBacklog": 8192}},
+}
 
 
 @pytest.mark.parametrize(
@@ -247,13 +255,20 @@ BACKLOG_1000 = {**fixture("aks_agent_pool"), "linuxOSConfig": {"sysctls": {"netC
             "Set networkProfile.loadBalancerProfile.allocatedOutboundPorts explicitly",
             id="allocated-ports-0",
         ),
-        pytest.param(CONFIG_MAP, RING_1024, "nic-ring-minimum", "Set rings.mlx5_core.rx to 4,096", id="ring-1024"),
+        pytest.param(CONFIG_MAP, RING_1024, "nic-ring-minimum", "Set rings.mlx5_core.rx to 2,048", id="ring-1024"),
         pytest.param(
             POOL,
             BACKLOG_1000,
             "netdev-backlog-minimum",
-            "Set linuxOSConfig.sysctls.netCoreNetdevMaxBacklog to at least 16,384",
+            "Set linuxOSConfig.sysctls.netCoreNetdevMaxBacklog to at least 4,096",
             id="backlog-1000",
+        ),
+        pytest.param(
+            POOL,
+            BALANCED_AT_100_GBPS,
+            "netdev-backlog-minimum",
+            "is 8,192 (profile 'balanced'), below the minimum 32,768 for c6in.16xlarge's line rate 100 Gb/s",
+            id="balanced-on-a-100-gbps-pool",
         ),
     ],
 )

@@ -42,6 +42,15 @@ CASES = {
         "--namespace",
         "net-tuning",
     ],
+    # Nodes behind an AKS load balancer sized at 4,096 ports: the agent's SNATPortPressure watches them (issue 19).
+    "outbound-load-balancer": [
+        "--profile",
+        "throughput",
+        "--outbound",
+        "azure-load-balancer",
+        "--allocated-ports",
+        "4096",
+    ],
 }
 
 
@@ -132,11 +141,28 @@ def test_without_the_admission_policy_the_header_says_what_is_lost():
             "'-', 1-63 characters\n",
             id="every-problem-at-once",
         ),
+        pytest.param(
+            ["--outbound", "aws-nat-gateway", "--allocated-ports", "4096", "--pressure-percent", "0"],
+            'error: --allocated-ports: 4096 is not allowed: only with kind "azure-load-balancer"\n'
+            "error: --pressure-percent: 0 is not allowed: must be between 1 and 100\n"
+            "error: --public-ips: required with --outbound aws-nat-gateway\n",
+            id="outbound-every-problem",
+        ),
+        pytest.param(
+            ["--public-ips", "2"], "error: --public-ips: only with --outbound\n", id="outbound-sizing-without-kind"
+        ),
     ],
 )
 def test_bad_input_exits_2_naming_each_problem(args, stderr):
     out = render(*args)
-    assert (out.returncode, out.stdout, out.stderr) == (2, "", stderr)
+    assert (out.returncode, out.stdout, out.stderr) == (2, "", listed(stderr))
+
+
+def listed(problems: str) -> str:
+    """The problems (written one `error: ` line each, for reading) as the CLI prints them: one `error:` heading,
+    then an indented line per problem."""
+    lines = [line.removeprefix("error: ") for line in problems.splitlines()]
+    return f"error: node tuning not rendered: {len(lines)} problem(s):\n" + "".join(f"  {line}\n" for line in lines)
 
 
 def test_invalid_profile_file_lists_every_problem(tmp_path):
@@ -145,7 +171,7 @@ def test_invalid_profile_file_lists_every_problem(tmp_path):
     out = render("--profile", str(bad))
     assert out.returncode == 2
     assert out.stdout == ""
-    assert out.stderr == (
+    assert out.stderr == listed(
         f'error: --profile[0]: {bad}/name: "Bad Name" is not allowed: must match '
         "^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$\n"
         f"error: --profile[0]: {bad}/sysctls/net.core.netdev_max_backlog: 10 is not allowed: must be between "
@@ -169,3 +195,26 @@ def test_json_output_is_the_yaml_documents_as_one_array(case):
     out = render(*CASES[case], "--output", "json")
     assert (out.returncode, out.stderr) == (0, "")
     assert json.loads(out.stdout) == list(yaml.safe_load_all((GOLDEN / f"{case}.yaml").read_text()))
+
+
+def test_outbound_keeps_a_profile_s_own_threshold_and_exclusions(tmp_path):
+    """--outbound sets the sizing in every profile; the team's own pressure_percent and exclude_cidrs stay."""
+    own = json.loads(CUSTOM_PROFILE.read_text())
+    own["outbound"] = {"kind": "azure-load-balancer", "allocated_ports_per_node": 1024, "pressure_percent": 60,
+                       "exclude_cidrs": ["100.64.0.0/10"]}  # fmt: skip
+    path = tmp_path / "own.json"
+    path.write_text(json.dumps(own))
+    out = render("--profile", str(path), "--profile", "balanced", "--outbound", "aws-nat-gateway", "--public-ips", "3",
+                 "--output", "json")  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    sections = {
+        json.loads(o["data"]["profile.json"])["name"]: json.loads(o["data"]["profile.json"])["outbound"]
+        for o in json.loads(out.stdout)
+        if o["kind"] == "ConfigMap"
+    }
+    assert sections == {
+        own["name"]: {"kind": "aws-nat-gateway", "public_ips": 3, "pressure_percent": 60,
+                      "exclude_cidrs": ["100.64.0.0/10"], "hold_seconds": 240},
+        "balanced": {"kind": "aws-nat-gateway", "public_ips": 3, "pressure_percent": 80, "exclude_cidrs": [],
+                     "hold_seconds": 240},
+    }  # fmt: skip

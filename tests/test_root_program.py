@@ -132,6 +132,27 @@ def test_bad_stack_config_lists_every_problem_before_anything_registers_under_pu
     ]
 
 
+def test_unknown_stack_keys_are_refused_with_a_did_you_mean_naming_the_file_under_pulumi_mocks(tmp_path):
+    # The program refuses them itself: the Pulumi CLI passes undeclared keys through to it (so does wirespeed's
+    # project loader, as tests/test_plan_program_runner.py shows), and pulumi.Config would ignore them.
+    config = """config:
+  wirespeed:pool: ["apps:Standard_D16s_v6:3:20"]
+  wirespeed:snatAlertPercnt: 80
+  wirespeed:totallyOther: 1
+  azure-native:location: westeurope
+"""
+    with pytest.raises(ProgramError) as caught:
+        run_program(project_with_stack(tmp_path, config), "test")
+    assert caught.value.problems[:2] == [
+        "Pulumi.test.yaml: wirespeed:pool: not a config key the project declares; did you mean wirespeed:pools?",
+        "Pulumi.test.yaml: wirespeed:snatAlertPercnt: not a config key the project declares; did you mean "
+        "wirespeed:snatAlertPercent?",
+    ]
+    (other,) = caught.value.problems[2:]
+    assert other.startswith("Pulumi.test.yaml: wirespeed:totallyOther: not a config key the project declares; the "
+                            "project declares wirespeed:allocatedOutboundPorts, wirespeed:cloud,")  # fmt: skip
+
+
 def test_a_cluster_before_130_needs_the_admission_policy_turned_off_under_pulumi_mocks(tmp_path):
     """AKS 1.29 has no admission policy API: refused before anything registers, unless the policy is turned off."""
     config = "config:\n  wirespeed:kubernetesVersion: '1.29'\n"

@@ -106,10 +106,18 @@ def test_an_agent_daemon_set_is_recognised_by_its_image_too():
 # --- tuning-agent-present -----------------------------------------------------------------------------------------
 
 PRESENT_TAIL = (
-    " but the stack deploys no wirespeed tuning DaemonSet: NIC rings stay at driver defaults (1,024 on Azure's "
+    " but the stack deploys no wirespeed tuning DaemonSet: NIC rings stay at driver defaults (RX 1,024 on Azure's "
     "Mellanox VF, reset again whenever the host re-adds the VF) and netdev_max_backlog at 1,000 wherever the pool "
     "does not set it. Add wirespeed.kubernetes.NodeTuning (or `wirespeed render node-tuning | kubectl apply -f -`); "
     "if another stack deploys it, disable tuning-agent-present for this one."
+)
+# An EKS cluster's nodes have ENA (ena_netdev.h ENA_DEFAULT_RING_SIZE; RX max per instance type, up to 16K) and
+# no AKS pool setting: nothing about Azure belongs in its finding.
+EKS_PRESENT_TAIL = (
+    " but the stack deploys no wirespeed tuning DaemonSet: NIC rings stay at ENA's driver default (RX 1,024 of up "
+    "to 16,384) and netdev_max_backlog at the kernel default 1,000 wherever node user data does not set it. Add "
+    "wirespeed.kubernetes.NodeTuning (or `wirespeed render node-tuning | kubectl apply -f -`); if another stack "
+    "deploys it, disable tuning-agent-present for this one."
 )
 
 
@@ -145,7 +153,7 @@ def test_aks_cluster_without_the_agent():
 def test_eks_cluster_without_the_agent_counts_node_groups_and_karpenter():
     assert validate_stack(PRESENT, eks_stack()) == [
         (
-            "this cluster has 1 managed node group(s) and 1 Karpenter NodePool(s)" + PRESENT_TAIL,
+            "this cluster has 1 managed node group(s) and 1 Karpenter NodePool(s)" + EKS_PRESENT_TAIL,
             urn("eks_cluster", "ingest"),
         )
     ]
@@ -166,5 +174,5 @@ def test_eks_node_group_linked_by_dependency_when_the_cluster_name_is_unknown():
         stack_resource("node_group", "ingest", group, {"clusterName": [urn("eks_cluster", "ingest")]}),
     ]
     assert validate_stack(PRESENT, resources) == [
-        ("this cluster has 1 managed node group(s)" + PRESENT_TAIL, urn("eks_cluster", "ingest"))
+        ("this cluster has 1 managed node group(s)" + EKS_PRESENT_TAIL, urn("eks_cluster", "ingest"))
     ]

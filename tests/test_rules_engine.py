@@ -109,8 +109,12 @@ def test_rules_apply_by_module_and_resource():
 def test_defaults_fill_every_setting():
     config = resolve_config(None)
     assert config.settings_for("aks-snat-ports-minimum") == {"minimumPorts": 1024}
-    assert config.settings_for("netdev-backlog-minimum") == {"minimumBacklog": 16384}
-    assert config.settings_for("nic-ring-minimum") == {"minimumRxRing": 4096}
+    assert config.settings_for("netdev-backlog-minimum") == {"minimumBacklog": 1000, "defaultLineRateGbps": 25.0}
+    assert config.settings_for("nic-ring-minimum") == {
+        "minimumRxRing": 1,
+        "minimumTxRing": 1,
+        "defaultLineRateGbps": 25.0,
+    }
     assert config.settings_for("network-optimised-sku") == {"minimumBandwidthGbps": 10.0, "acceptWrittenReason": True}
     assert config.settings_for("aws-natgw-capacity") == {"peakConnectionsPerDestination": 0}
     assert {r.id: config.level(r.id) for r in RULES} == {r.id: r.default_enforcement for r in RULES}
@@ -130,7 +134,11 @@ def test_config_file_shape_all_then_per_rule():
     assert config.level("mtu-jumbo-path") == "disabled"
     assert config.level("nic-ring-minimum") == "advisory"
     assert config.settings_for("aks-snat-ports-minimum") == {"minimumPorts": 2048.0}
-    assert config.settings_for("nic-ring-minimum") == {"minimumRxRing": 8192}
+    assert config.settings_for("nic-ring-minimum") == {
+        "minimumRxRing": 8192,
+        "minimumTxRing": 1,
+        "defaultLineRateGbps": 25.0,
+    }
     assert resolve_config({"all": {"enforcementLevel": "remediate"}}).level("aks-snat-capacity") == "remediate"
 
 
@@ -206,8 +214,9 @@ def test_top_level_remediate_applies_every_remediating_rule_in_order():
     assert rules.remediate(subject) is None  # nothing is at the remediate level by default
     fixed = rules.remediate(subject, resolve_config({"all": "remediate"}))
     document = json.loads(fixed["data"]["profile.json"])
-    assert document["rings"]["mlx5_core"]["rx"] == 4096
-    assert document["sysctls"]["net.core.netdev_max_backlog"] == 16384
+    # the minimums for the assumed 25 Gb/s (the ConfigMap carries no line-rate annotation)
+    assert document["rings"]["mlx5_core"]["rx"] == 2048
+    assert document["sysctls"]["net.core.netdev_max_backlog"] == 8192
 
 
 # --- plain documents and unknowns (wirespeed check reads exports and preview files as plain JSON) ---------------

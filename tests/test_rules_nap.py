@@ -154,18 +154,21 @@ def test_unknown_requirements_during_preview_are_not_applicable():
 )
 def test_a_node_class_without_the_profiles_backlog_is_a_violation(sysctls, now):
     assert validate(BACKLOG, "aks_node_class", node_class(sysctls)) == [
-        f"AKSNodeClass 'net': spec.linuxOSConfig.sysctls.netCoreNetdevMaxBacklog {now}, below the minimum 16,384 "
-        f"(policy setting minimumBacklog): {BACKLOG_WHY} Set spec.linuxOSConfig.sysctls.netCoreNetdevMaxBacklog to at "
-        "least 16,384 (karpenter-provider-azure v1.10.0 or later; AKS accepts 1,000..3,240,000; `wirespeed render "
+        f"AKSNodeClass 'net': spec.linuxOSConfig.sysctls.netCoreNetdevMaxBacklog {now}, below the minimum 8,192 for "
+        "an assumed line rate of 25 Gb/s (an AKSNodeClass does not fix a size: its NodePools choose them; policy "
+        "setting defaultLineRateGbps), where the backlog must hold 4 ms of 1,500-byte packets at that rate: "
+        f"{BACKLOG_WHY} Set spec.linuxOSConfig.sysctls.netCoreNetdevMaxBacklog to at least 8,192 "
+        "(karpenter-provider-azure v1.10.0 or later; AKS accepts 1,000..3,240,000; `wirespeed render "
         "aks-nap` sets the profile's). A change drifts the class's nodes: Karpenter replaces them within each "
         "NodePool's disruption budget."
     ]
 
 
-def test_the_balanced_profiles_node_class_meets_a_lowered_minimum_only():
+def test_the_balanced_profiles_node_class_meets_the_assumed_line_rate_only():
     balanced = node_class({"netCoreNetdevMaxBacklog": 8192})
-    assert len(validate(BACKLOG, "aks_node_class", balanced)) == 1
-    assert validate(BACKLOG, "aks_node_class", balanced, {"minimumBacklog": 8192}) == []
+    assert validate(BACKLOG, "aks_node_class", balanced) == []
+    assert len(validate(BACKLOG, "aks_node_class", balanced, {"defaultLineRateGbps": 100})) == 1
+    assert len(validate(BACKLOG, "aks_node_class", balanced, {"minimumBacklog": 16384})) == 1
 
 
 def test_the_v1alpha2_node_class_is_read_too():

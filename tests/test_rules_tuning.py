@@ -9,7 +9,7 @@ import json
 import pytest
 from pulumi_policy.proxy import UNKNOWN_NUMBER_VALUE, UNKNOWN_STRING_VALUE
 
-from builtin_profiles import BALANCED_BACKLOG, THROUGHPUT_BACKLOG, THROUGHPUT_TX
+from builtin_profiles import THROUGHPUT_BACKLOG, THROUGHPUT_TX
 from fixtures.rules.engine import (
     config_map_with,
     fixture,
@@ -31,15 +31,33 @@ BACKLOG_WHY = (
     "bursts arriving through the per-CPU backlog (veth: every pod's traffic, RPS) are dropped in enqueue_to_backlog "
     "once it is full; the Elastic field report (seed 000) lost packets there at 1,000 and none at 32,768."
 )
-AKS_FIX = (
-    " Set linuxOSConfig.sysctls.netCoreNetdevMaxBacklog to at least 16,384 (AKS accepts 1,000..3,240,000; "
-    "`wirespeed size backlog --line-rate-gbps N` sizes it). It is create-only: changing it replaces the pool's nodes."
-)
-EKS_FIX = (
-    " Write net.core.netdev_max_backlog=16384 or more from a text/x-shellscript part and to /etc/sysctl.d (as "
-    "wirespeed's EKS node user data does), or run the tuning agent with a profile that sets it."
+
+
+def aks_fix(minimum, rate, advice="the built-in profile 'balanced' is sized for 25 Gb/s"):
+    return (
+        f" Set linuxOSConfig.sysctls.netCoreNetdevMaxBacklog to at least {minimum}: {advice} (AKS accepts "
+        f"1,000..3,240,000; `wirespeed size backlog --line-rate-gbps {rate}` sizes it). It is create-only: changing "
+        "it replaces the pool's nodes."
+    )
+
+
+def eks_fix(minimum, advice="the built-in profile 'throughput' is sized for 100 Gb/s"):
+    return (
+        f" Write net.core.netdev_max_backlog={minimum} or more from a text/x-shellscript part and to /etc/sysctl.d (as "
+        f"wirespeed's EKS node user data does: {advice}), or run the tuning agent with a profile that sets it."
+    )
+
+
+# The fixture pool is a Standard_D16s_v6 (12.5 Gb/s: backlog 4,096); its inline system pool a Standard_D4s_v6
+# (12.5 Gb/s); the launch template a c6in.8xlarge (50 Gb/s: backlog 16,384).
+D16_RATE = "Standard_D16s_v6's line rate 12.5 Gb/s (catalog)"
+BACKLOG_HOLDS = "the backlog must hold 4 ms of 1,500-byte packets at that rate"
+ASSUMED = (
+    "an assumed line rate of 25 Gb/s (a ConfigMap alone does not say which pools run it, and it has no "
+    "wirespeed.io/line-rate-gbps annotation; policy setting defaultLineRateGbps)"
 )
 PROFILE = "profile 'throughput' (data['profile.json'])"
+RX_HOLDS = "an RX ring must hold 1 ms of 1,500-byte packets at that rate"
 # What fixtures/rules/node_user_data.mime writes: the hand-written fixture's own compliant value, not a profile's.
 USER_DATA_BACKLOG = "32768"
 RING_WHY = (
@@ -87,8 +105,8 @@ def test_compliant_resources_pass_the_backlog_rule(kind, props):
 
 def test_aks_pool_backlog_below_the_minimum():
     assert validate(BACKLOG, "pool", pool(netCoreNetdevMaxBacklog=1000), name="user") == [
-        "agent pool 'user': linuxOSConfig.sysctls.netCoreNetdevMaxBacklog is 1,000, below the minimum 16,384 (policy "
-        "setting minimumBacklog): " + BACKLOG_WHY + AKS_FIX
+        "agent pool 'user': linuxOSConfig.sysctls.netCoreNetdevMaxBacklog is 1,000 (profile 'throughput'), below the "
+        f"minimum 4,096 for {D16_RATE}, where {BACKLOG_HOLDS}: " + BACKLOG_WHY + aks_fix("4,096", "12.5")
     ]
 
 
@@ -96,17 +114,20 @@ def test_aks_pool_backlog_unset_is_the_kernel_default():
     props = fixture("aks_agent_pool")
     del props["linuxOSConfig"]
     assert validate(BACKLOG, "pool", props, name="user") == [
-        "agent pool 'user': linuxOSConfig.sysctls.netCoreNetdevMaxBacklog is unset (the kernel default 1,000), below "
-        "the minimum 16,384 (policy setting minimumBacklog): " + BACKLOG_WHY + AKS_FIX
+        "agent pool 'user': linuxOSConfig.sysctls.netCoreNetdevMaxBacklog is unset (the kernel default 1,000) (profile "
+        f"'throughput'), below the minimum 4,096 for {D16_RATE}, where {BACKLOG_HOLDS}: "
+        + BACKLOG_WHY
+        + aks_fix("4,096", "12.5")
     ]
 
 
 def test_aks_inline_pool_backlog_names_the_pool():
     props = fixture("aks_cluster")
-    props["agentPoolProfiles"][0]["linuxOSConfig"]["sysctls"]["netCoreNetdevMaxBacklog"] = 8192
+    props["agentPoolProfiles"][0]["linuxOSConfig"]["sysctls"]["netCoreNetdevMaxBacklog"] = 2048
     assert validate(BACKLOG, "cluster", props) == [
-        "agentPoolProfiles[0] (system): linuxOSConfig.sysctls.netCoreNetdevMaxBacklog is 8,192, below the minimum "
-        "16,384 (policy setting minimumBacklog): " + BACKLOG_WHY + AKS_FIX
+        "agentPoolProfiles[0] (system): linuxOSConfig.sysctls.netCoreNetdevMaxBacklog is 2,048, "
+        "below the minimum 4,096 for Standard_D4s_v6's line rate 12.5 Gb/s (catalog), where "
+        f"{BACKLOG_HOLDS}: " + BACKLOG_WHY + aks_fix("4,096", "12.5")
     ]
 
 
@@ -120,8 +141,8 @@ def test_windows_pools_have_no_backlog_to_set():
 def test_eks_user_data_with_a_low_backlog():
     props = launch_template(user_data_text().replace(USER_DATA_BACKLOG, "1000"))
     assert validate(BACKLOG, "launch_template", props) == [
-        "userData (EKS node) sets net.core.netdev_max_backlog to 1,000, below the minimum 16,384 (policy setting "
-        "minimumBacklog): " + BACKLOG_WHY + EKS_FIX
+        "userData (EKS node) sets net.core.netdev_max_backlog to 1,000, below the minimum 16,384 for c6in.8xlarge's "
+        f"line rate 50 Gb/s (catalog), where {BACKLOG_HOLDS}: " + BACKLOG_WHY + eks_fix(16384)
     ]
 
 
@@ -129,7 +150,9 @@ def test_eks_user_data_without_the_backlog():
     props = launch_template(user_data_text().replace("net.core.netdev_max_backlog", "net.core.somaxconn"))
     assert validate(BACKLOG, "launch_template", props) == [
         "userData (EKS node) does not set net.core.netdev_max_backlog, so nodes keep the kernel default 1,000, below "
-        "the minimum 16,384 (policy setting minimumBacklog): " + BACKLOG_WHY + EKS_FIX
+        f"the minimum 16,384 for c6in.8xlarge's line rate 50 Gb/s (catalog), where {BACKLOG_HOLDS}: "
+        + BACKLOG_WHY
+        + eks_fix(16384)
     ]
 
 
@@ -165,8 +188,9 @@ def test_launch_templates_that_do_not_boot_eks_nodes_are_not_checked():
 
 def test_tuning_profile_backlog_below_the_minimum():
     assert validate(BACKLOG, "config_map", config_map_with(set_backlog(1000))) == [
-        f"{PROFILE}: sysctls['net.core.netdev_max_backlog'] is 1,000, below the minimum 16,384 (policy setting "
-        "minimumBacklog): " + BACKLOG_WHY + " Set it to at least 16,384 (`wirespeed size backlog --line-rate-gbps N`)."
+        f"{PROFILE}: sysctls['net.core.netdev_max_backlog'] is 1,000, below the minimum 8,192 for {ASSUMED}, where "
+        f"{BACKLOG_HOLDS}: " + BACKLOG_WHY + " Set it to at least 8,192: the built-in profile 'balanced' is sized for "
+        "25 Gb/s (`wirespeed size backlog --line-rate-gbps 25`)."
     ]
 
 
@@ -179,8 +203,9 @@ def test_other_config_maps_are_not_profiles():
 @pytest.mark.parametrize(
     ("config", "violations"),
     [
-        pytest.param({"minimumBacklog": BALANCED_BACKLOG}, 0, id="lowered-minimum-allows-the-balanced-profile"),
-        pytest.param(None, 1, id="default-minimum-refuses-balanced"),
+        pytest.param(None, 0, id="balanced-meets-the-assumed-25-gbps"),
+        pytest.param({"minimumBacklog": 8193}, 1, id="a-floor-above-it-refuses-balanced"),
+        pytest.param({"defaultLineRateGbps": 26}, 1, id="a-faster-assumed-line-rate-refuses-balanced"),
     ],
 )
 def test_backlog_minimum_reads_its_config(config, violations):
@@ -195,6 +220,91 @@ def test_unknown_backlog_during_preview_is_not_applicable():
     assert validate(BACKLOG, "launch_template", props) == []
 
 
+# --- the line-rate minimum at its boundaries ----------------------------------------------------------------------
+# Standard_D96s_v6 sustains 41 Gb/s: 4 ms of 1,500-byte packets is 13,329, so its backlog minimum is 16,384.
+# c6in.16xlarge (100 Gb/s): 32,768. A ConfigMap annotated 100 Gb/s: 8,192 RX and TX on mlx5_core.
+
+
+def sized_pool(vm_size, backlog, profile="throughput"):
+    props = pool(netCoreNetdevMaxBacklog=backlog)
+    props["vmSize"] = vm_size
+    props["nodeLabels"] = {"wirespeed.io/profile": profile}
+    return props
+
+
+@pytest.mark.parametrize(
+    ("backlog", "violations"),
+    [pytest.param(16384, 0, id="at-the-derived-minimum"), pytest.param(16383, 1, id="one-below")],
+)
+def test_aks_pool_backlog_boundary_follows_the_pools_line_rate(backlog, violations):
+    assert len(validate(BACKLOG, "pool", sized_pool("Standard_D96s_v6", backlog))) == violations
+
+
+@pytest.mark.parametrize(
+    ("backlog", "violations"),
+    [pytest.param(32768, 0, id="at-the-derived-minimum"), pytest.param(32767, 1, id="one-below")],
+)
+def test_eks_launch_template_backlog_boundary_follows_its_instance_type(backlog, violations):
+    props = launch_template(user_data_text().replace(USER_DATA_BACKLOG, str(backlog)))
+    props["instanceType"] = "c6in.16xlarge"
+    assert len(validate(BACKLOG, "launch_template", props)) == violations
+
+
+def annotated(edit=None, gbps="100", profile="throughput"):
+    config_map = config_map_with(edit or (lambda d: None), profile)
+    config_map["metadata"]["annotations"] = {"wirespeed.io/line-rate-gbps": gbps}
+    return config_map
+
+
+@pytest.mark.parametrize(
+    ("direction", "value", "violations"),
+    [
+        pytest.param("rx", 8192, 0, id="rx-at-the-derived-minimum"),
+        pytest.param("rx", 8191, 1, id="rx-one-below"),
+        pytest.param("tx", 8192, 0, id="tx-at-the-derived-minimum"),
+        pytest.param("tx", 8191, 1, id="tx-one-below"),
+    ],
+)
+def test_ring_boundary_follows_the_declared_line_rate(direction, value, violations):
+    config_map = annotated(lambda d: d["rings"]["mlx5_core"].update({direction: value}))
+    assert len(validate(RINGS, "config_map", config_map)) == violations
+
+
+def test_a_25_gbps_pool_with_balanced_passes():
+    assert validate(BACKLOG, "pool", sized_pool("c6in.large", 8192, "balanced")) == []
+    assert validate(RINGS, "config_map", annotated(gbps="25", profile="balanced")) == []
+    assert validate(BACKLOG, "config_map", annotated(gbps="25", profile="balanced")) == []
+
+
+def test_a_100_gbps_pool_with_balanced_fails_and_says_why():
+    assert validate(BACKLOG, "pool", sized_pool("c6in.16xlarge", 8192, "balanced"), name="ingest") == [
+        "agent pool 'ingest': linuxOSConfig.sysctls.netCoreNetdevMaxBacklog is 8,192 (profile 'balanced'), below the "
+        f"minimum 32,768 for c6in.16xlarge's line rate 100 Gb/s (catalog), where {BACKLOG_HOLDS}: "
+        + BACKLOG_WHY
+        + aks_fix("32,768", "100", "the built-in profile 'throughput' is sized for 100 Gb/s")
+    ]
+    messages = validate(RINGS, "config_map", annotated(profile="balanced"))
+    assert messages[0] == (
+        "profile 'balanced' (data['profile.json']): rings.ena.rx is 2,048, below the minimum 8,192 for the line rate "
+        f"100 Gb/s its annotation wirespeed.io/line-rate-gbps declares, where {RX_HOLDS}: " + RING_WHY + " Set "
+        "rings.ena.rx to 8,192: the built-in profile 'throughput' is sized for 100 Gb/s (`wirespeed size rings "
+        "--driver ena --line-rate-gbps 100` sizes it)."
+    )
+    assert len(messages) == 7  # RX and TX of every driver but ENA's TX (its max, 1,024, is what it has)
+
+
+def test_a_bad_line_rate_annotation_falls_back_to_the_default_and_says_so():
+    (message,) = validate(
+        BACKLOG,
+        "config_map",
+        annotated(lambda d: d["sysctls"].update({"net.core.netdev_max_backlog": 1000}), gbps="fast"),
+    )
+    assert (
+        "an assumed line rate of 25 Gb/s (its annotation wirespeed.io/line-rate-gbps 'fast' is not a line rate"
+        in message
+    )
+
+
 # --- nic-ring-minimum ---------------------------------------------------------------------------------------------
 
 
@@ -207,11 +317,20 @@ def test_compliant_profile_passes_the_ring_rule():
     [
         pytest.param(
             set_ring("mlx5_core", 1024),
-            f"{PROFILE}: rings.mlx5_core.rx is 1,024, below the minimum 4,096 (policy setting minimumRxRing): "
+            f"{PROFILE}: rings.mlx5_core.rx is 1,024, below the minimum 2,048 for {ASSUMED}, where {RX_HOLDS}: "
             + RING_WHY
-            + " Set rings.mlx5_core.rx to 4,096 (`wirespeed size rings --driver mlx5_core --line-rate-gbps N` "
-            "sizes it).",
+            + " Set rings.mlx5_core.rx to 2,048: the built-in profile 'balanced' is sized for 25 Gb/s (`wirespeed "
+            "size rings --driver mlx5_core --line-rate-gbps 25` sizes it).",
             id="below-minimum",
+        ),
+        pytest.param(
+            set_ring("ena", 1024),
+            f"{PROFILE}: rings.ena.rx is 1,024, below the minimum 4,096 (policy setting minimumRxRing): a small RX "
+            "ring overflows during microbursts from the host NIC; AWS recommends an RX ring of 8,192 on ENA "
+            "interfaces that use ENA Express (docs.aws.amazon.com/AWSEC2/latest/UserGuide/ena-express.html, Tune "
+            "performance; ENA starts at 1,024). Set rings.ena.rx to 4,096 (`wirespeed size rings --driver ena "
+            "--line-rate-gbps N` sizes it).",
+            id="below-minimum-ena-cites-aws",
         ),
         pytest.param(
             set_ring("mlx5_core", 16384),
@@ -221,9 +340,10 @@ def test_compliant_profile_passes_the_ring_rule():
         ),
         pytest.param(
             set_ring("virtio_net", 512),
-            f"{PROFILE}: rings.virtio_net.rx is 512, below the minimum 4,096 (policy setting minimumRxRing, held to "
-            "virtio_net's max 1,024): " + RING_WHY + " Set rings.virtio_net.rx to 1,024 (`wirespeed size rings "
-            "--driver virtio_net --line-rate-gbps N` sizes it).",
+            f"{PROFILE}: rings.virtio_net.rx is 512, below the minimum 1,024 for {ASSUMED}, where {RX_HOLDS}: "
+            + RING_WHY
+            + " Set rings.virtio_net.rx to 1,024: the built-in profile 'balanced' is sized for 25 Gb/s (`wirespeed "
+            "size rings --driver virtio_net --line-rate-gbps 25` sizes it).",
             id="driver-max-below-minimum",
         ),
         pytest.param(
@@ -234,10 +354,11 @@ def test_compliant_profile_passes_the_ring_rule():
             id="driver-without-rings",
         ),
         pytest.param(
-            set_ring("bnxt_en", 2048),
-            f"{PROFILE}: rings.bnxt_en.rx is 2,048, below the minimum 4,096 (policy setting minimumRxRing): "
+            set_ring("bnxt_en", 1024),
+            f"{PROFILE}: rings.bnxt_en.rx is 1,024, below the minimum 2,048 for {ASSUMED}, where {RX_HOLDS}: "
             + RING_WHY
-            + " Set rings.bnxt_en.rx to 4,096 (`wirespeed size rings --driver bnxt_en --line-rate-gbps N` sizes it).",
+            + " Set rings.bnxt_en.rx to 2,048: the built-in profile 'balanced' is sized for 25 Gb/s (`wirespeed size "
+            "rings --driver bnxt_en --line-rate-gbps 25` sizes it).",
             id="driver-not-in-the-catalog",
         ),
     ],
@@ -247,15 +368,20 @@ def test_ring_rule_one_ring_changed(edit, expected):
 
 
 def test_ring_minimum_reads_its_config():
-    assert validate(RINGS, "config_map", config_map_with(set_ring("mlx5_core", 2048)), {"minimumRxRing": 2048}) == []
-    # 16,384: mlx5_core, mlx4_en and mana are held to their max 8,192 (met); only ENA's max allows more.
-    at_8192 = config_map_with(
-        lambda d: [set_ring(driver, 8192)(d) for driver in ("ena", "mana", "mlx4_en", "mlx5_core")]
+    assert validate(RINGS, "config_map", config_map_with(set_ring("mlx5_core", 2048))) == []
+    # A floor: 16,384 RX; mlx5_core, mlx4_en and mana are held to their max 8,192 (met); only ENA's max allows more.
+    (message,) = validate(RINGS, "config_map", tuning_objects()["ConfigMap"], {"minimumRxRing": 16384})
+    assert "Set rings.ena.rx to 16,384: policy setting minimumRxRing asks for it whatever the line rate" in message
+    assert message.startswith(
+        f"{PROFILE}: rings.ena.rx is 8,192, below the minimum 16,384 (policy setting minimumRxRing; {ASSUMED} alone "
+        "needs 2,048): a small RX ring"
     )
-    (message,) = validate(RINGS, "config_map", at_8192, {"minimumRxRing": 16384})
-    assert message.startswith(f"{PROFILE}: rings.ena.rx is 8,192, below the minimum 16,384")
-    # The built-in balanced profile (2,048, sized for 25 Gb/s) is below the default minimum on every driver.
-    assert len(validate(RINGS, "config_map", tuning_objects("balanced")["ConfigMap"])) == 4
+    # The built-in balanced profile (sized for 25 Gb/s) meets the assumed 25 Gb/s; a 100 Gb/s default refuses every
+    # driver's RX and TX (ENA's TX max is 1,024: met).
+    assert validate(RINGS, "config_map", tuning_objects("balanced")["ConfigMap"]) == []
+    assert (
+        len(validate(RINGS, "config_map", tuning_objects("balanced")["ConfigMap"], {"defaultLineRateGbps": 100})) == 7
+    )
 
 
 # --- remediation --------------------------------------------------------------------------------------------------
@@ -265,8 +391,7 @@ def test_remediation_raises_a_profiles_rings_and_lowers_rings_above_the_max():
     edited = config_map_with(lambda d: (set_ring("mlx5_core", 1024)(d), set_ring("mana", 16384)(d)))
     fixed = remediate(RINGS, "config_map", edited)
     document = profile_document(fixed)
-    # Raised to the default minimum 4,096; lowered to mana's maximum 8,192; TX is the profile's, untouched.
-    assert document["rings"]["mlx5_core"] == {"rx": 4096, "tx": THROUGHPUT_TX["mlx5_core"]}
+    assert document["rings"]["mlx5_core"] == {"rx": 2048, "tx": THROUGHPUT_TX["mlx5_core"]}
     assert document["rings"]["mana"] == {"rx": 8192, "tx": THROUGHPUT_TX["mana"]}
     assert fixed["metadata"] == tuning_objects()["ConfigMap"]["metadata"]
     assert validate(RINGS, "config_map", fixed) == []
@@ -283,7 +408,7 @@ def test_remediated_profile_is_the_canonical_text_but_for_the_value():
     original = tuning_objects()["ConfigMap"]["data"]["profile.json"]
     fixed = remediate(BACKLOG, "config_map", config_map_with(set_backlog(1000)))
     assert original.count(f": {THROUGHPUT_BACKLOG}") == 1
-    assert fixed["data"]["profile.json"] == original.replace(f": {THROUGHPUT_BACKLOG}", ": 16384")
+    assert fixed["data"]["profile.json"] == original.replace(f": {THROUGHPUT_BACKLOG}", ": 8192")
 
 
 @pytest.mark.parametrize(
@@ -309,7 +434,7 @@ def test_remediation_keeps_secrets_secret():
     edited["metadata"]["annotations"] = {"example.com/token": {**SECRET_SIG, "value": "s3cret"}}
     fixed = remediate(BACKLOG, "config_map", edited)
     assert fixed["metadata"]["annotations"]["example.com/token"] == {**SECRET_SIG, "value": "s3cret"}
-    assert profile_document(fixed)["sysctls"]["net.core.netdev_max_backlog"] == 16384
+    assert profile_document(fixed)["sysctls"]["net.core.netdev_max_backlog"] == 8192
 
 
 def test_remediation_keeps_a_secret_profile_secret():
@@ -318,7 +443,7 @@ def test_remediation_keeps_a_secret_profile_secret():
     fixed = remediate(BACKLOG, "config_map", edited)
     secret = fixed["data"]["profile.json"]
     assert {k: v for k, v in secret.items() if k != "value"} == SECRET_SIG
-    assert json.loads(secret["value"])["sysctls"]["net.core.netdev_max_backlog"] == 16384
+    assert json.loads(secret["value"])["sysctls"]["net.core.netdev_max_backlog"] == 8192
 
 
 def test_remediation_keeps_unknown_values_elsewhere_in_the_config_map():
@@ -326,7 +451,7 @@ def test_remediation_keeps_unknown_values_elsewhere_in_the_config_map():
     edited["metadata"]["namespace"] = UNKNOWN_STRING_VALUE
     fixed = remediate(BACKLOG, "config_map", edited)
     assert fixed["metadata"]["namespace"] == UNKNOWN_STRING_VALUE
-    assert profile_document(fixed)["sysctls"]["net.core.netdev_max_backlog"] == 16384
+    assert profile_document(fixed)["sysctls"]["net.core.netdev_max_backlog"] == 8192
 
 
 # --- mtu-jumbo-path (stack) ---------------------------------------------------------------------------------------

@@ -115,7 +115,7 @@ def test_backlog_bad_input(kwargs, message):
 
 
 def test_backlog_caps_at_aks_max_and_says_so():
-    plan = plan_backlog(800, stall_ms=1_000, packet_bytes=64)
+    plan = plan_backlog(800, stall_ms=1_000, packet_bytes=64, cloud="azure")
     assert plan.netdev_max_backlog == BACKLOG_MAX
     assert plan.capped
     assert (
@@ -125,25 +125,56 @@ def test_backlog_caps_at_aks_max_and_says_so():
     assert "power of two" not in plan.explain()
 
 
+def test_backlog_on_aws_obeys_only_the_kernels_int_range():
+    plan = plan_backlog(800, stall_ms=1_000, packet_bytes=64, cloud="aws")
+    assert plan.netdev_max_backlog == 2**30  # 980,392,157 rounded up: far above AKS's 3,240,000
+    assert not plan.capped
+    assert plan.to_json()["capped_at_kernel_max"] is False
+    assert "capped_at_aks_max" not in plan.to_json()
+    assert "AKS" not in plan.explain().replace("no AKS limit applies on AWS", "")
+
+
 @pytest.mark.parametrize(
-    ("gbps", "line"),
+    ("gbps", "cloud", "line"),
     [
         pytest.param(
             100,
+            "azure",
             "net.core.netdev_max_backlog = 32,768 (kernel default 1,000; 32,510 rounded up to a power of two, "
             "within AKS's 1,000..3,240,000).",
-            id="rounded-up",
+            id="rounded-up-azure",
+        ),
+        pytest.param(
+            100,
+            "aws",
+            "net.core.netdev_max_backlog = 32,768 (kernel default 1,000; 32,510 rounded up to a power of two, "
+            "within 1,000..2,147,483,647, the kernel's int range: no AKS limit applies on AWS).",
+            id="rounded-up-aws",
+        ),
+        pytest.param(
+            100,
+            None,
+            "net.core.netdev_max_backlog = 32,768 (kernel default 1,000; 32,510 rounded up to a power of two, "
+            "within 1,000..3,240,000, the range AKS accepts; on AWS the kernel's int range applies).",
+            id="rounded-up-any-cloud",
         ),
         pytest.param(
             1,
+            "azure",
             "net.core.netdev_max_backlog = 1,000 (kernel default 1,000; the stall fits in the kernel default, "
             "AKS's minimum 1,000).",
-            id="kernel-default",
+            id="kernel-default-azure",
+        ),
+        pytest.param(
+            1,
+            "aws",
+            "net.core.netdev_max_backlog = 1,000 (kernel default 1,000; the stall fits in the kernel default).",
+            id="kernel-default-aws",
         ),
     ],
 )
-def test_backlog_explains_how_the_value_was_chosen(gbps, line):
-    assert line in plan_backlog(gbps).explain().splitlines()
+def test_backlog_explains_how_the_value_was_chosen(gbps, cloud, line):
+    assert line in plan_backlog(gbps, cloud=cloud).explain().splitlines()
 
 
 @given(

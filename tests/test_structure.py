@@ -25,10 +25,10 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"sizing"}),
     frozenset({"profile", "workload"}),
     frozenset({"rules", "profiles"}),
-    frozenset({"manifests", "check", "policy_pack"}),
-    frozenset({"userdata", "kubernetes", "drift", "pulumi_inputs"}),
+    frozenset({"manifests", "check", "policy_pack", "tables"}),
+    frozenset({"userdata", "tuning_paths", "kubernetes", "drift", "pulumi_inputs"}),
     frozenset({"azure", "aws"}),
-    frozenset({"program", "terraform", "audit", "plot"}),
+    frozenset({"program", "terraform", "audit", "measure", "plot"}),
     frozenset({"cli", "__main__"}),
 )
 LAYER_OF = {name: index for index, names in enumerate(LAYERS) for name in names}

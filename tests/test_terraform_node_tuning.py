@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from conftest import require
+from wirespeed.sizing import snat_limits
 from wirespeed.terraform import node_tuning
 
 NO_TERRAFORM = "needs the terraform binary on PATH (>= 1.9) to evaluate the generated templates"
@@ -82,4 +83,9 @@ def test_every_builtin_profile_and_monitoring_option_has_a_vector() -> None:
         for pod_monitor in (False, True):
             for alerts in (False, True):
                 assert (profiles, pod_monitor, alerts) in combos
-    assert {c["errors"][0]["variable"] for c in cases if "errors" in c} == {"profiles", "image", "namespace"}
+    refused = {c["errors"][0]["variable"] for c in cases if "errors" in c}
+    assert refused == {"profiles", "image", "namespace", "outbound"}
+    # Every kind of outbound section, each composed by the module as the renderer writes it.
+    assert {c["inputs"]["outbound"]["kind"] for c in cases if "expected" in c and "outbound" in c["inputs"]} == set(
+        snat_limits.KINDS
+    )

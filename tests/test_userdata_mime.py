@@ -71,6 +71,8 @@ def test_cluster_details_for_self_managed_nodes():
 
 def test_bottlerocket_settings_parse_as_toml():
     settings = tomllib.loads(render_bottlerocket_settings(builtin_profile("balanced")))
+    # The bootstrap container (rings and MTU) is tested in test_userdata_bottlerocket.py.
+    assert settings["settings"].pop("bootstrap-containers").keys() == {"wirespeed-tuning"}
     assert settings == {
         "settings": {
             "kubernetes": {"node-labels": {"wirespeed.io/profile": "balanced"}},

@@ -10,6 +10,8 @@ from __future__ import annotations
 AGENT_NAME = "wirespeed-agent"  # the DaemonSet's app.kubernetes.io/name label, ServiceAccount and image name
 PROFILE_KEY = "profile.json"  # the key of the profile document in its ConfigMap's data
 PROFILE_LABEL = "wirespeed.io/profile"  # the node label a pool carries; the DaemonSet's nodeSelector
+# The PodMonitor's scrape interval: the alerts' rate() windows and `--from-prometheus`'s subquery step assume it.
+SCRAPE_INTERVAL = "30s"
 
 # The tag (Azure, AWS) or annotation (Karpenter NodePool) that carries the written reason a pool may use a size
 # that is not network-optimised; network-optimised-sku lets such a pool through (setting acceptWrittenReason).
@@ -21,3 +23,23 @@ NOT_NETWORK_OPTIMISED_REASON = "wirespeed.io.not-network-optimised-reason"
 # The longest reason a tag can carry: Azure tag values hold 256 characters (the limitations above), AWS tag values
 # 256 Unicode characters (docs.aws.amazon.com/tag-editor/latest/userguide/tagging.html, "Tag naming limits").
 REASON_MAX_LENGTH = 256
+
+# The AKS cluster component's type token: `wirespeed plan` reads how it sized outbound from its registered outputs.
+CLUSTER_TYPE = "wirespeed:index:NetworkOptimizedCluster"
+
+# The node agent's SNAT accounting series (agent/internal/metrics/README.md; the issue 19 contract): what the alerts,
+# the dashboard and `wirespeed size ... --from-prometheus` read.
+SNAT_PORTS_IN_USE = "wirespeed_agent_snat_ports_in_use"  # {destination="IP:PORT/PROTO", zone}: open + held in cooldown
+SNAT_PORTS_IN_USE_MAX = "wirespeed_agent_snat_ports_in_use_max"  # the largest destination's value on the node now
+SNAT_PORTS_PEAK = "wirespeed_agent_snat_ports_peak"  # {zone}: the largest seen in the agent's window (default 24 h)
+SNAT_ALLOCATED_PORTS = "wirespeed_agent_snat_allocated_ports"  # {kind, zone}: one destination's capacity (profile)
+SNAT_NEW_CONNECTIONS = "wirespeed_agent_snat_new_connections_total"  # {destination}
+SNAT_CONNTRACK_ENTRIES = "wirespeed_agent_snat_conntrack_entries"
+SNAT_RESYNCS = "wirespeed_agent_snat_resyncs_total"  # {reason="overflow"|"start"|"error"}
+# The destination label value the agent sums every destination outside a node's top K into.
+SNAT_OTHER_DESTINATION = "other"
+
+# The annotation on a tuning profile's ConfigMap that says the fastest line rate (Gb/s) of the nodes it tunes: the
+# ring and backlog gates size their minimums from it (a ConfigMap alone cannot say which pools run it). Set by
+# hand for now; NodeTuning does not write it yet.
+LINE_RATE_ANNOTATION = "wirespeed.io/line-rate-gbps"

@@ -58,3 +58,24 @@ class InvalidInputError(ValueError):
         self.heading = heading
         self.problems = list(problems)
         super().__init__(f"{heading}:\n" + "\n".join(f"  {p}" for p in self.problems))
+
+
+def unknown_keys(file: str, keys: Sequence[str], known: Sequence[str]) -> list[Problem]:
+    """A problem for each of ``keys`` that is not one of ``known`` (a stack file's ``namespace:key`` config keys
+    against the ones its project declares), naming the file and the key, with the nearest known keys
+    (difflib: a misspelt key is otherwise silently ignored and its default used)."""
+    import difflib
+
+    problems = []
+    by_name = {k.partition(":")[2] or k: k for k in known}  # the shared namespace would make every key look close
+    for key in keys:
+        if key in known:
+            continue
+        near = difflib.get_close_matches(key.partition(":")[2] or key, list(by_name), n=2, cutoff=0.7)
+        hint = (
+            f"did you mean {' or '.join(by_name[n] for n in near)}?"
+            if near
+            else f"the project declares {', '.join(sorted(known))}"
+        )
+        problems.append(Problem(f"{file}: {key}", key, hint, f"not a config key the project declares; {hint}"))
+    return problems

@@ -399,6 +399,37 @@ class Profile(_Strict):
         return data
 
 
+# The outbound fields that are the team's choices, not the egress' sizing.
+_TEAM_FIELDS = ("pressure_percent", "exclude_cidrs", "hold_seconds")
+
+
+def sized_outbound(kind: OutboundKind, units: int, base: Outbound | None = None) -> Outbound:
+    """The outbound section a component fills from what it sized: ``kind`` and its sizing field (``units`` of
+    ``allocated_ports_per_node`` or ``public_ips``). The threshold, exclusions and hold time of ``base`` (the section a
+    profile already states) are kept: they are the team's choices, the sizing is the component's."""
+    kept = {} if base is None else base.model_dump(include=set(_TEAM_FIELDS))
+    return Outbound.model_validate({**kept, "kind": kind, snat_limits.KINDS[kind].sized_by: units})
+
+
+def with_outbound(profile: Profile, outbound: Outbound | None) -> Profile:
+    """``profile`` carrying ``outbound`` (unchanged when None)."""
+    if outbound is None or profile.outbound == outbound:
+        return profile
+    return profile.model_copy(update={"outbound": outbound})
+
+
+def apply_outbound(profile: Profile, outbound: Outbound | None) -> Profile:
+    """``profile`` with ``outbound``'s kind and sizing. The threshold, exclusions and hold time ``outbound`` states
+    explicitly win; those it leaves to their defaults stay the profile's own."""
+    if outbound is None:
+        return profile
+    units = outbound.allocated_ports_per_node or outbound.public_ips
+    assert units is not None, "the model requires the kind's sizing field"
+    section = sized_outbound(outbound.kind, units, profile.outbound)
+    stated = {k: getattr(outbound, k) for k in _TEAM_FIELDS if k in outbound.model_fields_set}
+    return with_outbound(profile, section.model_copy(update=stated) if stated else section)
+
+
 class ProfileError(UserError, ValueError):
     """A profile failed validation. ``problems`` lists (JSON pointer, message), one per bad field."""
 

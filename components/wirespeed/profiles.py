@@ -15,7 +15,7 @@ from importlib import resources
 from wirespeed import catalog
 from wirespeed.errors import UserError
 from wirespeed.profile import Profile, RingSize, Sysctls, validate_profile
-from wirespeed.sizing import backlog, rings
+from wirespeed.sizing import backlog, line_rate, rings
 from wirespeed.sizing.packets import DEFAULT_PACKET_BYTES
 
 # The drivers of the NICs Azure and AWS nodes present (catalog.NIC_KINDS); lab drivers (e1000e, igbvf, virtio_net)
@@ -40,12 +40,12 @@ class Assumptions:
 
 ASSUMPTIONS: dict[str, Assumptions] = {
     "throughput": Assumptions(
-        100,
+        line_rate.BUILTIN_LINE_RATES["throughput"],
         "For nodes whose VF sits on a 100 Gb/s host NIC (Azure accelerated networking, AWS 100 Gb/s types): "
         "maximum burst absorption.",
     ),
     "balanced": Assumptions(
-        25,
+        line_rate.BUILTIN_LINE_RATES["balanced"],
         "For general-purpose nodes up to 25 Gb/s: a quarter of the ring memory of `throughput`.",
     ),
 }
@@ -67,20 +67,23 @@ def _assumptions(name: str) -> Assumptions:
 def build_profile(name: str) -> Profile:
     """Derive a built-in profile from the sizing engine."""
     assumed = _assumptions(name)
+    # The same derivation the policy gates hold a pool to at its own line rate (wirespeed.sizing.line_rate): a
+    # built-in profile sits exactly at the minimum for the line rate it assumes.
     ring_sizes = {}
     for driver in CLOUD_DRIVERS:
-        plan = rings.plan_rings(
+        sized = line_rate.rings_for(
             driver, assumed.line_rate_gbps, stall_ms=assumed.ring_stall_ms, packet_bytes=assumed.packet_bytes
         )
-        ring_sizes[driver] = RingSize(rx=plan.rx, tx=plan.tx)
-    queue = backlog.plan_backlog(
+        assert sized is not None, f"{driver}: a cloud driver without NIC rings"
+        ring_sizes[driver] = RingSize(rx=sized[0], tx=sized[1])
+    queue = line_rate.backlog_for(
         assumed.line_rate_gbps, stall_ms=assumed.backlog_stall_ms, packet_bytes=assumed.packet_bytes
     )
     return Profile(
         name=name,
         description=assumed.describe(),
         rings=ring_sizes,
-        sysctls=Sysctls.model_validate({"net.core.netdev_max_backlog": queue.netdev_max_backlog}),
+        sysctls=Sysctls.model_validate({"net.core.netdev_max_backlog": queue}),
     )
 
 

@@ -212,5 +212,5 @@ def plan(workload: Workload) -> WorkloadPlan:
         instance=instance,
         outbound=outbound,
         rings=rings.plan_rings(workload.nic.driver, workload.nic.host_line_rate_gbps),
-        backlog=backlog.plan_backlog(workload.nic.host_line_rate_gbps),
+        backlog=backlog.plan_backlog(workload.nic.host_line_rate_gbps, cloud=workload.cloud),
     )

@@ -4,7 +4,8 @@ Two managed node groups: c6in (x86, 50-100 Gb/s, ENA Express on: RX ring 8,192 a
 (Graviton, 50-100 Gb/s). Each boots with wirespeed's tuning script (rings clamped to the device max, backlog,
 sysctls) before kubelet starts; the node agent keeps them tuned. Each AZ's NAT gateway gets as many Elastic IPs
 as the peak connections to the busiest destination need (55,000 per IP), an ErrorPortAllocation alarm, and the
-AZ's private default route. The cluster and VPC already exist and are referenced by name/ID.
+AZ's private default route; the node agent watches each destination against those IPs (SNATPortPressure). The
+cluster and VPC already exist and are referenced by name/ID.
 """
 
 import pulumi
@@ -33,6 +34,8 @@ common = {
     "node_role_arn": config.require("nodeRoleArn"),
     "subnet_ids": private_subnets,
     "security_group_ids": [config.require("clusterSecurityGroupId")],
+    # The NAT gateways' per-destination capacity, in the profiles the node agent applies.
+    "outbound": egress.profile_outbound,
 }
 ingest = NetworkOptimizedNodeGroup(
     "ingest",

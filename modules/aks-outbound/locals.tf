@@ -59,6 +59,18 @@ locals {
   } : null
 
   outbound_ip_count = local.lb_ready ? module.sizing.outbound_ips : try(local.nat_gateway_profile.managed_outbound_ip_count, null)
+
+  # The tuning profile's outbound section for these nodes (modules/node-tuning's outbound): what the agent's
+  # SNATPortPressure condition compares each destination's ports with.
+  profile_outbound = local.lb_ready ? {
+    kind                     = local.outbound_facts.profile_kind.loadBalancer
+    allocated_ports_per_node = module.sizing.allocated_outbound_ports
+    public_ips               = null
+    } : try(local.nat_gateway_profile.managed_outbound_ip_count, null) != null ? {
+    kind                     = local.outbound_facts.profile_kind.managedNATGateway
+    allocated_ports_per_node = null
+    public_ips               = local.nat_gateway_profile.managed_outbound_ip_count
+  } : null
 }
 
 # The refusals of an infeasible plan, with Python's thousands separators ("450,560").

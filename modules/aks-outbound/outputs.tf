@@ -33,3 +33,12 @@ output "public_ip_addresses" {
   description = "Addresses of the created public IPs, for partners' allowlists."
   value       = azurerm_public_ip.outbound[*].ip_address
 }
+
+output "profile_outbound" {
+  description = <<-EOT
+    The tuning profile's outbound section for these nodes: { kind, allocated_ports_per_node (load balancer) or
+    public_ips (NAT gateway) }. Pass it to modules/node-tuning's outbound so the agent sets SNATPortPressure when one
+    destination nears what was sized.
+  EOT
+  value       = local.profile_outbound
+}

@@ -11,9 +11,14 @@ locals {
   architectures = sort(distinct([for t in local.found_types : t.architecture]))
   ring_classes  = sort(distinct([for t in local.found_types : t.ring_class]))
 
-  # One source for the user data: the string Python renders for this profile, OS and ENA Express setting.
-  user_data_key = "${var.profile}/${var.operating_system}/${var.ena_express}"
-  user_data     = lookup(local.user_data_by_key, local.user_data_key, null)
+  # One source for the user data: the string Python renders for this profile, OS and ENA Express setting, with the
+  # agent image (Bottlerocket's bootstrap container source) where Python wrote the placeholder.
+  user_data_key      = "${var.profile}/${var.operating_system}/${var.ena_express}"
+  agent_image        = coalesce(var.agent_image, local.node_group_facts.default_agent_image)
+  user_data_template = lookup(local.user_data_by_key, local.user_data_key, null)
+  user_data = local.user_data_template == null ? null : replace(
+    local.user_data_template, local.node_group_facts.agent_image_placeholder, local.agent_image
+  )
   # <profile>-ena-express with ENA Express (RX ring 8,192, MTU 8,900 on ENA links): the node agent's profile.
   profile_name = lookup(local.profile_name_by_key, local.user_data_key, null)
 

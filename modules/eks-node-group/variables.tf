@@ -18,6 +18,17 @@ variable "subnet_ids" {
   type        = list(string)
 }
 
+variable "agent_image" {
+  description = "The wirespeed agent image (tag or digest) Bottlerocket nodes run as a bootstrap container to set NIC rings and MTU before kubelet starts; give the image modules/node-tuning runs. Null for the image of the wirespeed release this module was generated from. Unused on AL2023 (its boot script tunes)."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.agent_image == null ? true : try(regex(local.node_group_facts.image_pattern, var.agent_image).tag != null || regex(local.node_group_facts.image_pattern, var.agent_image).digest != null, false)
+    error_message = "agent_image: '${coalesce(var.agent_image, "null")}' is not allowed; allowed: ${local.node_group_facts.image_allowed}"
+  }
+}
+
 variable "desired_size" {
   description = "Initial node count, min_size..max_size; later changes by the autoscaler are kept (ignore_changes). Default: min_size."
   type        = number
@@ -163,7 +174,7 @@ variable "not_network_optimised_reason" {
 }
 
 variable "operating_system" {
-  description = "al2023 (the boot script tunes sysctls, rings and MTU) or bottlerocket (sysctls through settings.kernel.sysctl; rings and MTU left to the node agent)."
+  description = "al2023 (the boot script tunes sysctls, rings and MTU) or bottlerocket (sysctls through settings.kernel.sysctl; rings and MTU by agent_image as a bootstrap container before kubelet)."
   type        = string
   default     = "al2023"
 

@@ -10,8 +10,8 @@ locals {
   selected = concat(
     local.rendered.install,
     [for o in local.rendered.admission_policy : o if var.admission_policy],
-    [for name in local.profiles : local.rendered.profiles[name].config_map],
-    [for name in local.profiles : local.rendered.profiles[name].daemon_set],
+    [for name in local.profiles : local.tuned[name].config_map],
+    [for name in local.profiles : local.tuned[name].daemon_set],
     [for o in local.rendered.pod_monitor : o if var.pod_monitor],
     [for o in local.rendered.alerts : o if var.alerts],
   )
@@ -33,4 +33,44 @@ locals {
   rest_objects     = { for key, o in local.other_objects : key => o if !contains(local.policy_kinds, o.kind) }
 
   daemon_sets = { for o in local.objects : o.metadata.labels[local.wirespeed.profile_label] => o if o.kind == "DaemonSet" }
+}
+
+# The outbound section (var.outbound) in every profile: the one part of a profile this module writes. The renderer's
+# profile text is indent-2 JSON whose last member is the one before "outbound" (the profile model's field order), so
+# the section goes before its closing brace, written the way json.dumps(indent=2) writes it; the DaemonSet's
+# checksum annotation is the sha256 of the text, as the renderer computes it (without var.outbound: the renderer's own
+# text and checksum). tests/vectors/node_tuning.json proves both byte for byte.
+locals {
+  outbound_members = var.outbound == null ? [] : compact([
+    "\"kind\": ${jsonencode(var.outbound.kind)}",
+    var.outbound.allocated_ports_per_node == null ? "" : "\"allocated_ports_per_node\": ${var.outbound.allocated_ports_per_node}",
+    var.outbound.public_ips == null ? "" : "\"public_ips\": ${var.outbound.public_ips}",
+    "\"pressure_percent\": ${coalesce(var.outbound.pressure_percent, local.wirespeed.outbound.pressure_percent.default)}",
+    length(var.outbound.exclude_cidrs) == 0 ? "\"exclude_cidrs\": []" : "\"exclude_cidrs\": [\n      ${join(",\n      ", [for cidr in var.outbound.exclude_cidrs : jsonencode(cidr)])}\n    ]",
+    "\"hold_seconds\": ${coalesce(var.outbound.hold_seconds, local.wirespeed.outbound.hold_seconds.default)}",
+  ])
+  outbound_text = "{\n    ${join(",\n    ", local.outbound_members)}\n  }"
+
+  tuned = { for name in local.profiles : name => {
+    config_map = merge(local.rendered.profiles[name].config_map, {
+      data = { (local.wirespeed.profile_key) = local.profile_texts[name] }
+    })
+    daemon_set = merge(local.rendered.profiles[name].daemon_set, {
+      spec = merge(local.rendered.profiles[name].daemon_set.spec, {
+        template = merge(local.rendered.profiles[name].daemon_set.spec.template, {
+          metadata = merge(local.rendered.profiles[name].daemon_set.spec.template.metadata, {
+            annotations = merge(local.rendered.profiles[name].daemon_set.spec.template.metadata.annotations, {
+              (local.wirespeed.checksum_annotation) = sha256(local.profile_texts[name])
+            })
+          })
+        })
+      })
+    })
+  } }
+
+  profile_texts = { for name in local.profiles : name => var.outbound == null ? local.rendered.profiles[name].config_map.data[local.wirespeed.profile_key] : format(
+    "%s,\n  \"outbound\": %s\n}\n",
+    trimsuffix(local.rendered.profiles[name].config_map.data[local.wirespeed.profile_key], "\n}\n"),
+    local.outbound_text,
+  ) }
 }

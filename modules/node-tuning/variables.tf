@@ -64,8 +64,8 @@ variable "objects_json" {
   }
 
   validation {
-    condition     = var.objects_json == null || (var.profiles == null && var.image == null && var.namespace == null && !var.pod_monitor && !var.alerts && var.admission_policy)
-    error_message = "objects_json: given with ${join(", ", compact([var.profiles == null ? "" : "profiles", var.image == null ? "" : "image", var.namespace == null ? "" : "namespace", var.pod_monitor ? "pod_monitor" : "", var.alerts ? "alerts" : "", var.admission_policy ? "" : "admission_policy"]))} is not allowed; allowed: objects_json alone (pass those to wirespeed render node-tuning instead)."
+    condition     = var.objects_json == null || (var.profiles == null && var.image == null && var.namespace == null && !var.pod_monitor && !var.alerts && var.admission_policy && var.outbound == null)
+    error_message = "objects_json: given with ${join(", ", compact([var.profiles == null ? "" : "profiles", var.image == null ? "" : "image", var.namespace == null ? "" : "namespace", var.pod_monitor ? "pod_monitor" : "", var.alerts ? "alerts" : "", var.admission_policy ? "" : "admission_policy", var.outbound == null ? "" : "outbound"]))} is not allowed; allowed: objects_json alone (pass those to wirespeed render node-tuning instead)."
   }
 }
 
@@ -98,4 +98,82 @@ variable "profiles" {
     condition     = var.profiles == null ? true : length(distinct(var.profiles)) == length(var.profiles)
     error_message = "profiles: ${jsonencode(var.profiles == null ? [] : distinct([for i, name in var.profiles : name if contains(slice(var.profiles, 0, i), name)]))} is not allowed more than once; allowed: each profile name at most once (two DaemonSets selecting one wirespeed.io/profile label would fight over the same nodes)."
   }
+}
+
+variable "outbound" {
+  description = <<-EOT
+    How the tuned nodes egress, set as the outbound section of every profile so the agent's SNATPortPressure condition
+    compares each destination's ports with it: modules/aks-outbound's profile_outbound (or modules/aws-nat-egress'),
+    or { kind = "azure-load-balancer", allocated_ports_per_node = N } / { kind = "azure-nat-gateway" or
+    "aws-nat-gateway", public_ips = N }, optionally pressure_percent (default 80), exclude_cidrs (pod and service
+    CIDRs) and hold_seconds (default 240). Null: no outbound section, no SNATPortPressure condition.
+  EOT
+  type = object({
+    kind                     = string
+    allocated_ports_per_node = optional(number)
+    public_ips               = optional(number)
+    pressure_percent         = optional(number)
+    exclude_cidrs            = optional(list(string), [])
+    hold_seconds             = optional(number)
+  })
+  default = null
+
+  validation {
+    condition     = var.outbound == null ? true : contains(keys(local.wirespeed.outbound.kinds), var.outbound.kind)
+    error_message = "outbound: kind ${jsonencode(try(var.outbound.kind, null))} is not allowed; allowed: one of ${join(", ", [for k in keys(local.wirespeed.outbound.kinds) : jsonencode(k)])}."
+  }
+
+  validation {
+    condition = var.outbound == null ? true : alltrue([for field in ["allocated_ports_per_node", "public_ips"] : (
+      try(local.wirespeed.outbound.kinds[var.outbound.kind], field) == field ? true : var.outbound[field] == null
+    )])
+    error_message = "outbound: ${join("; ", [for field in ["allocated_ports_per_node", "public_ips"] : "${field} ${jsonencode(var.outbound[field])} is not allowed; allowed: ${local.wirespeed.outbound.only_with[field]}" if try(local.wirespeed.outbound.kinds[var.outbound.kind], field) != field && try(var.outbound[field], null) != null])}."
+  }
+
+  validation {
+    condition     = var.outbound == null ? true : try(var.outbound[local.wirespeed.outbound.kinds[var.outbound.kind]] != null, true)
+    error_message = "outbound: ${try(local.wirespeed.outbound.kinds[var.outbound.kind], "the sizing field")} is required with kind ${jsonencode(try(var.outbound.kind, null))}."
+  }
+
+  validation {
+    condition = try(var.outbound.allocated_ports_per_node, null) == null ? true : (
+      var.outbound.allocated_ports_per_node == floor(var.outbound.allocated_ports_per_node) &&
+      var.outbound.allocated_ports_per_node % local.wirespeed.outbound.allocated_ports.multiple == 0 &&
+      var.outbound.allocated_ports_per_node >= local.wirespeed.outbound.allocated_ports.low &&
+      var.outbound.allocated_ports_per_node <= local.wirespeed.outbound.allocated_ports.high
+    )
+    error_message = "outbound: allocated_ports_per_node ${jsonencode(try(var.outbound.allocated_ports_per_node, null))} is not allowed; allowed: ${local.wirespeed.outbound.allocated_ports.allowed}."
+  }
+
+  validation {
+    condition = try(var.outbound.public_ips, null) == null ? true : (
+      var.outbound.public_ips == floor(var.outbound.public_ips) &&
+      var.outbound.public_ips >= local.wirespeed.outbound.public_ips.low && var.outbound.public_ips <= local.wirespeed.outbound.public_ips.high
+    )
+    error_message = "outbound: public_ips ${jsonencode(try(var.outbound.public_ips, null))} is not allowed; allowed: ${local.wirespeed.outbound.public_ips.allowed}."
+  }
+
+  validation {
+    condition = try(var.outbound.pressure_percent, null) == null ? true : (
+      var.outbound.pressure_percent == floor(var.outbound.pressure_percent) &&
+      var.outbound.pressure_percent >= local.wirespeed.outbound.pressure_percent.low && var.outbound.pressure_percent <= local.wirespeed.outbound.pressure_percent.high
+    )
+    error_message = "outbound: pressure_percent ${jsonencode(try(var.outbound.pressure_percent, null))} is not allowed; allowed: ${local.wirespeed.outbound.pressure_percent.allowed}."
+  }
+
+  validation {
+    condition = try(var.outbound.hold_seconds, null) == null ? true : (
+      var.outbound.hold_seconds == floor(var.outbound.hold_seconds) &&
+      var.outbound.hold_seconds >= local.wirespeed.outbound.hold_seconds.low && var.outbound.hold_seconds <= local.wirespeed.outbound.hold_seconds.high
+    )
+    error_message = "outbound: hold_seconds ${jsonencode(try(var.outbound.hold_seconds, null))} is not allowed; allowed: ${local.wirespeed.outbound.hold_seconds.allowed}."
+  }
+
+  # A CIDR as the profile's model takes it (wirespeed.profile): an address without a zone, a decimal prefix length
+  # without leading zeros, IPv4 octets without leading zeros; host bits may be set.
+  validation {
+    condition     = var.outbound == null ? true : length(var.outbound.exclude_cidrs) <= local.wirespeed.outbound.max_exclude_cidrs && length([for cidr in var.outbound.exclude_cidrs : cidr if !(can(regex("^[^%/]+/(0|[1-9][0-9]{0,2})$", cidr)) && can(cidrhost(cidr, 0)) && (strcontains(cidr, ":") || !can(regex("(^|\\.)0[0-9]", split("/", cidr)[0]))))]) == 0
+    error_message = "outbound: exclude_cidrs ${jsonencode(try([for cidr in var.outbound.exclude_cidrs : cidr if !(can(regex("^[^%/]+/(0|[1-9][0-9]{0,2})$", cidr)) && can(cidrhost(cidr, 0)) && (strcontains(cidr, ":") || !can(regex("(^|\\.)0[0-9]", split("/", cidr)[0]))))], []))} is not allowed; allowed: each ${trimprefix(local.wirespeed.outbound.cidr_allowed, "must be ")}, at most ${local.wirespeed.outbound.max_exclude_cidrs} of them."
+  }
+
 }

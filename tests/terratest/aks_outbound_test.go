@@ -13,6 +13,7 @@ output "nat_gateway_profile" { value = local.nat_gateway_profile }
 output "public_ip_count" { value = local.public_ip_count }
 output "outbound_ip_count" { value = local.outbound_ip_count }
 output "nodes_at_max" { value = local.lb_ready ? module.sizing.nodes_at_max : null }
+output "profile_outbound" { value = local.profile_outbound }
 `
 
 // Every vector Python wrote from wirespeed.azure.outbound.plan_outbound: the load balancer profile (ports never 0,

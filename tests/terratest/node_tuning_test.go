@@ -239,6 +239,21 @@ func TestNodeTuningValidationMessages(t *testing.T) {
 		{"objects_json_with_other_inputs", map[string]any{"objects_json": nodeTuningRenderedJSON(t), "profiles": []string{"balanced"}, "alerts": true},
 			"objects_json: given with profiles, alerts is not allowed; allowed: objects_json alone (pass those to " +
 				"wirespeed render node-tuning instead)."},
+		{"objects_json_with_outbound", map[string]any{"objects_json": nodeTuningRenderedJSON(t), "outbound": map[string]any{"kind": "aws-nat-gateway", "public_ips": 1}},
+			"objects_json: given with outbound is not allowed; allowed: objects_json alone (pass those to " +
+				"wirespeed render node-tuning instead)."},
+		{"outbound_kind", map[string]any{"outbound": map[string]any{"kind": "azure-firewall", "public_ips": 1}},
+			`outbound: kind "azure-firewall" is not allowed; allowed: one of "aws-nat-gateway", "azure-load-balancer", ` +
+				`"azure-nat-gateway".`},
+		{"outbound_other_kind_s_sizing", map[string]any{"outbound": map[string]any{"kind": "azure-load-balancer", "allocated_ports_per_node": 1024, "public_ips": 2}},
+			`outbound: public_ips 2 is not allowed; allowed: only with kind "azure-nat-gateway" or "aws-nat-gateway".`},
+		{"outbound_sizing_required", map[string]any{"outbound": map[string]any{"kind": "aws-nat-gateway"}},
+			`outbound: public_ips is required with kind "aws-nat-gateway".`},
+		{"outbound_ports", map[string]any{"outbound": map[string]any{"kind": "azure-load-balancer", "allocated_ports_per_node": 1020}},
+			"outbound: allocated_ports_per_node 1020 is not allowed; allowed: must be a multiple of 8 between 8 and 64,000."},
+		{"outbound_cidrs", map[string]any{"outbound": map[string]any{"kind": "aws-nat-gateway", "public_ips": 1, "exclude_cidrs": []string{"10.0.0.0/8", "010.0.0.0/8", "fd00::/129"}}},
+			`outbound: exclude_cidrs ["010.0.0.0/8","fd00::/129"] is not allowed; allowed: each an IPv4 or IPv6 CIDR such ` +
+				"as 10.244.0.0/16 or fd00::/8, at most 256 of them."},
 		{"objects_json_without_admission_policy", map[string]any{"objects_json": nodeTuningRenderedJSON(t), "admission_policy": false},
 			"objects_json: given with admission_policy is not allowed; allowed: objects_json alone (pass those to " +
 				"wirespeed render node-tuning instead)."},

@@ -110,6 +110,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "diagnose" {
 		return runDiagnose(ctx, args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "bootstrap" {
+		return runBootstrap(args[1:], stdout, stderr)
+	}
+	// A Bottlerocket bootstrap container runs the image's entrypoint with no arguments (its settings have no
+	// command field); the user data Bottlerocket mounts for it says what to apply.
+	if len(args) == 0 && isRegularFile(bottlerocketUserData) {
+		return runBootstrap(nil, stdout, stderr)
+	}
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
 	o, err := parseFlags(args, stderr)
 	if err != nil {
@@ -131,27 +139,39 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	defer closeListener(ln) // after shutdown (Close again is harmless); on every early return
-	// Rings, driver names and driver counters through ethioctl: safchain/ethtool passes the kernel a stack
-	// address that goes stale when the goroutine's stack moves (see internal/ethioctl).
-	et, err := ethioctl.Open()
+	r, et, nl, err := newReconciler(p, o.procSysRoot, o.sysRoot, o.dryRun, log)
 	if err != nil {
 		log.Error("open ethtool socket", "err", err)
 		return exitDegraded
 	}
 	defer func() { _ = et.Close() }()
-	nl := links.NewNetlink(nil, nil)
-	r := reconcile.New(reconcile.Config{
-		Profile:     p,
-		Links:       links.Discoverer{NL: nl, Drivers: et, Sysfs: links.Sysfs{Root: o.sysRoot}},
-		Ethtool:     et,
-		ProcSysRoot: o.procSysRoot,
-		DryRun:      o.dryRun,
-		Log:         log,
-	})
 	if o.once {
 		return once(r, stdout, log)
 	}
 	return daemon(ctx, o, ln, p, r, nl, et, log)
+}
+
+// newReconciler wires the reconciler to the host: rings, driver names and driver counters through
+// ethioctl (safchain/ethtool passes the kernel a stack address that goes stale when the goroutine's stack
+// moves, see internal/ethioctl), links over netlink. The caller closes the ethtool reader.
+func newReconciler(p *profile.Profile, procSysRoot, sysRoot string, dryRun bool,
+	log *slog.Logger) (*reconcile.Reconciler, *ethioctl.Reader, links.Netlink, error) {
+	// Rings, driver names and driver counters through ethioctl: safchain/ethtool passes the kernel a stack
+	// address that goes stale when the goroutine's stack moves (see internal/ethioctl).
+	et, err := ethioctl.Open()
+	if err != nil {
+		return nil, nil, links.Netlink{}, err
+	}
+	nl := links.NewNetlink(nil, nil)
+	r := reconcile.New(reconcile.Config{
+		Profile:     p,
+		Links:       links.Discoverer{NL: nl, Drivers: et, Sysfs: links.Sysfs{Root: sysRoot}},
+		Ethtool:     et,
+		ProcSysRoot: procSysRoot,
+		DryRun:      dryRun,
+		Log:         log,
+	})
+	return r, et, nl, nil
 }
 
 // daemon keeps the profile applied until ctx ends: it serves metrics and health, reports to the Node,

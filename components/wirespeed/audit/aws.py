@@ -16,13 +16,15 @@ Findings, each with the fix:
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from wirespeed import catalog
 from wirespeed.aws.capacity import alternatives
 from wirespeed.rules._userdata import read_user_data
-from wirespeed.rules.tuning import BACKLOG_SYSCTL, DEFAULT_MINIMUM_BACKLOG
+from wirespeed.rules.tuning import BACKLOG_SYSCTL
+from wirespeed.sizing import line_rate
 from wirespeed.sizing.nat_gateway import (
     AWS_CONNECTIONS_PER_IP,
     NAT_GATEWAY_EIPS,
@@ -111,7 +113,7 @@ class NodeGroup:
 
     @property
     def tuned(self) -> bool:
-        return has_tuning(self.user_data)
+        return has_tuning(self.user_data, self.instance_types)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -209,9 +211,19 @@ class AuditReport:
         return "\n".join(lines)
 
 
-def tuning_gap(user_data: str | None) -> str | None:
+def backlog_minimum(instance_types: Sequence[str] = ()) -> tuple[int, str]:
+    """The backlog a node group needs, as the policy derives it: for its fastest known instance type's line rate,
+    else for the policy's default line rate; with the phrase saying which."""
+    rates = [rate for rate in map(line_rate.of_size, instance_types) if rate is not None]
+    rate = max(rates, key=lambda r: r.gbps) if rates else None
+    if rate is None:
+        rate = line_rate.assumed(line_rate.DEFAULT_LINE_RATE_GBPS, "no instance type in wirespeed's catalog")
+    return line_rate.backlog_for(rate.gbps), rate.describe()
+
+
+def tuning_gap(user_data: str | None, instance_types: Sequence[str] = ()) -> str | None:
     """What EC2 user data (base64) lacks of boot tuning, or None when it sets netdev_max_backlog to at least the
-    policy's default minimum.
+    minimum the policy derives for the node group's line rate.
 
     Parsed as the policy rule parses it (:mod:`wirespeed.rules._userdata`: gzip, MIME multipart, a nodeadm
     NodeConfig, a shell script or Bottlerocket settings), never by looking for a marker comment: compressed
@@ -222,14 +234,15 @@ def tuning_gap(user_data: str | None) -> str | None:
     values = read_user_data(user_data).backlog_values()
     if not values:
         return f"does not set {BACKLOG_SYSCTL}"
-    if min(values) < DEFAULT_MINIMUM_BACKLOG:
-        return f"sets {BACKLOG_SYSCTL} to {min(values):,}, below {DEFAULT_MINIMUM_BACKLOG:,}"
+    minimum, why = backlog_minimum(instance_types)
+    if min(values) < minimum:
+        return f"sets {BACKLOG_SYSCTL} to {min(values):,}, below the minimum {minimum:,} for {why}"
     return None
 
 
-def has_tuning(user_data: str | None) -> bool:
-    """Whether EC2 user data (base64) sets the backlog to at least the policy's default minimum."""
-    return tuning_gap(user_data) is None
+def has_tuning(user_data: str | None, instance_types: Sequence[str] = ()) -> bool:
+    """Whether EC2 user data (base64) sets the backlog to at least the minimum for the node group's line rate."""
+    return tuning_gap(user_data, instance_types) is None
 
 
 _GRAVITON = re.compile(r"^[a-z]+\d+[a-z]*g[a-z]*$")
@@ -287,7 +300,7 @@ def analyse(inv: Inventory) -> AuditReport:
             found = type_finding(instance_type, resource)
             if found is not None:
                 findings.append(found)
-        gap = tuning_gap(ng.user_data)
+        gap = tuning_gap(ng.user_data, ng.instance_types)
         if gap is not None:
             where = (
                 f"launch template {ng.launch_template}'s user data {gap}"

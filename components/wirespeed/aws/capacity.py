@@ -16,12 +16,19 @@ from typing import Any, Literal
 from wirespeed import catalog
 from wirespeed.catalog import InstanceType, UnknownInstanceType
 from wirespeed.manifests import PROFILE_LABEL
-from wirespeed.manifests.options import resolve_profiles
+from wirespeed.manifests.options import DEFAULT_IMAGE, IMAGE_ALLOWED, has_tag_or_digest, resolve_profiles
 from wirespeed.names import NOT_NETWORK_OPTIMISED_REASON, REASON_MAX_LENGTH
 from wirespeed.problems import Problem
 from wirespeed.profile import MTU, Profile, RingSize
 from wirespeed.profiles import ASSUMPTIONS
-from wirespeed.userdata import render_al2023_user_data, render_bottlerocket_settings, script_problems
+from wirespeed.sizing.mtu import ENA_EXPRESS_MTU
+from wirespeed.sizing.rings import ENA_EXPRESS_RX_RING
+from wirespeed.userdata import (
+    needs_bootstrap_container,
+    render_al2023_user_data,
+    render_bottlerocket_settings,
+    script_problems,
+)
 
 OperatingSystem = Literal["al2023", "bottlerocket"]
 OPERATING_SYSTEMS: tuple[OperatingSystem, ...] = ("al2023", "bottlerocket")
@@ -36,10 +43,6 @@ MAX_NODES = 450
 # metadata (docs.aws.amazon.com/AWSEC2/latest/UserGuide/instancedata-data-retrieval.html, "hop limit").
 IMDS_HOP_LIMIT = 2
 
-# ENA Express (SRD): AWS recommends MTU 8,900 and an RX ring of 8,192 on the interface
-# (docs.aws.amazon.com/AWSEC2/latest/UserGuide/ena-express.html, "Prerequisites" and "Tune performance").
-ENA_EXPRESS_MTU = 8_900
-ENA_EXPRESS_RX_RING = 8_192
 
 # Ring profile per bandwidth class: the built-in profiles are sized for 100 Gb/s (`throughput`) and 25 Gb/s
 # (`balanced`, wirespeed.profiles.ASSUMPTIONS); a type whose sustained bandwidth is above 25 Gb/s needs the
@@ -227,10 +230,28 @@ def check_taints(taints: Sequence[Taint], field_name: str = "taints") -> list[Pr
     return problems
 
 
-def render_user_data(profile: Profile, operating_system: OperatingSystem) -> str:
+def render_user_data(profile: Profile, operating_system: OperatingSystem, agent_image: str = DEFAULT_IMAGE) -> str:
     if operating_system == "bottlerocket":
-        return render_bottlerocket_settings(profile)
+        return render_bottlerocket_settings(profile, agent_image)
     return render_al2023_user_data(profile)
+
+
+def check_agent_image(agent_image: object, field_name: str = "agent_image") -> list[Problem]:
+    """The image Bottlerocket runs as a bootstrap container: a tag or digest, as for the DaemonSet (an untagged
+    image means `latest`, which moves between boots)."""
+    if isinstance(agent_image, str) and has_tag_or_digest(agent_image):
+        return []
+    return [Problem(field_name, agent_image, IMAGE_ALLOWED)]
+
+
+def bottlerocket_note(profile: Profile, agent_image: str) -> str:
+    if not needs_bootstrap_container(profile):
+        return "Bottlerocket: the profile's sysctls are set through settings.kernel.sysctl; it sets no rings or MTU."
+    return (
+        "Bottlerocket: the profile's sysctls are set through settings.kernel.sysctl; NIC rings and MTU by the agent "
+        f"image {agent_image} as a bootstrap container (mode always, not essential) before kubelet starts, then kept "
+        "by the node agent DaemonSet (wirespeed.kubernetes.NodeTuning)."
+    )
 
 
 def _whole(value: object, name: str, low: int, high: int, problems: list[Problem]) -> int:
@@ -320,8 +341,10 @@ def plan_node_group(
     labels: Mapping[str, str] | None = None,
     taints: Sequence[Taint] = (),
     not_network_optimised_reason: str | None = None,
+    agent_image: str = DEFAULT_IMAGE,
 ) -> tuple[NodeGroupPlan | None, list[Problem]]:
-    """Check every input and build the plan; (None, problems) when any input is bad."""
+    """Check every input and build the plan; (None, problems) when any input is bad. ``agent_image`` is the agent
+    image Bottlerocket nodes run as a bootstrap container (AL2023 nodes tune from their boot script)."""
     problems: list[Problem] = []
     types, type_problems = check_instance_types(instance_types, not_network_optimised_reason, ena_express=ena_express)
     problems += type_problems
@@ -342,15 +365,13 @@ def plan_node_group(
     user_labels = dict(labels or {})
     problems += check_labels(user_labels, resolved.name if resolved else None)
     problems += check_taints(list(taints))
+    problems += check_agent_image(agent_image)
     if problems or resolved is None:
         return None, problems
     os_name: OperatingSystem = "bottlerocket" if operating_system == "bottlerocket" else "al2023"
     notes = []
     if os_name == "bottlerocket":
-        notes.append(
-            "Bottlerocket: the profile's sysctls are set through settings.kernel.sysctl; NIC rings and MTU are "
-            "applied by the wirespeed node agent (wirespeed.kubernetes.NodeTuning), not at boot."
-        )
+        notes.append(bottlerocket_note(resolved, agent_image))
     if ena_express:
         notes.append(
             f"ENA Express: RX ring {ENA_EXPRESS_RX_RING:,} and MTU {ENA_EXPRESS_MTU:,} on ENA links (profile "
@@ -362,7 +383,7 @@ def plan_node_group(
             profile=resolved,
             operating_system=os_name,
             ami_type=AMI_TYPES[(os_name, types[0].architecture)],
-            user_data=render_user_data(resolved, os_name),
+            user_data=render_user_data(resolved, os_name, agent_image),
             labels=user_labels | {PROFILE_LABEL: resolved.name},
             taints=tuple(taints),
             min_size=low,

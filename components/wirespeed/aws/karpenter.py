@@ -20,6 +20,7 @@ from wirespeed.aws.capacity import (
     OPERATING_SYSTEMS,
     OperatingSystem,
     Taint,
+    check_agent_image,
     check_labels,
     check_taints,
     render_user_data,
@@ -28,6 +29,7 @@ from wirespeed.aws.capacity import (
 )
 from wirespeed.catalog import InstanceType, karpenter_labels
 from wirespeed.manifests import PROFILE_LABEL
+from wirespeed.manifests.options import DEFAULT_IMAGE
 from wirespeed.names import NOT_NETWORK_OPTIMISED_REASON
 from wirespeed.problems import Problem
 from wirespeed.profile import Profile
@@ -163,6 +165,7 @@ def plan_karpenter(
     labels: Mapping[str, str] | None = None,
     taints: Sequence[Taint] = (),
     not_network_optimised_reason: str | None = None,
+    agent_image: str = DEFAULT_IMAGE,
 ) -> tuple[KarpenterPlan | None, list[Problem]]:
     problems: list[Problem] = []
     if not isinstance(name, str) or not NAME_PATTERN.match(name):
@@ -193,6 +196,7 @@ def plan_karpenter(
     problems += check_labels(dict(labels or {}), resolved.name if resolved else None)
     problems += _restricted_labels(labels or {})
     problems += check_taints(list(taints))
+    problems += check_agent_image(agent_image)
     selected = [
         t
         for t in catalog.instance_types(cloud="aws")
@@ -215,7 +219,7 @@ def plan_karpenter(
             min_bandwidth_mbps=round(low * 1000),
             max_bandwidth_mbps=None if high is None else round(high * 1000),
             selected=tuple(selected),
-            user_data=render_user_data(resolved, os_name),
+            user_data=render_user_data(resolved, os_name, agent_image),
             labels=dict(labels or {}) | {PROFILE_LABEL: resolved.name},
             taints=tuple(taints),
             capacity_types=tuple(capacity_types),

@@ -17,8 +17,10 @@ import pulumi_kubernetes as k8s
 
 from wirespeed.aws.capacity import Taint
 from wirespeed.aws.karpenter import KarpenterPlan, node_class, node_pool, plan_karpenter
+from wirespeed.aws.snat import check_outbound
+from wirespeed.manifests.options import DEFAULT_IMAGE
 from wirespeed.problems import InvalidInputError, Problem
-from wirespeed.profile import Profile
+from wirespeed.profile import Outbound, Profile, apply_outbound
 from wirespeed.pulumi_inputs import input_properties_error
 
 TYPE_TOKEN = "wirespeed:index:KarpenterNodePool"
@@ -33,6 +35,10 @@ class KarpenterNodePoolArgs:
 
     node_role: str
     """IAM role name for the nodes (EC2NodeClass ``spec.role``); Karpenter creates the instance profile."""
+
+    agent_image: str = DEFAULT_IMAGE
+    """The wirespeed agent image (tag or digest) Bottlerocket nodes run as a bootstrap container to set NIC rings
+    and MTU before kubelet starts; give the image ``NodeTuning`` runs. Unused on AL2023 (its boot script tunes)."""
 
     architecture: str = "x86_64"
     """``x86_64`` or ``arm64`` (Graviton: c7gn, c8gn, ...). One per pool: one AMI."""
@@ -65,7 +71,13 @@ class KarpenterNodePoolArgs:
     as the NodePool annotation ``wirespeed.io.not-network-optimised-reason``, which network-optimised-sku accepts."""
 
     operating_system: str = "al2023"
-    """``al2023`` (boot script) or ``bottlerocket`` (sysctls only; rings and MTU by the node agent)."""
+    """``al2023`` (boot script) or ``bottlerocket`` (sysctls through settings; rings and MTU by ``agent_image`` as a
+    bootstrap container)."""
+
+    outbound: Outbound | None = None
+    """How the nodes egress, for the node agent's SNATPortPressure condition: ``NatEgress.profile_outbound``. Set in
+    :attr:`KarpenterNodePool.profile` (give that to ``NodeTuning``); the EC2NodeClass user data does not carry it.
+    Default None: no outbound section."""
 
     profile: str | Profile = "throughput"
     """Tuning profile: built-in name or ``wirespeed.profile.Profile``. Run ``NodeTuning`` with the same one."""
@@ -80,6 +92,7 @@ def plan_for(name: str, args: KarpenterNodePoolArgs) -> KarpenterPlan:
         profile=args.profile,
         architecture=args.architecture,
         operating_system=args.operating_system,
+        agent_image=args.agent_image,
         instance_families=args.instance_families,
         min_network_bandwidth_gbps=args.min_network_bandwidth_gbps,
         max_network_bandwidth_gbps=args.max_network_bandwidth_gbps,
@@ -93,6 +106,9 @@ def plan_for(name: str, args: KarpenterNodePoolArgs) -> KarpenterPlan:
         value = getattr(args, field_name)
         if not isinstance(value, str) or not value:
             problems.append(Problem(field_name, value, "a non-empty string"))
+    bad_outbound = check_outbound(args.outbound)
+    if bad_outbound is not None:
+        problems.append(bad_outbound)
     if problems or plan is None:
         raise input_properties_error(InvalidInputError("invalid KarpenterNodePoolArgs", problems))
     return plan
@@ -111,11 +127,14 @@ class KarpenterNodePool(pulumi.ComponentResource):
     """The NodePool's name."""
     plan: KarpenterPlan
     """Families, bandwidth range, the catalog types it can launch, user data (plain data)."""
+    profile: Profile
+    """The profile the nodes apply, with ``outbound`` when given: pass it to ``NodeTuning``."""
 
     def __init__(self, name: str, args: KarpenterNodePoolArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         plan = plan_for(name, args)
         super().__init__(TYPE_TOKEN, name, None, opts)
         self.plan = plan
+        self.profile = apply_outbound(plan.profile, args.outbound)
         nodeclass = _custom(
             f"{name}-ec2-node-class",
             node_class(plan, role=args.node_role, cluster_name=args.cluster_name),

@@ -28,7 +28,9 @@ from wirespeed.aws.egress import (
     EgressPlan,
     check_egress,
 )
+from wirespeed.aws.snat import nat_gateway_outbound
 from wirespeed.problems import InvalidInputError
+from wirespeed.profile import Outbound
 from wirespeed.pulumi_inputs import input_properties_error
 
 TYPE_TOKEN = "wirespeed:index:NatEgress"
@@ -110,11 +112,15 @@ class NatEgress(pulumi.ComponentResource):
     automatic mode, the addresses AWS had assigned when the gateway was last read."""
     plan: EgressPlan
     """IPs per AZ with demand, capacity, quotas and warnings (plain data)."""
+    profile_outbound: Outbound
+    """The tuning profile's outbound section for nodes behind these gateways (kind ``aws-nat-gateway``, the smallest
+    AZ's IPs): give it to ``NetworkOptimizedNodeGroupArgs.outbound`` or ``KarpenterNodePoolArgs.outbound``."""
 
     def __init__(self, name: str, args: NatEgressArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         plan = _check(args)
         super().__init__(TYPE_TOKEN, name, None, opts)
         self.plan = plan
+        self.profile_outbound = nat_gateway_outbound({z.availability_zone: z.plan.ips for z in plan.zones})
         for warning in plan.warnings:
             pulumi.log.warn(warning, resource=self)
         tags = dict(args.tags)

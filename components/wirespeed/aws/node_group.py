@@ -16,8 +16,10 @@ import pulumi
 import pulumi_aws as aws
 
 from wirespeed.aws.capacity import IMDS_HOP_LIMIT, NodeGroupPlan, Taint, plan_node_group, security_groups_problem
+from wirespeed.aws.snat import check_outbound
+from wirespeed.manifests.options import DEFAULT_IMAGE
 from wirespeed.problems import InvalidInputError
-from wirespeed.profile import Profile
+from wirespeed.profile import Outbound, Profile, apply_outbound
 from wirespeed.pulumi_inputs import input_properties_error
 
 TYPE_TOKEN = "wirespeed:index:NetworkOptimizedNodeGroup"
@@ -35,6 +37,10 @@ class NetworkOptimizedNodeGroupArgs:
 
     subnet_ids: pulumi.Input[Sequence[pulumi.Input[str]]]
     """Private subnets, one per AZ the group spans (their route to the internet: ``NatEgress``)."""
+
+    agent_image: str = DEFAULT_IMAGE
+    """The wirespeed agent image (tag or digest) Bottlerocket nodes run as a bootstrap container to set NIC rings
+    and MTU before kubelet starts; give the image ``NodeTuning`` runs. Unused on AL2023 (its boot script tunes)."""
 
     desired_size: int | None = None
     """Initial node count, min_size..max_size. Default: min_size."""
@@ -69,7 +75,13 @@ class NetworkOptimizedNodeGroupArgs:
 
     operating_system: str = "al2023"
     """``al2023`` (boot script tunes sysctls, rings and MTU) or ``bottlerocket`` (sysctls through
-    ``settings.kernel.sysctl``; rings and MTU left to the node agent)."""
+    ``settings.kernel.sysctl``; rings and MTU by ``agent_image`` as a bootstrap container)."""
+
+    outbound: Outbound | None = None
+    """How the nodes egress, for the node agent's SNATPortPressure condition: ``NatEgress.profile_outbound`` (the
+    NAT gateways' IPs; the smallest AZ's where they differ). Set in :attr:`NetworkOptimizedNodeGroup.profile`, the
+    profile to give ``NodeTuning``; the boot user data does not carry it, so the launch template does not change.
+    Default None: no outbound section."""
 
     profile: str | Profile = "throughput"
     """Tuning profile: a built-in name (``throughput``, ``balanced``) or a ``wirespeed.profile.Profile``."""
@@ -89,6 +101,7 @@ def _plan(args: NetworkOptimizedNodeGroupArgs) -> NodeGroupPlan:
         instance_types=args.instance_types,
         profile=args.profile,
         operating_system=args.operating_system,
+        agent_image=args.agent_image,
         min_size=args.min_size,
         max_size=args.max_size,
         desired_size=args.desired_size,
@@ -101,6 +114,9 @@ def _plan(args: NetworkOptimizedNodeGroupArgs) -> NodeGroupPlan:
     missing_groups = security_groups_problem(args.ena_express, args.security_group_ids is not None)
     if missing_groups is not None:
         problems.append(missing_groups)
+    bad_outbound = check_outbound(args.outbound)
+    if bad_outbound is not None:
+        problems.append(bad_outbound)
     if problems or plan is None:
         raise input_properties_error(InvalidInputError("invalid NetworkOptimizedNodeGroupArgs", problems))
     return plan
@@ -152,7 +168,8 @@ class NetworkOptimizedNodeGroup(pulumi.ComponentResource):
     launch_template_id: pulumi.Output[str]
     """The launch template carrying the tuning user data."""
     profile: Profile
-    """The profile the nodes apply (``<name>-ena-express`` with ENA Express): pass it to ``NodeTuning``."""
+    """The profile the nodes apply (``<name>-ena-express`` with ENA Express), with ``outbound`` when given: pass it to
+    ``NodeTuning``."""
     plan: NodeGroupPlan
     """What was decided: instance types with bandwidth, AMI type, user data, labels (plain data)."""
 
@@ -162,7 +179,7 @@ class NetworkOptimizedNodeGroup(pulumi.ComponentResource):
         plan = _plan(args)  # every problem raised before anything registers
         super().__init__(TYPE_TOKEN, name, None, opts)
         self.plan = plan
-        self.profile = plan.profile
+        self.profile = apply_outbound(plan.profile, args.outbound)
         child = pulumi.ResourceOptions(parent=self)
         template = _launch_template(name, plan, args, child)
         group = aws.eks.NodeGroup(

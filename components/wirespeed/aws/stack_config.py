@@ -17,6 +17,7 @@ from typing import Any
 from wirespeed.aws.capacity import NodeGroupPlan, plan_node_group
 from wirespeed.aws.egress import MANUAL, REGIONAL, ZONAL, EgressPlan, check_egress
 from wirespeed.problems import InvalidInputError, Problem
+from wirespeed.values import whole
 
 NODE_GROUP_FORMAT = "NAME:TYPE[+TYPE...]:MIN:MAX[:PROFILE[:ena-express]]"
 # EKS node group names: letters, digits, '-' and '_', starting with a letter or digit, up to 63 characters.
@@ -62,6 +63,16 @@ class EksStackError(InvalidInputError):
 
     def __init__(self, problems: Sequence[Problem]) -> None:
         super().__init__("invalid wirespeed stack config (cloud aws)", problems)
+
+
+def _texts(settings: Mapping[str, Any], key: str, problems: list[Problem]) -> list[str] | None:
+    """A list-of-strings key; None (and a problem) for any other type. A bare string is refused too: Python would
+    otherwise read ``subnet-a`` as the list of its characters."""
+    value = settings.get(key) or []
+    if isinstance(value, list | tuple) and all(isinstance(item, str) for item in value):
+        return list(value)
+    problems.append(Problem(f"wirespeed:{key}", value, "a list of strings"))
+    return None
 
 
 def _pairs(key: str, values: Sequence[str], problems: list[Problem]) -> dict[str, str]:
@@ -120,20 +131,25 @@ def eks_stack(settings: Mapping[str, Any]) -> EksStack:
     for key in ("clusterName", "nodeRoleArn"):
         if not settings.get(key):
             problems.append(Problem(f"wirespeed:{key}", settings.get(key, ""), "required when wirespeed:cloud is aws"))
-    subnets = list(settings.get("subnetIds") or [])
-    if not subnets:
+    subnets = _texts(settings, "subnetIds", problems)
+    if subnets == []:
         problems.append(Problem("wirespeed:subnetIds", subnets, "the private subnets of the node groups, one per AZ"))
-    security_groups = list(settings.get("securityGroupIds") or [])
-    groups_text = list(settings.get("nodeGroups") or [])
-    if not groups_text:
+    security_groups = _texts(settings, "securityGroupIds", problems) or []
+    groups_text = _texts(settings, "nodeGroups", problems)
+    if groups_text == []:
         problems.append(Problem("wirespeed:nodeGroups", groups_text, f"at least one {NODE_GROUP_FORMAT}"))
+    groups_text = groups_text or []
     groups = [_group(i, g, bool(security_groups), problems) for i, g in enumerate(groups_text)]
     names = [g.name for g in groups if g is not None]
     for name in sorted({n for n in names if names.count(n) > 1}):
         problems.append(Problem("wirespeed:nodeGroups", name, "each node group name once"))
-    public = _pairs("natPublicSubnets", list(settings.get("natPublicSubnets") or []), problems)
-    routes = _pairs("natPrivateRouteTables", list(settings.get("natPrivateRouteTables") or []), problems)
-    connections = int(settings.get("natPeakConnections") or 0)
+    public = _pairs("natPublicSubnets", _texts(settings, "natPublicSubnets", problems) or [], problems)
+    routes = _pairs("natPrivateRouteTables", _texts(settings, "natPrivateRouteTables", problems) or [], problems)
+    raw_connections = settings.get("natPeakConnections") or 0
+    connections = whole(raw_connections)
+    if connections is None:
+        problems.append(Problem("wirespeed:natPeakConnections", raw_connections, "a whole number of connections"))
+        connections = 0
     nat = _nat_settings(settings)
     egress = _egress(public, routes, connections, nat, problems)
     if problems:
@@ -141,7 +157,7 @@ def eks_stack(settings: Mapping[str, Any]) -> EksStack:
     return EksStack(
         cluster_name=str(settings["clusterName"]),
         node_role_arn=str(settings["nodeRoleArn"]),
-        subnet_ids=subnets,
+        subnet_ids=subnets or [],
         security_group_ids=security_groups,
         node_groups=[g for g in groups if g is not None],
         nat_public_subnets=public,

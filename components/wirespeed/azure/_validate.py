@@ -35,7 +35,7 @@ from wirespeed.azure.spec import ClusterSpec
 from wirespeed.manifests.access import ADMISSION_POLICY_MIN_KUBERNETES, admission_policy_supported
 from wirespeed.manifests.options import DEFAULT_IMAGE, NodeTuningOptions, check_options
 from wirespeed.problems import Problem
-from wirespeed.profile import Profile
+from wirespeed.profile import Profile, with_outbound
 
 __all__ = [
     "IDLE_TIMEOUT_RANGE",
@@ -189,11 +189,14 @@ def plan_cluster(spec: ClusterSpec) -> ClusterPlan:
         _check_admission_policy_version(out, spec)
     if out.problems or system is None or outbound is None:
         raise InvalidArgsError("NetworkOptimizedCluster", out.problems)
+    # Every node of the cluster egresses the same way, so every profile the DaemonSets apply carries the outbound
+    # sizing: the agent's SNATPortPressure condition compares each destination's ports with it.
+    tuned = tuple(with_outbound(p, outbound.profile_outbound(p.outbound)) for p in profiles.values())
     return ClusterPlan(
         system_pool=system,
         pools=tuple(plans),
         outbound=outbound,
         snat_alert=alert,
-        profiles=tuple(profiles.values()),
+        profiles=tuned,
         auto_provisioned=tuple(naps),
     )

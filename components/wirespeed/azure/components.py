@@ -18,12 +18,12 @@ from wirespeed.azure import _validate
 from wirespeed.azure._validate import REPLACE_ON_CHANGE, ClusterPlan, InvalidArgsError, OutboundPlan, PoolPlan
 from wirespeed.azure.spec import AutoProvisionedPoolSpec, ClusterSpec, NodePoolSpec, OutboundSpec
 from wirespeed.azure.topology import cluster_load_balancer_id
+from wirespeed.names import CLUSTER_TYPE
 from wirespeed.problems import Problem
 from wirespeed.pulumi_inputs import input_properties_error
 from wirespeed.sizing.aks_sysctls import sdk_field
 
 POOL_TYPE = "wirespeed:index:NetworkOptimizedNodePool"
-CLUSTER_TYPE = "wirespeed:index:NetworkOptimizedCluster"
 
 
 def _pool_settings(plan: PoolPlan) -> dict[str, Any]:

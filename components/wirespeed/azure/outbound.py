@@ -13,8 +13,10 @@ from typing import Any
 from wirespeed.azure.pools import parse_surge
 from wirespeed.azure.problems import Collector, InvalidArgsError, join, whole_in
 from wirespeed.azure.spec import AutoProvisionedPoolSpec, NodePoolSpec, OutboundSpec, SnatAlertSpec
+from wirespeed.profile import Outbound, sized_outbound
 from wirespeed.sizing import azure_lb, nat_gateway
 from wirespeed.sizing.errors import InfeasibleError, SizingError
+from wirespeed.sizing.snat_limits import AZURE_LOAD_BALANCER, AZURE_NAT_GATEWAY
 from wirespeed.values import whole
 
 # learn.microsoft.com/azure/aks/configure-load-balancer-standard and the NAT gateway profile in the 2025-09-01
@@ -38,6 +40,8 @@ class OutboundPlan:
     ip_mode: str = "managed"
     existing_ip_ids: tuple[str, ...] = ()
     existing_prefix_ids: tuple[str, ...] = ()
+    measured_from: str | None = None
+    """NAT gateway: where the figure its IPs were sized from was measured (a load balancer's is in its plan)."""
 
     @property
     def outbound_ips(self) -> int:
@@ -59,14 +63,24 @@ class OutboundPlan:
                 }
         else:
             out.update(ips=self.nat_gateway_ips, nat_gateway=self.nat_gateway.to_json() if self.nat_gateway else None)
+            if self.measured_from is not None:
+                out["measured_from"] = self.measured_from
         return out
 
     def explain(self) -> str:
         if self.load_balancer is not None:
             return self.load_balancer.explain()
+        measured = f" Measured: {self.measured_from}." if self.measured_from else ""
         if self.nat_gateway is not None:
-            return self.nat_gateway.explain()
-        return f"Managed NAT gateway with {self.nat_gateway_ips} IP(s) (given explicitly)."
+            return self.nat_gateway.explain() + measured
+        return f"Managed NAT gateway with {self.nat_gateway_ips} IP(s) (given explicitly).{measured}"
+
+    def profile_outbound(self, base: Outbound | None = None) -> Outbound:
+        """The profile's outbound section for the nodes behind this egress: the load balancer's ports per node, or
+        the NAT gateway's IPs (``base``'s threshold, exclusions and hold time kept)."""
+        if self.load_balancer is not None:
+            return sized_outbound(AZURE_LOAD_BALANCER, self.load_balancer.allocated_outbound_ports, base)
+        return sized_outbound(AZURE_NAT_GATEWAY, self.nat_gateway_ips, base)
 
 
 @dataclass(frozen=True)
@@ -97,7 +111,8 @@ def check_outbound(out: Collector, spec: OutboundSpec, pools: Sequence[azure_lb.
 
 def _check_nat_gateway(out: Collector, spec: OutboundSpec, timeout: int | None) -> OutboundPlan | None:
     prefix = "outbound"
-    for name in ("allocated_outbound_ports", "connections_per_second", "outbound_ip_count"):
+    for name in ("allocated_outbound_ports", "connections_per_second", "measured_peak_ports_per_node",
+                 "outbound_ip_count"):  # fmt: skip
         if getattr(spec, name) is not None:
             out.add(join(prefix, name), f"{getattr(spec, name)!r} is not allowed with managedNATGateway: "
                     "load balancer setting (a NAT gateway allocates ports on demand)")  # fmt: skip
@@ -122,9 +137,21 @@ def _check_nat_gateway(out: Collector, spec: OutboundSpec, timeout: int | None) 
         except (SizingError, InfeasibleError) as exc:
             out.add(join(prefix, "nat_gateway_flows"), str(exc).removeprefix("flows: "))
             ips = None
+    measured_from = None
+    if spec.measured_from is not None:
+        try:
+            measured_from = azure_lb.check_source("measured_from", spec.measured_from)
+        except SizingError as exc:
+            out.add(join(prefix, exc.field), f"{exc.value!r} is not allowed: {exc.allowed}")
     if ips is None or timeout is None:
         return None
-    return OutboundPlan(type=spec.type, idle_timeout_minutes=timeout, nat_gateway=sized, nat_gateway_ips=ips)
+    return OutboundPlan(
+        type=spec.type,
+        idle_timeout_minutes=timeout,
+        nat_gateway=sized,
+        nat_gateway_ips=ips,
+        measured_from=measured_from,
+    )
 
 
 def _check_load_balancer(
@@ -136,6 +163,8 @@ def _check_load_balancer(
             out.add(
                 join(prefix, name), f"{getattr(spec, name)!r} is not allowed with loadBalancer: NAT gateway setting"
             )
+    if spec.measured_peak_ports_per_node is not None or spec.measured_from is not None:
+        return _check_measured(out, spec, pools, timeout)
     if (spec.allocated_outbound_ports is None) == (spec.connections_per_second is None):
         out.add(
             join(prefix, "allocated_outbound_ports"),
@@ -163,11 +192,62 @@ def _check_load_balancer(
             return None
     if pools is None or timeout is None or fixed_ips is False:
         return None
+    ports = int(spec.allocated_outbound_ports) if spec.allocated_outbound_ports is not None else None
+    return _sized_load_balancer(out, spec, pools, timeout, fixed_ips, ports=ports, workload=workload)
+
+
+def _check_measured(
+    out: Collector, spec: OutboundSpec, pools: Sequence[azure_lb.Pool] | None, timeout: int | None
+) -> OutboundPlan | None:
+    """A load balancer sized from a measured peak: the peak and its provenance, and no other demand."""
+    prefix = "outbound"
+    for name in ("allocated_outbound_ports", "connections_per_second"):
+        if getattr(spec, name) is not None:
+            out.add(
+                join(prefix, name),
+                f"{getattr(spec, name)!r} is not allowed with measured_peak_ports_per_node: give one demand (an "
+                "explicit port count, a connection rate or a measured peak)",
+            )
+    measured: azure_lb.MeasuredPeak | None = None
+    if spec.measured_peak_ports_per_node is None:
+        out.add(
+            join(prefix, "measured_from"),
+            f"{spec.measured_from!r} is not allowed without measured_peak_ports_per_node: the provenance of a "
+            "measured peak",
+        )
+    else:
+        try:
+            measured = azure_lb.MeasuredPeak(
+                spec.measured_peak_ports_per_node,
+                spec.measured_from,  # type: ignore[arg-type]  # checked by MeasuredPeak
+                spec.headroom,
+            )
+        except SizingError as exc:
+            out.add(join(prefix, exc.field), f"{exc.value!r} is not allowed: {exc.allowed}")
+    fixed_ips = _check_ip_mode(out, spec)
+    if pools is None or timeout is None or fixed_ips is False or measured is None or out.problems:
+        return None
+    return _sized_load_balancer(out, spec, pools, timeout, fixed_ips, measured=measured)
+
+
+def _sized_load_balancer(
+    out: Collector,
+    spec: OutboundSpec,
+    pools: Sequence[azure_lb.Pool],
+    timeout: int,
+    fixed_ips: int | bool | None,
+    *,
+    ports: int | None = None,
+    workload: azure_lb.Workload | None = None,
+    measured: azure_lb.MeasuredPeak | None = None,
+) -> OutboundPlan | None:
+    prefix = "outbound"
     try:
         plan = azure_lb.plan_load_balancer(
             pools,
-            ports=int(spec.allocated_outbound_ports) if spec.allocated_outbound_ports is not None else None,
+            ports=ports,
             workload=workload,
+            measured=measured,
             outbound_ips=fixed_ips if isinstance(fixed_ips, int) else None,
         )
     except InfeasibleError as exc:

@@ -168,9 +168,10 @@ class AutoProvisionedPoolSpec:
 class OutboundSpec:
     """The cluster's egress: a Standard Load Balancer with explicit SNAT ports, or a managed NAT gateway.
 
-    Load balancer: give exactly one of ``allocated_outbound_ports`` or ``connections_per_second``. The IP count
-    is minimised for the ports x (maxCount + surge of every pool) unless ``outbound_ip_count`` fixes it (then it
-    is checked). ``outbound_type`` is create-only on AKS.
+    Load balancer: give exactly one of ``allocated_outbound_ports``, ``connections_per_second`` or
+    ``measured_peak_ports_per_node`` (with ``measured_from``). The IP count is minimised for the ports x (maxCount +
+    surge of every pool) unless ``outbound_ip_count`` fixes it (then it is checked). ``outbound_type`` is create-only
+    on AKS.
     """
 
     type: OutboundType = "loadBalancer"
@@ -187,8 +188,20 @@ class OutboundSpec:
     hold_seconds: float = 240.0
     """Seconds a SNAT port stays taken per connection (lifetime + Azure's 4-minute reuse cooldown). 1..3,600."""
 
+    measured_peak_ports_per_node: int | None = None
+    """The most SNAT ports one node held to one destination, as the node agent measured it
+    (``wirespeed size azure-lb --from-prometheus`` prints it); ports are sized from it x ``headroom``, rounded up to a
+    multiple of 8. 1..1,000,000,000; requires ``measured_from``. Conflicts with ``allocated_outbound_ports`` and
+    ``connections_per_second``. Load balancer only."""
+
+    measured_from: str | None = None
+    """Where and over what window the measured figure was taken (the source line `wirespeed size ...
+    --from-prometheus` prints), shown in plans so a pull request pins what it was sized from. One line, at most 512
+    characters. Required with ``measured_peak_ports_per_node``; with a NAT gateway, the provenance of
+    ``nat_gateway_ip_count`` or ``nat_gateway_flows``."""
+
     headroom: float = 1.25
-    """Multiplier over the mean ports in use, 1..10. Default 1.25."""
+    """Multiplier over the mean ports in use (``connections_per_second``) or the measured peak, 1..10. Default 1.25."""
 
     ip_mode: IpMode = "managed"
     """``managed`` (AKS creates the IPs, default), ``created`` (wirespeed creates Standard static zone-redundant

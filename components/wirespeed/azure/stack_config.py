@@ -81,29 +81,63 @@ def parse_pool(text: object, key: str, problems: list[Problem], zones: Sequence[
     )
 
 
+def _texts(config: Mapping[str, Any], key: str, problems: list[Problem], *, items: bool = True) -> list[Any]:
+    """A list-of-strings key (Pulumi's get_object hands over any JSON); another type is a problem, never read as a
+    list (a bare string would otherwise be the list of its characters). ``items=False`` leaves each item to its
+    own parser (a pool string names its index)."""
+    value = config.get(key) or []
+    if isinstance(value, list | tuple) and (not items or all(isinstance(item, str) for item in value)):
+        return list(value)
+    problems.append(Problem.refused(f"wirespeed:{key}", value, "a list of strings"))
+    return []
+
+
 def _positive_or_none(value: Any) -> Any:
     return None if value in (0, None, "") else value
+
+
+# wirespeed's bounds for wirespeed:headroomPercent: the sizing's headroom multiplier 1..10 (wirespeed.sizing.azure_lb).
+HEADROOM_PERCENT_RANGE = (0, 900)
+DEFAULT_HEADROOM_PERCENT = 25
+
+
+def _headroom(value: Any, problems: list[Problem]) -> float:
+    """wirespeed:headroomPercent (25: ports or IPs for the peak plus a quarter) as the sizing's multiplier (1.25)."""
+    if value is None:
+        value = DEFAULT_HEADROOM_PERCENT
+    low, high = HEADROOM_PERCENT_RANGE
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        problems.append(Problem.refused("wirespeed:headroomPercent", value, f"a whole percent from {low} to {high}"))
+        value = DEFAULT_HEADROOM_PERCENT
+    percent: int = value
+    return 1 + percent / 100
 
 
 def cluster_spec(config: Mapping[str, Any]) -> ClusterSpec:
     """The cluster the stack asks for. Keys are the Pulumi.yaml names without the ``wirespeed:`` namespace."""
     problems: list[Problem] = []
-    zones = list(config.get("zones") or [])
+    zones = _texts(config, "zones", problems)
     system = parse_pool(config.get("systemPool"), "wirespeed:systemPool", problems, zones)
-    pools = [parse_pool(p, f"wirespeed:pools[{i}]", problems, zones) for i, p in enumerate(config.get("pools") or [])]
+    pool_texts = _texts(config, "pools", problems, items=False)
+    pools = [parse_pool(p, f"wirespeed:pools[{i}]", problems, zones) for i, p in enumerate(pool_texts)]
     outbound_type = config.get("outboundType", "loadBalancer")
     nat = outbound_type == "managedNATGateway"
-    # Explicit ports win over the workload figure; the NAT gateway takes neither (ports on demand).
+    # Explicit ports win over a measured peak, and a measured peak over the workload figure (connectionsPerSecond has a
+    # default, so it yields to either); the NAT gateway takes none of them (ports on demand).
     ports = None if nat else _positive_or_none(config.get("allocatedOutboundPorts"))
-    cps = None if nat or ports else _positive_or_none(config.get("connectionsPerSecond"))
+    measured = None if nat or ports else _positive_or_none(config.get("measuredPeakPortsPerNode"))
+    cps = None if nat or ports or measured else _positive_or_none(config.get("connectionsPerSecond"))
     outbound = OutboundSpec(
         type=outbound_type,
         allocated_outbound_ports=ports,
         connections_per_second=cps,
+        measured_peak_ports_per_node=measured,
+        measured_from=_positive_or_none(config.get("measuredPeakSource")),
+        headroom=_headroom(config.get("headroomPercent"), problems),
         hold_seconds=config.get("holdSeconds") or 240,
         ip_mode=config.get("ipMode", "managed") if not nat else "managed",
         outbound_ip_count=None if nat else _positive_or_none(config.get("outboundIpCount")),
-        existing_ip_ids=tuple(config.get("existingIpIds") or ()) if not nat else (),
+        existing_ip_ids=tuple(_texts(config, "existingIpIds", problems)) if not nat else (),
         idle_timeout_minutes=_positive_or_none(config.get("idleTimeoutMinutes")),
         nat_gateway_ip_count=_positive_or_none(config.get("natGatewayIpCount")) if nat else None,
         nat_gateway_flows=_positive_or_none(config.get("natGatewayFlows")) if nat else None,

@@ -68,22 +68,34 @@ def render_json(report: Report) -> str:
 
 
 def render_table(report: Report, width: int | None = None) -> str:
+    """The violations as a table ``width`` columns wide; where some word (a resource name, a field path) would
+    not fit its column whole, as plain text instead: a violation per block, a field per line, never cut."""
     from rich.console import Console
     from rich.table import Table
 
+    from wirespeed.tables import whole
+
     console = Console(width=width, record=True, file=io.StringIO(), highlight=False, color_system=None)
-    if report.violations:
+    rows = [(v.enforcement, _where(v, report), v.message) for v in sorted_violations(report.violations, report.lines)]
+    if rows:
         table = Table(show_lines=True)
         table.add_column("level", no_wrap=True)
         table.add_column("rule and resource", overflow="fold", max_width=46)
         table.add_column("what to set, and why", overflow="fold", ratio=1)
-        for v in sorted_violations(report.violations, report.lines):
-            line = report.lines.get(v.resource_urn)
-            where = f"{v.rule_id}\n{v.resource_name} ({v.resource_type})" + (f"\nline {line}" if line else "")
-            table.add_row(v.enforcement, where, v.message)
+        for row in rows:
+            table.add_row(*row)
         console.print(table)
     console.print(summary(report), soft_wrap=True)
-    return console.export_text()
+    text = console.export_text()
+    if whole(text, [cell for row in rows for cell in row]):
+        return text
+    blocks = [f"{level}  {where}".replace("\n", "\n  ") + f"\n  {message}\n" for level, where, message in rows]
+    return "\n".join([*blocks, summary(report)]) + "\n"
+
+
+def _where(v: Violation, report: Report) -> str:
+    line = report.lines.get(v.resource_urn)
+    return f"{v.rule_id}\n{v.resource_name} ({v.resource_type})" + (f"\nline {line}" if line else "")
 
 
 def _escape_data(text: str) -> str:

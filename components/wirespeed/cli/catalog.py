@@ -35,24 +35,19 @@ def catalog_list(
     if as_json:
         typer.echo(json.dumps([t.to_json() for t in types], indent=2))
         return
-    from rich.console import Console
-    from rich.table import Table
+    from wirespeed.tables import output_width, plain, render
 
-    table = Table("name", "cloud", "vCPU", "GiB", "Gb/s (base/burst)", "NICs", "NIC", "net-opt", "extras")
+    headers = ("name", "cloud", "vCPU", "GiB", "Gb/s (base/burst)", "NICs", "NIC", "net-opt", "extras")
+    rows = []
     for t in types:
         bw = f"{t.baseline_gbps:g}" if t.burst_gbps == t.baseline_gbps else f"{t.baseline_gbps:g}/{t.burst_gbps:g}"
-        table.add_row(
-            t.name,
-            t.cloud,
-            str(t.vcpu),
-            f"{t.memory_gib:g}",
-            bw,
-            str(t.max_nics),
-            t.nic,
-            "yes" if t.network_optimised else "",
-            ", ".join(name for name, on in (("ENA Express", t.ena_express), ("EFA", t.efa)) if on),
-        )
-    Console().print(table)
+        extras = ", ".join(name for name, on in (("ENA Express", t.ena_express), ("EFA", t.efa)) if on)
+        rows.append(
+            (t.name, t.cloud, str(t.vcpu), f"{t.memory_gib:g}", bw, str(t.max_nics), t.nic,
+             "yes" if t.network_optimised else "", extras)
+        )  # fmt: skip
+    # A size's name is what users copy into code: too narrow a terminal gets aligned text, never a cut name.
+    typer.echo((render(headers, rows, output_width()) or plain(headers, rows)).rstrip("\n"))
 
 
 @catalog_app.command("show")

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import enum
 import gc
-import shutil
-import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -87,9 +85,9 @@ def check(
     del text
     if output_format is OutputFormat.table:
         from wirespeed.check.formats import render_table
+        from wirespeed.tables import output_width
 
-        width = shutil.get_terminal_size().columns if sys.stdout.isatty() else 120
-        typer.echo(render_table(report, width=width).rstrip("\n"))
+        typer.echo(render_table(report, width=output_width()).rstrip("\n"))
     else:
         typer.echo(RENDERERS[output_format.value](report))
     if report.blocked:

@@ -1,6 +1,7 @@
 """`wirespeed drift`: is every node still tuned the way its profile says? Reads a live cluster.
 
-Exit 0 when every managed node is tuned, 1 when any drifted, 2 when the cluster cannot be read (one ``error:``
+Exit 0 when every managed node is tuned, 1 when any drifted or is under SNAT port pressure (the agent's
+SNATPortPressure condition, or its report's ``snat.pressure``), 2 when the cluster cannot be read (one ``error:``
 line naming the kubeconfig and context), as for every other bad input.
 """
 
@@ -49,7 +50,9 @@ def drift(
 ) -> None:
     """Compare every node's tuning status with the profile its wirespeed.io/profile label names; list drift.
 
-    Exit 0 when every labelled node is tuned, 1 when any drifted, 2 when the cluster cannot be read.
+    Also reports SNAT port pressure: a destination near the ports the node's profile sized (the agent's
+    SNATPortPressure condition). Exit 0 when every labelled node is tuned, 1 when any drifted or is under SNAT port
+    pressure, 2 when the cluster cannot be read.
     """
     from wirespeed.deadline import DeadlineExceeded, deadline
     from wirespeed.drift import judge, profiles_from_config_maps
@@ -74,5 +77,5 @@ def drift(
             "or the API server did not finish); nothing was judged"
         )
     emit(report, as_json)
-    if report.drifted:
+    if report.failed:
         raise typer.Exit(1)

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from wirespeed.cli._common import one_line, readable_text, run
+from wirespeed.cli._common import fail_all, readable_text, run
 
 profile_app = typer.Typer(
     help="Built-in tuning profiles the node agent applies; validate your own.", no_args_is_help=True
@@ -19,12 +19,22 @@ profile_app = typer.Typer(
 @profile_app.command("show")
 def profile_show(
     name: Annotated[str, typer.Argument(help="throughput or balanced.")] = "throughput",
+    as_json: Annotated[
+        bool, typer.Option("--json", help="The canonical JSON document the agent reads (its ConfigMap's content).")
+    ] = False,
 ) -> None:
-    """Print a built-in profile as the agent reads it, with the assumptions behind it."""
+    """Summarise a built-in profile: what it assumes, the rings per driver, the sysctls, MTU and outbound."""
     from wirespeed.profiles import builtin_profile
 
     profile = run(lambda: builtin_profile(name))
-    typer.echo(json.dumps(profile.to_json_dict(), indent=2))
+    if as_json:
+        typer.echo(json.dumps(profile.to_json_dict(), indent=2))
+        return
+    from rich.console import Console
+
+    from wirespeed.cli.profile_summary import summary
+
+    Console(highlight=False).print(*summary(profile), sep="\n")
 
 
 @profile_app.command("validate")
@@ -36,10 +46,9 @@ def profile_validate(path: Annotated[Path, typer.Argument(help="Profile JSON fil
     try:
         profile = load_profile(text)
     except ProfileError as exc:
-        # A validator lists every problem at once: one `error:` line each, every line naming the file.
-        for pointer, message in exc.problems:
-            typer.echo(f"error: {one_line(f'{path}{pointer}: {message}')}", err=True)
-        raise typer.Exit(2) from None
+        # Every problem at once, as `plan` reports them: one `error:` header, then a line each naming the file.
+        problems = [f"{path}{pointer}: {message}" for pointer, message in exc.problems]
+        fail_all(f"{path}: not a valid profile: {len(problems)} problem(s)", problems)
     typer.echo(f"{path}: valid profile {profile.name!r}")
 
 

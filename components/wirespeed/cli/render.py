@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from wirespeed.cli._common import fail
+from wirespeed.cli._common import fail, fail_all
 
 if TYPE_CHECKING:
     from wirespeed.manifests.options import NodeTuningOptions
     from wirespeed.problems import Problem
-    from wirespeed.profile import Profile
+    from wirespeed.profile import Outbound, Profile
 
 render_app = typer.Typer(help="Print Kubernetes manifests as YAML for `kubectl apply -f -`.", no_args_is_help=True)
 
@@ -57,6 +57,42 @@ def _load(spec: str, index: int) -> tuple[str | Profile | None, list[str]]:
         return None, [f"--profile[{index}]: {spec}{pointer}: {message}" for pointer, message in exc.problems]
 
 
+_OUTBOUND_FLAGS = {
+    "kind": "--outbound",
+    "allocated_ports_per_node": "--allocated-ports",
+    "public_ips": "--public-ips",
+    "pressure_percent": "--pressure-percent",
+}
+
+
+def _outbound(
+    kind: str | None, allocated_ports: int | None, public_ips: int | None, pressure_percent: int | None
+) -> tuple[Outbound | None, list[str]]:
+    """The --outbound flags as a profile's outbound section (checked by the profile's own model), or every problem
+    named by its flag."""
+    from wirespeed.profile import ProfileError, validate_profile
+
+    if kind is None:
+        given = [f for f, v in (("--allocated-ports", allocated_ports), ("--public-ips", public_ips),
+                                ("--pressure-percent", pressure_percent)) if v is not None]  # fmt: skip
+        return None, [f"{flag}: only with --outbound" for flag in given]
+    section: dict[str, object] = {"kind": kind}
+    for name, value in (("allocated_ports_per_node", allocated_ports), ("public_ips", public_ips),
+                        ("pressure_percent", pressure_percent)):  # fmt: skip
+        if value is not None:
+            section[name] = value
+    try:
+        profile = validate_profile({"name": "outbound", "outbound": section})
+    except ProfileError as exc:
+        said = []
+        for pointer, message in exc.problems:
+            flag = _OUTBOUND_FLAGS.get(pointer.rpartition("/")[2], "--outbound")
+            required = message == "is required"
+            said.append(f"{flag}: required with --outbound {kind}" if required else f"{flag}: {message}")
+        return None, said
+    return profile.outbound, []
+
+
 class Output(StrEnum):
     yaml = "yaml"
     json = "json"
@@ -68,6 +104,40 @@ def _as_flag(problem: Problem) -> str:
         if problem.field.startswith(field):
             return str(replace(problem, field=flag + problem.field.removeprefix(field)))
     return str(problem)
+
+
+# The --outbound options, typed once here so the command's signature stays a list of them.
+OutboundKindOption = Annotated[
+    str | None,
+    typer.Option(
+        "--outbound",
+        help="How the nodes egress, for the agent's SNATPortPressure condition: azure-load-balancer (with "
+        "--allocated-ports), azure-nat-gateway or aws-nat-gateway (with --public-ips). Set in every profile; a "
+        "profile's own pressure_percent, exclude_cidrs and hold_seconds are kept.",
+    ),
+]
+AllocatedPortsOption = Annotated[
+    int | None, typer.Option(help="With --outbound azure-load-balancer: allocatedOutboundPorts per node.")
+]
+PublicIpsOption = Annotated[
+    int | None,
+    typer.Option(help="With a NAT gateway --outbound: its public IPs (AWS: of the gateway in the nodes' AZ)."),
+]
+PressureOption = Annotated[
+    int | None, typer.Option(help="With --outbound: the SNATPortPressure threshold, % of one destination's ports.")
+]
+
+
+def _load_all(specs: list[str]) -> tuple[list[str | Profile], list[str]]:
+    """Every --profile loaded (built-in names stay names), and every problem with them."""
+    errors: list[str] = []
+    loaded_specs: list[str | Profile] = []
+    for index, spec in enumerate(specs):
+        loaded, load_errors = _load(spec, index)
+        errors += load_errors
+        if loaded is not None:
+            loaded_specs.append(loaded)
+    return loaded_specs, errors
 
 
 @render_app.command("node-tuning")
@@ -114,6 +184,10 @@ def render_node_tuning(
             "jsondecode() (modules/node-tuning's objects_json)."
         ),
     ] = Output.yaml,
+    outbound: OutboundKindOption = None,
+    allocated_ports: AllocatedPortsOption = None,
+    public_ips: PublicIpsOption = None,
+    pressure_percent: PressureOption = None,
 ) -> None:
     """Print the tuning DaemonSet (one per profile), its Namespace, RBAC, admission policy and profile ConfigMaps."""
     from wirespeed import __version__
@@ -126,7 +200,8 @@ def render_node_tuning(
         alerts=alerts,
         admission_policy=admission_policy,
     )
-    objects = node_tuning_objects(_checked_profiles(profile, options), options)
+    section, outbound_errors = _outbound(outbound, allocated_ports, public_ips, pressure_percent)
+    objects = node_tuning_objects(_checked_profiles(profile, options, section, outbound_errors), options)
     if output is Output.json:
         import json
 
@@ -136,28 +211,26 @@ def render_node_tuning(
         typer.echo(to_yaml(objects, header), nl=False)
 
 
-def _checked_profiles(flags: list[str] | None, options: NodeTuningOptions) -> list[Profile]:
-    """The --profile flags loaded and checked with the other flags; every problem printed and exit 2 if any."""
+def _checked_profiles(
+    flags: list[str] | None, options: NodeTuningOptions, section: Outbound | None, outbound_errors: list[str]
+) -> list[Profile]:
+    """The --profile flags loaded and checked with the other flags (the --outbound ones' problems given), each with
+    ``section`` when --outbound was given; every problem printed and exit 2 if any."""
     from wirespeed.manifests import DEFAULT_PROFILES, check
     from wirespeed.manifests.options import check_options
+    from wirespeed.profile import apply_outbound
 
-    errors: list[str] = []
-    specs: list[str | Profile] = []
-    for index, spec in enumerate(flags or list(DEFAULT_PROFILES)):
-        loaded, load_errors = _load(spec, index)
-        errors += load_errors
-        if loaded is not None:
-            specs.append(loaded)
+    specs, errors = _load_all(flags or list(DEFAULT_PROFILES))
+    errors += outbound_errors
     profiles: list[Profile] = []
     if errors:  # a profile did not load: check the other flags, not the profiles that are left
         problems = check_options(options)
     else:
         profiles, problems = check(specs, options)
+        profiles = [apply_outbound(p, section) for p in profiles]
     errors += [_as_flag(problem) for problem in problems]
     if errors:
-        for line in errors[:-1]:
-            typer.echo(f"error: {line}", err=True)
-        fail(errors[-1])
+        fail_all(f"node tuning not rendered: {len(errors)} problem(s)", errors)
     return profiles
 
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from wirespeed.cli._common import fail, one_line
+from wirespeed.cli._common import fail_all
 from wirespeed.cli.render import Output, _load
 from wirespeed.problems import Problem
 
@@ -171,9 +171,8 @@ def _print(spec: AutoProvisionedPoolSpec, errors: list[str], *, profile_loaded: 
     # A profile that did not load was replaced by the default to check the rest: its own problems are not real.
     errors += [_as_flag(p) for p in problems if profile_loaded or not p.field.startswith("profile")]
     if errors or plan is None:
-        for line in errors[:-1]:
-            typer.echo(f"error: {one_line(line)}", err=True)
-        fail(errors[-1] if errors else "--profile: not loaded")
+        errors = errors or ["--profile: not loaded"]
+        fail_all(f"auto-provisioned pool not rendered: {len(errors)} problem(s)", errors)
     objects = nap_objects(plan)
     if output is Output.json:
         import json

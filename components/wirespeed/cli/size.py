@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
+from fractions import Fraction
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from wirespeed.cli import measured
 from wirespeed.cli._common import JsonFlag, emit, fail, run, writable_file
+from wirespeed.measure.prometheus import DEFAULT_TIMEOUT_S
+from wirespeed.measure.snat import DEFAULT_STEP, DEFAULT_WINDOW
 from wirespeed.sizing import aws_nat, azure_lb, backlog, nat_gateway, rings
 from wirespeed.sizing.errors import SizingError
 from wirespeed.sizing.packets import DEFAULT_PACKET_BYTES
@@ -86,10 +91,10 @@ HoldSecondsOption = Annotated[
     ),
 ]
 HeadroomOption = Annotated[
-    float | None,
+    str | None,
     typer.Option(
-        help=f"Multiplier over the computed ports for bursts. Default {azure_lb.DEFAULT_HEADROOM:g}. "
-        "Only with --connections-per-second."
+        help=f"Headroom over the computed ports (--connections-per-second) or the measured peak (--from-prometheus): "
+        f"a multiplier (1.25) or a percent (25%). Default {azure_lb.DEFAULT_HEADROOM:g}.",
     ),
 ]
 OutboundIpsOption = Annotated[
@@ -115,10 +120,23 @@ def size_azure_lb(
     outbound_ips: OutboundIpsOption = None,
     as_json: JsonFlag = False,
     plot: PlotOption = None,
+    from_prometheus: measured.FromPrometheusOption = None,
+    window: measured.WindowOption = DEFAULT_WINDOW,
+    timeout: measured.TimeoutOption = DEFAULT_TIMEOUT_S,
+    selector: measured.SelectorOption = None,
+    bearer_token_file: measured.TokenOption = None,
 ) -> None:
     if plot is not None:
         writable_file(plot, "--plot", (".png",))
         _require_matplotlib()
+    if from_prometheus is not None:
+        _check_measured_flags(ports, connections_per_second, hold_seconds)
+        pools = _parse_pools(pool)
+        source = measured.source(from_prometheus, window, timeout, selector, token=bearer_token_file)
+        lb, lines, details = measured.azure_lb_from_prometheus(source, pools, measured.headroom(headroom), outbound_ips)
+        measured.emit_azure_lb(lb, lines, details, as_json)
+        _finish(lb, plot, as_json)
+        return
     _check_demand(ports, connections_per_second, hold_seconds, headroom)
     pools = _parse_pools(pool)
     workload = None
@@ -129,7 +147,7 @@ def size_azure_lb(
             lambda: azure_lb.Workload(
                 connections_per_second,
                 azure_lb.DEFAULT_HOLD_SECONDS if hold_seconds is None else hold_seconds,
-                azure_lb.DEFAULT_HEADROOM if headroom is None else headroom,
+                azure_lb.DEFAULT_HEADROOM if headroom is None else _multiplier(headroom),
             ),
             SIZE_FLAGS,
         )
@@ -142,6 +160,38 @@ def size_azure_lb(
         lambda: azure_lb.plan_load_balancer(pools, ports=ports, workload=workload, outbound_ips=outbound_ips), names
     )
     emit(plan, as_json)
+    _finish(plan, plot, as_json)
+
+
+def _multiplier(text: str) -> float | Fraction:
+    """``--headroom`` with --connections-per-second: a multiplier (checked by the sizing) or a percent."""
+    if text.strip().endswith("%"):
+        return measured.headroom(text)
+    try:
+        return float(text)
+    except ValueError:
+        fail(f"--headroom: {text!r} is not allowed: a multiplier (1.25) or a percent (25%)")
+
+
+def _check_measured_flags(ports: int | None, connections_per_second: float | None, hold_seconds: float | None) -> None:
+    given = [
+        f"{flag} {value if isinstance(value, int) else format(value, 'g')}"
+        for flag, value in (
+            ("--ports", ports),
+            ("--connections-per-second", connections_per_second),
+            ("--hold-seconds", hold_seconds),
+        )
+        if value is not None
+    ]
+    if given:
+        fail(
+            f"{', '.join(given)}: not allowed with --from-prometheus, which sizes from the measured peak (the agent "
+            "counts held ports itself); give one demand"
+        )
+
+
+def _finish(plan: azure_lb.LoadBalancerPlan, plot: Path | None, as_json: bool) -> None:
+    """The plot when asked, and exit 2 when fixed IPs cannot carry the ports."""
     if plot is not None:
         _write_plot(plan, plot, as_json)
     if not plan.feasible:
@@ -153,7 +203,7 @@ def size_azure_lb(
 
 
 def _check_demand(
-    ports: int | None, connections_per_second: float | None, hold_seconds: float | None, headroom: float | None
+    ports: int | None, connections_per_second: float | None, hold_seconds: float | None, headroom: str | None
 ) -> None:
     """Exactly one of --ports and --connections-per-second, and the workload's flags only with the workload."""
     if ports is not None:
@@ -163,7 +213,7 @@ def _check_demand(
                 "(an explicit port count, or the workload to compute it from)"
             )
         extras = [
-            f"{flag} {value:g}"
+            f"{flag} {value if isinstance(value, str) else format(value, 'g')}"
             for flag, value in (("--hold-seconds", hold_seconds), ("--headroom", headroom))
             if value is not None
         ]
@@ -227,23 +277,42 @@ AZURE_NATGW_HELP = (
 
 @size_app.command("azure-natgw", help=AZURE_NATGW_HELP)
 def size_azure_natgw(
-    flows: Annotated[int, typer.Option(help="Peak concurrent outbound flows from the whole subnet.")],
+    flows: Annotated[int | None, typer.Option(help="Peak concurrent outbound flows from the whole subnet.")] = None,
     as_json: JsonFlag = False,
+    from_prometheus: measured.FromPrometheusOption = None,
+    window: measured.WindowOption = DEFAULT_WINDOW,
+    headroom: measured.HeadroomText = None,
+    timeout: measured.TimeoutOption = DEFAULT_TIMEOUT_S,
+    selector: measured.SelectorOption = None,
+    step: measured.StepOption = DEFAULT_STEP,
+    bearer_token_file: measured.TokenOption = None,
 ) -> None:
-    emit(run(lambda: nat_gateway.plan_azure_nat_gateway(flows), SIZE_FLAGS), as_json)
+    if (flows is None) == (from_prometheus is None):
+        fail("--flows: give --flows N (the subnet's peak concurrent flows) or --from-prometheus URL, one of the two")
+    if from_prometheus is not None:
+        source = measured.source(from_prometheus, window, timeout, selector, step, bearer_token_file)
+        measured.azure_natgw_from_prometheus(source, measured.headroom(headroom), as_json)
+        return
+    if headroom is not None:
+        fail(f"--headroom {headroom}: only with --from-prometheus (--flows is the demand as given)")
+    assert flows is not None, "one of the two, checked above"
+    given = flows
+    emit(run(lambda: nat_gateway.plan_azure_nat_gateway(given), SIZE_FLAGS), as_json)
 
 
 AWS_NATGW_HELP = (
     "Size AWS NAT egress per AZ: IPs at "
     f"{nat_gateway.AWS_CONNECTIONS_PER_IP:,} connections per destination each (zonal: one gateway per AZ, at most "
     f"{nat_gateway.AWS_ZONAL_MAX_IPS} IPs; regional: one gateway, at most {nat_gateway.AWS_REGIONAL_MAX_IPS_PER_AZ} "
-    "per AZ), and whether the account's default Elastic IP quotas suffice."
+    "per AZ), and whether the account's default Elastic IP quotas suffice. With --from-prometheus, every AZ from its "
+    "busiest destination summed over the AZ's nodes, as the wirespeed agents measured it."
 )
 AWS_NATGW_EPILOG = (
     "Examples:\n\n"
     "  wirespeed size aws-natgw --connections 120000                  (3 AZs, zonal)\n\n"
     "  wirespeed size aws-natgw --az eu-west-1a=120000 --az eu-west-1b=600000 --mode regional\n\n"
     "  wirespeed size aws-natgw --connections 900000 --mode regional --ip-mode automatic\n\n"
+    "  wirespeed size aws-natgw --from-prometheus http://prometheus.monitoring:9090 --window 7d\n\n"
     f"Quotas named when their defaults are too low: {nat_gateway.NAT_GATEWAY_EIPS.label} (zonal) and "
     f"{nat_gateway.REGION_EIPS.label}. Exit 0 when it fits (quota warnings included); 2 with one line naming the "
     "flag and what is allowed."
@@ -295,9 +364,30 @@ def size_aws_natgw(
         typer.Option(help="regional only: manual (you give each AZ's Elastic IPs) or automatic (AWS adds IPs)."),
     ] = aws_nat.MANUAL,
     as_json: JsonFlag = False,
+    from_prometheus: measured.FromPrometheusOption = None,
+    window: measured.WindowOption = DEFAULT_WINDOW,
+    headroom: measured.HeadroomText = None,
+    timeout: measured.TimeoutOption = DEFAULT_TIMEOUT_S,
+    selector: measured.SelectorOption = None,
+    step: measured.StepOption = DEFAULT_STEP,
+    bearer_token_file: measured.TokenOption = None,
 ) -> None:
+    if from_prometheus is not None:
+        if connections is not None or az:
+            fail("--from-prometheus: not with --connections or --az (the measured peaks are the demand)")
+        modes = aws_nat.check_aws_nat({"measured": 1}, mode, ip_mode)[1]
+        if modes:
+            fail("; ".join(f"--{p.field.replace('_', '-')}: {p.value!r} is not allowed: {p.allowed}" for p in modes))
+        source = measured.source(from_prometheus, window, timeout, selector, step, bearer_token_file)
+        measured.aws_natgw_from_prometheus(source, measured.headroom(headroom), mode, as_json)
+        return
+    if headroom is not None:
+        fail(f"--headroom {headroom}: only with --from-prometheus (--connections and --az are the demand as given)")
     if (connections is None) == (not az):
-        fail("--connections: give --connections N (every AZ) or --az NAME=N for each AZ, one of the two")
+        fail(
+            "--connections: give --connections N (every AZ), --az NAME=N for each AZ or --from-prometheus URL, one of "
+            "them"
+        )
     if az:
         demand: dict[str, int] = _az_demand(az)
     else:
@@ -356,16 +446,29 @@ BACKLOG_HELP = (
 )
 
 
+class BacklogCloud(StrEnum):
+    azure = "azure"
+    aws = "aws"
+
+
 @size_app.command("backlog", help=BACKLOG_HELP)
 def size_backlog(
     line_rate_gbps: Annotated[float, typer.Option(help="Line rate into one CPU's backlog, Gb/s.")],
     stall_ms: StallOption = None,
     packet_bytes: PacketOption = DEFAULT_PACKET_BYTES,
+    cloud: Annotated[
+        BacklogCloud | None,
+        typer.Option(help="azure: within AKS's sysctl range; aws: the kernel's int range. Unset: AKS's range."),
+    ] = None,
     as_json: JsonFlag = False,
 ) -> None:
     stall = backlog.DEFAULT_STALL_MS if stall_ms is None else stall_ms
+    which: backlog.BacklogCloud = None if cloud is None else cloud.value
     emit(
-        run(lambda: backlog.plan_backlog(line_rate_gbps, stall_ms=stall, packet_bytes=packet_bytes), SIZE_FLAGS),
+        run(
+            lambda: backlog.plan_backlog(line_rate_gbps, stall_ms=stall, packet_bytes=packet_bytes, cloud=which),
+            SIZE_FLAGS,
+        ),
         as_json,
     )
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from wirespeed.drift.judge import CONDITION_TYPE, NodeFacts
+from wirespeed.drift.judge import CONDITION_TYPE, SNAT_CONDITION_TYPE, NodeFacts
 from wirespeed.drift.profiles import CONFIG_MAP_SELECTOR
 from wirespeed.errors import UserError
 
@@ -210,12 +210,13 @@ def node_facts(item: dict[str, Any]) -> NodeFacts:
     meta = _object(item.get("metadata"))
     conditions = _object(item.get("status")).get("conditions")
     listed = conditions if isinstance(conditions, list) else []
-    condition = next((c for c in listed if isinstance(c, dict) and c.get("type") == CONDITION_TYPE), None)
+    by_type = {c.get("type"): c for c in listed if isinstance(c, dict)}
     return NodeFacts(
         name=str(meta.get("name", "")),
         labels=_strings(meta.get("labels")),
         annotations=_strings(meta.get("annotations")),
-        condition=condition,
+        condition=by_type.get(CONDITION_TYPE),
+        snat_condition=by_type.get(SNAT_CONDITION_TYPE),
     )
 
 

@@ -20,6 +20,9 @@ from wirespeed.manifests.node_tuning import PROFILE_LABEL
 
 ANNOTATION_KEY = "wirespeed.io/tuning-status"  # agent/internal/status/status.go AnnotationKey
 CONDITION_TYPE = "NetworkTuningDegraded"  # agent/internal/status/status.go ConditionType
+# The agent's SNAT headroom condition (issue 19 contract): True when one destination's ports in use pass the profile's
+# outbound.pressure_percent of its capacity; its message names the destination and the numbers.
+SNAT_CONDITION_TYPE = "SNATPortPressure"
 BACKLOG_SYSCTL = "net.core.netdev_max_backlog"
 
 # The agent rewrites an unchanged report at least every 5 minutes (agent/internal/nodestatus/README.md, its
@@ -43,7 +46,11 @@ KINDS: dict[str, str] = {
     "mtu-changed": "a link's MTU is not the one the profile sets",
     "backlog-changed": "net.core.netdev_max_backlog is not the profile's value",
     "sysctl-changed": "a sysctl other than the backlog is not the profile's value",
+    "snat-unmeasured": "the profile has an outbound section but the agent reports no SNAT accounting",
+    "snat-pressure": "one destination uses more of its SNAT ports than the profile's threshold (SNATPortPressure)",
 }
+# Kinds that say the node is at risk, not that its tuning drifted: a node with only these is "pressure".
+PRESSURE_KINDS = frozenset({"snat-pressure"})
 
 
 @dataclass(frozen=True)
@@ -54,6 +61,7 @@ class NodeFacts:
     labels: Mapping[str, str]
     annotations: Mapping[str, str]
     condition: Mapping[str, Any] | None  # the NetworkTuningDegraded condition as the API returns it, or None
+    snat_condition: Mapping[str, Any] | None = None  # the SNATPortPressure condition, or None
 
 
 @dataclass(frozen=True)
@@ -64,6 +72,8 @@ class ExpectedProfile:
     name: str
     sysctls: Mapping[str, int] = field(default_factory=dict)
     problem: str | None = None  # set when the ConfigMap's profile is invalid
+    snat_capacity: int | None = None  # one destination's capacity from the profile's outbound section, or None
+    snat_threshold: int | None = None  # its outbound.pressure_percent
 
 
 @dataclass(frozen=True)
@@ -77,12 +87,15 @@ class Verdict:
     node: str
     profile: str | None  # the label's value; None for a node wirespeed does not manage
     findings: tuple[Finding, ...]
+    snat: Mapping[str, Any] | None = None  # the agent's SNAT accounting as its report carries it, or None
 
     @property
     def state(self) -> str:
         if self.profile is None:
             return "unmanaged"
-        return "drifted" if self.findings else "tuned"
+        if any(f.kind not in PRESSURE_KINDS for f in self.findings):
+            return "drifted"
+        return "pressure" if self.findings else "tuned"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -90,6 +103,7 @@ class Verdict:
             "profile": self.profile,
             "state": self.state,
             "findings": [{"kind": f.kind, "message": f.message} for f in self.findings],
+            "snat": None if self.snat is None else dict(self.snat),
         }
 
 
@@ -145,6 +159,63 @@ def _sysctl_findings(report: Mapping[str, Any], expected: ExpectedProfile) -> li
     return found
 
 
+def _snat_report(report: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The report's ``snat`` object (issue 19 contract), its known fields with the right types; None when absent or
+    not an object."""
+    raw = report.get("snat")
+    if not isinstance(raw, dict):
+        return None
+    counts = ("max", "peak", "capacity", "conntrack_entries")
+    out: dict[str, Any] = {k: raw[k] for k in counts if _count(raw.get(k)) is not None}
+    if isinstance(raw.get("pressure"), bool):
+        out["pressure"] = raw["pressure"]
+    top = raw.get("top")
+    out["top"] = [
+        {"destination": t["destination"], "ports_in_use": t["ports_in_use"]}
+        for t in (top if isinstance(top, list) else [])
+        if isinstance(t, dict) and isinstance(t.get("destination"), str) and _count(t.get("ports_in_use")) is not None
+    ]
+    return out
+
+
+def _count(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def _snat_findings(
+    node: NodeFacts, snat: Mapping[str, Any] | None, expected: ExpectedProfile | None, readable: bool
+) -> list[Finding]:
+    """SNATPortPressure from the Node condition (the agent's own words), else from the report's ``snat`` object;
+    and a profile that asks for SNAT accounting the agent does not report."""
+    condition = node.snat_condition or {}
+    if condition.get("status") == "True":
+        return [Finding("snat-pressure", str(condition.get("message") or condition.get("reason") or "True"))]
+    if snat is not None and snat.get("pressure") is True:
+        return [Finding("snat-pressure", _pressure_message(snat, expected))]
+    if readable and snat is None and expected is not None and expected.snat_capacity is not None:
+        return [
+            Finding(
+                "snat-unmeasured",
+                f"the profile's outbound section asks the agent to watch {expected.snat_capacity:,} ports per "
+                "destination, but its report has no SNAT accounting (conntrack unreadable, --snat=false, or an agent "
+                "older than the profile)",
+            )
+        ]
+    return []
+
+
+def _pressure_message(snat: Mapping[str, Any], expected: ExpectedProfile | None) -> str:
+    """The agent's condition message, rebuilt from its report: ``52.1.2.3:443/tcp uses 3,300 of 4,096 ports (81%,
+    threshold 80%)``."""
+    top = snat.get("top") or [{}]
+    destination = top[0].get("destination", "a destination")
+    used, capacity = snat.get("max"), snat.get("capacity")
+    if not isinstance(used, int) or not isinstance(capacity, int) or capacity <= 0:
+        return f"{destination}: the agent reports SNAT port pressure"
+    threshold = f", threshold {expected.snat_threshold}%" if expected and expected.snat_threshold else ""
+    return f"{destination} uses {used:,} of {capacity:,} ports ({used * 100 // capacity}%{threshold})"
+
+
 def judge_node(
     node: NodeFacts, profiles: Mapping[str, ExpectedProfile], now: datetime, stale_after: timedelta
 ) -> Verdict:
@@ -167,6 +238,7 @@ def judge_node(
     raw = node.annotations.get(ANNOTATION_KEY)
     if raw is None:
         findings.append(Finding("agent-missing", f"no {ANNOTATION_KEY} annotation"))
+        findings += _snat_findings(node, None, expected, readable=False)
         return Verdict(node.name, name, _ordered(findings))
     try:
         report = json.loads(raw)
@@ -174,7 +246,10 @@ def judge_node(
         report = None
     if not isinstance(report, dict) or not isinstance(report.get("state"), str):
         findings.append(Finding("status-unreadable", f"{ANNOTATION_KEY} is not a tuning report: {raw[:80]!r}"))
+        findings += _snat_findings(node, None, expected, readable=False)
         return Verdict(node.name, name, _ordered(findings))
+    snat = _snat_report(report)
+    findings += _snat_findings(node, snat, expected if expected and expected.problem is None else None, readable=True)
 
     reported_at = _parse_time(report.get("time"))
     if reported_at is None:
@@ -198,7 +273,7 @@ def judge_node(
     findings += _ring_findings(report)
     if expected is not None and expected.problem is None:
         findings += _sysctl_findings(report, expected)
-    return Verdict(node.name, name, _ordered(findings))
+    return Verdict(node.name, name, _ordered(findings), snat)
 
 
 def _ordered(findings: Sequence[Finding]) -> tuple[Finding, ...]:
@@ -214,6 +289,16 @@ class DriftReport:
     def drifted(self) -> list[Verdict]:
         return [v for v in self.verdicts if v.state == "drifted"]
 
+    @property
+    def under_pressure(self) -> list[Verdict]:
+        """Nodes with SNATPortPressure, drifted or not."""
+        return [v for v in self.verdicts if any(f.kind in PRESSURE_KINDS for f in v.findings)]
+
+    @property
+    def failed(self) -> bool:
+        """What `wirespeed drift` exits 1 for: a node drifted or under SNAT port pressure."""
+        return bool(self.drifted or self.under_pressure)
+
     def count(self, state: str) -> int:
         return sum(1 for v in self.verdicts if v.state == state)
 
@@ -228,18 +313,24 @@ class DriftReport:
             "total": len(self.verdicts),
             "tuned": self.count("tuned"),
             "drifted": self.count("drifted"),
+            "pressure": len(self.under_pressure),
             "unmanaged": self.count("unmanaged"),
             "by_kind": self.by_kind(),
         }
 
     def explain(self) -> str:
         lines = []
-        for verdict in self.drifted:
-            lines.append(f"{verdict.node} (profile {verdict.profile}): drifted")
+        for verdict in self.verdicts:
+            if verdict.state not in ("drifted", "pressure"):
+                continue
+            said = "drifted" if verdict.state == "drifted" else "under SNAT port pressure"
+            lines.append(f"{verdict.node} (profile {verdict.profile}): {said}")
             lines += [f"  {f.kind}: {f.message}" for f in verdict.findings]
+        pressure = len(self.under_pressure)
         summary = (
             f"{len(self.verdicts)} nodes: {self.count('tuned')} tuned, {self.count('drifted')} drifted, "
-            f"{self.count('unmanaged')} without a {PROFILE_LABEL} label"
+            + (f"{pressure} under SNAT port pressure, " if pressure else "")
+            + f"{self.count('unmanaged')} without a {PROFILE_LABEL} label"
         )
         kinds = self.by_kind()
         if kinds:

@@ -25,7 +25,12 @@ def expected_profile(label: str, text: object) -> ExpectedProfile:
     if profile.name != label:
         return ExpectedProfile(label, problem=f"the ConfigMap's profile is named {profile.name!r}")
     sysctls = {name: int(value) for name, value in profile.sysctls.as_dict().items()}
-    return ExpectedProfile(label, sysctls=sysctls)
+    if profile.outbound is None:
+        return ExpectedProfile(label, sysctls=sysctls)
+    outbound = profile.outbound
+    return ExpectedProfile(
+        label, sysctls=sysctls, snat_capacity=outbound.capacity(), snat_threshold=outbound.pressure_percent
+    )
 
 
 def profiles_from_config_maps(items: Iterable[Mapping[str, Any]]) -> dict[str, ExpectedProfile]:

@@ -3,9 +3,10 @@ one node, across every node.
 
 The series are the agent's (``wirespeed_agent_*``, agent/internal/metrics/README.md) and node-exporter's default
 collectors (softnet, netdev, conntrack), which the agent deliberately does not duplicate. Each alert says the known
-cause and the fix in the words diagnose uses. Three shapes of one rule set: a plain Prometheus rules file
-(:func:`rules_file`), a Prometheus Operator ``PrometheusRule`` (:func:`prometheus_rule`) emitted beside the tuning
-manifests, and the dashboard JSON (:func:`dashboard`), built with grafana-foundation-sdk rather than typed by hand.
+cause and the fix in the words diagnose uses; the SNAT alerts read the agent's per-destination accounting. Three
+shapes of one rule set: a plain Prometheus rules file (:func:`rules_file`), a Prometheus Operator ``PrometheusRule``
+(:func:`prometheus_rule`) emitted beside the tuning manifests, and the dashboard JSON (:func:`dashboard`), built
+with grafana-foundation-sdk rather than typed by hand.
 """
 
 from __future__ import annotations
@@ -16,7 +17,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from wirespeed.manifests.metadata import metadata
-from wirespeed.names import AGENT_NAME
+from wirespeed.names import (
+    AGENT_NAME,
+    SNAT_ALLOCATED_PORTS,
+    SNAT_OTHER_DESTINATION,
+    SNAT_PORTS_IN_USE,
+    SNAT_PORTS_IN_USE_MAX,
+    SNAT_PORTS_PEAK,
+)
+from wirespeed.sizing import nat_gateway, snat_limits
 
 Obj = dict[str, Any]
 
@@ -59,6 +68,13 @@ class Alert:
             "labels": {"severity": self.severity},
             "annotations": {"summary": self.summary, "description": self.description, "fix": self.fix},
         }
+
+
+# SNATPortPressure's threshold by default (wirespeed.sizing.snat_limits): the alerts fire where the Node condition does
+# for a profile that keeps the default; the agent exports the capacity, not each profile's threshold.
+SNAT_PRESSURE_RATIO = snat_limits.DEFAULT_PRESSURE_PERCENT / 100
+_ONE_DESTINATION = f'destination!="{SNAT_OTHER_DESTINATION}"'  # "other" is many destinations summed
+_AWS_NAT = f'{SNAT_ALLOCATED_PORTS}{{kind="{snat_limits.AWS_NAT_GATEWAY}"}}'
 
 
 def _driver_rate(selector: str, by: str) -> str:
@@ -143,6 +159,39 @@ ALERTS: tuple[Alert, ...] = (
         "runs with --dry-run, a device refuses the value, or something else keeps changing it.",
         fix="Compare wirespeed_agent_ring_desired_entries with _current_entries and wirespeed_agent_sysctl_desired "
         "with _current; find who else writes the setting.",
+    ),
+    Alert(
+        name="WirespeedSNATPortPressure",
+        # Per destination, so the alert names it: each destination's ports in use over the node's per-destination
+        # capacity (the profile's outbound section, as the agent exports it).
+        expr=f"max by (instance, node, destination) ({SNAT_PORTS_IN_USE}{{{_ONE_DESTINATION}}} / ignoring "
+        f"(destination, zone, kind) group_left {SNAT_ALLOCATED_PORTS}) > {SNAT_PRESSURE_RATIO:g}",
+        for_="5m",
+        severity="warning",
+        summary="SNAT ports to {{ $labels.destination }} near capacity on {{ $labels.node }} ({{ $labels.instance }})",
+        description=f"One destination (IP, port, protocol) holds more than {snat_limits.DEFAULT_PRESSURE_PERCENT}% of "
+        "the SNAT ports this node may use for it (the profile's outbound section: allocatedOutboundPorts behind an AKS "
+        "load balancer, or the NAT gateway's IPs); new connections to it fail once none are free. The Node condition "
+        "SNATPortPressure and `wirespeed drift` name it too.",
+        fix="Size from the measured peak: `wirespeed size azure-lb --from-prometheus URL --pool ...` (or azure-natgw, "
+        "aws-natgw) and pin it (wirespeed:measuredPeakPortsPerNode); or reuse connections to that destination.",
+    ),
+    Alert(
+        name="WirespeedNATGatewayAZPressure",
+        # Fleet-level: an AWS NAT gateway's 55,000 connections per IP to one destination are shared by every node of
+        # its AZ, so no single node sees the pressure. Sums the nodes behind AWS NAT gateways by zone and
+        # destination, against that zone's capacity (the smallest any of its nodes reports).
+        expr=f"sum by (zone, destination) ({SNAT_PORTS_IN_USE}{{{_ONE_DESTINATION}}} and on (instance, job) "
+        f"{_AWS_NAT}) / on (zone) group_left min by (zone) ({_AWS_NAT}) > {SNAT_PRESSURE_RATIO:g}",
+        for_="5m",
+        severity="warning",
+        summary="NAT gateway in {{ $labels.zone }}: connections to {{ $labels.destination }} near capacity",
+        description=f"Summed over every node behind the zone's AWS NAT gateway, one destination holds more than "
+        f"{snat_limits.DEFAULT_PRESSURE_PERCENT}% of the {nat_gateway.AWS_CONNECTIONS_PER_IP:,} connections per IP "
+        "the gateway's IPs give it; then ErrorPortAllocation rises and connections fail. Assumes one cluster's nodes "
+        "per Prometheus (add your cluster label to the sum otherwise).",
+        fix="`wirespeed size aws-natgw --from-prometheus URL` sizes each AZ's IPs from the measured sums; add IPs to "
+        "that zone's gateway or spread calls over more destination IPs.",
     ),
     Alert(
         name="WirespeedAgentMissing",
@@ -264,6 +313,47 @@ PANELS: tuple[PanelSpec, ...] = (
         (
             Query('wirespeed_agent_sysctl_desired{sysctl="net.core.netdev_max_backlog"}', "{{instance}} desired"),
             Query('wirespeed_agent_sysctl_current{sysctl="net.core.netdev_max_backlog"}', "{{instance}} current"),
+        ),
+    ),
+    PanelSpec(
+        "SNAT: top destinations",
+        "Ports in use per node and destination, open flows plus closed ones still holding their port (wirespeed "
+        "agent); the ten busiest.",
+        "short",
+        (Query(f"topk(10, {SNAT_PORTS_IN_USE}{{{_ONE_DESTINATION}}})", "{{node}} {{destination}}"),),
+    ),
+    PanelSpec(
+        "SNAT: peak vs allocated",
+        "Each node's busiest destination: the agent's peak over its window against the per-destination capacity the "
+        "profile sized (allocated ports, or the NAT gateway's IPs). Fix: `wirespeed size ... --from-prometheus`.",
+        "short",
+        (
+            Query(f"max by (instance, node) ({SNAT_PORTS_PEAK})", "{{node}} peak"),
+            Query(f"max by (instance, node) ({SNAT_ALLOCATED_PORTS})", "{{node}} allocated"),
+        ),
+    ),
+    PanelSpec(
+        "SNAT: busiest destination, share of capacity",
+        f"Ports in use to each node's busiest destination over its capacity; SNATPortPressure at "
+        f"{snat_limits.DEFAULT_PRESSURE_PERCENT}% by default.",
+        "percentunit",
+        (
+            Query(
+                f"max by (instance, node) ({SNAT_PORTS_IN_USE_MAX} / ignoring (kind, zone) {SNAT_ALLOCATED_PORTS})",
+                "{{node}}",
+            ),
+        ),
+    ),
+    PanelSpec(
+        "AWS NAT gateway: connections per AZ and destination",
+        "Summed over the nodes behind AWS NAT gateways (the gateway's limit is per destination and shared by the AZ).",
+        "short",
+        (
+            Query(
+                f"topk(10, sum by (zone, destination) ({SNAT_PORTS_IN_USE}{{{_ONE_DESTINATION}}} and on (instance, "
+                f"job) {_AWS_NAT}))",
+                "{{zone}} {{destination}}",
+            ),
         ),
     ),
     PanelSpec(

@@ -10,6 +10,7 @@ Per profile: a ConfigMap holding the profile JSON and a DaemonSet on the nodes l
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 from collections.abc import Sequence
@@ -22,11 +23,14 @@ from wirespeed.manifests.options import NodeTuningError, NodeTuningOptions, chec
 from wirespeed.names import AGENT_NAME as AGENT_NAME  # re-exported: the manifests package API
 from wirespeed.names import PROFILE_KEY as PROFILE_KEY
 from wirespeed.names import PROFILE_LABEL as PROFILE_LABEL
+from wirespeed.names import SCRAPE_INTERVAL
 from wirespeed.profile import Profile
 
 Obj = dict[str, Any]
 
 CHECKSUM_ANNOTATION = "wirespeed.io/profile-sha256"
+# Prometheus Operator RelabelConfig (monitoring.coreos.com/v1): the pod's node name as the label `node`.
+NODE_NAME_RELABELING = {"sourceLabels": ["__meta_kubernetes_pod_node_name"], "targetLabel": "node", "action": "replace"}
 
 # Where the pod sees things; the agent's flags point at them (agent/cmd/wirespeed-agent/main.go).
 PROFILE_DIR = "/etc/wirespeed"
@@ -51,7 +55,7 @@ MAX_UNAVAILABLE = "10%"
 
 
 def profile_json(profile: Profile) -> str:
-    """The ConfigMap's profile document: the canonical form `wirespeed profile show` prints."""
+    """The ConfigMap's profile document: the canonical form `wirespeed profile show --json` prints."""
     return json.dumps(profile.to_json_dict(), indent=2) + "\n"
 
 
@@ -198,7 +202,16 @@ def pod_monitor(options: NodeTuningOptions) -> Obj:
         "metadata": metadata(AGENT_NAME, "monitoring", options.namespace),
         "spec": {
             "selector": {"matchLabels": {"app.kubernetes.io/name": AGENT_NAME}},
-            "podMetricsEndpoints": [{"port": "metrics", "path": "/metrics", "interval": "30s"}],
+            "podMetricsEndpoints": [
+                {
+                    "port": "metrics",
+                    "path": "/metrics",
+                    "interval": SCRAPE_INTERVAL,
+                    # The agent runs on the host network, so `instance` is the node's IP: add the node's name, which
+                    # the alerts, the dashboard and `wirespeed size --from-prometheus` name nodes by.
+                    "relabelings": [copy.deepcopy(NODE_NAME_RELABELING)],
+                }
+            ],
         },
     }
 

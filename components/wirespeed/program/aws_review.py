@@ -173,3 +173,22 @@ def karpenter_user_data(plan: ProgramPlan) -> list[str]:
         for r in plan.resources
         if r.type.endswith(":EC2NodeClass") and isinstance(get(r.inputs, "spec", "userData"), str)
     ]
+
+
+def eks_operating_systems(plan: ProgramPlan) -> set[str]:
+    """``al2023`` and/or ``bottlerocket``: what the program's launch templates and EC2NodeClasses boot."""
+    found = set()
+    for r in plan.resources:
+        if r.type == LAUNCH_TEMPLATE:
+            text = decode_user_data(r.inputs.get("userData"))
+        elif r.type.endswith(":EC2NodeClass"):
+            text = str(get(r.inputs, "spec", "userData") or "") or None
+            ami = str(get(r.inputs, "spec", "amiSelectorTerms", 0, "alias") or "")
+            if ami.startswith("bottlerocket@"):
+                found.add("bottlerocket")
+                continue
+        else:
+            continue
+        if text:
+            found.add("al2023" if email.message_from_string(text).is_multipart() else "bottlerocket")
+    return found

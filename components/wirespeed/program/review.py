@@ -11,12 +11,16 @@ import contextlib
 import dataclasses
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from wirespeed import catalog
+from pydantic import ValidationError
+
+from wirespeed import catalog, tuning_paths
 from wirespeed.manifests.node_tuning import PROFILE_KEY, PROFILE_LABEL
-from wirespeed.program.aws_review import karpenter_user_data, user_data_section
+from wirespeed.names import CLUSTER_TYPE
+from wirespeed.profile import Outbound
+from wirespeed.program.aws_review import eks_operating_systems, karpenter_user_data, user_data_section
 from wirespeed.program.create_only import AGENT_POOL_CREATE_ONLY
 from wirespeed.program.model import STACK_TYPE, ProgramPlan, RegisteredResource
 from wirespeed.program.nap_review import nap_reviews
@@ -84,6 +88,7 @@ class PlanReview:
             "compared": self.compared,
             "replacements": [r.to_json() for r in self.replacements],
             "changes": [c.to_json() for c in self.changes],
+            "tuning_paths": [p.to_json() for p in tuning_paths.paths_for(self.tuning_platforms())],
             "findings": list(self.findings),
             "log": [{"severity": s, "message": m} for s, m in self.plan.log],
         }
@@ -112,6 +117,9 @@ class PlanReview:
         if self.compared:
             changes = [c.explain() for c in self.changes] or ["- no outbound setting, alert or address changed"]
             sections.append("## Outbound, alert and address changes since the previous plan\n" + "\n".join(changes))
+        platforms = self.tuning_platforms()
+        if platforms:
+            sections.append("## Tuning paths\n" + "\n".join(tuning_paths.plan_lines(platforms)))
         if self.pools or self.auto_provisioned:
             sections.append("## Changes that replace a pool\n" + "\n".join(self._replacement_lines()))
         if self.plan.stack_outputs:
@@ -121,6 +129,22 @@ class PlanReview:
         if notes:
             sections.append("## Notes\n" + "\n".join(f"- {n}" for n in notes))
         return "\n\n".join(sections)
+
+    def tuning_platforms(self) -> tuple[tuning_paths.Platform, ...]:
+        """The platforms this program tunes nodes on, for the "Tuning paths" section (wirespeed.tuning_paths)."""
+        found: list[tuning_paths.Platform] = []
+        if self.pools:
+            found.append("aks-node-pool")
+        if self.auto_provisioned:
+            found.append("aks-nap")
+        systems = eks_operating_systems(self.plan)
+        if "al2023" in systems:
+            found.append("eks-al2023")
+        if "bottlerocket" in systems:
+            found.append("eks-bottlerocket")
+        if self.tuning:
+            found.append("agent-daemonset")
+        return tuple(found)
 
     def tree(self) -> list[str]:
         by_parent: dict[str | None, list[RegisteredResource]] = {}
@@ -290,9 +314,9 @@ def review(plan: ProgramPlan) -> PlanReview:
                     "outbound IPs (`wirespeed size azure-lb`)"
                 )
             continue
-        outbound.append(
-            _outbound(name, inputs, cluster_pools, plan, [n for n in naps if n.cluster == name], resource.urn)
-        )
+        cluster_naps = [n for n in naps if n.cluster == name]
+        reviewed = _outbound(name, inputs, cluster_pools, plan, cluster_naps, resource.urn)
+        outbound.append(_with_measurement(reviewed, resource, plan))
 
     tuning = _tuning(plan)
     profiles_run = {t.profile for t in tuning if t.daemon_set}
@@ -368,6 +392,25 @@ def _outbound(
     return OutboundReview(
         name, outbound_type, pools=tuple(sizing_pools), findings=tuple(findings), auto_provisioned=counted
     )
+
+
+def _with_measurement(review: OutboundReview, cluster: RegisteredResource, plan: ProgramPlan) -> OutboundReview:
+    """The outbound review with the measured peak a wirespeed component sized it from (``_derivation`` rechecks a
+    workload's): the capacity is still recomputed from what registered; only the reason for the number comes from the
+    component, and only while the number it reports is the one that registered."""
+    parent = plan.by_urn().get(cluster.parent or "")
+    sized = parent.outputs.get("outbound") if parent is not None and parent.type == CLUSTER_TYPE else None
+    if not isinstance(sized, Mapping):
+        return review
+    lb = sized.get("load_balancer")
+    if review.lb_plan is not None and isinstance(lb, Mapping) and isinstance(lb.get("measured_peak"), Mapping):
+        ports_from = lb.get("ports_from")
+        if isinstance(ports_from, str) and whole(lb.get("allocated_outbound_ports")) == review.allocated_outbound_ports:
+            return replace(review, lb_plan=replace(review.lb_plan, ports_from=ports_from))
+    measured = sized.get("measured_from")
+    if review.outbound_type == "managedNATGateway" and isinstance(measured, str):
+        return replace(review, findings=(*review.findings, f"NAT gateway IPs sized from a measured peak: {measured}"))
+    return review
 
 
 def _load_balancer_plan(
@@ -471,6 +514,17 @@ def _tuning(plan: ProgramPlan) -> list[TuningReview]:
                 daemon_set=str(get(runner.outputs, "metadata", "name") or runner.name) if runner else None,
                 image=image,
                 namespace=str(get(runner.outputs, "metadata", "namespace")) if runner else None,
+                outbound=_profile_outbound(profile.get("outbound")),
             )
         )
     return found
+
+
+def _profile_outbound(section: object) -> Outbound | None:
+    """A ConfigMap profile's outbound section, when it is a valid one (the agent refuses an invalid profile whole)."""
+    if not isinstance(section, Mapping):
+        return None
+    try:
+        return Outbound.model_validate(dict(section))
+    except ValidationError:
+        return None

@@ -9,9 +9,10 @@ from typing import Any
 
 from wirespeed import catalog
 from wirespeed.manifests.node_tuning import PROFILE_LABEL
+from wirespeed.profile import Outbound
 from wirespeed.program.create_only import create_only_values
 from wirespeed.program.text import address_order, fmt
-from wirespeed.sizing import azure_lb
+from wirespeed.sizing import azure_lb, snat_limits
 from wirespeed.sizing.errors import SizingError
 from wirespeed.sizing.nap import NapCapacity
 from wirespeed.values import get, plain_numbers, whole
@@ -217,6 +218,7 @@ class TuningReview:
     daemon_set: str | None
     image: str | None
     namespace: str | None
+    outbound: Outbound | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -228,7 +230,25 @@ class TuningReview:
             "rings": self.rings,
             "sysctls": self.sysctls,
             "mtu": self.mtu,
+            "outbound": None
+            if self.outbound is None
+            else {**self.outbound.model_dump(mode="json", exclude_none=True), "capacity": self.outbound.capacity()},
         }
+
+    def _snat_line(self) -> str:
+        out = self.outbound
+        if out is None:
+            return "no outbound section: the agent sets no SNATPortPressure condition"
+        limits = snat_limits.KINDS[out.kind]
+        if limits.sized_by == "allocated_ports_per_node":
+            capacity, how = f"{out.capacity():,} ports per node", str(out.kind)
+        else:
+            capacity = f"{out.capacity():,} connections"
+            how = f"{out.kind}: {out.public_ips} IP(s) x {limits.per_unit:,}, shared by every node behind the gateway"
+        return (
+            f"SNATPortPressure when one destination uses {out.pressure_percent}% of {capacity} ({how}; closed flows "
+            f"hold their port {out.hold_seconds} s)"
+        )
 
     def explain(self) -> str:
         rings = "; ".join(
@@ -242,7 +262,8 @@ class TuningReview:
             if self.daemon_set
             else "no DaemonSet in this program runs it"
         )
-        return f"Profile {self.profile}: rings {rings or 'none'}; sysctls {sysctls}; {mtu}.\n  {runner}."
+        head = f"Profile {self.profile}: rings {rings or 'none'}; sysctls {sysctls}; {mtu}."
+        return f"{head}\n  {self._snat_line()}.\n  {runner}."
 
 
 @dataclass(frozen=True)

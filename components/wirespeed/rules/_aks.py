@@ -23,6 +23,29 @@ DEFAULT_POOL_COUNT = 1
 DEFAULT_MANAGED_OUTBOUND_IPS = 1
 IPV4_BITS = 32
 
+# What the helpers below read (rules declare them in Rule.reads): the outbound profile, a pool's size, the outbound IPs,
+# and how a separate AgentPool names its cluster.
+OUTBOUND_READS = (
+    "networkProfile.outboundType",
+    "networkProfile.loadBalancerSku",
+    "networkProfile.loadBalancerProfile.allocatedOutboundPorts",
+)
+POOL_SIZE_READS = ("name", "enableAutoScaling", "maxCount", "count", "upgradeSettings.maxSurge")
+INLINE_POOL_SIZE_READS = tuple(f"agentPoolProfiles[].{path}" for path in POOL_SIZE_READS)
+OUTBOUND_IPS_READS = (
+    "networkProfile.loadBalancerProfile.outboundIPs.publicIPs[]",
+    "networkProfile.loadBalancerProfile.outboundIPPrefixes.publicIPPrefixes[].id",
+    "networkProfile.loadBalancerProfile.managedOutboundIPs.count",
+)
+CLUSTER_NAME_READS = ("resourceName", "name", "resourceGroupName")
+POOL_CLUSTER_READS = ("resourceName", "id", "resourceGroupName")
+# Why the Terraform translation has no such property (the rules read it only when the one before it is missing).
+NAME_FROM_RESOURCE_NAME = (
+    "the translation gives resourceName (azurerm `name`), which is read first; `name` is the provider's output that "
+    "a Pulumi stack export has"
+)
+ID_FROM_RESOURCE_ID = "the ARM id is the resource's own id (the plan's `id`), which is read before this property"
+
 
 @dataclass(frozen=True)
 class Outbound:

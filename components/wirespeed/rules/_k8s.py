@@ -15,13 +15,21 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from wirespeed.rules._model import Resource, is_type
+from wirespeed.names import PROFILE_KEY
+from wirespeed.rules._model import Resource, is_type, quoted
 from wirespeed.values import elements, get, plain, text
 
 CONFIG_MAP = "kubernetes:core/v1:ConfigMap"
 DAEMON_SET = "kubernetes:apps/v1:DaemonSet"
 NODE_TUNING = "wirespeed:index:NodeTuning"  # wirespeed.kubernetes.NodeTuning's type token
 NAME_LABEL = "app.kubernetes.io/name"
+# What the readers below read (Rule.reads): a profile ConfigMap's document, and how a DaemonSet is known as the agent.
+PROFILE_READ = "data" + quoted(PROFILE_KEY)
+TUNING_DAEMON_SET_READS = (
+    "metadata.labels" + quoted(NAME_LABEL),
+    "spec.template.spec.initContainers[].image",
+    "spec.template.spec.containers[].image",
+)
 
 
 def _manifest_constants() -> tuple[str, str]:

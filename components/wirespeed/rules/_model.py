@@ -8,6 +8,7 @@ unknown values during preview). Nothing here imports Pulumi.
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -90,6 +91,33 @@ Remediation = Callable[[Resource, Settings], Mapping[str, Any] | None]
 
 
 @dataclass(frozen=True)
+class Reads:
+    """The properties a rule's check reads on resources of one type token (remediations are not counted).
+
+    A path names keys from the props down, as the rule's ``get`` calls walk them: ``networkProfile.outboundType``;
+    ``[]`` is every item of an array (``agentPoolProfiles[].vmSize``); a key that is not a plain name is quoted
+    (``data["profile.json"]``, ``tags["wirespeed.io.not-network-optimised-reason"]``). A path covers the
+    containers above it. Empty ``paths``: the rule looks at the type alone (a gateway exists).
+
+    ``wirespeed check`` translates Terraform resources into these props (``wirespeed.check.terraform``); where it
+    cannot give a path, ``not_in_terraform`` says why (path -> reason), and ``no_terraform_type`` says why no
+    Terraform resource becomes this type at all. tests/test_rules_reads.py proves both: the rule reads exactly
+    these paths, and the translation gives each one that is not excused.
+    """
+
+    type: str
+    paths: tuple[str, ...] = ()
+    not_in_terraform: Mapping[str, str] = field(default_factory=dict)
+    no_terraform_type: str = ""
+
+
+def quoted(key: str) -> str:
+    """A key that is not a plain name, as a :class:`Reads` path writes it: ``quoted("profile.json")`` is
+    ``["profile.json"]``."""
+    return f"[{json.dumps(key)}]"
+
+
+@dataclass(frozen=True)
 class Rule:
     """One policy: its metadata (checked by tests on every rule), where it applies and the check itself.
 
@@ -97,7 +125,8 @@ class Rule:
     versioned ``azure-native:containerservice/v20240801:AgentPool`` matches
     ``azure-native:containerservice:AgentPool``. A stack rule sees every resource and filters itself.
     ``config_schema`` is the JSON Schema of the rule's settings (``properties``, each with a ``default``),
-    as Pulumi's ``PolicyConfigSchema`` takes it. ``remediate`` is set only where rewriting the resource is safe.
+    as Pulumi's ``PolicyConfigSchema`` takes it. ``reads`` declares the properties the check reads, per type
+    (:class:`Reads`). ``remediate`` is set only where rewriting the resource is safe.
     """
 
     id: str
@@ -109,6 +138,7 @@ class Rule:
     scope: Scope
     types: tuple[str, ...]
     config_schema: Mapping[str, Mapping[str, Any]]
+    reads: tuple[Reads, ...]
     check: ResourceCheck | StackCheck
     remediate: Remediation | None = None
 

@@ -7,8 +7,9 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from wirespeed.rules import _aks, _k8s, _nap
-from wirespeed.rules._model import Finding, Resource, Rule, Settings, is_type
-from wirespeed.rules.sku import NODE_GROUP, NODE_POOL_TYPES
+from wirespeed.rules._model import Finding, Reads, Resource, Rule, Settings, is_type
+from wirespeed.rules.sku import NODE_GROUP, NODE_POOL_READS, NODE_POOL_TYPES
+from wirespeed.sizing.backlog import KERNEL_DEFAULT as BACKLOG_KERNEL_DEFAULT
 from wirespeed.values import NotKnown, elements, get, text
 
 EKS_CLUSTER = "aws:eks/cluster:Cluster"
@@ -88,12 +89,31 @@ def check_agent_present(resources: Sequence[Resource], settings: Settings) -> It
             continue
         yield Finding(
             cluster,
-            f"this cluster has {described} but the stack deploys no wirespeed tuning DaemonSet: NIC rings stay at "
-            "driver defaults (1,024 on Azure's Mellanox VF, reset again whenever the host re-adds the VF) and "
-            "netdev_max_backlog at 1,000 wherever the pool does not set it. Add "
-            "wirespeed.kubernetes.NodeTuning (or `wirespeed render node-tuning | kubectl apply -f -`); if another "
-            "stack deploys it, disable tuning-agent-present for this one.",
+            f"this cluster has {described} but the stack deploys no wirespeed tuning DaemonSet: "
+            f"{_untuned(is_type(cluster, _aks.CLUSTER))}. Add wirespeed.kubernetes.NodeTuning (or "
+            "`wirespeed render node-tuning | kubectl apply -f -`); if another stack deploys it, disable "
+            "tuning-agent-present for this one.",
         )
+
+
+def _untuned(azure: bool) -> str:
+    """What a node runs without the agent, in the facts of its cloud's NIC (nic_drivers.json)."""
+    from wirespeed import catalog  # the NIC facts live in the catalog; loaded on first use
+
+    if azure:
+        vf = catalog.nic_driver("mlx5_core").rx
+        assert vf is not None
+        return (
+            f"NIC rings stay at driver defaults (RX {vf.default:,} on Azure's Mellanox VF, reset again whenever the "
+            f"host re-adds the VF) and netdev_max_backlog at {BACKLOG_KERNEL_DEFAULT:,} wherever the pool does not "
+            "set it"
+        )
+    ena = catalog.nic_driver("ena").rx
+    assert ena is not None
+    return (
+        f"NIC rings stay at ENA's driver default (RX {ena.default:,} of up to {ena.max:,}) and netdev_max_backlog "
+        f"at the kernel default {BACKLOG_KERNEL_DEFAULT:,} wherever node user data does not set it"
+    )
 
 
 # --- tuning-agent-least-privilege ----------------------------------------------------------------------------
@@ -184,10 +204,28 @@ AGENT_PRESENT = Rule(
     remediation="Deploy wirespeed.kubernetes.NodeTuning in the stack (or `wirespeed render node-tuning`), or "
     "disable this rule where another stack deploys the agent.",
     source="seed 000 (rings reset when the VF is re-added; a privileged DaemonSet applied them); "
-    "network-facts.md (VF re-added ~900 times an hour, MicrosoftDocs/azure-docs#100444)",
+    "network-facts.md (VF re-added ~900 times an hour, MicrosoftDocs/azure-docs#100444); "
+    "components/wirespeed/data/nic_drivers.json (each driver's default ring, with its kernel source)",
     scope="stack",
-    types=(_aks.CLUSTER, _aks.AGENT_POOL, EKS_CLUSTER, NODE_GROUP, *NODE_POOL_TYPES, _k8s.DAEMON_SET),
+    types=(_aks.CLUSTER, _aks.AGENT_POOL, EKS_CLUSTER, NODE_GROUP, *NODE_POOL_TYPES, _k8s.DAEMON_SET, _k8s.NODE_TUNING),
     config_schema={},
+    reads=(
+        Reads(
+            _aks.CLUSTER,
+            ("agentPoolProfiles[]", *_aks.CLUSTER_NAME_READS),
+            not_in_terraform={"name": _aks.NAME_FROM_RESOURCE_NAME},
+        ),
+        Reads(_aks.AGENT_POOL, _aks.POOL_CLUSTER_READS, not_in_terraform={"id": _aks.ID_FROM_RESOURCE_ID}),
+        Reads(EKS_CLUSTER, ("name",)),
+        Reads(NODE_GROUP, ("clusterName",)),
+        *(Reads(t, NODE_POOL_READS) for t in NODE_POOL_TYPES),
+        Reads(_k8s.DAEMON_SET, _k8s.TUNING_DAEMON_SET_READS),
+        Reads(
+            _k8s.NODE_TUNING,
+            no_terraform_type="a Pulumi component (wirespeed.kubernetes.NodeTuning); Terraform deploys the agent as "
+            "the DaemonSet modules/node-tuning writes, which this rule reads",
+        ),
+    ),
     check=check_agent_present,
 )
 
@@ -202,5 +240,28 @@ AGENT_LEAST_PRIVILEGE = Rule(
     scope="resource",
     types=(_k8s.DAEMON_SET,),
     config_schema={},
+    reads=(
+        Reads(
+            _k8s.DAEMON_SET,
+            (
+                *_k8s.TUNING_DAEMON_SET_READS,
+                *(
+                    f"spec.template.spec.{field}[].{path}"
+                    for field in ("initContainers", "containers")
+                    for path in (
+                        "name",
+                        "securityContext.privileged",
+                        "securityContext.capabilities.add[]",
+                        "volumeMounts[].name",
+                        "volumeMounts[].readOnly",
+                    )
+                ),
+                "spec.template.spec.hostPID",
+                "spec.template.spec.hostIPC",
+                "spec.template.spec.volumes[].name",
+                "spec.template.spec.volumes[].hostPath.path",
+            ),
+        ),
+    ),
     check=check_least_privilege,
 )

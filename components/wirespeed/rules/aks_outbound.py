@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from wirespeed.rules import _aks
-from wirespeed.rules._model import Finding, Resource, Rule, Settings, is_type
+from wirespeed.rules._model import Finding, Reads, Resource, Rule, Settings, is_type
 from wirespeed.sizing import Pool, dynamic_default_ports, next_halving_node_count
 from wirespeed.sizing.azure_lb import (
     DEFAULT_HOLD_SECONDS,
@@ -175,6 +175,7 @@ ALLOCATED_PORTS_DEFAULT = Rule(
     scope="resource",
     types=(_aks.CLUSTER,),
     config_schema={},
+    reads=(Reads(_aks.CLUSTER, _aks.OUTBOUND_READS + _aks.INLINE_POOL_SIZE_READS),),
     check=check_allocated_ports_default,
 )
 
@@ -197,6 +198,7 @@ SNAT_PORTS_MINIMUM = Rule(
             "description": "Smallest allowed allocatedOutboundPorts per node (Azure's default for 1-50 nodes).",
         }
     },
+    reads=(Reads(_aks.CLUSTER, _aks.OUTBOUND_READS),),
     check=check_ports_minimum,
 )
 
@@ -211,5 +213,18 @@ SNAT_CAPACITY = Rule(
     scope="stack",
     types=(_aks.CLUSTER, _aks.AGENT_POOL, _aks.PUBLIC_IP_PREFIX),
     config_schema={},
+    reads=(
+        Reads(
+            _aks.CLUSTER,
+            _aks.OUTBOUND_READS + _aks.OUTBOUND_IPS_READS + _aks.INLINE_POOL_SIZE_READS + _aks.CLUSTER_NAME_READS,
+            not_in_terraform={"name": _aks.NAME_FROM_RESOURCE_NAME},
+        ),
+        Reads(
+            _aks.AGENT_POOL,
+            _aks.POOL_SIZE_READS + _aks.POOL_CLUSTER_READS,
+            not_in_terraform={"id": _aks.ID_FROM_RESOURCE_ID},
+        ),
+        Reads(_aks.PUBLIC_IP_PREFIX, ("id", "prefixLength")),
+    ),
     check=check_snat_capacity,
 )

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from wirespeed.rules._model import Finding, Resource, Rule, Settings
+from wirespeed.rules._model import Finding, Reads, Resource, Rule, Settings
 from wirespeed.sizing import plan_aws_nat_gateway
 from wirespeed.sizing.errors import InfeasibleError
 from wirespeed.sizing.nat_gateway import (
@@ -29,6 +29,11 @@ NAT_GATEWAY = "aws:ec2/natGateway:NatGateway"
 NAT_DOC = "https://docs.aws.amazon.com/vpc/latest/userguide/nat-gateway-basics.html"
 QUOTA_DOC = "https://docs.aws.amazon.com/vpc/latest/userguide/amazon-vpc-limits.html#vpc-limits-eips"
 PEAK = "peakConnectionsPerDestination"
+# What both rules read to count a gateway's IPs; the capacity rule also reads a regional gateway's per-AZ addresses.
+ZONAL_READS = ("connectivityType", "availabilityMode", "secondaryAllocationIds[]")
+REGIONAL_READS = tuple(
+    f"availabilityZoneAddresses[].{path}" for path in ("availabilityZone", "availabilityZoneId", "allocationIds[]")
+)
 
 
 def _public(props: Any) -> bool:
@@ -143,6 +148,7 @@ NAT_GATEWAY_CAPACITY = Rule(
             "regional one, to the busiest destination (IP, port, protocol); 0 turns the rule off.",
         }
     },
+    reads=(Reads(NAT_GATEWAY, ZONAL_READS + REGIONAL_READS),),
     check=check_nat_gateway,
 )
 
@@ -188,5 +194,6 @@ NAT_GATEWAY_EIP_QUOTA = Rule(
             f"{NAT_GATEWAY_EIPS.quota_code}).",
         }
     },
+    reads=(Reads(NAT_GATEWAY, ZONAL_READS),),
     check=check_eip_quota,
 )

@@ -9,7 +9,7 @@ import functools
 from collections.abc import Iterator
 
 from wirespeed.rules import _k8s
-from wirespeed.rules._model import Finding, Resource, Rule, Settings, is_type
+from wirespeed.rules._model import Finding, Reads, Resource, Rule, Settings, is_type
 from wirespeed.values import get
 
 
@@ -60,5 +60,6 @@ PROFILE_VALID = Rule(
     scope="resource",
     types=(_k8s.CONFIG_MAP,),
     config_schema={},
+    reads=(Reads(_k8s.CONFIG_MAP, (_k8s.PROFILE_READ,)),),
     check=check_profile_valid,
 )

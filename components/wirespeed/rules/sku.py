@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 from wirespeed.names import NOT_NETWORK_OPTIMISED_REASON
 from wirespeed.rules import _aks, _nap
-from wirespeed.rules._model import Finding, Resource, Rule, Settings, is_type
+from wirespeed.rules._model import Finding, Reads, Resource, Rule, Settings, is_type, quoted
 from wirespeed.rules._userdata import read_user_data
 from wirespeed.rules.tuning import LAUNCH_TEMPLATE
 from wirespeed.values import elements, get, text
@@ -30,6 +30,13 @@ DEFAULT_MINIMUM_GBPS = 10.0
 SOURCES = "seed 002 (AKS team: Dsv6/MANA vs Dsv3), seed 003 (Datadog: bandwidth allowance exceeded on AWS)"
 
 _VERSION_SUFFIX = re.compile(r"v\d+$")
+
+# What the check reads (Rule.reads): sizes, and the written reason where a size is flagged.
+REASON_TAG = "tags" + quoted(NOT_NETWORK_OPTIMISED_REASON)
+NODE_POOL_READS = (
+    *(f"spec.template.spec.requirements[].{path}" for path in ("key", "operator", "values[]")),
+    "spec.template.spec.nodeClassRef.group",
+)
 
 
 def _stem(family: str) -> str:
@@ -269,5 +276,15 @@ NETWORK_OPTIMISED_SKU = Rule(
             "and recorded on the resource. false: no exceptions.",
         },
     },
+    reads=(
+        Reads(_aks.CLUSTER, tuple(f"agentPoolProfiles[].{path}" for path in ("name", "vmSize", REASON_TAG))),
+        Reads(_aks.AGENT_POOL, ("vmSize", REASON_TAG)),
+        Reads(NODE_GROUP, ("instanceTypes[]", "launchTemplate", REASON_TAG)),
+        Reads(LAUNCH_TEMPLATE, ("instanceType", "userData", REASON_TAG)),
+        *(
+            Reads(t, (*NODE_POOL_READS, "metadata.annotations" + quoted(NOT_NETWORK_OPTIMISED_REASON)))
+            for t in NODE_POOL_TYPES
+        ),
+    ),
     check=check_sku,
 )

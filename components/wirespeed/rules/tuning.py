@@ -3,27 +3,35 @@ jumbo MTU in tuning profiles."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from wirespeed.catalog.karpenter_azure import LINUX_OS_CONFIG_SINCE, NODE_CLASS_TYPES
+from wirespeed.names import LINE_RATE_ANNOTATION, PROFILE_LABEL
 from wirespeed.rules import _aks, _k8s, _nap
-from wirespeed.rules._model import Finding, Resource, Rule, Settings, is_type
+from wirespeed.rules._model import Finding, Reads, Resource, Rule, Settings, is_type
 from wirespeed.rules._userdata import read_user_data
+from wirespeed.sizing import line_rate
 from wirespeed.sizing.backlog import BACKLOG_MAX, BACKLOG_MIN
 from wirespeed.sizing.mtu import DEFAULT_MTU
+from wirespeed.sizing.packets import LINE_RATE_GBPS_RANGE
+from wirespeed.sizing.rings import ENA_EXPRESS_RX_RING
 from wirespeed.values import get, keys, plain_numbers, text, whole
 
+if TYPE_CHECKING:
+    from wirespeed.catalog import Direction
+
+DIRECTIONS: tuple[Direction, ...] = ("rx", "tx")  # wirespeed.catalog.Direction, without loading the catalog
 LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 BACKLOG_SYSCTL = "net.core.netdev_max_backlog"
 AKS_BACKLOG_FIELD = "linuxOSConfig.sysctls.netCoreNetdevMaxBacklog"
-# wirespeed's floor, from seed 000 (Elastic): drops in enqueue_to_backlog at the kernel default 1,000 stopped
-# at 32,768; half of that still holds 2 ms of 1,500-byte packets at 100 Gb/s. The `balanced` profile (8,192,
-# sized for 25 Gb/s) is below it: lower minimumBacklog for pools that use it.
-DEFAULT_MINIMUM_BACKLOG = 16_384
-# Seed 000 raised the Mellanox VF's RX ring 1,024 -> 8,192; seed 002 (AKS team) 1,024 -> 2,048 on Dsv3. 4,096
-# is wirespeed's floor for network-optimised nodes; drivers whose max is lower are held to their max instead.
-DEFAULT_MINIMUM_RX_RING = 4_096
+AKS_BACKLOG_READ = AKS_BACKLOG_FIELD  # the field messages name is also the path the rule reads (Rule.reads)
+# Where the line rate comes from: a ConfigMap's annotations (LINE_RATE_ANNOTATION among them), a pool's size; the
+# pool's labels name its profile in messages.
+LINE_RATE_READ = "metadata.annotations"
+POOL_LINE_RATE_READS = ("vmSize", "nodeLabels")
 SEED_BACKLOG = "seed 000 (Elastic: drops in enqueue_to_backlog at netdev_max_backlog 1,000, gone at 32,768)"
 SEED_RINGS = "seed 000 (Elastic: RX ring 1,024 -> 8,192 on Azure's Mellanox VF); seed 002 (AKS team)"
 BACKLOG_EVIDENCE = "the Elastic field report (seed 000) lost packets there at 1,000 and none at 32,768"
@@ -34,18 +42,134 @@ BACKLOG_WHY = (
     "bursts arriving through the per-CPU backlog (veth: every pod's traffic, RPS) are dropped in "
     f"enqueue_to_backlog once it is full; {BACKLOG_EVIDENCE}"
 )
+RING_WHY = {
+    "rx": f"a small RX ring overflows during microbursts from the host NIC; {RING_EVIDENCE}",
+    "tx": "a TX ring that cannot hold a stall's worth of packets stops the queue during bursts, and the qdisc "
+    "backs up behind it",
+}
+
+# The settings both rules share: the line rate assumed where the resource does not say it, and optional floors.
+LINE_RATE_SETTING = "defaultLineRateGbps"
+BACKLOG_FLOOR = "minimumBacklog"
+RING_FLOORS = {"rx": "minimumRxRing", "tx": "minimumTxRing"}
+# The floors' defaults add nothing to the line-rate minimum: the kernel's own backlog default (every derivation is
+# at least that) and a one-entry ring. A team that wants every node above some size whatever its line rate sets them.
+DEFAULT_BACKLOG_FLOOR = BACKLOG_MIN
+DEFAULT_RING_FLOOR = 1
+
+
+def _line_rate_schema() -> dict[str, Mapping[str, Any]]:
+    low, high = LINE_RATE_GBPS_RANGE
+    return {
+        LINE_RATE_SETTING: {
+            "type": "number",
+            "minimum": float(low),
+            "maximum": high,
+            "default": line_rate.DEFAULT_LINE_RATE_GBPS,
+            "description": "Line rate (Gb/s) assumed where the resource does not say it (a tuning ConfigMap "
+            f"without the {LINE_RATE_ANNOTATION} annotation, an AKSNodeClass, a launch template without an "
+            "instanceType); every verdict built on it says so.",
+        }
+    }
 
 
 def _backlog_settings_schema() -> dict[str, Mapping[str, Any]]:
     return {
-        "minimumBacklog": {
+        BACKLOG_FLOOR: {
             "type": "integer",
             "minimum": BACKLOG_MIN,
             "maximum": BACKLOG_MAX,
-            "default": DEFAULT_MINIMUM_BACKLOG,
-            "description": "Smallest allowed net.core.netdev_max_backlog (AKS accepts 1,000..3,240,000).",
-        }
+            "default": DEFAULT_BACKLOG_FLOOR,
+            "description": "A floor on top of the line-rate minimum: no node's net.core.netdev_max_backlog below "
+            f"it, whatever its line rate (AKS accepts {BACKLOG_MIN:,}..{BACKLOG_MAX:,}). The default, the kernel's "
+            "own, adds nothing to the line-rate minimum.",
+        },
+        **_line_rate_schema(),
     }
+
+
+# --- the line-rate minimum ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Minimum:
+    """What a setting must reach on one resource: the larger of the line-rate derivation and the policy floor."""
+
+    value: int
+    derived: int
+    floor: int | None
+    rate: line_rate.LineRate
+    setting: str
+    queue: str  # "backlog", "rx" or "tx"
+
+    def reason(self) -> str:
+        """``the minimum N for <line rate>, where <derivation>``, or the floor and what the line rate alone needs."""
+        if self.floor is not None and self.floor > self.derived:
+            return (
+                f"the minimum {self.value:,} (policy setting {self.setting}; {self.rate.describe()} alone needs "
+                f"{self.derived:,})"
+            )
+        return f"the minimum {self.value:,} for {self.rate.describe()}, where {line_rate.derivation(self.queue)}"
+
+    def profile_advice(self) -> str:
+        """Which built-in profile is sized for this line rate, for the fix."""
+        if self.floor is not None and self.floor > self.derived:
+            return f"policy setting {self.setting} asks for it whatever the line rate"
+        builtin = line_rate.builtin_for(self.rate.gbps)
+        if builtin is None:
+            return f"no built-in profile is sized for {self.rate.gbps:g} Gb/s: use a custom profile"
+        sized = line_rate.BUILTIN_LINE_RATES[builtin]
+        return f"the built-in profile {builtin!r} is sized for {sized:g} Gb/s"
+
+
+def _floor(settings: Settings, name: str) -> int | None:
+    value = settings.get(name)
+    return None if value is None else int(value)
+
+
+def _assumed(settings: Settings, why: str) -> line_rate.LineRate:
+    return line_rate.assumed(float(settings[LINE_RATE_SETTING]), f"{why}; policy setting {LINE_RATE_SETTING}")
+
+
+def _size_rate(size: str | None, settings: Settings, field: str) -> line_rate.LineRate:
+    if size is None:
+        return _assumed(settings, f"{field} is unset")
+    return line_rate.of_size(size) or _assumed(settings, f"{field} {size} is not in wirespeed's catalog")
+
+
+def config_map_rate(resource: Resource, settings: Settings) -> line_rate.LineRate:
+    """The line rate a tuning ConfigMap declares (LINE_RATE_ANNOTATION), else the assumed default."""
+    raw = get(resource.props, "metadata", "annotations", LINE_RATE_ANNOTATION)
+    value = _parse_rate(raw)
+    low, high = LINE_RATE_GBPS_RANGE
+    if value is not None and low <= value <= high:
+        return line_rate.declared(value, f"its annotation {LINE_RATE_ANNOTATION}")
+    if raw is None:
+        why = f"a ConfigMap alone does not say which pools run it, and it has no {LINE_RATE_ANNOTATION} annotation"
+    else:
+        why = f"its annotation {LINE_RATE_ANNOTATION} {text(raw)!r} is not a line rate in Gb/s ({low}..{high})"
+    return _assumed(settings, why)
+
+
+def _parse_rate(raw: Any) -> float | None:
+    if isinstance(raw, bool) or not isinstance(raw, (str, int, float)):
+        return None
+    try:
+        value = float(raw.strip() if isinstance(raw, str) else raw)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def backlog_minimum(rate: line_rate.LineRate, settings: Settings) -> Minimum:
+    derived = line_rate.backlog_for(rate.gbps)
+    floor = _floor(settings, BACKLOG_FLOOR)
+    return Minimum(max(derived, floor or 0), derived, floor, rate, BACKLOG_FLOOR, "backlog")
+
+
+def _pool_profile(pool: Any) -> str:
+    name = text(get(pool, "nodeLabels", PROFILE_LABEL))
+    return f" (profile {name!r})" if name else ""
 
 
 # --- netdev-backlog-minimum -------------------------------------------------------------------------------------
@@ -67,7 +191,7 @@ def _refused_backlog(resource: Resource, label: str, field: str, raw: Any) -> Fi
     )
 
 
-def _aks_pool_backlog(resource: Resource, pool: Any, label: str, minimum: int) -> Finding | None:
+def _aks_pool_backlog(resource: Resource, pool: Any, label: str, settings: Settings) -> Finding | None:
     if (text(get(pool, "osType")) or "Linux").lower() == "windows":
         return None
     raw = get(pool, "linuxOSConfig", "sysctls", "netCoreNetdevMaxBacklog")
@@ -75,48 +199,58 @@ def _aks_pool_backlog(resource: Resource, pool: Any, label: str, minimum: int) -
     if refused is not None:
         return refused
     value = whole(raw)
-    if value is not None and value >= minimum:
+    minimum = backlog_minimum(_size_rate(text(get(pool, "vmSize")), settings, "vmSize"), settings)
+    if value is not None and value >= minimum.value:
         return None
     now = f"is {value:,}" if value is not None else f"is unset (the kernel default {BACKLOG_MIN:,})"
     return Finding(
         resource,
-        f"{label}: {AKS_BACKLOG_FIELD} {now}, below the minimum {minimum:,} (policy setting minimumBacklog): "
-        f"{BACKLOG_WHY}. Set {AKS_BACKLOG_FIELD} to at least {minimum:,} (AKS accepts "
-        f"{BACKLOG_MIN:,}..{BACKLOG_MAX:,}; `wirespeed size backlog --line-rate-gbps N` sizes it). It is "
-        "create-only: changing it replaces the pool's nodes.",
+        f"{label}: {AKS_BACKLOG_FIELD} {now}{_pool_profile(pool)}, below {minimum.reason()}: {BACKLOG_WHY}. Set "
+        f"{AKS_BACKLOG_FIELD} to at least {minimum.value:,}: {minimum.profile_advice()} (AKS accepts "
+        f"{BACKLOG_MIN:,}..{BACKLOG_MAX:,}; `wirespeed size backlog --line-rate-gbps {minimum.rate.gbps:g}` sizes "
+        "it). It is create-only: changing it replaces the pool's nodes.",
     )
 
 
-def _node_class_backlog(resource: Resource, minimum: int) -> Finding | None:
-    """An AKSNodeClass (node auto-provisioning) sets the backlog through linuxOSConfig, as an agent pool does."""
+def _node_class_backlog(resource: Resource, settings: Settings) -> Finding | None:
+    """An AKSNodeClass (node auto-provisioning) sets the backlog through linuxOSConfig, as an agent pool does. Its
+    NodePools choose the sizes, so the class itself has no line rate: the default is assumed."""
     raw = get(resource.props, *_nap.SYSCTLS, "netCoreNetdevMaxBacklog")
     refused = _refused_backlog(resource, _nap.node_class_label(resource), _nap.NODE_CLASS_BACKLOG_FIELD, raw)
     if refused is not None:
         return refused
     value = whole(raw)
-    if value is not None and value >= minimum:
+    rate = _assumed(settings, "an AKSNodeClass does not fix a size: its NodePools choose them")
+    minimum = backlog_minimum(rate, settings)
+    if value is not None and value >= minimum.value:
         return None
     field = _nap.NODE_CLASS_BACKLOG_FIELD
     now = f"is {value:,}" if value is not None else f"is unset (the kernel default {BACKLOG_MIN:,})"
     return Finding(
         resource,
-        f"{_nap.node_class_label(resource)}: {field} {now}, below the minimum {minimum:,} (policy setting "
-        f"minimumBacklog): {BACKLOG_WHY}. Set {field} to at least {minimum:,} (karpenter-provider-azure "
-        f"{LINUX_OS_CONFIG_SINCE} or later; AKS accepts {BACKLOG_MIN:,}..{BACKLOG_MAX:,}; `wirespeed render aks-nap` "
-        "sets the profile's). A change drifts the class's nodes: Karpenter replaces them within each NodePool's "
-        "disruption budget.",
+        f"{_nap.node_class_label(resource)}: {field} {now}, below {minimum.reason()}: {BACKLOG_WHY}. Set {field} "
+        f"to at least {minimum.value:,} (karpenter-provider-azure {LINUX_OS_CONFIG_SINCE} or later; AKS accepts "
+        f"{BACKLOG_MIN:,}..{BACKLOG_MAX:,}; `wirespeed render aks-nap` sets the profile's). A change drifts the "
+        "class's nodes: Karpenter replaces them within each NodePool's disruption budget.",
     )
 
 
-def _launch_template_backlog(resource: Resource, minimum: int) -> Finding | None:
+def _launch_template_backlog(resource: Resource, settings: Settings) -> Finding | None:
     raw = text(get(resource.props, "userData"))
     if raw is None:
         return None
     user_data = read_user_data(raw)
     if not user_data.eks_node:
         return None  # not a node's launch template: nothing to say about its kernel queues
+    size = text(get(resource.props, "instanceType"))
+    rate = (
+        _size_rate(size, settings, "instanceType")
+        if size is not None
+        else _assumed(settings, "the launch template names no instanceType: its node group's instanceTypes do")
+    )
+    minimum = backlog_minimum(rate, settings)
     values = user_data.backlog_values()
-    if values and min(values) >= minimum:
+    if values and min(values) >= minimum.value:
         return None
     now = (
         f"sets {BACKLOG_SYSCTL} to {min(values):,}"
@@ -125,54 +259,56 @@ def _launch_template_backlog(resource: Resource, minimum: int) -> Finding | None
     )
     return Finding(
         resource,
-        f"userData (EKS node) {now}, below the minimum {minimum:,} (policy setting minimumBacklog): "
-        f"{BACKLOG_WHY}. Write {BACKLOG_SYSCTL}={minimum} or more from a text/x-shellscript part and to "
-        "/etc/sysctl.d (as wirespeed's EKS node user data does), or run the tuning agent with a profile that "
-        "sets it.",
+        f"userData (EKS node) {now}, below {minimum.reason()}: {BACKLOG_WHY}. Write "
+        f"{BACKLOG_SYSCTL}={minimum.value} or more from a text/x-shellscript part and to /etc/sysctl.d (as "
+        f"wirespeed's EKS node user data does: {minimum.profile_advice()}), or run the tuning agent with a profile "
+        "that sets it.",
     )
 
 
-def _profile_backlog(resource: Resource, minimum: int) -> Finding | None:
+def _profile_backlog(resource: Resource, settings: Settings) -> Finding | None:
     profile = _k8s.profile_in(resource)
     if profile is None:
         return None
     value = whole(get(profile.document, "sysctls", BACKLOG_SYSCTL))
-    if value is None or value >= minimum:
+    if value is None:
+        return None
+    minimum = backlog_minimum(config_map_rate(resource, settings), settings)
+    if value >= minimum.value:
         return None
     return Finding(
         resource,
-        f"{profile.where}: sysctls[{BACKLOG_SYSCTL!r}] is {value:,}, below the minimum {minimum:,} (policy "
-        f"setting minimumBacklog): {BACKLOG_WHY}. Set it to at least {minimum:,} "
-        "(`wirespeed size backlog --line-rate-gbps N`).",
+        f"{profile.where}: sysctls[{BACKLOG_SYSCTL!r}] is {value:,}, below {minimum.reason()}: {BACKLOG_WHY}. Set "
+        f"it to at least {minimum.value:,}: {minimum.profile_advice()} "
+        f"(`wirespeed size backlog --line-rate-gbps {minimum.rate.gbps:g}`).",
     )
 
 
 def check_backlog(resource: Resource, settings: Settings) -> Iterator[Finding]:
-    minimum = int(settings["minimumBacklog"])
     props = resource.props
     found: list[Finding | None] = []
     if is_type(resource, _aks.AGENT_POOL):
-        found.append(_aks_pool_backlog(resource, props, f"agent pool {resource.name!r}", minimum))
+        found.append(_aks_pool_backlog(resource, props, f"agent pool {resource.name!r}", settings))
     elif is_type(resource, _aks.CLUSTER):
         for pool, label in _aks.inline_pool_profiles(props):
-            found.append(_aks_pool_backlog(resource, pool, label, minimum))
+            found.append(_aks_pool_backlog(resource, pool, label, settings))
     elif is_type(resource, LAUNCH_TEMPLATE):
-        found.append(_launch_template_backlog(resource, minimum))
+        found.append(_launch_template_backlog(resource, settings))
     elif is_type(resource, *NODE_CLASS_TYPES):
-        found.append(_node_class_backlog(resource, minimum))
+        found.append(_node_class_backlog(resource, settings))
     else:
-        found.append(_profile_backlog(resource, minimum))
+        found.append(_profile_backlog(resource, settings))
     yield from (f for f in found if f is not None)
 
 
 def remediate_backlog(resource: Resource, settings: Settings) -> Mapping[str, Any] | None:
     """Raise a tuning profile's backlog to the minimum. AKS pools and launch templates are never rewritten:
     the AKS field is create-only (a change replaces the pool) and user data is the author's script."""
-    minimum = int(settings["minimumBacklog"])
     profile = _k8s.profile_in(resource)
     if profile is None:
         return None
     value = whole(get(profile.document, "sysctls", BACKLOG_SYSCTL))
+    minimum = backlog_minimum(config_map_rate(resource, settings), settings).value
     if value is None or value >= minimum:
         return None
     document = dict(profile.document)
@@ -183,84 +319,140 @@ def remediate_backlog(resource: Resource, settings: Settings) -> Mapping[str, An
 # --- nic-ring-minimum -------------------------------------------------------------------------------------------
 
 
-def _ring_target(driver: str, rx: int, minimum: int) -> tuple[int | None, str]:
-    """The RX ring the profile should ask for (None: leave it) and what is wrong, or ``(None, "")`` when fine."""
+@dataclass(frozen=True)
+class RingVerdict:
+    """One ring of one driver: the size the profile should ask for (None: remove the driver's rings) and why."""
+
+    target: int | None
+    problem: str
+    minimum: Minimum | None = None
+
+
+def _ring_minimum(driver: str, direction: Direction, rate: line_rate.LineRate, settings: Settings) -> Minimum | None:
+    """None for a driver without NIC rings."""
+    sized = line_rate.rings_for(driver, rate.gbps)
+    if sized is None:
+        return None
+    derived = sized[0] if direction == "rx" else sized[1]
+    floor = _floor(settings, RING_FLOORS[direction])
+    return Minimum(max(derived, floor or 0), derived, floor, rate, RING_FLOORS[direction], direction)
+
+
+def _ring_verdict(
+    driver: str, direction: Direction, value: int, rate: line_rate.LineRate, settings: Settings
+) -> RingVerdict | None:
+    """What is wrong with ``rings.<driver>.<direction>``, or None when it is fine."""
     from wirespeed import catalog
 
     try:
-        nic = catalog.nic_driver(driver)
+        nic: catalog.NicDriver | None = catalog.nic_driver(driver)
     except catalog.UnknownDriver:
-        if rx < minimum:
-            return minimum, f"below the minimum {minimum:,} (policy setting minimumRxRing)"
-        return None, ""
-    if nic.rx is None:
-        return None, f"{driver} has no NIC rings to size, so the agent never applies it ({nic.description})"
-    required = nic.ring_holding(minimum, "rx")
-    if rx < required:
-        capped = f", held to {driver}'s max {nic.rx.max:,}" if required < minimum else ""
-        return required, f"below the minimum {minimum:,} (policy setting minimumRxRing{capped})"
-    if rx > nic.rx.max:
-        return nic.rx.max, f"above {driver}'s maximum {nic.rx.max:,}"
-    return None, ""
+        nic = None
+    if nic is not None and (nic.rx is None or nic.tx is None):
+        return RingVerdict(
+            None, f"{driver} has no NIC rings to size, so the agent never applies it ({nic.description})"
+        )
+    minimum = _ring_minimum(driver, direction, rate, settings)
+    assert minimum is not None  # only ring-less drivers have none, handled above
+    required = minimum.value
+    if nic is not None:
+        required = nic.ring_holding(minimum.value, direction)  # a floor the driver cannot hold is held to its max
+        limit = nic.rx if direction == "rx" else nic.tx
+        assert limit is not None
+        if value < required:
+            capped = f", held to {driver}'s max {limit.max:,}" if required < minimum.value else ""
+            return RingVerdict(required, f"below {minimum.reason()}{capped}", minimum)
+        if value > limit.max:
+            return RingVerdict(limit.max, f"above {driver}'s maximum {limit.max:,}")
+        return None
+    if value < required:
+        return RingVerdict(required, f"below {minimum.reason()}", minimum)
+    return None
 
 
-def _rings(document: Mapping[str, Any]) -> Iterator[tuple[str, int]]:
+def _rings(document: Mapping[str, Any]) -> Iterator[tuple[str, Direction, int]]:
     rings = document.get("rings")
     if not isinstance(rings, Mapping):
         return
     for driver in keys(rings):
-        rx = whole(get(rings, driver, "rx"))
-        if rx is not None:
-            yield driver, rx
+        for direction in DIRECTIONS:
+            value = whole(get(rings, driver, direction))
+            if value is not None:
+                yield driver, direction, value
 
 
-def _ring_message(where: str, driver: str, rx: int, target: int | None, problem: str) -> str:
-    field = f"rings.{driver}.rx"
-    if target is None:
-        return (
-            f"{where}: {field} is {rx:,}, but {problem}. Remove rings.{driver} and size the VF's driver "
-            "(mlx5_core, mana) instead."
-        )
-    if target < rx:
-        return (
-            f"{where}: {field} is {rx:,}, {problem}: the agent clamps it to {target:,} on every node and the "
-            f"profile no longer says what nodes run. Set {field} to {target:,}."
-        )
+def _ring_evidence(driver: str) -> str:
+    """The field evidence for a larger RX ring from the driver's own cloud: an ENA ring is not Azure's VF."""
+    from wirespeed import catalog
+
+    if driver not in catalog.cloud_drivers("aws"):
+        return RING_EVIDENCE
+    rx = catalog.nic_driver(driver).rx
+    default = f"; ENA starts at {rx.default:,}" if rx is not None else ""
     return (
-        f"{where}: {field} is {rx:,}, {problem}: a small RX ring overflows during microbursts from the host NIC; "
-        f"{RING_EVIDENCE}. Set {field} to {target:,} (`wirespeed size rings --driver {driver} --line-rate-gbps N` "
-        "sizes it)."
+        f"AWS recommends an RX ring of {ENA_EXPRESS_RX_RING:,} on ENA interfaces that use ENA Express "
+        f"(docs.aws.amazon.com/AWSEC2/latest/UserGuide/ena-express.html, Tune performance{default})"
     )
 
 
-def check_rings(resource: Resource, settings: Settings) -> Iterator[Finding]:
+def _ring_why(driver: str, direction: Direction) -> str:
+    """Why a ring must be larger, with the evidence from the driver's own cloud for RX."""
+    return (
+        RING_WHY[direction].replace(RING_EVIDENCE, _ring_evidence(driver)) if direction == "rx" else RING_WHY[direction]
+    )
+
+
+def _ring_message(where: str, driver: str, direction: Direction, value: int, verdict: RingVerdict) -> str:
+    field = f"rings.{driver}.{direction}"
+    if verdict.target is None:
+        return (
+            f"{where}: {field} is {value:,}, but {verdict.problem}. Remove rings.{driver} and size the VF's driver "
+            "(mlx5_core, mana) instead."
+        )
+    if verdict.target < value:
+        return (
+            f"{where}: {field} is {value:,}, {verdict.problem}: the agent clamps it to {verdict.target:,} on every "
+            f"node and the profile no longer says what nodes run. Set {field} to {verdict.target:,}."
+        )
+    assert verdict.minimum is not None
+    return (
+        f"{where}: {field} is {value:,}, {verdict.problem}: {_ring_why(driver, direction)}. Set {field} to "
+        f"{verdict.target:,}: {verdict.minimum.profile_advice()} (`wirespeed size rings --driver {driver} "
+        f"--line-rate-gbps {verdict.minimum.rate.gbps:g}` sizes it)."
+    )
+
+
+def _ring_verdicts(resource: Resource, settings: Settings) -> Iterator[tuple[str, str, Direction, int, RingVerdict]]:
     profile = _k8s.profile_in(resource)
     if profile is None:
         return
-    minimum = int(settings["minimumRxRing"])
-    for driver, rx in _rings(profile.document):
-        target, problem = _ring_target(driver, rx, minimum)
-        if problem:
-            yield Finding(resource, _ring_message(profile.where, driver, rx, target, problem))
+    rate = config_map_rate(resource, settings)
+    for driver, direction, value in _rings(profile.document):
+        verdict = _ring_verdict(driver, direction, value, rate, settings)
+        if verdict is not None:
+            yield profile.where, driver, direction, value, verdict
+
+
+def check_rings(resource: Resource, settings: Settings) -> Iterator[Finding]:
+    for where, driver, direction, value, verdict in _ring_verdicts(resource, settings):
+        yield Finding(resource, _ring_message(where, driver, direction, value, verdict))
 
 
 def remediate_rings(resource: Resource, settings: Settings) -> Mapping[str, Any] | None:
-    """Raise RX rings to the minimum and lower rings above a driver's max to it (what the node would do)."""
+    """Raise rings to the minimum and lower rings above a driver's max to it (what the node would do)."""
     profile = _k8s.profile_in(resource)
     if profile is None:
         return None
-    minimum = int(settings["minimumRxRing"])
-    changes = {}
-    for driver, rx in _rings(profile.document):
-        target, _ = _ring_target(driver, rx, minimum)
-        if target is not None:
-            changes[driver] = target
+    changes: dict[str, dict[str, int]] = {}
+    for _, driver, direction, _, verdict in _ring_verdicts(resource, settings):
+        if verdict.target is not None:
+            changes.setdefault(driver, {})[direction] = verdict.target
     if not changes:
         return None
     document = dict(profile.document)
     rings = dict(document["rings"])
-    for driver, target in changes.items():
-        rings[driver] = {**rings[driver], "rx": target}
+    for driver, targets in changes.items():
+        rings[driver] = {**rings[driver], **targets}
     document["rings"] = rings
     return _k8s.with_profile(resource, document)
 
@@ -306,7 +498,8 @@ def check_mtu_path(resources: Sequence[Resource], settings: Settings) -> Iterato
 
 BACKLOG_MINIMUM = Rule(
     id="netdev-backlog-minimum",
-    description="Nodes run with net.core.netdev_max_backlog at or above the minimum, in a value AKS accepts.",
+    description="Nodes run with net.core.netdev_max_backlog at or above the minimum for their line rate, in a "
+    "value AKS accepts.",
     severity="high",
     default_enforcement="mandatory",
     remediation="Set netCoreNetdevMaxBacklog on AKS pools and AKSNodeClasses (linuxOSConfig.sysctls), write the "
@@ -317,27 +510,49 @@ BACKLOG_MINIMUM = Rule(
     scope="resource",
     types=(_aks.AGENT_POOL, _aks.CLUSTER, LAUNCH_TEMPLATE, _k8s.CONFIG_MAP, *NODE_CLASS_TYPES),
     config_schema=_backlog_settings_schema(),
+    reads=(
+        Reads(_aks.AGENT_POOL, ("osType", AKS_BACKLOG_READ, *POOL_LINE_RATE_READS)),
+        Reads(
+            _aks.CLUSTER,
+            tuple(f"agentPoolProfiles[].{p}" for p in ("name", "osType", AKS_BACKLOG_READ, *POOL_LINE_RATE_READS)),
+            not_in_terraform={
+                "agentPoolProfiles[].osType": "azurerm's default_node_pool has no os_type: an AKS system pool is "
+                "Linux, which the rule assumes when osType is absent"
+            },
+        ),
+        Reads(LAUNCH_TEMPLATE, ("userData", "instanceType")),
+        Reads(_k8s.CONFIG_MAP, (_k8s.PROFILE_READ, LINE_RATE_READ)),
+        *(Reads(t, (_nap.NODE_CLASS_BACKLOG_FIELD, "metadata.name")) for t in NODE_CLASS_TYPES),
+    ),
     check=check_backlog,
     remediate=remediate_backlog,
 )
 
 RING_MINIMUM = Rule(
     id="nic-ring-minimum",
-    description="Tuning profiles ask for RX rings at or above the minimum and within each driver's maximum.",
+    description="Tuning profiles ask for RX/TX rings at or above the minimum for their nodes' line rate and within "
+    "each driver's maximum.",
     severity="medium",
     default_enforcement="mandatory",
-    remediation="Set rings.<driver>.rx in the tuning profile between the minimum and the driver's maximum "
+    remediation="Set rings.<driver>.rx/tx in the tuning profile between the minimum and the driver's maximum "
     "(remediated automatically under the remediate level; running agents pick it up when their pods restart).",
-    source=f"{SEED_RINGS}; components/wirespeed/data/nic_drivers.json (driver maxima)",
+    source=f"{SEED_RINGS}; docs.aws.amazon.com/AWSEC2/latest/UserGuide/ena-express.html (ENA: RX 8,192); "
+    "components/wirespeed/data/nic_drivers.json (driver maxima)",
     scope="resource",
     types=(_k8s.CONFIG_MAP,),
+    reads=(Reads(_k8s.CONFIG_MAP, (_k8s.PROFILE_READ, LINE_RATE_READ)),),
     config_schema={
-        "minimumRxRing": {
-            "type": "integer",
-            "minimum": 1,
-            "default": DEFAULT_MINIMUM_RX_RING,
-            "description": "Smallest allowed RX ring (a driver whose max is lower is held to its max).",
-        }
+        **{
+            setting: {
+                "type": "integer",
+                "minimum": 1,
+                "default": DEFAULT_RING_FLOOR,
+                "description": f"A floor on top of the line-rate minimum for {direction.upper()} rings (a driver "
+                "whose max is lower is held to its max). The default adds nothing to the line-rate minimum.",
+            }
+            for direction, setting in RING_FLOORS.items()
+        },
+        **_line_rate_schema(),
     },
     check=check_rings,
     remediate=remediate_rings,
@@ -354,5 +569,7 @@ MTU_JUMBO_PATH = Rule(
     scope="stack",
     types=(_k8s.CONFIG_MAP, *GATEWAYS),
     config_schema={},
+    # A gateway counts by its type alone.
+    reads=(Reads(_k8s.CONFIG_MAP, (_k8s.PROFILE_READ,)), *(Reads(g) for g in GATEWAYS)),
     check=check_mtu_path,
 )

@@ -240,6 +240,58 @@ class Workload:
         )
 
 
+# A measured peak's provenance ends up in plans, stack config and pull requests: one line of printable text.
+MAX_SOURCE_LENGTH = 512
+
+
+def check_source(field: str, value: object) -> str:
+    """Where a measured figure came from: non-empty printable text on one line, at most 512 characters."""
+    if not isinstance(value, str) or not value.strip() or not value.isprintable() or len(value) > MAX_SOURCE_LENGTH:
+        raise SizingError(
+            field,
+            value,
+            f"where the peak was measured, one line of at most {MAX_SOURCE_LENGTH} characters (the source line "
+            "`wirespeed size ... --from-prometheus` prints)",
+        )
+    return value.strip()
+
+
+@dataclass(frozen=True)
+class MeasuredPeak:
+    """The most ports one node held to one destination (IP, port, protocol), as the node agent counted them
+    (``wirespeed_agent_snat_ports_in_use``: open flows plus flows closed within the port's hold time), with where and
+    over what window it was measured. Sizing adds ``headroom`` on top: the measured week is not the worst week."""
+
+    ports_in_use: int
+    source: str
+    headroom: Number = DEFAULT_HEADROOM
+
+    def __post_init__(self) -> None:
+        object.__setattr__(
+            self, "ports_in_use", check_whole("measured_peak_ports_per_node", self.ports_in_use, 1, 10**9)
+        )
+        object.__setattr__(self, "source", check_source("measured_from", self.source))
+        check_decimal("headroom", self.headroom, *HEADROOM_RANGE)
+
+    @property
+    def ports_with_headroom(self) -> Fraction:
+        return self.ports_in_use * exact(self.headroom)
+
+    @property
+    def ports_needed(self) -> int:
+        value = self.ports_with_headroom
+        return ceil_div(value.numerator, value.denominator)
+
+    @property
+    def headroom_percent(self) -> int | float:
+        percent = (exact(self.headroom) - 1) * 100
+        return int(percent) if percent.denominator == 1 else float(percent)
+
+    def describe(self) -> str:
+        percent = decimal_text((exact(self.headroom) - 1) * 100)
+        return f"from a measured peak of {self.ports_in_use:,} ({self.source}) + {percent}% headroom"
+
+
 @dataclass(frozen=True)
 class LoadBalancerPlan:
     """The outcome of :func:`plan_load_balancer`; ``feasible`` is False only with fixed ``outbound_ips``."""
@@ -254,6 +306,7 @@ class LoadBalancerPlan:
     dynamic_default_halves_at: int | None
     ports_from: str
     workload: Workload | None = None
+    measured: MeasuredPeak | None = None
     ips_fixed: bool = False
     notes: tuple[str, ...] = field(default_factory=tuple)
 
@@ -285,6 +338,13 @@ class LoadBalancerPlan:
             "dynamic_default_ports": self.dynamic_default_ports,
             "dynamic_default_halves_at_nodes": self.dynamic_default_halves_at,
             "ports_from": self.ports_from,
+            "measured_peak": None
+            if self.measured is None
+            else {
+                "ports_in_use": self.measured.ports_in_use,
+                "source": self.measured.source,
+                "headroom_percent": self.measured.headroom_percent,
+            },
             "pools": [
                 {"max_count": p.max_count, "surge_nodes": p.surge_nodes, "nodes_at_max": p.nodes_at_max}
                 for p in self.pools
@@ -354,13 +414,15 @@ def _explicit_ports(ports: int, dyn: int | None, notes: list[str]) -> tuple[int,
     return ports, "given explicitly"
 
 
-def _workload_ports(workload: Workload, dyn: int | None) -> tuple[int, str]:
-    """The ports a workload needs per node, a multiple of 8 and never below Azure's default; and how."""
+def _workload_ports(workload: Workload | MeasuredPeak, dyn: int | None) -> tuple[int, str]:
+    """The ports a workload (or a measured peak) needs per node, a multiple of 8 and never below Azure's default; and
+    how."""
     needed = workload.ports_needed
     by_workload = round_up_to_multiple(needed, PORT_GRANULARITY)
     allocated = by_workload if dyn is None else max(by_workload, dyn)
     ports_from = f"{workload.describe()} = {needed:,}"
-    if workload.ports_in_use != needed:
+    exact_value = workload.ports_in_use if isinstance(workload, Workload) else workload.ports_with_headroom
+    if exact_value != needed:
         ports_from += " (rounded up to a whole port)"
     ports_from += ", a multiple of 8" if by_workload == needed else f", rounded up to {by_workload:,}, a multiple of 8"
     if dyn is not None and by_workload < dyn:
@@ -402,18 +464,20 @@ def plan_load_balancer(
     ports: int | None = None,
     workload: Workload | None = None,
     outbound_ips: int | None = None,
+    measured: MeasuredPeak | None = None,
 ) -> LoadBalancerPlan:
     """Choose ``allocatedOutboundPorts`` and the managed outbound IP count for AKS pools.
 
-    Give exactly one of ``ports`` (an explicit per-node count) or ``workload``. With ``outbound_ips`` the IP
+    Give exactly one of ``ports`` (an explicit per-node count), ``workload`` (a connection rate) or ``measured`` (the
+    node agent's measured peak of ports in use). With ``outbound_ips`` the IP
     count is checked rather than minimised: the plan then reports ``feasible``. Without it the minimal
     sufficient IP count is returned, or :class:`InfeasibleError` when even 100 IPs cannot carry the ports.
     Pools whose maxCounts add up to more than AKS's 5,000 nodes per cluster are refused.
     """
     if not pools:
         raise SizingError("pools", [], "at least one pool (MAX[:SURGE])")
-    if (ports is None) == (workload is None):
-        raise SizingError("ports", ports, "give exactly one of an explicit port count or a workload")
+    if (ports is not None) + (workload is not None) + (measured is not None) != 1:
+        raise SizingError("ports", ports, "give exactly one of an explicit port count, a workload or a measured peak")
     pools = tuple(pools)
     _check_cluster_size(pools)
     nodes = sum(p.nodes_at_max for p in pools)
@@ -432,8 +496,9 @@ def plan_load_balancer(
     if ports is not None:
         allocated, ports_from = _explicit_ports(ports, dyn, notes)
     else:
-        assert workload is not None
-        allocated, ports_from = _workload_ports(workload, dyn)
+        demand = workload or measured
+        assert demand is not None
+        allocated, ports_from = _workload_ports(demand, dyn)
     required = allocated * nodes
     ips, fixed = _outbound_ips(required, outbound_ips, notes)
     return LoadBalancerPlan(
@@ -447,6 +512,7 @@ def plan_load_balancer(
         dynamic_default_halves_at=halves,
         ports_from=ports_from,
         workload=workload,
+        measured=measured,
         ips_fixed=fixed,
         notes=tuple(notes),
     )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from wirespeed.sizing.aks_sysctls import BY_KERNEL_NAME
 from wirespeed.sizing.exact import Number
@@ -12,6 +12,13 @@ from wirespeed.sizing.packets import DEFAULT_PACKET_BYTES, next_power_of_two, pa
 # AKS's netCoreNetdevMaxBacklog range (1,000 is also the kernel default), from the one AKS sysctl table.
 BACKLOG_MIN = BY_KERNEL_NAME["net.core.netdev_max_backlog"].low
 BACKLOG_MAX = BY_KERNEL_NAME["net.core.netdev_max_backlog"].high
+# Nodes outside AKS (EKS user data, the tuning agent) write the sysctl directly: net/core/sysctl_net_core.c
+# registers netdev_max_backlog with proc_dointvec, so the kernel takes any C int; 1,000 is its default
+# (net/core/hotdata.c: .max_backlog = 1000).
+KERNEL_DEFAULT = 1_000
+KERNEL_INT_MAX = 2**31 - 1
+# Whose limits a plan obeys: AKS's range (azure), the kernel's (aws), or AKS's for a value valid on both (None).
+BacklogCloud = Literal["azure", "aws"] | None
 # The backlog drains in the NET_RX softirq; under load softirqs are pushed to ksoftirqd, which can wait a
 # scheduler tick: 4 ms at CONFIG_HZ=250 (Debian/Ubuntu 22.04 kernels). At 100 Gb/s that is the 32,768 the
 # Elastic field report set (seed 000).
@@ -30,30 +37,47 @@ class BacklogPlan:
     netdev_max_backlog: int
     capped: bool
     memory_bytes_per_cpu: int
+    cloud: BacklogCloud = None
+
+    @property
+    def maximum(self) -> int:
+        """The largest value this plan's cloud accepts."""
+        return KERNEL_INT_MAX if self.cloud == "aws" else BACKLOG_MAX
 
     def to_json(self) -> dict[str, Any]:
+        capped = "capped_at_kernel_max" if self.cloud == "aws" else "capped_at_aks_max"
         return {
             "netdev_max_backlog": self.netdev_max_backlog,
             "packets_in_stall": self.packets_in_stall,
-            "capped_at_aks_max": self.capped,
+            capped: self.capped,
             "memory_bytes_per_cpu": self.memory_bytes_per_cpu,
         }
 
+    def _range(self) -> str:
+        if self.cloud == "aws":
+            return f"{KERNEL_DEFAULT:,}..{KERNEL_INT_MAX:,}, the kernel's int range: no AKS limit applies on AWS"
+        if self.cloud == "azure":
+            return f"AKS's {BACKLOG_MIN:,}..{BACKLOG_MAX:,}"
+        return f"{BACKLOG_MIN:,}..{BACKLOG_MAX:,}, the range AKS accepts; on AWS the kernel's int range applies"
+
     def _how_chosen(self) -> str:
         if self.capped:
+            whose = "the kernel's int maximum" if self.cloud == "aws" else "AKS's maximum"
             return (
-                f"capped at AKS's maximum {BACKLOG_MAX:,}, below the {self.packets_in_stall:,} the stall needs: "
-                f"it holds only {self.stall_ms * BACKLOG_MAX / self.packets_in_stall:.2g} ms at this rate"
+                f"capped at {whose} {self.maximum:,}, below the {self.packets_in_stall:,} the stall needs: "
+                f"it holds only {self.stall_ms * self.maximum / self.packets_in_stall:.2g} ms at this rate"
             )
         if self.netdev_max_backlog == BACKLOG_MIN and self.packets_in_stall <= BACKLOG_MIN:
+            if self.cloud == "aws":
+                return "the stall fits in the kernel default"
             return f"the stall fits in the kernel default, AKS's minimum {BACKLOG_MIN:,}"
-        return f"{self.packets_in_stall:,} rounded up to a power of two, within AKS's {BACKLOG_MIN:,}..{BACKLOG_MAX:,}"
+        return f"{self.packets_in_stall:,} rounded up to a power of two, within {self._range()}"
 
     def explain(self) -> str:
         lines = [
             f"At {self.line_rate_gbps:g} Gb/s with {self.packet_bytes:,}-byte packets, {self.packets_in_stall:,} "
             f"packets arrive while the backlog waits {self.stall_ms:,g} ms to be drained.",
-            f"net.core.netdev_max_backlog = {self.netdev_max_backlog:,} (kernel default {BACKLOG_MIN:,}; "
+            f"net.core.netdev_max_backlog = {self.netdev_max_backlog:,} (kernel default {KERNEL_DEFAULT:,}; "
             f"{self._how_chosen()}).",
             f"Worst case a full backlog pins {self.memory_bytes_per_cpu / 2**20:,.1f} MiB per CPU; it is only "
             "used during bursts. A larger backlog absorbs microbursts; it cannot rescue sustained overload.",
@@ -66,18 +90,22 @@ def plan_backlog(
     *,
     stall_ms: Number = DEFAULT_STALL_MS,
     packet_bytes: int = DEFAULT_PACKET_BYTES,
+    cloud: BacklogCloud = None,
 ) -> BacklogPlan:
-    """The backlog that holds ``stall_ms`` of traffic at ``line_rate_gbps``."""
+    """The backlog that holds ``stall_ms`` of traffic at ``line_rate_gbps``: within AKS's range unless ``cloud``
+    is ``"aws"`` (EKS nodes write the sysctl themselves, so only the kernel's int range applies)."""
     packets = packets_during(line_rate_gbps, packet_bytes, stall_ms)  # validates rate, size and stall
     packet_bytes = int(packet_bytes)
     wanted = next_power_of_two(packets)
-    value = max(BACKLOG_MIN, min(wanted, BACKLOG_MAX))
+    maximum = KERNEL_INT_MAX if cloud == "aws" else BACKLOG_MAX
+    value = max(KERNEL_DEFAULT, min(wanted, maximum))
     return BacklogPlan(
         line_rate_gbps=float(line_rate_gbps),
         stall_ms=float(stall_ms),
         packet_bytes=packet_bytes,
         packets_in_stall=packets,
         netdev_max_backlog=value,
-        capped=wanted > BACKLOG_MAX,
+        capped=wanted > maximum,
         memory_bytes_per_cpu=value * (packet_bytes + SKB_OVERHEAD_BYTES),
+        cloud=cloud,
     )

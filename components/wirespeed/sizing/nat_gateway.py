@@ -89,6 +89,8 @@ class NatGatewayPlan:
             "per_ip": self.per_ip,
             "headroom": self.headroom,
             "warnings": list(self.warnings),
+            # Set by `--from-prometheus` (wirespeed.sizing.measured): how the demand was measured.
+            "measured": None,
         }
 
     def explain(self) -> str:

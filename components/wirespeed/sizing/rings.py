@@ -18,6 +18,9 @@ if TYPE_CHECKING:
 DEFAULT_STALL_MS = 1.0
 # Queue pairs assumed for the memory estimate; pass the node's own `ethtool -l` combined count.
 DEFAULT_QUEUES = 8
+# ENA Express (SRD): AWS recommends an RX ring of 8,192 on the interface (with MTU 8,900, sizing.mtu)
+# (docs.aws.amazon.com/AWSEC2/latest/UserGuide/ena-express.html, "Prerequisites" and "Tune performance").
+ENA_EXPRESS_RX_RING = 8_192
 # Queue counts accepted (wirespeed's bound, read by modules/sizing's facts too): beyond any cloud NIC's channels.
 QUEUES_RANGE = (1, 512)
 

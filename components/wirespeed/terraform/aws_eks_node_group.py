@@ -4,8 +4,9 @@
   optimised, sustained bandwidth, architecture, ENA Express, ring class, the network-optimised alternatives
   Python names), the AMI types and the limits, so the module types none of them again;
 - ``user_data.tf.json``: the boot-time user data for every built-in profile x operating system x ENA Express,
-  exactly the string :func:`wirespeed.aws.capacity.plan_node_group` renders (one source: the module picks one by
-  key, it never renders);
+  exactly the string :func:`wirespeed.aws.capacity.plan_node_group` renders with the agent image written as
+  :data:`AGENT_IMAGE_PLACEHOLDER` (one source: the module picks one by key and puts its ``agent_image`` in the
+  placeholder's place, it never renders);
 - ``tests/vectors/eks_node_group.json``: module inputs with what Python decides for them (user data, AMI type,
   ring class, profile, labels) or the problems it reports, as the Terraform message for each; the Go suite
   applies the module's own variables and locals with the real terraform binary and requires the same.
@@ -21,6 +22,7 @@ from wirespeed import catalog
 from wirespeed.aws import capacity
 from wirespeed.aws.capacity import OPERATING_SYSTEMS, Taint
 from wirespeed.manifests import PROFILE_LABEL
+from wirespeed.manifests import options as manifest_options
 from wirespeed.manifests.options import builtin_names
 from wirespeed.names import NOT_NETWORK_OPTIMISED_REASON, REASON_MAX_LENGTH
 from wirespeed.problems import Problem
@@ -37,6 +39,9 @@ VECTORS_PATH = ROOT / "tests" / "vectors" / "eks_node_group.json"
 UNKNOWN_TYPE_ALLOWED = "an AWS instance type from the catalog (`wirespeed catalog list --cloud aws`)"
 # Python spellings in the allowed text, as a Terraform user writes them.
 # A Terraform user names a built-in profile; only Python callers can pass a Profile object.
+# Where the Bottlerocket user data names the agent image (its bootstrap container's source); valid as an image
+# reference, so the plan renders it like any other, and found nowhere else in any user data.
+AGENT_IMAGE_PLACEHOLDER = "wirespeed.invalid/agent-image-placeholder:replaced-by-terraform"
 TERRAFORM_SPELLING = {"ena_express=False": "ena_express = false", ") or a Profile": ")"}
 
 
@@ -75,6 +80,10 @@ def catalog_document() -> dict[str, Any]:
                 "taint_effects": list(capacity.TAINT_EFFECTS),
                 "label_key_pattern": capacity.LABEL_KEY.pattern,
                 "label_value_pattern": capacity.LABEL_VALUE.pattern,
+                "default_agent_image": manifest_options.DEFAULT_IMAGE,
+                "agent_image_placeholder": AGENT_IMAGE_PLACEHOLDER,
+                "image_pattern": manifest_options.IMAGE_PATTERN.pattern,
+                "image_allowed": manifest_options.IMAGE_ALLOWED,
             },
         },
     }
@@ -91,6 +100,7 @@ def _plans() -> dict[str, capacity.NodeGroupPlan]:
                     profile=profile,
                     operating_system=operating_system,
                     ena_express=ena_express,
+                    agent_image=AGENT_IMAGE_PLACEHOLDER,
                 )
                 if plan is None:
                     raise RuntimeError(f"built-in plan {profile}/{operating_system}: {problems}")
@@ -135,6 +145,14 @@ CASES: list[tuple[str, dict[str, Any]]] = [
         for os in OPERATING_SYSTEMS
         for ena in (False, True)
     ],
+    (
+        "bottlerocket_own_agent_image",
+        {
+            "instance_types": ["c6in.8xlarge"],
+            "operating_system": "bottlerocket",
+            "agent_image": "123456789012.dkr.ecr.eu-west-1.amazonaws.com/wirespeed-agent@sha256:" + "ab" * 32,
+        },
+    ),
     (
         "arm64_graviton_bottlerocket",
         {"instance_types": ["c7gn.4xlarge", "c7gn.8xlarge"], "operating_system": "bottlerocket"},
@@ -188,6 +206,7 @@ CASES: list[tuple[str, dict[str, Any]]] = [
     ),
     ("invalid_ena_express_without_security_groups", {"instance_types": ["c6in.8xlarge"], "ena_express": True}),
     ("invalid_profile", {"instance_types": ["c6in.8xlarge"], "profile": "fastest"}),
+    ("invalid_agent_image", {"instance_types": ["c6in.8xlarge"], "agent_image": "wirespeed-agent"}),
     ("invalid_operating_system", {"instance_types": ["c6in.8xlarge"], "operating_system": "al2"}),
     ("invalid_min_size", {"instance_types": ["c6in.8xlarge"], "min_size": -1}),
     ("invalid_max_size", {"instance_types": ["c6in.8xlarge"], "max_size": 451}),
@@ -242,6 +261,7 @@ def _case(name: str, inputs: Mapping[str, Any]) -> dict[str, Any]:
         labels=inputs.get("labels"),
         taints=_taints(inputs.get("taints", [])),
         not_network_optimised_reason=inputs.get("not_network_optimised_reason"),
+        agent_image=inputs.get("agent_image", manifest_options.DEFAULT_IMAGE),
     )
     # NetworkOptimizedNodeGroup's own rule (node_group.py), beside the plan's.
     missing_groups = capacity.security_groups_problem(

@@ -20,6 +20,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from wirespeed import __version__
 from wirespeed.manifests import (
     CHECKSUM_ANNOTATION,
@@ -33,8 +35,10 @@ from wirespeed.manifests import (
     profile_checksum,
 )
 from wirespeed.manifests import options as manifest_options
-from wirespeed.profile import load_profile
+from wirespeed.names import PROFILE_KEY
+from wirespeed.profile import CIDR_ALLOWED, MAX_EXCLUDE_CIDRS, Outbound, load_profile, with_outbound
 from wirespeed.profiles import builtin_profile
+from wirespeed.sizing import snat_limits
 from wirespeed.terraform import render
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -148,11 +152,48 @@ def manifests_document() -> Obj:
                     "shared_namespaces": list(manifest_options.SHARED_NAMESPACES),
                     "profile_label": PROFILE_LABEL,
                     "checksum_annotation": CHECKSUM_ANNOTATION,
+                    "profile_key": PROFILE_KEY,
+                    "outbound": outbound_facts(),
                 }
             ),
             "rendered": terraform_template(_split()),
         },
     }
+
+
+def outbound_facts() -> Obj:
+    """What the module's ``outbound`` variable accepts, from the profile model's bounds (wirespeed.profile,
+    wirespeed.sizing.snat_limits), and the words the profile's validation refuses each with."""
+    low, high = snat_limits.ALLOCATED_PORTS_RANGE
+    return {
+        "kinds": {kind: limits.sized_by for kind, limits in snat_limits.KINDS.items()},
+        "allocated_ports": {"low": low, "high": high, "multiple": snat_limits.ALLOCATED_PORTS_MULTIPLE,
+                            "allowed": _refused({"allocated_ports_per_node": 4}, "azure-load-balancer")},
+        "public_ips": {"low": snat_limits.PUBLIC_IPS_RANGE[0], "high": snat_limits.PUBLIC_IPS_RANGE[1],
+                       "allowed": _refused({"public_ips": 0}, "aws-nat-gateway")},
+        "pressure_percent": {"low": snat_limits.PRESSURE_PERCENT_RANGE[0],
+                             "high": snat_limits.PRESSURE_PERCENT_RANGE[1],
+                             "default": snat_limits.DEFAULT_PRESSURE_PERCENT,
+                             "allowed": _refused({"pressure_percent": 0}, "aws-nat-gateway", public_ips=1)},
+        "hold_seconds": {"low": snat_limits.HOLD_SECONDS_RANGE[0], "high": snat_limits.HOLD_SECONDS_RANGE[1],
+                         "default": snat_limits.DEFAULT_HOLD_SECONDS,
+                         "allowed": _refused({"hold_seconds": -1}, "aws-nat-gateway", public_ips=1)},
+        "only_with": {
+            "allocated_ports_per_node": _refused({"allocated_ports_per_node": 8}, "aws-nat-gateway", public_ips=1),
+            "public_ips": _refused({"public_ips": 1}, "azure-load-balancer", allocated_ports_per_node=8),
+        },
+        "max_exclude_cidrs": MAX_EXCLUDE_CIDRS,
+        "cidr_allowed": CIDR_ALLOWED,
+    }  # fmt: skip
+
+
+def _refused(fields: Obj, kind: str, **others: Any) -> str:
+    """What the profile model says is allowed when it refuses ``fields`` in an outbound section of ``kind``."""
+    try:
+        Outbound.model_validate({"kind": kind, **others, **fields})
+    except ValidationError as exc:
+        return str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
+    raise AssertionError(f"{fields} was accepted")
 
 
 # A profile file of the kind a user writes (the custom-profile golden case of `wirespeed render node-tuning`).
@@ -256,10 +297,71 @@ def _objects_json_case() -> Obj:
     }
 
 
+# (name, profiles, the module's outbound variable): every profile carries the section, as the Pulumi components and
+# `wirespeed render node-tuning --outbound` put it there.
+OUTBOUND_CASES: list[tuple[str, list[str], Obj]] = [
+    ("outbound_load_balancer", ["throughput"], {"kind": "azure-load-balancer", "allocated_ports_per_node": 4096}),
+    ("outbound_aws_nat_two_profiles", ["balanced", "throughput"], {"kind": "aws-nat-gateway", "public_ips": 2}),
+    (
+        "outbound_azure_nat_every_field",
+        ["throughput"],
+        {
+            "kind": "azure-nat-gateway",
+            "public_ips": 16,
+            "pressure_percent": 65,
+            "hold_seconds": 65,
+            "exclude_cidrs": ["10.244.0.0/16", "fd00:10:244::/56", "100.64.0.1/10"],
+        },
+    ),
+    ("invalid_outbound_kind", ["throughput"], {"kind": "azure-firewall", "public_ips": 1}),
+    ("invalid_outbound_missing_sizing", ["throughput"], {"kind": "aws-nat-gateway"}),
+    (
+        "invalid_outbound_other_sizing",
+        ["throughput"],
+        {"kind": "azure-load-balancer", "allocated_ports_per_node": 1024, "public_ips": 2},
+    ),
+    (
+        "invalid_outbound_ports_not_multiple_of_8",
+        ["throughput"],
+        {"kind": "azure-load-balancer", "allocated_ports_per_node": 1020},
+    ),
+    ("invalid_outbound_ips", ["throughput"], {"kind": "aws-nat-gateway", "public_ips": 17}),
+    ("invalid_outbound_pressure", ["throughput"], {"kind": "aws-nat-gateway", "public_ips": 1, "pressure_percent": 0}),
+    ("invalid_outbound_hold", ["throughput"], {"kind": "aws-nat-gateway", "public_ips": 1, "hold_seconds": 3601}),
+    (
+        "invalid_outbound_cidrs",
+        ["throughput"],
+        {
+            "kind": "aws-nat-gateway",
+            "public_ips": 1,
+            "exclude_cidrs": ["10.0.0.0", "10.0.0.0/33", "010.0.0.0/8", "fe80::1%eth0/64", "10.0.0.0/08"],
+        },
+    ),
+]
+
+
+def _outbound_case(name: str, profiles: list[str], outbound: Obj) -> Obj:
+    case: Obj = {"name": name, "inputs": {"profiles": profiles, "outbound": outbound, "pod_monitor": False,
+                                          "alerts": False}}  # fmt: skip
+    try:
+        section = Outbound.model_validate(outbound)
+    except ValidationError as exc:
+        case["errors"] = [
+            {"field": ".".join(["outbound", *(str(p) for p in e["loc"] if not str(p).startswith("function-"))]),
+             "variable": "outbound"}
+            for e in exc.errors()
+        ]  # fmt: skip
+        return case
+    resolved = [with_outbound(builtin_profile(p), section) for p in profiles]
+    case["expected"] = node_tuning_objects(resolved, NodeTuningOptions())
+    case["checksums"] = {p.name: profile_checksum(p) for p in resolved}
+    return case
+
+
 def vectors_document() -> Obj:
     return {
         "//": "Generated by python -m wirespeed.terraform from wirespeed.manifests; do not edit.",
-        "cases": [*(_case(*c) for c in CASES), _objects_json_case()],
+        "cases": [*(_case(*c) for c in CASES), *(_outbound_case(*c) for c in OUTBOUND_CASES), _objects_json_case()],
     }
 
 

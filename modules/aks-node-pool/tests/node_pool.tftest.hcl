@@ -154,3 +154,21 @@ run "user_pool_needs_the_cluster_id" {
 
   expect_failures = [var.kubernetes_cluster_id]
 }
+
+# The line-rate minimum (policy rule netdev-backlog-minimum): balanced (netdev_max_backlog 8,192, sized for 25 Gb/s)
+# meets a 12.5 Gb/s Standard_D16s_v6 and fails the check on an 82 Gb/s Standard_D192ds_v6 (minimum 32,768).
+run "balanced_on_a_12_5_gbps_size_meets_the_line_rate_minimum" {
+  command = plan
+  variables {
+    profile = "balanced"
+  }
+}
+
+run "balanced_on_an_82_gbps_size_is_below_the_line_rate_minimum" {
+  command = plan
+  variables {
+    vm_size = "Standard_D192ds_v6"
+    profile = "balanced"
+  }
+  expect_failures = [check.netdev_backlog_line_rate]
+}

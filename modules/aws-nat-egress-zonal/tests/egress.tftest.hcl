@@ -56,6 +56,11 @@ run "three_ips_per_gateway_primary_and_secondaries" {
     condition     = output.ips_by_az == { "eu-west-1a" = 3, "eu-west-1b" = 3, "eu-west-1c" = 3 } && length(output.public_ips["eu-west-1a"]) == 3
     error_message = "outputs: 3 IPs per AZ"
   }
+
+  assert {
+    condition     = output.profile_outbound.kind == "aws-nat-gateway" && output.profile_outbound.public_ips == 3 && output.profile_outbound.allocated_ports_per_node == null
+    error_message = "profile_outbound: the agent watches each destination against the AZ gateway's 3 IPs"
+  }
 }
 
 run "one_ip_no_secondaries_no_alarms" {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from wirespeed.check.terraform.blocks import Props, clean, ids, known_text
@@ -37,6 +38,9 @@ def aks_pool_profile(pool: Any, name: Any = None) -> Any:
             "maxCount": at(pool, "max_count"),
             "osType": at(pool, "os_type"),
             "tags": at(pool, "tags"),  # network-optimised-sku reads the written reason from them
+            # The profile label the backlog gate names in its message; labels unknown until apply read as absent, so
+            # they never turn a verdict into "could not be checked".
+            "nodeLabels": labels if isinstance(labels := at(pool, "node_labels"), Mapping) else None,
             "upgradeSettings": {"maxSurge": at(pool, "upgrade_settings", "max_surge")},
             "linuxOSConfig": {
                 "sysctls": {

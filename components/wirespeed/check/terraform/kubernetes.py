@@ -24,7 +24,11 @@ def config_map(values: Any) -> Props:
     metadata = at(values, "metadata")
     return clean(
         {
-            "metadata": {"name": at(metadata, "name"), "namespace": at(metadata, "namespace")},
+            "metadata": {
+                "name": at(metadata, "name"),
+                "namespace": at(metadata, "namespace"),
+                "annotations": at(metadata, "annotations"),  # the line rate the ring and backlog gates size from
+            },
             "data": at(values, "data"),
         }
     )

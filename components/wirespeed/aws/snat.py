@@ -1,0 +1,34 @@
+"""What the node agent watches behind AWS NAT gateways: the tuning profile's outbound section from what was sized. Pure.
+
+The agent compares each destination's ports in use on its node with ``55,000 x public_ips`` (wirespeed.sizing.
+snat_limits, kind ``aws-nat-gateway``): the IPs of the NAT gateway in the node's AZ. A profile is one document for
+every node carrying its label, in whichever AZ they run, so where AZs got different IP counts the profile states the
+smallest: SNATPortPressure then fires on time in the tightest AZ (and early in the others) instead of late in it. The
+fleet view, summed over the nodes of each AZ against that AZ's own capacity, is the alert WirespeedNATGatewayAZPressure.
+A regional gateway's AZ may hold up to 32 IPs, more than the profile's bound for public_ips (snat_limits.
+PUBLIC_IPS_RANGE, 16, one bound for both NAT kinds); the section then states the bound: the condition fires early,
+never late.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from wirespeed.problems import Problem
+from wirespeed.profile import Outbound, sized_outbound
+from wirespeed.sizing.snat_limits import AWS_NAT_GATEWAY, PUBLIC_IPS_RANGE
+
+
+def nat_gateway_outbound(ips_per_az: Mapping[str, int], base: Outbound | None = None) -> Outbound:
+    """The outbound section for nodes behind these gateways: the smallest AZ's IPs (see the module's docstring);
+    ``base``'s threshold, exclusions and hold time kept."""
+    if not ips_per_az:
+        raise ValueError("no AZ to take the IPs from")
+    return sized_outbound(AWS_NAT_GATEWAY, min(*ips_per_az.values(), PUBLIC_IPS_RANGE[1]), base)
+
+
+def check_outbound(value: object) -> Problem | None:
+    """An ``outbound`` argument of the EKS components: an Outbound section (NatEgress.profile_outbound) or None."""
+    if value is None or isinstance(value, Outbound):
+        return None
+    return Problem("outbound", value, "a wirespeed.profile.Outbound (such as NatEgress.profile_outbound) or None")
