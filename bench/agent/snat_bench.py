@@ -15,7 +15,13 @@ build, profile selecting no link (it tunes nothing), --kube=false, --snat=false 
 ticks of the agent process over the window (/proc/PID/stat), RSS = VmRSS sampled every second (mean and max),
 VmHWM at the end. Added = mean of the on arms minus mean of the off arms.
 
-Usage: snat [--rate N] [--lifetime S] [--warmup S] [--seconds S] [--pairs N] [--json OUT]
+Profiling (--pprof DIR): the agent is built with -tags pprof instead (same code plus a pprof endpoint, and
+symbols kept), and each on arm saves a CPU profile of its measured window, a heap profile at its end and, when
+perf(1) is installed, a perf profile of the window (kernel time included), to DIR, with the binary. Its CPU
+and RSS numbers are those of a profiled, unstripped build: use them to see where the time goes, not as the
+recorded cost.
+
+Usage: snat [--rate N] [--lifetime S] [--warmup S] [--seconds S] [--pairs N] [--json OUT] [--pprof DIR]
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -105,7 +112,36 @@ def scrape(port: int) -> dict[str, float]:
     return metrics
 
 
-def run_arm(agent: Path, tmp: Path, snat: bool, warmup: float, seconds: float, port: int) -> dict[str, Any]:
+def fetch(port: int, path: str, out: Path, timeout: float) -> subprocess.Popen[bytes]:
+    """Fetch http://127.0.0.1:PORT/PATH inside the node namespace into out, in the background."""
+    code = (
+        f"import urllib.request as u, pathlib; pathlib.Path({str(out)!r}).write_bytes("
+        f"u.urlopen('http://127.0.0.1:{port}{path}', timeout={timeout}).read())"
+    )
+    return subprocess.Popen(nsexec(NODE, sys.executable, "-c", code))
+
+
+def start_profiles(pid: int, port: int, seconds: float, out: Path | None) -> list[subprocess.Popen[bytes]]:
+    if out is None:
+        return []
+    window = max(1, int(seconds) - 2)
+    procs = [fetch(port + 100, f"/debug/pprof/profile?seconds={window}", out / f"cpu-{port}.pprof", window + 30)]
+    if shutil.which("perf"):
+        perf = ["perf", "record", "-q", "-F", "499", "-g", "-p", str(pid), "-o", str(out / f"perf-{port}.data")]
+        procs.append(subprocess.Popen([*perf, "--", "sleep", str(window)], stderr=subprocess.DEVNULL))
+    return procs
+
+
+def finish_profiles(procs: list[subprocess.Popen[bytes]], port: int, out: Path | None) -> None:
+    for p in procs:
+        p.wait(timeout=120)
+    if out is not None:
+        fetch(port + 100, "/debug/pprof/heap", out / f"heap-{port}.pprof", 30).wait(timeout=60)
+
+
+def run_arm(
+    agent: Path, tmp: Path, snat: bool, warmup: float, seconds: float, port: int, pprof: Path | None = None
+) -> dict[str, Any]:
     profile = tmp / "profile.json"
     profile.write_text(json.dumps(PROFILE))
     log = (tmp / f"agent-{'on' if snat else 'off'}-{port}.log").open("w")
@@ -116,16 +152,20 @@ def run_arm(agent: Path, tmp: Path, snat: bool, warmup: float, seconds: float, p
         f"--listen=127.0.0.1:{port}",
         f"--snat={str(snat).lower()}",
     ]
-    launcher = subprocess.Popen(nsexec(NODE, *args), stdout=subprocess.DEVNULL, stderr=log)
+    env = dict(os.environ, WIRESPEED_AGENT_PPROF=f"127.0.0.1:{port + 100}") if pprof else None
+    launcher = subprocess.Popen(nsexec(NODE, *args), stdout=subprocess.DEVNULL, stderr=log, env=env)
     pid = agent_pid(launcher)
+    profiled = pprof if snat else None
     try:
         time.sleep(warmup)
         entries_start, ticks0, t0 = conntrack_count(), cpu_ticks(pid), time.monotonic()
+        profiles = start_profiles(pid, port, seconds, profiled)
         rss = []
         while time.monotonic() - t0 < seconds:
             time.sleep(1)
             rss.append(status_kib(pid, "VmRSS"))
         ticks1, t1 = cpu_ticks(pid), time.monotonic()
+        finish_profiles(profiles, port, profiled)
         arm = {
             "snat": snat,
             "cpu_pct_of_one_core": round(100 * (ticks1 - ticks0) / TICK / (t1 - t0), 3),
@@ -152,14 +192,19 @@ def main() -> int:
     ap.add_argument("--pairs", type=int, default=2, help="off/on pairs of arms")
     ap.add_argument("--agent", type=Path, help="agent binary (default: the shipped build of the tree)")
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--pprof", type=Path, help="profile the on arms (a pprof build) into this directory")
     a = ap.parse_args()
     bl.require_root()
     bl.exit_on_sigterm()
-    params = vars(a) | {"agent": str(a.agent) if a.agent else None, "json": None}
+    params = vars(a) | {"agent": str(a.agent) if a.agent else None, "json": None, "pprof": str(a.pprof or "")}
     result: dict[str, Any] = {"bench": "agent-snat", "machine": bl.machine(), "source": bl.source(), "params": params}
     result["loadavg_before"], result["cpu_busy_pct_before"] = bl.loadavg(), bl.cpu_busy_pct()
     with bl.scratch_dir("wsbench-snat-") as tmp, bl.netns(POD, NODE, DST):
-        agent = a.agent or shipped_agent(tmp)
+        if a.pprof:
+            a.pprof.mkdir(parents=True, exist_ok=True)
+        agent = a.agent or shipped_agent(tmp, profiled=a.pprof is not None)
+        if a.pprof:
+            shutil.copy(agent, a.pprof / "wirespeed-agent")  # perf report --symfs / pprof need the binary
         flowgen = bl.go_build("flowgen", tmp)
         wire(a.lifetime)
         total = a.warmup + (a.warmup + a.seconds + 5) * 2 * a.pairs + 30
@@ -180,7 +225,7 @@ def main() -> int:
             arms = []
             for _ in range(a.pairs):
                 for snat in (False, True):
-                    arms.append(run_arm(agent, tmp, snat, a.warmup, a.seconds, 9900 + len(arms)))
+                    arms.append(run_arm(agent, tmp, snat, a.warmup, a.seconds, 9900 + len(arms), a.pprof))
         finally:
             bl.terminate(load, timeout=30)
             bl.terminate(serve)
@@ -199,11 +244,13 @@ def main() -> int:
     return bl.finish(result, a.json)
 
 
-def shipped_agent(tmp: Path) -> Path:
+def shipped_agent(tmp: Path, profiled: bool = False) -> Path:
+    """The shipped build (stripped); profiled: with the pprof endpoint and symbols instead."""
     out = tmp / "wirespeed-agent"
-    bl.log("building the shipped agent")
+    bl.log("building the profiling agent" if profiled else "building the shipped agent")
+    flags = ["-tags", "pprof"] if profiled else ["-ldflags", "-s -w"]
     subprocess.run(
-        ["go", "build", "-trimpath", "-ldflags", "-s -w", "-o", str(out), "./cmd/wirespeed-agent"],
+        ["go", "build", "-trimpath", *flags, "-o", str(out), "./cmd/wirespeed-agent"],
         cwd=bl.AGENT_MODULE, env=dict(os.environ, CGO_ENABLED="0"), check=True, timeout=900,
     )  # fmt: skip
     return out

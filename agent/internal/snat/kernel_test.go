@@ -236,3 +236,41 @@ func TestKernelEventOverflowIsReported(t *testing.T) {
 		}
 	}
 }
+
+// One Next takes every event queued since the last read (the reader wakes once per batch, not per event),
+// and a Next waiting on a quiet socket ends as soon as its context does.
+func TestKernelEventsBatchAndCancel(t *testing.T) {
+	l := newLab(t)
+	c := l.conntrack(1 << 20)
+	events, err := c.Subscribe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer events.Close()
+	l.udp(t, 50) // 50 NEW events queue while nobody reads
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	news := 0
+	if err := events.Next(ctx, func(f Flow, destroyed bool) {
+		if !destroyed && f.Peer.String() == extAddr+":53" {
+			news++
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if news != 50 {
+		t.Fatalf("one Next handed on %d of the 50 queued NEW events", news)
+	}
+	quiet, stop := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, stop)
+	start := time.Now()
+	err = events.Next(quiet, func(Flow, bool) {})
+	if !errors.Is(err, context.Canceled) || time.Since(start) > 5*time.Second {
+		t.Fatalf("Next on a quiet socket: %v after %s, want context.Canceled soon after 200ms", err, time.Since(start))
+	}
+	// A later Next with a live context reads again: the cancelled one left no deadline behind.
+	l.udp(t, 1)
+	if err := events.Next(ctx, func(Flow, bool) {}); err != nil {
+		t.Fatalf("Next after a cancelled one: %v", err)
+	}
+}
