@@ -10,6 +10,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/wirespeed-io/wirespeed/agent/internal/boundedfile"
 	"github.com/wirespeed-io/wirespeed/agent/internal/profile"
 	"github.com/wirespeed-io/wirespeed/agent/internal/status"
 )
@@ -48,7 +49,7 @@ func runBootstrap(args []string, stdout, stderr io.Writer) int {
 		log.Error("bad flags", "err", fmt.Sprintf("unexpected arguments: %v", fs.Args()))
 		return exitUsage
 	}
-	data, err := readCapped(*userData, maxUserData)
+	data, err := boundedfile.Read(*userData, maxUserData)
 	if err != nil {
 		log.Error("user data rejected; nothing applied", "err", err)
 		return exitUsage
@@ -76,30 +77,6 @@ func runBootstrap(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "%s\n", line)
 	log.Info("bootstrap done", "profile", p.Name, "state", rep.State, "reason", rep.Reason)
 	return exitApplied
-}
-
-// readCapped reads a regular file of at most limit bytes.
-func readCapped(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = f.Close() }()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s: larger than %d bytes", path, limit)
-	}
-	return data, nil
 }
 
 func isRegularFile(path string) bool {

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/wirespeed-io/wirespeed/agent/internal/links/linkstest"
@@ -27,6 +28,10 @@ func TestBootstrapEndToEnd(t *testing.T) {
 	const ns = "wst-agent-boot"
 	netnsWithVeth(t, ns)
 	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo") // no writer: a blocking open would hang the boot
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name, profile string
 		userData      string // overrides the profile file (a directory, a missing file)
@@ -36,6 +41,7 @@ func TestBootstrapEndToEnd(t *testing.T) {
 	}{
 		{name: "bad profile touches nothing", profile: `{"name":"lab","mtu":{"value":1400},"sysctls":{"net.core.netdev_max_backlog":999}}`, exit: 2, mtu: 1500, backlog: "1000\n"},
 		{name: "directory refused", userData: dir, exit: 2, mtu: 1500, backlog: "1000\n"},
+		{name: "FIFO refused at once", userData: fifo, exit: 2, mtu: 1500, backlog: "1000\n"},
 		{name: "missing file refused", userData: filepath.Join(dir, "absent"), exit: 2, mtu: 1500, backlog: "1000\n"},
 		{name: "applies; an untunable device is reported, exit 0", profile: bootstrapProfile, exit: 0, mtu: 1400, backlog: "32768\n", report: true},
 	}
