@@ -31,8 +31,9 @@ def test_node_tuning_registered_objects_are_admitted_under_pulumi_mocks(engine, 
                 ordered.append(r)
                 done.add(r.urn)
     kinds = [r.inputs["kind"] for r in ordered]
-    first_namespaced = min(i for i, r in enumerate(ordered) if "namespace" in r.inputs["metadata"])
-    assert kinds.index("Namespace") < first_namespaced
+    # Objects in the agent's namespace wait for it; the Events Role and RoleBinding live in `default`, which exists.
+    in_agent_namespace = [i for i, r in enumerate(ordered) if r.inputs["metadata"].get("namespace") == "ws-pulumi"]
+    assert kinds.index("Namespace") < min(in_agent_namespace)
 
     out = apiserver.apply(yaml.safe_dump_all([r.inputs for r in ordered]), field_manager="pulumi-kubernetes")
     assert out.stderr == ""

@@ -19,7 +19,11 @@ variable "subnet_ids" {
 }
 
 variable "agent_image" {
-  description = "The wirespeed agent image (tag or digest) Bottlerocket nodes run as a bootstrap container to set NIC rings and MTU before kubelet starts; give the image modules/node-tuning runs. Null for the image of the wirespeed release this module was generated from. Unused on AL2023 (its boot script tunes)."
+  description = <<-EOT
+    The wirespeed agent image (tag or digest) Bottlerocket nodes run as a bootstrap container to set NIC rings and
+    MTU before kubelet starts; give the image modules/node-tuning runs. Null for the image of the wirespeed release
+    this module was generated from. Unused on AL2023 (its boot script tunes).
+  EOT
   type        = string
   default     = null
 

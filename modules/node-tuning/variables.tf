@@ -69,37 +69,6 @@ variable "objects_json" {
   }
 }
 
-variable "pod_monitor" {
-  description = "Also create a Prometheus Operator PodMonitor scraping every agent pod (needs the monitoring.coreos.com/v1 CRDs in the cluster before plan)."
-  type        = bool
-  default     = false
-  nullable    = false
-}
-
-variable "profiles" {
-  description = <<-EOT
-    Built-in tuning profiles, one DaemonSet each on the nodes labelled wirespeed.io/profile=<name>, in this order. Null
-    for the renderer's default (["throughput"]). Custom profile files: see the README.
-  EOT
-  type        = list(string)
-  default     = null
-
-  validation {
-    condition     = var.profiles == null ? true : length(var.profiles) >= 1
-    error_message = "profiles: [] is not allowed; allowed: at least one profile (built-in: ${join(", ", local.wirespeed.builtin_profiles)})."
-  }
-
-  validation {
-    condition     = alltrue([for name in var.profiles == null ? [] : var.profiles : contains(local.wirespeed.builtin_profiles, name)])
-    error_message = "profiles: ${jsonencode([for name in var.profiles == null ? [] : var.profiles : name if !contains(local.wirespeed.builtin_profiles, name)])} is not allowed; allowed: built-in profile names (${join(", ", local.wirespeed.builtin_profiles)})."
-  }
-
-  validation {
-    condition     = var.profiles == null ? true : length(distinct(var.profiles)) == length(var.profiles)
-    error_message = "profiles: ${jsonencode(var.profiles == null ? [] : distinct([for i, name in var.profiles : name if contains(slice(var.profiles, 0, i), name)]))} is not allowed more than once; allowed: each profile name at most once (two DaemonSets selecting one wirespeed.io/profile label would fight over the same nodes)."
-  }
-}
-
 variable "outbound" {
   description = <<-EOT
     How the tuned nodes egress, set as the outbound section of every profile so the agent's SNATPortPressure condition
@@ -176,4 +145,35 @@ variable "outbound" {
     error_message = "outbound: exclude_cidrs ${jsonencode(try([for cidr in var.outbound.exclude_cidrs : cidr if !(can(regex("^[^%/]+/(0|[1-9][0-9]{0,2})$", cidr)) && can(cidrhost(cidr, 0)) && (strcontains(cidr, ":") || !can(regex("(^|\\.)0[0-9]", split("/", cidr)[0]))))], []))} is not allowed; allowed: each ${trimprefix(local.wirespeed.outbound.cidr_allowed, "must be ")}, at most ${local.wirespeed.outbound.max_exclude_cidrs} of them."
   }
 
+}
+
+variable "pod_monitor" {
+  description = "Also create a Prometheus Operator PodMonitor scraping every agent pod (needs the monitoring.coreos.com/v1 CRDs in the cluster before plan)."
+  type        = bool
+  default     = false
+  nullable    = false
+}
+
+variable "profiles" {
+  description = <<-EOT
+    Built-in tuning profiles, one DaemonSet each on the nodes labelled wirespeed.io/profile=<name>, in this order. Null
+    for the renderer's default (["throughput"]). Custom profile files: see the README.
+  EOT
+  type        = list(string)
+  default     = null
+
+  validation {
+    condition     = var.profiles == null ? true : length(var.profiles) >= 1
+    error_message = "profiles: [] is not allowed; allowed: at least one profile (built-in: ${join(", ", local.wirespeed.builtin_profiles)})."
+  }
+
+  validation {
+    condition     = alltrue([for name in var.profiles == null ? [] : var.profiles : contains(local.wirespeed.builtin_profiles, name)])
+    error_message = "profiles: ${jsonencode([for name in var.profiles == null ? [] : var.profiles : name if !contains(local.wirespeed.builtin_profiles, name)])} is not allowed; allowed: built-in profile names (${join(", ", local.wirespeed.builtin_profiles)})."
+  }
+
+  validation {
+    condition     = var.profiles == null ? true : length(distinct(var.profiles)) == length(var.profiles)
+    error_message = "profiles: ${jsonencode(var.profiles == null ? [] : distinct([for i, name in var.profiles : name if contains(slice(var.profiles, 0, i), name)]))} is not allowed more than once; allowed: each profile name at most once (two DaemonSets selecting one wirespeed.io/profile label would fight over the same nodes)."
+  }
 }

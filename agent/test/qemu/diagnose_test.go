@@ -60,7 +60,10 @@ func TestDiagnoseOnE1000eInGuest(t *testing.T) {
 	agent := buildAgent(t)
 	flood := buildFlood(t)
 	g := Boot(t, Spec{
-		Modules: []string{"e1000e"},
+		// nf_conntrack_netlink: diagnose also reads outbound SNAT from conntrack; without it that check is
+		// (rightly) reported unavailable. crc32c_generic is libcrc32c's soft dependency (modules.softdep), which
+		// modules.dep does not list: without it libcrc32c's init finds no crc32c and fails.
+		Modules: []string{"e1000e", "crc32c_generic", "nf_conntrack_netlink"},
 		QEMU: []string{
 			"-netdev", "hubport,id=a,hubid=0", "-device", "e1000e,netdev=a,romfile=,mac=52:54:00:00:00:0a",
 			"-netdev", "hubport,id=b,hubid=0", "-device", "e1000e,netdev=b,romfile=,mac=52:54:00:00:00:0b",
