@@ -37,6 +37,9 @@ type Conntrack struct {
 	ReceiveBuffer int
 	// Timeouts are conntrack's own, to tell when a destroyed flow went quiet.
 	Timeouts Timeouts
+	// Classifier, when set, has the kernel drop the events of flows it would not count before they reach the
+	// event socket (filter.go). Dumps are not filtered.
+	Classifier *Classifier
 }
 
 // Timeouts are the conntrack timeouts that keep an entry after its flow went quiet
@@ -156,6 +159,16 @@ func (c Conntrack) Subscribe() (EventStream, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("duplicate ctnetlink socket: %w", err)
+	}
+	if c.Classifier != nil {
+		prog, err := eventFilter(c.Classifier.internal)
+		if err == nil {
+			err = attachFilter(fd, prog)
+		}
+		if err != nil {
+			_ = unix.Close(fd)
+			return nil, err
+		}
 	}
 	tv := unix.NsecToTimeval(receiveTimeout.Nanoseconds())
 	if err := errors.Join(unix.SetNonblock(fd, false),
