@@ -110,12 +110,14 @@ func (c Conntrack) open(name string) (*socket.Conn, error) {
 }
 
 // batchInterval is the least time between two reads of the event socket. Each read takes every datagram
-// queued (one event each), so events wait at most this long in the receive buffer, far inside the 1 s Tick,
-// and the reader wakes at most 100 times a second instead of once per event: at 4,000 events a second the
-// wake-ups were most of the agent's CPU (bench/agent/RESULTS.md). The buffer must hold this long's events:
-// --snat-receive-buffer's 4 MiB holds ~4,000 (a few hundred bytes each plus the kernel's per-message
-// overhead), 400,000 a second.
-const batchInterval = 10 * time.Millisecond
+// queued (one event each), so events wait at most this long in the receive buffer, well inside the 1 s Tick,
+// and the reader wakes at most 10 times a second however many events come: each wake-up costs the Go
+// runtime's scheduler and timers far more than the events it reads (10 ms cost 2.5x the CPU of 100 ms at
+// 4,000 events a second, bench/agent/RESULTS.md). A port's hold starts when its DESTROY is read, so it is
+// held up to this much longer, never shorter. The buffer must hold this long's events: each takes about
+// 1.3 KiB of it (a message of ~200 bytes in a 1 KiB allocation, plus the sk_buff), so the default 4 MiB
+// (8 MiB as the kernel counts it) holds ~6,000, 15 intervals at 4,000 events a second.
+const batchInterval = 100 * time.Millisecond
 
 // receiveTimeout bounds a blocking read (SO_RCVTIMEO), so a reader waiting on a quiet socket sees its context
 // end within this long.
@@ -247,28 +249,43 @@ func (e *Events) end() {
 }
 
 // Next waits for events and hands each one queued to fn (destroyed: a DESTROY, else a NEW), at most once per
-// batchInterval. It returns ErrOverflow when events were lost; the subscription stays usable.
+// batchInterval. It returns ErrOverflow when events were lost; the subscription stays usable. When ctx ends it
+// still hands on what is queued, so a caller that stops at a deadline (Sample) misses none of the events before
+// it, and returns ctx's error (with ErrOverflow if events were lost).
 func (e *Events) Next(ctx context.Context, fn func(f Flow, destroyed bool)) error {
 	if d := batchInterval - time.Since(e.read); d > 0 {
 		e.pause.Reset(d)
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("receive conntrack events: %w", ctx.Err())
+			return errors.Join(e.read1(unix.MSG_DONTWAIT, fn), fmt.Errorf("receive conntrack events: %w", ctx.Err()))
 		case <-e.pause.C:
 		}
 	}
+	for {
+		// Waits for one datagram (up to receiveTimeout, then the context is checked again) and takes the rest
+		// queued with it.
+		err := e.read1(unix.MSG_WAITFORONE, fn)
+		if !errors.Is(err, errNone) {
+			return err
+		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("receive conntrack events: %w", ctx.Err())
+		}
+	}
+}
+
+// errNone: a read found nothing queued (or its wait timed out).
+var errNone = errors.New("no conntrack events queued")
+
+// read1 is one read of the socket: the first recvmmsg with flags, then more without waiting as long as each
+// fills the batch (more may be queued). It returns errNone when the first found nothing.
+func (e *Events) read1(flags int, fn func(f Flow, destroyed bool)) error {
 	if !e.begin() {
 		return fmt.Errorf("receive conntrack events: %w", errClosed)
 	}
 	defer e.end()
 	defer func() { e.read = time.Now() }()
-	// The first read waits for one datagram (up to receiveTimeout, then the context is checked again) and
-	// takes whatever else is queued with it; a full batch means more may be queued, read without waiting.
-	for got := 0; ; {
-		flags := unix.MSG_WAITFORONE
-		if got > 0 {
-			flags = unix.MSG_DONTWAIT
-		}
+	for got := 0; ; flags = unix.MSG_DONTWAIT {
 		n, err := e.receive(flags, fn)
 		got += n
 		switch {
@@ -276,10 +293,10 @@ func (e *Events) Next(ctx context.Context, fn func(f Flow, destroyed bool)) erro
 			return err
 		case n == eventBatch:
 			continue
-		case got > 0:
+		case got == 0 && flags&unix.MSG_WAITFORONE != 0:
+			return errNone
+		default:
 			return nil
-		case ctx.Err() != nil:
-			return fmt.Errorf("receive conntrack events: %w", ctx.Err())
 		}
 	}
 }

@@ -31,6 +31,9 @@ const (
 type lab struct {
 	name string
 	fd   netns.NsHandle
+	// port is the last UDP source port used: each flow gets its own, below the ephemeral range, so no two
+	// flows share a tuple (one that did would be the same conntrack entry, with no NEW event of its own).
+	port int
 }
 
 func newLab(t *testing.T) *lab {
@@ -122,7 +125,9 @@ func (l *lab) udp(t *testing.T, n int) { l.udpTo(t, extAddr, n) }
 func (l *lab) udpTo(t *testing.T, dst string, n int) {
 	l.in(t, func() {
 		for range n {
-			c, err := net.DialUDP("udp", &net.UDPAddr{IP: net.ParseIP(podAddr)}, &net.UDPAddr{IP: net.ParseIP(dst), Port: 53})
+			l.port++
+			c, err := net.DialUDP("udp", &net.UDPAddr{IP: net.ParseIP(podAddr), Port: 10000 + l.port},
+				&net.UDPAddr{IP: net.ParseIP(dst), Port: 53})
 			if err != nil {
 				t.Fatal(err)
 			}
