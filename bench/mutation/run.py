@@ -55,6 +55,7 @@ TESTS = (
     "tests/test_rules_natgw.py",
     "tests/test_rules_sku.py",
     "tests/test_rules_tuning.py",
+    "tests/test_rules_user_data.py",
     "tests/test_aws_rules_agree.py",
     "tests/test_mutation_survivors.py",
 )
