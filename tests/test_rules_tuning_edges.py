@@ -19,6 +19,7 @@ from fixtures.rules.engine import (
 )
 from test_rules_nap import node_class
 from test_rules_tuning import BACKLOG_WHY, USER_DATA_BACKLOG, pool, set_backlog
+from wirespeed.rules import ConfigError, resolve_config
 
 BACKLOG = "netdev-backlog-minimum"
 MTU = "mtu-jumbo-path"
@@ -135,3 +136,16 @@ def test_a_jumbo_profile_after_a_standard_one_is_still_reported_and_the_gateway_
     three = validate_stack(MTU, [*gateways[:3], resources[-1]])
     assert ") ..., " not in three[0][0]
     assert "nat-2" in three[0][0]
+
+
+@pytest.mark.parametrize("rule", [BACKLOG, "nic-ring-minimum"])
+def test_the_assumed_line_rate_setting_accepts_exactly_the_sizing_range(rule):
+    for accepted in (0.001, 800):
+        resolve_config({rule: {"defaultLineRateGbps": accepted}})
+    for refused in (0, 801):
+        with pytest.raises(ConfigError) as error:
+            resolve_config({rule: {"defaultLineRateGbps": refused}})
+        assert str(error.value) == (
+            f"invalid policy config:\n  {rule}.defaultLineRateGbps: {refused} is not allowed: must be a number between "
+            "0.001 and 800"
+        )
