@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 from decimal import Decimal
+from fractions import Fraction
 
 import pytest
 from hypothesis import given
@@ -17,6 +18,7 @@ from wirespeed.sizing.azure_lb import (
     MeasuredPeak,
     dynamic_default_ports,
     next_halving_node_count,
+    surge_value,
 )
 
 
@@ -535,3 +537,56 @@ def test_a_parsed_pool_is_the_pool_its_fields_describe():
     assert Pool.parse("100:2") == Pool(100, 2, surge_is_percent=False)
     assert Pool.parse("100:10%", name="web") == Pool(100, 10, surge_is_percent=True, name="web")
     assert Pool.parse("100", name="web") == Pool(100, name="web")
+
+
+@pytest.mark.parametrize(
+    ("text", "parsed"),
+    [
+        ("10%", (Fraction(10), True)),
+        ("33.3%", (Fraction(333, 10), True)),
+        ("2", (Fraction(2), False)),
+        ("0", (Fraction(0), False)),
+        *((refused, None) for refused in ("1e1%", "nan%", "-1", "1_0", "%", "10.%", ".5%", "10%%", "", "2 ")),
+    ],
+)
+def test_surge_values_are_read_only_in_the_forms_aks_accepts(text, parsed):
+    assert surge_value(text) == parsed
+
+
+SOURCE_ALLOWED = (
+    "where the peak was measured, one line of at most 512 characters (the source line `wirespeed size ... "
+    "--from-prometheus` prints)"
+)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            (0, "x"),
+            "measured_peak_ports_per_node: 0 is not allowed: must be a whole number between 1 and 1,000,000,000",
+        ),
+        (
+            (10**9 + 1, "x"),
+            "measured_peak_ports_per_node: 1000000001 is not allowed: must be a whole number between 1 and "
+            "1,000,000,000",
+        ),
+        ((10, ""), f"measured_from: '' is not allowed: {SOURCE_ALLOWED}"),
+        ((10, " "), f"measured_from: ' ' is not allowed: {SOURCE_ALLOWED}"),
+        ((10, "a\nb"), f"measured_from: 'a\\nb' is not allowed: {SOURCE_ALLOWED}"),
+        ((10, 5), f"measured_from: 5 is not allowed: {SOURCE_ALLOWED}"),
+        ((10, "x" * 513), f"measured_from: '{'x' * 513}' is not allowed: {SOURCE_ALLOWED}"),
+        ((10, "x", 0.5), "headroom: 0.5 is not allowed: must be between 1 and 10"),
+        ((10, "x", 11), "headroom: 11 is not allowed: must be between 1 and 10"),
+    ],
+)
+def test_a_measured_peak_names_the_field_it_refuses(args, message):
+    with pytest.raises(SizingError) as error:
+        MeasuredPeak(*args)
+    assert str(error.value) == message
+
+
+def test_a_measured_peak_keeps_its_source_trimmed_and_its_count_whole():
+    peak = MeasuredPeak(1000.0, "  prometheus prod, 7d  ", 1)
+    assert (peak.ports_in_use, type(peak.ports_in_use), peak.source) == (1000, int, "prometheus prod, 7d")
+    assert MeasuredPeak(10**9, "x" * 512).source == "x" * 512
