@@ -590,3 +590,16 @@ def test_a_measured_peak_keeps_its_source_trimmed_and_its_count_whole():
     peak = MeasuredPeak(1000.0, "  prometheus prod, 7d  ", 1)
     assert (peak.ports_in_use, type(peak.ports_in_use), peak.source) == (1000, int, "prometheus prod, 7d")
     assert MeasuredPeak(10**9, "x" * 512).source == "x" * 512
+
+
+def test_a_plan_carries_the_workload_it_was_sized_from():
+    """The cluster plan's JSON shows (and rechecks) the derivation from it (wirespeed.azure.outbound)."""
+    workload = Workload(12)
+    assert plan_load_balancer([Pool(10)], workload=workload).workload is workload
+    assert plan_load_balancer([Pool(10)], ports=1024).workload is None
+
+
+def test_a_node_count_surge_sent_as_a_float_is_shown_as_a_whole_number():
+    """Pulumi sends every number as a float: maxSurge 2.0 is AKS's "2", in the hint a rule prints too."""
+    pool = Pool(100.0, 2.0, surge_is_percent=False)
+    assert (pool.max_surge, type(pool.max_surge), pool.surge_text()) == (2, int, "2")
