@@ -149,3 +149,49 @@ def test_the_assumed_line_rate_setting_accepts_exactly_the_sizing_range(rule):
             f"invalid policy config:\n  {rule}.defaultLineRateGbps: {refused} is not allowed: must be a number between "
             "0.001 and 800"
         )
+
+
+RINGS = "nic-ring-minimum"
+
+
+def rings_profile(rate, **rings):
+    props = config_map_with(lambda d: d["rings"].update(rings))
+    if rate is not None:
+        props["metadata"].setdefault("annotations", {})["wirespeed.io/line-rate-gbps"] = rate
+    return props
+
+
+def test_a_tx_ring_above_the_drivers_tx_maximum_is_clamped_to_that_not_the_rx_maximum():
+    # ENA: RX up to 16,384, TX up to 1,024.
+    assert validate(RINGS, "config_map", rings_profile("100", ena={"rx": 8192, "tx": 2048})) == [
+        "profile 'throughput' (data['profile.json']): rings.ena.tx is 2,048, above ena's maximum 1,024: the agent "
+        "clamps it to 1,024 on every node and the profile no longer says what nodes run. Set rings.ena.tx to 1,024."
+    ]
+
+
+def test_a_tx_ring_minimum_is_the_tx_derivation():
+    # virtio_net at 100 Gb/s: RX 1,024, TX 256 (its TX maximum): TX 128 is below 256, not below RX's 1,024.
+    [message] = validate(RINGS, "config_map", rings_profile("100", virtio_net={"rx": 1024, "tx": 128}))
+    assert message.startswith(
+        "profile 'throughput' (data['profile.json']): rings.virtio_net.tx is 128, below the minimum 256 for the line "
+        "rate 100 Gb/s its annotation wirespeed.io/line-rate-gbps declares, where "
+    )
+    assert "held to" not in message
+
+
+def test_a_floor_beyond_the_drivers_maximum_is_held_to_the_maximum_and_says_so():
+    props = rings_profile("25", mlx5_core={"rx": 4096, "tx": 8192})
+    messages = validate(RINGS, "config_map", props, {"minimumRxRing": 32768})
+    assert (
+        "profile 'throughput' (data['profile.json']): rings.mlx5_core.rx is 4,096, below the minimum 32,768 (policy "
+        "setting minimumRxRing; the line rate 25 Gb/s its annotation wirespeed.io/line-rate-gbps declares alone needs "
+        "2,048), held to mlx5_core's max 8,192: "
+    ) in "\n".join(messages)
+
+
+def test_a_driver_the_catalog_does_not_know_is_held_to_the_line_rate_minimum_inclusively():
+    assert validate(RINGS, "config_map", rings_profile(None, nosuch={"rx": 2048, "tx": 2048})) == []
+    [message] = validate(RINGS, "config_map", rings_profile(None, nosuch={"rx": 2040, "tx": 2048}))
+    assert message.startswith(
+        "profile 'throughput' (data['profile.json']): rings.nosuch.rx is 2,040, below the minimum"
+    )
