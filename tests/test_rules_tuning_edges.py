@@ -195,3 +195,10 @@ def test_a_driver_the_catalog_does_not_know_is_held_to_the_line_rate_minimum_inc
     assert message.startswith(
         "profile 'throughput' (data['profile.json']): rings.nosuch.rx is 2,040, below the minimum"
     )
+
+
+def test_a_pool_without_a_vm_size_assumes_the_default_line_rate_and_says_why():
+    props = pool(netCoreNetdevMaxBacklog=1000)
+    del props["vmSize"]
+    [message] = validate(BACKLOG, "pool", props)
+    assert "for an assumed line rate of 25 Gb/s (vmSize is unset; policy setting defaultLineRateGbps), " in message
