@@ -421,3 +421,90 @@ def test_a_node_pool_whose_limit_is_unknown_during_preview_leaves_its_cluster_un
 def test_eks_node_pools_are_not_counted_on_aks():
     eks = stack_resource("node_pool", "eks", fixture("karpenter_node_pool"))
     assert validate_stack(CAPACITY, stack(fixture("aks_cluster"), None, eks)) == []
+
+
+# --- the edges of each branch ----------------------------------------------------------------------------------
+
+
+def pools_of(*max_counts, surge="0"):
+    """Inline agentPoolProfiles of these maxCounts (no surge unless given), named p0, p1, ..."""
+    profile = fixture("aks_cluster")["agentPoolProfiles"][0]
+    return [
+        {**profile, "name": f"p{i}", "maxCount": n, "minCount": 1, "upgradeSettings": {"maxSurge": surge}}
+        for i, n in enumerate(max_counts)
+    ]
+
+
+def test_dynamic_ports_of_a_one_node_cluster_use_the_first_bracket():
+    props = cluster(allocatedOutboundPorts=0)
+    props["agentPoolProfiles"] = pools_of(1)
+    assert validate(DEFAULT_PORTS, "cluster", props) == [
+        DYNAMIC + " Its agentPoolProfiles reach 1 nodes at maxCount plus surge (p0: 1 max + 0 surge): 1,024 ports per "
+        "node, cut to 512 on every node the moment the backend pool reaches 51 nodes."
+        + SEPARATE
+        + SET_IT.format(pools="--pool 1:0")
+    ]
+
+
+def test_dynamic_ports_at_exactly_the_tables_last_node_count_use_its_last_bracket():
+    props = cluster(allocatedOutboundPorts=0)
+    props["agentPoolProfiles"] = pools_of(600, 400)
+    assert validate(DEFAULT_PORTS, "cluster", props) == [
+        DYNAMIC + " Its agentPoolProfiles reach 1,000 nodes at maxCount plus surge (p0: 600 max + 0 surge; p1: 400 "
+        "max + 0 surge): 32 ports per node, the table's last bracket."
+        + SEPARATE
+        + SET_IT.format(pools="--pool 600:0 --pool 400:0")
+    ]
+    props["agentPoolProfiles"] = pools_of(600, 401)
+    assert validate(DEFAULT_PORTS, "cluster", props) == [
+        DYNAMIC
+        + " Its agentPoolProfiles reach 1,001 nodes, beyond the table: Azure documents no default there."
+        + SET_IT.format(pools="--pool 600:0 --pool 401:0")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [pytest.param("1024", "'1024'", id="a-string"), pytest.param(1000.5, "1,000.5", id="a-fraction")],
+)
+def test_ports_azure_refuses_are_quoted_as_given(value, shown):
+    [message] = validate(MINIMUM, "cluster", cluster(allocatedOutboundPorts=value))
+    assert message.startswith(
+        f"networkProfile.loadBalancerProfile.allocatedOutboundPorts is {shown}, which Azure refuses: it must be a "
+        "whole multiple of 8 between 0 and 64,000"
+    )
+
+
+@pytest.mark.parametrize("outbound", ["managedNATGateway", "userDefinedRouting"])
+def test_ports_and_capacity_do_not_apply_when_egress_is_not_the_load_balancer(outbound):
+    for ports in (7, 512, 64_000):  # refused, below the minimum, far beyond one IP's capacity
+        props = cluster(allocatedOutboundPorts=ports, managedOutboundIPs={"count": 1})
+        props["networkProfile"]["outboundType"] = outbound
+        assert validate(MINIMUM, "cluster", props) == []
+        assert validate_stack(CAPACITY, stack(props)) == []
+
+
+def test_capacity_offers_the_smallest_port_count_azure_accepts():
+    props = cluster(allocatedOutboundPorts=16, managedOutboundIPs={"count": 1})
+    props["agentPoolProfiles"] = pools_of(1000, 1000, 1000, 1000, 1000)  # 5,000 nodes: 64,000 / 5,000 = 12.8
+    ((message, _),) = validate_stack(CAPACITY, [stack_resource("cluster", "aks", props)])
+    assert message.endswith(
+        "Give it at least 2 outbound IPs (managedOutboundIPs.count) or lower allocatedOutboundPorts to at most 8."
+    )
+
+
+def test_capacity_beyond_any_load_balancer_points_to_a_nat_gateway():
+    props = cluster(allocatedOutboundPorts=800, managedOutboundIPs={"count": 1})
+    props["agentPoolProfiles"] = pools_of(*[1000] * 9)  # 9,000 nodes x 800 = 7,200,000 > 100 IPs x 64,000
+    ((message, _),) = validate_stack(CAPACITY, [stack_resource("cluster", "aks", props)])
+    assert message.endswith("when a pool scales or upgrades. Use a NAT gateway (outboundType managedNATGateway).")
+
+
+def test_an_unreadable_prefix_on_one_cluster_does_not_hide_another_clusters_overflow():
+    unread = cluster(managedOutboundIPs=None, outboundIPPrefixes={"publicIPPrefixes": [{"id": PREFIX_ID}]})
+    unread["resourceName"] = "aks-prefix"  # its prefix is not in the stack: its IP count is not known
+    resources = [
+        stack_resource("cluster", "aks-prefix", unread),
+        *stack(cluster(managedOutboundIPs={"count": 6})),
+    ]
+    assert [u for _, u in validate_stack(CAPACITY, resources)] == [urn("cluster", "aks")]

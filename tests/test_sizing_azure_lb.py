@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import math
+from decimal import Decimal
+from fractions import Fraction
 
 import pytest
 from hypothesis import given
@@ -12,8 +15,10 @@ from wirespeed.sizing import InfeasibleError, Pool, SizingError, Workload, plan_
 from wirespeed.sizing.azure_lb import (
     DYNAMIC_DEFAULT_TABLE,
     PORTS_PER_IP,
+    MeasuredPeak,
     dynamic_default_ports,
     next_halving_node_count,
+    surge_value,
 )
 
 
@@ -368,3 +373,233 @@ def test_more_nodes_never_need_fewer_ips(max_count, more):
     a = plan_load_balancer([Pool(max_count, 0, surge_is_percent=False)], ports=1_024)
     b = plan_load_balancer([Pool(max_count + more, 0, surge_is_percent=False)], ports=1_024)
     assert b.outbound_ips >= a.outbound_ips
+
+
+# --- what `size azure-lb` prints, exactly: the JSON contract (docs/cli-json.md) and the explanation ---------------
+
+
+def test_json_of_an_explicit_plan_is_the_documented_contract():
+    """The AKS docs' worked example with the IPs fixed: every key of docs/cli-json.md, whole numbers as JSON ints
+    even when the pools came in as floats (as Pulumi sends numbers)."""
+    from test_cli_json_keys import DOCUMENTED
+
+    plan = plan_load_balancer([Pool(100.0, 2.0, surge_is_percent=False)], ports=4000, outbound_ips=7)
+    assert plan.to_json() == {
+        "allocated_outbound_ports": 4000,
+        "outbound_ips": 7,
+        "outbound_ips_fixed": True,
+        "nodes_at_max": 102,
+        "ports_required": 408_000,
+        "ports_available": 448_000,
+        "headroom_ports": 40_000,
+        "max_nodes_supported": 112,
+        "feasible": True,
+        "dynamic_default_ports": 256,
+        "dynamic_default_halves_at_nodes": 201,
+        "ports_from": "given explicitly",
+        "measured_peak": None,
+        "pools": [{"max_count": 100, "surge_nodes": 2, "nodes_at_max": 102}],
+    }
+    assert set(plan.to_json()) == DOCUMENTED["size azure-lb"][0]
+    assert '"pools": [{"max_count": 100, "surge_nodes": 2, "nodes_at_max": 102}]' in json.dumps(plan.to_json())
+
+
+def test_json_of_a_measured_plan_says_where_the_peak_came_from_and_that_the_ips_were_chosen():
+    plan = plan_load_balancer([Pool.parse("100:2")], measured=MeasuredPeak(1000, "prometheus prod, 7d", 1.25))
+    data = plan.to_json()
+    assert data["measured_peak"] == {"ports_in_use": 1000, "source": "prometheus prod, 7d", "headroom_percent": 25}
+    assert (data["outbound_ips"], data["outbound_ips_fixed"]) == (3, False)
+    assert data["ports_from"] == (
+        "from a measured peak of 1,000 (prometheus prod, 7d) + 25% headroom = 1,250, rounded up to 1,256, a multiple "
+        "of 8"
+    )
+
+
+def test_explanation_of_a_plan_that_fits():
+    plan = plan_load_balancer([Pool.parse("60:10%"), Pool.parse("5:1")], workload=Workload(12))
+    assert plan.explain() == (
+        "Nodes at peak: 72 (60 max + 10% = 6 surge; 5 max + 1 surge). AKS counts maxCount plus upgrade surge of "
+        "every pool.\n"
+        "Ports per node: 3,600 (12 new connections/s x 240 s held x 1.25 headroom = 3,600, a multiple of 8).\n"
+        "Capacity rule: 3,600 ports x 72 nodes = 259,200 required; 5 IP(s) x 64,000 = 320,000 available.\n"
+        "Fits with 60,800 ports spare: room for 88 nodes before AKS rejects the profile "
+        "(InvalidLoadBalancerProfileAllocatedOutboundPorts).\n"
+        "Leaving allocatedOutboundPorts at 0 would give 512 ports per node at 72 nodes, and halves again when the "
+        "backend pool reaches 101 nodes; an explicit value never shrinks as the pool grows.\n"
+        "5 IPs are needed for capacity; per-node ports are what protect a busy node."
+    )
+
+
+def test_explanation_of_a_plan_that_does_not_fit_in_the_tables_last_bracket():
+    plan = plan_load_balancer([Pool.parse("900:0")], ports=80, outbound_ips=1)
+    assert plan.explain() == (
+        "Nodes at peak: 900 (900 max + 0 surge). AKS counts maxCount plus upgrade surge of every pool.\n"
+        "Ports per node: 80 (given explicitly).\n"
+        "Capacity rule: 80 ports x 900 nodes = 72,000 required; 1 IP(s) x 64,000 = 64,000 available.\n"
+        "Does NOT fit: short by 8,000 ports. AKS will reject it with "
+        "InvalidLoadBalancerProfileAllocatedOutboundPorts.\n"
+        "Leaving allocatedOutboundPorts at 0 would give 32 ports per node at 900 nodes; an explicit value never "
+        "shrinks as the pool grows."
+    )
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        pytest.param(
+            lambda: plan_load_balancer([], ports=8),
+            "pools: [] is not allowed: at least one pool (MAX[:SURGE])",
+            id="no-pools",
+        ),
+        pytest.param(
+            lambda: plan_load_balancer([Pool(10)]),
+            "ports: None is not allowed: give exactly one of an explicit port count, a workload or a measured peak",
+            id="neither",
+        ),
+        pytest.param(
+            lambda: plan_load_balancer([Pool(10)], ports=8, workload=Workload(1)),
+            "ports: 8 is not allowed: give exactly one of an explicit port count, a workload or a measured peak",
+            id="both",
+        ),
+        pytest.param(
+            lambda: plan_load_balancer([Pool(10)], ports=4),
+            "ports: 4 is not allowed: must be a whole number between 8 and 64,000",
+            id="ports-below-8",
+        ),
+        pytest.param(
+            lambda: plan_load_balancer([Pool(10)], ports=8, outbound_ips=0),
+            "outbound_ips: 0 is not allowed: must be a whole number between 1 and 100",
+            id="no-ips",
+        ),
+        pytest.param(lambda: Pool(10, 250), "pool.max_surge: '250%' is not allowed: must be between 0% and 100%"),
+        pytest.param(lambda: Pool(10, "abc"), "pool.max_surge: 'abc' is not allowed: must be between 0% and 100%"),
+        pytest.param(lambda: Pool(10, True), "pool.max_surge: True is not allowed: must be between 0% and 100%"),
+        pytest.param(
+            lambda: Pool(10, 2.5, surge_is_percent=False, name="web"),
+            "pool 'web'.max_surge: 2.5 is not allowed: must be a whole number between 0 and 1,000",
+        ),
+        pytest.param(
+            lambda: Pool.parse("0", name="web"),
+            "pool 'web': '0' is not allowed: max_count must be a whole number between 1 and 1,000 (AKS nodes per pool)",
+        ),
+    ],
+)
+def test_errors_name_the_field_the_value_and_what_is_allowed(call, message):
+    with pytest.raises(SizingError) as error:
+        call()
+    assert str(error.value) == message
+
+
+def test_a_workload_needing_more_than_64000_ports_per_node_is_infeasible_and_says_what_to_do():
+    with pytest.raises(InfeasibleError) as error:
+        plan_load_balancer([Pool(10)], workload=Workload(300))
+    assert (error.value.required, error.value.available) == (90_000, 64_000)
+    assert str(error.value) == (
+        "ports per node: 90,000 required but at most 64,000 are allowed; spread the calls over more destinations or "
+        "connection-pool them, or use a NAT gateway (outboundType managedNATGateway: ports are allocated on demand, "
+        "64,512 per IP)"
+    )
+    # Exactly 64,000 is allowed: 200 connections/s x 256 s held x 1.25 headroom.
+    plan = plan_load_balancer([Pool(1)], workload=Workload(200, hold_seconds=256))
+    assert plan.allocated_outbound_ports == 64_000
+
+
+def test_more_ips_than_azure_allows_is_infeasible_with_the_numbers():
+    with pytest.raises(InfeasibleError) as error:
+        plan_load_balancer([Pool(1000)] * 5, ports=64_000)
+    assert (error.value.required, error.value.available) == (352_000_000, 6_400_000)
+    assert str(error.value) == (
+        "outbound IPs: 352,000,000 ports required but 100 IPs give at most 6,400,000; use a NAT gateway "
+        "(outboundType managedNATGateway) or fewer ports per node"
+    )
+
+
+def test_workload_ports_say_how_they_were_rounded():
+    # 1.3 x 240 x 1.25 = 390 exactly: rounded up to 392 (a multiple of 8), then raised to Azure's 1,024 for 6 nodes.
+    plan = plan_load_balancer([Pool.parse("5:1")], workload=Workload(Decimal("1.3")))
+    assert plan.ports_from == (
+        "1.3 new connections/s x 240 s held x 1.25 headroom = 390, rounded up to 392, a multiple of 8, raised to the "
+        "1,024 Azure's default would give so nothing regresses"
+    )
+    # 1.001 x 240 x 1.25 = 300.3: a whole port more, then a multiple of 8; beyond 1,000 nodes no default to raise to.
+    plan = plan_load_balancer([Pool.parse("1000:1")], workload=Workload(Decimal("1.001")))
+    assert plan.ports_from == (
+        "1.001 new connections/s x 240 s held x 1.25 headroom = 301 (rounded up to a whole port), rounded up to 304, "
+        "a multiple of 8"
+    )
+    # Exactly Azure's default: nothing to raise.
+    plan = plan_load_balancer([Pool.parse("5:1")], workload=Workload(4, hold_seconds=256, headroom=1))
+    assert plan.allocated_outbound_ports == 1024
+    assert not plan.ports_from.endswith("so nothing regresses")
+
+
+def test_a_parsed_pool_is_the_pool_its_fields_describe():
+    assert Pool.parse("100:2") == Pool(100, 2, surge_is_percent=False)
+    assert Pool.parse("100:10%", name="web") == Pool(100, 10, surge_is_percent=True, name="web")
+    assert Pool.parse("100", name="web") == Pool(100, name="web")
+
+
+@pytest.mark.parametrize(
+    ("text", "parsed"),
+    [
+        ("10%", (Fraction(10), True)),
+        ("33.3%", (Fraction(333, 10), True)),
+        ("2", (Fraction(2), False)),
+        ("0", (Fraction(0), False)),
+        *((refused, None) for refused in ("1e1%", "nan%", "-1", "1_0", "%", "10.%", ".5%", "10%%", "", "2 ")),
+    ],
+)
+def test_surge_values_are_read_only_in_the_forms_aks_accepts(text, parsed):
+    assert surge_value(text) == parsed
+
+
+SOURCE_ALLOWED = (
+    "where the peak was measured, one line of at most 512 characters (the source line `wirespeed size ... "
+    "--from-prometheus` prints)"
+)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            (0, "x"),
+            "measured_peak_ports_per_node: 0 is not allowed: must be a whole number between 1 and 1,000,000,000",
+        ),
+        (
+            (10**9 + 1, "x"),
+            "measured_peak_ports_per_node: 1000000001 is not allowed: must be a whole number between 1 and "
+            "1,000,000,000",
+        ),
+        ((10, ""), f"measured_from: '' is not allowed: {SOURCE_ALLOWED}"),
+        ((10, " "), f"measured_from: ' ' is not allowed: {SOURCE_ALLOWED}"),
+        ((10, "a\nb"), f"measured_from: 'a\\nb' is not allowed: {SOURCE_ALLOWED}"),
+        ((10, 5), f"measured_from: 5 is not allowed: {SOURCE_ALLOWED}"),
+        ((10, "x" * 513), f"measured_from: '{'x' * 513}' is not allowed: {SOURCE_ALLOWED}"),
+        ((10, "x", 0.5), "headroom: 0.5 is not allowed: must be between 1 and 10"),
+        ((10, "x", 11), "headroom: 11 is not allowed: must be between 1 and 10"),
+    ],
+)
+def test_a_measured_peak_names_the_field_it_refuses(args, message):
+    with pytest.raises(SizingError) as error:
+        MeasuredPeak(*args)
+    assert str(error.value) == message
+
+
+def test_a_measured_peak_keeps_its_source_trimmed_and_its_count_whole():
+    peak = MeasuredPeak(1000.0, "  prometheus prod, 7d  ", 1)
+    assert (peak.ports_in_use, type(peak.ports_in_use), peak.source) == (1000, int, "prometheus prod, 7d")
+    assert MeasuredPeak(10**9, "x" * 512).source == "x" * 512
+
+
+def test_a_plan_carries_the_workload_it_was_sized_from():
+    """The cluster plan's JSON shows (and rechecks) the derivation from it (wirespeed.azure.outbound)."""
+    workload = Workload(12)
+    assert plan_load_balancer([Pool(10)], workload=workload).workload is workload
+    assert plan_load_balancer([Pool(10)], ports=1024).workload is None
+
+
+def test_a_node_count_surge_sent_as_a_float_is_shown_as_a_whole_number():
+    """Pulumi sends every number as a float: maxSurge 2.0 is AKS's "2", in the hint a rule prints too."""
+    pool = Pool(100.0, 2.0, surge_is_percent=False)
+    assert (pool.max_surge, type(pool.max_surge), pool.surge_text()) == (2, int, "2")

@@ -74,7 +74,7 @@ def test_globs_that_would_break_the_script_are_refused_all_at_once():
     )
     with pytest.raises(ScriptError) as caught:
         render_script(profile)
-    allowed = "letters, digits, _ . : @ % + = , - and the glob characters * ? [ ] !"
+    allowed = "letters, digits, _ . : @ % + = , - and the glob characters * ? [ ] ^ !"
     assert str(caught.value) == (
         "profile cannot be rendered as a boot script:\n"
         f"  /interfaces/include/0: 'eth$(reboot)' is not allowed: {allowed}\n"

@@ -55,11 +55,14 @@ TESTS = (
     "tests/test_rules_natgw.py",
     "tests/test_rules_sku.py",
     "tests/test_rules_tuning.py",
+    "tests/test_rules_tuning_edges.py",
+    "tests/test_rules_user_data.py",
     "tests/test_aws_rules_agree.py",
     "tests/test_mutation_survivors.py",
 )
-# What tests read through the repository root besides tests/ (catalog data, example stacks and workloads).
-ALSO_COPY = ("components", "examples")
+# What tests read through the repository root besides tests/ (catalog data, example stacks and workloads, the
+# documented JSON keys).
+ALSO_COPY = ("components", "examples", "docs")
 STATUS = re.compile(r"^\s*(?P<name>\S+): (?P<status>[a-z][a-z ]*)$")
 
 

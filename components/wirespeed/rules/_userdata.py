@@ -14,6 +14,7 @@ import binascii
 import re
 import zlib
 from dataclasses import dataclass
+from typing import cast
 
 # Markers of user data that boots an EKS node (AL2023 nodeadm, the AL2 bootstrap script, Bottlerocket).
 _EKS_MARKERS = ("application/node.eks.aws", "node.eks.aws/v1alpha1", "/etc/eks/bootstrap.sh", "[settings.kubernetes]")
@@ -67,23 +68,24 @@ def _decode(raw: str) -> str:
 
 
 def _parts(text: str) -> str:
-    """A MIME multipart document's parts joined, each with its content type (so markers and values in any
-    part are seen); anything else as it is."""
-    head = text.lstrip()[:2048].lower()
-    if "content-type:" not in head or "multipart" not in head:
+    """A MIME document's parts decoded (base64, quoted-printable, gzip) and joined, each with its content type (so
+    markers and values in any part are seen); anything else as it is. A multipart's preamble and epilogue are
+    dropped: cloud-init runs only its parts."""
+    # Headers come first (cloud-init parses user data with the same email package, so leading blank lines end
+    # the headers for it too); 2 KiB holds any real header block without lowering a whole script.
+    if "content-type:" not in text[:2048].lower():
         return text
     import email  # only for MIME user data: the email package costs more to import than the rules themselves
-    import email.policy
 
-    message = email.message_from_string(text, policy=email.policy.compat32)
+    message = email.message_from_string(text)
     chunks = []
     for part in message.walk():
         if part.is_multipart():
             continue
-        payload = part.get_payload(decode=True)
-        body = _gunzip(payload).decode("utf-8", "replace") if isinstance(payload, bytes) else str(part.get_payload())
-        chunks.append(f"Content-Type: {part.get_content_type()}\n{body}")
-    return "\n".join(chunks) if chunks else text
+        # A part that is not multipart always decodes to bytes (undecodable transfer encodings pass through).
+        payload = cast(bytes, part.get_payload(decode=True))
+        chunks.append(f"Content-Type: {part.get_content_type()}\n{_gunzip(payload).decode('utf-8', 'replace')}")
+    return "\n".join(chunks)
 
 
 def read_user_data(raw: str) -> UserData:

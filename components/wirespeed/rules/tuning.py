@@ -312,7 +312,7 @@ def remediate_backlog(resource: Resource, settings: Settings) -> Mapping[str, An
     if value is None or value >= minimum:
         return None
     document = dict(profile.document)
-    document["sysctls"] = {**document.get("sysctls", {}), BACKLOG_SYSCTL: minimum}
+    document["sysctls"] = {**document["sysctls"], BACKLOG_SYSCTL: minimum}  # it holds the backlog read above
     return _k8s.with_profile(resource, document)
 
 

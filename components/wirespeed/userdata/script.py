@@ -31,8 +31,15 @@ LOG_PREFIX = "wirespeed-tuning"
 
 # Interface globs are written into the script as sh `case` patterns, unquoted so they keep glob meaning:
 # only characters that cannot end the pattern or start an expansion are allowed.
-SAFE_GLOB = re.compile(r"^[A-Za-z0-9_.:@%+=,*?!\[\]-]+$")
-SAFE_GLOB_ALLOWED = "letters, digits, _ . : @ % + = , - and the glob characters * ? [ ] !"
+SAFE_GLOB = re.compile(r"^[A-Za-z0-9_.:@%+=,*?!^\[\]-]+$")
+SAFE_GLOB_ALLOWED = "letters, digits, _ . : @ % + = , - and the glob characters * ? [ ] ^ !"
+# A profile's globs mean what the agent's Go path.Match makes of them (wirespeed.profile.GLOB_PATTERN): '[^...]'
+# negates a class and a '!' is a character like any other. POSIX sh negates with '[!...]' instead, and dash reads
+# '[^...]' as a class holding '^' (busybox negates): so the script gets '[!...]' for '[^...]', and a class that
+# starts with a literal '!' gets it moved to its end. Validated globs have no escapes here (SAFE_GLOB has no
+# backslash), so the first ']' after '[' closes the class.
+_CLASS = re.compile(r"\[([^\]]*)\]")
+BANG_RANGE_ALLOWED = "a class may not start with a range from '!' (e.g. [!-%]): sh would read it as a negation"
 
 # The sh names of the catalog's rounding rules (catalog._model.Rounding).
 _RULES = {"up_power_of_two": "up", "down_power_of_two": "down", "multiple_of_8": "mult8", "none": "none"}
@@ -54,11 +61,29 @@ def script_problems(profile: Profile) -> list[Problem]:
         for index, glob in enumerate(getattr(profile.interfaces, kind)):
             if not SAFE_GLOB.match(glob):
                 problems.append(Problem.refused(f"/interfaces/{kind}/{index}", glob, SAFE_GLOB_ALLOWED))
+            elif any(body.startswith("!-") for body in _CLASS.findall(glob)):
+                problems.append(Problem.refused(f"/interfaces/{kind}/{index}", glob, BANG_RANGE_ALLOWED))
     return problems
 
 
+def _sh_class(match: re.Match[str]) -> str:
+    body = match[1]
+    if body.startswith("^"):
+        return f"[!{body[1:]}]"  # after sh's negating '!', another '!' is a character again
+    if body == "!":
+        return "!"  # a class of '!' alone: '!' outside a class is itself in a case pattern
+    if body.startswith("!"):
+        return f"[{body[1:]}!]"
+    return match[0]
+
+
+def sh_pattern(glob: str) -> str:
+    """``glob`` (Go path.Match syntax, as the agent matches it) as the sh `case` pattern that matches the same names."""
+    return _CLASS.sub(_sh_class, glob)
+
+
 def _case_patterns(globs: list[str]) -> str:
-    return "|".join(globs)
+    return "|".join(sh_pattern(glob) for glob in globs)
 
 
 def _ring_arm(driver: str, profile: Profile) -> str:
