@@ -100,5 +100,5 @@ def rings_for(
 def derivation(queue: str) -> str:
     """How the minimum of ``queue`` ("backlog", "rx", "tx") is derived, for messages."""
     stall = backlog.DEFAULT_STALL_MS if queue == "backlog" else rings.DEFAULT_STALL_MS
-    what = "the backlog" if queue == "backlog" else f"an {queue.upper()} ring"
+    what = "the backlog" if queue == "backlog" else f"{'an' if queue == 'rx' else 'a'} {queue.upper()} ring"
     return f"{what} must hold {stall:g} ms of {DEFAULT_PACKET_BYTES:,}-byte packets at that rate"
