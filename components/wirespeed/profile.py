@@ -337,7 +337,8 @@ class Outbound(_Strict):
     @field_validator("public_ips")
     @classmethod
     def _public_ips_in_kind_range(cls, value: int | None, info: ValidationInfo) -> int | None:
-        # After _only_for_its_kind and the whole-number check: the kind is a NAT gateway kind here.
+        # After the whole-number check. A kind without a bound (the load balancer's) refused the field already
+        # (_only_for_its_kind), and an invalid kind is not in info.data: its own error is the one reported.
         bounds = PUBLIC_IPS_RANGES.get(info.data.get("kind"))  # type: ignore[arg-type]
         if value is None or bounds is None or bounds.low <= value <= bounds.high:
             return value
