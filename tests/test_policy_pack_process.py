@@ -30,7 +30,7 @@ from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc, plugin_pb2
 from pulumi_policy.proxy import UNKNOWN_NUMBER_VALUE
 from pulumi_policy.version import VERSION as POLICY_SDK_VERSION
 
-from fixtures.rules.engine import config_map_with, fixture, tuning_objects
+from fixtures.rules.engine import config_map_with, fixture, nap_objects, tuning_objects
 from wirespeed import rules
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -427,4 +427,51 @@ def test_nat_gateways_in_both_modes_over_the_wire(analyzer):
     assert "'Elastic IP addresses per public NAT gateway' (Service Quotas: vpc L-5F53652F) is raised to 3" in message
     configure(analyzer, {**NAT_PEAK, "aws-natgw-eip-quota": {"accountQuota": 3}})
     assert diagnostics(analyzer.Analyze(request(NAT_GATEWAY, "zonal", fixture("nat_gateway")))) == []
+    configure(analyzer)
+
+
+def test_a_nap_node_pool_counts_in_its_clusters_snat_in_the_engine_and_in_check(analyzer):
+    """Two clusters, each under its own NetworkOptimizedCluster; the NodePool's parent links it to one of them. The
+    real pack (parents arrive as URNs in AnalyzerResource.parent) and `wirespeed check` on the stack export (its
+    ``parent`` fields) count it for that cluster only, at its node ceiling plus disruption budget."""
+    from secret_exports import export, state
+
+    configure(analyzer, NO_AGENT_CHECK)
+    component = "wirespeed:azure:NetworkOptimizedCluster"
+    node_pool = "kubernetes:karpenter.sh/v1:NodePool"
+    # Both: 6 inline nodes x 4,000 ports. checkout has 3 IPs (192,000 ports): its 6 + 40 + 4 NAP nodes (200,000) do
+    # not fit. other has 1 IP (64,000): its own 6 nodes fit, and would not with the NodePool's 44.
+    checkout = fixture("aks_cluster")
+    checkout["networkProfile"]["loadBalancerProfile"]["managedOutboundIPs"]["count"] = 3
+    other = fixture("aks_cluster")
+    other["resourceName"] = "aks-other"
+    other["networkProfile"]["loadBalancerProfile"]["managedOutboundIPs"]["count"] = 1
+    urns = {name: f"{STACK}::{t}::{name}" for t, name in [(component, "checkout"), (component, "other")]}
+    members = [
+        (CLUSTER, "aks", checkout, urns["checkout"]),
+        (CLUSTER, "aks-other", other, urns["other"]),
+        (node_pool, "net", nap_objects()["NodePool"], urns["checkout"]),
+    ]
+    engine_resources = [
+        analyzer_pb2.AnalyzerResource(type=component, name=name, urn=u, properties=struct({}))
+        for name, u in urns.items()
+    ] + [
+        analyzer_pb2.AnalyzerResource(
+            type=t, name=name, urn=f"{STACK}::{t}::{name}", properties=struct(props), parent=parent
+        )
+        for t, name, props, parent in members
+    ]
+    response = analyzer.AnalyzeStack(analyzer_pb2.AnalyzeStackRequest(resources=engine_resources))
+    assert [(name, u) for name, _, u, _ in diagnostics(response)] == [("aks-snat-capacity", f"{STACK}::{CLUSTER}::aks")]
+    engine = pack_messages(response)
+    assert "4,000 x 50 nodes" in engine[0][2]
+    assert "NodePool net: limits.cpu 640 / 16 vCPU = 40 max + budget 10% = 4 replacing" in engine[0][2]
+    components = [{"urn": u, "custom": False, "type": component, "inputs": {}, "outputs": {}} for u in urns.values()]
+    exported = [state(t, name, props) | {"parent": parent} for t, name, props, parent in members]
+    checked_found = checked(export([*components, *exported]), NO_AGENT_CHECK)
+    assert [(v.rule_id, LEVEL[v.enforcement], v.message) for v in checked_found] == engine
+    # Without the tree the NodePool belongs to no single cluster: both count it, and the message says so.
+    unparented = checked(export([state(t, name, props) for t, name, props, _ in members]), NO_AGENT_CHECK)
+    assert [v.resource_name for v in unparented] == ["aks", "aks-other"]
+    assert "linked to no single cluster so counted for each" in unparented[1].message
     configure(analyzer)

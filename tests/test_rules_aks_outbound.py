@@ -13,7 +13,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 from pulumi_policy.proxy import UNKNOWN_NUMBER_VALUE, UNKNOWN_STRING_VALUE
 
-from fixtures.rules.engine import fixture, stack_resource, urn, validate, validate_stack
+from fixtures.rules.engine import fixture, nap_objects, stack_resource, urn, validate, validate_stack
 from wirespeed.sizing import Pool, plan_load_balancer
 
 DEFAULT_PORTS = "aks-allocated-outbound-ports-default"
@@ -289,3 +289,135 @@ def test_capacity_verdict_matches_the_sizing_engine(ports, ips, pools):
         assert f"{plan.ports_required:,} SNAT ports required" in message
         assert f"= {plan.ports_available:,} are available" in message
         assert not re.search(r"\d\.0\b", message)
+
+
+# --- node auto-provisioning NodePools: counted at node ceiling + disruption budget, as `wirespeed plan` counts them --
+
+COMPONENT = "wirespeed:azure:NetworkOptimizedCluster"
+NAP_HEAD = (
+    "allocatedOutboundPorts 4,000 x 147 nodes at maxCount plus surge and NodePool ceilings plus disruption budgets "
+    "(system: 5 max + 1 surge; user: 95 max + 2 surge; NodePool net: limits.cpu 640 / 16 vCPU = 40 max + budget 10% "
+    "= 4 replacing{shared}) = 588,000 SNAT ports required, but 7 managed outbound IP(s) x 64,000 = 448,000"
+    + REJECTED
+    + "scales or upgrades. Give it at least 10 outbound IPs (managedOutboundIPs.count) or lower "
+    "allocatedOutboundPorts to at most 3,040."
+)
+
+
+def nap_pool(**spec):
+    """The NodePool `wirespeed render aks-nap` writes (640 vCPUs of 16-vCPU-and-up v6 sizes unless changed)."""
+    return nap_objects(**spec)["NodePool"]
+
+
+def test_a_nap_node_pool_is_counted_at_its_ceiling_plus_budget_and_tips_the_cluster():
+    # 103 agent pool nodes fit in 7 IPs; 40 + 4 NAP nodes more do not.
+    assert validate_stack(CAPACITY, stack(fixture("aks_cluster"))) == []
+    reported = validate_stack(
+        CAPACITY, stack(fixture("aks_cluster"), None, stack_resource("node_pool", "net", nap_pool()))
+    )
+    assert reported == [(NAP_HEAD.format(shared=""), urn("cluster", "aks"))]
+
+
+@pytest.mark.parametrize(
+    ("written", "spec", "budgets"),
+    [
+        pytest.param("64", {"cpu_limit": 64}, None, id="small"),
+        pytest.param("1000", {"cpu_limit": 1_000, "min_vcpu": 2}, None, id="small-sizes"),
+        pytest.param("3000", {"cpu_limit": 3_000, "disruption_budget": "50%"}, None, id="half-budget"),
+        pytest.param(
+            "512",
+            {"cpu_limit": 512, "disruption_budget": "25%"},
+            [{"nodes": "1"}, {"nodes": "25%"}],
+            id="largest-budget",
+        ),
+        pytest.param("640000m", {"cpu_limit": 640}, None, id="millicores"),
+    ],
+)
+def test_the_rule_counts_a_node_pool_exactly_as_plan_does(written, spec, budgets):
+    """The node count behind the verdict is the ceiling the plan (wirespeed.azure.nap, `wirespeed plan`) computes."""
+    from wirespeed.azure.nap import plan_nap
+    from wirespeed.azure.spec import AutoProvisionedPoolSpec
+
+    spec = {"name": "net", "min_vcpu": 16} | spec
+    pool = nap_pool(**spec)
+    pool["spec"]["limits"]["cpu"] = written
+    if budgets:
+        pool["spec"]["disruption"]["budgets"] = budgets
+    planned = plan_nap(AutoProvisionedPoolSpec(**spec)).capacity
+    # 64,000 ports per node on one IP: any second node overflows, so the message always shows the count.
+    props = cluster(allocatedOutboundPorts=64_000, managedOutboundIPs={"count": 1})
+    ((message, _),) = validate_stack(
+        CAPACITY, [stack_resource("cluster", "aks", props), stack_resource("node_pool", "net", pool)]
+    )
+    agent_nodes = 6  # the system pool: 5 max + 1 surge
+    assert f"x {agent_nodes + planned.nodes_at_max:,} nodes" in message
+    assert f"= {planned.max_nodes:,} max + budget {planned.budget} = {planned.surge_nodes:,} replacing" in message
+
+
+def test_a_node_pool_belongs_to_the_cluster_its_resource_tree_shares():
+    """NetworkOptimizedCluster parents the cluster and its NodePools: a second cluster of the stack does not count
+    them (it would overflow if it did: 1 IP, 6 nodes + 44)."""
+    other = cluster(managedOutboundIPs={"count": 1})
+    other["resourceName"] = "aks-other"
+    resources = [
+        stack_resource(COMPONENT, "checkout", {}),
+        stack_resource(COMPONENT, "other", {}),
+        *stack(fixture("aks_cluster")),
+        stack_resource("cluster", "aks-other", other),
+        stack_resource("node_pool", "net", nap_pool()),
+    ]
+    parents = {
+        urn("cluster", "aks"): urn(COMPONENT, "checkout"),
+        urn("node_pool", "net"): urn(COMPONENT, "checkout"),
+        urn("cluster", "aks-other"): urn(COMPONENT, "other"),
+    }
+    assert validate_stack(CAPACITY, resources, parents=parents) == [(NAP_HEAD.format(shared=""), urn("cluster", "aks"))]
+
+
+def test_a_node_pool_no_single_cluster_owns_counts_for_each_and_says_so():
+    other = cluster(managedOutboundIPs={"count": 1})
+    other["resourceName"] = "aks-other"
+    resources = [
+        *stack(fixture("aks_cluster")),
+        stack_resource("cluster", "aks-other", other),
+        stack_resource("node_pool", "net", nap_pool()),
+    ]
+    reported = validate_stack(CAPACITY, resources)
+    assert [u for _, u in reported] == [urn("cluster", "aks"), urn("cluster", "aks-other")]
+    assert reported[0][0] == NAP_HEAD.format(shared=", linked to no single cluster so counted for each")
+
+
+def test_a_node_pool_without_limits_is_unbounded_and_refused():
+    pool = nap_pool()
+    del pool["spec"]["limits"]
+    reported = validate_stack(CAPACITY, stack(fixture("aks_cluster"), None, stack_resource("node_pool", "net", pool)))
+    assert reported == [
+        (
+            "allocatedOutboundPorts 4,000 is reserved on every node behind the load balancer, but NodePool net: no "
+            "limits.cpu a node ceiling can be read from, so node auto-provisioning may launch nodes without bound "
+            "and outbound cannot count them; set spec.limits.cpu (wirespeed derives the node ceiling from it). AKS "
+            "rejects the profile (InvalidLoadBalancerProfileAllocatedOutboundPorts) once the nodes outgrow the "
+            "outbound IPs; set the NodePool's spec.limits.cpu (`wirespeed render aks-nap` writes it) and size the "
+            "outbound IPs for its ceiling.",
+            urn("cluster", "aks"),
+        )
+    ]
+    # Azure's dynamic default allocation shrinks ports instead of refusing: nothing for this rule to count.
+    assert (
+        validate_stack(
+            CAPACITY, stack(cluster(allocatedOutboundPorts=0), None, stack_resource("node_pool", "net", pool))
+        )
+        == []
+    )
+
+
+def test_a_node_pool_whose_limit_is_unknown_during_preview_leaves_its_cluster_unjudged():
+    pool = nap_pool()
+    pool["spec"]["limits"]["cpu"] = UNKNOWN_STRING_VALUE
+    overflowing = cluster(managedOutboundIPs={"count": 1})
+    assert validate_stack(CAPACITY, stack(overflowing, None, stack_resource("node_pool", "net", pool))) == []
+
+
+def test_eks_node_pools_are_not_counted_on_aks():
+    eks = stack_resource("node_pool", "eks", fixture("karpenter_node_pool"))
+    assert validate_stack(CAPACITY, stack(fixture("aks_cluster"), None, eks)) == []

@@ -204,6 +204,11 @@ def _pulumi_stacks() -> Iterator[list[Resource]]:
     ]
     for kind, name, props in docs:
         yield [Resource(_token(kind, props), name, f"urn:{kind}:{name}", props), *pools]
+    # aks-snat-capacity counts a node auto-provisioning NodePool in the outbound of the cluster beside it.
+    cluster = Resource(TYPES["cluster"], "aks", "urn:cluster:aks", fixture("aks_cluster"))
+    for token in NODE_POOL_TYPES:
+        nap_pool = nap_objects()["NodePool"]
+        yield [cluster, Resource(token, "net", f"urn:{token}:net", nap_pool), *pools]
     yield [Resource(TYPES["node_tuning"], "tuning", "urn:tuning", {}), *pools]
 
 

@@ -27,7 +27,7 @@ from wirespeed.aws.capacity import plan_node_group
 from wirespeed.aws.karpenter import plan_karpenter
 from wirespeed.manifests.options import DEFAULT_IMAGE, IMAGE_ALLOWED
 from wirespeed.problems import Problem
-from wirespeed.profile import validate_profile
+from wirespeed.profile import load_profile, validate_profile
 from wirespeed.profiles import builtin_profile
 from wirespeed.userdata import BOOTSTRAP_CONTAINER, render_bottlerocket_settings
 
@@ -73,6 +73,15 @@ def test_karpenter_golden_graviton():
     assert plan is not None
     check_golden("karpenter-balanced-bottlerocket.toml", plan.user_data)
     assert bootstrap(plan.user_data)["source"] == DEFAULT_IMAGE
+
+
+def test_qemu_real_driver_golden():
+    """The settings agent/test/qemu/bootstrap_test.go hands the agent in the guest, as Bottlerocket would: rendered
+    from qemu-bootstrap.json beside it (e1000e rings and MTU)."""
+    profile = load_profile((GOLDEN / "qemu-bootstrap.json").read_text())
+    text = render_bottlerocket_settings(profile)
+    check_golden("qemu-bootstrap-bottlerocket.toml", text)
+    assert decoded_profile(text)["mtu"] == {"value": 8900, "drivers": ["e1000e"]}
 
 
 def test_bootstrap_container_settings():

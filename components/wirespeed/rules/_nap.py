@@ -8,17 +8,23 @@ stay with the EC2 reading in :mod:`wirespeed.rules.sku`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from typing import Any
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, TypeVar
 
 from wirespeed.catalog import InstanceType
 from wirespeed.catalog import karpenter_azure as nap
 from wirespeed.catalog.karpenter_azure import Requirement
 from wirespeed.rules._model import Finding, Resource
+from wirespeed.sizing import azure_lb
+from wirespeed.sizing.nap import DEFAULT_BUDGET, NapCapacity, budget_nodes, check_budget, cpu_quantity
 from wirespeed.values import elements, get, text
 
 REQUIREMENTS = ("spec", "template", "spec", "requirements")
 SYSCTLS = ("spec", "linuxOSConfig", "sysctls")
+LIMIT_CPU = ("spec", "limits", "cpu")
+BUDGETS = ("spec", "disruption", "budgets")
+# What :func:`node_pool_name` and :func:`ceiling` read beside the requirements (Rule.reads).
+CEILING_READS = ("metadata.name", "spec.limits.cpu", "spec.disruption.budgets[].nodes")
 NODE_CLASS_BACKLOG_FIELD = "spec.linuxOSConfig.sysctls.netCoreNetdevMaxBacklog"
 AZURE_WHY = "its NIC is not Azure Boost (MANA), so it may land on older Mellanox hosts with smaller rings and MTU"
 CATALOG_CMD = "wirespeed catalog list --cloud azure --network-optimised"
@@ -109,3 +115,69 @@ def node_pool_findings(resource: Resource, minimum: float) -> Iterator[Finding]:
 def node_class_label(resource: Resource) -> str:
     name = text(get(resource.props, "metadata", "name")) or resource.name
     return f"AKSNodeClass {name!r}"
+
+
+def node_pool_name(resource: Resource) -> str:
+    return text(get(resource.props, "metadata", "name")) or resource.name
+
+
+def disruption_budget(props: Any) -> str:
+    """The disruption budget that lets the most nodes go at once (a schedule may make any of them the active one);
+    Karpenter's default when none is set."""
+    budgets = [
+        b
+        for b in (text(get(item, "nodes")) for item in elements(get(props, *BUDGETS), "spec.disruption.budgets"))
+        if b is not None and check_budget(b) is None
+    ]
+    if not budgets:
+        return DEFAULT_BUDGET
+    return max(budgets, key=lambda b: budget_nodes(b, azure_lb.MAX_POOL_NODES))
+
+
+def ceiling(name: str, props: Any, sizes: Sequence[InstanceType]) -> tuple[NapCapacity | None, str | None]:
+    """A NodePool's node ceiling and replacement surge (:class:`~wirespeed.sizing.nap.NapCapacity`) from its
+    ``limits.cpu``, the sizes its requirements admit (``sizes``) and its disruption budgets, or None and why it has
+    none. ``wirespeed plan`` and aks-snat-capacity both count a NodePool this way."""
+    limit = cpu_quantity(get(props, *LIMIT_CPU))
+    if limit is None:
+        return None, (
+            f"NodePool {name}: no limits.cpu a node ceiling can be read from, so node auto-provisioning may launch "
+            "nodes without bound and outbound cannot count them; set spec.limits.cpu (wirespeed derives the node "
+            "ceiling from it)"
+        )
+    if not sizes:
+        return None, f"NodePool {name}: its requirements admit no size of wirespeed's catalog; node ceiling unknown"
+    smallest = min(t.vcpu for t in sizes)
+    found = NapCapacity(
+        name, limit, smallest, tuple(t.name for t in sizes if t.vcpu == smallest), budget=disruption_budget(props)
+    )
+    return found, None
+
+
+Owner = TypeVar("Owner")
+
+
+def ancestors(urn: str, parent_of: Mapping[str, str | None]) -> list[str]:
+    """The parents of ``urn`` up to the root of the resource tree, nearest first."""
+    chain: list[str] = []
+    parent = parent_of.get(urn)
+    while parent is not None and parent not in chain:
+        chain.append(parent)
+        parent = parent_of.get(parent)
+    return chain
+
+
+def owning_cluster(
+    pool_urn: str, clusters: Sequence[tuple[Owner, str]], parent_of: Mapping[str, str | None]
+) -> Owner | None:
+    """The cluster a NodePool belongs to (a NodePool names none): the one cluster under the NodePool's nearest
+    ancestor that has any (``NetworkOptimizedCluster`` parents both), else the only cluster there is; None when that
+    is ambiguous. ``clusters`` are (key, URN) pairs; ``parent_of`` maps every URN to its parent's."""
+    lineage = [(key, ancestors(urn, parent_of)) for key, urn in clusters]
+    for ancestor in ancestors(pool_urn, parent_of):
+        under = [key for key, chain in lineage if ancestor in chain]
+        if len(under) == 1:
+            return under[0]
+        if under:
+            return None
+    return clusters[0][0] if len(clusters) == 1 else None

@@ -80,6 +80,11 @@ class NapCapacity:
     budget: str = DEFAULT_BUDGET
 
     @property
+    def cpu_limit_text(self) -> str:
+        """``limits.cpu`` in vCPUs as written back: ``640``, ``1.5``."""
+        return _cpu_text(self.cpu_limit)
+
+    @property
     def max_nodes(self) -> int:
         return int(self.cpu_limit // self.smallest_vcpu)
 
