@@ -32,8 +32,11 @@ SUBNETS = {"eu-west-1a": "subnet-pub-a", "eu-west-1b": "subnet-pub-b", "eu-west-
 def test_the_profile_states_the_smallest_az_s_ips() -> None:
     """One profile serves every AZ: the tightest AZ's capacity, so the condition is never late there."""
     assert nat_gateway_outbound({"a": 3, "b": 1, "c": 2}) == Outbound(kind="aws-nat-gateway", public_ips=1)
-    # A regional gateway's AZs can hold 32 IPs, beyond the profile's bound of 16: the bound, so never late.
-    assert nat_gateway_outbound({"a": 30, "b": 20}) == Outbound(kind="aws-nat-gateway", public_ips=16)
+    # A regional gateway's AZs hold up to 32 IPs, more than an Azure NAT gateway's 16: stated as they are.
+    assert nat_gateway_outbound({"a": 32, "b": 20}) == Outbound(kind="aws-nat-gateway", public_ips=20)
+    assert nat_gateway_outbound({"a": 32}) == Outbound(kind="aws-nat-gateway", public_ips=32)
+    # Beyond the kind's bound (no gateway has that many): the bound, so the condition is never late.
+    assert nat_gateway_outbound({"a": 40, "b": 33}) == Outbound(kind="aws-nat-gateway", public_ips=32)
     kept = Outbound(kind="aws-nat-gateway", public_ips=8, pressure_percent=60, exclude_cidrs=["10.0.0.0/8"])
     assert nat_gateway_outbound({"a": 3}, kept) == Outbound(
         kind="aws-nat-gateway", public_ips=3, pressure_percent=60, exclude_cidrs=["10.0.0.0/8"]

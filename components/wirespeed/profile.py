@@ -233,7 +233,9 @@ class MTU(_Strict):
 
 # The outbound section. Bounds and per-kind facts come from wirespeed.sizing.snat_limits (their sources are there).
 AllocatedPorts = Range(*snat_limits.ALLOCATED_PORTS_RANGE, multiple_of=snat_limits.ALLOCATED_PORTS_MULTIPLE)
-PublicIps = Range(*snat_limits.PUBLIC_IPS_RANGE)
+# public_ips is bounded per kind (an Azure NAT gateway's 16, an AWS regional gateway's 32 per AZ): the range is checked
+# with the kind, and the schema carries it in each kind's rule (_kind_rules), named by the rule's description.
+PUBLIC_IPS_RANGES = {kind: Range(*bounds) for kind, bounds in snat_limits.PUBLIC_IPS_RANGES.items()}
 MAX_EXCLUDE_CIDRS = 256  # wirespeed's bound: a pod and a service range per cluster, with room for many more
 CIDR_FORMAT = "cidr"  # a JSON Schema format the Go agent registers: the message below, the same rules
 CIDR_ALLOWED = "must be an IPv4 or IPv6 CIDR such as 10.244.0.0/16 or fd00::/8"
@@ -263,18 +265,26 @@ def _only_with(field: str) -> str:
     return "only with kind " + " or ".join(kinds)
 
 
+def _with_kind(kind: str) -> str:
+    return f"with kind {json.dumps(kind)}"
+
+
 def _kind_rules() -> list[JsonValue]:
     """JSON Schema for what pydantic checks across fields below: each kind requires its own sizing field and
-    refuses the other; the refusal's ``description`` is the message the Go agent shows."""
+    refuses the other (the refusal's ``description`` is the message the Go agent shows), and bounds ``public_ips``
+    by the kind (the bound's ``description`` names the kind after the range in the agent's message)."""
     rules: list[JsonValue] = []
     for kind, limits in snat_limits.KINDS.items():
-        refused: dict[str, JsonValue] = {
+        fields: dict[str, JsonValue] = {
             f: {"not": {}, "description": _only_with(f)} for f in _SIZED_BY_FIELDS if f != limits.sized_by
         }
+        if kind in PUBLIC_IPS_RANGES:
+            bound = PUBLIC_IPS_RANGES[kind].json_schema()
+            fields["public_ips"] = {k: bound[k] for k in ("minimum", "maximum")} | {"description": _with_kind(kind)}
         rules.append(
             {
                 "if": {"properties": {"kind": {"const": kind}}, "required": ["kind"]},
-                "then": {"required": [limits.sized_by], "properties": refused},
+                "then": {"required": [limits.sized_by], "properties": fields},
             }
         )
     return rules
@@ -294,9 +304,11 @@ class Outbound(_Strict):
     allocated_ports_per_node: Annotated[
         int | None, WholeNumber, AllocatedPorts, WithJsonSchema(AllocatedPorts.json_schema())
     ] = Field(default=None, description="azure-load-balancer only: allocatedOutboundPorts, the node's SNAT ports")
-    public_ips: Annotated[int | None, WholeNumber, PublicIps, WithJsonSchema(PublicIps.json_schema())] = Field(
+    public_ips: Annotated[int | None, WholeNumber, WithJsonSchema({"type": "integer"})] = Field(
         default=None,
-        description="the NAT gateway's public IPs (aws-nat-gateway: of the gateway in the node's AZ)",
+        description=(
+            "the NAT gateway's public IPs (aws-nat-gateway: of the gateway in the node's AZ); the range is the kind's"
+        ),
     )
     pressure_percent: Annotated[int, WholeNumber, Range(*snat_limits.PRESSURE_PERCENT_RANGE)] = Field(
         default=snat_limits.DEFAULT_PRESSURE_PERCENT,
@@ -321,6 +333,16 @@ class Outbound(_Strict):
         if value is None:
             raise PydanticCustomError("int_type", "must be a whole number")
         return value
+
+    @field_validator("public_ips")
+    @classmethod
+    def _public_ips_in_kind_range(cls, value: int | None, info: ValidationInfo) -> int | None:
+        # After the whole-number check. A kind without a bound (the load balancer's) refused the field already
+        # (_only_for_its_kind), and an invalid kind is not in info.data: its own error is the one reported.
+        bounds = PUBLIC_IPS_RANGES.get(info.data.get("kind"))  # type: ignore[arg-type]
+        if value is None or bounds is None or bounds.low <= value <= bounds.high:
+            return value
+        raise ValueError(f"must be between {bounds.low:,} and {bounds.high:,} {_with_kind(info.data['kind'])}")
 
     @model_validator(mode="wrap")
     @classmethod

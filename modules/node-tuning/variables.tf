@@ -116,11 +116,14 @@ variable "outbound" {
   }
 
   validation {
-    condition = try(var.outbound.public_ips, null) == null ? true : (
+    # The range is the kind's (an Azure NAT gateway's 16, an AWS regional gateway's 32 per AZ); another kind refuses
+    # public_ips by the rule above.
+    condition = try(var.outbound.public_ips, null) == null || try(local.wirespeed.outbound.public_ips[var.outbound.kind], null) == null ? true : (
       var.outbound.public_ips == floor(var.outbound.public_ips) &&
-      var.outbound.public_ips >= local.wirespeed.outbound.public_ips.low && var.outbound.public_ips <= local.wirespeed.outbound.public_ips.high
+      var.outbound.public_ips >= local.wirespeed.outbound.public_ips[var.outbound.kind].low &&
+      var.outbound.public_ips <= local.wirespeed.outbound.public_ips[var.outbound.kind].high
     )
-    error_message = "outbound: public_ips ${jsonencode(try(var.outbound.public_ips, null))} is not allowed; allowed: ${local.wirespeed.outbound.public_ips.allowed}."
+    error_message = "outbound: public_ips ${jsonencode(try(var.outbound.public_ips, null))} is not allowed; allowed: ${try(local.wirespeed.outbound.public_ips[var.outbound.kind].allowed, "")}."
   }
 
   validation {

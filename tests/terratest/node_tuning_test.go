@@ -251,6 +251,11 @@ func TestNodeTuningValidationMessages(t *testing.T) {
 			`outbound: public_ips is required with kind "aws-nat-gateway".`},
 		{"outbound_ports", map[string]any{"outbound": map[string]any{"kind": "azure-load-balancer", "allocated_ports_per_node": 1020}},
 			"outbound: allocated_ports_per_node 1020 is not allowed; allowed: must be a multiple of 8 between 8 and 64,000."},
+		// public_ips past its kind's bound: an Azure NAT gateway's 16, an AWS regional gateway's 32 per AZ.
+		{"outbound_ips_azure", map[string]any{"outbound": map[string]any{"kind": "azure-nat-gateway", "public_ips": 17}},
+			`outbound: public_ips 17 is not allowed; allowed: must be between 1 and 16 with kind "azure-nat-gateway".`},
+		{"outbound_ips_aws", map[string]any{"outbound": map[string]any{"kind": "aws-nat-gateway", "public_ips": 33}},
+			`outbound: public_ips 33 is not allowed; allowed: must be between 1 and 32 with kind "aws-nat-gateway".`},
 		{"outbound_cidrs", map[string]any{"outbound": map[string]any{"kind": "aws-nat-gateway", "public_ips": 1, "exclude_cidrs": []string{"10.0.0.0/8", "010.0.0.0/8", "fd00::/129"}}},
 			`outbound: exclude_cidrs ["010.0.0.0/8","fd00::/129"] is not allowed; allowed: each an IPv4 or IPv6 CIDR such ` +
 				"as 10.244.0.0/16 or fd00::/8, at most 256 of them."},

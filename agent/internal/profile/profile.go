@@ -522,7 +522,13 @@ func unknownFields(e *jsonschema.ValidationError, k *kind.AdditionalProperties, 
 func allowed(e *jsonschema.ValidationError) string {
 	switch k := e.ErrorKind.(type) {
 	case *kind.Minimum, *kind.Maximum, *kind.MultipleOf:
-		return allowedRange(schemaAt(e.SchemaURL))
+		s := schemaAt(e.SchemaURL)
+		// A bound one kind of outbound section adds (public_ips: an Azure NAT gateway's 16, an AWS regional
+		// gateway's 32) is a schema of bounds alone, whose description names the kind: "... with kind "x"".
+		if s != nil && s.Types == nil && s.Description != "" {
+			return allowedRange(s) + " " + s.Description
+		}
+		return allowedRange(s)
 	case *kind.Type:
 		words := make([]string, len(k.Want))
 		for i, w := range k.Want {

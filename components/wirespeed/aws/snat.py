@@ -5,9 +5,9 @@ snat_limits, kind ``aws-nat-gateway``): the IPs of the NAT gateway in the node's
 every node carrying its label, in whichever AZ they run, so where AZs got different IP counts the profile states the
 smallest: SNATPortPressure then fires on time in the tightest AZ (and early in the others) instead of late in it. The
 fleet view, summed over the nodes of each AZ against that AZ's own capacity, is the alert WirespeedNATGatewayAZPressure.
-A regional gateway's AZ may hold up to 32 IPs, more than the profile's bound for public_ips (snat_limits.
-PUBLIC_IPS_RANGE, 16, one bound for both NAT kinds); the section then states the bound: the condition fires early,
-never late.
+The profile's bound for the kind's public_ips (snat_limits.PUBLIC_IPS_RANGES) is a regional gateway's 32 per AZ, so
+every count a gateway can have is stated as it is; were an AZ to hold more, the section would state the bound and the
+condition fire early, never late.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from collections.abc import Mapping
 
 from wirespeed.problems import Problem
 from wirespeed.profile import Outbound, sized_outbound
-from wirespeed.sizing.snat_limits import AWS_NAT_GATEWAY, PUBLIC_IPS_RANGE
+from wirespeed.sizing.snat_limits import AWS_NAT_GATEWAY, PUBLIC_IPS_RANGES
 
 
 def nat_gateway_outbound(ips_per_az: Mapping[str, int], base: Outbound | None = None) -> Outbound:
@@ -24,7 +24,7 @@ def nat_gateway_outbound(ips_per_az: Mapping[str, int], base: Outbound | None = 
     ``base``'s threshold, exclusions and hold time kept."""
     if not ips_per_az:
         raise ValueError("no AZ to take the IPs from")
-    return sized_outbound(AWS_NAT_GATEWAY, min(*ips_per_az.values(), PUBLIC_IPS_RANGE[1]), base)
+    return sized_outbound(AWS_NAT_GATEWAY, min(*ips_per_az.values(), PUBLIC_IPS_RANGES[AWS_NAT_GATEWAY][1]), base)
 
 
 def check_outbound(value: object) -> Problem | None:

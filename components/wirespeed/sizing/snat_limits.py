@@ -101,11 +101,15 @@ KINDS: dict[OutboundKind, KindLimits] = {
 # Azure's shrinking default, so a profile states what was actually allocated: 8 or more.
 ALLOCATED_PORTS_RANGE = (azure_lb.PORT_GRANULARITY, azure_lb.MAX_PORTS_PER_NODE)
 ALLOCATED_PORTS_MULTIPLE = azure_lb.PORT_GRANULARITY
-# The most public IPs a node's gateway has, as one bound for both kinds: Azure 16, AWS 8 on a zonal gateway
-# (nat_gateway); the profile states what was deployed. A regional AWS gateway takes up to 32 in the node's AZ
-# (AWS_REGIONAL_MAX_IPS_PER_AZ), which needs a bound per kind (Azure's 16 must stay): until then a profile
-# states at most 16 for it.
-PUBLIC_IPS_RANGE = (1, max(nat_gateway.AZURE_MAX_IPS, nat_gateway.AWS_ZONAL_MAX_IPS))
+# The most public IPs a node's gateway has, per kind (the profile states what was deployed): an Azure NAT gateway
+# takes up to 16 (nat_gateway.AZURE_MAX_IPS, learn.microsoft.com/azure/nat-gateway/nat-gateway-resource); an AWS one
+# up to 32 in the node's AZ on a regional gateway (nat_gateway.AWS_REGIONAL_MAX_IPS_PER_AZ, docs.aws.amazon.com/vpc/
+# latest/userguide/nat-gateways-regional.html), 8 on a zonal one (within that bound). The sources are beside the
+# constants.
+PUBLIC_IPS_RANGES: dict[OutboundKind, tuple[int, int]] = {
+    AZURE_NAT_GATEWAY: (1, nat_gateway.AZURE_MAX_IPS),
+    AWS_NAT_GATEWAY: (1, nat_gateway.AWS_REGIONAL_MAX_IPS_PER_AZ),
+}
 # wirespeed's choice, not a cloud's: warn at 80% of a destination's capacity, early enough to add ports or IPs.
 PRESSURE_PERCENT_RANGE = (1, 100)
 DEFAULT_PRESSURE_PERCENT = 80

@@ -64,7 +64,7 @@ def facts_document(module: str) -> dict[str, Any]:
                 # The tuning profile's outbound section for nodes behind these gateways (wirespeed.aws.snat): its
                 # kind and the most public_ips a profile states for it.
                 "profile_kind": snat_limits.AWS_NAT_GATEWAY,
-                "profile_max_public_ips": snat_limits.PUBLIC_IPS_RANGE[1],
+                "profile_max_public_ips": snat_limits.PUBLIC_IPS_RANGES[snat_limits.AWS_NAT_GATEWAY][1],
             }
         },
     }

@@ -169,8 +169,9 @@ def outbound_facts() -> Obj:
         "kinds": {kind: limits.sized_by for kind, limits in snat_limits.KINDS.items()},
         "allocated_ports": {"low": low, "high": high, "multiple": snat_limits.ALLOCATED_PORTS_MULTIPLE,
                             "allowed": _refused({"allocated_ports_per_node": 4}, "azure-load-balancer")},
-        "public_ips": {"low": snat_limits.PUBLIC_IPS_RANGE[0], "high": snat_limits.PUBLIC_IPS_RANGE[1],
-                       "allowed": _refused({"public_ips": 0}, "aws-nat-gateway")},
+        # Per kind: an Azure NAT gateway's 16, an AWS regional gateway's 32 per AZ.
+        "public_ips": {kind: {"low": low_ips, "high": high_ips, "allowed": _refused({"public_ips": 0}, kind)}
+                       for kind, (low_ips, high_ips) in snat_limits.PUBLIC_IPS_RANGES.items()},
         "pressure_percent": {"low": snat_limits.PRESSURE_PERCENT_RANGE[0],
                              "high": snat_limits.PRESSURE_PERCENT_RANGE[1],
                              "default": snat_limits.DEFAULT_PRESSURE_PERCENT,
@@ -325,7 +326,10 @@ OUTBOUND_CASES: list[tuple[str, list[str], Obj]] = [
         ["throughput"],
         {"kind": "azure-load-balancer", "allocated_ports_per_node": 1020},
     ),
-    ("invalid_outbound_ips", ["throughput"], {"kind": "aws-nat-gateway", "public_ips": 17}),
+    # public_ips at each kind's bound and one past it: an Azure NAT gateway's 16, an AWS regional gateway's 32 per AZ.
+    ("outbound_aws_nat_regional_most_ips", ["throughput"], {"kind": "aws-nat-gateway", "public_ips": 32}),
+    ("invalid_outbound_ips_azure", ["throughput"], {"kind": "azure-nat-gateway", "public_ips": 17}),
+    ("invalid_outbound_ips_aws", ["throughput"], {"kind": "aws-nat-gateway", "public_ips": 33}),
     ("invalid_outbound_pressure", ["throughput"], {"kind": "aws-nat-gateway", "public_ips": 1, "pressure_percent": 0}),
     ("invalid_outbound_hold", ["throughput"], {"kind": "aws-nat-gateway", "public_ips": 1, "hold_seconds": 3601}),
     (

@@ -67,8 +67,8 @@ run "automatic_mode_takes_no_elastic_ips" {
   }
 
   assert {
-    condition     = output.profile_outbound == { kind = "aws-nat-gateway", allocated_ports_per_node = null, public_ips = 16 }
-    error_message = "profile_outbound: the floor of 17 IPs, stated as the profile's bound of 16 (the condition fires early, never late)"
+    condition     = output.profile_outbound == { kind = "aws-nat-gateway", allocated_ports_per_node = null, public_ips = 17 }
+    error_message = "profile_outbound: the floor of 17 IPs per AZ (within the kind's bound of 32)"
   }
 }
 
