@@ -16,6 +16,7 @@ import yaml
 
 from conftest import ROOT
 from pulumi_engine import Recorder, RecordingMonitor
+from wirespeed.sizing import snat_limits
 
 EXAMPLES = ROOT / "examples"
 
@@ -128,6 +129,8 @@ def test_eks_regional_nat_is_one_gateway_with_eleven_elastic_ips_per_az_under_pu
     assert len(recorded.of_type("aws:ec2/eip:Eip")) == 33
     assert {r.inputs["natGatewayId"] for r in recorded.of_type("aws:ec2/route:Route")} == {f"{gateway.name}-id"}
     assert len(recorded.of_type("aws:cloudwatch/metricAlarm:MetricAlarm")) == 1
+    # The node agent watches each destination against the AZ's 11 IPs (NatEgress.profile_outbound).
+    assert _tuned_outbound(recorded) == {"throughput": {"kind": "aws-nat-gateway", "public_ips": 11}}
 
 
 def test_eks_regional_nat_automatic_mode_takes_no_elastic_ips_under_pulumi_mocks():
@@ -135,3 +138,16 @@ def test_eks_regional_nat_automatic_mode_takes_no_elastic_ips_under_pulumi_mocks
     (gateway,) = recorded.of_type("aws:ec2/natGateway:NatGateway")
     assert "availabilityZoneAddresses" not in gateway.inputs
     assert recorded.of_type("aws:ec2/eip:Eip") == []
+    # The floor AWS must reach: 17 IPs per AZ for 900,000 connections, at most the profile's bound for the kind.
+    assert _tuned_outbound(recorded) == {
+        "throughput": {"kind": "aws-nat-gateway", "public_ips": min(17, snat_limits.PUBLIC_IPS_RANGE[1])}
+    }
+
+
+def _tuned_outbound(recorded: Recorder) -> dict[str, dict[str, object]]:
+    """Profile name -> the kind and sizing of the outbound section in the ConfigMap the agent reads."""
+    out = {}
+    for config_map in recorded.of_type("kubernetes:core/v1:ConfigMap"):
+        profile = json.loads(config_map.inputs["data"]["profile.json"])
+        out[profile["name"]] = {k: profile["outbound"][k] for k in ("kind", "public_ips")}
+    return out

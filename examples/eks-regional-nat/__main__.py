@@ -5,12 +5,17 @@ gateway's 8 carry, so the egress is one regional gateway with up to 32 IPs per A
 Elastic IPs are created per AZ and are what destinations allow-list; in automatic mode (`ipMode: automatic`, the
 dev stack) AWS adds the IPs itself and the sized count is the floor it must reach. Every private route table sends
 0.0.0.0/0 to the one gateway; an ErrorPortAllocation alarm watches it. The VPC and route tables already exist and
-are referenced by ID.
+are referenced by ID. The node agent runs on the cluster's nodes labelled ``wirespeed.io/profile=throughput`` with
+the gateway's IPs in its profile, so it sets SNATPortPressure when one destination on a node nears their capacity.
 """
 
 import pulumi
+import pulumi_kubernetes as k8s
 
 from wirespeed.aws import NatEgress, NatEgressArgs
+from wirespeed.kubernetes import NodeTuning, NodeTuningArgs
+from wirespeed.profile import with_outbound
+from wirespeed.profiles import builtin_profile
 
 config = pulumi.Config()
 zones = config.require_object("availabilityZones")
@@ -30,6 +35,12 @@ egress = NatEgress(
     ),
 )
 
+# The gateway's per-destination capacity (the smallest AZ's IPs) in the profile the node agent applies.
+profile = with_outbound(builtin_profile("throughput"), egress.profile_outbound)
+provider = k8s.Provider("cluster", context=config.get("kubeContext") or None)
+tuning = NodeTuning("tuning", NodeTuningArgs(profiles=[profile]), pulumi.ResourceOptions(provider=provider))
+
 pulumi.export("nat_egress", egress.plan.to_json())
 pulumi.export("nat_gateway_ids", egress.nat_gateway_ids)
 pulumi.export("nat_public_ips", egress.public_ips)
+pulumi.export("tuning_daemon_sets", tuning.daemon_set_names)

@@ -41,3 +41,12 @@ output "alarm_arns" {
   description = "The gateway's name -> its ErrorPortAllocation alarm's ARN (empty with alarms = false)."
   value       = { for alarm in aws_cloudwatch_metric_alarm.port_allocation : var.name => alarm.arn }
 }
+
+output "profile_outbound" {
+  description = <<-EOT
+    The tuning profile's outbound section for nodes behind these gateways, as NatEgress.profile_outbound gives it:
+    { kind = "aws-nat-gateway", public_ips = the smallest AZ's IPs }. Pass it to modules/node-tuning's outbound so
+    the agent sets SNATPortPressure when one destination on a node nears 55,000 x those IPs.
+  EOT
+  value       = local.profile_outbound
+}

@@ -14,6 +14,15 @@ locals {
   eips = { for key, eip in merge([
     for az, ips in local.ips_by_az : { for index in range(ips) : "${az}/${index}" => { az = az, index = index } }
   ]...) : key => eip if local.manual }
+  # The tuning profile's outbound section for nodes behind the gateway (wirespeed.aws.snat.nat_gateway_outbound): the
+  # smallest AZ's IPs (automatic: the smallest floor), as one profile serves nodes in every AZ, and at most the
+  # profile's bound for public_ips: SNATPortPressure then fires early in a bigger AZ, never late in the tightest.
+  # Null while no AZ is sized (a refused input).
+  profile_outbound = length(local.ips_by_az) == 0 ? null : {
+    kind                     = local.nat_facts.profile_kind
+    allocated_ports_per_node = null
+    public_ips               = min(local.nat_facts.profile_max_public_ips, values(local.ips_by_az)...)
+  }
 }
 
 # More Elastic IPs than the Region's default quota is allowed but needs the quota raised first: a warning, as

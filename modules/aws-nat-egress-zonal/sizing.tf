@@ -12,6 +12,15 @@ locals {
   eips = merge([
     for az, ips in local.ips_by_az : { for index in range(ips) : "${az}/${index}" => { az = az, index = index } }
   ]...)
+  # The tuning profile's outbound section for nodes behind these gateways (wirespeed.aws.snat.nat_gateway_outbound):
+  # one profile serves nodes in every AZ, so it states the smallest AZ's IPs and SNATPortPressure is never late in
+  # the tightest AZ; the per-AZ fleet view is the alert WirespeedNATGatewayAZPressure. Null while no AZ is sized
+  # (a refused input).
+  profile_outbound = length(local.ips_by_az) == 0 ? null : {
+    kind                     = local.nat_facts.profile_kind
+    allocated_ports_per_node = null
+    public_ips               = min(local.nat_facts.profile_max_public_ips, values(local.ips_by_az)...)
+  }
 }
 
 # More Elastic IPs than an account quota's default is allowed but needs the quota raised first: warnings, as

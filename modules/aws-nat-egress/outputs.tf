@@ -27,3 +27,11 @@ output "alarm_arns" {
   description = "Gateway (zonal: its AZ; regional: the name) -> its ErrorPortAllocation alarm's ARN (empty with alarms = false)."
   value       = var.mode == "zonal" ? module.zonal[0].alarm_arns : module.regional[0].alarm_arns
 }
+
+output "profile_outbound" {
+  description = <<-EOT
+    The tuning profile's outbound section for nodes behind the gateways, from the chosen module: { kind =
+    "aws-nat-gateway", public_ips = the smallest AZ's IPs }. Pass it to modules/node-tuning's outbound.
+  EOT
+  value       = var.mode == "zonal" ? module.zonal[0].profile_outbound : module.regional[0].profile_outbound
+}

@@ -72,10 +72,11 @@ variable "objects_json" {
 variable "outbound" {
   description = <<-EOT
     How the tuned nodes egress, set as the outbound section of every profile so the agent's SNATPortPressure condition
-    compares each destination's ports with it: modules/aks-outbound's profile_outbound (or modules/aws-nat-egress'),
-    or { kind = "azure-load-balancer", allocated_ports_per_node = N } / { kind = "azure-nat-gateway" or
-    "aws-nat-gateway", public_ips = N }, optionally pressure_percent (default 80), exclude_cidrs (pod and service
-    CIDRs) and hold_seconds (default 240). Null: no outbound section, no SNATPortPressure condition.
+    compares each destination's ports with it: the profile_outbound of modules/aks-outbound or of
+    modules/aws-nat-egress (or its -zonal or -regional module), or { kind = "azure-load-balancer",
+    allocated_ports_per_node = N } / { kind = "azure-nat-gateway" or "aws-nat-gateway", public_ips = N }, optionally
+    pressure_percent (default 80), exclude_cidrs (pod and service CIDRs) and hold_seconds (default 240). Null: no
+    outbound section, no SNATPortPressure condition.
   EOT
   type = object({
     kind                     = string

@@ -146,10 +146,11 @@ func TestAwsModulesTerraformTestUnderMockProvider(t *testing.T) {
 	terraformTestModules(t, awsModules)
 }
 
-// The regional module's tests/regional.tftest.hcl, with a provider >= 6.24.0's schema.
+// The regional module's tests/regional.tftest.hcl and aws-nat-egress's tests/dispatch.tftest.hcl, with a provider
+// >= 6.24.0's schema.
 func TestRegionalNatModuleTerraformTestUnderMockProvider(t *testing.T) {
 	tftest.NeedProviderVersion(t, "aws", regionalProvider)
-	terraformTestModules(t, []string{"aws-nat-egress-regional"})
+	terraformTestModules(t, regionalAwsModules)
 }
 
 func terraformTestModules(t *testing.T, modules []string) {

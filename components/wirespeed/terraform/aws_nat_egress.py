@@ -8,7 +8,8 @@
   ``aws-nat-egress``, which picks one by ``mode``) with what :func:`wirespeed.aws.egress.check_egress` decides
   (IPs per AZ, the Elastic IPs created, quota warnings) or the problems it reports, as the modules' messages; the Go
   suite applies each module's variables, locals and sizing call with the real terraform binary and requires the
-  same.
+  same, and the tuning profile's outbound section :func:`wirespeed.aws.snat.nat_gateway_outbound` gives for those
+  IPs (each module's ``profile_outbound``; ``aws-nat-egress`` passes the chosen module's through).
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from wirespeed.aws import egress
+from wirespeed.aws.snat import nat_gateway_outbound
 from wirespeed.problems import Problem
-from wirespeed.sizing import aws_nat, nat_gateway
-from wirespeed.terraform import MODULES, ROOT, render, terraform_value
+from wirespeed.sizing import aws_nat, nat_gateway, snat_limits
+from wirespeed.terraform import MODULES, PROFILE_OUTBOUND_FIELDS, ROOT, render, terraform_value
 
 DISPATCHER = "aws-nat-egress"
 ZONAL_MODULE = "aws-nat-egress-zonal"
@@ -59,6 +61,10 @@ def facts_document(module: str) -> dict[str, Any]:
                 "az_pattern": egress.AZ_PATTERN.pattern,
                 "az_id_pattern": egress.AZ_ID_PATTERN.pattern,
                 "ip_modes": list(aws_nat.IP_MODES),
+                # The tuning profile's outbound section for nodes behind these gateways (wirespeed.aws.snat): its
+                # kind and the most public_ips a profile states for it.
+                "profile_kind": snat_limits.AWS_NAT_GATEWAY,
+                "profile_max_public_ips": snat_limits.PUBLIC_IPS_RANGE[1],
             }
         },
     }
@@ -287,10 +293,13 @@ def _case(name: str, module: str, inputs: Mapping[str, Any]) -> dict[str, Any]:
         case["errors"] = sorted([terraform_message(p, by_az) for p in problems] + extra)
         return case
     assert plan is not None
+    ips = {z.availability_zone: z.plan.ips for z in plan.zones}
     case["expected"] = {
-        "ips": {z.availability_zone: z.plan.ips for z in plan.zones},
+        "ips": ips,
         "elastic_ips": plan.total_ips if plan.ip_mode == aws_nat.MANUAL else 0,
         "warnings": plan.warnings,
+        # As NatEgress.profile_outbound gives it for the same plan.
+        "profile_outbound": nat_gateway_outbound(ips).model_dump(include=set(PROFILE_OUTBOUND_FIELDS)),
     }
     return case
 

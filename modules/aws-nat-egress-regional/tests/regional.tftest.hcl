@@ -42,6 +42,11 @@ run "manual_elastic_ips_per_az" {
     condition     = length(aws_cloudwatch_metric_alarm.port_allocation) == 1 && aws_cloudwatch_metric_alarm.port_allocation[0].dimensions.NatGatewayId == aws_nat_gateway.this.id
     error_message = "one ErrorPortAllocation alarm on the gateway"
   }
+
+  assert {
+    condition     = output.profile_outbound == { kind = "aws-nat-gateway", allocated_ports_per_node = null, public_ips = 3 }
+    error_message = "profile_outbound: one profile for nodes in both AZs states the smaller AZ's 3 IPs (not euw1-az2's 11)"
+  }
 }
 
 run "automatic_mode_takes_no_elastic_ips" {
@@ -59,6 +64,11 @@ run "automatic_mode_takes_no_elastic_ips" {
   assert {
     condition     = output.ips_by_az == { "eu-west-1a" = 17, "euw1-az2" = 17 }
     error_message = "the floor AWS must reach: 17 IPs per AZ for 900,000 connections"
+  }
+
+  assert {
+    condition     = output.profile_outbound == { kind = "aws-nat-gateway", allocated_ports_per_node = null, public_ips = 16 }
+    error_message = "profile_outbound: the floor of 17 IPs, stated as the profile's bound of 16 (the condition fires early, never late)"
   }
 }
 
