@@ -76,14 +76,15 @@ test-python: $(STAMP) agent apiserver
 
 # The static agent binary (what the image ships) is built first, so a broken build fails CI on its own line.
 # scripts/testreport.py runs `go test -json`, prints what plain `go test` would and keeps the events for the summary.
+# -timeout 30m: go test's default of 10 min per package cut the terratest package short on a busy 2-core machine.
 test-go: agent
-	cd agent && $(PYTHON) ../scripts/testreport.py go ../$(RESULTS)/go-agent.json -count=1 ./...
+	cd agent && $(PYTHON) ../scripts/testreport.py go ../$(RESULTS)/go-agent.json -count=1 -timeout 30m ./...
 	$(MAKE) -C agent fuzz FUZZTIME=10s
 
 # The Terraform modules with the real terraform binary (tests/terratest, Go): always the provider-free parts;
 # the provider-backed plans and applies when the plugin mirror has the provider (modules/README.md).
 test-terraform: $(STAMP)
-	cd tests/terratest && $(PYTHON) ../../scripts/testreport.py go ../../$(RESULTS)/go-terratest.json -count=1 ./...
+	cd tests/terratest && $(PYTHON) ../../scripts/testreport.py go ../../$(RESULTS)/go-terratest.json -count=1 -timeout 30m ./...
 
 agent:
 	$(MAKE) -C agent build

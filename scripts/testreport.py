@@ -29,7 +29,7 @@ from typing import IO, Any
 ROOT = Path(__file__).resolve().parent.parent
 ALLOWED = ROOT / "tests" / "allowed-skips.json"
 # The words every provider gate uses (tests/conftest.py, tests/terratest/tftest); the address is the allow-list key.
-PROVIDER_SKIP = re.compile(r"needs the Terraform provider ([a-z0-9-]+/[a-z0-9-]+)")
+PROVIDER_SKIP = re.compile(r"needs the Terraform provider ([a-z0-9-]+/[a-z0-9-]+(?: >= [0-9]+(?:\.[0-9]+)*)?)")
 # `file_test.go:12: ` before what t.Skip was given.
 GO_LOCATION = re.compile(r"^\S+\.go:\d+: ")
 

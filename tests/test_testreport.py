@@ -169,9 +169,35 @@ def test_a_suite_without_results_fails_the_summary(tmp_path):
 
 
 def test_the_allow_list_is_exactly_the_providers_ci_cannot_get():
-    """hashicorp/aws is on the CI image (/opt/tf-plugins): a CI run without it is broken, so it is not listed."""
+    """hashicorp/aws is on the CI image (/opt/tf-plugins): a CI run without it is broken, so only the release with
+    regional NAT gateways, which the image lacks, is listed."""
     listed = set(testreport.allowed_providers())
-    assert listed == ALLOWED_MISSING_PROVIDERS == {"hashicorp/azurerm", "hashicorp/kubernetes"}
+    assert (
+        listed
+        == ALLOWED_MISSING_PROVIDERS
+        == {
+            "hashicorp/azurerm",
+            "hashicorp/kubernetes",
+            "hashicorp/aws >= 6.24.0",
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    ("reason", "entry"),
+    [
+        (
+            "needs the Terraform provider hashicorp/aws >= 6.24.0 in a plugin mirror (the mirrors hold [5.100.0])",
+            "hashicorp/aws >= 6.24.0",
+        ),
+        ("needs the Terraform provider hashicorp/aws >= 6.25.0 in a plugin mirror", None),
+        ("needs the Terraform provider hashicorp/aws in a plugin mirror", None),
+        (AZURERM, "hashicorp/azurerm"),
+    ],
+)
+def test_a_versioned_entry_allows_only_that_minimum(reason, entry):
+    skip = testreport.Skip("go terratest", "example.com/toy TestRegional", reason)
+    assert testreport.allowed_by(skip, testreport.allowed_providers()) == entry
 
 
 def test_the_command_line_summary_exits_1_under_ci(junit):

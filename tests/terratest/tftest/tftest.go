@@ -134,10 +134,25 @@ func AllowedMissingProvider(t testing.TB, address string) bool {
 	return ok
 }
 
-// NeedProviderVersion is NeedProvider for a provider at least `minimum` (a release such as 6.24.0): skipped (never
-// failed, even under CI: plugins come from no package registry), naming what the mirrors hold.
+// NeedProviderVersion is NeedProvider for a provider at least `minimum` (a release such as 6.24.0), naming what the
+// mirrors hold; under CI=true it fails unless tests/allowed-skips.json names "hashicorp/<name> >= <minimum>".
 func NeedProviderVersion(t testing.TB, name, minimum string) {
 	t.Helper()
+	held, ok := heldVersions(name, minimum)
+	if ok {
+		return
+	}
+	address := "hashicorp/" + name + " >= " + minimum
+	reason := fmt.Sprintf("needs the Terraform provider %s in a plugin mirror (the mirrors %v hold %v; provider plugins cannot be downloaded here): %s", address, Mirrors(), held, FillMirror)
+	if !AllowedMissingProvider(t, address) {
+		Require(t, reason)
+	}
+	t.Skip(reason)
+}
+
+// heldVersions lists the releases of hashicorp/<name> the mirrors hold for this platform, and whether one is at
+// least minimum.
+func heldVersions(name, minimum string) ([]string, bool) {
 	var held []string
 	for _, mirror := range Mirrors() {
 		pattern := filepath.Join(mirror, "registry.terraform.io", "hashicorp", name, "*", runtime.GOOS+"_"+runtime.GOARCH)
@@ -145,12 +160,12 @@ func NeedProviderVersion(t testing.TB, name, minimum string) {
 		for _, dir := range found {
 			version := filepath.Base(filepath.Dir(dir))
 			if atLeast(version, minimum) {
-				return
+				return held, true
 			}
 			held = append(held, version)
 		}
 	}
-	t.Skipf("needs the hashicorp/%s provider >= %s in a plugin mirror (the mirrors %v hold %v; provider plugins cannot be downloaded here): %s", name, minimum, Mirrors(), held, FillMirror)
+	return held, false
 }
 
 // atLeast compares dotted release numbers (6.24.0 >= 6.3.1); anything unparsable is not at least anything.
