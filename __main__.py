@@ -95,6 +95,7 @@ def aws() -> None:
     from wirespeed.aws import NatEgress, NatEgressArgs, NetworkOptimizedNodeGroup, NetworkOptimizedNodeGroupArgs
     from wirespeed.aws.stack_config import EksStackError, eks_stack
     from wirespeed.kubernetes import NodeTuning, NodeTuningArgs
+    from wirespeed.manifests import fastest_line_rates
 
     settings: dict[str, Any] = {k: config.get(k) for k in AWS_STRINGS}
     settings.update({k: config.get_object(k) for k in AWS_ARRAYS})
@@ -147,6 +148,7 @@ def aws() -> None:
             "wirespeed-tuning",
             NodeTuningArgs(
                 profiles=profiles,
+                line_rates=fastest_line_rates((g.profile.name, g.plan.line_rate_gbps) for g in groups),
                 image=config.get("image") or None,
                 admission_policy=config.get_bool("tuningAdmissionPolicy") is not False,
             ),

@@ -51,7 +51,8 @@ def test_default_group_registers_template_and_node_group_under_pulumi_mocks(engi
         "description": "wirespeed: throughput tuning at boot",
         "metadataOptions": {"httpEndpoint": "enabled", "httpTokens": "required", "httpPutResponseHopLimit": 2},
         "tagSpecifications": [{"resourceType": "instance", "tags": {"wirespeed.io/profile": "throughput"}}],
-        "tags": {"wirespeed.io/profile": "throughput"},
+        # The fastest type's line rate, which the backlog gate reads (the template names no instanceType).
+        "tags": {"wirespeed.io/profile": "throughput", "wirespeed.io/line-rate-gbps": "50"},
         "updateDefaultVersion": True,
     }
     config, script = user_data_parts(template)
@@ -149,16 +150,19 @@ def test_a_written_reason_admits_a_general_purpose_type_under_pulumi_mocks(engin
     reason = {"wirespeed.io.not-network-optimised-reason": "batch jobs, no network SLO"}
     assert engine.one(NODE_GROUP).inputs["tags"] == reason
     template = engine.one(LAUNCH_TEMPLATE).inputs
-    assert (
-        template["tags"] == template["tagSpecifications"][0]["tags"] == {"wirespeed.io/profile": "throughput"} | reason
-    )
+    assert template["tagSpecifications"][0]["tags"] == {"wirespeed.io/profile": "throughput"} | reason
+    assert template["tags"] == {"wirespeed.io/profile": "throughput", "wirespeed.io/line-rate-gbps": "12.5"} | reason
 
 
 def test_a_reason_given_for_network_optimised_types_is_not_recorded_under_pulumi_mocks(engine):
     group = NetworkOptimizedNodeGroup("net", args(not_network_optimised_reason="just in case", tags={"team": "a"}))
     resolve(group.node_group_name)
     assert engine.one(NODE_GROUP).inputs["tags"] == {"team": "a"}
-    assert engine.one(LAUNCH_TEMPLATE).inputs["tags"] == {"team": "a", "wirespeed.io/profile": "throughput"}
+    assert engine.one(LAUNCH_TEMPLATE).inputs["tags"] == {
+        "team": "a",
+        "wirespeed.io/profile": "throughput",
+        "wirespeed.io/line-rate-gbps": "50",
+    }
 
 
 def test_every_problem_is_listed_and_nothing_registers_under_pulumi_mocks(engine):

@@ -108,3 +108,19 @@ def test_profile_validate_directory_and_missing_file(tmp_path):
         2,
         f"error: {tmp_path / 'absent.json'}: cannot be read: No such file or directory; give a readable JSON file\n",
     )
+
+
+def test_profile_validate_refuses_a_misspelt_sysctl_and_names_the_one_meant(tmp_path):
+    """The newcomer's typo: a made-up net.* key used to pass (the agent then logged it missing on every node)."""
+    bad = tmp_path / "typo.json"
+    bad.write_text(json.dumps({"name": "x", "sysctls": {"net.core.netdev_max_backlgo": 32768}}))
+    out = wirespeed("profile", "validate", str(bad))
+    assert out.returncode == 2
+    lines = out.stderr.splitlines()
+    assert lines[0] == f"error: {bad}: not a valid profile: 1 problem(s):"
+    assert lines[1].startswith(
+        f'  {bad}/sysctls/net.core.netdev_max_backlgo: "net.core.netdev_max_backlgo" is not allowed: must be one '
+        'of the 32 sysctls wirespeed sets (did you mean "net.core.netdev_max_backlog"?): net.core.busy_poll, '
+    )
+    assert lines[1].endswith(", net.netfilter.nf_conntrack_udp_timeout_stream")
+    assert len(lines) == 2

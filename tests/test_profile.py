@@ -11,10 +11,13 @@ from conftest import ROOT
 from wirespeed.profile import (
     CIDR_FORMAT,
     DEFAULT_EXCLUDE,
+    KNOWN_SYSCTLS,
     ProfileError,
     _cidr,
     committed_schema,
+    edit_distance,
     load_profile,
+    nearest_sysctl,
     render_schema,
     validate_profile,
 )
@@ -163,3 +166,38 @@ def test_outbound_round_trips_without_the_other_kinds_field():
         "exclude_cidrs": [],
         "hold_seconds": 240,
     }
+
+
+def test_known_sysctls_are_integer_net_sysctls_the_agent_can_reach():
+    """The agent's only writable /proc/sys is the host's /proc/sys/net (the DaemonSet's mount)."""
+    families = {name.split(".")[1] for name in KNOWN_SYSCTLS}
+    assert families == {"core", "ipv4", "ipv6", "netfilter"}
+    assert all(name.startswith("net.") for name in KNOWN_SYSCTLS)
+    assert list(KNOWN_SYSCTLS) == sorted(committed_schema()["$defs"]["Sysctls"]["properties"])
+    # Every sysctl wirespeed's own advice tells a user to raise is one a profile can set.
+    assert {"net.core.netdev_max_backlog", "net.core.netdev_budget", "net.netfilter.nf_conntrack_max"} <= set(
+        KNOWN_SYSCTLS
+    )
+
+
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [
+        ("net.core.netdev_max_backlgo", "net.core.netdev_max_backlog"),  # two letters swapped: 2 edits
+        ("net.core.somaxcon", "net.core.somaxconn"),
+        ("net/core/somaxconn", "net.core.somaxconn"),
+        ("net.core.xmem_max", "net.core.rmem_max"),  # a tie (rmem_max, wmem_max): the first alphabetically
+        ("net.ipv4.ip_forward", None),  # real, deliberately not settable, and far from every allowed name
+        ("kernel.pid_max", None),
+    ],
+)
+def test_a_typo_suggests_the_nearest_known_sysctl(typed, meant):
+    assert nearest_sysctl(typed) == meant
+
+
+def test_edit_distance_counts_insertions_deletions_and_substitutions():
+    assert edit_distance("", "") == 0
+    assert edit_distance("abc", "") == 3
+    assert edit_distance("kitten", "sitting") == 3
+    assert edit_distance("backlog", "backlgo") == 2
+    assert edit_distance("é", "e") == 1  # by code point, as the agent counts runes

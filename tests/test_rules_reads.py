@@ -114,6 +114,9 @@ def _aws_variants() -> Iterator[Doc]:
     yield "launch_template", "slow-with-reason", launch_template(instance_type="m5.large") | {"tags": REASON}
     backlog_1000 = user_data_text().replace("32768", "1000")
     yield "launch_template", "backlog-1000", launch_template(user_data=backlog_1000)
+    # NetworkOptimizedNodeGroup's: no instanceType, its node group's fastest type's line rate in a tag.
+    untyped = {k: v for k, v in launch_template().items() if k != "instanceType"}
+    yield "launch_template", "line-rate-tag", untyped | {"tags": {"wirespeed.io/line-rate-gbps": "100"}}
     encoded = base64.b64encode(b"#!/bin/bash\necho hello\n").decode()
     yield "launch_template", "not-a-node", launch_template() | {"userData": encoded}
     gateway = fixture("nat_gateway")
@@ -303,6 +306,8 @@ def test_every_declared_property_is_read_on_some_document(rule):
 # --- the Terraform translation gives every declared property, or the rule says why not ---------------------------
 
 
+UNTYPED_USER_DATA = launch_template()["userData"]
+
 # Attributes the translation cases and plan fixtures leave unset, in the providers' documented names
 # (registry.terraform.io/providers/hashicorp/azurerm/latest/docs/resources/kubernetes_cluster: default_node_pool
 # tags, network_profile.load_balancer_profile.outbound_ip_prefix_ids; hashicorp/kubernetes daemon_set_v1:
@@ -321,6 +326,10 @@ MORE_TERRAFORM: list[tuple[str, dict[str, Any]]] = [
     ("kubernetes_daemon_set_v1", {"spec": [{"template": [{"spec": [{"host_ipc": True}]}]}]}),
     ("azurerm_kubernetes_cluster_node_pool", {"name": "net", "vm_size": "Standard_D16s_v6", "node_labels": {"a": "b"}}),
     ("kubernetes_config_map_v1", {"metadata": [{"name": "p", "annotations": {"wirespeed.io/line-rate-gbps": "100"}}]}),
+    (
+        "aws_launch_template",
+        {"name": "lt", "user_data": UNTYPED_USER_DATA, "tags": {"wirespeed.io/line-rate-gbps": "100"}},
+    ),
 ]
 
 

@@ -178,6 +178,16 @@ def test_karpenter_bandwidth_floor_gte_counts_its_own_value():
     )
 
 
+def test_karpenter_bandwidth_range_keeps_its_floor_beside_an_upper_bound():
+    """Gt and Lt on the same key bound a range (Karpenter ANDs them): the Lt after the Gt must not hide the floor.
+    KarpenterNodePool renders both when max_network_bandwidth_gbps is set."""
+    ceiling = {**BANDWIDTH, "operator": "Lt", "values": ["100001"]}
+    assert validate(SKU, "node_pool", node_pool_requirements(FAMILIES, BANDWIDTH, ceiling)) == []
+    assert validate(SKU, "node_pool", node_pool_requirements(FAMILIES, ceiling, BANDWIDTH)) == []
+    (only_ceiling,) = validate(SKU, "node_pool", node_pool_requirements(FAMILIES, ceiling))
+    assert "instance-network-bandwidth is not set" in only_ceiling
+
+
 @pytest.mark.parametrize(
     ("config", "violations"),
     [

@@ -94,14 +94,21 @@ def test_veth_links_get_the_mtu_and_a_ring_read_the_driver_refuses_is_logged(tmp
 
 def test_the_namespaces_own_sysctls_are_written_and_a_value_the_kernel_refuses_is_logged(tmp_path, netns):
     """Against the namespace's real /proc/sys: net.core.somaxconn is per namespace (the host keeps its own);
-    net.ipv4.ip_default_ttl accepts 1..255, so the kernel refuses 300 with EINVAL."""
+    net.netfilter.nf_conntrack_max is global, read-only in any namespace but the host's (the kernel's
+    nf_conntrack_standalone.c makes it 0444 there), so the write is refused."""
     profile = validate_profile(
         {
             "name": "per-netns",
             "interfaces": {"roles": ["virtual"], "include": ["nothing-matches"]},
-            "sysctls": {"net.core.somaxconn": 8192, "net.ipv4.ip_default_ttl": 300},
+            "sysctls": {"net.core.somaxconn": 8192, "net.netfilter.nf_conntrack_max": 300_000},
         }
     )
+    conntrack_max = subprocess.run(
+        [IP, "netns", "exec", netns, "cat", "/proc/sys/net/netfilter/nf_conntrack_max"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     roots = Roots(proc_sys=tmp_path / "unused", sysctl_d=tmp_path / "etc-sysctl.d")
     env = {"PATH": PATH, "WIRESPEED_SYSCTL_D": str(roots.sysctl_d)}  # /proc/sys: the namespace's own
     command = [IP, "netns", "exec", netns, "/bin/sh", "-c", render_script(profile), "x"]
@@ -110,7 +117,7 @@ def test_the_namespaces_own_sysctls_are_written_and_a_value_the_kernel_refuses_i
     assert out_lines(out)[:4] == [
         "applying profile per-netns",
         "sysctl net.core.somaxconn: 4096 -> 8192",
-        "sysctl net.ipv4.ip_default_ttl: writing 300 refused, left at 64",
+        f"sysctl net.netfilter.nf_conntrack_max: writing 300000 refused, left at {conntrack_max}",
         f"sysctl: wrote {roots.sysctl_d}/99-wirespeed-tuning.conf",
     ]
     read = subprocess.run(

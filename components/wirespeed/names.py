@@ -40,6 +40,6 @@ SNAT_RESYNCS = "wirespeed_agent_snat_resyncs_total"  # {reason="overflow"|"start
 SNAT_OTHER_DESTINATION = "other"
 
 # The annotation on a tuning profile's ConfigMap that says the fastest line rate (Gb/s) of the nodes it tunes: the
-# ring and backlog gates size their minimums from it (a ConfigMap alone cannot say which pools run it). Set by
-# hand for now; NodeTuning does not write it yet.
+# ring and backlog gates size their minimums from it (a ConfigMap alone cannot say which pools run it). NodeTuning
+# and `wirespeed render node-tuning --line-rate` write it from the pools' sizes (wirespeed.manifests.options).
 LINE_RATE_ANNOTATION = "wirespeed.io/line-rate-gbps"

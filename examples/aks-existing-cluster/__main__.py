@@ -45,7 +45,7 @@ kubeconfig = pulumi.Output.secret(credentials.kubeconfigs.apply(lambda kcs: base
 provider = k8s.Provider("existing-cluster", kubeconfig=kubeconfig)
 tuning = NodeTuning(
     "tuning",
-    NodeTuningArgs(profiles=[pool.plan.profile]),
+    NodeTuningArgs(profiles=[pool.plan.profile], line_rates={pool.plan.profile.name: pool.plan.line_rate_gbps}),
     pulumi.ResourceOptions(provider=provider, depends_on=[pool]),
 )
 

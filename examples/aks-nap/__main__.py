@@ -36,6 +36,8 @@ cluster = NetworkOptimizedCluster(
                 name="net",
                 cpu_limit=config.require_int("netCpuLimit"),
                 min_vcpu=config.require_int("netMinVcpu"),
+                # throughput is sized for 100 Gb/s; Standard_E192is_v6 bursts to 200 (the gates read the fastest size).
+                max_vcpu=96,
                 profile="throughput",
             ),
             # Cobalt 100 (Dpsv6, Dplsv6) on spot first, for batch work that tolerates eviction.

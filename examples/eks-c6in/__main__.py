@@ -13,6 +13,7 @@ import pulumi_kubernetes as k8s
 
 from wirespeed.aws import NatEgress, NatEgressArgs, NetworkOptimizedNodeGroup, NetworkOptimizedNodeGroupArgs, Taint
 from wirespeed.kubernetes import NodeTuning, NodeTuningArgs
+from wirespeed.manifests import fastest_line_rates
 
 config = pulumi.Config()
 zones = config.require_object("availabilityZones")
@@ -64,7 +65,11 @@ graviton = NetworkOptimizedNodeGroup(
 provider = k8s.Provider("cluster", context=config.get("kubeContext") or None)
 tuning = NodeTuning(
     "tuning",
-    NodeTuningArgs(profiles=[ingest.profile, graviton.profile]),
+    NodeTuningArgs(
+        profiles=[ingest.profile, graviton.profile],
+        # Written on each profile's ConfigMap: the gates hold it to what its fastest type's line rate needs.
+        line_rates=fastest_line_rates((g.profile.name, g.plan.line_rate_gbps) for g in (ingest, graviton)),
+    ),
     pulumi.ResourceOptions(provider=provider, depends_on=[ingest, graviton]),
 )
 

@@ -11,6 +11,7 @@ import pulumi_kubernetes as k8s
 
 from wirespeed.aws import KarpenterNodePool, KarpenterNodePoolArgs
 from wirespeed.kubernetes import NodeTuning, NodeTuningArgs
+from wirespeed.manifests import fastest_line_rates
 
 config = pulumi.Config()
 provider = k8s.Provider("cluster", context=config.get("kubeContext") or None)
@@ -20,6 +21,9 @@ common = {
     "node_role": config.require("nodeRole"),
     "cpu_limit": config.require_int("cpuLimit"),
     "profile": "throughput",
+    # What throughput is sized for: faster types (c6in.32xlarge, c8gn.24xlarge: 200-300 Gb/s) need a custom profile,
+    # and the gates hold the profile to the fastest type either pool may launch.
+    "max_network_bandwidth_gbps": 100,
 }
 
 network = KarpenterNodePool(
@@ -32,7 +36,15 @@ graviton = KarpenterNodePool(
     KarpenterNodePoolArgs(**common, architecture="arm64", capacity_types=["spot", "on-demand"]),
     in_cluster,
 )
-tuning = NodeTuning("tuning", NodeTuningArgs(profiles=["throughput"]), in_cluster)
+tuning = NodeTuning(
+    "tuning",
+    NodeTuningArgs(
+        profiles=["throughput"],
+        # Written on the profile's ConfigMap: the gates hold it to what the fastest type either pool may launch needs.
+        line_rates=fastest_line_rates((p.plan.profile.name, p.plan.line_rate_gbps) for p in (network, graviton)),
+    ),
+    in_cluster,
+)
 
 pulumi.export("node_pools", {"network": network.plan.to_json(), "graviton": graviton.plan.to_json()})
 pulumi.export("tuning_daemon_sets", tuning.daemon_set_names)

@@ -510,12 +510,91 @@ func unknownFields(e *jsonschema.ValidationError, k *kind.AdditionalProperties, 
 	var out []Problem
 	for _, name := range k.Properties {
 		p := Problem{Pointer: ptr + "/" + escape(name), Message: "is not a known field"}
-		if pattern != "" {
+		switch {
+		case strings.HasSuffix(e.SchemaURL, sysctlsSchema):
+			p.Message = unknownSysctl(name)
+		case pattern != "":
 			p.Message = fmt.Sprintf("%s is not allowed: must match %s", show(name), pattern)
 		}
 		out = append(out, p)
 	}
 	return out
+}
+
+// The sysctls section is an allow-list (the schema's properties, generated from wirespeed.profile.Sysctls): a
+// name outside it is refused with the list and, for a likely typo, the name meant.
+const (
+	sysctlsSchema      = "#/$defs/Sysctls"
+	suggestWithinEdits = 3 // wirespeed.profile.SUGGEST_WITHIN_EDITS
+)
+
+// KnownSysctls lists every sysctl a profile may set, sorted, read from the embedded schema.
+var KnownSysctls = knownSysctls(schemaJSON)
+
+// knownSysctls panics only if the embedded schema (a build input, covered by tests) lacks the section.
+func knownSysctls(schema []byte) []string {
+	var doc struct {
+		Defs struct {
+			Sysctls struct {
+				Properties map[string]json.RawMessage `json:"properties"`
+			} `json:"Sysctls"`
+		} `json:"$defs"`
+	}
+	if err := json.Unmarshal(schema, &doc); err != nil {
+		panic(fmt.Sprintf("embedded profile schema: %v", err))
+	}
+	if len(doc.Defs.Sysctls.Properties) == 0 {
+		panic("embedded profile schema: $defs.Sysctls has no properties")
+	}
+	names := make([]string, 0, len(doc.Defs.Sysctls.Properties))
+	for name := range doc.Defs.Sysctls.Properties {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// unknownSysctl words the refusal of a sysctl outside the allow-list as wirespeed.profile.unknown_sysctl does.
+func unknownSysctl(name string) string {
+	hint := ""
+	if near := nearestSysctl(name); near != "" {
+		hint = fmt.Sprintf(" (did you mean %s?)", show(near))
+	}
+	return fmt.Sprintf("%s is not allowed: must be one of the %d sysctls wirespeed sets%s: %s",
+		show(name), len(KnownSysctls), hint, strings.Join(KnownSysctls, ", "))
+}
+
+// nearestSysctl is the known sysctl name is most likely a typo of (fewest edits, then alphabetical), or "".
+func nearestSysctl(name string) string {
+	best, bestDistance := "", suggestWithinEdits+1
+	for _, known := range KnownSysctls { // sorted: the first at the smallest distance wins a tie
+		if d := editDistance(name, known); d < bestDistance {
+			best, bestDistance = known, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance by code point (wirespeed.profile.edit_distance).
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	previous := make([]int, len(rb)+1)
+	for j := range previous {
+		previous[j] = j
+	}
+	for i, ca := range ra {
+		current := make([]int, len(rb)+1)
+		current[0] = i + 1
+		for j, cb := range rb {
+			substitute := previous[j]
+			if ca != cb {
+				substitute++
+			}
+			current[j+1] = min(previous[j+1]+1, current[j]+1, substitute)
+		}
+		previous = current
+	}
+	return previous[len(rb)]
 }
 
 // allowed is the "what is" half of a message about a value.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"reflect"
 	"slices"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -317,5 +318,30 @@ func TestOutboundDecodesWithDefaultsAndCapacity(t *testing.T) {
 	}
 	if p, err := Parse([]byte(`{"name":"o","outbound":null}`)); err != nil || p.Outbound != nil {
 		t.Fatalf("null outbound: %+v, %v", p, err)
+	}
+}
+
+func TestEditDistanceAgreesWithPython(t *testing.T) {
+	// The same cases as tests/test_profile.py: both languages must suggest the same sysctl for the same typo.
+	for _, c := range []struct {
+		a, b string
+		want int
+	}{{"", "", 0}, {"abc", "", 3}, {"kitten", "sitting", 3}, {"backlog", "backlgo", 2}, {"é", "e", 1}} {
+		if got := editDistance(c.a, c.b); got != c.want {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", c.a, c.b, got, c.want)
+		}
+	}
+	for typed, want := range map[string]string{
+		"net.core.netdev_max_backlgo": "net.core.netdev_max_backlog",
+		"net.core.xmem_max":           "net.core.rmem_max",
+		"net.ipv4.ip_forward":         "",
+		"kernel.pid_max":              "",
+	} {
+		if got := nearestSysctl(typed); got != want {
+			t.Errorf("nearestSysctl(%q) = %q, want %q", typed, got, want)
+		}
+	}
+	if len(KnownSysctls) != 32 || !sort.StringsAreSorted(KnownSysctls) {
+		t.Errorf("KnownSysctls = %v, want the schema's 32 names, sorted", KnownSysctls)
 	}
 }

@@ -289,6 +289,12 @@ class NodeGroupPlan:
             return {}
         return {NOT_NETWORK_OPTIMISED_REASON: reason.strip()}
 
+    @property
+    def line_rate_gbps(self) -> float:
+        """The fastest type's line rate (its burst bandwidth, as the gates read a size): what NodeTuning's
+        ``line_rates`` takes for this group's profile."""
+        return max(it.burst_gbps for it in self.instance_types)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "instance_types": [

@@ -82,6 +82,11 @@ class KarpenterPlan:
     annotations: dict[str, str] = field(default_factory=dict)
     """The written reason for families that are not network-optimised, where network-optimised-sku reads it."""
 
+    @property
+    def line_rate_gbps(self) -> float:
+        """The fastest selected type's line rate (burst bandwidth): Karpenter may launch any of them."""
+        return max(t.burst_gbps for t in self.selected)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "name": self.name,

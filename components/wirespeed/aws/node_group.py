@@ -17,7 +17,8 @@ import pulumi_aws as aws
 
 from wirespeed.aws.capacity import IMDS_HOP_LIMIT, NodeGroupPlan, Taint, plan_node_group, security_groups_problem
 from wirespeed.aws.snat import check_outbound
-from wirespeed.manifests.options import DEFAULT_IMAGE
+from wirespeed.manifests.options import DEFAULT_IMAGE, line_rate_annotation
+from wirespeed.names import LINE_RATE_ANNOTATION
 from wirespeed.problems import InvalidInputError
 from wirespeed.profile import Outbound, Profile, apply_outbound
 from wirespeed.pulumi_inputs import input_properties_error
@@ -142,6 +143,9 @@ def _launch_template(
         ]
         security_groups = None  # they travel on the interface: EC2 refuses both
     tags = dict(args.tags) | {"wirespeed.io/profile": plan.profile.name} | plan.tags
+    # The template names no instance type (the node group lists them): its tag carries the fastest one's line rate,
+    # which the backlog gate reads in place of instanceType (wirespeed.rules.tuning).
+    template_tags = tags | {LINE_RATE_ANNOTATION: line_rate_annotation(plan.line_rate_gbps)}
     return aws.ec2.LaunchTemplate(
         f"{name}-launch-template",
         description=f"wirespeed: {plan.profile.name} tuning at boot",
@@ -154,7 +158,7 @@ def _launch_template(
         tag_specifications=[
             aws.ec2.LaunchTemplateTagSpecificationArgs(resource_type="instance", tags=tags),
         ],
-        tags=tags,
+        tags=template_tags,
         update_default_version=True,
         opts=opts,
     )

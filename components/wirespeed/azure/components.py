@@ -15,7 +15,7 @@ import pulumi
 from pulumi_azure_native import containerservice, monitor, network
 
 from wirespeed.azure import _validate
-from wirespeed.azure._validate import REPLACE_ON_CHANGE, ClusterPlan, InvalidArgsError, OutboundPlan, PoolPlan
+from wirespeed.azure._validate import REPLACE_ON_CHANGE, ClusterPlan, InvalidArgsError, NapPlan, OutboundPlan, PoolPlan
 from wirespeed.azure.spec import AutoProvisionedPoolSpec, ClusterSpec, NodePoolSpec, OutboundSpec
 from wirespeed.azure.topology import cluster_load_balancer_id
 from wirespeed.names import CLUSTER_TYPE
@@ -494,11 +494,17 @@ class NetworkOptimizedCluster(pulumi.ComponentResource):
         self, name: str, args: NetworkOptimizedClusterArgs, plan: ClusterPlan, provider: pulumi.ProviderResource
     ) -> pulumi.Resource:
         from wirespeed.kubernetes import NodeTuning, NodeTuningArgs
+        from wirespeed.manifests import fastest_line_rates
 
+        pools: list[PoolPlan | NapPlan] = [plan.system_pool, *plan.pools, *plan.auto_provisioned]
+        tuned = {p.name for p in plan.profiles}
         return NodeTuning(
             f"{name}-tuning",
             NodeTuningArgs(
                 profiles=list(plan.profiles),
+                line_rates=fastest_line_rates(
+                    (p.profile.name, p.line_rate_gbps) for p in pools if p.profile.name in tuned
+                ),
                 image=args.tuning_image,
                 namespace=args.tuning_namespace,
                 admission_policy=args.tuning_admission_policy,

@@ -73,6 +73,11 @@ class NapPlan:
     def name(self) -> str:
         return self.spec.name
 
+    @property
+    def line_rate_gbps(self) -> float:
+        """The fastest admitted size's line rate (burst bandwidth): Karpenter may launch any of them."""
+        return max(it.burst_gbps for it in self.admitted)
+
     def node_class_sysctls(self) -> dict[str, int | str]:
         """``spec.linuxOSConfig.sysctls`` of the AKSNodeClass, by its field names (``netCoreNetdevMaxBacklog``)."""
         return {aks_sysctls.node_class_field(k): v for k, v in self.sysctls.items()}

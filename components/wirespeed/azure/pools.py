@@ -57,6 +57,12 @@ class PoolPlan:
     notes: tuple[str, ...] = ()
 
     @property
+    def line_rate_gbps(self) -> float:
+        """The size's line rate (its burst bandwidth, as the gates read a size): what NodeTuning's ``line_rates``
+        takes for this pool's profile."""
+        return self.instance.burst_gbps
+
+    @property
     def autoscaling(self) -> bool:
         return self.spec.min_count < self.spec.max_count
 

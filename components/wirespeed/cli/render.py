@@ -100,7 +100,8 @@ class Output(StrEnum):
 
 def _as_flag(problem: Problem) -> str:
     """A problem named by the command-line flag the user typed (``profiles[1]`` -> ``--profile[1]``)."""
-    for field, flag in (("profiles", "--profile"), ("image", "--image"), ("namespace", "--namespace")):
+    flags = ("profiles", "--profile"), ("image", "--image"), ("namespace", "--namespace"), ("line_rates", "--line-rate")
+    for field, flag in flags:
         if problem.field.startswith(field):
             return str(replace(problem, field=flag + problem.field.removeprefix(field)))
     return str(problem)
@@ -188,20 +189,32 @@ def render_node_tuning(
     allocated_ports: AllocatedPortsOption = None,
     public_ips: PublicIpsOption = None,
     pressure_percent: PressureOption = None,
+    line_rate: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--line-rate",
+            help="PROFILE=GBPS: the fastest line rate of the nodes running PROFILE (a size's: `wirespeed catalog "
+            "show SIZE`), written on its ConfigMap as wirespeed.io/line-rate-gbps so the ring and backlog gates hold "
+            "it to that line rate instead of assuming one. Repeat per profile.",
+        ),
+    ] = None,
 ) -> None:
     """Print the tuning DaemonSet (one per profile), its Namespace, RBAC, admission policy and profile ConfigMaps."""
     from wirespeed import __version__
     from wirespeed.manifests import DEFAULT_IMAGE, NodeTuningOptions, node_tuning_objects, to_yaml
 
+    rates, rate_errors = _line_rates(line_rate or [])
     options = NodeTuningOptions(
         image=DEFAULT_IMAGE if image is None else image,
         namespace=namespace,
         pod_monitor=pod_monitor,
         alerts=alerts,
         admission_policy=admission_policy,
+        line_rates=rates,
     )
     section, outbound_errors = _outbound(outbound, allocated_ports, public_ips, pressure_percent)
-    objects = node_tuning_objects(_checked_profiles(profile, options, section, outbound_errors), options)
+    checked = _checked_profiles(profile, options, section, outbound_errors + rate_errors)
+    objects = node_tuning_objects(checked, options)
     if output is Output.json:
         import json
 
@@ -209,6 +222,26 @@ def render_node_tuning(
     else:
         header = HEADER.format(version=__version__) + (POLICY_HEADER if admission_policy else NO_POLICY_HEADER)
         typer.echo(to_yaml(objects, header), nl=False)
+
+
+def _line_rates(flags: list[str]) -> tuple[dict[str, float], list[str]]:
+    """--line-rate PROFILE=GBPS flags as NodeTuningOptions.line_rates, and every malformed one (the values' range and
+    the profile names are checked with the rest)."""
+    rates: dict[str, float] = {}
+    errors: list[str] = []
+    for index, flag in enumerate(flags):
+        name, equals, value = flag.partition("=")
+        try:
+            gbps = float(value) if equals and name else None
+        except ValueError:
+            gbps = None
+        if gbps is None:
+            errors.append(f"--line-rate[{index}]: {flag!r} is not allowed; allowed: PROFILE=GBPS, e.g. throughput=100")
+        elif name in rates:
+            errors.append(f"--line-rate[{index}]: {flag!r} is not allowed; allowed: each profile once")
+        else:
+            rates[name] = gbps
+    return rates, errors
 
 
 def _checked_profiles(
@@ -221,9 +254,10 @@ def _checked_profiles(
     from wirespeed.profile import apply_outbound
 
     specs, errors = _load_all(flags or list(DEFAULT_PROFILES))
+    loaded = not errors
     errors += outbound_errors
     profiles: list[Profile] = []
-    if errors:  # a profile did not load: check the other flags, not the profiles that are left
+    if not loaded:  # a profile did not load: check the other flags, not the profiles that are left
         problems = check_options(options)
     else:
         profiles, problems = check(specs, options)

@@ -10,7 +10,7 @@ per-object diffs, and a profile change updates the DaemonSet in place and rolls 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -70,6 +70,13 @@ class NodeTuningArgs:
     `wirespeed render node-tuning --alerts` prints. Like ``pod_monitor`` it needs the Prometheus Operator CRDs
     (monitoring.coreos.com/v1 ``PrometheusRule``) in the cluster; without them use the plain rules file from
     `wirespeed render alerts`. Default ``False``."""
+
+    line_rates: Mapping[str, float] | None = None
+    """The fastest line rate (Gb/s) of the nodes each profile tunes, by profile name, written on the profile's
+    ConfigMap as the ``wirespeed.io/line-rate-gbps`` annotation: the ring and backlog gates then hold the profile to
+    what that line rate needs instead of assuming one. ``wirespeed.manifests.fastest_line_rates`` builds it from
+    ``(profile name, line rate)`` pairs, e.g. each ``NetworkOptimizedNodeGroup``'s ``(profile.name,
+    line_rate_gbps)``. ``None``: no annotation (the gates assume their default line rate and say so)."""
 
 
 def _role(obj: dict[str, Any]) -> str:
@@ -167,6 +174,7 @@ class NodeTuning(pulumi.ComponentResource):
             pod_monitor=args.pod_monitor,
             alerts=args.alerts,
             admission_policy=args.admission_policy,
+            line_rates=dict(args.line_rates or {}) if isinstance(args.line_rates, Mapping | None) else args.line_rates,
         )
         # Everything is checked before the component itself registers: bad args leave nothing behind.
         profiles, problems = check(args.profiles, options)

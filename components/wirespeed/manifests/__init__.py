@@ -20,6 +20,7 @@ from wirespeed.manifests.options import (
     NodeTuningError,
     NodeTuningOptions,
     check,
+    fastest_line_rates,
 )
 from wirespeed.manifests.render import to_yaml
 
@@ -36,6 +37,7 @@ __all__ = [
     "agent_rbac_rules",
     "check",
     "events_namespace",
+    "fastest_line_rates",
     "node_tuning_objects",
     "profile_checksum",
     "profile_json",

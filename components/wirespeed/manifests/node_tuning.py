@@ -19,11 +19,18 @@ from typing import Any
 from wirespeed.manifests.access import access_objects
 from wirespeed.manifests.metadata import labels, metadata
 from wirespeed.manifests.monitoring import prometheus_rule
-from wirespeed.manifests.options import NodeTuningError, NodeTuningOptions, check_options, check_profiles
+from wirespeed.manifests.options import (
+    NodeTuningError,
+    NodeTuningOptions,
+    check_line_rates,
+    check_options,
+    check_profiles,
+    line_rate_annotation,
+)
 from wirespeed.names import AGENT_NAME as AGENT_NAME  # re-exported: the manifests package API
+from wirespeed.names import LINE_RATE_ANNOTATION, SCRAPE_INTERVAL
 from wirespeed.names import PROFILE_KEY as PROFILE_KEY
 from wirespeed.names import PROFILE_LABEL as PROFILE_LABEL
-from wirespeed.names import SCRAPE_INTERVAL
 from wirespeed.profile import Profile
 
 Obj = dict[str, Any]
@@ -85,12 +92,11 @@ def daemon_set_name(profile: Profile) -> str:
 
 
 def config_map(profile: Profile, options: NodeTuningOptions) -> Obj:
-    return {
-        "apiVersion": "v1",
-        "kind": "ConfigMap",
-        "metadata": metadata(config_map_name(profile), "profile", options.namespace, profile.name),
-        "data": {PROFILE_KEY: profile_json(profile)},
-    }
+    meta = metadata(config_map_name(profile), "profile", options.namespace, profile.name)
+    gbps = options.line_rates.get(profile.name)
+    if gbps is not None:  # what the ring and backlog gates read (wirespeed.rules.tuning.config_map_rate)
+        meta["annotations"] = {LINE_RATE_ANNOTATION: line_rate_annotation(gbps)}
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta, "data": {PROFILE_KEY: profile_json(profile)}}
 
 
 def agent_args() -> list[str]:
@@ -222,7 +228,7 @@ def node_tuning_objects(profiles: Sequence[Profile], options: NodeTuningOptions 
     Raises :class:`NodeTuningError` listing every bad input (no profile, duplicate names, image, namespace).
     """
     options = options or NodeTuningOptions()
-    problems = check_profiles(profiles) + check_options(options)
+    problems = check_profiles(profiles) + check_line_rates(profiles, options) + check_options(options)
     if problems:
         raise NodeTuningError(problems)
     objects = [namespace_object(options), *access_objects(options)]

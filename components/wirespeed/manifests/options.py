@@ -6,14 +6,16 @@ raises one ``InputPropertiesError`` listing them, before anything is rendered or
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 from wirespeed import __version__
 from wirespeed.problems import InvalidInputError, Problem
 from wirespeed.profile import Profile
 from wirespeed.profiles import ASSUMPTIONS, builtin_profile
+from wirespeed.sizing.packets import LINE_RATE_GBPS_RANGE
 
 # The agent image, built from agent/Dockerfile (`make -C agent image`) and published under the version of
 # this library, so a library upgrade rolls the agent it was tested with.
@@ -62,6 +64,11 @@ class NodeTuningOptions:
     """Render the ValidatingAdmissionPolicy (and its binding) that lets the agent change only its own Node's
     ``wirespeed.io/tuning-status`` annotation and its conditions. Needs Kubernetes 1.30+; turn it off only for an older
     cluster, whose API server refuses it, and know that the agent's RBAC then lets it patch any Node. Default True."""
+    line_rates: Mapping[str, float] = field(default_factory=dict, hash=False)
+    """The fastest line rate (Gb/s) of the nodes each profile tunes, by profile name: written on the profile's
+    ConfigMap as the ``wirespeed.io/line-rate-gbps`` annotation, from which the ring and backlog gates size their
+    minimums. A profile left out gets no annotation and the gates say they assumed a line rate.
+    :func:`fastest_line_rates` derives it from the pools' sizes."""
 
 
 def builtin_names() -> list[str]:
@@ -103,8 +110,43 @@ def check(specs: Sequence[str | Profile], options: NodeTuningOptions) -> tuple[l
     """Resolve the profiles and check everything, collecting every problem."""
     profiles, problems = resolve_profiles(specs)
     if not problems:
-        problems = check_profiles(profiles)
+        problems = check_profiles(profiles) + check_line_rates(profiles, options)
     return profiles, problems + check_options(options)
+
+
+def fastest_line_rates(pools: Iterable[tuple[str, float]]) -> dict[str, float]:
+    """(profile name, a pool's line rate in Gb/s) pairs as :attr:`NodeTuningOptions.line_rates`: the fastest pool
+    per profile, since every node running the profile must meet the minimum its own line rate needs."""
+    out: dict[str, float] = {}
+    for profile, gbps in pools:
+        out[profile] = max(out.get(profile, 0.0), float(gbps))
+    return out
+
+
+def line_rate_annotation(gbps: float) -> str:
+    """The annotation's text: the rate as the gates parse it (``100``, ``12.5``)."""
+    return f"{gbps:g}"
+
+
+def check_line_rates(
+    profiles: Sequence[Profile], options: NodeTuningOptions, field: str = "line_rates"
+) -> list[Problem]:
+    """Every line rate names a profile of the install and is a line rate the gates accept."""
+    names = [p.name for p in profiles]
+    low, high = LINE_RATE_GBPS_RANGE
+    rates = options.line_rates
+    if not isinstance(rates, Mapping):
+        return [Problem(field, rates, "a mapping of profile name to line rate in Gb/s")]
+    problems = []
+    for name, gbps in rates.items():
+        if name not in names:
+            problems.append(Problem(f"{field}[{name!r}]", name, f"a profile of this install ({', '.join(names)})"))
+        number = isinstance(gbps, int | float) and not isinstance(gbps, bool) and math.isfinite(gbps)
+        if not number or not low <= gbps <= high:
+            problems.append(
+                Problem(f"{field}[{name!r}]", gbps, f"a line rate in Gb/s between {float(low):g} and {high:g}")
+            )
+    return problems
 
 
 def check_options(options: NodeTuningOptions) -> list[Problem]:

@@ -156,23 +156,31 @@ def _launch_template(resource: Resource, minimum: float) -> Iterator[Finding]:
         yield Finding(resource, f"instanceType: {problem}")
 
 
-def _requirements(props: object) -> dict[str, tuple[str, list[str]]]:
-    found = {}
+def _all_requirements(props: object) -> list[tuple[str, str, list[str]]]:
+    """Every (key, operator, values) requirement, in order: one key may appear more than once (Gt and Lt bound a
+    range; Karpenter ANDs them)."""
+    found = []
     spec = get(props, "spec", "template", "spec", "requirements")
     for requirement in elements(spec, "spec.template.spec.requirements"):
         key, operator = text(get(requirement, "key")), text(get(requirement, "operator"))
         values = [v for v in (text(x) for x in elements(get(requirement, "values"), "values")) if v is not None]
         if key and operator:
-            found[key] = (operator, values)
+            found.append((key, operator, values))
     return found
 
 
-def _bandwidth_floor_gbps(requirements: dict[str, tuple[str, list[str]]]) -> float | None:
-    operator, values = requirements.get(BANDWIDTH_LABEL, ("", []))
-    if operator not in ("Gt", "Gte") or len(values) != 1 or not values[0].isdigit():
-        return None
-    mbps = int(values[0]) + (1 if operator == "Gt" else 0)
-    return mbps / 1000
+def _requirements(props: object) -> dict[str, tuple[str, list[str]]]:
+    return {key: (operator, values) for key, operator, values in _all_requirements(props)}
+
+
+def _bandwidth_floor_gbps(props: object) -> float | None:
+    """The highest lower bound the bandwidth requirements set (an upper bound beside it, Lt, bounds nothing below)."""
+    floors = [
+        int(values[0]) + (1 if operator == "Gt" else 0)
+        for key, operator, values in _all_requirements(props)
+        if key == BANDWIDTH_LABEL and operator in ("Gt", "Gte") and len(values) == 1 and values[0].isdigit()
+    ]
+    return max(floors) / 1000 if floors else None
 
 
 def _node_pool(resource: Resource, minimum: float) -> Iterator[Finding]:
@@ -186,7 +194,7 @@ def _node_pool(resource: Resource, minimum: float) -> Iterator[Finding]:
             if problem:
                 yield Finding(resource, f"requirement {INSTANCE_TYPE_LABEL}: {problem}")
         return
-    floor = _bandwidth_floor_gbps(requirements)
+    floor = _bandwidth_floor_gbps(resource.props)
     operator, families = requirements.get(FAMILY_LABEL, ("", []))
     optimised = {it.family for it in catalog.instance_types(cloud="aws", network_optimised=True)}
     known = set(catalog.families("aws"))

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from wirespeed.catalog.karpenter_azure import LINUX_OS_CONFIG_SINCE, NODE_CLASS_TYPES
 from wirespeed.names import LINE_RATE_ANNOTATION, PROFILE_LABEL
 from wirespeed.rules import _aks, _k8s, _nap
-from wirespeed.rules._model import Finding, Reads, Resource, Rule, Settings, is_type
+from wirespeed.rules._model import Finding, Reads, Resource, Rule, Settings, is_type, quoted
 from wirespeed.rules._userdata import read_user_data
 from wirespeed.sizing import line_rate
 from wirespeed.sizing.backlog import BACKLOG_MAX, BACKLOG_MIN
@@ -235,6 +235,25 @@ def _node_class_backlog(resource: Resource, settings: Settings) -> Finding | Non
     )
 
 
+def _launch_template_rate(resource: Resource, settings: Settings) -> line_rate.LineRate:
+    """The template's instanceType's line rate; without one, the line rate its LINE_RATE_ANNOTATION tag declares
+    (NetworkOptimizedNodeGroup writes its node group's fastest instanceType's there); else the assumed default."""
+    size = text(get(resource.props, "instanceType"))
+    if size is not None:
+        return _size_rate(size, settings, "instanceType")
+    raw = get(resource.props, "tags", LINE_RATE_ANNOTATION)
+    value = _parse_rate(raw)
+    low, high = LINE_RATE_GBPS_RANGE
+    if value is not None and low <= value <= high:
+        return line_rate.declared(value, f"its tag {LINE_RATE_ANNOTATION} (its node group's fastest instanceType)")
+    if raw is None:
+        why = f"the launch template names no instanceType and has no {LINE_RATE_ANNOTATION} tag: its node group's"
+        why += " instanceTypes say it"
+    else:
+        why = f"its tag {LINE_RATE_ANNOTATION} {text(raw)!r} is not a line rate in Gb/s ({low}..{high})"
+    return _assumed(settings, why)
+
+
 def _launch_template_backlog(resource: Resource, settings: Settings) -> Finding | None:
     raw = text(get(resource.props, "userData"))
     if raw is None:
@@ -242,13 +261,7 @@ def _launch_template_backlog(resource: Resource, settings: Settings) -> Finding 
     user_data = read_user_data(raw)
     if not user_data.eks_node:
         return None  # not a node's launch template: nothing to say about its kernel queues
-    size = text(get(resource.props, "instanceType"))
-    rate = (
-        _size_rate(size, settings, "instanceType")
-        if size is not None
-        else _assumed(settings, "the launch template names no instanceType: its node group's instanceTypes do")
-    )
-    minimum = backlog_minimum(rate, settings)
+    minimum = backlog_minimum(_launch_template_rate(resource, settings), settings)
     values = user_data.backlog_values()
     if values and min(values) >= minimum.value:
         return None
@@ -520,7 +533,7 @@ BACKLOG_MINIMUM = Rule(
                 "Linux, which the rule assumes when osType is absent"
             },
         ),
-        Reads(LAUNCH_TEMPLATE, ("userData", "instanceType")),
+        Reads(LAUNCH_TEMPLATE, ("userData", "instanceType", "tags" + quoted(LINE_RATE_ANNOTATION))),
         Reads(_k8s.CONFIG_MAP, (_k8s.PROFILE_READ, LINE_RATE_READ)),
         *(Reads(t, (_nap.NODE_CLASS_BACKLOG_FIELD, "metadata.name")) for t in NODE_CLASS_TYPES),
     ),

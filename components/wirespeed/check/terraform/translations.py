@@ -63,7 +63,9 @@ TRANSLATIONS: dict[str, Translation] = {
     "aws_eks_cluster": Translation(EKS_CLUSTER, eks_cluster),
     "aws_eks_node_group": Translation(NODE_GROUP, eks_node_group, (("instanceTypes", "instance_types"),)),
     "aws_launch_template": Translation(
-        LAUNCH_TEMPLATE, launch_template, (("userData", "user_data"), ("instanceType", "instance_type"))
+        LAUNCH_TEMPLATE,
+        launch_template,
+        (("userData", "user_data"), ("instanceType", "instance_type"), ("tags", "tags")),
     ),
     "aws_nat_gateway": Translation(
         NAT_GATEWAY,
