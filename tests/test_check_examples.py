@@ -90,7 +90,7 @@ def pool_backlog_1000(resources: Resources) -> Resources:
     )
 
 
-def profile_rx_1024(resources: Resources) -> Resources:
+def profile_rx_256(resources: Resources) -> Resources:
     config_map = next(
         r for r in resources if type_matches(r.type, "core", "ConfigMap") and "profile.json" in r.inputs.get("data", {})
     )
@@ -98,7 +98,7 @@ def profile_rx_1024(resources: Resources) -> Resources:
     def change(inputs: dict[str, Any]) -> None:
         profile = json.loads(inputs["data"]["profile.json"])
         for ring in profile["rings"].values():
-            ring["rx"] = 1024
+            ring["rx"] = 256
         inputs["data"]["profile.json"] = json.dumps(profile)
 
     return _with_inputs(resources, config_map, change)
@@ -132,13 +132,13 @@ def pool_max_count_1000(resources: Resources) -> Resources:
 BROKEN = [
     ("aks-dsv6", ports_zero, "aks-allocated-outbound-ports-default"),
     ("aks-dsv6", pool_backlog_1000, "netdev-backlog-minimum"),
-    ("aks-dsv6", profile_rx_1024, "nic-ring-minimum"),
+    ("aks-dsv6", profile_rx_256, "nic-ring-minimum"),
     ("aks-dsv6", privileged_agent, "tuning-agent-least-privilege"),
     ("aks-dsv6", no_tuning_agent, "tuning-agent-present"),
     ("aks-dsv6", old_vm_size, "network-optimised-sku"),
     ("aks-dsv6", pool_max_count_1000, "aks-snat-capacity"),
     ("aks-natgw", pool_backlog_1000, "netdev-backlog-minimum"),
-    ("aks-natgw", profile_rx_1024, "nic-ring-minimum"),
+    ("aks-natgw", profile_rx_256, "nic-ring-minimum"),
     ("aks-natgw", no_tuning_agent, "tuning-agent-present"),
     ("aks-existing-cluster", pool_backlog_1000, "netdev-backlog-minimum"),
     ("aks-existing-cluster", privileged_agent, "tuning-agent-least-privilege"),

@@ -57,7 +57,12 @@ def test_a_vm_size_the_catalog_does_not_know_assumes_the_default_line_rate_and_s
     ("instance_type", "why"),
     [
         pytest.param("c9z.huge", "instanceType c9z.huge is not in wirespeed's catalog", id="unknown"),
-        pytest.param(None, "the launch template names no instanceType: its node group's instanceTypes do", id="unset"),
+        pytest.param(
+            None,
+            "the launch template names no instanceType and has no wirespeed.io/line-rate-gbps tag: its node group's "
+            "instanceTypes say it",
+            id="unset",
+        ),
     ],
 )
 def test_a_launch_template_without_a_known_instance_type_assumes_the_default_and_says_why(instance_type, why):
