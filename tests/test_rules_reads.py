@@ -26,6 +26,7 @@ import pytest
 
 from clirun import invoke
 from conftest import ROOT
+from fixtures.rules.engine import TYPES as ENGINE_TYPES
 from fixtures.rules.engine import engine_props, fixture, launch_template, nap_objects, tuning_objects, user_data_text
 from rules_reads import Recording, covers, present, steps
 from test_check_terraform import TRANSLATIONS as TRANSLATION_CASES
@@ -41,17 +42,9 @@ from wirespeed.values import NotKnown, SecretNotReadable, plain
 TERRAFORM = ROOT / "tests" / "fixtures" / "terraform"
 PLANS = sorted(TERRAFORM.glob("*/plan.json"))
 RULE_IDS = [r.id for r in RULES]
+# The engine fixture's resource types, plus the two only this test's corpus registers.
 TYPES = {
-    "cluster": "azure-native:containerservice:ManagedCluster",
-    "pool": "azure-native:containerservice:AgentPool",
-    "prefix": "azure-native:network:PublicIPPrefix",
-    "node_group": "aws:eks/nodeGroup:NodeGroup",
-    "eks_cluster": "aws:eks/cluster:Cluster",
-    "launch_template": "aws:ec2/launchTemplate:LaunchTemplate",
-    "nat_gateway": "aws:ec2/natGateway:NatGateway",
-    "node_pool": "kubernetes:karpenter.sh/v1:NodePool",
-    "config_map": "kubernetes:core/v1:ConfigMap",
-    "daemon_set": "kubernetes:apps/v1:DaemonSet",
+    **ENGINE_TYPES,
     "node_tuning": "wirespeed:index:NodeTuning",
     "internet_gateway": "aws:ec2/internetGateway:InternetGateway",
 }

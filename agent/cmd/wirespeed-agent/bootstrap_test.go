@@ -92,7 +92,7 @@ func TestBootstrapEndToEnd(t *testing.T) {
 // misconfiguration must not silently turn into a one-shot run).
 func TestNoArgumentsOutsideBottlerocket(t *testing.T) {
 	if isRegularFile(bottlerocketUserData) {
-		t.Skip("this host is a Bottlerocket bootstrap container")
+		t.Skipf("%s exists: this host is a Bottlerocket bootstrap container, where no arguments means bootstrap mode", bottlerocketUserData)
 	}
 	var stdout, stderr bytes.Buffer
 	if code := run(t.Context(), nil, &stdout, &stderr); code != exitUsage || !strings.Contains(stderr.String(), "--profile is required") {

@@ -140,15 +140,20 @@ def _size_rate(size: str | None, settings: Settings, field: str) -> line_rate.Li
 def config_map_rate(resource: Resource, settings: Settings) -> line_rate.LineRate:
     """The line rate a tuning ConfigMap declares (LINE_RATE_ANNOTATION), else the assumed default."""
     raw = get(resource.props, "metadata", "annotations", LINE_RATE_ANNOTATION)
+    missing = f"a ConfigMap alone does not say which pools run it, and it has no {LINE_RATE_ANNOTATION} annotation"
+    return _declared_rate(raw, f"its annotation {LINE_RATE_ANNOTATION}", "", missing, settings)
+
+
+def _declared_rate(raw: object, where: str, why_there: str, missing: str, settings: Settings) -> line_rate.LineRate:
+    """The line rate ``raw`` (the value at ``where``: an annotation or a tag) declares, else the assumed default
+    with why: ``missing`` when there is none, else that it is no line rate."""
     value = _parse_rate(raw)
     low, high = LINE_RATE_GBPS_RANGE
     if value is not None and low <= value <= high:
-        return line_rate.declared(value, f"its annotation {LINE_RATE_ANNOTATION}")
+        return line_rate.declared(value, f"{where}{why_there}")
     if raw is None:
-        why = f"a ConfigMap alone does not say which pools run it, and it has no {LINE_RATE_ANNOTATION} annotation"
-    else:
-        why = f"its annotation {LINE_RATE_ANNOTATION} {text(raw)!r} is not a line rate in Gb/s ({low}..{high})"
-    return _assumed(settings, why)
+        return _assumed(settings, missing)
+    return _assumed(settings, f"{where} {text(raw)!r} is not a line rate in Gb/s ({low}..{high})")
 
 
 def _parse_rate(raw: Any) -> float | None:
@@ -242,16 +247,12 @@ def _launch_template_rate(resource: Resource, settings: Settings) -> line_rate.L
     if size is not None:
         return _size_rate(size, settings, "instanceType")
     raw = get(resource.props, "tags", LINE_RATE_ANNOTATION)
-    value = _parse_rate(raw)
-    low, high = LINE_RATE_GBPS_RANGE
-    if value is not None and low <= value <= high:
-        return line_rate.declared(value, f"its tag {LINE_RATE_ANNOTATION} (its node group's fastest instanceType)")
-    if raw is None:
-        why = f"the launch template names no instanceType and has no {LINE_RATE_ANNOTATION} tag: its node group's"
-        why += " instanceTypes say it"
-    else:
-        why = f"its tag {LINE_RATE_ANNOTATION} {text(raw)!r} is not a line rate in Gb/s ({low}..{high})"
-    return _assumed(settings, why)
+    missing = (
+        f"the launch template names no instanceType and has no {LINE_RATE_ANNOTATION} tag: its node group's "
+        "instanceTypes say it"
+    )
+    where = f"its tag {LINE_RATE_ANNOTATION}"
+    return _declared_rate(raw, where, " (its node group's fastest instanceType)", missing, settings)
 
 
 def _launch_template_backlog(resource: Resource, settings: Settings) -> Finding | None:
