@@ -67,9 +67,11 @@ apt_get() {
     # shellcheck disable=SC2046 # lock file paths never contain spaces
     apt_wait_for_locks $(apt_lock_files "$kind")
     status=0
+    # stderr goes to a file, then to ours: a process substitution's tee would leave $err incomplete when read
+    # (bash sets no $! for it to be waited on).
     apt-get -o DPkg::Lock::Timeout=$((apt_lock_deadline - SECONDS > 0 ? apt_lock_deadline - SECONDS : 0)) "$@" \
-      2> >(tee "$err" >&2) || status=$?
-    wait $! 2>/dev/null || true # the tee above, so $err is complete
+      2>"$err" || status=$?
+    cat "$err" >&2
     if [ "$status" -eq 0 ] || ! grep -q "Could not get lock" "$err"; then break; fi
     if [ "$SECONDS" -ge "$apt_lock_deadline" ]; then
       echo "install-system-deps: gave up: apt-get $1 could not get its lock within" \

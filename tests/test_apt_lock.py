@@ -65,7 +65,8 @@ def held(lock: Path) -> Iterator[subprocess.Popen[str]]:
 
 
 def apt_get(env: dict[str, str], *args: str, timeout: int = 900) -> subprocess.Popen[str]:
-    script = f'source "{LIBRARY}"; apt_get "$@"'
+    # The shell options install-system-deps.sh runs under: a variable the library reads unset fails here too.
+    script = f'set -euo pipefail; source "{LIBRARY}"; apt_get "$@"'
     return subprocess.Popen(
         ["bash", "-c", script, "apt_get", *args],
         env={**env, "WIRESPEED_APT_LOCK_TIMEOUT": str(timeout)},
