@@ -136,25 +136,24 @@ def events_role_binding(options: NodeTuningOptions) -> Obj:
     }
 
 
+def _labelled_policy(kind: str) -> Obj:
+    """The policy file's object of ``kind``, with wirespeed's labels on its name (cluster-scoped: no namespace)."""
+    found = _policy(kind)
+    return {
+        "apiVersion": found["apiVersion"],
+        "kind": found["kind"],
+        "metadata": metadata(found["metadata"]["name"], "node-tuning"),
+        "spec": found["spec"],
+    }
+
+
 def admission_policy() -> Obj:
     """The agent may change only its own Node's report (annotation and conditions); everything else is refused."""
-    policy = _policy("ValidatingAdmissionPolicy")
-    return {
-        "apiVersion": policy["apiVersion"],
-        "kind": policy["kind"],
-        "metadata": metadata(policy["metadata"]["name"], "node-tuning"),
-        "spec": policy["spec"],
-    }
+    return _labelled_policy("ValidatingAdmissionPolicy")
 
 
 def admission_policy_binding() -> Obj:
-    binding = _policy("ValidatingAdmissionPolicyBinding")
-    return {
-        "apiVersion": binding["apiVersion"],
-        "kind": binding["kind"],
-        "metadata": metadata(binding["metadata"]["name"], "node-tuning"),
-        "spec": binding["spec"],
-    }
+    return _labelled_policy("ValidatingAdmissionPolicyBinding")
 
 
 def access_objects(options: NodeTuningOptions) -> list[Obj]:
