@@ -31,6 +31,7 @@ HEAVY = (
         "wirespeed.manifests",
         "wirespeed.cli",
         "wirespeed.rules",
+        "wirespeed.userdata",
     ],
 )
 def test_core_imports_no_cloud_sdk(module):
