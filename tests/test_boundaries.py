@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from fixtures.rules.engine import (
+    USER_DATA_BACKLOG,
     config_map_with,
     fixture,
     launch_template,
@@ -39,7 +40,6 @@ BACKLOG = "netdev-backlog-minimum"
 MINIMUM_BACKLOG = 16_384
 AKS_POOL_MINIMUM_BACKLOG = 4_096
 CONFIG_MAP_MINIMUM_BACKLOG = 8_192
-USER_DATA_BACKLOG = "32768"  # what tests/fixtures/rules/node_user_data.mime writes
 
 
 def pools_of(nodes: int) -> list[Pool]:

@@ -132,7 +132,7 @@ def test_aks_nap_example_under_pulumi_mocks(stack, ports, ips, net_nodes):
             "name": name,
         }
         assert pool["spec"]["template"]["metadata"]["labels"]["wirespeed.io/profile"] == "throughput"
-        assert classes[name]["spec"]["linuxOSConfig"] == {"sysctls": {"netCoreNetdevMaxBacklog": 32768}}
+        assert classes[name]["spec"]["linuxOSConfig"] == {"sysctls": {"netCoreNetdevMaxBacklog": THROUGHPUT_BACKLOG}}
     assert f"net: {net_nodes} max + " in out["sizing"]
     assert f"= {net_nodes} node(s) at most" in out["node_ceilings"][0]
 

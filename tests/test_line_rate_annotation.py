@@ -8,8 +8,9 @@ import json
 
 import pytest
 
+from builtin_profiles import BALANCED_BACKLOG
 from clirun import invoke
-from fixtures.rules.engine import launch_template, user_data_text, validate
+from fixtures.rules.engine import launch_template, user_data_with_backlog, validate
 from wirespeed.manifests import NodeTuningError, NodeTuningOptions, fastest_line_rates, node_tuning_objects
 from wirespeed.names import LINE_RATE_ANNOTATION
 from wirespeed.profiles import builtin_profile
@@ -82,7 +83,7 @@ def test_render_node_tuning_reports_every_bad_line_rate_flag():
 def test_a_launch_template_without_instance_type_is_held_to_its_node_groups_fastest_type():
     """NetworkOptimizedNodeGroup's launch template names no instanceType (the node group lists them): its tag carries
     the fastest type's line rate, and the backlog gate reads it instead of assuming 25 Gb/s."""
-    props = launch_template(user_data_text().replace("32768", "8192"))  # balanced's backlog, sized for 25 Gb/s
+    props = launch_template(user_data_with_backlog(BALANCED_BACKLOG))  # sized for 25 Gb/s
     props.pop("instanceType", None)
     assert validate(BACKLOG, "launch_template", props) == []  # 8,192 meets the assumed 25 Gb/s: the old blind spot
     props["tags"] = {LINE_RATE_ANNOTATION: "100"}
@@ -92,6 +93,6 @@ def test_a_launch_template_without_instance_type_is_held_to_its_node_groups_fast
         in found
     )
     props["tags"] = {LINE_RATE_ANNOTATION: "fast"}
-    props["userData"] = launch_template(user_data_text().replace("32768", "1000"))["userData"]
+    props["userData"] = launch_template(user_data_with_backlog(1000))["userData"]
     (bad,) = validate(BACKLOG, "launch_template", props)
     assert f"its tag {LINE_RATE_ANNOTATION} 'fast' is not a line rate in Gb/s" in bad

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from fixtures.rules.engine import config_map_with, fixture, launch_template, user_data_text, validate
+from fixtures.rules.engine import config_map_with, fixture, launch_template, user_data_with_backlog, validate
 from wirespeed import catalog
 from wirespeed.profiles import ASSUMPTIONS, CLOUD_DRIVERS, builtin_profile
 from wirespeed.sizing import line_rate
@@ -29,7 +29,7 @@ def backlog_resource(size: catalog.InstanceType, profile: str) -> tuple[str, dic
         props["nodeLabels"] = {"wirespeed.io/profile": profile}
         props["linuxOSConfig"]["sysctls"]["netCoreNetdevMaxBacklog"] = backlog
         return "pool", props
-    props = launch_template(user_data_text().replace("32768", str(backlog)))
+    props = launch_template(user_data_with_backlog(backlog))
     props["instanceType"] = size.name
     return "launch_template", props
 

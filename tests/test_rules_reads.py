@@ -27,7 +27,14 @@ import pytest
 from clirun import invoke
 from conftest import ROOT
 from fixtures.rules.engine import TYPES as ENGINE_TYPES
-from fixtures.rules.engine import engine_props, fixture, launch_template, nap_objects, tuning_objects, user_data_text
+from fixtures.rules.engine import (
+    engine_props,
+    fixture,
+    launch_template,
+    nap_objects,
+    tuning_objects,
+    user_data_with_backlog,
+)
 from rules_reads import Recording, covers, present, steps
 from test_check_terraform import TRANSLATIONS as TRANSLATION_CASES
 from wirespeed.catalog.karpenter_azure import GROUP, NODE_CLASS_VERSIONS
@@ -105,7 +112,7 @@ def _aws_variants() -> Iterator[Doc]:
     yield "node_group", "size-in-template", {k: v for k, v in group.items() if k != "instanceTypes"}
     yield "launch_template", "compliant", launch_template()
     yield "launch_template", "slow-with-reason", launch_template(instance_type="m5.large") | {"tags": REASON}
-    backlog_1000 = user_data_text().replace("32768", "1000")
+    backlog_1000 = user_data_with_backlog(1000)
     yield "launch_template", "backlog-1000", launch_template(user_data=backlog_1000)
     # NetworkOptimizedNodeGroup's: no instanceType, its node group's fastest type's line rate in a tag.
     untyped = {k: v for k, v in launch_template().items() if k != "instanceType"}

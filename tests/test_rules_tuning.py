@@ -11,6 +11,7 @@ from pulumi_policy.proxy import UNKNOWN_NUMBER_VALUE, UNKNOWN_STRING_VALUE
 
 from builtin_profiles import THROUGHPUT_BACKLOG, THROUGHPUT_TX
 from fixtures.rules.engine import (
+    USER_DATA_BACKLOG,
     config_map_with,
     fixture,
     launch_template,
@@ -19,6 +20,7 @@ from fixtures.rules.engine import (
     tuning_objects,
     urn,
     user_data_text,
+    user_data_with_backlog,
     validate,
     validate_stack,
 )
@@ -58,8 +60,6 @@ ASSUMED = (
 )
 PROFILE = "profile 'throughput' (data['profile.json'])"
 RX_HOLDS = "an RX ring must hold 1 ms of 1,500-byte packets at that rate"
-# What fixtures/rules/node_user_data.mime writes: the hand-written fixture's own compliant value, not a profile's.
-USER_DATA_BACKLOG = "32768"
 RING_WHY = (
     "a small RX ring overflows during microbursts from the host NIC; the Elastic field report (seed 000) lost "
     "packets at 1,024 on Azure's Mellanox VF and none at 8,192."
@@ -145,7 +145,7 @@ def test_windows_pools_have_no_backlog_to_set():
 
 
 def test_eks_user_data_with_a_low_backlog():
-    props = launch_template(user_data_text().replace(USER_DATA_BACKLOG, "1000"))
+    props = launch_template(user_data_with_backlog(1000))
     assert validate(BACKLOG, "launch_template", props) == [
         "userData (EKS node) sets net.core.netdev_max_backlog to 1,000, below the minimum 16,384 for c6in.8xlarge's "
         f"line rate 50 Gb/s (catalog), where {BACKLOG_HOLDS}: " + BACKLOG_WHY + eks_fix(16384)
@@ -251,7 +251,7 @@ def test_aks_pool_backlog_boundary_follows_the_pools_line_rate(backlog, violatio
     [pytest.param(32768, 0, id="at-the-derived-minimum"), pytest.param(32767, 1, id="one-below")],
 )
 def test_eks_launch_template_backlog_boundary_follows_its_instance_type(backlog, violations):
-    props = launch_template(user_data_text().replace(USER_DATA_BACKLOG, str(backlog)))
+    props = launch_template(user_data_with_backlog(backlog))
     props["instanceType"] = "c6in.16xlarge"
     assert len(validate(BACKLOG, "launch_template", props)) == violations
 
@@ -420,9 +420,7 @@ def test_remediated_profile_is_the_canonical_text_but_for_the_value():
     ("rule", "kind", "props"),
     [
         pytest.param(BACKLOG, "pool", pool(netCoreNetdevMaxBacklog=1000), id="aks-pool-is-create-only"),
-        pytest.param(
-            BACKLOG, "launch_template", launch_template(user_data_text().replace(USER_DATA_BACKLOG, "1000")), id="eks"
-        ),
+        pytest.param(BACKLOG, "launch_template", launch_template(user_data_with_backlog(1000)), id="eks"),
         pytest.param(BACKLOG, "config_map", tuning_objects()["ConfigMap"], id="compliant-profile"),
         pytest.param(RINGS, "config_map", tuning_objects()["ConfigMap"], id="compliant-rings"),
     ],

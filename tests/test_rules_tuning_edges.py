@@ -13,12 +13,12 @@ from fixtures.rules.engine import (
     launch_template,
     remediate,
     stack_resource,
-    user_data_text,
+    user_data_with_backlog,
     validate,
     validate_stack,
 )
 from test_rules_nap import node_class
-from test_rules_tuning import BACKLOG_WHY, USER_DATA_BACKLOG, pool, set_backlog
+from test_rules_tuning import BACKLOG_WHY, pool, set_backlog
 from wirespeed.rules import ConfigError, resolve_config
 
 BACKLOG = "netdev-backlog-minimum"
@@ -66,7 +66,7 @@ def test_a_vm_size_the_catalog_does_not_know_assumes_the_default_line_rate_and_s
     ],
 )
 def test_a_launch_template_without_a_known_instance_type_assumes_the_default_and_says_why(instance_type, why):
-    props = launch_template(user_data_text().replace(USER_DATA_BACKLOG, "1000"), instance_type or "x")
+    props = launch_template(user_data_with_backlog(1000), instance_type or "x")
     if instance_type is None:
         del props["instanceType"]
     [message] = validate(BACKLOG, "launch_template", props)

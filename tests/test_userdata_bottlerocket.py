@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from builtin_profiles import THROUGHPUT_BACKLOG
 from conftest import ROOT
 from wirespeed.aws.capacity import plan_node_group
 from wirespeed.aws.karpenter import plan_karpenter
@@ -87,7 +88,7 @@ def test_qemu_real_driver_golden():
 def test_bootstrap_container_settings():
     text = render_bottlerocket_settings(builtin_profile("throughput"), ECR_IMAGE)
     settings = tomllib.loads(text)["settings"]
-    assert settings["kernel"]["sysctl"] == {"net.core.netdev_max_backlog": "32768"}
+    assert settings["kernel"]["sysctl"] == {"net.core.netdev_max_backlog": str(THROUGHPUT_BACKLOG)}
     container = bootstrap(text)
     # mode always: rings and MTU do not survive a reboot; essential false: a failure never halts the boot.
     assert {k: v for k, v in container.items() if k != "user-data"} == {
