@@ -36,6 +36,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
+import pytest
+
+from conftest import require
+
 ROOT = Path(__file__).resolve().parent.parent
 AGENT = ROOT / "agent" / "bin" / "wirespeed-agent"
 PROMETHEUS = Path("/usr/bin/prometheus")
@@ -326,6 +330,15 @@ def lab(tmp: Path) -> Iterator[Lab]:
             p.stop()
         for ns in made:
             subprocess.run(["ip", "netns", "del", ns], check=False, capture_output=True)
+
+
+@pytest.fixture
+def snatlab(tmp_path: Path) -> Iterator[Lab]:
+    """A lab for a test that runs the built agent in it (import this fixture into the test module)."""
+    if not AGENT.exists():
+        require(f"{AGENT} is missing: `make -C agent build` (make test builds it)")
+    with lab(tmp_path) as lb:
+        yield lb
 
 
 def _wire(lb: Lab) -> None:

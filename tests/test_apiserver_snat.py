@@ -1,3 +1,4 @@
+# ruff: noqa: F811  (the `snatlab` fixture is imported from tests/snat_lab.py and taken as a parameter)
 """SNATPortPressure against a real kube-apiserver (tests/apiserver.py): the agent, counting real conntrack flows in
 the lab's node namespace (tests/snat_lab.py), sets the condition and its Event when one destination passes the
 profile's threshold, clears it when the flows are gone, and writes the annotation's ``snat`` object, all with
@@ -12,7 +13,6 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +21,14 @@ import yaml
 
 from apiserver import ApiServer
 from clirun import WIRESPEED
-from conftest import require
-from snat_lab import AGENT, A, Lab, NetnsRelay, lab, series, wait_for
+from snat_lab import (
+    A,
+    Lab,
+    NetnsRelay,
+    series,
+    snatlab,  # noqa: F401 (the pytest fixture)
+    wait_for,
+)
 from test_apiserver_agent import NAMESPACE, bound_pod
 
 pytestmark = pytest.mark.netns
@@ -35,14 +41,6 @@ PROFILE: dict[str, Any] = {
     "interfaces": {"roles": ["virtual"], "include": ["no-such-link*"], "exclude": []},
     "outbound": {"kind": "azure-load-balancer", "allocated_ports_per_node": PORTS, "pressure_percent": PERCENT},
 }
-
-
-@pytest.fixture
-def snatlab(tmp_path: Path) -> Iterator[Lab]:
-    if not AGENT.exists():
-        require(f"{AGENT} is missing: `make -C agent build` (make test builds it)")
-    with lab(tmp_path) as lb:
-        yield lb
 
 
 def kubeconfig_for_node(server: ApiServer, tmp: Path) -> Path:

@@ -1,3 +1,4 @@
+# ruff: noqa: F811  (the `snatlab` fixture is imported from tests/snat_lab.py and taken as a parameter)
 """The agent's outbound SNAT accounting against the real kernel: pods masqueraded by a node, in network namespaces
 (tests/snat_lab.py), the agent's conntrack view of them, and a real Prometheus scraping the agent.
 
@@ -11,14 +12,22 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from conftest import require
-from snat_lab import AGENT, INTERNAL, PROMETHEUS, A, B, Lab, lab, series, wait_for
+from snat_lab import (
+    AGENT,
+    INTERNAL,
+    PROMETHEUS,
+    A,
+    B,
+    Lab,
+    series,
+    snatlab,  # noqa: F401 (the pytest fixture)
+    wait_for,
+)
 
 pytestmark = pytest.mark.netns
 
@@ -34,14 +43,6 @@ PROFILE: dict[str, Any] = {
 
 IN_USE = "wirespeed_agent_snat_ports_in_use"
 NEW = "wirespeed_agent_snat_new_connections_total"
-
-
-@pytest.fixture
-def snatlab(tmp_path: Path) -> Iterator[Lab]:
-    if not AGENT.exists():
-        require(f"{AGENT} is missing: `make -C agent build` (make test builds it)")
-    with lab(tmp_path) as lb:
-        yield lb
 
 
 def in_use(metrics: dict[str, float], destination: str, zone: str = "") -> float | None:
