@@ -1,3 +1,4 @@
+# ruff: noqa: F811  (the `netns` fixture is imported from tests/userdata_run.py and taken as a parameter)
 """Bottlerocket user data: sysctls in ``settings.kernel.sysctl``, and the agent image as a bootstrap container for the
 rings and MTU (``settings.bootstrap-containers.wirespeed-tuning``), parsed back with tomllib as Bottlerocket reads
 TOML. The bootstrap container's user-data is then handed to the real agent (``wirespeed-agent bootstrap``, the mode
@@ -12,11 +13,8 @@ from __future__ import annotations
 import base64
 import json
 import os
-import shutil
 import subprocess
 import tomllib
-import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +22,10 @@ import pytest
 
 from builtin_profiles import THROUGHPUT_BACKLOG
 from conftest import ROOT
+from userdata_run import (
+    IP,
+    netns,  # noqa: F401 (the pytest fixture)
+)
 from wirespeed.aws.capacity import plan_node_group
 from wirespeed.aws.karpenter import plan_karpenter
 from wirespeed.manifests.options import DEFAULT_IMAGE, IMAGE_ALLOWED
@@ -34,7 +36,6 @@ from wirespeed.userdata import BOOTSTRAP_CONTAINER, render_bottlerocket_settings
 
 GOLDEN = ROOT / "tests" / "golden" / "userdata"
 UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
-IP = shutil.which("ip") or "/usr/sbin/ip"
 ECR_IMAGE = "123456789012.dkr.ecr.eu-west-1.amazonaws.com/wirespeed-agent:v1.2.3"
 
 
@@ -137,17 +138,6 @@ def agent_binary(tmp_path_factory: pytest.TempPathFactory) -> Path:
         timeout=600,
     )
     return binary
-
-
-@pytest.fixture
-def netns() -> Iterator[str]:
-    name = f"wst-br-{uuid.uuid4().hex[:8]}"
-    subprocess.run([IP, "netns", "add", name], check=True)
-    try:
-        subprocess.run([IP, "-n", name, "link", "add", "ws0", "type", "veth", "peer", "name", "ws1"], check=True)
-        yield name
-    finally:
-        subprocess.run([IP, "netns", "del", name], check=True)
 
 
 @pytest.mark.netns

@@ -1,35 +1,27 @@
+# ruff: noqa: F811  (the `netns` fixture is imported from tests/userdata_run.py and taken as a parameter)
 """The rendered boot script run for real in a fresh network namespace: real links, real `ip`/`ethtool`, and the
 namespace's own /proc/sys for per-namespace sysctls (global ones go to a temporary /proc/sys-shaped tree, so the
 host is never changed). Real NIC drivers: agent/test/qemu (bootscript_test.go)."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
-import uuid
-from collections.abc import Iterator
 
 import pytest
 
-from userdata_run import SHELLS, Roots, run_script
+from userdata_run import (
+    IP,
+    SHELLS,
+    Roots,
+    netns,  # noqa: F401 (the pytest fixture)
+    run_script,
+)
 from wirespeed.profile import validate_profile
 from wirespeed.userdata import render_script
 
 pytestmark = pytest.mark.netns
 
-IP = shutil.which("ip") or "/usr/sbin/ip"
 PATH = "/usr/sbin:/usr/bin:/sbin:/bin"
-
-
-@pytest.fixture
-def netns() -> Iterator[str]:
-    name = f"wst-ud-{uuid.uuid4().hex[:8]}"
-    subprocess.run([IP, "netns", "add", name], check=True)
-    try:
-        subprocess.run([IP, "-n", name, "link", "add", "ws0", "type", "veth", "peer", "name", "ws1"], check=True)
-        yield name
-    finally:
-        subprocess.run([IP, "netns", "del", name], check=True)
 
 
 VETH_PROFILE = validate_profile(

@@ -3,11 +3,30 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
+import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 SHELLS = {"dash": ["/bin/sh"], "busybox": ["/bin/busybox", "sh"]}
+IP = shutil.which("ip") or "/usr/sbin/ip"
+
+
+@pytest.fixture
+def netns() -> Iterator[str]:
+    """A network namespace of the test's own with a veth pair ws0/ws1 in it, deleted afterwards (needs root: the
+    tests that take it carry the ``netns`` marker). Import it into the test module."""
+    name = f"wst-ud-{uuid.uuid4().hex[:8]}"
+    subprocess.run([IP, "netns", "add", name], check=True)
+    try:
+        subprocess.run([IP, "-n", name, "link", "add", "ws0", "type", "veth", "peer", "name", "ws1"], check=True)
+        yield name
+    finally:
+        subprocess.run([IP, "netns", "del", name], check=True)
 
 
 @dataclass
