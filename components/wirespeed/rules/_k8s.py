@@ -2,8 +2,8 @@
 
 The shapes are those ``wirespeed.manifests`` renders (``wirespeed render node-tuning``, ``NodeTuning``): a
 ConfigMap whose ``data["profile.json"]`` is the profile document, and a DaemonSet labelled
-``app.kubernetes.io/name: wirespeed-agent``. Its constants are imported on first use only: ``wirespeed.manifests``
-loads pydantic, which a stack without Kubernetes objects should not pay for.
+``app.kubernetes.io/name: wirespeed-agent``. The names both sides share come from :mod:`wirespeed.names`, which
+imports nothing (``wirespeed.manifests`` loads pydantic, which a stack without Kubernetes objects should not pay for).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from wirespeed.names import PROFILE_KEY
+from wirespeed.names import AGENT_NAME, PROFILE_KEY
 from wirespeed.rules._model import Resource, is_type, quoted
 from wirespeed.values import elements, get, plain, text
 
@@ -32,13 +32,6 @@ TUNING_DAEMON_SET_READS = (
 )
 
 
-def _manifest_constants() -> tuple[str, str]:
-    # From wirespeed.names, which the manifests also use: importing wirespeed.manifests would load pydantic.
-    from wirespeed.names import AGENT_NAME, PROFILE_KEY
-
-    return AGENT_NAME, PROFILE_KEY
-
-
 @dataclass(frozen=True)
 class ProfileDoc:
     """A tuning profile found in a ConfigMap: its name, the parsed document, and where it sits."""
@@ -52,22 +45,16 @@ class ProfileDoc:
         return f"profile {self.name!r} (data[{self.key!r}])"
 
 
-def profile_key() -> str:
-    """The ConfigMap data key that holds a tuning profile."""
-    return _manifest_constants()[1]
-
-
 def profile_in(resource: Resource) -> ProfileDoc | None:
     """The profile a ConfigMap carries, or None for any other ConfigMap (or one whose JSON does not parse:
     `wirespeed profile validate` and the agent report that, not the network rules)."""
     if not is_type(resource, CONFIG_MAP):
         return None
-    _, profile_key = _manifest_constants()
-    raw = text(get(resource.props, "data", profile_key))
+    raw = text(get(resource.props, "data", PROFILE_KEY))
     document = _parse(raw) if raw is not None else None
     if document is None:
         return None
-    return ProfileDoc(document["name"], document, profile_key)
+    return ProfileDoc(document["name"], document, PROFILE_KEY)
 
 
 @functools.lru_cache(maxsize=64)
@@ -85,9 +72,8 @@ def _parse(raw: str) -> Mapping[str, Any] | None:
 
 def with_profile(resource: Resource, document: Mapping[str, Any]) -> dict[str, Any]:
     """The ConfigMap's props with ``data[profile.json]`` replaced by ``document``, in the manifests' JSON form."""
-    _, profile_key = _manifest_constants()
     props: dict[str, Any] = plain(resource.props)
-    props["data"] = {**props.get("data", {}), profile_key: json.dumps(document, indent=2) + "\n"}
+    props["data"] = {**props.get("data", {}), PROFILE_KEY: json.dumps(document, indent=2) + "\n"}
     return props
 
 
@@ -95,11 +81,10 @@ def is_tuning_daemon_set(resource: Resource) -> bool:
     """A DaemonSet running the wirespeed agent: by its name label, or an agent image in its pod template."""
     if not is_type(resource, DAEMON_SET):
         return False
-    agent_name, _ = _manifest_constants()
     props = resource.props
-    if text(get(props, "metadata", "labels", NAME_LABEL)) == agent_name:
+    if text(get(props, "metadata", "labels", NAME_LABEL)) == AGENT_NAME:
         return True
-    return any(agent_name in (text(get(c, "image")) or "") for c, _ in containers(props))
+    return any(AGENT_NAME in (text(get(c, "image")) or "") for c, _ in containers(props))
 
 
 def containers(props: Mapping[str, Any]) -> Iterator[tuple[Any, str]]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterator
 
+from wirespeed.names import PROFILE_KEY
 from wirespeed.rules import _k8s
 from wirespeed.rules._model import Finding, Reads, Resource, Rule, Settings, is_type
 from wirespeed.values import get
@@ -29,11 +30,10 @@ def profile_problems(raw: str) -> tuple[tuple[str, str], ...]:
 def check_profile_valid(resource: Resource, settings: Settings) -> Iterator[Finding]:
     if not is_type(resource, _k8s.CONFIG_MAP):
         return
-    key = _k8s.profile_key()
-    raw = get(resource.props, "data", key)
+    raw = get(resource.props, "data", PROFILE_KEY)
     if raw is None:
         return  # not a profile ConfigMap
-    where = f"data[{key!r}]"
+    where = f"data[{PROFILE_KEY!r}]"
     if not isinstance(raw, str):
         yield Finding(resource, f"{where} is not text: a ConfigMap's data values are strings; put the profile's JSON.")
         return
