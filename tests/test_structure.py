@@ -13,25 +13,30 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
+from test_import_purity import HEAVY
+
 COMPONENTS = Path(__file__).resolve().parents[1] / "components"
 PACKAGE = COMPONENTS / "wirespeed"
 
 # Lowest first. A module may import from its own layer or any below it, never from one above. Keyed by the first
-# name under ``wirespeed`` (a subpackage or a top-level module); the pure core (catalog, sizing, profile, rules,
-# manifests, userdata) therefore imports nothing of the Pulumi components, generators or front ends above it.
+# name under ``wirespeed`` (a subpackage or a top-level module). The pure core (catalog, sizing, profile, rules,
+# manifests, userdata, and the profiles and workload they build on) fills the layers up to PURE_CORE_TOP, so it
+# imports nothing of the Pulumi components, policy pack, generators or front ends above it.
 LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"__init__", "deadline", "errors", "io_limits", "names", "problems", "values"}),
     frozenset({"catalog"}),
     frozenset({"sizing"}),
     frozenset({"profile", "workload"}),
     frozenset({"rules", "profiles"}),
-    frozenset({"manifests", "check", "policy_pack", "tables"}),
-    frozenset({"userdata", "tuning_paths", "kubernetes", "drift", "pulumi_inputs"}),
+    frozenset({"manifests", "userdata"}),
+    frozenset({"check", "policy_pack", "tables", "tuning_paths", "kubernetes", "drift", "pulumi_inputs"}),
     frozenset({"azure", "aws"}),
     frozenset({"program", "terraform", "audit", "measure", "plot"}),
     frozenset({"cli", "__main__"}),
 )
 LAYER_OF = {name: index for index, names in enumerate(LAYERS) for name in names}
+PURE_CORE_TOP = LAYER_OF["manifests"]
+assert LAYER_OF["userdata"] == PURE_CORE_TOP
 
 MAX_FUNCTION_LINES = 80
 
@@ -76,6 +81,15 @@ EDGES: dict[str, dict[str, int]] = {
 }
 
 
+def _imported_packages(path: Path) -> Iterator[tuple[str, int]]:
+    """(top-level package, line) of every absolute import anywhere in the file, function level included."""
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            yield from ((alias.name.partition(".")[0], node.lineno) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            yield node.module.partition(".")[0], node.lineno
+
+
 def _top(module: str) -> str:
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else "__init__"
@@ -95,6 +109,19 @@ def test_no_import_runs_from_a_lower_layer_to_a_higher_one() -> None:
         if LAYER_OF.get(_top(target), 0) > LAYER_OF.get(_top(module), len(LAYERS))
     ]
     assert upward == [], "imports against the layers:\n" + "\n".join(upward)
+
+
+def test_the_pure_core_imports_no_pulumi_or_cloud_sdk_even_inside_a_function() -> None:
+    """tests/test_import_purity.py imports the core and sees what loads; an import inside a function runs only when
+    called, so this reads the source for those too."""
+    heavy = [
+        f"{path.relative_to(COMPONENTS.parent)}:{line} imports {package}"
+        for module, path in MODULES.items()
+        if LAYER_OF.get(_top(module), len(LAYERS)) <= PURE_CORE_TOP
+        for package, line in _imported_packages(path)
+        if package in HEAVY
+    ]
+    assert heavy == [], "the pure core imports a Pulumi or cloud SDK:\n" + "\n".join(heavy)
 
 
 def _cycles(edges: dict[str, dict[str, int]]) -> list[list[str]]:
