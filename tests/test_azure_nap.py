@@ -45,7 +45,7 @@ NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
 REASON = "legacy image pipeline pinned to Dsv5 until Q3"
 
 CASES = {
-    "throughput-x86": ["--name", "net", "--cpu-limit", "640", "--min-vcpu", "16"],
+    "throughput-x86": ["--name", "net", "--cpu-limit", "640", "--min-vcpu", "16", "--max-vcpu", "96"],
     "balanced-arm64-spot": [
         "--name", "cobalt", "--profile", "balanced", "--arch", "arm64", "--capacity-type", "spot",
         "--capacity-type", "on-demand", "--cpu-limit", "256", "--max-vcpu", "32", "--taint",

@@ -153,22 +153,47 @@ def test_unknown_requirements_during_preview_are_not_applicable():
     ],
 )
 def test_a_node_class_without_the_profiles_backlog_is_a_violation(sysctls, now):
+    # The rendered class declares its NodePool's fastest admitted size: Standard_D96ds_v6 and kin, 41 Gb/s.
     assert validate(BACKLOG, "aks_node_class", node_class(sysctls)) == [
-        f"AKSNodeClass 'net': spec.linuxOSConfig.sysctls.netCoreNetdevMaxBacklog {now}, below the minimum 8,192 for "
-        "an assumed line rate of 25 Gb/s (an AKSNodeClass does not fix a size: its NodePools choose them; policy "
-        "setting defaultLineRateGbps), where the backlog must hold 4 ms of 1,500-byte packets at that rate: "
-        f"{BACKLOG_WHY} Set spec.linuxOSConfig.sysctls.netCoreNetdevMaxBacklog to at least 8,192 "
+        f"AKSNodeClass 'net': spec.linuxOSConfig.sysctls.netCoreNetdevMaxBacklog {now}, below the minimum 16,384 for "
+        "the line rate 41 Gb/s its annotation wirespeed.io/line-rate-gbps (its NodePool's fastest admitted size) "
+        "declares, where the backlog must hold 4 ms of 1,500-byte packets at that rate: "
+        f"{BACKLOG_WHY} Set spec.linuxOSConfig.sysctls.netCoreNetdevMaxBacklog to at least 16,384: the built-in "
+        "profile 'throughput' is sized for 100 Gb/s, or admit only slower sizes in its NodePools "
         "(karpenter-provider-azure v1.10.0 or later; AKS accepts 1,000..3,240,000; `wirespeed render "
         "aks-nap` sets the profile's). A change drifts the class's nodes: Karpenter replaces them within each "
         "NodePool's disruption budget."
     ]
 
 
-def test_the_balanced_profiles_node_class_meets_the_assumed_line_rate_only():
+def test_a_node_class_is_held_to_its_node_pools_fastest_size():
+    # Without max_vcpu the NodePool admits Standard_E192is_v6 (200 Gb/s): the throughput profile's 32,768 is what
+    # 100 Gb/s needs, so the class that carries it is a violation, as an agent pool of that size would be.
+    fastest = nap_objects(max_vcpu=None)["AKSNodeClass"]
+    assert fastest["metadata"]["annotations"] == {"wirespeed.io/line-rate-gbps": "200"}
+    [message] = validate(BACKLOG, "aks_node_class", fastest)
+    assert message.startswith(
+        "AKSNodeClass 'net': spec.linuxOSConfig.sysctls.netCoreNetdevMaxBacklog is 32,768, below the minimum 65,536 "
+        "for the line rate 200 Gb/s its annotation wirespeed.io/line-rate-gbps"
+    )
+    assert "no built-in profile is sized for 200 Gb/s: use a custom profile" in message
+    fastest["spec"]["linuxOSConfig"]["sysctls"]["netCoreNetdevMaxBacklog"] = 65536
+    assert validate(BACKLOG, "aks_node_class", fastest) == []
+
+
+def test_without_the_annotation_the_default_line_rate_is_assumed():
     balanced = node_class({"netCoreNetdevMaxBacklog": 8192})
+    del balanced["metadata"]["annotations"]
+    [message] = validate(BACKLOG, "aks_node_class", balanced, {"defaultLineRateGbps": 100})
+    assert (
+        "an assumed line rate of 100 Gb/s (an AKSNodeClass does not fix a size: its NodePools choose them, and it "
+        "has no wirespeed.io/line-rate-gbps annotation; policy setting defaultLineRateGbps)" in message
+    )
     assert validate(BACKLOG, "aks_node_class", balanced) == []
-    assert len(validate(BACKLOG, "aks_node_class", balanced, {"defaultLineRateGbps": 100})) == 1
     assert len(validate(BACKLOG, "aks_node_class", balanced, {"minimumBacklog": 16384})) == 1
+    balanced["metadata"]["annotations"] = {"wirespeed.io/line-rate-gbps": "fast"}
+    [message] = validate(BACKLOG, "aks_node_class", balanced, {"defaultLineRateGbps": 100})
+    assert "its annotation wirespeed.io/line-rate-gbps 'fast' is not a line rate in Gb/s" in message
 
 
 def test_the_v1alpha2_node_class_is_read_too():

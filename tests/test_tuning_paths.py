@@ -39,8 +39,23 @@ def test_bottlerocket_rings_and_mtu_go_through_the_bootstrap_container():
     assert rows["sysctls"].mechanism == "Bottlerocket settings.kernel.sysctl"
 
 
+def test_eks_rings_and_mtu_are_set_at_boot_and_again_by_the_agent():
+    # The DaemonSet reconciles rings and MTU on every selected link (agent/internal/reconcile, reconcileLink), so
+    # on EKS both are the boot path's first and the agent's for links added later: neither is the platform's alone.
+    for platform in ("eks-al2023", "eks-bottlerocket"):
+        rows = {p.setting: p for p in tuning_paths.paths_for((platform,))}
+        for setting in ("rings", "mtu"):
+            assert rows[setting].applied_by == "platform + agent", (platform, setting)
+            assert rows[setting].mechanism.endswith("then the agent DaemonSet"), (platform, setting)
+
+
 def test_plan_lines_only_for_the_platforms_given():
     lines = tuning_paths.plan_lines(("eks-bottlerocket", "agent-daemonset"))
     headers = [line for line in lines if not line.startswith(" ") and not line.startswith("Why")]
     assert headers == ["EKS Bottlerocket:", "Any pool: the agent DaemonSet:"]
     assert lines[-1].startswith("Why the agent: ")
+    # Each setting's line says why it takes that path, as the README's table does.
+    rows = tuning_paths.paths_for(("eks-bottlerocket", "agent-daemonset"))
+    assert [line for line in lines if line.startswith("  ")] == [
+        f"  {p.setting}: {p.applied_by} ({p.mechanism}); why: {p.why}" for p in rows
+    ]

@@ -109,7 +109,13 @@ PATHS: tuple[TuningPath, ...] = (
         "user data: the boot script (ethtool -G, clamped to the device max); then the agent DaemonSet",
         "set before pods land; the agent re-applies to interfaces added later",
     ),
-    TuningPath("eks-al2023", "mtu", "platform", "user data: the boot script (ip link set mtu)", "before kubelet"),
+    TuningPath(
+        "eks-al2023",
+        "mtu",
+        "platform + agent",
+        "user data: the boot script (ip link set mtu); then the agent DaemonSet",
+        "set before kubelet; the agent sets it on interfaces added later (secondary ENIs)",
+    ),
     TuningPath(
         "eks-al2023",
         "conntrack/outbound",
@@ -136,9 +142,10 @@ PATHS: tuple[TuningPath, ...] = (
     TuningPath(
         "eks-bottlerocket",
         "mtu",
-        "platform",
-        f"settings.bootstrap-containers.{BOOTSTRAP_CONTAINER} (the agent image, before kubelet)",
-        "Bottlerocket settings have no MTU setting",
+        "platform + agent",
+        f"settings.bootstrap-containers.{BOOTSTRAP_CONTAINER}: the agent image on every boot, before kubelet; "
+        "then the agent DaemonSet",
+        "Bottlerocket settings have no MTU setting; the agent sets it on interfaces added later (secondary ENIs)",
     ),
     TuningPath(
         "eks-bottlerocket",
@@ -190,13 +197,13 @@ def markdown_table() -> str:
 
 
 def plan_lines(platforms: tuple[Platform, ...]) -> list[str]:
-    """The plan's text: per platform present, one line per setting."""
+    """The plan's text: per platform present, one line per setting (who applies it, how, and why that way)."""
     lines = []
     for platform in PLATFORMS:
         if platform not in platforms:
             continue
         lines.append(f"{PLATFORMS[platform]}:")
-        lines += [f"  {p.setting}: {p.applied_by} ({p.mechanism})" for p in paths_for((platform,))]
+        lines += [f"  {p.setting}: {p.applied_by} ({p.mechanism}); why: {p.why}" for p in paths_for((platform,))]
     return [*lines, f"Why the agent: {WHY_AGENT}"]
 
 

@@ -25,7 +25,8 @@ from wirespeed.azure.spec import TAINT_EFFECTS, AutoProvisionedPoolSpec
 from wirespeed.catalog import karpenter_azure as labels_of
 from wirespeed.catalog import karpenter_labels
 from wirespeed.catalog.karpenter_azure import Requirement
-from wirespeed.names import NOT_NETWORK_OPTIMISED_REASON, PROFILE_LABEL, REASON_MAX_LENGTH
+from wirespeed.manifests.options import line_rate_annotation
+from wirespeed.names import LINE_RATE_ANNOTATION, NOT_NETWORK_OPTIMISED_REASON, PROFILE_LABEL, REASON_MAX_LENGTH
 from wirespeed.problems import Problem
 from wirespeed.profile import Profile
 from wirespeed.sizing import aks_sysctls, azure_lb
@@ -313,7 +314,9 @@ def _taint(text: str) -> dict[str, str]:
 
 
 def node_class(plan: NapPlan) -> dict[str, Any]:
-    """The AKSNodeClass: image family, maxPods and the sysctls AKS sets when it builds each node."""
+    """The AKSNodeClass: image family, maxPods and the sysctls AKS sets when it builds each node. Its line-rate
+    annotation is its NodePool's fastest admitted size: a node class names no size, so the backlog gate
+    (netdev-backlog-minimum) sizes the class's minimum from it, as it does a launch template's from its tag."""
     spec: dict[str, Any] = {"imageFamily": plan.spec.image_family}
     if plan.spec.max_pods is not None:
         spec["maxPods"] = plan.spec.max_pods
@@ -322,7 +325,11 @@ def node_class(plan: NapPlan) -> dict[str, Any]:
     return {
         "apiVersion": labels_of.NODE_CLASS_API_VERSION,
         "kind": labels_of.NODE_CLASS_KIND,
-        "metadata": {"name": plan.name, "labels": {PROFILE_LABEL: plan.profile.name}},
+        "metadata": {
+            "name": plan.name,
+            "labels": {PROFILE_LABEL: plan.profile.name},
+            "annotations": {LINE_RATE_ANNOTATION: line_rate_annotation(plan.line_rate_gbps)},
+        },
         "spec": spec,
     }
 

@@ -101,7 +101,8 @@ class AutoProvisionedPoolSpec:
     (``karpenter.azure.com/sku-family``, ``sku-version`` and ``sku-series``, e.g. ``D``, ``6``, ``Ds_v6``), labelled
     ``wirespeed.io/profile`` for the tuning DaemonSet. Rings, MTU and sysctls the node class cannot carry are left
     to the node agent (``left_to_agent``). Changing the node class drifts its nodes: Karpenter replaces them
-    within the disruption budget.
+    within the disruption budget. The node class is annotated ``wirespeed.io/line-rate-gbps`` with the fastest
+    admitted size's line rate, which the backlog gate holds its ``linuxOSConfig`` to.
 
     Outbound SNAT counts the pool at ``floor(cpu_limit / vCPUs of the smallest admitted size)`` nodes plus the
     disruption budget of that (``wirespeed.sizing.nap``).

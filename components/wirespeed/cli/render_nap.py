@@ -22,8 +22,9 @@ wirespeed {version}: node auto-provisioning (Karpenter on AKS) on network-optimi
 {since} or later: AKSNodeClass spec.linuxOSConfig arrived in {since}.
 Sizes the NodePool admits (wirespeed's catalog, by SKU series): {sizes}.
 Node ceiling for outbound SNAT sizing: {capacity}
-Left to the node agent (`wirespeed render node-tuning --profile {profile}` runs it on nodes labelled
-wirespeed.io/profile={profile}): {left}."""
+Line rate (the AKSNodeClass's wirespeed.io/line-rate-gbps; the gates hold its backlog to it): {rate} Gb/s, {fastest}.
+Left to the node agent (`wirespeed render node-tuning --profile {profile} --line-rate {profile}={rate}` runs it on
+nodes labelled wirespeed.io/profile={profile}): {left}."""
 
 # The args' field names and the flags that set them, for error lines in the user's words.
 FLAGS = (
@@ -166,6 +167,7 @@ def _print(spec: AutoProvisionedPoolSpec, errors: list[str], *, profile_loaded: 
     from wirespeed.azure.nap import check_nap, nap_objects
     from wirespeed.catalog.karpenter_azure import LINUX_OS_CONFIG_SINCE
     from wirespeed.manifests import to_yaml
+    from wirespeed.manifests.options import line_rate_annotation
 
     plan, problems = check_nap(spec)
     # A profile that did not load was replaced by the default to check the rest: its own problems are not real.
@@ -185,6 +187,8 @@ def _print(spec: AutoProvisionedPoolSpec, errors: list[str], *, profile_loaded: 
             since=LINUX_OS_CONFIG_SINCE,
             sizes=_series(plan.admitted),
             capacity=plan.capacity.explain(),
+            rate=line_rate_annotation(plan.line_rate_gbps),
+            fastest=max(plan.admitted, key=lambda t: t.burst_gbps).name,
             profile=plan.profile.name,
             left=", ".join(plan.left_to_agent) or "nothing",
         )

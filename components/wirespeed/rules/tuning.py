@@ -67,7 +67,7 @@ def _line_rate_schema() -> dict[str, Mapping[str, Any]]:
             "maximum": high,
             "default": line_rate.DEFAULT_LINE_RATE_GBPS,
             "description": "Line rate (Gb/s) assumed where the resource does not say it (a tuning ConfigMap "
-            f"without the {LINE_RATE_ANNOTATION} annotation, an AKSNodeClass, a launch template without an "
+            f"or an AKSNodeClass without the {LINE_RATE_ANNOTATION} annotation, a launch template without an "
             "instanceType); every verdict built on it says so.",
         }
     }
@@ -217,16 +217,27 @@ def _aks_pool_backlog(resource: Resource, pool: Any, label: str, settings: Setti
     )
 
 
+def node_class_rate(resource: Resource, settings: Settings) -> line_rate.LineRate:
+    """An AKSNodeClass names no size (its NodePools choose them): the line rate its LINE_RATE_ANNOTATION declares
+    (AutoProvisionedPool and `render aks-nap` write its NodePool's fastest admitted size there), else the default."""
+    raw = get(resource.props, "metadata", "annotations", LINE_RATE_ANNOTATION)
+    missing = (
+        f"an AKSNodeClass does not fix a size: its NodePools choose them, and it has no {LINE_RATE_ANNOTATION} "
+        "annotation"
+    )
+    where = f"its annotation {LINE_RATE_ANNOTATION}"
+    return _declared_rate(raw, where, " (its NodePool's fastest admitted size)", missing, settings)
+
+
 def _node_class_backlog(resource: Resource, settings: Settings) -> Finding | None:
-    """An AKSNodeClass (node auto-provisioning) sets the backlog through linuxOSConfig, as an agent pool does. Its
-    NodePools choose the sizes, so the class itself has no line rate: the default is assumed."""
+    """An AKSNodeClass (node auto-provisioning) sets the backlog through linuxOSConfig, as an agent pool does, held
+    to the line rate the class declares (:func:`node_class_rate`)."""
     raw = get(resource.props, *_nap.SYSCTLS, "netCoreNetdevMaxBacklog")
     refused = _refused_backlog(resource, _nap.node_class_label(resource), _nap.NODE_CLASS_BACKLOG_FIELD, raw)
     if refused is not None:
         return refused
     value = whole(raw)
-    rate = _assumed(settings, "an AKSNodeClass does not fix a size: its NodePools choose them")
-    minimum = backlog_minimum(rate, settings)
+    minimum = backlog_minimum(node_class_rate(resource, settings), settings)
     if value is not None and value >= minimum.value:
         return None
     field = _nap.NODE_CLASS_BACKLOG_FIELD
@@ -234,9 +245,10 @@ def _node_class_backlog(resource: Resource, settings: Settings) -> Finding | Non
     return Finding(
         resource,
         f"{_nap.node_class_label(resource)}: {field} {now}, below {minimum.reason()}: {BACKLOG_WHY}. Set {field} "
-        f"to at least {minimum.value:,} (karpenter-provider-azure {LINUX_OS_CONFIG_SINCE} or later; AKS accepts "
-        f"{BACKLOG_MIN:,}..{BACKLOG_MAX:,}; `wirespeed render aks-nap` sets the profile's). A change drifts the "
-        "class's nodes: Karpenter replaces them within each NodePool's disruption budget.",
+        f"to at least {minimum.value:,}: {minimum.profile_advice()}, or admit only slower sizes in its NodePools "
+        f"(karpenter-provider-azure {LINUX_OS_CONFIG_SINCE} or later; AKS accepts {BACKLOG_MIN:,}..{BACKLOG_MAX:,}; "
+        "`wirespeed render aks-nap` sets the profile's). A change drifts the class's nodes: Karpenter replaces them "
+        "within each NodePool's disruption budget.",
     )
 
 
@@ -536,7 +548,13 @@ BACKLOG_MINIMUM = Rule(
         ),
         Reads(LAUNCH_TEMPLATE, ("userData", "instanceType", "tags" + quoted(LINE_RATE_ANNOTATION))),
         Reads(_k8s.CONFIG_MAP, (_k8s.PROFILE_READ, LINE_RATE_READ)),
-        *(Reads(t, (_nap.NODE_CLASS_BACKLOG_FIELD, "metadata.name")) for t in NODE_CLASS_TYPES),
+        *(
+            Reads(
+                t,
+                (_nap.NODE_CLASS_BACKLOG_FIELD, "metadata.name", "metadata.annotations" + quoted(LINE_RATE_ANNOTATION)),
+            )
+            for t in NODE_CLASS_TYPES
+        ),
     ),
     check=check_backlog,
     remediate=remediate_backlog,
