@@ -19,6 +19,7 @@ import os
 import subprocess
 from email.mime.application import MIMEApplication
 from email.mime.multipart import MIMEMultipart
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -293,6 +294,32 @@ def test_gzip_tuned_and_marker_only_node_groups_through_moto(account, moto):
     tuned = {g["name"]: g["tuned"] for g in report["node_groups"]}
     assert tuned == {"gzipped": True, "marker": False}
     assert [(f["kind"], f["resource"]) for f in report["findings"]] == [("user-data-without-tuning", "prod/marker")]
+
+
+def test_a_botocore_that_cannot_describe_regional_gateways_is_refused(moto, tmp_path):
+    """botocore parses only what its EC2 model names: with a model from before regional NAT gateways (here the
+    installed one without those members, put first on AWS_DATA_PATH as botocore's loader allows) a regional gateway
+    would be read as zonal. The audit refuses in one line instead of reporting what it could not read."""
+    import botocore
+
+    source = Path(botocore.__file__).parent / "data" / "ec2" / "2016-11-15" / "service-2.json.gz"
+    model = json.loads(gzip.decompress(source.read_bytes()))
+    del model["shapes"]["NatGateway"]["members"]["AvailabilityMode"]
+    del model["shapes"]["NatGatewayAddress"]["members"]["AvailabilityZone"]
+    older = tmp_path / "ec2" / "2016-11-15"
+    older.mkdir(parents=True)
+    (older / "service-2.json").write_text(json.dumps(model))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")} | moto.env()
+    out = subprocess.run(
+        [WIRESPEED, "audit", "aws", "--endpoint-url", moto.url, "--region", "eu-west-1"],
+        capture_output=True, text=True, env=env | {"AWS_DATA_PATH": str(tmp_path)}, timeout=120, check=False,
+    )  # fmt: skip
+    assert (out.returncode, out.stdout) == (2, "")
+    assert out.stderr == (
+        f"error: botocore: {botocore.__version__} is not allowed: its EC2 model has no NatGateway.AvailabilityMode, "
+        "NatGatewayAddress.AvailabilityZone, so regional NAT gateways would be read as zonal ones; allowed: a "
+        "botocore whose EC2 model describes them (pip install -U boto3)\n"
+    )
 
 
 def test_quotas_moto_does_not_serve_are_reported_unreadable_and_the_default_stands(account, moto):

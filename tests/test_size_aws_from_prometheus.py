@@ -133,6 +133,68 @@ def test_prose_names_each_az_s_peak_plan_and_what_to_pin(lab: Lab) -> None:
     assert "  pulumi config set wirespeed:natPeakConnections 77000" in lines
 
 
+def test_the_measured_plan_names_its_gateways_and_whether_the_default_quotas_suffice(lab: Lab) -> None:
+    """As `size aws-natgw` without --from-prometheus: one zonal gateway per measured AZ, and the quotas their Elastic
+    IPs count against (here 2, 1 and 1 IPs: within both defaults)."""
+    code, out, err = _size("--from-prometheus", lab.url, "--step", STEP, "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert (data["cloud"], data["mode"], data["ip_mode"], data["gateways"], data["max_ips_per_az"]) == (
+        "aws",
+        "zonal",
+        "manual",
+        3,
+        8,
+    )
+    assert [(q["quota_code"], q["required"], q["default_suffices"]) for q in data["quotas"]] == [
+        ("L-5F53652F", 2, True),
+        ("L-0263D0A3", 4, True),
+    ]
+    assert (data["default_quotas_suffice"], data["warnings"], data["total_ips"]) == (True, [], 4)
+
+
+def test_a_measured_peak_beyond_the_default_quotas_names_the_quotas_to_raise(lab: Lab) -> None:
+    # x4: us-east-1a 280,000 -> 6 IPs, us-east-1b 104,000 -> 2, us-east-1c 36,000 -> 1: 9 Elastic IPs in all.
+    code, out, err = _size("--from-prometheus", lab.url, "--step", STEP, "--headroom", "300%")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert "Zonal: 3 NAT gateway(s), one per AZ, each with 1 primary + up to 7 secondary IPs." in lines
+    assert (
+        "Quota 'Elastic IP addresses per public NAT gateway' (Service Quotas: vpc L-5F53652F): 6 needed, default 2: "
+        "raise it first." in lines
+    )
+    assert (
+        "Warning: 9 Elastic IPs in all exceed the default quota of 5 Elastic IPs per Region; raise 'Elastic IP "
+        "addresses per Region' (Service Quotas: ec2 L-0263D0A3) to at least 9 (plus the Elastic IPs the Region "
+        "already holds) first." in lines
+    )
+    assert (
+        "  Warning: 6 IPs exceed the default quota of 2 Elastic IPs per NAT gateway; raise 'Elastic IP addresses per "
+        "public NAT gateway' (Service Quotas: vpc L-5F53652F) to 6 first." in lines
+    )
+
+
+def test_regional_automatic_from_measured_peaks_is_one_gateway_with_no_quota_to_raise(lab: Lab) -> None:
+    code, out, err = _size(
+        "--from-prometheus", lab.url, "--step", STEP, "--mode", "regional", "--ip-mode", "automatic", "--json"
+    )
+    assert code == 0, err
+    data = json.loads(out)
+    assert (data["mode"], data["ip_mode"], data["gateways"], data["max_ips_per_az"]) == ("regional", "automatic", 1, 32)
+    assert (data["quotas"], data["default_quotas_suffice"]) == ([], True)
+    assert [z["ips"] for z in data["zones"]] == [2, 1, 1]  # the floors AWS must reach
+    code, out, err = _size("--from-prometheus", lab.url, "--step", STEP, "--mode", "regional", "--ip-mode", "automatic")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert "Regional: 1 NAT gateway across 3 AZ(s), IPs AWS adds as an AZ needs them, up to 32 per AZ." in lines
+    assert (
+        "Quotas: AWS allocates automatic mode's IPs itself; its documentation names no account quota for them." in lines
+    )
+    assert "Pin it: NatEgressArgs(mode='regional', ip_mode='automatic', peak_connections={" in out
+    assert "  pulumi config set wirespeed:natMode regional" in lines
+    assert "  pulumi config set wirespeed:natIpMode automatic" in lines
+
+
 def test_a_selector_narrows_to_one_az(lab: Lab) -> None:
     code, out, err = _size("--from-prometheus", lab.url, "--step", STEP, "--selector", 'zone="us-east-1b"', "--json")
     assert code == 0, err

@@ -100,6 +100,35 @@ def _clients(target: Target, calls: Counter[str], hook: ClientHook | None) -> Cl
     return Clients(ec2, eks, cloudwatch, service_quotas, region)
 
 
+# What the audit reads of a regional NAT gateway (EC2 API reference: NatGateway, NatGatewayAddress). botocore parses
+# only the members its EC2 model knows, so with a model from before regional gateways these would be silently absent
+# and a regional gateway read as a zonal one: refused instead.
+REGIONAL_MEMBERS = {
+    "NatGateway": ("AvailabilityMode", "AutoScalingIps"),
+    "NatGatewayAddress": ("AvailabilityZone", "AvailabilityZoneId"),
+}
+
+
+def _check_model(ec2: Any) -> None:
+    """Refuse (exit 2) a botocore whose EC2 model cannot describe regional NAT gateways."""
+    import botocore
+
+    model = ec2.meta.service_model
+    missing = [
+        f"{shape}.{member}"
+        for shape, members in REGIONAL_MEMBERS.items()
+        for member in members
+        if member not in model.shape_for(shape).members
+    ]
+    if missing:
+        raise AwsUnreachable(
+            f"botocore: {botocore.__version__} is not allowed: its EC2 model has no {', '.join(missing)}, so "
+            "regional NAT gateways would be read as zonal ones; allowed: a botocore whose EC2 model describes them "
+            "(pip install -U boto3)",
+            "botocore",
+        )
+
+
 def _refuse_html(http_response: Any, model: Any, **_: Any) -> None:
     """A proxy or captive portal answering an HTML page: botocore's XML parser reads one as an empty list, so the
     audit would report a clean account it never saw. Refused instead (exit 2)."""
@@ -311,6 +340,7 @@ def collect(target: Target, hook: ClientHook | None = None) -> Inventory:
     calls: Counter[str] = Counter()
     try:
         c = _clients(target, calls, hook)
+        _check_model(c.ec2)
         clusters = [target.cluster] if target.cluster else list(_pages(c.eks, "list_clusters", "clusters"))
         inventory = Inventory(region=c.region, clusters=clusters, days=target.days)
         inventory.nat_gateways = _nat_gateways(c.ec2, c.cloudwatch, target.days)

@@ -31,6 +31,7 @@ from wirespeed.measure.snat import (
 )
 from wirespeed.names import SNAT_PORTS_IN_USE, SNAT_PORTS_PEAK
 from wirespeed.sizing import azure_lb
+from wirespeed.sizing.aws_nat import AwsNatPlan, AzNat, measured_plan
 from wirespeed.sizing.exact import decimal_text, exact
 from wirespeed.sizing.measured import (
     AwsZoneDemand,
@@ -39,6 +40,7 @@ from wirespeed.sizing.measured import (
     plan_aws_nat_measured,
     plan_azure_nat_measured,
 )
+from wirespeed.sizing.nat_gateway import ZONAL
 
 FromPrometheusOption = Annotated[
     str | None,
@@ -284,21 +286,25 @@ def aws_zone_peaks(measurement: Measurement) -> tuple[dict[str, Peak], dict[str,
     return busiest, fallback
 
 
-def aws_natgw_from_prometheus(measurement: Measurement, multiplier: Fraction, mode: str, as_json: bool) -> None:
+def aws_natgw_from_prometheus(
+    measurement: Measurement, multiplier: Fraction, mode: str, ip_mode: str, as_json: bool
+) -> None:
     busiest, fallback = aws_zone_peaks(measurement)
     demands = [_zone_demand(measurement, zone, busiest, fallback, multiplier) for zone in sorted({*busiest, *fallback})]
     plans = run(lambda: plan_aws_nat_measured(demands, mode), {"connections": "the measured connections"})
+    # The gateways and the account quotas the measured AZs' Elastic IPs need, as `size aws-natgw` without
+    # --from-prometheus reports them.
+    whole = measured_plan(mode, ip_mode, [AzNat(p.demand.zone, p.plan, p.demand.destination) for p in plans])
     if as_json:
-        data = {
+        data = whole.to_json() | {
             "zones": [p.to_json() for p in plans],
-            "total_ips": sum(p.plan.ips for p in plans),
             "prometheus": _prometheus_json(
                 measurement, zones={z: p.to_json() for z, p in sorted({**busiest, **fallback}.items())}
             ),
         }
         typer.echo(json.dumps(data, indent=2))
         return
-    typer.echo("\n".join(_aws_lines(measurement, plans, busiest, fallback)))
+    typer.echo("\n".join(_aws_lines(measurement, plans, whole, busiest, fallback)))
 
 
 def _zone_demand(
@@ -316,7 +322,11 @@ def _zone_demand(
 
 
 def _aws_lines(
-    measurement: Measurement, plans: list[AwsZoneMeasuredPlan], busiest: dict[str, Peak], fallback: dict[str, Peak]
+    measurement: Measurement,
+    plans: list[AwsZoneMeasuredPlan],
+    whole: AwsNatPlan,
+    busiest: dict[str, Peak],
+    fallback: dict[str, Peak],
 ) -> list[str]:
     lines = _asked(measurement)
     for zone, peak in sorted(busiest.items()):
@@ -331,13 +341,20 @@ def _aws_lines(
             "Nodes without a zone label are summed as one AZ: let the agent read its Node "
             "(topology.kubernetes.io/zone) to size each AZ on its own."
         )
+    lines.append(whole.headline)
     lines += [p.explain() for p in plans]
+    lines += whole.quota_lines + whole.region_warnings
     by_az = {p.demand.zone: p.plan.demand for p in plans}
+    # The mode the plan was sized for goes with the figures: a regional AZ's IPs do not fit a zonal gateway.
+    modes = "" if whole.mode == ZONAL else f"mode='{whole.mode}', ip_mode='{whole.ip_mode}', "
     lines.append(
-        "Pin it: NatEgressArgs(peak_connections="
+        f"Pin it: NatEgressArgs({modes}peak_connections="
         + json.dumps(by_az).replace('"', "'")
         + ") or modules/aws-nat-egress peak_connections_by_az; the root stack takes one figure for every AZ (the "
         "busiest AZ's):"
     )
+    if whole.mode != ZONAL:
+        lines.append(f"  pulumi config set wirespeed:natMode {whole.mode}")
+        lines.append(f"  pulumi config set wirespeed:natIpMode {whole.ip_mode}")
     lines.append(f"  pulumi config set wirespeed:natPeakConnections {max(by_az.values())}")
     return lines

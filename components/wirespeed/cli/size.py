@@ -379,7 +379,7 @@ def size_aws_natgw(
         if modes:
             fail("; ".join(f"--{p.field.replace('_', '-')}: {p.value!r} is not allowed: {p.allowed}" for p in modes))
         source = measured.source(from_prometheus, window, timeout, selector, step, bearer_token_file)
-        measured.aws_natgw_from_prometheus(source, measured.headroom(headroom), mode, as_json)
+        measured.aws_natgw_from_prometheus(source, measured.headroom(headroom), mode, ip_mode, as_json)
         return
     if headroom is not None:
         fail(f"--headroom {headroom}: only with --from-prometheus (--connections and --az are the demand as given)")

@@ -9,9 +9,11 @@ connections to one destination (IP, port, protocol), so an AZ needs ``ceil(peak 
 against the 32-per-AZ limit, but no request can set it.
 
 :func:`plan_aws_nat` is the one entry point, and it takes demand per AZ and per destination: measured demand
-(``--from-prometheus``, a later workstream) sums peak concurrent connections by (AZ, destination) and calls it
-with that mapping; ``wirespeed size aws-natgw``, ``NatEgress`` and the Terraform generators call it with one figure
-per AZ (the busiest destination's). Pure: no cloud SDK.
+is a mapping of AZ to ``{destination: peak}`` (the busiest destination sizes the AZ); ``wirespeed size aws-natgw``,
+``NatEgress`` and the Terraform generators call it with one figure per AZ (the busiest destination's). ``size
+aws-natgw --from-prometheus`` sizes each AZ from the agents' per-(AZ, destination) sums plus headroom with the same
+per-AZ function (:func:`wirespeed.sizing.measured.plan_aws_nat_measured`) and gathers them with
+:func:`measured_plan` into an :class:`AwsNatPlan`, for the gateways and quotas. Pure: no cloud SDK.
 """
 
 from __future__ import annotations
@@ -127,7 +129,12 @@ class AwsNatPlan:
 
     @property
     def warnings(self) -> list[str]:
-        out = [f"{z.availability_zone}: {w}" for z in self.zones for w in z.plan.warnings]
+        return [f"{z.availability_zone}: {w}" for z in self.zones for w in z.plan.warnings] + self.region_warnings
+
+    @property
+    def region_warnings(self) -> list[str]:
+        """The warnings about the Region as a whole (each AZ's own are in its plan's warnings)."""
+        out = []
         for need in self.quotas:
             if need.quota is REGION_EIPS and not need.default_suffices:
                 out.append(
@@ -152,23 +159,21 @@ class AwsNatPlan:
             "warnings": self.warnings,
         }
 
-    def explain(self) -> str:
+    @property
+    def headline(self) -> str:
+        """The gateways and how their IPs come, in one line."""
         if self.mode == ZONAL:
-            head = (
+            return (
                 f"Zonal: {self.gateways} NAT gateway(s), one per AZ, each with 1 primary + up to "
                 f"{self.max_ips_per_az - 1} secondary IPs."
             )
-        else:
-            how = "Elastic IPs you give each AZ" if self.ip_mode == MANUAL else "IPs AWS adds as an AZ needs them"
-            head = f"Regional: 1 NAT gateway across {len(self.zones)} AZ(s), {how}, up to {self.max_ips_per_az} per AZ."
-        lines = [head]
-        for z in self.zones:
-            to = f" to {z.busiest_destination}" if z.busiest_destination else " to the busiest destination"
-            floor = " (the floor AWS must reach)" if self.ip_mode == AUTOMATIC else ""
-            lines.append(
-                f"  {z.availability_zone}: {z.plan.demand:,} connections{to} / {AWS_CONNECTIONS_PER_IP:,} per IP -> "
-                f"{z.plan.ips} IP(s){floor}, {z.plan.capacity:,} capacity ({z.plan.headroom:,} spare)."
-            )
+        how = "Elastic IPs you give each AZ" if self.ip_mode == MANUAL else "IPs AWS adds as an AZ needs them"
+        return f"Regional: 1 NAT gateway across {len(self.zones)} AZ(s), {how}, up to {self.max_ips_per_az} per AZ."
+
+    @property
+    def quota_lines(self) -> list[str]:
+        """Each quota the plan's Elastic IPs count against, with its default and whether that suffices."""
+        lines = []
         if self.ip_mode == AUTOMATIC:
             lines.append(
                 "Quotas: AWS allocates automatic mode's IPs itself; its documentation names no account quota for them."
@@ -176,6 +181,18 @@ class AwsNatPlan:
         for need in self.quotas:
             verdict = "the default suffices" if need.default_suffices else "raise it first"
             lines.append(f"Quota {need.quota.label}: {need.required} needed, default {need.quota.default}: {verdict}.")
+        return lines
+
+    def explain(self) -> str:
+        lines = [self.headline]
+        for z in self.zones:
+            to = f" to {z.busiest_destination}" if z.busiest_destination else " to the busiest destination"
+            floor = " (the floor AWS must reach)" if self.ip_mode == AUTOMATIC else ""
+            lines.append(
+                f"  {z.availability_zone}: {z.plan.demand:,} connections{to} / {AWS_CONNECTIONS_PER_IP:,} per IP -> "
+                f"{z.plan.ips} IP(s){floor}, {z.plan.capacity:,} capacity ({z.plan.headroom:,} spare)."
+            )
+        lines.extend(self.quota_lines)
         lines.extend(self.warnings)
         return "\n".join(lines)
 
@@ -263,3 +280,13 @@ def plan_aws_nat(demand: Demand, mode: str = ZONAL, ip_mode: str = MANUAL) -> Aw
 def uniform_demand(connections: int, azs: int = DEFAULT_AZS) -> dict[str, int]:
     """One figure for ``azs`` AZs named az1, az2, ... (when only a count is known)."""
     return {f"az{i}": connections for i in range(1, azs + 1)}
+
+
+def measured_plan(mode: str, ip_mode: str, zones: list[AzNat]) -> AwsNatPlan:
+    """The plan of AZs already sized from measured peaks (``--from-prometheus``: each AZ's busiest destination
+    summed over its nodes, plus headroom), for its gateways, quotas and warnings; ``ip_mode`` as
+    :func:`check_aws_nat` allows it."""
+    problems = _check_modes(mode, ip_mode)
+    if problems:
+        raise AwsNatInputError(problems)
+    return AwsNatPlan(mode, ip_mode, tuple(zones))
