@@ -109,7 +109,8 @@ func startSNAT(ctx context.Context, o options, p *profile.Profile, reg prometheu
 		log.Error("SNAT accounting off", "err", err)
 		return func() {}
 	}
-	src := snat.Conntrack{ReceiveBuffer: o.snat.receiveBuffer, Timeouts: snat.ReadTimeouts(o.procSysRoot)}
+	src := snat.Conntrack{ReceiveBuffer: o.snat.receiveBuffer, Timeouts: snat.ReadTimeouts(o.procSysRoot),
+		Classifier: &cfg.Classifier}
 	probe, err := src.Subscribe()
 	if err != nil {
 		log.Warn("SNAT accounting off: cannot read conntrack", "err", err)

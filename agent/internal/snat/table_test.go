@@ -194,6 +194,34 @@ func TestRedumpClosesFlowsWhoseDestroyWasLost(t *testing.T) {
 	}
 }
 
+// A flow that ended while events were lost is closed by the re-dump; its DESTROY, read a moment later from
+// the socket's buffer, does not hold its port a second time. One arriving long after is a flow of its own.
+func TestALateDestroyAfterARedumpIsNotCountedTwice(t *testing.T) {
+	tb := newTable(t, 5*time.Second, 20)
+	a, b := flow(1, 1001, "52.1.2.3:443", ProtoTCP), flow(2, 1002, "52.1.2.3:443", ProtoTCP)
+	tb.New(a, at(0))
+	tb.New(b, at(0))
+	tb.BeginDump()
+	tb.Dumped(a, at(10), true)
+	tb.EndDump(at(10), true) // b is gone: closed and held
+	tb.Destroy(b, at(10.1))  // its DESTROY, queued behind the dump
+	if s := tb.Tick(at(10.2)); s.Top[0].Open != 1 || s.Top[0].InUse != 2 {
+		t.Fatalf("after b's late DESTROY: %+v, want a open and b held once", s.Top[0])
+	}
+	// Past sweptGrace a DESTROY is taken as a flow the table never saw, which still held a port: c, closed by a
+	// dump at 11, is then held twice (the over-count the grace bounds on a machine that reads this late).
+	c := flow(3, 1003, "52.1.2.3:443", ProtoTCP)
+	tb.New(c, at(10.5))
+	tb.BeginDump()
+	tb.Dumped(a, at(11), true)
+	tb.EndDump(at(11), true)
+	tb.Tick(at(14))
+	tb.Destroy(c, at(14))
+	if s := tb.Tick(at(14)); s.Top[0].InUse != 4 {
+		t.Fatalf("a DESTROY after the grace: %+v, want a open, b held, c held twice: 4", s.Top[0])
+	}
+}
+
 func TestMemoryIsBoundedAndWhatIsLeftOutIsCounted(t *testing.T) {
 	tb := NewTable(Config{Classifier: NewClassifier(nil, false), Hold: time.Minute, Top: 5, PeakWindow: time.Hour,
 		MaxTracked: 10}, t0)
