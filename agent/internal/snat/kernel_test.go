@@ -244,6 +244,36 @@ func TestKernelEventOverflowIsReported(t *testing.T) {
 	}
 }
 
+// Events lost after an ENOBUFS was read, while the queue has not yet drained, are lost without another one:
+// the kernel reports ENOBUFS once per congestion (netlink_overrun sets it only when NETLINK_S_CONGESTED was
+// clear, and netlink_rcv_wake clears that only once the queue is empty). Next still reports them, from the
+// socket's drop count, so the Watcher dumps again after them too.
+func TestKernelEventsLostWithoutASecondENOBUFSAreReported(t *testing.T) {
+	l := newLab(t)
+	c := l.conntrack(4096)
+	events, err := c.Subscribe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer events.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	l.udp(t, 500) // fills the queue: the first drop raises ENOBUFS and marks the socket congested
+	if err := events.Next(ctx, func(Flow, bool) {}); !errors.Is(err, ErrOverflow) {
+		t.Fatalf("first Next after 500 unread events: %v, want ErrOverflow", err)
+	}
+	// That Next returned at the error and left the queue full: these events are all dropped, silently.
+	l.udp(t, 500)
+	if err := events.Next(ctx, func(Flow, bool) {}); !errors.Is(err, ErrOverflow) {
+		t.Fatalf("Next after 500 more events dropped from a congested socket: %v, want ErrOverflow", err)
+	}
+	// Once counted, a loss is not reported again: the queue has drained and nothing was lost since.
+	l.udp(t, 1)
+	if err := events.Next(ctx, func(Flow, bool) {}); err != nil {
+		t.Fatalf("Next after one more event: %v, want nil", err)
+	}
+}
+
 // One Next takes every event queued since the last read (the reader wakes once per batch, not per event),
 // and a Next waiting on a quiet socket ends as soon as its context does.
 func TestKernelEventsBatchAndCancel(t *testing.T) {
