@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from clirun import WIRESPEED
 from conftest import require
 from snat_lab import AGENT, INTERNAL, PROMETHEUS, A, B, Lab, lab, series, wait_for
 
@@ -120,6 +121,36 @@ def test_counts_per_destination_exactly_and_prometheus_scrapes_them(snatlab: Lab
     assert float(ratio["value"][1]) == N / 50_000
     (total,) = lb.query(f"sum({NEW})")
     assert float(total["value"][1]) == N + M_POD + M_NODE + U
+    sizes_from_the_agent_s_own_series(lb)
+
+
+def size(lb: Lab, *args: str) -> dict[str, Any]:
+    """`wirespeed size ... --from-prometheus` in the node namespace, against the Prometheus scraping the real agent."""
+    assert WIRESPEED
+    out = lb.exec(lb.node, WIRESPEED, "size", *args, "--from-prometheus", "http://127.0.0.1:9090", "--json", timeout=60)
+    assert out.returncode == 0, out.stderr
+    data: dict[str, Any] = json.loads(out.stdout)
+    return data
+
+
+def sizes_from_the_agent_s_own_series(lb: Lab) -> None:
+    """The three sizing commands read what the agent counted: A:443 is the busiest destination (N flows), every
+    flow together is N + M + U (the agent at 127.0.0.1:9808, no zone label: one AZ)."""
+    lb_plan = size(lb, "azure-lb", "--pool", "5")
+    peak = lb_plan["measured_peak"]["prometheus"]["peak"]
+    assert (peak["value"], peak["destination"], peak["node"]) == (N, f"{A}:443/tcp", "127.0.0.1:9808")
+    assert lb_plan["measured_peak"]["ports_in_use"] == N
+    assert lb_plan["allocated_outbound_ports"] == 1_024  # 12 + 25% is below Azure's default, which stands
+    nat = size(lb, "azure-natgw", "--step", "1s")
+    measured = nat["measured"]
+    assert (measured["flows"], measured["busiest_destination"], measured["destination_flows"]) == (
+        N + M_POD + M_NODE + U, f"{A}:443/tcp", N,
+    )  # fmt: skip
+    assert (nat["ips"], nat["demand"]) == (1, 30)  # 24 flows + 25%
+    aws = size(lb, "aws-natgw", "--step", "1s")
+    (zone,) = aws["zones"]
+    assert (zone["measured"]["connections"], zone["measured"]["busiest_destination"]) == (N, f"{A}:443/tcp")
+    assert (zone["demand"], zone["ips"]) == (15, 1)
 
 
 def test_closed_flows_hold_their_port_for_the_hold_time_then_stop(snatlab: Lab) -> None:
