@@ -61,9 +61,9 @@ def named(metrics: dict[str, float]) -> dict[str, float]:
     return out
 
 
-def agrees_with_the_kernel(lb: Lab, metrics: dict[str, float], udp_by_address: bool = False) -> None:
+def agrees_with_the_kernel(lb: Lab, metrics: dict[str, float], udp_one_pool: bool = False) -> None:
     """The agent's per-destination counts are the kernel's own (its conntrack table read through procfs)."""
-    kernel = lb.kernel_outbound(udp_by_address)
+    kernel = lb.kernel_outbound(udp_one_pool)
     assert named(metrics) == dict(kernel), f"agent {named(metrics)} != kernel {dict(kernel)}"
 
 
@@ -184,15 +184,18 @@ def test_closed_flows_hold_their_port_for_the_hold_time_then_stop(snatlab: Lab) 
     agrees_with_the_kernel(lb, m)  # the closed flows are gone from conntrack too
 
 
-def test_udp_through_an_azure_load_balancer_is_keyed_by_address(snatlab: Lab) -> None:
+def test_udp_through_an_azure_load_balancer_draws_on_one_pool(snatlab: Lab) -> None:
     lb = snatlab
     profile = {**PROFILE, "outbound": {"kind": "azure-load-balancer", "allocated_ports_per_node": 1024}}
     lb.agent(profile, "--kube=false")
     pod = lb.client(lb.pod, "pod-client")
     pod.do("udp", A, 53, 3)
-    pod.do("udp", A, 5353, 2)  # another port, same address: the load balancer uses a port of the same pool
-    m = wait_for("UDP by address", lambda: (m := lb.metrics()) and in_use(m, f"{A}:*/udp") == 5 and m)
-    agrees_with_the_kernel(lb, m, udp_by_address=True)
+    pod.do("udp", A, 5353, 2)  # another port, and below another address: the load balancer's UDP is a
+    pod.do("udp", B, 53, 2)  # port-restricted cone NAT, one port per flow whatever its destination
+    assert pod.do("tcp", A, 443, 1) == 1  # TCP keeps its destinations
+    m = wait_for("one UDP pool", lambda: (m := lb.metrics()) and in_use(m, "*:*/udp") == 7 and m)
+    assert in_use(m, f"{A}:443/tcp") == 1
+    agrees_with_the_kernel(lb, m, udp_one_pool=True)
     assert m[series("wirespeed_agent_snat_allocated_ports", kind="azure-load-balancer", zone="")] == 1024
 
 
@@ -232,7 +235,7 @@ def test_diagnose_names_the_busiest_destinations(snatlab: Lab) -> None:
     assert out.returncode == 1, out.stderr  # a finding: A uses 12 of 16 ports, above 50 %
     res = json.loads(out.stdout)
     top = {d["destination"]: (d["ports_in_use"], d["open"]) for d in res["snat"]["top"]}
-    assert top == {f"{A}:443/tcp": (N, N), f"{B}:443/tcp": (M_POD + M_NODE,) * 2, f"{A}:*/udp": (U, U)}
+    assert top == {f"{A}:443/tcp": (N, N), f"{B}:443/tcp": (M_POD + M_NODE,) * 2, "*:*/udp": (U, U)}
     (finding,) = [f for f in res["findings"] if f["cause"] == "snat_port_pressure"]
     assert finding["counter"] == f"conntrack flows to {A}:443/tcp"
     assert finding["delta"] == N

@@ -53,7 +53,9 @@ func TestClassifierCountsOnlyFlowsFromInsideToOutside(t *testing.T) {
 		want string
 	}{
 		{"pod to public tcp", flow(1, 1000, "52.1.2.3:443", ProtoTCP), "52.1.2.3:443/tcp"},
-		{"udp keyed by address on an Azure load balancer", flow(1, 1000, "52.1.2.3:53", ProtoUDP), "52.1.2.3:*/udp"},
+		// Azure load balancer: a port-restricted cone NAT, one port per UDP flow whatever its destination.
+		{"udp in one pool on an Azure load balancer", flow(1, 1000, "52.1.2.3:53", ProtoUDP), "*:*/udp"},
+		{"udp elsewhere in the same pool", flow(1, 1000, "52.9.9.9:123", ProtoUDP), "*:*/udp"},
 		{"ipv6", Flow{Proto: ProtoTCP, OrigSrc: netip.MustParseAddr("fd00::5"),
 			Peer: netip.MustParseAddrPort("[2001:db8::1]:443")}, "[2001:db8::1]:443/tcp"},
 		{"private peer", flow(1, 1000, "10.0.0.10:443", ProtoTCP), ""},
