@@ -333,11 +333,14 @@ def _aws_lines(
         )
     lines += [p.explain() for p in plans]
     by_az = {p.demand.zone: p.plan.demand for p in plans}
+    top = max(plans, key=lambda p: p.plan.demand)
     lines.append(
         "Pin it: NatEgressArgs(peak_connections="
         + json.dumps(by_az).replace('"', "'")
-        + ") or modules/aws-nat-egress peak_connections_by_az; the root stack takes one figure for every AZ (the "
-        "busiest AZ's):"
+        + f", measured_from={top.demand.source!r}) or modules/aws-nat-egress peak_connections_by_az; the root "
+        "stack takes one figure for every AZ (the busiest AZ's), with where it was measured:"
     )
-    lines.append(f"  pulumi config set wirespeed:natPeakConnections {max(by_az.values())}")
+    pins = [("wirespeed:natPeakConnections", str(top.plan.demand)),
+            ("wirespeed:measuredPeakSource", top.demand.source)]  # fmt: skip
+    lines += [f"  pulumi config set {key} {shlex.quote(value)}" for key, value in pins]
     return lines
