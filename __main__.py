@@ -83,7 +83,7 @@ def azure() -> None:
     pulumi.export("replace_on_change", cluster.replace_on_change)
 
 
-AWS_STRINGS = ("clusterName", "nodeRoleArn", "kubeContext", "natMode", "natIpMode", "natVpcId")
+AWS_STRINGS = ("clusterName", "nodeRoleArn", "kubeContext", "natMode", "natIpMode", "natVpcId", "measuredPeakSource")
 AWS_ARRAYS = ("subnetIds", "securityGroupIds", "nodeGroups", "natPublicSubnets", "natPrivateRouteTables")
 
 
@@ -117,6 +117,7 @@ def aws() -> None:
                 ip_mode=stack.nat_ip_mode,
                 vpc_id=stack.nat_vpc_id,
                 availability_zones=list(stack.nat_route_tables) if stack.nat_mode == "regional" else None,
+                measured_from=stack.nat_measured_from,
             ),
         )
         first.append(egress)  # nodes come up with a route out

@@ -7,9 +7,9 @@ Three namespaces of the test's own, joined by veth pairs:
                                  leaving through its "eth0", like a CNI)               198.51.100.20 (B, TEST-NET-2)
 
 ``dst`` plays the internet and the VNet: two "external" servers A and B (RFC 5737 documentation addresses, which
-no default exclusion covers) with TCP on 443 and UDP on 53/5353, and an "internal" server on its own 10.240.0.1.
-The agent runs in ``node``, where the masquerade happens and where conntrack sees every flow (conntrack is per
-network namespace). Every address, sysctl and rule lives inside these namespaces and goes with them.
+no default exclusion covers) with TCP on 443 and UDP on 53 (and 5353 on A), and an "internal" server on its own
+10.240.0.1. The agent runs in ``node``, where the masquerade happens and where conntrack sees every flow
+(conntrack is per network namespace). Every address, sysctl and rule lives inside these namespaces and goes with them.
 
 Processes in the namespaces (servers, a client that holds connections open, the agent, Prometheus) are started
 with ``ip netns exec``; HTTP inside ``node`` (the agent's /metrics, Prometheus' API) is read by a Python child in
@@ -67,7 +67,7 @@ def udp(addr):
         data, peer = s.recvfrom(64); s.sendto(data, peer)
 for addr in [(A_, 443), (B_, 443), (INTERNAL_, 8443)]:
     threading.Thread(target=tcp, args=(addr,), daemon=True).start()
-for addr in [(A_, 53), (A_, 5353)]:
+for addr in [(A_, 53), (A_, 5353), (B_, 53)]:
     threading.Thread(target=udp, args=(addr,), daemon=True).start()
 print("ready", flush=True)
 sys.stdin.read()
@@ -233,13 +233,13 @@ class Lab:
         status, body = self.http_get(self.node, f"http://127.0.0.1:{port}/metrics")
         return parse_metrics(body) if status == 200 else None
 
-    def kernel_outbound(self, udp_by_address: bool = False) -> Counter[str]:
+    def kernel_outbound(self, udp_one_pool: bool = False) -> Counter[str]:
         """The kernel's own count of the node's flows to the lab's external servers, per destination in the agent's
         label format: the entries of ``node``'s conntrack table (/proc/net/nf_conntrack read in that namespace,
         which leaves out entries whose timeout has passed) whose reply comes from A or B. An independent view of
         what the agent should report: it shares no code with the agent's ctnetlink reader."""
         table = self.exec(self.node, "cat", "/proc/net/nf_conntrack", check=True, timeout=30).stdout
-        return conntrack_destinations(table, {A, B}, udp_by_address)
+        return conntrack_destinations(table, {A, B}, udp_one_pool)
 
     def dump(self) -> None:
         """A conntrack dump in ``node`` (the agent's `diagnose` makes one): besides reading the table it reaps entries
@@ -284,8 +284,9 @@ def parse_metrics(text: str) -> dict[str, float]:
     return out
 
 
-def conntrack_destinations(table: str, external: set[str], udp_by_address: bool = False) -> Counter[str]:
-    """Count /proc/net/nf_conntrack lines per destination ``IP:PORT/PROTO`` (``IP:*/udp`` with ``udp_by_address``)
+def conntrack_destinations(table: str, external: set[str], udp_one_pool: bool = False) -> Counter[str]:
+    """Count /proc/net/nf_conntrack lines per destination ``IP:PORT/PROTO`` (every UDP one as ``*:*/udp`` with
+    ``udp_one_pool``)
     whose reply tuple's source (the second ``src=``) is in ``external``. A line reads, e.g.
     ``ipv4 2 tcp 6 431999 ESTABLISHED src=10.244.1.10 dst=192.0.2.10 sport=40000 dport=443 src=192.0.2.10
     dst=10.240.0.4 sport=443 dport=40000 [ASSURED] mark=0 zone=0 use=2``."""
@@ -299,8 +300,10 @@ def conntrack_destinations(table: str, external: set[str], udp_by_address: bool 
         sports = [f[6:] for f in fields if f.startswith("sport=")]
         if len(srcs) != 2 or len(sports) != 2 or srcs[1] not in external:
             continue
-        port = "*" if proto == "udp" and udp_by_address else sports[1]
-        out[f"{srcs[1]}:{port}/{proto}"] += 1
+        if proto == "udp" and udp_one_pool:
+            out["*:*/udp"] += 1
+        else:
+            out[f"{srcs[1]}:{sports[1]}/{proto}"] += 1
     return out
 
 

@@ -137,6 +137,7 @@ def test_every_problem_is_listed_and_nothing_registers_under_pulumi_mocks(engine
                 private_route_table_ids={"eu-west-1c": "rtb-c"},
                 alarms=False,
                 alarm_actions=["arn:aws:sns:eu-west-1:1:x"],
+                measured_from="two\nlines",
             ),
         )
     assert str(caught.value) == (
@@ -145,7 +146,9 @@ def test_every_problem_is_listed_and_nothing_registers_under_pulumi_mocks(engine
         "  peak_connections: 500000 is not allowed; allowed: 500,000 required but 8 IPs give at most 440,000 to one "
         "destination; use a regional NAT gateway (up to 32 IPs per AZ) or spread calls over more destination IPs\n"
         "  private_route_table_ids: ['eu-west-1c'] is not allowed; allowed: AZs of public_subnet_ids\n"
-        "  alarm_actions: 'given' is not allowed; allowed: only with alarms=True"
+        "  alarm_actions: 'given' is not allowed; allowed: only with alarms=True\n"
+        "  measured_from: 'two\\nlines' is not allowed; allowed: where the peak was measured, one line of at most 512 "
+        "characters (the source line `wirespeed size ... --from-prometheus` prints)"
     )
     assert engine.registered == []
 

@@ -88,3 +88,21 @@ def test_regional_nat_mode_registers_one_gateway_for_the_route_tables_azs_under_
         ("us-east-1b", 11),
     ]
     assert plan.stack_outputs["nat_egress"]["gateways"] == 1
+
+
+def test_a_pinned_measurement_reaches_the_nat_egress_and_the_plan_under_pulumi_mocks(tmp_path: Path):
+    """wirespeed:natPeakConnections with the measuredPeakSource `wirespeed size aws-natgw --from-prometheus` printed:
+    the gateways are sized from the figure and the component and the plan both say where it was measured."""
+    for name in ("Pulumi.yaml", "__main__.py"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    source = "prometheus http://prometheus:9090, max of sum by (zone, destination) over 7d: 96,000 to 52.1.2.3:443/tcp"
+    (tmp_path / "Pulumi.measured.yaml").write_text(
+        (ROOT / "Pulumi.aws.yaml").read_text()
+        + "  wirespeed:natPeakConnections: 96000\n"
+        + f"  wirespeed:measuredPeakSource: '{source}'\n"
+    )
+    plan = run_program(tmp_path, "measured")
+    assert plan.stack_outputs["nat_egress"]["measured_from"] == source
+    assert [z["ips"] for z in plan.stack_outputs["nat_egress"]["zones"]] == [2, 2]  # 96,000 / 55,000 per IP
+    (egress,) = [r for r in plan.resources if r.type == "wirespeed:index:NatEgress"]
+    assert egress.outputs["measured_from"] == source

@@ -33,6 +33,39 @@ def test_a_full_config_parses():
     assert plan["node_groups"]["arm"]["ami_type"] == "AL2023_ARM_64_STANDARD"
 
 
+SOURCE = (
+    "prometheus http://prometheus.monitoring:9090, max of sum by (zone, destination) of "
+    "wirespeed_agent_snat_ports_in_use over 7d to 2026-11-20T10:00:00Z: 96,000 to 52.1.2.3:443/tcp in us-east-1a at "
+    "2026-11-19T14:02:11Z"
+)
+
+
+def test_a_measured_peak_is_pinned_with_where_it_was_measured():
+    stack = eks_stack({**GOOD, "measuredPeakSource": f"  {SOURCE} "})
+    assert stack.nat_measured_from == SOURCE
+    assert stack.plan_json()["nat_egress"]["measured_from"] == SOURCE
+    assert "measured_from" not in eks_stack(GOOD).plan_json()["nat_egress"]  # not measured: nothing claimed
+
+
+@pytest.mark.parametrize(
+    ("settings", "allowed"),
+    [
+        ({**GOOD, "measuredPeakSource": "two\nlines"}, "where the peak was measured, one line of at most 512"),
+        ({**GOOD, "measuredPeakSource": "x" * 513}, "where the peak was measured, one line of at most 512"),
+        (
+            {**{k: v for k, v in GOOD.items() if not k.startswith("nat")}, "measuredPeakSource": SOURCE},
+            "only with the NAT gateways this stack sizes",
+        ),
+    ],
+)
+def test_a_bad_measured_peak_source_is_a_problem_under_its_key(settings, allowed):
+    with pytest.raises(EksStackError) as caught:
+        eks_stack(settings)
+    (problem,) = caught.value.problems
+    assert problem.field == "wirespeed:measuredPeakSource"
+    assert problem.allowed.startswith(allowed)
+
+
 def test_without_nat_subnets_there_is_no_egress():
     stack = eks_stack({k: v for k, v in GOOD.items() if not k.startswith("nat")})
     assert stack.egress is None

@@ -16,6 +16,8 @@ eks-old exports the peak gauge but no per-destination series: its AZ is sized fr
 from __future__ import annotations
 
 import json
+import re
+import shlex
 from collections.abc import Iterator
 from datetime import datetime
 
@@ -127,10 +129,19 @@ def test_prose_names_each_az_s_peak_plan_and_what_to_pin(lab: Lab) -> None:
     assert any(
         line.startswith("Peak in us-east-1c: no per-destination series; every node's own peak") for line in lines
     )
-    assert (
-        "Pin it: NatEgressArgs(peak_connections={'us-east-1a': 77000, 'us-east-1b': 28600, 'us-east-1c': 9900})" in out
+    pin = next(line for line in lines if line.startswith("Pin it: "))
+    assert pin.startswith(
+        "Pin it: NatEgressArgs(peak_connections={'us-east-1a': 77000, 'us-east-1b': 28600, 'us-east-1c': 9900}, "
     )
     assert "  pulumi config set wirespeed:natPeakConnections 77000" in lines
+    # The busiest AZ's provenance, pinned beside its figure and given to NatEgressArgs.
+    (pinned,) = [line for line in lines if line.startswith("  pulumi config set wirespeed:measuredPeakSource ")]
+    source = shlex.split(pinned)[-1]
+    assert source.startswith(
+        f"prometheus {lab.url}, max of sum by (zone, destination) of wirespeed_agent_snat_ports_in_use over 7d to "
+    )
+    assert re.search(f": 70,000 to {re.escape(A)} in us-east-1a at [0-9T:.-]+Z$", source), source
+    assert f"measured_from={source!r})" in pin
 
 
 def test_the_measured_plan_names_its_gateways_and_whether_the_default_quotas_suffice(lab: Lab) -> None:

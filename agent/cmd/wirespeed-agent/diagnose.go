@@ -120,7 +120,8 @@ func sampleSNAT(ctx context.Context, so snatOptions, p *profile.Profile, procRoo
 		out <- sampled{err: err}
 		return out
 	}
-	src := snat.Conntrack{ReceiveBuffer: so.receiveBuffer, Timeouts: snat.ReadTimeouts(filepath.Join(procRoot, "sys"))}
+	src := snat.Conntrack{ReceiveBuffer: so.receiveBuffer, Timeouts: snat.ReadTimeouts(filepath.Join(procRoot, "sys")),
+		Classifier: &cfg.Classifier}
 	go func() {
 		res, err := snat.Sample(ctx, src, cfg, interval)
 		out <- sampled{res: res, ok: err == nil, err: err}

@@ -83,10 +83,10 @@ func (s *snatOptions) check(fs *flag.FlagSet) error {
 // snatConfig is the accounting's configuration: the profile's outbound section with the flags on top.
 func snatConfig(s snatOptions, p *profile.Profile) (snat.Config, error) {
 	cidrs := append([]string{}, s.exclude...)
-	hold, udpByAddress := s.hold, false
+	hold, udpOnePool := s.hold, false
 	if o := p.Outbound; o != nil {
 		cidrs = append(cidrs, o.ExcludeCIDRs...)
-		udpByAddress = o.UDPByAddress()
+		udpOnePool = o.UDPOnePool()
 		if !s.holdSet {
 			hold = time.Duration(o.HoldSeconds) * time.Second
 		}
@@ -95,7 +95,7 @@ func snatConfig(s snatOptions, p *profile.Profile) (snat.Config, error) {
 	if err != nil {
 		return snat.Config{}, err
 	}
-	return snat.Config{Classifier: snat.NewClassifier(extra, udpByAddress), Hold: hold, Top: s.top,
+	return snat.Config{Classifier: snat.NewClassifier(extra, udpOnePool), Hold: hold, Top: s.top,
 		PeakWindow: s.peakWindow, MaxTracked: s.maxFlows}, nil
 }
 
@@ -109,7 +109,8 @@ func startSNAT(ctx context.Context, o options, p *profile.Profile, reg prometheu
 		log.Error("SNAT accounting off", "err", err)
 		return func() {}
 	}
-	src := snat.Conntrack{ReceiveBuffer: o.snat.receiveBuffer, Timeouts: snat.ReadTimeouts(o.procSysRoot)}
+	src := snat.Conntrack{ReceiveBuffer: o.snat.receiveBuffer, Timeouts: snat.ReadTimeouts(o.procSysRoot),
+		Classifier: &cfg.Classifier}
 	probe, err := src.Subscribe()
 	if err != nil {
 		log.Warn("SNAT accounting off: cannot read conntrack", "err", err)

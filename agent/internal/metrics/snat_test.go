@@ -21,12 +21,12 @@ wirespeed_agent_snat_conntrack_entries 5000
 # HELP wirespeed_agent_snat_new_connections_total New connections this node started to a destination outside the cluster. A destination's series counts from when it entered the top destinations; while outside them its connections count under "other".
 # TYPE wirespeed_agent_snat_new_connections_total counter
 wirespeed_agent_snat_new_connections_total{destination="52.1.2.3:443/tcp"} 17
-wirespeed_agent_snat_new_connections_total{destination="52.1.2.4:*/udp"} 2
+wirespeed_agent_snat_new_connections_total{destination="*:*/udp"} 2
 wirespeed_agent_snat_new_connections_total{destination="other"} 40
 # HELP wirespeed_agent_snat_ports_in_use SNAT ports this node's flows to one destination (IP:PORT/PROTO) hold: open flows plus flows closed less than the hold time ago; the busiest destinations by name, the rest summed as destination="other". zone is the Node's topology.kubernetes.io/zone.
 # TYPE wirespeed_agent_snat_ports_in_use gauge
 wirespeed_agent_snat_ports_in_use{destination="52.1.2.3:443/tcp",zone="westeurope-1"} 3300
-wirespeed_agent_snat_ports_in_use{destination="52.1.2.4:*/udp",zone="westeurope-1"} 12
+wirespeed_agent_snat_ports_in_use{destination="*:*/udp",zone="westeurope-1"} 12
 wirespeed_agent_snat_ports_in_use{destination="other",zone="westeurope-1"} 7
 # HELP wirespeed_agent_snat_ports_in_use_max The most SNAT ports one destination holds on this node now.
 # TYPE wirespeed_agent_snat_ports_in_use_max gauge
@@ -62,7 +62,7 @@ func TestSNATExposition(t *testing.T) {
 	m.SetZone("westeurope-1")
 	m.Observe(snat.Snapshot{
 		Top: []snat.Use{{Destination: "52.1.2.3:443/tcp", InUse: 3300, New: 17},
-			{Destination: "52.1.2.4:*/udp", InUse: 12, New: 2}},
+			{Destination: "*:*/udp", InUse: 12, New: 2}},
 		OtherInUse: 7, OtherNew: 40, Max: 3300, Peak: 3500, Tracked: 3100, ConntrackEntries: 5000,
 	}, status.SNAT{Kind: "azure-load-balancer", Capacity: 4096, Pressure: true})
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(snatExposition)); err != nil {

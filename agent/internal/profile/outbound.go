@@ -49,7 +49,7 @@ type KindLimits struct {
 	Shared      bool `json:"shared"`
 	Destination struct {
 		TCP string `json:"tcp"` // address-port
-		UDP string `json:"udp"` // address-port, or address (Azure load balancer: a port-restricted cone NAT)
+		UDP string `json:"udp"` // address-port, or node (Azure load balancer: a port-restricted cone NAT)
 	} `json:"destination"`
 	Source string `json:"source"`
 }
@@ -90,8 +90,8 @@ func (o *Outbound) Capacity() int {
 	return l.PerUnit * units
 }
 
-// UDPByAddress reports whether UDP flows to one address share a destination whatever its port.
-func (o *Outbound) UDPByAddress() bool { return o.Limits().Destination.UDP == "address" }
+// UDPOnePool reports whether every UDP flow of the node draws on one pool of ports, whatever its destination.
+func (o *Outbound) UDPOnePool() bool { return o.Limits().Destination.UDP == "node" }
 
 // rawOutbound decodes the section before its defaults are filled.
 type rawOutbound struct {

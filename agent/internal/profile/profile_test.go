@@ -289,9 +289,9 @@ func TestEmbeddedSNATLimitsMatchPythonPackage(t *testing.T) {
 
 func TestOutboundDecodesWithDefaultsAndCapacity(t *testing.T) {
 	cases := []struct {
-		doc          string
-		capacity     int
-		udpByAddress bool
+		doc        string
+		capacity   int
+		udpOnePool bool
 	}{
 		{`{"kind":"azure-load-balancer","allocated_ports_per_node":4096.0}`, 4096, true},
 		{`{"kind":"azure-nat-gateway","public_ips":2}`, 100_000, false},
@@ -303,8 +303,8 @@ func TestOutboundDecodesWithDefaultsAndCapacity(t *testing.T) {
 			t.Fatal(err)
 		}
 		o := p.Outbound
-		if o.Capacity() != c.capacity || o.UDPByAddress() != c.udpByAddress {
-			t.Errorf("%s: capacity %d, udp by address %v; want %d, %v", c.doc, o.Capacity(), o.UDPByAddress(), c.capacity, c.udpByAddress)
+		if o.Capacity() != c.capacity || o.UDPOnePool() != c.udpOnePool {
+			t.Errorf("%s: capacity %d, udp one pool %v; want %d, %v", c.doc, o.Capacity(), o.UDPOnePool(), c.capacity, c.udpOnePool)
 		}
 	}
 	p, err := Parse([]byte(`{"name":"o","outbound":{"kind":"azure-nat-gateway","public_ips":1}}`))

@@ -62,21 +62,23 @@ func ParsePrefixes(cidrs []string) ([]netip.Prefix, error) {
 	return out, nil
 }
 
-// Destination is one SNAT destination: an address, a port (0: any port, for UDP through an Azure load
-// balancer, which keys UDP by address alone) and a protocol.
+// Destination is one SNAT destination: an address, a port and a protocol. UDP through an Azure load balancer
+// has no address and port 0: every UDP flow of the node draws on one pool of ports, whatever its destination.
 type Destination struct {
 	Addr  netip.Addr
 	Port  uint16
 	Proto uint8
 }
 
-// String is the metric label: "52.1.2.3:443/tcp", "[2001:db8::1]:443/tcp", "52.1.2.3:*/udp".
+// String is the metric label: "52.1.2.3:443/tcp", "[2001:db8::1]:443/tcp", "*:*/udp".
 func (d Destination) String() string {
-	port := "*"
+	port, addr := "*", "*"
 	if d.Port != 0 {
 		port = strconv.Itoa(int(d.Port))
 	}
-	addr := d.Addr.String()
+	if d.Addr.IsValid() {
+		addr = d.Addr.String()
+	}
 	if d.Addr.Is6() {
 		addr = "[" + addr + "]"
 	}
@@ -96,14 +98,14 @@ func protoName(p uint8) string {
 // Classifier decides which flows count and under which destination.
 type Classifier struct {
 	internal []netip.Prefix
-	// udpByAddress: UDP flows to one address share a destination whatever the port (Azure load balancer).
-	udpByAddress bool
+	// udpOnePool: every UDP flow is one destination, whatever its address and port (Azure load balancer).
+	udpOnePool bool
 }
 
 // NewClassifier counts flows to anything outside DefaultInternal and extra (pod and service CIDRs).
-func NewClassifier(extra []netip.Prefix, udpByAddress bool) Classifier {
+func NewClassifier(extra []netip.Prefix, udpOnePool bool) Classifier {
 	internal := append(append([]netip.Prefix{}, DefaultInternal...), extra...)
-	return Classifier{internal: internal, udpByAddress: udpByAddress}
+	return Classifier{internal: internal, udpOnePool: udpOnePool}
 }
 
 // Internal reports whether a is inside the cluster network (never a destination).
@@ -127,8 +129,8 @@ func (c Classifier) Destination(f Flow) (Destination, bool) {
 		return Destination{}, false
 	}
 	d := Destination{Addr: f.Peer.Addr().Unmap(), Port: f.Peer.Port(), Proto: f.Proto}
-	if f.Proto == ProtoUDP && c.udpByAddress {
-		d.Port = 0
+	if f.Proto == ProtoUDP && c.udpOnePool {
+		d.Addr, d.Port = netip.Addr{}, 0
 	}
 	return d, true
 }

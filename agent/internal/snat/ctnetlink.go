@@ -37,6 +37,9 @@ type Conntrack struct {
 	ReceiveBuffer int
 	// Timeouts are conntrack's own, to tell when a destroyed flow went quiet.
 	Timeouts Timeouts
+	// Classifier, when set, has the kernel drop the events of flows it would not count before they reach the
+	// event socket (filter.go). Dumps are not filtered.
+	Classifier *Classifier
 }
 
 // Timeouts are the conntrack timeouts that keep an entry after its flow went quiet
@@ -83,6 +86,16 @@ var eventGroups = []netfilter.NetlinkGroup{netfilter.GroupCTNew, netfilter.Group
 // allocation cap), an event a few hundred bytes.
 const receiveBytes = 64 << 10
 
+// An event read takes up to eventBatch datagrams in one recvmmsg(2), each into a slot of eventBytes. An event
+// datagram is one message sized to its attributes (ctnetlink_nlmsg_size, net/netfilter/nf_conntrack_netlink.c):
+// 140-196 bytes in the recordings in testdata, well under 1 KiB even with labels, a helper and a security
+// context. A larger one would be cut (MSG_TRUNC) and is handled as lost events: the table is dumped again. 64
+// slots take one batchInterval's events at 6,400 a second in one call; 128 KiB in all.
+const (
+	eventBatch = 64
+	eventBytes = 2 << 10
+)
+
 func (c Conntrack) open(name string) (*socket.Conn, error) {
 	conn, err := socket.Socket(unix.AF_NETLINK, unix.SOCK_RAW, unix.NETLINK_NETFILTER, name,
 		&socket.Config{NetNS: c.NetNS})
@@ -97,12 +110,14 @@ func (c Conntrack) open(name string) (*socket.Conn, error) {
 }
 
 // batchInterval is the least time between two reads of the event socket. Each read takes every datagram
-// queued (one event each), so events wait at most this long in the receive buffer, far inside the 1 s Tick,
-// and the reader wakes at most 100 times a second instead of once per event: at 4,000 events a second the
-// wake-ups were most of the agent's CPU (bench/agent/RESULTS.md). The buffer must hold this long's events:
-// --snat-receive-buffer's 4 MiB holds ~4,000 (a few hundred bytes each plus the kernel's per-message
-// overhead), 400,000 a second.
-const batchInterval = 10 * time.Millisecond
+// queued (one event each), so events wait at most this long in the receive buffer, well inside the 1 s Tick,
+// and the reader wakes at most 10 times a second however many events come: each wake-up costs the Go
+// runtime's scheduler and timers far more than the events it reads (10 ms cost 2.5x the CPU of 100 ms at
+// 4,000 events a second, bench/agent/RESULTS.md). A port's hold starts when its DESTROY is read, so it is
+// held up to this much longer, never shorter. The buffer must hold this long's events: each takes about
+// 1.3 KiB of it (a message of ~200 bytes in a 1 KiB allocation, plus the sk_buff), so the default 4 MiB
+// (8 MiB as the kernel counts it) holds ~6,000, 15 intervals at 4,000 events a second.
+const batchInterval = 100 * time.Millisecond
 
 // receiveTimeout bounds a blocking read (SO_RCVTIMEO), so a reader waiting on a quiet socket sees its context
 // end within this long.
@@ -113,10 +128,13 @@ const receiveTimeout = 100 * time.Millisecond
 // even while nobody reads (36 % of the agent's remaining CPU in the profile); a blocking one wakes only a
 // reader waiting in recvfrom.
 type Events struct {
-	buf      []byte
+	buf      []byte    // eventBatch slots of eventBytes
+	hdrs     []mmsghdr // one per slot, each pointing at its slot through iovs
+	iovs     []unix.Iovec
 	timeouts Timeouts
 	read     time.Time   // when the socket was last read
 	pause    *time.Timer // waits out batchInterval
+	drops    uint32      // the socket's drop count when a loss was last reported (see lost)
 
 	mu      sync.Mutex
 	fd      int
@@ -145,13 +163,41 @@ func (c Conntrack) Subscribe() (EventStream, error) {
 	if err != nil {
 		return nil, fmt.Errorf("duplicate ctnetlink socket: %w", err)
 	}
+	if c.Classifier != nil {
+		prog, err := eventFilter(c.Classifier.internal)
+		if err == nil {
+			err = attachFilter(fd, prog)
+		}
+		if err != nil {
+			_ = unix.Close(fd)
+			return nil, err
+		}
+	}
 	tv := unix.NsecToTimeval(receiveTimeout.Nanoseconds())
 	if err := errors.Join(unix.SetNonblock(fd, false),
 		unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv)); err != nil {
 		_ = unix.Close(fd)
 		return nil, fmt.Errorf("configure ctnetlink socket: %w", err)
 	}
-	return &Events{fd: fd, buf: make([]byte, receiveBytes), timeouts: c.Timeouts, pause: time.NewTimer(0)}, nil
+	return newEvents(fd, c.Timeouts), nil
+}
+
+// mmsghdr is struct mmsghdr (include/uapi/linux/socket.h): a msghdr, and the length recvmmsg received into it.
+type mmsghdr struct {
+	hdr unix.Msghdr
+	n   uint32
+}
+
+func newEvents(fd int, timeouts Timeouts) *Events {
+	e := &Events{fd: fd, buf: make([]byte, eventBatch*eventBytes), hdrs: make([]mmsghdr, eventBatch),
+		iovs: make([]unix.Iovec, eventBatch), timeouts: timeouts, pause: time.NewTimer(0)}
+	for i := range e.hdrs {
+		e.iovs[i].Base = &e.buf[i*eventBytes]
+		e.iovs[i].SetLen(eventBytes)
+		e.hdrs[i].hdr.Iov = &e.iovs[i] // no address, no control data: the kernel writes neither
+		e.hdrs[i].hdr.SetIovlen(1)
+	}
+	return e
 }
 
 // join subscribes conn to the event groups and sizes its receive buffer.
@@ -204,68 +250,130 @@ func (e *Events) end() {
 }
 
 // Next waits for events and hands each one queued to fn (destroyed: a DESTROY, else a NEW), at most once per
-// batchInterval. It returns ErrOverflow when events were lost; the subscription stays usable.
+// batchInterval. It returns ErrOverflow when events were lost; the subscription stays usable. When ctx ends it
+// still hands on what is queued, so a caller that stops at a deadline (Sample) misses none of the events before
+// it, and returns ctx's error (with ErrOverflow if events were lost).
 func (e *Events) Next(ctx context.Context, fn func(f Flow, destroyed bool)) error {
 	if d := batchInterval - time.Since(e.read); d > 0 {
 		e.pause.Reset(d)
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("receive conntrack events: %w", ctx.Err())
+			return errors.Join(e.read1(unix.MSG_DONTWAIT, fn), fmt.Errorf("receive conntrack events: %w", ctx.Err()))
 		case <-e.pause.C:
 		}
 	}
+	for {
+		// Waits for one datagram (up to receiveTimeout, then the context is checked again) and takes the rest
+		// queued with it.
+		err := e.read1(unix.MSG_WAITFORONE, fn)
+		if !errors.Is(err, errNone) {
+			return err
+		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("receive conntrack events: %w", ctx.Err())
+		}
+	}
+}
+
+// errNone: a read found nothing queued (or its wait timed out).
+var errNone = errors.New("no conntrack events queued")
+
+// read1 is one read of the socket: the first recvmmsg with flags, then more without waiting as long as each
+// fills the batch (more may be queued). It returns errNone when the first found nothing.
+func (e *Events) read1(flags int, fn func(f Flow, destroyed bool)) error {
 	if !e.begin() {
 		return fmt.Errorf("receive conntrack events: %w", errClosed)
 	}
 	defer e.end()
 	defer func() { e.read = time.Now() }()
-	// The first read blocks (up to receiveTimeout, then the context is checked again); the rest drain what
-	// is queued without waiting.
-	for got := 0; ; got++ {
-		flags := 0
-		if got > 0 {
-			flags = unix.MSG_DONTWAIT
-		}
-		more, err := e.receive(flags, fn)
+	return e.lost(e.drain(flags, fn))
+}
+
+// drain is read1's reading: recvmmsg until a call returns less than a full batch.
+func (e *Events) drain(flags int, fn func(f Flow, destroyed bool)) error {
+	for got := 0; ; flags = unix.MSG_DONTWAIT {
+		n, err := e.receive(flags, fn)
+		got += n
 		switch {
 		case err != nil:
 			return err
-		case !more && got > 0:
+		case n == eventBatch:
+			continue
+		case got == 0 && flags&unix.MSG_WAITFORONE != 0:
+			return errNone
+		default:
 			return nil
-		case !more && ctx.Err() != nil:
-			return fmt.Errorf("receive conntrack events: %w", ctx.Err())
-		case !more:
-			got-- // nothing yet: wait again
 		}
 	}
 }
 
-// receive reads and hands on one datagram; more is false when none came (EAGAIN: none queued, or the
-// receive timeout passed) or on an error.
-func (e *Events) receive(flags int, fn func(f Flow, destroyed bool)) (more bool, err error) {
-	n, err := recvDatagram(e.fd, e.buf, flags)
-	switch {
-	case errors.Is(err, unix.EAGAIN), errors.Is(err, unix.EINTR):
-		return false, nil
-	case errors.Is(err, unix.ENOBUFS):
-		return false, ErrOverflow
-	case err != nil:
-		return false, fmt.Errorf("receive conntrack events: %w", err)
-	case n > len(e.buf):
-		return false, fmt.Errorf("receive conntrack events: a %d-byte buffer truncated a message", len(e.buf))
+// lost turns events the kernel dropped since the last report into ErrOverflow, ENOBUFS or not. The kernel
+// raises ENOBUFS only for the first drop of a congestion: netlink_overrun sets it only while the socket's
+// NETLINK_S_CONGESTED bit is clear, and netlink_rcv_wake clears that bit only once the queue is empty
+// (net/netlink/af_netlink.c). Events dropped after an ENOBUFS was read, before the queue drained, are
+// otherwise lost unnoticed, and a dump that had already passed their flows never counts them (the flood
+// test stayed hundreds of flows short for minutes). Every drop counts in the socket's sk_drops, which
+// SO_MEMINFO reads.
+func (e *Events) lost(err error) error {
+	drops, derr := socketDrops(e.fd)
+	if derr != nil || drops == e.drops {
+		return err
 	}
-	if err := e.timeouts.events(e.buf[:n], fn); err != nil {
-		return false, fmt.Errorf("parse conntrack events: %w", err)
+	e.drops = drops
+	if err == nil || errors.Is(err, errNone) {
+		return ErrOverflow
 	}
-	return true, nil
+	return err
 }
 
-// recvDatagram reads one datagram. It is recvfrom(2) with no address, because unix.Recvmsg allocates the
-// sender's address on every call (two allocations an event, in the heap profile). MSG_TRUNC makes netlink
-// return the datagram's full length, so n > len(buf) tells a truncated one.
-func recvDatagram(fd int, buf []byte, flags int) (int, error) {
-	n, _, errno := unix.Syscall6(unix.SYS_RECVFROM, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(buf))),
-		uintptr(len(buf)), uintptr(flags|unix.MSG_TRUNC), 0, 0)
+// socketDrops reads SK_MEMINFO_DROPS of getsockopt(SO_MEMINFO) (include/uapi/linux/sock_diag.h): the
+// datagrams the kernel dropped for want of room in the socket's receive buffer.
+func socketDrops(fd int) (uint32, error) {
+	var info [unix.SK_MEMINFO_VARS]uint32
+	size := uint32(unsafe.Sizeof(info))
+	_, _, errno := unix.Syscall6(unix.SYS_GETSOCKOPT, uintptr(fd), unix.SOL_SOCKET, unix.SO_MEMINFO,
+		uintptr(unsafe.Pointer(&info)), uintptr(unsafe.Pointer(&size)), 0)
+	if errno != 0 {
+		return 0, errno
+	}
+	return info[unix.SK_MEMINFO_DROPS], nil
+}
+
+// receive reads up to eventBatch datagrams in one recvmmsg(2) and hands their events on; n is 0 when none
+// came (EAGAIN: none queued, or the receive timeout passed) or on an error. A datagram too large for its
+// slot lost its events: it is reported as an overflow (after the rest of the batch), so the table is dumped
+// again.
+func (e *Events) receive(flags int, fn func(f Flow, destroyed bool)) (n int, err error) {
+	n, err = recvBatch(e.fd, e.hdrs, flags)
+	switch {
+	case errors.Is(err, unix.EAGAIN), errors.Is(err, unix.EINTR):
+		return 0, nil
+	case errors.Is(err, unix.ENOBUFS):
+		return 0, ErrOverflow
+	case err != nil:
+		return 0, fmt.Errorf("receive conntrack events: %w", err)
+	}
+	var cut error
+	for i := range n {
+		size := int(e.hdrs[i].n)
+		if size > eventBytes || e.hdrs[i].hdr.Flags&unix.MSG_TRUNC != 0 {
+			cut = fmt.Errorf("%w: a %d-byte event datagram did not fit its %d-byte slot", ErrOverflow, size, eventBytes)
+			continue
+		}
+		slot := e.buf[i*eventBytes : i*eventBytes+size]
+		if err := e.timeouts.events(slot, fn); err != nil {
+			return n, fmt.Errorf("parse conntrack events: %w", err)
+		}
+	}
+	return n, cut
+}
+
+// recvBatch is recvmmsg(2) with no timeout. MSG_TRUNC makes netlink report each datagram's full length, so a
+// cut one is told by its length (and its MSG_TRUNC flag). An error after some datagrams were received is
+// kept by the kernel for the next call (an ENOBUFS is not lost).
+func recvBatch(fd int, hdrs []mmsghdr, flags int) (int, error) {
+	n, _, errno := unix.Syscall6(unix.SYS_RECVMMSG, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(hdrs))),
+		uintptr(len(hdrs)), uintptr(flags|unix.MSG_TRUNC), 0, 0)
 	if errno != 0 {
 		return 0, errno
 	}

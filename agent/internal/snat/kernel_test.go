@@ -31,6 +31,9 @@ const (
 type lab struct {
 	name string
 	fd   netns.NsHandle
+	// port is the last UDP source port used: each flow gets its own, below the ephemeral range, so no two
+	// flows share a tuple (one that did would be the same conntrack entry, with no NEW event of its own).
+	port int
 }
 
 func newLab(t *testing.T) *lab {
@@ -117,10 +120,14 @@ func (l *lab) dial(t *testing.T, n int) []net.Conn {
 	return conns
 }
 
-func (l *lab) udp(t *testing.T, n int) {
+func (l *lab) udp(t *testing.T, n int) { l.udpTo(t, extAddr, n) }
+
+func (l *lab) udpTo(t *testing.T, dst string, n int) {
 	l.in(t, func() {
 		for range n {
-			c, err := net.DialUDP("udp", &net.UDPAddr{IP: net.ParseIP(podAddr)}, &net.UDPAddr{IP: net.ParseIP(extAddr), Port: 53})
+			l.port++
+			c, err := net.DialUDP("udp", &net.UDPAddr{IP: net.ParseIP(podAddr), Port: 10000 + l.port},
+				&net.UDPAddr{IP: net.ParseIP(dst), Port: 53})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -237,6 +244,36 @@ func TestKernelEventOverflowIsReported(t *testing.T) {
 	}
 }
 
+// Events lost after an ENOBUFS was read, while the queue has not yet drained, are lost without another one:
+// the kernel reports ENOBUFS once per congestion (netlink_overrun sets it only when NETLINK_S_CONGESTED was
+// clear, and netlink_rcv_wake clears that only once the queue is empty). Next still reports them, from the
+// socket's drop count, so the Watcher dumps again after them too.
+func TestKernelEventsLostWithoutASecondENOBUFSAreReported(t *testing.T) {
+	l := newLab(t)
+	c := l.conntrack(4096)
+	events, err := c.Subscribe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer events.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	l.udp(t, 500) // fills the queue: the first drop raises ENOBUFS and marks the socket congested
+	if err := events.Next(ctx, func(Flow, bool) {}); !errors.Is(err, ErrOverflow) {
+		t.Fatalf("first Next after 500 unread events: %v, want ErrOverflow", err)
+	}
+	// That Next returned at the error and left the queue full: these events are all dropped, silently.
+	l.udp(t, 500)
+	if err := events.Next(ctx, func(Flow, bool) {}); !errors.Is(err, ErrOverflow) {
+		t.Fatalf("Next after 500 more events dropped from a congested socket: %v, want ErrOverflow", err)
+	}
+	// Once counted, a loss is not reported again: the queue has drained and nothing was lost since.
+	l.udp(t, 1)
+	if err := events.Next(ctx, func(Flow, bool) {}); err != nil {
+		t.Fatalf("Next after one more event: %v, want nil", err)
+	}
+}
+
 // One Next takes every event queued since the last read (the reader wakes once per batch, not per event),
 // and a Next waiting on a quiet socket ends as soon as its context does.
 func TestKernelEventsBatchAndCancel(t *testing.T) {
@@ -272,5 +309,46 @@ func TestKernelEventsBatchAndCancel(t *testing.T) {
 	l.udp(t, 1)
 	if err := events.Next(ctx, func(Flow, bool) {}); err != nil {
 		t.Fatalf("Next after a cancelled one: %v", err)
+	}
+}
+
+// With a Classifier, the kernel drops the events of flows it would not count before they are queued: a pod's
+// flows to an internal address never reach the agent, its flows outside all do.
+func TestKernelFilterDropsEventsOfInternalFlows(t *testing.T) {
+	l := newLab(t)
+	c := l.conntrack(1 << 20)
+	cl := NewClassifier(nil, false)
+	c.Classifier = &cl
+	events, err := c.Subscribe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer events.Close()
+	l.udpTo(t, podAddr, 30) // internal: RFC 1918 to itself
+	l.udp(t, 7)             // external
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	peers := map[string]int{}
+	if err := events.Next(ctx, func(f Flow, _ bool) { peers[f.Peer.Addr().String()]++ }); err != nil {
+		t.Fatal(err)
+	}
+	if len(peers) != 1 || peers[extAddr] != 7 {
+		t.Fatalf("events by peer %v, want only the 7 to %s", peers, extAddr)
+	}
+	// Without the filter the same internal flows do arrive, so the test above saw the filter at work.
+	c.Classifier = nil
+	plain, err := c.Subscribe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	l.udpTo(t, podAddr, 3)
+	n := 0
+	if err := plain.Next(ctx, func(f Flow, _ bool) {
+		if f.Peer.Addr().String() == podAddr {
+			n++
+		}
+	}); err != nil || n != 3 {
+		t.Fatalf("unfiltered: %d events to %s (want 3), err %v", n, podAddr, err)
 	}
 }

@@ -43,6 +43,11 @@ type Table struct {
 	gen       uint32
 	dumping   bool
 	destroyed map[key]struct{}
+	// swept are the flows the last complete dump closed because it did not find them; sweptAt is when (a
+	// second of the table's clock). Their DESTROY events may still wait in the socket's buffer (the reader
+	// reads every batchInterval) and must not hold their ports a second time. Forgotten after sweptGrace.
+	swept   map[key]struct{}
+	sweptAt int64
 
 	snap  Snapshot
 	order []int32 // scratch for Tick's ranking
@@ -117,6 +122,10 @@ func (t *Table) Destroy(f Flow, now time.Time) {
 	t.expire(s)
 	k := f.key()
 	idx, known := t.close(k)
+	if _, ok := t.swept[k]; !known && ok {
+		delete(t.swept, k) // the dump that missed it closed it and holds its port already
+		return
+	}
 	if !known {
 		// Never seen open: it started and ended inside a dump's window, or while events were lost. It
 		// existed, so it still holds its port.
@@ -255,6 +264,10 @@ func (t *Table) Dumped(f Flow, now time.Time, missed bool) {
 	t.add(k, d, t.sec(now), missed)
 }
 
+// sweptGrace is how long (s) a late DESTROY of a flow a dump closed is recognised: events wait at most
+// batchInterval in the socket, plus the time to apply the ones queued before them.
+const sweptGrace = 2
+
 // EndDump finishes a dump. When it was complete, open flows it did not report ended while events were
 // lost: they are closed now (their close time is unknown, so they are held for the whole Hold).
 func (t *Table) EndDump(now time.Time, complete bool) {
@@ -265,8 +278,10 @@ func (t *Table) EndDump(now time.Time, complete bool) {
 		return
 	}
 	s := t.sec(now)
+	t.swept, t.sweptAt = map[key]struct{}{}, s
 	for k, of := range t.open {
 		if of.gen != t.gen {
+			t.swept[k] = struct{}{}
 			idx, _ := t.close(k)
 			t.hold(idx, s, s)
 			t.release(idx)
@@ -281,6 +296,9 @@ func (t *Table) Tick(now time.Time) Snapshot {
 	defer t.mu.Unlock()
 	s := t.sec(now)
 	t.expire(s)
+	if t.swept != nil && s-t.sweptAt > sweptGrace {
+		t.swept = nil
+	}
 	t.order = t.order[:0]
 	for _, idx := range t.index {
 		t.order = append(t.order, idx)

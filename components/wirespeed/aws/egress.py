@@ -23,6 +23,8 @@ from wirespeed.sizing.aws_nat import (
     AzNat,
     check_aws_nat,
 )
+from wirespeed.sizing.azure_lb import check_source
+from wirespeed.sizing.errors import SizingError
 from wirespeed.sizing.nat_gateway import AVAILABILITY_MODES, REGIONAL, ZONAL
 
 __all__ = [
@@ -36,6 +38,7 @@ __all__ = [
     "AzEgress",
     "EgressPlan",
     "check_egress",
+    "measured_from_problems",
     "plan_egress",
 ]
 
@@ -155,3 +158,14 @@ def check_egress(
     elif alarm_actions is not None and not alarms:
         problems.append(Problem("alarm_actions", "given", "only with alarms=True"))
     return (None if problems else plan), problems
+
+
+def measured_from_problems(value: object, field: str) -> list[Problem]:
+    """The provenance of a measured ``peak_connections`` (None: not measured), as the Azure components check theirs."""
+    if value is None:
+        return []
+    try:
+        check_source(field, value)
+    except SizingError as exc:
+        return [Problem(field, exc.value, exc.allowed)]
+    return []

@@ -27,6 +27,7 @@ from wirespeed.aws.egress import (
     AzEgress,
     EgressPlan,
     check_egress,
+    measured_from_problems,
 )
 from wirespeed.aws.snat import nat_gateway_outbound
 from wirespeed.problems import InvalidInputError
@@ -59,6 +60,11 @@ class NatEgressArgs:
     """Regional only: ``"manual"`` (the sized Elastic IPs per AZ, yours to allow-list) or ``"automatic"`` (AWS adds
     IPs and AZs as workloads need them; the sized count per AZ is then the floor it must reach)."""
 
+    measured_from: str | None = None
+    """Where ``peak_connections`` was measured: the source line `wirespeed size aws-natgw --from-prometheus` prints
+    (the busiest AZ's, when one figure serves every AZ). One line, at most 512 characters; registered as the
+    component's ``measured_from`` output, so a plan and a pull request show what the IPs were sized from."""
+
     mode: str = ZONAL
     """``"zonal"``: one gateway per AZ in its public subnet (at most 8 IPs each). ``"regional"``: one gateway for
     the VPC, no public subnet, up to 32 IPs per AZ."""
@@ -90,6 +96,7 @@ def _check(args: NatEgressArgs) -> EgressPlan:
         alarms=args.alarms,
         alarm_actions=args.alarm_actions,
     )
+    problems = [*problems, *measured_from_problems(args.measured_from, "measured_from")]
     if problems or plan is None:
         raise input_properties_error(InvalidInputError("invalid NatEgressArgs", problems))
     return plan
@@ -176,7 +183,10 @@ class NatEgress(pulumi.ComponentResource):
         gateway_ids = {az: gw.id for az, gw in gateways.items()}
         self.nat_gateway_ids = pulumi.Output.all(**gateway_ids) if gateway_ids else pulumi.Output.from_input({})
         self.public_ips = pulumi.Output.all(**ips) if ips else pulumi.Output.from_input({})
-        self.register_outputs({"nat_gateway_ids": self.nat_gateway_ids, "public_ips": self.public_ips})
+        outputs: dict[str, object] = {"nat_gateway_ids": self.nat_gateway_ids, "public_ips": self.public_ips}
+        if args.measured_from is not None:
+            outputs["measured_from"] = args.measured_from.strip()
+        self.register_outputs(outputs)
 
     @staticmethod
     def _routes(

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wirespeed.aws.capacity import NodeGroupPlan, plan_node_group
-from wirespeed.aws.egress import MANUAL, REGIONAL, ZONAL, EgressPlan, check_egress
+from wirespeed.aws.egress import MANUAL, REGIONAL, ZONAL, EgressPlan, check_egress, measured_from_problems
 from wirespeed.problems import InvalidInputError, Problem
 from wirespeed.values import whole
 
@@ -48,13 +48,18 @@ class EksStack:
     nat_mode: str = ZONAL
     nat_ip_mode: str = MANUAL
     nat_vpc_id: str | None = None
+    # Where nat_peak_connections was measured (wirespeed:measuredPeakSource), or None.
+    nat_measured_from: str | None = None
 
     def plan_json(self) -> dict[str, Any]:
         """What `wirespeed plan` shows: instance types with bandwidth and ENA Express, user data, NAT IPs per AZ."""
+        egress = self.egress.to_json() if self.egress else None
+        if egress is not None and self.nat_measured_from is not None:
+            egress["measured_from"] = self.nat_measured_from
         return {
             "cluster_name": self.cluster_name,
             "node_groups": {g.name: g.plan.to_json() for g in self.node_groups},
-            "nat_egress": self.egress.to_json() if self.egress else None,
+            "nat_egress": egress,
         }
 
 
@@ -152,6 +157,7 @@ def eks_stack(settings: Mapping[str, Any]) -> EksStack:
         connections = 0
     nat = _nat_settings(settings)
     egress = _egress(public, routes, connections, nat, problems)
+    measured_from = _measured_from(settings, egress, problems)
     if problems:
         raise EksStackError(problems)
     return EksStack(
@@ -167,7 +173,21 @@ def eks_stack(settings: Mapping[str, Any]) -> EksStack:
         nat_mode=nat["natMode"] or ZONAL,
         nat_ip_mode=nat["natIpMode"] or MANUAL,
         nat_vpc_id=nat["natVpcId"] or None,
+        nat_measured_from=measured_from,
     )
+
+
+def _measured_from(settings: Mapping[str, Any], egress: EgressPlan | None, problems: list[Problem]) -> str | None:
+    """wirespeed:measuredPeakSource: where natPeakConnections was measured ("" or absent: not measured)."""
+    key, value = "wirespeed:measuredPeakSource", settings.get("measuredPeakSource") or ""
+    if value == "":
+        return None
+    found = measured_from_problems(value, key)
+    if not found and egress is None:
+        found = [Problem(key, value, "only with the NAT gateways this stack sizes (wirespeed:natPublicSubnets, or "
+                         "natMode regional)")]  # fmt: skip
+    problems.extend(found)
+    return None if found else str(value).strip()
 
 
 # NatEgress's argument -> the config key a user sets for it.

@@ -347,14 +347,16 @@ def _aws_lines(
     by_az = {p.demand.zone: p.plan.demand for p in plans}
     # The mode the plan was sized for goes with the figures: a regional AZ's IPs do not fit a zonal gateway.
     modes = "" if whole.mode == ZONAL else f"mode='{whole.mode}', ip_mode='{whole.ip_mode}', "
+    top = max(plans, key=lambda p: p.plan.demand)
     lines.append(
         f"Pin it: NatEgressArgs({modes}peak_connections="
         + json.dumps(by_az).replace('"', "'")
-        + ") or modules/aws-nat-egress peak_connections_by_az; the root stack takes one figure for every AZ (the "
-        "busiest AZ's):"
+        + f", measured_from={top.demand.source!r}) or modules/aws-nat-egress peak_connections_by_az; the root "
+        "stack takes one figure for every AZ (the busiest AZ's), with where it was measured:"
     )
+    pins = [("wirespeed:natPeakConnections", str(top.plan.demand)),
+            ("wirespeed:measuredPeakSource", top.demand.source)]  # fmt: skip
     if whole.mode != ZONAL:
-        lines.append(f"  pulumi config set wirespeed:natMode {whole.mode}")
-        lines.append(f"  pulumi config set wirespeed:natIpMode {whole.ip_mode}")
-    lines.append(f"  pulumi config set wirespeed:natPeakConnections {max(by_az.values())}")
+        pins = [("wirespeed:natMode", whole.mode), ("wirespeed:natIpMode", whole.ip_mode), *pins]
+    lines += [f"  pulumi config set {key} {shlex.quote(value)}" for key, value in pins]
     return lines

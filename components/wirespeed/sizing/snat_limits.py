@@ -22,9 +22,9 @@ AZURE_NAT_GATEWAY: OutboundKind = "azure-nat-gateway"
 AWS_NAT_GATEWAY: OutboundKind = "aws-nat-gateway"
 
 SizedBy = Literal["allocated_ports_per_node", "public_ips"]
-# How flows to one destination are grouped: by address and port, or (UDP through an Azure load balancer) by
-# address alone.
-DestinationKey = Literal["address-port", "address"]
+# How flows are grouped into what one SNAT capacity bounds: per destination address and port, or (UDP through an
+# Azure load balancer) every flow of the node in one pool, whatever its destination.
+DestinationKey = Literal["address-port", "node"]
 
 
 @dataclass(frozen=True)
@@ -62,12 +62,12 @@ KINDS: dict[OutboundKind, KindLimits] = {
         1,
         shared=False,
         tcp_destination="address-port",
-        udp_destination="address",
+        udp_destination="node",
         source=(
-            "learn.microsoft.com/azure/load-balancer/load-balancer-outbound-connections, 'Exhausting ports': every "
-            "connection to the same destination IP and port uses its own SNAT port of the node's allocation; for "
-            "UDP the load balancer is a port-restricted cone NAT, one SNAT port per destination IP whatever the "
-            "destination port"
+            "learn.microsoft.com/azure/load-balancer/load-balancer-outbound-connections, 'SNAT ports (TCP)': one SNAT "
+            "port per flow to one destination IP, port and protocol, shared by flows to different destinations; "
+            "'SNAT ports (UDP)': a port-restricted cone NAT, one SNAT port per flow whatever its destination IP and "
+            "port, so every UDP flow of the node draws on its allocation (TCP and UDP are allocated separately)"
         ),
     ),
     AZURE_NAT_GATEWAY: KindLimits(
@@ -114,7 +114,12 @@ PUBLIC_IPS_RANGES: dict[OutboundKind, tuple[int, int]] = {
 PRESSURE_PERCENT_RANGE = (1, 100)
 DEFAULT_PRESSURE_PERCENT = 80
 # How long a closed flow still holds its port. Seed 004 (ASOS, AKS load balancer): a port is reusable for the same
-# destination about 4 minutes after use, so 240 s (azure_lb.DEFAULT_HOLD_SECONDS). Azure NAT gateway holds a port
+# destination about 4 minutes after use, so 240 s (azure_lb.DEFAULT_HOLD_SECONDS). The load balancer's own release
+# rules (learn.microsoft.com/azure/load-balancer/load-balancer-outbound-connections, "SNAT port release behavior"):
+# TCP 240 s after a FIN/ACK, 15 s after a RST, at once when the idle timeout is reached; UDP only when the idle
+# timeout is reached. So 240 s is exact after a FIN and over-counts after a RST; a UDP port stays taken for the
+# outbound rule's idle timeout after the flow's last packet (4 min by default, 30 on AKS), which a hold below it
+# under-counts: set hold_seconds to the idle timeout on nodes whose UDP flows matter. Azure NAT gateway holds a port
 # 65 s after a FIN, 16 s after a RST and 65 s after a UDP flow ends (learn.microsoft.com/azure/nat-gateway/
 # nat-gateway-resource, "Port reuse timers"); 240 s over-counts there, never under-counts. 0 counts open flows only.
 HOLD_SECONDS_RANGE = (0, azure_lb.HOLD_SECONDS_RANGE[1])
