@@ -67,7 +67,9 @@ KINDS: dict[OutboundKind, KindLimits] = {
             "learn.microsoft.com/azure/load-balancer/load-balancer-outbound-connections, 'SNAT ports (TCP)': one SNAT "
             "port per flow to one destination IP, port and protocol, shared by flows to different destinations; "
             "'SNAT ports (UDP)': a port-restricted cone NAT, one SNAT port per flow whatever its destination IP and "
-            "port, so every UDP flow of the node draws on its allocation (TCP and UDP are allocated separately)"
+            "port, so every UDP flow of the node draws on its allocation (TCP and UDP are allocated separately). "
+            "The same page's 'Port reuse' says one SNAT port per destination IP whatever the destination port; of "
+            "the two readings wirespeed counts the larger, every UDP flow, so a measured peak never under-counts"
         ),
     ),
     AZURE_NAT_GATEWAY: KindLimits(
