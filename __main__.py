@@ -15,6 +15,7 @@ from typing import Any
 
 import pulumi
 
+from wirespeed.problems import InvalidInputError, Problem
 from wirespeed.pulumi_inputs import input_properties_error
 
 config = pulumi.Config("wirespeed")
@@ -64,7 +65,9 @@ def azure() -> None:
     try:
         spec = cluster_spec(settings)
     except StackConfigError as exc:
-        raise input_properties_error(exc) from None
+        refuse(exc)
+        raise  # refuse always raises on a problem
+    refuse(None)
     group_name: pulumi.Input[str] = settings.get("resourceGroup") or ""
     if not group_name:
         group_name = resources.ResourceGroup("wirespeed", location=spec.location).name
@@ -103,7 +106,9 @@ def aws() -> None:
     try:
         stack = eks_stack(settings)
     except EksStackError as exc:
-        raise input_properties_error(exc) from None
+        refuse(exc)
+        raise  # refuse always raises on a problem
+    refuse(None)
     first: list[pulumi.Resource] = []
     outbound = None  # the node agent watches the NAT gateways' per-destination capacity when this stack sizes them
     if stack.egress is not None:
@@ -173,33 +178,35 @@ def workload_nat_connections() -> int:
     return max(z.plan.demand for z in outbound.zones) if isinstance(outbound, AwsNatPlan) else 0
 
 
-def refuse_unknown_keys() -> None:
+def unknown_keys() -> list[Problem]:
     """Every ``wirespeed:*`` key the stack sets must be one Pulumi.yaml declares: pulumi.Config reads only the
-    declared ones, so a misspelt key would be ignored and its default deployed."""
+    declared ones, so a misspelt key would be ignored and its default deployed. Reported with the stack config's
+    other problems (refuse), all at once."""
     import yaml
     from pulumi.runtime.config import CONFIG
 
-    from wirespeed.problems import InvalidInputError, unknown_keys
+    from wirespeed.problems import unknown_keys as undeclared
 
     declared = sorted(yaml.safe_load((Path(__file__).parent / "Pulumi.yaml").read_text())["config"])
     keys = sorted(k for k in CONFIG.get() if k.startswith("wirespeed:"))
-    problems = unknown_keys(f"Pulumi.{pulumi.get_stack()}.yaml", keys, declared)
-    if problems:
-        raise input_properties_error(InvalidInputError("stack config", problems)) from None
+    return undeclared(f"Pulumi.{pulumi.get_stack()}.yaml", keys, declared)
 
 
-refuse_unknown_keys()
+def refuse(error: InvalidInputError | None) -> None:
+    """Stop before anything registers when the stack config has a problem: the misspelt keys first, then the
+    problems ``error`` (the config's own check) found, under one heading."""
+    if error is None and not UNKNOWN_KEYS:
+        return
+    heading = error.heading if error is not None else "invalid stack config"
+    problems = [*UNKNOWN_KEYS, *(error.problems if error is not None else [])]
+    raise input_properties_error(InvalidInputError(heading, problems)) from None
+
+
+UNKNOWN_KEYS = unknown_keys()
 cloud = config.get("cloud") or "azure"
 if cloud == "azure":
     azure()
 elif cloud == "aws":
     aws()
 else:
-    raise pulumi.InputPropertiesError(
-        f"wirespeed:cloud: {cloud!r} is not allowed: azure or aws",
-        [
-            pulumi.InputPropertyErrorDetails(
-                property_path="wirespeed:cloud", reason=f"{cloud!r} is not allowed: azure or aws"
-            )
-        ],
-    )
+    refuse(InvalidInputError("invalid stack config", [Problem.refused("wirespeed:cloud", cloud, "azure or aws")]))

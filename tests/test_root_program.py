@@ -153,6 +153,29 @@ def test_unknown_stack_keys_are_refused_with_a_did_you_mean_naming_the_file_unde
                             "project declares wirespeed:allocatedOutboundPorts, wirespeed:cloud,")  # fmt: skip
 
 
+@pytest.mark.parametrize(
+    ("config", "other"),
+    [
+        ('  wirespeed:pools: ["apps:Standard_D16s_v6:3"]\n', "wirespeed:pools[0]: 'apps:Standard_D16s_v6:3' is not allowed"),
+        ("  wirespeed:cloud: aws\n", "wirespeed:clusterName: '' is not allowed"),
+        ("  wirespeed:cloud: gcp\n", "wirespeed:cloud: 'gcp' is not allowed: azure or aws"),
+    ],
+    ids=["azure", "aws", "unknown-cloud"],
+)
+def test_a_misspelt_key_comes_with_the_other_problems_at_once_under_pulumi_mocks(tmp_path, config, other):
+    """A misspelt key does not hide what else is wrong: one heading, every problem."""
+    with pytest.raises(ProgramError) as caught:
+        run_program(project_with_stack(tmp_path, f"config:\n  wirespeed:holdSecnds: 100\n{config}"), "test")
+    first, *rest = caught.value.problems
+    assert first == (
+        "Pulumi.test.yaml: wirespeed:holdSecnds: not a config key the project declares; did you mean "
+        "wirespeed:holdSeconds?"
+    )
+    assert rest, "only the misspelt key was reported"
+    assert rest[0].startswith(other), rest
+    assert str(caught.value).count("refused its inputs") == 1
+
+
 def test_a_cluster_before_130_needs_the_admission_policy_turned_off_under_pulumi_mocks(tmp_path):
     """AKS 1.29 has no admission policy API: refused before anything registers, unless the policy is turned off."""
     config = "config:\n  wirespeed:kubernetesVersion: '1.29'\n"
