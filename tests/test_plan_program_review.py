@@ -306,3 +306,10 @@ def test_the_replacement_list_names_every_input_it_then_explains_under_pulumi_mo
         assert f"  {c.input}: " in section
     assert "))" not in section
     assert ") (" not in section
+
+
+def test_no_line_of_the_plan_nests_parentheses_under_pulumi_mocks(root_default):
+    """Citations and mechanisms are never wrapped in a second pair: `(platform (user data (...)))` reads badly."""
+    prose = root_default.explain().split("```")[::2]  # code blocks (user data scripts) are not prose
+    nested = [line for part in prose for line in part.splitlines() if "))" in line]
+    assert nested == []

@@ -44,3 +44,22 @@ def test_plan_lines_only_for_the_platforms_given():
     headers = [line for line in lines if not line.startswith(" ") and not line.startswith("Why")]
     assert headers == ["EKS Bottlerocket:", "Any pool: the agent DaemonSet:"]
     assert lines[-1].startswith("Why the agent: ")
+
+
+def test_an_eks_plan_never_speaks_of_azure_and_an_aks_plan_never_of_eks():
+    eks = "\n".join(tuning_paths.plan_lines(("eks-al2023", "eks-bottlerocket", "agent-daemonset")))
+    aks = "\n".join(tuning_paths.plan_lines(("aks-node-pool", "aks-nap", "agent-daemonset")))
+    for word in ("AKS", "Azure", "Microsoft"):
+        assert word not in eks, eks
+    for word in ("EKS", "ENI", "Bottlerocket"):
+        assert word not in aks, aks
+    assert "secondary ENIs" in eks
+    assert "Azure/AKS/issues/4959" in aks
+    # The whole text (README, docs page) says both.
+    assert "secondary ENIs" in tuning_paths.WHY_AGENT and "Azure/AKS/issues/4959" in tuning_paths.WHY_AGENT
+
+
+def test_plan_lines_nest_no_parentheses():
+    lines = tuning_paths.plan_lines(tuple(PLATFORMS))
+    assert not [line for line in lines if "))" in line]
+    assert "  mtu [platform]: user data: the boot script (ip link set mtu)" in lines
