@@ -385,7 +385,7 @@ def test_cli_source_types_no_sizing_limit():
 @pytest.mark.parametrize(
     ("cloud", "speaks", "never"),
     [
-        (["--cloud", "aws"], "1,000..2,147,483,647, the kernel's int range: no AKS limit applies on AWS", "AKS's"),
+        (["--cloud", "aws"], "1,000..2,147,483,647, the kernel's int range, which EKS does not narrow", "AKS's"),
         (["--cloud", "azure"], "within AKS's 1,000..3,240,000", "AWS"),
         ([], "within 1,000..3,240,000, the range AKS accepts; on AWS the kernel's int range applies", "AKS's"),
     ],
