@@ -47,7 +47,8 @@ def plan(
         typer.Option(
             "--compare",
             help="A previous `wirespeed plan --json` of the same project: mark pools whose create-only inputs "
-            "changed (those changes replace the pool).",
+            "changed (those changes replace the pool) and list every outbound setting and SNAT alert threshold that "
+            "moved and every outbound IP added or deleted.",
         ),
     ] = None,
     policy_config: Annotated[
