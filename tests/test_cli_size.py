@@ -286,6 +286,11 @@ def test_aws_nat_regional_per_az_and_automatic():
             id="rings-unknown-driver",
         ),
         pytest.param(
+            ["mtu", "--driver", "mlx5"],
+            "error: --driver: 'mlx5' is not allowed: one of ena, mana, mlx4_en, mlx5_core (did you mean mlx5_core?)",
+            id="mtu-unknown-driver",
+        ),
+        pytest.param(
             ["rings", "--driver", "mlx5_core", "--line-rate-gbps", "nan"],
             "error: --line-rate-gbps: nan is not allowed: must be between 0.001 and 800",
             id="rings-rate-nan",

@@ -37,6 +37,7 @@ from wirespeed.catalog._model import (
     UnknownDriver,
     UnknownInstanceType,
     cloud_drivers,
+    driver_guesses,
     nic_kinds,
 )
 from wirespeed.errors import FieldError
@@ -57,6 +58,7 @@ __all__ = [
     "RingLimits",
     "Rounding",
     "UnknownDriver",
+    "driver_guesses",
     "UnknownInstanceType",
     "cloud_drivers",
     "families",
