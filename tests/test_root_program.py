@@ -101,7 +101,23 @@ def test_aws_branch_bad_workload_fails_with_the_field_under_pulumi_mocks(tmp_pat
     project = project_with_stack(tmp_path, "config:\n  wirespeed:cloud: aws\n  wirespeed:workload: no/such.json\n")
     with pytest.raises(ProgramError) as caught:
         run_program(project, "test")
-    assert "workload: no/such.json: cannot be read: No such file or directory" in str(caught.value)
+    assert caught.value.problems[0].startswith(
+        "wirespeed:workload: no/such.json: cannot be read: No such file or directory"
+    )
+    # Every problem of a file that is no workload, one line each, with the stack config's own: never a traceback's
+    # file:line and exception name.
+    workload = tmp_path / "w.json"
+    workload.write_text('{"name": "x", "cloud": "aws", "node_pools": [{"name": "a"}]}')
+    project = project_with_stack(tmp_path, f"config:\n  wirespeed:cloud: aws\n  wirespeed:workload: {workload}\n")
+    with pytest.raises(ProgramError) as caught:
+        run_program(project, "test")
+    problems = caught.value.problems
+    assert problems[:2] == [
+        f"wirespeed:workload {workload}: instance_type: missing (a required field)",
+        f"wirespeed:workload {workload}: node_pools.0.max_count: missing (a required field)",
+    ]
+    assert any(p.startswith("wirespeed:clusterName: ") for p in problems)
+    assert "WorkloadError" not in str(caught.value) and "workload.py:" not in str(caught.value)
 
 
 def test_bad_stack_config_lists_every_problem_before_anything_registers_under_pulumi_mocks(tmp_path):
