@@ -9,10 +9,13 @@ from typing import Annotated
 
 import typer
 
-from wirespeed.cli._common import fail_all, readable_text, run
+from wirespeed.cli._common import WholeHelp, fail_all, readable_text, run
 
 profile_app = typer.Typer(
-    help="Built-in tuning profiles the node agent applies; validate your own.", no_args_is_help=True
+    rich_markup_mode=None,  # click's plain help: rich cut long flag names at 80 columns (--accept-unchecked-se…)
+    cls=WholeHelp,
+    help="Built-in tuning profiles the node agent applies; validate your own.",
+    no_args_is_help=True,
 )
 
 
