@@ -63,7 +63,8 @@ def test_check_json_is_not_affected_by_the_terminal():
 
 
 def _commands() -> list[tuple[str, ...]]:
-    """The path of every command and group of the real CLI (`wirespeed`, `wirespeed size`, `wirespeed size rings`...)."""
+    """The path of every command and group of the real CLI (`wirespeed`, `wirespeed size`, `wirespeed size
+    rings`...)."""
     import typer.main
     from typer.core import TyperGroup
 

@@ -117,7 +117,8 @@ def test_aws_branch_bad_workload_fails_with_the_field_under_pulumi_mocks(tmp_pat
         f"wirespeed:workload {workload}: node_pools.0.max_count: missing (a required field)",
     ]
     assert any(p.startswith("wirespeed:clusterName: ") for p in problems)
-    assert "WorkloadError" not in str(caught.value) and "workload.py:" not in str(caught.value)
+    assert "WorkloadError" not in str(caught.value)
+    assert "workload.py:" not in str(caught.value)
 
 
 def test_bad_stack_config_lists_every_problem_before_anything_registers_under_pulumi_mocks(tmp_path):
@@ -172,7 +173,10 @@ def test_unknown_stack_keys_are_refused_with_a_did_you_mean_naming_the_file_unde
 @pytest.mark.parametrize(
     ("config", "other"),
     [
-        ('  wirespeed:pools: ["apps:Standard_D16s_v6:3"]\n', "wirespeed:pools[0]: 'apps:Standard_D16s_v6:3' is not allowed"),
+        (
+            '  wirespeed:pools: ["apps:Standard_D16s_v6:3"]\n',
+            "wirespeed:pools[0]: 'apps:Standard_D16s_v6:3' is not allowed",
+        ),
         ("  wirespeed:cloud: aws\n", "wirespeed:clusterName: '' is not allowed"),
         ("  wirespeed:cloud: gcp\n", "wirespeed:cloud: 'gcp' is not allowed: azure or aws"),
     ],

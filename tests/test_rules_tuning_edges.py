@@ -86,10 +86,11 @@ def test_a_floor_above_the_line_rate_minimum_is_reported_as_the_policys():
     [message] = validate(BACKLOG, "pool", pool(netCoreNetdevMaxBacklog=1000), {"minimumBacklog": 16384})
     assert message == (
         "agent pool 'subject': linuxOSConfig.sysctls.netCoreNetdevMaxBacklog is 1,000 (profile 'throughput'), below "
-        "the minimum 16,384 that policy setting minimumBacklog sets, where Standard_D16s_v6's line rate 12.5 Gb/s (catalog) alone "
-        f"needs 4,096: {BACKLOG_WHY} Set linuxOSConfig.sysctls.netCoreNetdevMaxBacklog to at least 16,384: policy "
-        "setting minimumBacklog asks for it whatever the line rate (AKS accepts 1,000..3,240,000; `wirespeed size "
-        "backlog --line-rate-gbps 12.5` sizes it). It is create-only: changing it replaces the pool's nodes."
+        "the minimum 16,384 that policy setting minimumBacklog sets, where Standard_D16s_v6's line rate 12.5 Gb/s "
+        f"(catalog) alone needs 4,096: {BACKLOG_WHY} Set linuxOSConfig.sysctls.netCoreNetdevMaxBacklog to at least "
+        "16,384: policy setting minimumBacklog asks for it whatever the line rate (AKS accepts 1,000..3,240,000; "
+        "`wirespeed size backlog --line-rate-gbps 12.5` sizes it). It is create-only: changing it replaces the pool's "
+        "nodes."
     )
 
 

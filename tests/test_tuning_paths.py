@@ -56,7 +56,8 @@ def test_an_eks_plan_never_speaks_of_azure_and_an_aks_plan_never_of_eks():
     assert "secondary ENIs" in eks
     assert "Azure/AKS/issues/4959" in aks
     # The whole text (README, docs page) says both.
-    assert "secondary ENIs" in tuning_paths.WHY_AGENT and "Azure/AKS/issues/4959" in tuning_paths.WHY_AGENT
+    assert "secondary ENIs" in tuning_paths.WHY_AGENT
+    assert "Azure/AKS/issues/4959" in tuning_paths.WHY_AGENT
 
 
 def test_plan_lines_nest_no_parentheses():
