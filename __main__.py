@@ -10,11 +10,13 @@ groups tuned at boot, NAT egress sized per AZ and the tuning DaemonSet to an exi
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pulumi
 
+from wirespeed.problems import InvalidInputError, Problem
 from wirespeed.pulumi_inputs import input_properties_error
 
 config = pulumi.Config("wirespeed")
@@ -64,7 +66,9 @@ def azure() -> None:
     try:
         spec = cluster_spec(settings)
     except StackConfigError as exc:
-        raise input_properties_error(exc) from None
+        refuse(exc)
+        raise  # refuse always raises on a problem
+    refuse(None)
     group_name: pulumi.Input[str] = settings.get("resourceGroup") or ""
     if not group_name:
         group_name = resources.ResourceGroup("wirespeed", location=spec.location).name
@@ -99,11 +103,16 @@ def aws() -> None:
 
     settings: dict[str, Any] = {k: config.get(k) for k in AWS_STRINGS}
     settings.update({k: config.get_object(k) for k in AWS_ARRAYS})
-    settings["natPeakConnections"] = config.get_int("natPeakConnections") or workload_nat_connections()
+    nat_peak, workload_problems = config.get_int("natPeakConnections") or 0, []
+    if not nat_peak:
+        nat_peak, workload_problems = workload_nat_connections()
+    settings["natPeakConnections"] = nat_peak
     try:
         stack = eks_stack(settings)
     except EksStackError as exc:
-        raise input_properties_error(exc) from None
+        refuse(exc, workload_problems)
+        raise  # refuse always raises on a problem
+    refuse(None, workload_problems)
     first: list[pulumi.Resource] = []
     outbound = None  # the node agent watches the NAT gateways' per-destination capacity when this stack sizes them
     if stack.egress is not None:
@@ -161,46 +170,59 @@ def aws() -> None:
     pulumi.export("nat_egress", plan["nat_egress"])
 
 
-def workload_nat_connections() -> int:
+def workload_nat_connections() -> tuple[int, list[Problem]]:
     """The NAT demand of ``wirespeed:workload`` when it is an AWS workload (0 otherwise): the EKS branch sizes its
-    NAT gateways from it unless ``wirespeed:natPeakConnections`` is set."""
+    NAT gateways from it unless ``wirespeed:natPeakConnections`` is set. A file that cannot be read or is no
+    workload gives its problems instead, one each, for the stack config's other problems to join."""
+    from wirespeed.errors import UserError
+    from wirespeed.sizing.aws_nat import AwsNatPlan
+    from wirespeed.workload import WorkloadError, load_workload, plan
+
     workload_path = config.get("workload") or ""
     if not workload_path:
-        return 0
-    from wirespeed.sizing.aws_nat import AwsNatPlan
-    from wirespeed.workload import load_workload, plan
+        return 0, []
+    try:
+        outbound = plan(load_workload(Path(workload_path))).outbound
+    except WorkloadError as exc:
+        return 0, [Problem(f"wirespeed:workload {workload_path}", reason=p) for p in exc.problems]
+    except UserError as exc:
+        text = exc.message_for({"workload": "wirespeed:workload"})
+        if not text.startswith("wirespeed:workload"):
+            text = f"wirespeed:workload {text}"  # about the file's content: the message starts with its path
+        field, _, reason = text.partition(": ")
+        return 0, [Problem(field, reason=reason)]
+    return (max(z.plan.demand for z in outbound.zones) if isinstance(outbound, AwsNatPlan) else 0), []
 
-    outbound = plan(load_workload(Path(workload_path))).outbound
-    return max(z.plan.demand for z in outbound.zones) if isinstance(outbound, AwsNatPlan) else 0
 
-
-def refuse_unknown_keys() -> None:
+def unknown_keys() -> list[Problem]:
     """Every ``wirespeed:*`` key the stack sets must be one Pulumi.yaml declares: pulumi.Config reads only the
-    declared ones, so a misspelt key would be ignored and its default deployed."""
+    declared ones, so a misspelt key would be ignored and its default deployed. Reported with the stack config's
+    other problems (refuse), all at once."""
     import yaml
     from pulumi.runtime.config import CONFIG
 
-    from wirespeed.problems import InvalidInputError, unknown_keys
+    from wirespeed.problems import unknown_keys as undeclared
 
     declared = sorted(yaml.safe_load((Path(__file__).parent / "Pulumi.yaml").read_text())["config"])
     keys = sorted(k for k in CONFIG.get() if k.startswith("wirespeed:"))
-    problems = unknown_keys(f"Pulumi.{pulumi.get_stack()}.yaml", keys, declared)
-    if problems:
-        raise input_properties_error(InvalidInputError("stack config", problems)) from None
+    return undeclared(f"Pulumi.{pulumi.get_stack()}.yaml", keys, declared)
 
 
-refuse_unknown_keys()
+def refuse(error: InvalidInputError | None, more: Sequence[Problem] = ()) -> None:
+    """Stop before anything registers when the stack config has a problem: the misspelt keys first, then ``more``
+    (the workload file's), then the problems ``error`` (the config's own check) found, under one heading."""
+    if error is None and not UNKNOWN_KEYS and not more:
+        return
+    heading = error.heading if error is not None else "invalid stack config"
+    problems = [*UNKNOWN_KEYS, *more, *(error.problems if error is not None else [])]
+    raise input_properties_error(InvalidInputError(heading, problems)) from None
+
+
+UNKNOWN_KEYS = unknown_keys()
 cloud = config.get("cloud") or "azure"
 if cloud == "azure":
     azure()
 elif cloud == "aws":
     aws()
 else:
-    raise pulumi.InputPropertiesError(
-        f"wirespeed:cloud: {cloud!r} is not allowed: azure or aws",
-        [
-            pulumi.InputPropertyErrorDetails(
-                property_path="wirespeed:cloud", reason=f"{cloud!r} is not allowed: azure or aws"
-            )
-        ],
-    )
+    refuse(InvalidInputError("invalid stack config", [Problem.refused("wirespeed:cloud", cloud, "azure or aws")]))

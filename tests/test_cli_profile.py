@@ -125,3 +125,21 @@ def test_profile_validate_refuses_a_misspelt_sysctl_and_names_the_one_meant(tmp_
     )
     assert lines[1].endswith(", net.netfilter.nf_conntrack_udp_timeout_stream")
     assert len(lines) == 2
+
+
+def test_profile_validate_notes_a_driver_no_nic_has_and_names_the_one_meant(tmp_path):
+    """`mlx5` (the module's short name) is a valid driver key, but no link reports it: valid, with a note."""
+    typo = tmp_path / "typo.json"
+    typo.write_text(json.dumps({"name": "x", "rings": {"mlx5": {"rx": 4096}}, "interfaces": {"drivers": ["mana"]}}))
+    out = wirespeed("profile", "validate", str(typo))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == f"{typo}: valid profile 'x'\n"
+    assert out.stderr.startswith(
+        f"note: {typo}: rings.mlx5: no NIC driver wirespeed knows is called 'mlx5': did you mean mlx5_core? the "
+        "agent applies it only to links whose driver `ethtool -i` reports as exactly 'mlx5'"
+    )
+    assert out.stderr.count("\n") == 1  # mana is a known driver: no note
+    for name in ("throughput", "balanced"):
+        known = tmp_path / f"{name}.json"
+        known.write_text(builtin_profile(name).model_dump_json(by_alias=True))
+        assert wirespeed("profile", "validate", str(known)).stderr == ""

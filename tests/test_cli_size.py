@@ -286,6 +286,11 @@ def test_aws_nat_regional_per_az_and_automatic():
             id="rings-unknown-driver",
         ),
         pytest.param(
+            ["mtu", "--driver", "mlx5"],
+            "error: --driver: 'mlx5' is not allowed: one of ena, mana, mlx4_en, mlx5_core (did you mean mlx5_core?)",
+            id="mtu-unknown-driver",
+        ),
+        pytest.param(
             ["rings", "--driver", "mlx5_core", "--line-rate-gbps", "nan"],
             "error: --line-rate-gbps: nan is not allowed: must be between 0.001 and 800",
             id="rings-rate-nan",
@@ -385,7 +390,7 @@ def test_cli_source_types_no_sizing_limit():
 @pytest.mark.parametrize(
     ("cloud", "speaks", "never"),
     [
-        (["--cloud", "aws"], "1,000..2,147,483,647, the kernel's int range: no AKS limit applies on AWS", "AKS's"),
+        (["--cloud", "aws"], "1,000..2,147,483,647, the kernel's int range, which EKS does not narrow", "AKS's"),
         (["--cloud", "azure"], "within AKS's 1,000..3,240,000", "AWS"),
         ([], "within 1,000..3,240,000, the range AKS accepts; on AWS the kernel's int range applies", "AKS's"),
     ],

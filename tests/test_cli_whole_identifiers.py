@@ -60,3 +60,54 @@ def test_check_json_is_not_affected_by_the_terminal():
     path = str(CHECK_FIXTURES / "pr-preview-violations.json")
     narrow = wirespeed("check", path, "--format", "json", env={"COLUMNS": "60"}).stdout
     assert json.loads(narrow) == json.loads(wirespeed("check", path, "--format", "json").stdout)
+
+
+def _commands() -> list[tuple[str, ...]]:
+    """The path of every command and group of the real CLI (`wirespeed`, `wirespeed size`, `wirespeed size
+    rings`...)."""
+    import typer.main
+    from typer.core import TyperGroup
+
+    from wirespeed.cli import app
+
+    found: list[tuple[str, ...]] = []
+
+    def walk(command: object, path: tuple[str, ...]) -> None:
+        found.append(path)
+        if isinstance(command, TyperGroup):
+            for name, sub in command.commands.items():
+                walk(sub, (*path, name))
+
+    walk(typer.main.get_command(app), ())
+    return found
+
+
+@pytest.mark.parametrize("columns", ["80", "60"])
+def test_help_prints_every_flag_and_command_whole(columns):
+    """`--help` at 80 columns once cut `--accept-unchecked-secrets` to `--accept-unchecked-se…`; every flag and
+    subcommand name must appear whole, at any width."""
+    import typer.main
+    from typer.testing import CliRunner
+
+    from wirespeed.cli import app
+
+    runner = CliRunner()
+    root = typer.main.get_command(app)
+    cut = []
+    for path in _commands():
+        text = runner.invoke(app, [*path, "--help"], env={"COLUMNS": columns}).output
+        assert "…" not in text, (path, text)
+        command = root
+        for name in path:
+            command = command.commands[name]  # type: ignore[attr-defined]
+        names = [o for p in command.params for o in p.opts if o.startswith("-")]
+        names += list(getattr(command, "commands", {}))
+        words = set(text.replace(",", " ").split())
+        cut += [(" ".join(path), n) for n in names if n not in words]
+        # A group lists each subcommand's whole first sentence (click cut it to one line, ending in "...").
+        flat = " ".join(text.split())
+        for name, sub in getattr(command, "commands", {}).items():
+            summary = " ".join(sub.get_short_help_str(limit=10_000).split())
+            if summary not in flat:
+                cut.append((" ".join((*path, name)), summary))
+    assert cut == []

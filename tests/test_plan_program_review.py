@@ -259,27 +259,39 @@ def test_compare_lists_every_outbound_alert_and_address_change_under_pulumi_mock
     gone = next(r for r in previous["resources"] if r["type"] == "azure-native:network:PublicIPAddress")
     gone["outputs"]["ipAddress"] = "192.0.2.10"
     compared = compare_with(root_dev, previous)
-    assert [(c.kind, c.subject, c.field, c.before, c.now) for c in compared.changes] == [
+    changes = [(c.kind, c.subject, c.field, c.before, c.now) for c in compared.changes]
+    assert changes[:3] == [
         ("outbound", "cluster wirespeed-aks", "allocatedOutboundPorts", 4800, 3600),
         ("outbound", "cluster wirespeed-aks", "outbound IP count", 2, 5),
         ("alert", "alert wirespeed-snat-alert", "UsedSnatPorts GreaterThan", 3840, 2880),
-        ("address", "192.0.2.86", "added", None, "192.0.2.86"),
-        ("address", "192.0.2.159", "added", None, "192.0.2.159"),
-        ("address", "198.51.100.44", "added", None, "198.51.100.44"),
-        ("address", "203.0.113.103", "added", None, "203.0.113.103"),
-        ("address", "192.0.2.10", "removed", "192.0.2.10", None),
+    ]
+    # Numeric order (192.0.2.86 before 192.0.2.159), each address with the resource that holds it.
+    assert [(c.subject, c.field, c.resource) for c in compared.changes[3:]] == [
+        ("192.0.2.86", "added", "wirespeed-outbound-ip-1"),
+        ("192.0.2.159", "added", "wirespeed-outbound-ip-5"),
+        ("198.51.100.44", "added", "wirespeed-outbound-ip-3"),
+        ("203.0.113.103", "added", "wirespeed-outbound-ip-4"),
+        ("192.0.2.10", "removed", gone["name"]),
     ]
     text = compared.explain()
     assert "- cluster wirespeed-aks: allocatedOutboundPorts 4,800 -> 3,600" in text
     assert "- alert wirespeed-snat-alert: UsedSnatPorts GreaterThan 3,840 -> 2,880" in text
-    assert "- NEW outbound address 192.0.2.159: partners that allowlist your egress need it before merging" in text
+    # The address is invented offline: the line names the IP resource a reviewer can act on, and says so.
+    assert (
+        "- NEW outbound IP wirespeed-outbound-ip-5 (192.0.2.159 in this offline plan; the cloud assigns the real "
+        "address when it creates the IP): new egress that partners who allowlist yours must add before traffic "
+        "leaves from it"
+    ) in text
+    assert f"- outbound IP {gone['name']} (192.0.2.10 in this offline plan) is deleted" in text
     assert compared.to_json()["changes"][0] == {
         "kind": "outbound",
         "subject": "cluster wirespeed-aks",
         "field": "allocatedOutboundPorts",
         "before": 4800,
         "now": 3600,
+        "resource": None,
     }
+    assert compared.to_json()["changes"][3]["resource"] == "wirespeed-outbound-ip-1"
     unchanged = compare_with(root_dev, root_dev.to_json())
     assert unchanged.changes == ()
     assert "- no outbound setting, alert or address changed" in unchanged.explain()
@@ -306,3 +318,10 @@ def test_the_replacement_list_names_every_input_it_then_explains_under_pulumi_mo
         assert f"  {c.input}: " in section
     assert "))" not in section
     assert ") (" not in section
+
+
+def test_no_line_of_the_plan_nests_parentheses_under_pulumi_mocks(root_default):
+    """Citations and mechanisms are never wrapped in a second pair: `(platform (user data (...)))` reads badly."""
+    prose = root_default.explain().split("```")[::2]  # code blocks (user data scripts) are not prose
+    nested = [line for part in prose for line in part.splitlines() if "))" in line]
+    assert nested == []

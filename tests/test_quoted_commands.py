@@ -27,7 +27,25 @@ from wirespeed.cli import app
 
 PLACEHOLDER = "VALUE"
 QUOTED = re.compile(r"`(wirespeed (?:[^`\n]*))`")
-SOURCES = [*sorted((ROOT / "components" / "wirespeed").rglob("*.py")), *sorted((ROOT / "policies").rglob("*.py"))]
+SOURCES = [
+    *sorted((ROOT / "components" / "wirespeed").rglob("*.py")),
+    *sorted((ROOT / "policies").rglob("*.py")),
+    ROOT / "__main__.py",
+    *sorted((ROOT / "examples").rglob("*.py")),
+]
+# Messages outside Python: the node agent's (Go: its conditions, events and errors), the Terraform modules'
+# validations, checks and descriptions, stack files, the Makefile and the shell scripts. Read as text, with format
+# verbs (%s) and template fields (${...}) standing for a value.
+OTHER_SOURCES = [
+    *sorted(p for p in (ROOT / "agent").rglob("*.go") if not p.name.endswith("_test.go")),
+    *sorted(p for p in (ROOT / "modules").rglob("*") if p.suffix in (".tf", ".json", ".hcl")),
+    *sorted(ROOT.glob("Pulumi*.yaml")),
+    *sorted((ROOT / "examples").rglob("*.yaml")),
+    *sorted((ROOT / "examples").rglob("*.yml")),
+    ROOT / "Makefile",
+    *sorted((ROOT / "scripts").glob("*.sh")),
+]
+FORMAT_FIELD = re.compile(r"%[-+ #0-9.]*[a-zA-Z]|\$\{[^}]*\}")
 DOCS = [
     ROOT / "README.md",
     *sorted((ROOT / "docs").rglob("*.md")),
@@ -46,23 +64,38 @@ def _python_strings(path: Path) -> Iterator[tuple[int, str]]:
             yield node.lineno, str(text)
 
 
+def _text(path: Path) -> Iterator[tuple[int, str]]:
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        yield number, FORMAT_FIELD.sub(PLACEHOLDER, line)
+
+
+# A workflow's step in a Markdown YAML block: `- run: wirespeed plan ...`, or a line of a `run: |` script (the
+# README's pull-request workflow).
+YAML_RUN = re.compile(r"^\s*(?:-\s+)?run:\s*(wirespeed .*)$")
+
+
 def _markdown(path: Path) -> Iterator[tuple[int, str]]:
-    in_shell = False
+    block = ""
     for number, line in enumerate(path.read_text().splitlines(), 1):
         if line.startswith("```"):
-            in_shell = line.strip() in ("```sh", "```bash", "```console", "```shell")
+            block = line.strip().removeprefix("```") if not block else ""
             continue
         stripped = line.strip().removeprefix("$ ")
-        if in_shell and stripped.startswith("wirespeed "):
+        run = YAML_RUN.match(line) if block == "yaml" else None
+        if block in ("sh", "bash", "console", "shell", "yaml") and stripped.startswith("wirespeed "):
             yield number, f"`{stripped.split(' #', 1)[0].strip()}`"
+        elif run:
+            yield number, f"`{run.group(1).split(' #', 1)[0].strip()}`"
         else:
             yield number, line
 
 
 def quoted_commands() -> list[pytest.param]:
     found: dict[str, str] = {}
-    for path in [*SOURCES, *DOCS]:
-        lines = _python_strings(path) if path.suffix == ".py" else _markdown(path)
+    for path in [*SOURCES, *OTHER_SOURCES, *DOCS]:
+        lines = (
+            _python_strings(path) if path.suffix == ".py" else _markdown(path) if path.suffix == ".md" else _text(path)
+        )
         for line, text in lines:
             for command in QUOTED.findall(text):
                 found.setdefault(command.strip(), f"{path.relative_to(ROOT)}:{line}")
@@ -77,6 +110,13 @@ def test_commands_are_found():
     wheres = {where.split(":")[0] for _, where in (p.values for p in COMMANDS)}
     assert "README.md" in wheres
     assert any(w.startswith("components/wirespeed/rules/") for w in wheres)
+    # ... and in the agent's messages, the Terraform modules' and the stack files.
+    assert any(w.startswith("agent/") and w.endswith(".go") for w in wheres)
+    assert any(w.startswith("modules/") for w in wheres)
+    assert any(w.startswith("Pulumi.") for w in wheres)
+    # The README's pull-request workflow runs `wirespeed plan ... --compare` in a YAML block.
+    commands = [c for c, _ in (p.values for p in COMMANDS)]
+    assert any(c.startswith("wirespeed plan . --stack dev --compare") for c in commands)
     assert len(COMMANDS) > 30
 
 

@@ -101,7 +101,24 @@ def test_aws_branch_bad_workload_fails_with_the_field_under_pulumi_mocks(tmp_pat
     project = project_with_stack(tmp_path, "config:\n  wirespeed:cloud: aws\n  wirespeed:workload: no/such.json\n")
     with pytest.raises(ProgramError) as caught:
         run_program(project, "test")
-    assert "workload: no/such.json: cannot be read: No such file or directory" in str(caught.value)
+    assert caught.value.problems[0].startswith(
+        "wirespeed:workload: no/such.json: cannot be read: No such file or directory"
+    )
+    # Every problem of a file that is no workload, one line each, with the stack config's own: never a traceback's
+    # file:line and exception name.
+    workload = tmp_path / "w.json"
+    workload.write_text('{"name": "x", "cloud": "aws", "node_pools": [{"name": "a"}]}')
+    project = project_with_stack(tmp_path, f"config:\n  wirespeed:cloud: aws\n  wirespeed:workload: {workload}\n")
+    with pytest.raises(ProgramError) as caught:
+        run_program(project, "test")
+    problems = caught.value.problems
+    assert problems[:2] == [
+        f"wirespeed:workload {workload}: instance_type: missing (a required field)",
+        f"wirespeed:workload {workload}: node_pools.0.max_count: missing (a required field)",
+    ]
+    assert any(p.startswith("wirespeed:clusterName: ") for p in problems)
+    assert "WorkloadError" not in str(caught.value)
+    assert "workload.py:" not in str(caught.value)
 
 
 def test_bad_stack_config_lists_every_problem_before_anything_registers_under_pulumi_mocks(tmp_path):
@@ -151,6 +168,32 @@ def test_unknown_stack_keys_are_refused_with_a_did_you_mean_naming_the_file_unde
     (other,) = caught.value.problems[2:]
     assert other.startswith("Pulumi.test.yaml: wirespeed:totallyOther: not a config key the project declares; the "
                             "project declares wirespeed:allocatedOutboundPorts, wirespeed:cloud,")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("config", "other"),
+    [
+        (
+            '  wirespeed:pools: ["apps:Standard_D16s_v6:3"]\n',
+            "wirespeed:pools[0]: 'apps:Standard_D16s_v6:3' is not allowed",
+        ),
+        ("  wirespeed:cloud: aws\n", "wirespeed:clusterName: '' is not allowed"),
+        ("  wirespeed:cloud: gcp\n", "wirespeed:cloud: 'gcp' is not allowed: azure or aws"),
+    ],
+    ids=["azure", "aws", "unknown-cloud"],
+)
+def test_a_misspelt_key_comes_with_the_other_problems_at_once_under_pulumi_mocks(tmp_path, config, other):
+    """A misspelt key does not hide what else is wrong: one heading, every problem."""
+    with pytest.raises(ProgramError) as caught:
+        run_program(project_with_stack(tmp_path, f"config:\n  wirespeed:holdSecnds: 100\n{config}"), "test")
+    first, *rest = caught.value.problems
+    assert first == (
+        "Pulumi.test.yaml: wirespeed:holdSecnds: not a config key the project declares; did you mean "
+        "wirespeed:holdSeconds?"
+    )
+    assert rest, "only the misspelt key was reported"
+    assert rest[0].startswith(other), rest
+    assert str(caught.value).count("refused its inputs") == 1
 
 
 def test_a_cluster_before_130_needs_the_admission_policy_turned_off_under_pulumi_mocks(tmp_path):

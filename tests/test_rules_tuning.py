@@ -378,8 +378,8 @@ def test_ring_minimum_reads_its_config():
     (message,) = validate(RINGS, "config_map", tuning_objects()["ConfigMap"], {"minimumRxRing": 16384})
     assert "Set rings.ena.rx to 16,384: policy setting minimumRxRing asks for it whatever the line rate" in message
     assert message.startswith(
-        f"{PROFILE}: rings.ena.rx is 8,192, below the minimum 16,384 (policy setting minimumRxRing; {ASSUMED} alone "
-        "needs 2,048): a small RX ring"
+        f"{PROFILE}: rings.ena.rx is 8,192, below the minimum 16,384 that policy setting minimumRxRing sets, where "
+        f"{ASSUMED} alone needs 2,048: a small RX ring"
     )
     # The built-in balanced profile (sized for 25 Gb/s) meets the assumed 25 Gb/s; a 100 Gb/s default refuses every
     # driver's RX and TX (ENA's TX max is 1,024: met).

@@ -86,10 +86,11 @@ def test_a_floor_above_the_line_rate_minimum_is_reported_as_the_policys():
     [message] = validate(BACKLOG, "pool", pool(netCoreNetdevMaxBacklog=1000), {"minimumBacklog": 16384})
     assert message == (
         "agent pool 'subject': linuxOSConfig.sysctls.netCoreNetdevMaxBacklog is 1,000 (profile 'throughput'), below "
-        "the minimum 16,384 (policy setting minimumBacklog; Standard_D16s_v6's line rate 12.5 Gb/s (catalog) alone "
-        f"needs 4,096): {BACKLOG_WHY} Set linuxOSConfig.sysctls.netCoreNetdevMaxBacklog to at least 16,384: policy "
-        "setting minimumBacklog asks for it whatever the line rate (AKS accepts 1,000..3,240,000; `wirespeed size "
-        "backlog --line-rate-gbps 12.5` sizes it). It is create-only: changing it replaces the pool's nodes."
+        "the minimum 16,384 that policy setting minimumBacklog sets, where Standard_D16s_v6's line rate 12.5 Gb/s "
+        f"(catalog) alone needs 4,096: {BACKLOG_WHY} Set linuxOSConfig.sysctls.netCoreNetdevMaxBacklog to at least "
+        "16,384: policy setting minimumBacklog asks for it whatever the line rate (AKS accepts 1,000..3,240,000; "
+        "`wirespeed size backlog --line-rate-gbps 12.5` sizes it). It is create-only: changing it replaces the pool's "
+        "nodes."
     )
 
 
@@ -188,9 +189,9 @@ def test_a_floor_beyond_the_drivers_maximum_is_held_to_the_maximum_and_says_so()
     props = rings_profile("25", mlx5_core={"rx": 4096, "tx": 8192})
     messages = validate(RINGS, "config_map", props, {"minimumRxRing": 32768})
     assert (
-        "profile 'throughput' (data['profile.json']): rings.mlx5_core.rx is 4,096, below the minimum 32,768 (policy "
-        "setting minimumRxRing; the line rate 25 Gb/s its annotation wirespeed.io/line-rate-gbps declares alone needs "
-        "2,048), held to mlx5_core's max 8,192: "
+        "profile 'throughput' (data['profile.json']): rings.mlx5_core.rx is 4,096, below the minimum 32,768 that "
+        "policy setting minimumRxRing sets, where the line rate 25 Gb/s its annotation wirespeed.io/line-rate-gbps "
+        "declares alone needs 2,048, held to mlx5_core's max 8,192: "
     ) in "\n".join(messages)
 
 

@@ -57,5 +57,25 @@ def test_plan_lines_only_for_the_platforms_given():
     # Each setting's line says why it takes that path, as the README's table does.
     rows = tuning_paths.paths_for(("eks-bottlerocket", "agent-daemonset"))
     assert [line for line in lines if line.startswith("  ")] == [
-        f"  {p.setting}: {p.applied_by} ({p.mechanism}); why: {p.why}" for p in rows
+        f"  {p.setting} [{p.applied_by}]: {p.mechanism}; why: {p.why}" for p in rows
     ]
+
+
+def test_an_eks_plan_never_speaks_of_azure_and_an_aks_plan_never_of_eks():
+    eks = "\n".join(tuning_paths.plan_lines(("eks-al2023", "eks-bottlerocket", "agent-daemonset")))
+    aks = "\n".join(tuning_paths.plan_lines(("aks-node-pool", "aks-nap", "agent-daemonset")))
+    for word in ("AKS", "Azure", "Microsoft"):
+        assert word not in eks, eks
+    for word in ("EKS", "ENI", "Bottlerocket"):
+        assert word not in aks, aks
+    assert "secondary ENIs" in eks
+    assert "Azure/AKS/issues/4959" in aks
+    # The whole text (README, docs page) says both.
+    assert "secondary ENIs" in tuning_paths.WHY_AGENT
+    assert "Azure/AKS/issues/4959" in tuning_paths.WHY_AGENT
+
+
+def test_plan_lines_nest_no_parentheses():
+    lines = tuning_paths.plan_lines(tuple(PLATFORMS))
+    assert not [line for line in lines if "))" in line]
+    assert any(line.startswith("  mtu [platform + agent]: user data: the boot script (ip link set mtu); ") for line in lines)

@@ -35,14 +35,37 @@ SETTINGS: tuple[Setting, ...] = ("sysctls", "rings", "mtu", "conntrack/outbound"
 AKS_UNSUPPORTED = "github.com/Azure/AKS/issues/4959"
 VF_READD = "MicrosoftDocs/azure-docs#100444"
 
-WHY_AGENT = (
-    "The agent is needed where the platform has no setting (NIC rings and MTU on AKS; sysctls AKS's custom node "
-    "configuration does not list) and everywhere for what happens after boot: an SR-IOV VF re-added by host "
-    f"servicing comes back at driver-default rings ({VF_READD}), secondary ENIs arrive after kubelet starts, and "
-    "someone may change a value by hand. It also reports drift and SNAT pressure. On AKS, changing MTU or rings "
-    f"from a DaemonSet is outside Microsoft's support policy ({AKS_UNSUPPORTED} asks for a supported setting): "
-    "wirespeed leaves MTU alone unless the profile opts in, and says so in plan."
+# Why the agent runs at all, said per cloud: a plan of EKS node groups speaks of ENIs and EKS, never of AKS's
+# support policy or Azure's VFs, and an AKS plan the other way round. WHY_AGENT is the whole text (README, docs).
+_WHY_AGENT_ANY = (
+    "The agent is needed for what happens after boot: someone may change a value by hand, and it puts it back. It "
+    "also reports drift and SNAT pressure."
 )
+_WHY_AGENT_AKS = (
+    "On AKS the platform has no setting for NIC rings and MTU, and none for sysctls its custom node configuration "
+    f"does not list; an SR-IOV VF re-added by host servicing comes back at driver-default rings ({VF_READD}). "
+    f"Changing MTU or rings from a DaemonSet is outside Microsoft's support policy ({AKS_UNSUPPORTED} asks for a "
+    "supported setting): wirespeed leaves MTU alone unless the profile opts in, and says so in plan."
+)
+_WHY_AGENT_EKS = (
+    "On EKS the boot script (or Bottlerocket's bootstrap container) tunes the interfaces a node has at boot; "
+    "secondary ENIs arrive after kubelet starts, and only something running on the node tunes them."
+)
+_AKS_PLATFORMS: tuple[Platform, ...] = ("aks-node-pool", "aks-nap")
+_EKS_PLATFORMS: tuple[Platform, ...] = ("eks-al2023", "eks-bottlerocket")
+
+
+def why_agent(platforms: tuple[Platform, ...] | None = None) -> str:
+    """Why the agent is needed, in the words of the clouds among ``platforms`` (every cloud when None; a plan with
+    only the agent's own row gets both, as it may run on either)."""
+    aks = platforms is None or any(p in _AKS_PLATFORMS for p in platforms)
+    eks = platforms is None or any(p in _EKS_PLATFORMS for p in platforms)
+    if not aks and not eks:
+        aks = eks = True
+    return " ".join([_WHY_AGENT_ANY, *([_WHY_AGENT_AKS] if aks else []), *([_WHY_AGENT_EKS] if eks else [])])
+
+
+WHY_AGENT = why_agent()
 
 
 @dataclass(frozen=True)
@@ -80,7 +103,7 @@ PATHS: tuple[TuningPath, ...] = (
         "sysctls",
         "platform + agent",
         "agentPool linuxOSConfig.sysctls at node creation; other sysctls: the agent",
-        f"AKS sets the sysctls it lists ({AKS_SYSCTLS_SOURCE}); create-only",
+        f"AKS sets the sysctls it lists, per {AKS_SYSCTLS_SOURCE}; create-only",
     ),
     TuningPath("aks-node-pool", "rings", "agent", "the agent DaemonSet", _AKS_RINGS_WHY),
     TuningPath("aks-node-pool", "mtu", "agent", "the agent DaemonSet", _AKS_MTU_WHY),
@@ -166,7 +189,8 @@ PATHS: tuple[TuningPath, ...] = (
         "rings",
         "agent",
         "ETHTOOL_SRINGPARAM on every selected link, again when a link is added",
-        f"the only run-time path: VFs re-added by host servicing ({VF_READD}), ENIs attached after boot",
+        # Said for every cloud: the row appears in AKS and EKS plans alike (the AKS rows cite the VF reset).
+        "the only run-time path: a NIC that arrives or is re-added after boot comes up at driver-default rings",
     ),
     TuningPath("agent-daemonset", "mtu", "agent", "netlink, when the profile sets mtu", "opt-in; same as rings"),
     TuningPath(
@@ -203,8 +227,9 @@ def plan_lines(platforms: tuple[Platform, ...]) -> list[str]:
         if platform not in platforms:
             continue
         lines.append(f"{PLATFORMS[platform]}:")
-        lines += [f"  {p.setting}: {p.applied_by} ({p.mechanism}); why: {p.why}" for p in paths_for((platform,))]
-    return [*lines, f"Why the agent: {WHY_AGENT}"]
+        # [applied by] rather than parentheses: mechanisms hold their own (the boot script (ip link set mtu)).
+        lines += [f"  {p.setting} [{p.applied_by}]: {p.mechanism}; why: {p.why}" for p in paths_for((platform,))]
+    return [*lines, f"Why the agent: {why_agent(platforms)}"]
 
 
 README_START = (

@@ -168,8 +168,12 @@ class WorkloadError(UserError, ValueError):
     """A workload file whose content is not a workload: every problem, each naming its JSON path."""
 
     def __init__(self, source: str, problems: list[str]) -> None:
+        self.source = source
         self.problems = problems
-        super().__init__(f"{source}: " + "; ".join(problems))
+        if len(problems) == 1:
+            super().__init__(f"{source}: {problems[0]}")
+        else:  # one line each, as every other input's problems are printed
+            super().__init__(f"{source}: not a valid workload: {len(problems)} problems:\n  " + "\n  ".join(problems))
 
 
 def _problem(err: Any) -> str:

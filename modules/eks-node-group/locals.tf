@@ -32,6 +32,14 @@ locals {
   } : {}
   node_group_tags = merge(var.tags, local.reason_tags)
   tags            = merge(var.tags, { (local.node_group_facts.profile_label) = local.profile_name }, local.reason_tags)
+
+  # The fastest type's line rate (its burst bandwidth, as the policy gates read a size): the launch template names
+  # no instance type, so it carries this in the tag netdev-backlog-minimum reads (as NetworkOptimizedNodeGroup's
+  # template does), and the line-rate check below holds the profile's backlog to what this rate needs.
+  line_rate_gbps       = length(local.found_types) > 0 ? max([for t in local.found_types : t.burst_gbps]...) : null
+  minimum_backlog      = length(local.found_types) > 0 ? max([for t in local.found_types : t.minimum_netdev_max_backlog]...) : null
+  profile_backlog      = lookup(local.node_group_facts.profile_netdev_max_backlog, var.profile, null)
+  launch_template_tags = merge(local.tags, local.line_rate_gbps == null ? {} : { (local.node_group_facts.line_rate_tag) = tostring(local.line_rate_gbps) })
   scaling = {
     min_size     = var.min_size
     max_size     = var.max_size

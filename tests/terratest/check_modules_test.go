@@ -333,8 +333,7 @@ func TestCheckGapsTheModulesAllowAndThePackRefuses(t *testing.T) {
 			},
 			want: []string{"netdev-backlog-minimum " + cluster},
 		},
-		// balanced on EKS (c6in.8xlarge, 50 Gb/s) is no longer refused by the pack: the launch template names no
-		// instanceType (the node group's instance_types do), so netdev-backlog-minimum assumes 25 Gb/s there.
+		// balanced on EKS: TestCheckEksNodeGroupExamplePassesEveryRule (it needs only the aws provider).
 	}
 	examples := examplesFor(t, cases, func(c gapCase) string { return c.module })
 	for _, c := range cases {
@@ -414,6 +413,25 @@ func TestCheckEksNodeGroupExamplePassesEveryRule(t *testing.T) {
 			"instance_types[0]: 'm6i.8xlarge' is not allowed; allowed: a network-optimised type (e.g. c6in.8xlarge, c8in.8xlarge, c8ine.8xlarge), or give not_network_optimised_reason"})
 		refused := wirespeedCheck(t, setAfter(t, plan, nodeGroup, []any{"m6i.8xlarge"}, "instance_types"), "")
 		requireFound(t, "instance_types m6i.8xlarge", refused, []string{"network-optimised-sku " + nodeGroup})
+	})
+
+	// The launch template names no instance type, so the module tags it with the fastest type's line rate
+	// (wirespeed.io/line-rate-gbps, as NetworkOptimizedNodeGroup does) and netdev-backlog-minimum holds balanced's
+	// 8,192 (sized for 25 Gb/s) to c6in.16xlarge's 100 Gb/s: 32,768. The module only warns (check
+	// netdev_backlog_line_rate): the pack's level and floors decide.
+	t.Run("balanced on a 100 Gb/s type: the module plans it, the check refuses it", func(t *testing.T) {
+		plan, err := example.plan(t,
+			edit{`instance_types = ["c6in.8xlarge", "c6in.12xlarge"]`, `instance_types = ["c6in.16xlarge"]`},
+			edit{`profile        = "throughput"`, `profile        = "balanced"`})
+		if err != nil {
+			t.Fatalf("the module refused it: %v", err)
+		}
+		report := wirespeedCheck(t, plan, "")
+		requireFound(t, "balanced on c6in.16xlarge", report, []string{"netdev-backlog-minimum " + launchTemplate})
+		message := report.Violations[0].Message
+		if !strings.Contains(message, "below the minimum 32,768 for the line rate 100 Gb/s its tag wirespeed.io/line-rate-gbps (its node group's fastest instanceType) declares") {
+			t.Errorf("the refusal does not say why: %s", message)
+		}
 	})
 }
 

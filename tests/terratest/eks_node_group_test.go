@@ -38,7 +38,7 @@ output "taints" { value = var.taints }
 output "scaling" { value = local.scaling }
 output "max_unavailable_percentage" { value = var.max_unavailable_percentage }
 output "node_group_tags" { value = local.node_group_tags }
-output "launch_template_tags" { value = local.tags }
+output "launch_template_tags" { value = local.launch_template_tags }
 `
 
 func eksVectors(t testing.TB) []eksVector { return tftest.Vectors[eksVector](t, "eks_node_group.json") }

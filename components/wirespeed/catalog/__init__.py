@@ -37,6 +37,7 @@ from wirespeed.catalog._model import (
     UnknownDriver,
     UnknownInstanceType,
     cloud_drivers,
+    driver_guesses,
     nic_kinds,
 )
 from wirespeed.errors import FieldError
@@ -59,6 +60,7 @@ __all__ = [
     "UnknownDriver",
     "UnknownInstanceType",
     "cloud_drivers",
+    "driver_guesses",
     "families",
     "instance_types",
     "lookup",

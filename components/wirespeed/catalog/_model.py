@@ -7,6 +7,7 @@ policy pack, and pydantic's import alone costs more than loading both data files
 from __future__ import annotations
 
 import difflib
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Literal
 
@@ -83,13 +84,18 @@ class UnknownDriver(UserError, LookupError):  # noqa: N818
     def __init__(self, name: str, known: list[str]) -> None:
         self.name = name
         self.known = known
-        # A module's name prefix (mlx5 for mlx5_core) or a near spelling (mnaa): the driver meant, first.
-        lowered = name.strip().lower()
-        prefixed = [d for d in known if lowered and d.startswith(lowered)]
-        close = difflib.get_close_matches(lowered, known, n=2, cutoff=0.6)
-        guesses = list(dict.fromkeys([*prefixed, *close]))
+        guesses = driver_guesses(name, known)
         hint = f"did you mean {' or '.join(guesses)}? " if guesses else ""
         super().__init__(f"unknown NIC driver {name!r}: {hint}known drivers are {', '.join(known)}")
+
+
+def driver_guesses(name: str, known: Sequence[str]) -> list[str]:
+    """The drivers ``name`` most likely means: those it is a prefix of (mlx5 for mlx5_core, as the kernel module is
+    often called), then near spellings (mnaa)."""
+    lowered = name.strip().lower()
+    prefixed = [d for d in known if lowered and d.startswith(lowered)]
+    close = difflib.get_close_matches(lowered, list(known), n=2, cutoff=0.6)
+    return list(dict.fromkeys([*prefixed, *close]))
 
 
 @dataclass(frozen=True, slots=True)

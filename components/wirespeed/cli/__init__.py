@@ -24,6 +24,7 @@ from wirespeed.cli.render_nap import register as register_render_nap
 from wirespeed.cli.size import size_app
 
 app = typer.Typer(
+    rich_markup_mode=None,  # click's plain help: rich cut long flag names at 80 columns (--accept-unchecked-se…)
     name="wirespeed",
     help="Network-optimised Kubernetes node pools on AKS and EKS: size SNAT, rings and backlog; browse SKUs.",
     no_args_is_help=True,

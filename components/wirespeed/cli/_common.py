@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Annotated, Any, NoReturn, Protocol, TypeVar
 
 import typer
+from typer._click import _textwrap  # typer>=0.28 vendors click; no public alias
 from typer._click.exceptions import NoArgsIsHelpError  # typer>=0.28 vendors click; no public alias
 from typer.core import TyperGroup
 
@@ -106,7 +107,32 @@ def writable_file(path: Path, flag: str, suffixes: Sequence[str]) -> None:
         fail(f"{shown} is not a file name: {exc}")
 
 
-class OneLineErrors(TyperGroup):
+class _WholeWords(_textwrap.TextWrapper):
+    """Click's help wrapper, never breaking a line inside a hyphenated word: Python's default breaks after a hyphen,
+    so help text could print `--line-` and `rate-gbps` on two lines, or `auto-` `provisioned`."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("break_on_hyphens", False)
+        super().__init__(*args, **kwargs)
+
+
+# click's wrap_text imports its TextWrapper from this module each time it wraps: the one place to change it.
+_textwrap.TextWrapper = _WholeWords  # type: ignore[misc]
+
+
+class WholeHelp(TyperGroup):
+    """A command group whose ``--help`` lists each subcommand with its whole first sentence, wrapped: click cuts it to
+    fit one line (``Size AKS load balancer outbound SNAT:...``), hiding what the command sizes."""
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        commands = [(name, self.get_command(ctx, name)) for name in self.list_commands(ctx)]
+        rows = [(name, cmd.get_short_help_str(limit=10_000)) for name, cmd in commands if cmd and not cmd.hidden]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+class OneLineErrors(WholeHelp):
     """The root command group: usage errors (bad flag, bad number, missing option) as one ``error:`` line.
 
     Click's own handling prints a usage block and a boxed message over several lines; scripts and the robustness

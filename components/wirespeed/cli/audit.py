@@ -11,12 +11,17 @@ from typing import Annotated
 
 import typer
 
-from wirespeed.cli._common import JsonFlag, emit, fail, run
+from wirespeed.cli._common import JsonFlag, WholeHelp, emit, fail, run
 
 # Region names as AWS spells them: eu-west-1, us-gov-west-1, ap-southeast-4.
 REGION_PATTERN = re.compile(r"^[a-z]{2}(-[a-z]+)+-[0-9]{1,2}$")
 
-audit_app = typer.Typer(help="Audit live cloud resources against what wirespeed builds.", no_args_is_help=True)
+audit_app = typer.Typer(
+    rich_markup_mode=None,  # click's plain help: rich cut long flag names at 80 columns (--accept-unchecked-se…)
+    cls=WholeHelp,
+    help="Audit live cloud resources against what wirespeed builds.",
+    no_args_is_help=True,
+)
 
 AUDIT_AWS_EPILOG = (
     "Reads NAT gateways, zonal and regional (IPs, per AZ for regional ones; ErrorPortAllocation and PacketsDropCount "

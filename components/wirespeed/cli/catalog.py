@@ -7,9 +7,14 @@ from typing import Annotated
 
 import typer
 
-from wirespeed.cli._common import JsonFlag, run
+from wirespeed.cli._common import JsonFlag, WholeHelp, run
 
-catalog_app = typer.Typer(help="Browse the SKU catalog (Azure VM sizes, AWS instance types).", no_args_is_help=True)
+catalog_app = typer.Typer(
+    rich_markup_mode=None,  # click's plain help: rich cut long flag names at 80 columns (--accept-unchecked-se…)
+    cls=WholeHelp,
+    help="Browse the SKU catalog (Azure VM sizes, AWS instance types).",
+    no_args_is_help=True,
+)
 
 
 @catalog_app.command("list")

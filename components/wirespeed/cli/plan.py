@@ -47,7 +47,8 @@ def plan(
         typer.Option(
             "--compare",
             help="A previous `wirespeed plan --json` of the same project: mark pools whose create-only inputs "
-            "changed (those changes replace the pool).",
+            "changed (those changes replace the pool) and list every outbound setting and SNAT alert threshold that "
+            "moved and every outbound IP added or deleted.",
         ),
     ] = None,
     policy_config: Annotated[
@@ -106,7 +107,7 @@ def _announce(line: str, as_json: bool) -> None:
 
 
 def _plan_workload(path: Path | None, as_json: bool, announce: str | None) -> None:
-    from wirespeed.workload import load_workload
+    from wirespeed.workload import WorkloadError, load_workload
     from wirespeed.workload import plan as plan_workload
 
     source = "bundled example" if path is None else str(path)
@@ -126,6 +127,11 @@ def _plan_workload(path: Path | None, as_json: bool, announce: str | None) -> No
     }
     try:
         result = plan_workload(load_workload(path))
+    except WorkloadError as exc:
+        # Every problem of the file, one line each under one heading.
+        if len(exc.problems) > 1:
+            fail_all(f"{exc.source}: not a valid workload: {len(exc.problems)} problems", exc.problems)
+        fail(str(exc))
     except UserError as exc:
         message = exc.message_for(names)
         # Reading errors name --workload and the path; the rest are about its content, so name the file first.

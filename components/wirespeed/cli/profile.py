@@ -5,14 +5,20 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from wirespeed.cli._common import fail_all, readable_text, run
+from wirespeed.cli._common import WholeHelp, fail_all, readable_text, run
+
+if TYPE_CHECKING:
+    from wirespeed.profile import Profile
 
 profile_app = typer.Typer(
-    help="Built-in tuning profiles the node agent applies; validate your own.", no_args_is_help=True
+    rich_markup_mode=None,  # click's plain help: rich cut long flag names at 80 columns (--accept-unchecked-se…)
+    cls=WholeHelp,
+    help="Built-in tuning profiles the node agent applies; validate your own.",
+    no_args_is_help=True,
 )
 
 
@@ -50,6 +56,29 @@ def profile_validate(path: Annotated[Path, typer.Argument(help="Profile JSON fil
         problems = [f"{path}{pointer}: {message}" for pointer, message in exc.problems]
         fail_all(f"{path}: not a valid profile: {len(problems)} problem(s)", problems)
     typer.echo(f"{path}: valid profile {profile.name!r}")
+    for note in _unknown_driver_notes(profile):
+        typer.echo(f"note: {path}: {note}", err=True)
+
+
+def _unknown_driver_notes(profile: Profile) -> list[str]:
+    """A driver name no NIC in the catalog has (``mlx5`` for ``mlx5_core``) is valid, since the agent can tune any
+    driver, but matches only a link whose driver `ethtool -i` reports exactly so: most likely a typo, said so."""
+    from wirespeed import catalog
+
+    known = sorted(catalog.nic_drivers())
+    named = [(f"rings.{d}", d) for d in profile.rings]
+    named += [(f"interfaces.drivers[{i}]", d) for i, d in enumerate(profile.interfaces.drivers)]
+    notes = []
+    for where, driver in named:
+        if driver in known:
+            continue
+        guesses = catalog.driver_guesses(driver, known)
+        hint = f"did you mean {' or '.join(guesses)}? " if guesses else ""
+        notes.append(
+            f"{where}: no NIC driver wirespeed knows is called {driver!r}: {hint}the agent applies it only to links "
+            f"whose driver `ethtool -i` reports as exactly {driver!r} (known: {', '.join(known)})"
+        )
+    return notes
 
 
 @profile_app.command("schema")

@@ -9,14 +9,19 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from wirespeed.cli._common import fail, fail_all
+from wirespeed.cli._common import WholeHelp, fail, fail_all
 
 if TYPE_CHECKING:
     from wirespeed.manifests.options import NodeTuningOptions
     from wirespeed.problems import Problem
     from wirespeed.profile import Outbound, Profile
 
-render_app = typer.Typer(help="Print Kubernetes manifests as YAML for `kubectl apply -f -`.", no_args_is_help=True)
+render_app = typer.Typer(
+    rich_markup_mode=None,  # click's plain help: rich cut long flag names at 80 columns (--accept-unchecked-se…)
+    cls=WholeHelp,
+    help="Print Kubernetes manifests as YAML for `kubectl apply -f -`.",
+    no_args_is_help=True,
+)
 
 HEADER = """\
 wirespeed {version}: the node tuning agent. Apply with `kubectl apply -f -`.

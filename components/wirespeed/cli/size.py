@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from wirespeed.cli import measured
-from wirespeed.cli._common import JsonFlag, emit, fail, run, writable_file
+from wirespeed.cli._common import JsonFlag, WholeHelp, emit, fail, run, writable_file
 from wirespeed.measure.prometheus import DEFAULT_TIMEOUT_S
 from wirespeed.measure.snat import DEFAULT_STEP, DEFAULT_WINDOW
 from wirespeed.sizing import aws_nat, azure_lb, backlog, nat_gateway, rings
@@ -18,7 +18,10 @@ from wirespeed.sizing.errors import SizingError
 from wirespeed.sizing.packets import DEFAULT_PACKET_BYTES
 
 size_app = typer.Typer(
-    help="Size outbound SNAT, NAT gateways, NIC rings, the netdev backlog and MTU.", no_args_is_help=True
+    rich_markup_mode=None,  # click's plain help: rich cut long flag names at 80 columns (--accept-unchecked-se…)
+    cls=WholeHelp,
+    help="Size outbound SNAT, NAT gateways, NIC rings, the netdev backlog and MTU.",
+    no_args_is_help=True,
 )
 
 AZURE_LB_EPILOG = (

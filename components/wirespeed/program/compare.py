@@ -147,19 +147,22 @@ def _alert_changes(before: Sequence[Mapping[str, Any]], now: Sequence[Mapping[st
     return changes
 
 
-def _addresses(resources: Sequence[Mapping[str, Any]]) -> set[str]:
-    found = set()
+def _addresses(resources: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """Each outbound address of the plan, with the name of the resource that holds it."""
+    found = {}
     for r in resources:
         key = _ADDRESS_OUTPUTS.get(str(r.get("type")))
         outputs = _object(r.get("outputs"))
         value = outputs.get(key) if key else None
         if isinstance(value, str) and value:
-            found.add(value)
+            found[value] = str(r.get("name"))
     return found
 
 
 def _address_changes(before: Sequence[Mapping[str, Any]], now: Sequence[Mapping[str, Any]]) -> list[Change]:
     was, addresses = _addresses(before), _addresses(now)
-    return [Change("address", a, "added", None, a) for a in sorted(addresses - was, key=address_order)] + [
-        Change("address", a, "removed", a, None) for a in sorted(was - addresses, key=address_order)
+    added = sorted(set(addresses) - set(was), key=address_order)
+    removed = sorted(set(was) - set(addresses), key=address_order)
+    return [Change("address", a, "added", None, a, resource=addresses[a]) for a in added] + [
+        Change("address", a, "removed", a, None, resource=was[a]) for a in removed
     ]

@@ -298,17 +298,29 @@ class Change:
     """Which setting (``allocatedOutboundPorts``), or ``added``/``removed`` for an address."""
     before: Any
     now: Any
+    resource: str | None = None
+    """For an address: the resource that holds it (the public IP or Elastic IP), by name."""
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "subject": self.subject, "field": self.field, "before": self.before, "now": self.now}
+        return {
+            "kind": self.kind,
+            "subject": self.subject,
+            "field": self.field,
+            "before": self.before,
+            "now": self.now,
+            "resource": self.resource,
+        }
 
     def explain(self) -> str:
         if self.kind == "address":
+            # An offline plan's addresses are invented (RFC 5737): the resource is what the reviewer can act on.
+            ip = f"outbound IP {self.resource} ({self.subject} in this offline plan"
             if self.field == "added":
                 return (
-                    f"- NEW outbound address {self.subject}: partners that allowlist your egress need it before merging"
+                    f"- NEW {ip}; the cloud assigns the real address when it creates the IP): new egress that "
+                    "partners who allowlist yours must add before traffic leaves from it"
                 )
-            return f"- outbound address {self.subject} is released: partners can drop it from their allowlists"
+            return f"- {ip}) is deleted: partners can drop its address from their allowlists once traffic has moved"
         return f"- {self.subject}: {self.field} {_shown(self.before)} -> {_shown(self.now)}"
 
 

@@ -105,9 +105,10 @@ class Minimum:
     def reason(self) -> str:
         """``the minimum N for <line rate>, where <derivation>``, or the floor and what the line rate alone needs."""
         if self.floor is not None and self.floor > self.derived:
+            # Not in parentheses: the line rate's own description carries some ("(catalog)").
             return (
-                f"the minimum {self.value:,} (policy setting {self.setting}; {self.rate.describe()} alone needs "
-                f"{self.derived:,})"
+                f"the minimum {self.value:,} that policy setting {self.setting} sets, where {self.rate.describe()} "
+                f"alone needs {self.derived:,}"
             )
         return f"the minimum {self.value:,} for {self.rate.describe()}, where {line_rate.derivation(self.queue)}"
 

@@ -55,7 +55,7 @@ class BacklogPlan:
 
     def _range(self) -> str:
         if self.cloud == "aws":
-            return f"{KERNEL_DEFAULT:,}..{KERNEL_INT_MAX:,}, the kernel's int range: no AKS limit applies on AWS"
+            return f"{KERNEL_DEFAULT:,}..{KERNEL_INT_MAX:,}, the kernel's int range, which EKS does not narrow"
         if self.cloud == "azure":
             return f"AKS's {BACKLOG_MIN:,}..{BACKLOG_MAX:,}"
         return f"{BACKLOG_MIN:,}..{BACKLOG_MAX:,}, the range AKS accepts; on AWS the kernel's int range applies"

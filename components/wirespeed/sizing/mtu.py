@@ -50,5 +50,7 @@ def plan_mtu(driver: str, *, path: Path = "local", ena_express: bool = False) ->
         if ena_express:
             return MtuPlan(driver, path, ENA_EXPRESS_MTU, f"ENA Express (SRD) carries at most {ENA_EXPRESS_MTU:,}")
         return MtuPlan(driver, path, catalog.nic_driver(driver).mtu_max, "jumbo frames inside a VPC")
-    known = ", ".join(sorted(catalog.cloud_drivers()))
-    raise SizingError("driver", driver, f"one of {known}")
+    known = sorted(catalog.cloud_drivers())
+    guesses = catalog.driver_guesses(driver, known)
+    hint = f" (did you mean {' or '.join(guesses)}?)" if guesses else ""
+    raise SizingError("driver", driver, f"one of {', '.join(known)}{hint}")

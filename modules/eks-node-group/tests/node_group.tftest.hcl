@@ -111,3 +111,32 @@ run "not_network_optimised_refused" {
   }
   expect_failures = [var.instance_types]
 }
+
+run "line_rate_tag_names_the_fastest_type" {
+  variables {
+    instance_types = ["c6in.8xlarge", "c6in.12xlarge"]
+  }
+
+  assert {
+    condition = (
+      aws_launch_template.this.tags["wirespeed.io/line-rate-gbps"] == "75" &&
+      !contains(keys(aws_launch_template.this.tag_specifications[0].tags), "wirespeed.io/line-rate-gbps")
+    )
+    error_message = "the launch template (not its instances) carries the fastest type's line rate, where netdev-backlog-minimum reads it"
+  }
+}
+
+run "balanced_on_a_100_gbps_group_warns" {
+  command = plan
+  variables {
+    instance_types = ["c6in.16xlarge"]
+    profile        = "balanced"
+  }
+  # balanced's backlog 8,192 is sized for 25 Gb/s; 100 Gb/s needs 32,768. A warning (the pack decides the level).
+  expect_failures = [check.netdev_backlog_line_rate]
+
+  assert {
+    condition     = aws_launch_template.this.tags["wirespeed.io/line-rate-gbps"] == "100"
+    error_message = "the line rate the policy pack holds the template to"
+  }
+}
