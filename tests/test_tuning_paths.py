@@ -78,4 +78,5 @@ def test_an_eks_plan_never_speaks_of_azure_and_an_aks_plan_never_of_eks():
 def test_plan_lines_nest_no_parentheses():
     lines = tuning_paths.plan_lines(tuple(PLATFORMS))
     assert not [line for line in lines if "))" in line]
-    assert any(line.startswith("  mtu [platform + agent]: user data: the boot script (ip link set mtu); ") for line in lines)
+    boot_script_mtu = "  mtu [platform + agent]: user data: the boot script (ip link set mtu); "
+    assert any(line.startswith(boot_script_mtu) for line in lines)
