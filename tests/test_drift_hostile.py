@@ -133,18 +133,33 @@ def test_a_drip_fed_body_ends_at_the_deadline(server, tmp_path):
     assert time.monotonic() - started < 30
 
 
+def running(pid: int) -> bool:
+    """Whether ``pid`` is a live process (a zombie left for a PID 1 that does not reap is not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
 def test_an_exec_credential_plugin_that_sleeps_is_ended_at_the_deadline(server, tmp_path):
     url, _ = server
-    marker = tmp_path / "plugin-still-running"
+    pids = tmp_path / "pids"
     plugin = tmp_path / "plugin.sh"
-    plugin.write_text(f"#!/bin/sh\nsleep 600\ntouch {marker}\n")
+    # A shell script that waits on a child of its own, as wrappers around a real credential helper do: killing the
+    # script alone would leave the helper running.
+    plugin.write_text(f"#!/bin/sh\nsleep 600 &\necho $$ $! > {pids}\nwait\n")
     plugin.chmod(0o755)
     user = {"exec": {"apiVersion": "client.authentication.k8s.io/v1beta1", "command": str(plugin)}}
     out = drift(kubeconfig(tmp_path, url, user), "--timeout", "3")
     assert_one_error(out, "not read within --timeout 3 s")
-    # The plugin was killed with the command, not left sleeping behind it.
-    ps = subprocess.run(["pgrep", "-f", str(plugin)], capture_output=True, text=True, check=False)
-    assert ps.stdout == "", ps.stdout
+    # The plugin and what it started were killed with the command, not left sleeping behind it.
+    started = [int(pid) for pid in pids.read_text().split()]
+    assert len(started) == 2
+    deadline = time.monotonic() + 10
+    while any(map(running, started)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert [pid for pid in started if running(pid)] == []
 
 
 def test_a_repeated_continue_token_is_refused(server, tmp_path):
