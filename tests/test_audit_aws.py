@@ -282,6 +282,9 @@ def test_user_data_is_parsed_not_matched_by_a_marker():
     assert not has_tuning(_b64(balanced), ["c6in.32xlarge", "m6i.xlarge"])
     # A gzip bomb is read only up to the cap, and never crashes.
     assert tuning_gap(_b64(gzip.compress(b"#" * (64 << 20)))) == "does not set net.core.netdev_max_backlog"
+    # Tuning commented out is not run: untuned, however it reads.
+    commented = b"#!/bin/sh\n# sysctl -w net.core.netdev_max_backlog=32768\n"
+    assert tuning_gap(_b64(commented)) == "does not set net.core.netdev_max_backlog"
 
 
 def test_gzip_tuned_and_marker_only_node_groups_through_moto(account, moto):
