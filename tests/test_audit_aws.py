@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import copy
 import gzip
+import itertools
 import json
 import os
 import subprocess
@@ -39,7 +40,7 @@ from wirespeed.audit.aws import (
     has_tuning,
     tuning_gap,
 )
-from wirespeed.audit.aws_collect import Target, collect
+from wirespeed.audit.aws_collect import AwsUnreachable, Target, collect
 from wirespeed.sizing.nat_gateway import NAT_GATEWAY_EIPS, REGION_EIPS
 from wirespeed.userdata import SCRIPT_MARKER
 
@@ -282,6 +283,9 @@ def test_user_data_is_parsed_not_matched_by_a_marker():
     assert not has_tuning(_b64(balanced), ["c6in.32xlarge", "m6i.xlarge"])
     # A gzip bomb is read only up to the cap, and never crashes.
     assert tuning_gap(_b64(gzip.compress(b"#" * (64 << 20)))) == "does not set net.core.netdev_max_backlog"
+    # Tuning commented out is not run: untuned, however it reads.
+    commented = b"#!/bin/sh\n# sysctl -w net.core.netdev_max_backlog=32768\n"
+    assert tuning_gap(_b64(commented)) == "does not set net.core.netdev_max_backlog"
 
 
 def test_gzip_tuned_and_marker_only_node_groups_through_moto(account, moto):
@@ -537,3 +541,37 @@ def test_automatic_mode_errors_say_aws_had_not_caught_up_and_a_full_region_block
         "raise 'Elastic IP addresses per Region' (Service Quotas: ec2 L-0263D0A3) first (`wirespeed size aws-natgw "
         "--az eu-west-1a=N --mode regional`)"
     )
+
+
+def _collect_with(moto: Moto, hook: Any) -> Any:
+    with pytest.MonkeyPatch.context() as env:
+        for key, value in moto.env().items():
+            env.setenv(key, value)
+        return collect(Target("eu-west-1", None, 7, moto.url), hook)
+
+
+def test_a_repeated_next_token_is_refused(moto):
+    """An endpoint whose DescribeNatGateways hands back the token it was given: botocore's paginator refuses it,
+    reported as AWS that cannot be read (exit 2), not a hang until --timeout."""
+
+    def hook(service: str, client: Any) -> None:
+        if service == "ec2":
+            answer(client, "DescribeNatGateways", {"NatGateways": [], "NextToken": "same"})
+
+    repeated = "cannot reach AWS: Error during pagination: The same next token was received twice"
+    with pytest.raises(AwsUnreachable, match=repeated):
+        _collect_with(moto, hook)
+
+
+def test_endless_new_next_tokens_are_capped(moto, monkeypatch):
+    from wirespeed.audit import aws_collect
+
+    tokens = (f"t{n}" for n in itertools.count())
+
+    def hook(service: str, client: Any) -> None:
+        if service == "ec2":
+            answer(client, "DescribeNatGateways", lambda _: {"NatGateways": [], "NextToken": next(tokens)})
+
+    monkeypatch.setattr(aws_collect, "MAX_PAGES", 20)  # the cap itself, without 10,000 round trips
+    with pytest.raises(AwsUnreachable, match="ec2:DescribeNatGateways sent more than 20 pages; not a usable list"):
+        _collect_with(moto, hook)

@@ -175,3 +175,37 @@ def test_cli_wrong_passphrase_exits_2_with_one_error_line(tmp_path):
     missing = cli(tmp_path, secret_zero_export(), PULUMI_CONFIG_PASSPHRASE_FILE=str(tmp_path / "absent"))
     assert missing.returncode == 2
     assert "PULUMI_CONFIG_PASSPHRASE_FILE" in missing.stderr
+
+
+def sealed(plaintext: bytes) -> dict[str, str]:
+    """A secret whose sealed plaintext is exactly ``plaintext`` (Pulumi seals JSON text; these are not)."""
+    import base64
+
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+    from secret_exports import _key
+    from wirespeed.values import SECRET_SIG, SIG_KEY
+
+    nonce = os.urandom(12)
+    body = AESGCM(_key()).encrypt(nonce, plaintext, None)
+    return {
+        SIG_KEY: SECRET_SIG,
+        "ciphertext": f"v1:{base64.b64encode(nonce).decode()}:{base64.b64encode(body).decode()}",
+    }
+
+
+@pytest.mark.parametrize(
+    ("secret", "words"),
+    [
+        pytest.param(sealed(b"not json{"), "its plaintext is not JSON", id="sealed-not-json"),
+        pytest.param(sealed(b"[" * 100_000 + b"]" * 100_000), "nested past the parser's limit", id="sealed-deep"),
+        pytest.param({"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", "plaintext": "{"},
+                     "its plaintext is not JSON", id="plaintext-not-json"),
+        pytest.param({"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270"},
+                     "malformed, neither a plaintext nor a ciphertext string", id="neither"),
+    ],
+)  # fmt: skip
+def test_a_secret_pulumi_would_not_write_is_an_error_not_an_unknown(secret, words):
+    """Read as unknown, such a value made the rule not apply: a secret 0 passed. The engine refuses such a stack."""
+    with pytest.raises(SecretsError, match=words):
+        run(secret_zero_export(secret), PULUMI_PASSPHRASE)

@@ -133,18 +133,33 @@ def test_a_drip_fed_body_ends_at_the_deadline(server, tmp_path):
     assert time.monotonic() - started < 30
 
 
+def running(pid: int) -> bool:
+    """Whether ``pid`` is a live process (a zombie left for a PID 1 that does not reap is not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
 def test_an_exec_credential_plugin_that_sleeps_is_ended_at_the_deadline(server, tmp_path):
     url, _ = server
-    marker = tmp_path / "plugin-still-running"
+    pids = tmp_path / "pids"
     plugin = tmp_path / "plugin.sh"
-    plugin.write_text(f"#!/bin/sh\nsleep 600\ntouch {marker}\n")
+    # A shell script that waits on a child of its own, as wrappers around a real credential helper do: killing the
+    # script alone would leave the helper running.
+    plugin.write_text(f"#!/bin/sh\nsleep 600 &\necho $$ $! > {pids}\nwait\n")
     plugin.chmod(0o755)
     user = {"exec": {"apiVersion": "client.authentication.k8s.io/v1beta1", "command": str(plugin)}}
     out = drift(kubeconfig(tmp_path, url, user), "--timeout", "3")
     assert_one_error(out, "not read within --timeout 3 s")
-    # The plugin was killed with the command, not left sleeping behind it.
-    ps = subprocess.run(["pgrep", "-f", str(plugin)], capture_output=True, text=True, check=False)
-    assert ps.stdout == "", ps.stdout
+    # The plugin and what it started were killed with the command, not left sleeping behind it.
+    started = [int(pid) for pid in pids.read_text().split()]
+    assert len(started) == 2
+    deadline = time.monotonic() + 10
+    while any(map(running, started)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert [pid for pid in started if running(pid)] == []
 
 
 def test_a_repeated_continue_token_is_refused(server, tmp_path):
@@ -187,25 +202,85 @@ def deep(levels: int) -> str:
 
 
 @pytest.mark.parametrize(
+    ("node", "words"),
+    [
+        ({"metadata": {"name": "n", "labels": ["wirespeed.io/profile", "throughput"]}},
+         "Node 'n': metadata.labels is a JSON list, not an object"),
+        ({"metadata": {"name": "n", "labels": {"wirespeed.io/profile": "throughput"}, "annotations": {
+            "wirespeed.io/tuning-status": 7}}},
+         "Node 'n': metadata.annotations['wirespeed.io/tuning-status'] is a JSON int, not a string"),
+        ({"metadata": "n", "status": {"conditions": "Ready"}}, "a Node: metadata is a JSON str, not an object"),
+        ({"metadata": {"name": "n", "labels": {"wirespeed.io/profile": 5}}, "status": {"conditions": [7, None]}},
+         "Node 'n': metadata.labels['wirespeed.io/profile'] is a JSON int, not a string"),
+    ],
+    ids=["labels-list", "annotation-number", "metadata-string", "label-number"],
+)  # fmt: skip
+def test_a_node_whose_labels_cannot_be_read_is_not_passed_as_unmanaged(server, tmp_path, node, words):
+    """Counted as a node without a profile label, a node whose labels are not labels would let drift exit 0 on a
+    node it never judged: a gate does not pass what it could not read."""
+    url, answers = server
+    answers["/api/v1/nodes"] = json_answer({"kind": "NodeList", "items": [node], "metadata": {}})
+    out = drift(kubeconfig(tmp_path, url), "--json")
+    assert_one_error(out, "GET /api/v1/nodes: " + words, "not a Kubernetes Node, nothing was judged")
+
+
+@pytest.mark.parametrize(
     "node",
     [
-        {"metadata": {"name": "n", "labels": ["wirespeed.io/profile", "throughput"]}},
-        {"metadata": {"name": "n", "labels": {"wirespeed.io/profile": "throughput"}, "annotations": {
-            "wirespeed.io/tuning-status": 7}}},
         {"metadata": {"name": "n", "labels": {"wirespeed.io/profile": "throughput"}, "annotations": {
             "wirespeed.io/tuning-status": deep(100_000)}}},
-        {"metadata": "n", "status": {"conditions": "Ready"}},
-        {"metadata": {"name": "n", "labels": {"wirespeed.io/profile": 5}}, "status": {"conditions": [7, None]}},
+        {"metadata": {"name": "n", "labels": {"wirespeed.io/profile": "throughput"}},
+         "status": {"conditions": [7, None, {"type": 5}]}},
+        {"metadata": {"name": "n", "labels": {"wirespeed.io/profile": "throughput"}}, "status": "Ready"},
     ],
-    ids=["labels-list", "annotation-number", "annotation-deep", "metadata-string", "label-number"],
+    ids=["annotation-deep", "conditions-odd", "status-string"],
 )  # fmt: skip
 def test_odd_node_types_are_judged_not_crashed_on(server, tmp_path, node):
     url, answers = server
     answers["/api/v1/nodes"] = json_answer({"kind": "NodeList", "items": [node], "metadata": {}})
     out = drift(kubeconfig(tmp_path, url), "--json")
     assert "Traceback" not in out.stdout + out.stderr
-    assert out.returncode in (0, 1), out.stderr
+    assert out.returncode == 1, out.stderr  # labelled, and no readable report: drifted
     json.loads(out.stdout)
+
+
+def test_a_page_larger_than_the_cap_is_refused(server, tmp_path, monkeypatch):
+    from wirespeed import io_limits
+
+    url, answers = server
+    padding = "x" * 4096
+    answers["/api/v1/nodes"] = json_answer({"kind": "NodeList", "items": [], "metadata": {"x": padding}})
+    target = cluster.Target(kubeconfig(tmp_path, url), None)
+    monkeypatch.setattr(io_limits, "API_PAGE_LIMIT", 1024)  # the cap itself, without sending 256 MiB
+    with cluster.connect(target) as api, pytest.raises(cluster.ClusterUnreachableError) as info:
+        list(cluster.list_nodes(api, target, None))
+    words = "GET /api/v1/nodes: the answer is larger than the 1,024 bytes a page of 500 objects may be"
+    assert words in str(info.value)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "directory", "too-large"])
+def test_a_kubeconfig_that_is_not_a_small_regular_file_is_refused_at_once(tmp_path, kind, monkeypatch):
+    import os
+
+    path = tmp_path / "kubeconfig"
+    if kind == "fifo":
+        os.mkfifo(path)  # no writer: the client's open() would block until the deadline
+    elif kind == "device":
+        path = Path("/dev/zero")
+    elif kind == "directory":
+        path.mkdir()
+    else:
+        path.write_bytes(b"#" * ((16 << 20) + 1))
+    started = time.monotonic()
+    out = drift(path, "--timeout", "60")
+    assert_one_error(out, f"--kubeconfig {path}: not a usable kubeconfig: {path}: ")
+    assert time.monotonic() - started < 30  # refused at once, not at the deadline
+    # $KUBECONFIG's files are held to the same rules.
+    assert WIRESPEED
+    env = {**os.environ, "KUBECONFIG": f"{tmp_path / 'missing'}:{path}"}
+    out = subprocess.run([WIRESPEED, "drift"], capture_output=True, text=True, timeout=60, env=env, check=False)
+    assert out.returncode == 2, out.stderr
+    assert f"not a usable kubeconfig: {path}: " in out.stderr
 
 
 def test_a_report_dated_in_the_future_is_not_fresh():

@@ -77,3 +77,37 @@ def test_timeout_is_validated():
     assert out.returncode == 2
     assert out.stderr.startswith("error: ")
     assert "--timeout" in out.stderr
+
+
+def running(pid: int) -> bool:
+    """Whether ``pid`` is a live process (a zombie left for a PID 1 that does not reap is not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+@pytest.mark.parametrize(
+    ("then", "args"), [("", ()), ("while True:\n    pass", ("--timeout", "20"))], ids=["finished", "timed-out"]
+)
+def test_nothing_the_program_forked_outlives_the_plan(tmp_path, then, args):
+    pids = tmp_path / "forked"
+    tail = (
+        "import os, time\n"
+        "if os.fork() == 0:\n"
+        f"    open({str(pids)!r}, 'w').write(str(os.getpid()))\n"
+        "    time.sleep(3600)\n"
+        "    os._exit(0)\n"
+        "while not os.path.exists(" + repr(str(pids)) + "):\n"
+        "    time.sleep(0.01)\n"
+        f"{then}"
+    )
+    out = plan(project_with(tmp_path, tail), *args, timeout=60)
+    assert "Traceback" not in out.stderr
+    assert out.returncode == 2, (out.stdout, out.stderr)  # aks-basic's verdicts, or the timeout
+    forked = int(pids.read_text())
+    deadline = time.monotonic() + 10
+    while running(forked) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not running(forked), f"the program's forked process {forked} is still running after plan ended"

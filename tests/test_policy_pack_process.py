@@ -378,6 +378,30 @@ def test_stack_rules_read_outputs_in_the_engine_and_in_check(analyzer):
     configure(analyzer)
 
 
+def test_a_resource_the_export_holds_no_outputs_for_gives_stack_rules_nothing_in_both(analyzer):
+    """`pulumi stack export` leaves `outputs` out when a resource has none (ResourceV3 `outputs,omitempty`): the
+    engine hands stack rules an empty property set, so the overflowing inputs are not judged on either side."""
+    from secret_exports import export, state
+
+    configure(analyzer, NO_AGENT_CHECK)
+    inputs = fixture("aks_cluster")
+    inputs["networkProfile"]["loadBalancerProfile"]["managedOutboundIPs"]["count"] = 1
+    inputs["agentPoolProfiles"][0]["maxCount"] = 95  # would overflow, read as outputs
+    urn = f"{STACK}::{CLUSTER}::aks"
+    stack = analyzer_pb2.AnalyzeStackRequest(
+        resources=[analyzer_pb2.AnalyzerResource(type=CLUSTER, name="aks", urn=urn, properties=struct({}))]
+    )
+    assert pack_messages(analyzer.AnalyzeStack(stack)) == []
+    exported = state(CLUSTER, "aks", inputs)
+    del exported["outputs"]
+    assert [v.rule_id for v in checked(export([exported]), NO_AGENT_CHECK)] == []
+    # Read as outputs, the same inputs do overflow: the case above is not vacuous.
+    assert [v.rule_id for v in checked(export([state(CLUSTER, "aks", inputs)]), NO_AGENT_CHECK)] == [
+        "aks-snat-capacity"
+    ]
+    configure(analyzer)
+
+
 def test_an_unknown_rule_name_is_ignored_by_the_engine_and_refused_by_check(analyzer):
     analyzer.Configure(
         analyzer_pb2.ConfigureAnalyzerRequest(

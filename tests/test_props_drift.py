@@ -1,7 +1,8 @@
 """Property test of the drift judge on Node objects as a broken or hostile API server might send them: labels,
 annotations and conditions of any JSON type, tuning-status annotations that are reports with odd fields or not
-reports at all. Every node gets a verdict, every finding has a known kind, a node whose label names no profile is
-unmanaged (never tuned or drifted), and the report renders as JSON and as a summary.
+reports at all. A node whose metadata, labels or annotations are not of the API's types is refused (drift exits 2);
+every other node gets a verdict, every finding has a known kind, a node whose label names no profile is unmanaged
+(never tuned or drifted), and the report renders as JSON and as a summary.
 """
 
 from __future__ import annotations
@@ -10,12 +11,13 @@ import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from hostile import bounded, json_values, mutated
 from wirespeed.drift import judge
-from wirespeed.drift.cluster import node_facts
+from wirespeed.drift.cluster import NodeUnreadableError, node_facts
 from wirespeed.drift.judge import ANNOTATION_KEY, CONDITION_TYPE, KINDS, ExpectedProfile
 
 # --- the drift judge on odd Node objects -----------------------------------------------------------------------
@@ -54,10 +56,27 @@ def nodes(draw: st.DrawFn) -> dict[str, Any]:
     return draw(mutated(node, max_mutations=3)) if draw(st.integers(0, 3)) else node
 
 
+def readable(item: dict[str, Any]) -> bool:
+    """Whether the Node's metadata, labels and annotations are of the types the API defines."""
+    meta = item.get("metadata")
+    if not isinstance(meta, dict):
+        return False
+    for field in ("labels", "annotations"):
+        value = meta.get(field)
+        if value is not None and not (isinstance(value, dict) and all(isinstance(v, str) for v in value.values())):
+            return False
+    return True
+
+
 @bounded(200)
 @given(items=st.lists(nodes(), min_size=1, max_size=3), stale=st.sampled_from([timedelta(minutes=15), timedelta(0)]))
 def test_every_node_object_gets_a_verdict_with_known_kinds(items, stale):
     assume(all(isinstance(item, dict) for item in items))
+    for item in items:
+        if not readable(item):  # refused (drift exits 2), never judged as a node without a profile
+            with pytest.raises(NodeUnreadableError):
+                node_facts(item)
+    items = [item for item in items if readable(item)]
     report = judge([node_facts(item) for item in items], PROFILES, NOW, stale)
     assert len(report.verdicts) == len(items)
     for verdict in report.verdicts:

@@ -92,6 +92,8 @@ def test_the_file_caps_table_is_what_the_readers_enforce():
         size(io_limits.PLAN_JSON_LIMIT),
         size(io_limits.SMALL_LIMIT),
         size(prometheus.MAX_TOKEN_BYTES),
+        size(io_limits.KUBECONFIG_LIMIT),
+        size(io_limits.API_PAGE_LIMIT),
         size(go_constant("agent/internal/profile/profile.go", "MaxFileBytes")),
         size(go_constant("agent/cmd/wirespeed-agent/bootstrap.go", "maxUserData")),
         size(go_constant("agent/cmd/wirespeed-agent/kubeconfig.go", "maxKubeconfigBytes")),
@@ -100,7 +102,12 @@ def test_the_file_caps_table_is_what_the_readers_enforce():
     assert labels[0].startswith("`wirespeed check FILE`")
     assert labels[1].startswith("`wirespeed plan --compare FILE`")
     assert labels[3].startswith("`--bearer-token-file`")
-    assert labels[4:] == [
+    assert labels[4].startswith("`wirespeed drift --kubeconfig`")
+    assert labels[5].startswith("one page of a list `wirespeed drift` reads")
+    # drift reads the same kubeconfig files as the agent, under the same cap.
+    agent_cap = go_constant("agent/cmd/wirespeed-agent/kubeconfig.go", "maxKubeconfigBytes")
+    assert agent_cap == io_limits.KUBECONFIG_LIMIT
+    assert labels[6:] == [
         "the agent's `--profile`",
         "the agent's `bootstrap --user-data`",
         "the agent's `--kubeconfig`",

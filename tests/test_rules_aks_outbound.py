@@ -411,6 +411,53 @@ def test_a_node_pool_without_limits_is_unbounded_and_refused():
     )
 
 
+UNBOUNDED_WHY = (
+    "NodePool {name}: no limits.cpu a node ceiling can be read from, so node auto-provisioning may launch nodes "
+    "without bound and outbound cannot count them; set spec.limits.cpu (wirespeed derives the node ceiling from it)"
+)
+
+
+def test_every_unbounded_node_pool_is_named_and_a_shared_one_says_so():
+    """Two NodePools without limits: one under the cluster's component, one linked to no single cluster (counted for
+    each). The message lists both, in stack order, and says which is shared."""
+    other = cluster(managedOutboundIPs={"count": 1})
+    other["resourceName"] = "aks-other"
+    owned, shared = nap_pool(name="net"), nap_pool(name="spare")
+    del owned["spec"]["limits"], shared["spec"]["limits"]
+    resources = [
+        stack_resource(COMPONENT, "checkout", {}),
+        stack_resource(COMPONENT, "other", {}),
+        *stack(fixture("aks_cluster")),
+        stack_resource("cluster", "aks-other", other),
+        stack_resource("node_pool", "net", owned),
+        stack_resource("node_pool", "spare", shared),
+    ]
+    parents = {
+        urn("cluster", "aks"): urn(COMPONENT, "checkout"),
+        urn("node_pool", "net"): urn(COMPONENT, "checkout"),
+        urn("cluster", "aks-other"): urn(COMPONENT, "other"),
+    }
+    reported = dict((u, m) for m, u in validate_stack(CAPACITY, resources, parents=parents))
+    whys = (
+        UNBOUNDED_WHY.format(name="net") + "; " + UNBOUNDED_WHY.format(name="spare") + " (linked to no single cluster)"
+    )
+    assert reported[urn("cluster", "aks")].startswith(
+        f"allocatedOutboundPorts 4,000 is reserved on every node behind the load balancer, but {whys}. AKS rejects"
+    )
+    # The other cluster counts only the shared NodePool.
+    shared_only = UNBOUNDED_WHY.format(name="spare") + " (linked to no single cluster)"
+    assert f"load balancer, but {shared_only}. AKS rejects" in reported[urn("cluster", "aks-other")]
+
+
+def test_a_node_pool_after_one_that_is_not_azures_is_still_counted():
+    """An EKS NodePool in the stack before the AKS one is skipped, not the end of the NodePools."""
+    eks = stack_resource("node_pool", "eks", fixture("karpenter_node_pool"))
+    reported = validate_stack(
+        CAPACITY, [*stack(fixture("aks_cluster")), eks, stack_resource("node_pool", "net", nap_pool())]
+    )
+    assert reported == [(NAP_HEAD.format(shared=""), urn("cluster", "aks"))]
+
+
 def test_a_node_pool_whose_limit_is_unknown_during_preview_leaves_its_cluster_unjudged():
     pool = nap_pool()
     pool["spec"]["limits"]["cpu"] = UNKNOWN_STRING_VALUE

@@ -105,3 +105,46 @@ def test_the_aks_maximum_itself_is_accepted():
     pool = fixture("aks_agent_pool")
     pool["linuxOSConfig"]["sysctls"]["netCoreNetdevMaxBacklog"] = BACKLOG_MAX
     assert messages("pool", pool, "netdev-backlog-minimum") == []
+
+
+def test_the_profile_rules_findings_name_the_config_map_and_say_everything():
+    """The rule's own findings, exactly: a data value that is not text, and a profile with several problems listed
+    in order and joined, with what to do about it."""
+    from wirespeed.rules import Resource
+    from wirespeed.rules.profile_valid import check_profile_valid
+
+    token = "kubernetes:core/v1:ConfigMap"
+    not_text = Resource(token, "tuning", "urn:cm", {"data": {"profile.json": 5}})
+    [finding] = check_profile_valid(not_text, {})
+    assert finding.resource is not_text
+    assert finding.message == (
+        "data['profile.json'] is not text: a ConfigMap's data values are strings; put the profile's JSON."
+    )
+    two = '{"name": "t", "sysctls": {"net.core.netdev_max_backlog": "1000"}, "rings": {"mlx5_core": {"rx": "1"}}}'
+    problems = load_problems(two)
+    assert len(problems) >= 2
+    refused = Resource(token, "tuning", "urn:cm", {"data": {"profile.json": two}})
+    [finding] = check_profile_valid(refused, {})
+    assert finding.resource is refused
+    listed = "; ".join(f"{at}: {message}" for at, message in problems)
+    assert finding.message == (
+        f"data['profile.json'] is a profile the tuning agent refuses ({listed}): the agent exits without applying "
+        "anything, so every node it runs on keeps driver ring sizes and kernel defaults. Fix the profile "
+        "(`wirespeed profile validate FILE` reports the same problems) or render it with `wirespeed render "
+        "node-tuning --profile`."
+    )
+
+
+def load_problems(text: str) -> list[tuple[str, str]]:
+    with pytest.raises(ProfileError) as info:
+        load_profile(text)
+    return list(info.value.problems)
+
+
+def test_an_unknown_rule_id_is_a_key_error_naming_every_known_rule():
+    from wirespeed import rules
+
+    with pytest.raises(KeyError) as info:
+        rules.rule("tuning-profile-vaild")
+    known = ", ".join(r.id for r in rules.RULES)
+    assert info.value.args == (f"no rule 'tuning-profile-vaild': known rules are {known}",)

@@ -135,3 +135,21 @@ def test_a_script_that_mentions_a_content_type_is_still_read_whole():
     data = read_user_data(script)
     assert data.backlog_values() == [32768]
     assert script in data.text
+
+
+def test_a_setting_commented_out_sets_nothing():
+    """Shell, sysctl.d, Bottlerocket TOML and cloud-config comments: the line is not run, so its value does not
+    count (a tuned-looking comment made a node group with kernel defaults pass the backlog rule and `audit aws`)."""
+    for commented in (
+        "#!/bin/bash\n# sysctl -w net.core.netdev_max_backlog=32768\n",
+        "#!/bin/bash\n  #echo 32768 > /proc/sys/net/core/netdev_max_backlog\n",
+        '[settings.kernel.sysctl]\n# "net.core.netdev_max_backlog" = "32768"\n',
+        "#cloud-config\nwrite_files:\n  - path: /etc/sysctl.d/90-net.conf\n    # net.core.netdev_max_backlog = 32768\n",
+    ):
+        assert read_user_data(b64(commented)).backlog_values() == [], commented
+    # A live setting beside a commented one counts, and only it.
+    mixed = "#!/bin/bash\n# was: net.core.netdev_max_backlog=1000\nsysctl -w net.core.netdev_max_backlog=32768\n"
+    assert read_user_data(b64(mixed)).backlog_values() == [32768]
+    # Inside a MIME part too.
+    part = shell_part(b"#!/bin/bash\n# sysctl -w net.core.netdev_max_backlog=32768\n")
+    assert read_user_data(b64(nodeadm(part))).backlog_values() == []

@@ -59,6 +59,15 @@ TESTS = (
     "tests/test_rules_user_data.py",
     "tests/test_aws_rules_agree.py",
     "tests/test_mutation_survivors.py",
+    # The rest of sizing/ and rules/ (measured peaks, line rates, AKS sysctls, node auto-provisioning, the profile
+    # model the profile rule calls, the rules' declared reads): their own in-process tests.
+    "tests/test_measured_peak_azure.py",
+    "tests/test_size_aws_from_prometheus.py",
+    "tests/test_line_rate_minimums.py",
+    "tests/test_azure_validate.py",
+    "tests/test_azure_nap.py",
+    "tests/test_profile.py",
+    "tests/test_rules_reads.py",
 )
 # What tests read through the repository root besides tests/ (catalog data, example stacks and workloads, the
 # documented JSON keys).

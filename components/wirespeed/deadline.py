@@ -3,9 +3,10 @@
 Per-socket timeouts do not bound a call: a server that drip-feeds one byte per read, a ``continue`` token that
 never ends, or a kubeconfig exec credential plugin that sleeps each keeps a command alive for ever. A real-time
 interval timer (``SIGALRM``) interrupts whichever of those the main thread is blocked in; the exception derives
-from ``BaseException`` so no client library's ``except Exception`` swallows it. Child processes still running
-started inside the block and still running when it fires (an exec plugin) are killed: nothing outlives the
-command, and nothing the caller started before is touched.
+from ``BaseException`` so no client library's ``except Exception`` swallows it. Child processes started inside the
+block and still running when it fires (an exec plugin) are killed with everything they started (a plugin that is a
+shell script waits on its own children, which would otherwise be left running): nothing outlives the command, and
+nothing the caller started before is touched.
 """
 
 from __future__ import annotations
@@ -37,7 +38,9 @@ def deadline(seconds: float) -> Iterator[None]:
     before = _children()
 
     def expire(signum: int, frame: FrameType | None) -> None:
-        for pid in _children() - before:
+        # The whole tree is listed before anything is killed: a killed parent's children are re-parented and
+        # could no longer be found through it.
+        for pid in _descendants(_children() - before):
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
         raise DeadlineExceeded
@@ -51,10 +54,23 @@ def deadline(seconds: float) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
-def _children() -> set[int]:
-    """This process's direct children (Linux lists them per thread under /proc/self/task)."""
+def _children(pid: int | str = "self") -> set[int]:
+    """The direct children of process ``pid`` (Linux lists them per thread under /proc/PID/task)."""
     found: set[int] = set()
-    for children in Path("/proc/self/task").glob("*/children"):
+    for children in Path(f"/proc/{pid}/task").glob("*/children"):
         with contextlib.suppress(OSError, ValueError):
-            found.update(int(pid) for pid in children.read_text().split())
+            found.update(int(child) for child in children.read_text().split())
+    return found
+
+
+def _descendants(roots: set[int]) -> list[int]:
+    """``roots`` and every process below them, parents first."""
+    found: list[int] = []
+    queue = sorted(roots)
+    while queue:
+        pid = queue.pop(0)
+        if pid in found:
+            continue
+        found.append(pid)
+        queue.extend(sorted(_children(pid)))
     return found

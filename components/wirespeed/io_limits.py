@@ -23,6 +23,12 @@ DOCUMENT_LIMIT = 1024 * MIB
 SMALL_LIMIT = 1 * MIB
 # `wirespeed plan --json` of a project: about 2 KiB per pool.
 PLAN_JSON_LIMIT = 64 * MIB
+# A kubeconfig with hundreds of contexts and inline certificates is well under 1 MiB; the agent's cap
+# (agent/cmd/wirespeed-agent/kubeconfig.go maxKubeconfigBytes), so both read the same files.
+KUBECONFIG_LIMIT = 16 * MIB
+# One page of a Kubernetes list `wirespeed drift` reads (500 objects, kubectl's chunk size): a Node with a long
+# image list is ~50 KiB, so a page of them is ~25 MiB; a server sending more is not a Kubernetes API server.
+API_PAGE_LIMIT = 256 * MIB
 
 
 class InputFileError(UserError):
@@ -35,7 +41,7 @@ class InputFileError(UserError):
         super().__init__(f"{label}: {reason}")
 
 
-def _size(limit: int) -> str:
+def size_text(limit: int) -> str:
     return f"{limit // MIB:,} MiB" if limit >= MIB else f"{limit:,} bytes"
 
 
@@ -57,7 +63,9 @@ def read_bytes(path: Path, limit: int, shown: str | None = None, what: str = "fi
         if not stat.S_ISREG(info.st_mode):
             raise InputFileError(label, f"is {_kind(info.st_mode)}, not a regular file; give a {what}")
         if info.st_size > limit:
-            raise InputFileError(label, f"is {info.st_size:,} bytes, more than the {_size(limit)} a {what} may have")
+            raise InputFileError(
+                label, f"is {info.st_size:,} bytes, more than the {size_text(limit)} a {what} may have"
+            )
         chunks = []
         remaining = limit + 1  # a file that grows while read is caught too
         while remaining > 0:
@@ -72,7 +80,7 @@ def read_bytes(path: Path, limit: int, shown: str | None = None, what: str = "fi
         os.close(fd)
     data = b"".join(chunks)
     if len(data) > limit:
-        raise InputFileError(label, f"grew past the {_size(limit)} a {what} may have while it was read")
+        raise InputFileError(label, f"grew past the {size_text(limit)} a {what} may have while it was read")
     return data
 
 

@@ -151,10 +151,22 @@ PAGE_SIZES = {"describe_instances": 1000, "describe_nat_gateways": 1000, "descri
 AZ_DIMENSION = "AvailabilityZone"
 
 
+# wirespeed's choice: 10,000 pages of up to 1,000 items, far past any account, so an endpoint that keeps handing out
+# new NextTokens is stopped here even within --timeout (botocore's paginator refuses a repeated token itself:
+# PaginationError, "The same next token was received twice").
+MAX_PAGES = 10_000
+
+
 def _pages(client: Any, operation: str, key: str, **kwargs: Any) -> Iterator[Any]:
     if operation in PAGE_SIZES:
         kwargs["PaginationConfig"] = {"PageSize": PAGE_SIZES[operation]}
-    for page in client.get_paginator(operation).paginate(**kwargs):
+    for count, page in enumerate(client.get_paginator(operation).paginate(**kwargs), start=1):
+        if count > MAX_PAGES:
+            name = client.meta.method_to_api_mapping.get(operation, operation)
+            raise AwsUnreachable(
+                f"cannot reach AWS: {client.meta.service_model.service_name}:{name} sent more than "
+                f"{MAX_PAGES:,} pages; not a usable list"
+            )
         yield from page.get(key, [])
 
 

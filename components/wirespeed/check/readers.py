@@ -385,13 +385,18 @@ _READERS: dict[str, _Reader] = {
 def _resource(state: Any, where: str, urn: str | None, secrets: StackSecrets | None = None) -> Resource:
     """A ResourceV3 object as a rule sees it; ``urn`` is the step's when the state is a preview's newState."""
     _expect(state, dict, "an object", where)
+    planned = urn is not None  # a preview step's newState, not a stack export's resource
     if urn is None:
         urn = state.get("urn")
         _expect(urn, str, "a string", f"{where}.urn")
     type_token = state.get("type")
     _expect(type_token, str, "a string", f"{where}.type")
     inputs = _object(state, "inputs", where, secrets)
-    outputs = _object(state, "outputs", where, secrets) if "outputs" in state else inputs
+    # No outputs: a preview step's resource not created yet, whose inputs are the planned state; or, in a stack
+    # export, a resource the provider returned no outputs for (ResourceV3 `outputs,omitempty`), which the engine
+    # hands stack rules as exactly that: nothing.
+    absent = inputs if planned else EMPTY
+    outputs = _object(state, "outputs", where, secrets) if "outputs" in state else absent
     parent, provider_id = state.get("parent"), state.get("id")
     if parent is not None:
         _expect(parent, str, "a string", f"{where}.parent")

@@ -21,7 +21,7 @@ import json
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, overload
 
-from wirespeed.values import BLINDED_SECRET, SECRET_SIG, SIG_KEY, UNKNOWN
+from wirespeed.values import BLINDED_SECRET, SECRET_SIG, SIG_KEY
 
 if TYPE_CHECKING:
     from wirespeed.check.secrets import StackSecrets
@@ -41,18 +41,25 @@ def view(value: Any, secrets: StackSecrets | None = None) -> Any:
 
 
 def _secret(value: dict[str, Any], secrets: StackSecrets | None) -> Any:
+    """A secret's value. One that is neither plaintext nor ciphertext, or whose plaintext is not JSON, is not what
+    Pulumi writes (pkg/resource/stack/deployment.go: "malformed secret value"; the engine refuses such a stack), so
+    it is :class:`~wirespeed.check.secrets.SecretsError` (exit 2), never an unknown that makes a rule not apply."""
+    from wirespeed.check.secrets import SecretsError
+
     plaintext = value.get("plaintext")
     if not isinstance(plaintext, str):
         ciphertext = value.get("ciphertext")
         if not isinstance(ciphertext, str):
-            return UNKNOWN  # neither: not what Pulumi writes (deployment.go: "malformed secret value")
+            raise SecretsError("a secret value: malformed, neither a plaintext nor a ciphertext string")
         plaintext = secrets.decrypt(ciphertext) if secrets is not None else None
         if plaintext is None:
             return BLINDED_SECRET
     try:
         return view(_DECODER.decode(plaintext), secrets)
-    except (ValueError, RecursionError):  # a secret whose plaintext is not JSON: not what Pulumi writes
-        return UNKNOWN
+    except (ValueError, RecursionError):
+        raise SecretsError(
+            f"a secret value: its plaintext is not JSON, or nested past the parser's limit ({plaintext[:40]!r})"
+        ) from None
 
 
 class ReadOnlyMapping(Mapping[str, Any]):

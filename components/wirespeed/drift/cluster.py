@@ -57,9 +57,36 @@ class Target:
         return where + (f" --context {self.context}" if self.context is not None else "")
 
 
+def kubeconfig_files(target: Target) -> list[Path]:
+    """The files the client will read, as it finds them: ``--kubeconfig`` or ``$KUBECONFIG`` (a ``:``-separated
+    list, files that do not exist skipped) or ``~/.kube/config`` (kubernetes.config.kube_config KubeConfigMerger)."""
+    paths = str(target.kubeconfig) if target.kubeconfig is not None else os.environ.get("KUBECONFIG", "~/.kube/config")
+    found = []
+    for part in paths.split(":"):
+        path = Path(part).expanduser() if part else None
+        if path is not None and os.path.lexists(path):
+            found.append(path)
+    return found
+
+
+def check_kubeconfig_files(target: Target) -> None:
+    """Refuse a kubeconfig that is not a regular file or is larger than the cap, before the client opens it: it
+    would block on a FIFO with no writer (until the deadline, then blame the cluster) and read a device without
+    end."""
+    from wirespeed.io_limits import KUBECONFIG_LIMIT, InputFileError, read_bytes
+
+    for path in kubeconfig_files(target):
+        try:
+            read_bytes(path, KUBECONFIG_LIMIT, str(path), "kubeconfig file")
+        except InputFileError as exc:
+            raise KubeconfigError(f"{target.describe()}: not a usable kubeconfig: {exc}") from None
+
+
 def connect(target: Target) -> Any:
     """An ``ApiClient`` for the target; :class:`KubeconfigError` when the kubeconfig cannot be used."""
     import yaml
+
+    check_kubeconfig_files(target)
 
     try:
         from kubernetes import client, config
@@ -136,7 +163,7 @@ def _get_pages(api: Any, target: Target, path: str, query: dict[str, str]) -> It
                 auth_settings=["BearerToken"],
             )  # fmt: skip
             response = api.call_api(method, url, headers, body, post, (CONNECT_TIMEOUT_S, READ_TIMEOUT_S))
-            data = response.read()
+            data = _read_page(response, f"{target.describe()}: GET {path}")
         except ApiException as exc:  # the client wraps TLS failures (status 0)
             raise ClusterUnreachableError(f"{target.describe()}: {path}: {_first_line(exc)}") from exc
         except (HTTPError, OSError) as exc:
@@ -156,6 +183,25 @@ def _get_pages(api: Any, target: Target, path: str, query: dict[str, str]) -> It
             why = "repeated a continue token" if token in seen else f"sent more than {MAX_PAGES:,} pages"
             raise ClusterUnreachableError(f"{target.describe()}: GET {path}: the server {why}; not a usable list")
         seen.add(token)
+
+
+def _read_page(response: Any, where: str) -> bytes:
+    """The body of one list response, at most :data:`~wirespeed.io_limits.API_PAGE_LIMIT` bytes (the deadline
+    bounds a slow body; this bounds a fast one)."""
+    from wirespeed.io_limits import API_PAGE_LIMIT, MIB, size_text
+
+    raw = response.response  # urllib3's response, not yet read (the client asks for preload_content=False)
+    chunks, size = [], 0
+    while chunk := raw.read(MIB):
+        size += len(chunk)
+        if size > API_PAGE_LIMIT:
+            raw.release_conn()
+            raise ClusterUnreachableError(
+                f"{where}: the answer is larger than the {size_text(API_PAGE_LIMIT)} a page of {PAGE_SIZE:,} "
+                "objects may be; not a usable list"
+            )
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def _page(data: bytes, where: str) -> tuple[list[dict[str, Any]], str]:
@@ -196,25 +242,40 @@ def _object(value: object) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _strings(value: object) -> dict[str, str]:
-    """Labels or annotations as the API defines them (string to string); a value of another type is dropped, so
-    the judge sees it as missing rather than crashing on it."""
-    return (
-        {k: v for k, v in value.items() if isinstance(k, str) and isinstance(v, str)} if isinstance(value, dict) else {}
-    )
+class NodeUnreadableError(ValueError):
+    """A Node whose metadata is not what the API defines: its profile label and report cannot be read."""
+
+
+def _strings(meta: dict[str, Any], field: str) -> dict[str, str]:
+    """Labels or annotations as the API defines them (string to string), absent meaning none. Anything else is
+    :class:`NodeUnreadableError`: a node whose labels cannot be read cannot be told apart from one wirespeed does
+    not manage, and counting it as unmanaged would pass a node drift never judged."""
+    value = meta.get(field)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise NodeUnreadableError(f"metadata.{field} is a JSON {type(value).__name__}, not an object")
+    for key, text in value.items():
+        if not isinstance(text, str):
+            raise NodeUnreadableError(f"metadata.{field}[{key!r}] is a JSON {type(text).__name__}, not a string")
+    return dict(value)
 
 
 def node_facts(item: dict[str, Any]) -> NodeFacts:
-    """One Node as the judge reads it. A hostile or broken server may send any JSON: every part is checked for the
-    type the API defines, and anything else counts as absent."""
-    meta = _object(item.get("metadata"))
+    """One Node as the judge reads it. A hostile or broken server may send any JSON: metadata, labels and
+    annotations of another type than the API defines are :class:`NodeUnreadableError`; conditions of another type
+    count as absent (the report in the annotation is what is judged)."""
+    metadata = item.get("metadata")
+    if not isinstance(metadata, dict):
+        raise NodeUnreadableError(f"metadata is a JSON {type(metadata).__name__}, not an object")
+    meta: dict[str, Any] = metadata
     conditions = _object(item.get("status")).get("conditions")
     listed = conditions if isinstance(conditions, list) else []
     by_type = {c["type"]: c for c in listed if isinstance(c, dict) and isinstance(c.get("type"), str)}
     return NodeFacts(
         name=str(meta.get("name", "")),
-        labels=_strings(meta.get("labels")),
-        annotations=_strings(meta.get("annotations")),
+        labels=_strings(meta, "labels"),
+        annotations=_strings(meta, "annotations"),
         condition=by_type.get(CONDITION_TYPE),
         snat_condition=by_type.get(SNAT_CONDITION_TYPE),
     )
@@ -223,7 +284,14 @@ def node_facts(item: dict[str, Any]) -> NodeFacts:
 def list_nodes(api: Any, target: Target, selector: str | None) -> Iterator[NodeFacts]:
     query = {"labelSelector": selector} if selector else {}
     for item in _get_pages(api, target, "/api/v1/nodes", query):
-        yield node_facts(item)
+        try:
+            yield node_facts(item)
+        except NodeUnreadableError as exc:
+            name = _object(item.get("metadata")).get("name")
+            which = f"Node {name!r}" if isinstance(name, str) else "a Node"
+            raise ClusterUnreachableError(
+                f"{target.describe()}: GET /api/v1/nodes: {which}: {exc}; not a Kubernetes Node, nothing was judged"
+            ) from None
 
 
 def list_profile_config_maps(api: Any, target: Target) -> list[dict[str, Any]]:

@@ -4,7 +4,9 @@ A program is arbitrary Python. In the planning process it could call ``sys.exit(
 leave with exit 0 and no verdicts (a gate that passes what it never checked), loop for ever, or wait on a socket
 that never answers. In a forked child it can do none of that to the caller: the child sends back the plan or the
 error, and anything else (the child exiting on its own, being killed, running past the deadline) is a
-:class:`ProgramError` naming what happened. Forking keeps the in-process planning path exactly as it is
+:class:`ProgramError` naming what happened. The child leads a process group of its own, killed whole when `plan`
+is done with it: a process the program forked (a helper left sleeping, a server it never stopped) does not outlive
+the plan. Forking keeps the in-process planning path exactly as it is
 (:mod:`wirespeed.program.runner`); only the parent's side is new.
 """
 
@@ -14,6 +16,7 @@ import contextlib
 import io
 import multiprocessing
 import os
+import signal
 import sys
 import traceback
 from multiprocessing.connection import Connection
@@ -35,6 +38,8 @@ def run_program_isolated(directory: Path, stack: str | None, timeout_s: float) -
     receive, send = context.Pipe(duplex=False)
     child = context.Process(target=_child, args=(send, directory, stack), daemon=True)
     child.start()
+    with contextlib.suppress(OSError):  # also set here, so the group exists whichever side gets there first
+        os.setpgid(child.pid, child.pid)  # type: ignore[arg-type]  # started: pid is set
     send.close()
     message: tuple[Any, ...] | None = None
     try:
@@ -51,6 +56,7 @@ def run_program_isolated(directory: Path, stack: str | None, timeout_s: float) -
         receive.close()
         if child.is_alive() and message is None:
             child.kill()
+        _kill_group(child.pid)
         child.join()
     if message is None:
         code = child.exitcode or 0
@@ -60,6 +66,14 @@ def run_program_isolated(directory: Path, stack: str | None, timeout_s: float) -
             "resources; nothing was checked"
         )
     return _result(directory, message)
+
+
+def _kill_group(pgid: int | None) -> None:
+    """Kill what is left of the child's process group (the child itself has sent its answer or been killed)."""
+    if pgid is None:
+        return
+    with contextlib.suppress(OSError):  # ESRCH: nothing left; EPERM: a member that changed user
+        os.killpg(pgid, signal.SIGKILL)
 
 
 def _result(directory: Path, message: tuple[Any, ...]) -> ProgramPlan:
@@ -81,6 +95,9 @@ def _result(directory: Path, message: tuple[Any, ...]) -> ProgramPlan:
 
 def _child(send: Connection, directory: Path, stack: str | None) -> None:
     from wirespeed.program import run_program
+
+    with contextlib.suppress(OSError):
+        os.setpgid(0, 0)  # a group of its own, for _kill_group
 
     captured = io.StringIO()
     message: tuple[Any, ...]

@@ -24,6 +24,9 @@ _SYSCTL = r"net[./]core[./]netdev_max_backlog"
 _NAME_THEN_VALUE = re.compile(_SYSCTL + r"""["']?\s*(?:[=:]|\s)\s*["']?(\d+)""")
 # `echo VALUE > /proc/sys/net/core/netdev_max_backlog` (or tee).
 _VALUE_THEN_PATH = re.compile(r"""(\d+)["']?\s*(?:>|\|\s*(?:sudo\s+)?tee)\s*/proc/sys/""" + _SYSCTL)
+# A whole-line comment in every format user data holds (shell, sysctl.d, TOML, cloud-config YAML): a setting
+# commented out sets nothing, however tuned it reads.
+_COMMENT_LINE = re.compile(r"^[ \t]*#.*$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -32,9 +35,10 @@ class UserData:
     eks_node: bool
 
     def backlog_values(self) -> list[int]:
-        """Every value written to net.core.netdev_max_backlog, in order of appearance."""
-        found = [(m.start(), int(m.group(1))) for m in _NAME_THEN_VALUE.finditer(self.text)]
-        found += [(m.start(), int(m.group(1))) for m in _VALUE_THEN_PATH.finditer(self.text)]
+        """Every value written to net.core.netdev_max_backlog, in order of appearance (comment lines skipped)."""
+        text = _COMMENT_LINE.sub("", self.text)
+        found = [(m.start(), int(m.group(1))) for m in _NAME_THEN_VALUE.finditer(text)]
+        found += [(m.start(), int(m.group(1))) for m in _VALUE_THEN_PATH.finditer(text)]
         return [value for _, value in sorted(found)]
 
 

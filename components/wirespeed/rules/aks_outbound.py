@@ -125,7 +125,6 @@ class _AutoProvisioned:
     """One AKS node auto-provisioning NodePool as the capacity rule counts it: its node ceiling plus disruption budget
     (``capacity``, as ``wirespeed plan`` derives it) or why it has none, and the cluster that owns it."""
 
-    resource: Resource
     name: str
     owner: str | None  # the owning cluster's URN; None: no single cluster, so it counts for each
     capacity: NapCapacity | None
@@ -170,7 +169,7 @@ class _AutoProvisionedIndex:
             except NotKnown:
                 unknown = True
             owner = _nap.owning_cluster(resource.urn, clusters, parent_of)
-            found.append(_AutoProvisioned(resource, name, owner, capacity, why, unknown))
+            found.append(_AutoProvisioned(name, owner, capacity, why, unknown))
         return found
 
     def of(self, cluster: Resource) -> list[_AutoProvisioned]:
