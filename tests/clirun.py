@@ -45,3 +45,15 @@ def invoke(*args: str) -> Outcome:
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise result.exception
     return Outcome(result.exit_code, result.stdout, result.stderr)
+
+
+def running(pid: int) -> bool:
+    """Whether ``pid`` is a live process, for tests that a command leaves no child behind.
+
+    A zombie left for a PID 1 that does not reap is not live.
+    """
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 import yaml
 
-from clirun import WIRESPEED
+from clirun import WIRESPEED, running
 from wirespeed.drift import cluster
 from wirespeed.drift.judge import judge_node
 from wirespeed.drift.profiles import profiles_from_config_maps
@@ -131,15 +131,6 @@ def test_a_drip_fed_body_ends_at_the_deadline(server, tmp_path):
     out = drift(kubeconfig(tmp_path, url), "--timeout", "3")
     assert_one_error(out, "not read within --timeout 3 s")
     assert time.monotonic() - started < 30
-
-
-def running(pid: int) -> bool:
-    """Whether ``pid`` is a live process (a zombie left for a PID 1 that does not reap is not)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 def test_an_exec_credential_plugin_that_sleeps_is_ended_at_the_deadline(server, tmp_path):

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from clirun import WIRESPEED
+from clirun import WIRESPEED, running
 from conftest import ROOT
 
 BASIC = ROOT / "tests" / "fixtures" / "programs" / "aks-basic"
@@ -77,15 +77,6 @@ def test_timeout_is_validated():
     assert out.returncode == 2
     assert out.stderr.startswith("error: ")
     assert "--timeout" in out.stderr
-
-
-def running(pid: int) -> bool:
-    """Whether ``pid`` is a live process (a zombie left for a PID 1 that does not reap is not)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 @pytest.mark.parametrize(
