@@ -287,3 +287,11 @@ def test_jumbo_mtu_unknown_driver_suggests_the_near_name():
     with pytest.raises(SizingError) as info:
         plan_mtu("ena0")
     assert str(info.value) == "driver: 'ena0' is not allowed: one of ena, mana, mlx4_en, mlx5_core (did you mean ena?)"
+
+
+def test_jumbo_mtu_unknown_driver_with_two_near_names_offers_both():
+    with pytest.raises(SizingError) as info:
+        plan_mtu("mlx")
+    assert str(info.value) == (
+        "driver: 'mlx' is not allowed: one of ena, mana, mlx4_en, mlx5_core (did you mean mlx4_en or mlx5_core?)"
+    )
