@@ -7,8 +7,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from wirespeed.sizing.aws_nat import AwsNatInputError, check_aws_nat, plan_aws_nat, uniform_demand
-from wirespeed.sizing.nat_gateway import NAT_GATEWAY_EIPS, REGION_EIPS
+from wirespeed.sizing.aws_nat import (
+    AwsNatInputError,
+    AzNat,
+    check_aws_nat,
+    measured_plan,
+    plan_aws_nat,
+    uniform_demand,
+)
+from wirespeed.sizing.nat_gateway import NAT_GATEWAY_EIPS, REGION_EIPS, plan_aws_nat_gateway
 
 
 def test_zonal_one_gateway_per_az_and_both_quotas_checked():
@@ -291,3 +298,37 @@ def test_input_error_names_the_top_field_and_lists_every_problem():
         "demand['az1']['y']: 'many' is not allowed; allowed: must be a whole number between 1 and 1,000,000,000; "
         "demand['az2']: 0 is not allowed; allowed: must be a whole number between 1 and 1,000,000,000"
     )
+
+
+def test_bad_figures_beside_a_good_busiest_are_named_in_the_order_given():
+    # y (3) is the busiest: a non-number never outranks a number, so x and z are named in their own order.
+    _, problems = check_aws_nat({"az1": {"x": "many", "y": 3, "z": 0}})
+    assert [p.field for p in problems] == ["demand['az1']['x']", "demand['az1']['z']"]
+
+
+def test_an_az_without_destinations_does_not_stop_the_check_of_the_next():
+    _, problems = check_aws_nat({"az1": {}, "az2": 0})
+    assert [str(p) for p in problems] == [
+        "demand['az1']: {} is not allowed; allowed: at least one destination's peak connections",
+        "demand['az2']: 0 is not allowed; allowed: must be a whole number between 1 and 1,000,000,000",
+    ]
+
+
+def test_measured_plan_gathers_sized_zones_and_checks_the_modes():
+    zones = [AzNat("use1-az1", plan_aws_nat_gateway(60_000, "regional"), "api:443/tcp")]
+    plan = measured_plan("regional", "automatic", zones)
+    assert (plan.mode, plan.ip_mode, plan.zones, plan.gateways, plan.quotas) == (
+        "regional",
+        "automatic",
+        tuple(zones),
+        1,
+        (),
+    )
+    with pytest.raises(AwsNatInputError) as info:
+        measured_plan("zonal", "automatic", zones)
+    assert str(info.value) == (
+        "ip_mode: 'automatic' is not allowed; allowed: 'manual' with mode 'zonal' (only regional gateways add IPs)"
+    )
+    with pytest.raises(AwsNatInputError) as both:
+        measured_plan("global", "auto", zones)
+    assert [p.field for p in both.value.problems] == ["mode", "ip_mode"]

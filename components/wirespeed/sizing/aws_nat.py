@@ -259,9 +259,9 @@ def check_aws_nat(
                 if other == destination:
                     continue
                 try:
-                    check_whole("connections", value, 1, MAX_DEMAND)
+                    check_whole(f"{field}[{az!r}][{other!r}]", value, 1, MAX_DEMAND)
                 except SizingError as exc:
-                    problems.append(Problem(f"{field}[{az!r}][{other!r}]", value, exc.allowed))
+                    problems.append(Problem(exc.field, exc.value, exc.allowed))
         try:
             zone_mode = mode if mode in AVAILABILITY_MODES else ZONAL
             zones.append(AzNat(az, plan_aws_nat_gateway(peak, zone_mode), destination))  # type: ignore[arg-type]
