@@ -71,3 +71,84 @@ def test_bad_input_names_field():
 def test_azure_minimal_and_sufficient(flows):
     plan = plan_azure_nat_gateway(flows)
     assert plan.capacity >= flows > (plan.ips - 1) * 64_512
+
+
+# What `size nat-gateway --json` and its prose say, asserted in process (the console-script tests cannot see a
+# slip in to_json or explain). Numbers by hand: 64,513 flows need ceil(64,513 / 64,512) = 2 IPs, 2 x 64,512 =
+# 129,024 ports, 64,511 spare; 110,001 connections need ceil(110,001 / 55,000) = 3 IPs, 165,000, 54,999 spare.
+QUOTA_WARNING_3 = (
+    "Warning: 3 IPs exceed the default quota of 2 Elastic IPs per NAT gateway; raise 'Elastic IP addresses per "
+    "public NAT gateway' (Service Quotas: vpc L-5F53652F) to 3 first."
+)
+
+
+def test_azure_plan_json_and_explain_in_full():
+    plan = plan_azure_nat_gateway(64_513)
+    assert plan.to_json() == {
+        "cloud": "azure",
+        "ips": 2,
+        "demand": 64_513,
+        "capacity": 129_024,
+        "per_ip": 64_512,
+        "headroom": 64_511,
+        "warnings": [],
+        "measured": None,
+    }
+    assert plan.explain() == "64,513 concurrent flows / 64,512 per IP -> 2 IP(s), 129,024 capacity (64,511 spare)."
+
+
+def test_aws_plan_json_and_explain_in_full_with_the_quota_warning():
+    plan = plan_aws_nat_gateway(110_001)
+    assert plan.to_json() == {
+        "cloud": "aws",
+        "ips": 3,
+        "demand": 110_001,
+        "capacity": 165_000,
+        "per_ip": 55_000,
+        "headroom": 54_999,
+        "warnings": [QUOTA_WARNING_3],
+        "measured": None,
+    }
+    assert plan.explain() == (
+        "110,001 connections to the busiest destination / 55,000 per IP -> 3 IP(s), 165,000 capacity "
+        "(54,999 spare).\n" + QUOTA_WARNING_3
+    )
+
+
+def test_aws_plan_within_the_default_quota_has_no_warning_line():
+    plan = plan_aws_nat_gateway(55_000)
+    assert (
+        plan.explain()
+        == "55,000 connections to the busiest destination / 55,000 per IP -> 1 IP(s), 55,000 capacity (0 spare)."
+    )
+    assert plan.to_json()["warnings"] == []
+
+
+def test_infeasible_messages_in_full():
+    with pytest.raises(InfeasibleError) as azure:
+        plan_azure_nat_gateway(16 * 64_512 + 1)
+    assert str(azure.value) == (
+        "flows: 1,032,193 required but 16 IPs give at most 1,032,192; "
+        "split egress across subnets with their own NAT gateways, or reuse connections"
+    )
+    assert azure.value.field == "flows"
+    with pytest.raises(InfeasibleError) as zonal:
+        plan_aws_nat_gateway(440_001)
+    assert (zonal.value.required, zonal.value.available) == (440_001, 440_000)
+    assert str(zonal.value) == (
+        "connections: 440,001 required but 8 IPs give at most 440,000 to one destination; "
+        "use a regional NAT gateway (up to 32 IPs per AZ) or spread calls over more destination IPs"
+    )
+    with pytest.raises(InfeasibleError) as regional:
+        plan_aws_nat_gateway(32 * 55_000 + 1, mode="regional")
+    assert (regional.value.required, regional.value.available) == (1_760_001, 1_760_000)
+    assert str(regional.value) == (
+        "connections: 1,760,001 required but 32 IPs per AZ of a regional gateway give at most 1,760,000 to one "
+        "destination; spread calls over more destination IPs (each IP, port and protocol counts on its own)"
+    )
+
+
+def test_azure_bad_flows_names_the_field():
+    with pytest.raises(SizingError) as info:
+        plan_azure_nat_gateway(0)
+    assert str(info.value) == "flows: 0 is not allowed: must be a whole number between 1 and 1,000,000,000"

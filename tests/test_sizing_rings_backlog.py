@@ -235,3 +235,63 @@ def test_jumbo_mtu_unknown_driver_lists_the_cloud_drivers():
     with pytest.raises(SizingError) as info:
         plan_mtu("e1000e")
     assert str(info.value) == "driver: 'e1000e' is not allowed: one of ena, mana, mlx4_en, mlx5_core"
+
+
+# The whole plan each branch of plan_mtu returns (what `size mtu --json` and its prose carry), in process.
+@pytest.mark.parametrize(
+    ("driver", "kwargs", "expected"),
+    [
+        pytest.param(
+            "mana",
+            {},
+            {
+                "driver": "mana",
+                "path": "local",
+                "mtu": 9_000,
+                "reason": "largest MTU Azure carries inside a VNet for this NIC",
+            },
+            id="azure",
+        ),
+        pytest.param(
+            "ena",
+            {},
+            {"driver": "ena", "path": "local", "mtu": 9_001, "reason": "jumbo frames inside a VPC"},
+            id="aws",
+        ),
+        pytest.param(
+            "ena",
+            {"ena_express": True},
+            {"driver": "ena", "path": "local", "mtu": 8_900, "reason": "ENA Express (SRD) carries at most 8,900"},
+            id="ena-express",
+        ),
+        pytest.param(
+            "mlx5_core",
+            {"path": "gateway"},
+            {
+                "driver": "mlx5_core",
+                "path": "gateway",
+                "mtu": 1_500,
+                "reason": "traffic crosses a gateway, peering or the internet: 1,500",
+            },
+            id="gateway",
+        ),
+    ],
+)
+def test_mtu_plan_json_and_explain_in_full(driver, kwargs, expected):
+    plan = plan_mtu(driver, **kwargs)
+    assert plan.to_json() == expected
+    assert plan.explain() == f"MTU {expected['mtu']:,} for {driver}: {expected['reason']}"
+
+
+def test_jumbo_mtu_unknown_driver_suggests_the_near_name():
+    with pytest.raises(SizingError) as info:
+        plan_mtu("ena0")
+    assert str(info.value) == "driver: 'ena0' is not allowed: one of ena, mana, mlx4_en, mlx5_core (did you mean ena?)"
+
+
+def test_jumbo_mtu_unknown_driver_with_two_near_names_offers_both():
+    with pytest.raises(SizingError) as info:
+        plan_mtu("mlx")
+    assert str(info.value) == (
+        "driver: 'mlx' is not allowed: one of ena, mana, mlx4_en, mlx5_core (did you mean mlx4_en or mlx5_core?)"
+    )

@@ -18,6 +18,7 @@ per-AZ function (:func:`wirespeed.sizing.measured.plan_aws_nat_measured`) and ga
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -25,10 +26,11 @@ from typing import Any
 
 from wirespeed.errors import UserError
 from wirespeed.problems import Problem
-from wirespeed.sizing.errors import InfeasibleError, SizingError
+from wirespeed.sizing.errors import InfeasibleError, SizingError, check_whole
 from wirespeed.sizing.nat_gateway import (
     AVAILABILITY_MODES,
     AWS_CONNECTIONS_PER_IP,
+    MAX_DEMAND,
     NAT_GATEWAY_EIPS,
     REGION_EIPS,
     ZONAL,
@@ -202,7 +204,8 @@ class AwsNatInputError(UserError, ValueError):
 
     def __init__(self, problems: list[Problem]) -> None:
         self.problems = problems
-        self.field = problems[0].field.partition("[")[0] if problems else ""
+        # Raised only with at least one problem (plan_aws_nat, measured_plan).
+        self.field = problems[0].field.partition("[")[0]
         super().__init__("; ".join(str(p) for p in problems))
 
 
@@ -217,7 +220,8 @@ def _busiest(az_demand: object) -> tuple[object, str | None]:
 
 
 def _sortable(value: object) -> float:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else float("-inf")
+    """A destination's peak for choosing the busiest: anything but a number loses to every number."""
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else -math.inf
 
 
 def _check_modes(mode: object, ip_mode: object) -> list[Problem]:
@@ -250,9 +254,14 @@ def check_aws_nat(
             problems.append(Problem(where, az_demand, "at least one destination's peak connections"))
             continue
         if isinstance(az_demand, Mapping):
+            # Every destination's figure is checked, not only the busiest's: a bad one elsewhere is bad input too.
             for other, value in az_demand.items():
-                if other != destination and _sortable(value) == float("-inf"):
-                    problems.append(Problem(f"{field}[{az!r}][{other!r}]", value, "a whole number of connections"))
+                if other == destination:
+                    continue
+                try:
+                    check_whole(f"{field}[{az!r}][{other!r}]", value, 1, MAX_DEMAND)
+                except SizingError as exc:
+                    problems.append(Problem(exc.field, exc.value, exc.allowed))
         try:
             zone_mode = mode if mode in AVAILABILITY_MODES else ZONAL
             zones.append(AzNat(az, plan_aws_nat_gateway(peak, zone_mode), destination))  # type: ignore[arg-type]

@@ -43,7 +43,7 @@ def cpu_quantity(value: object) -> Fraction | None:
     if isinstance(value, int | float):
         try:
             number = Fraction(Decimal(str(value)))
-        except (InvalidOperation, ValueError):
+        except (InvalidOperation, ValueError, OverflowError):  # NaN: ValueError; infinity: OverflowError
             return None
         return number if number >= 0 else None
     if not isinstance(value, str):
