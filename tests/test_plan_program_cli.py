@@ -91,7 +91,7 @@ def test_a_component_refusal_is_one_heading_and_a_line_per_problem_under_pulumi_
         f"error: {project / '__main__.py'}: the program refused its inputs: invalid stack config:\n"
         "  wirespeed:pools[1]: 'broken' is not allowed: NAME:VM_SIZE:MIN:MAX[:SURGE[:PROFILE]], e.g. "
         "apps:Standard_D16s_v6:3:20:10%:throughput\n"
-        "  wirespeed:pools[2] (MIN): 30 is not allowed: must be at most max_count (20) (autoscaler range min..max)\n"
+        "  wirespeed:pools[2] (MIN): 30 is not allowed: must be at most MAX (20) (autoscaler range min..max)\n"
         "  wirespeed:pools[2] (PROFILE): 'nosuch' is not allowed: 'nosuch' is not a built-in profile: balanced, "
         "throughput\n"
     )
