@@ -575,3 +575,24 @@ def test_endless_new_next_tokens_are_capped(moto, monkeypatch):
     monkeypatch.setattr(aws_collect, "MAX_PAGES", 20)  # the cap itself, without 10,000 round trips
     with pytest.raises(AwsUnreachable, match="ec2:DescribeNatGateways sent more than 20 pages; not a usable list"):
         _collect_with(moto, hook)
+
+
+def test_a_response_past_the_body_cap_is_refused_naming_the_call_with_the_cap_lowered(moto: Moto, account: Account):
+    """moto over HTTP answers DescribeInstances for 30 instances (tens of KiB); with the cap lowered to 8 KiB (the
+    real one, 64 MiB, would take a million-instance moto account to pass) the audit stops at that call, names it
+    and the cap, and reads no further call."""
+    account.karpenter_instances("c6in.8xlarge", 30)
+    with pytest.MonkeyPatch.context() as env:
+        for key, value in moto.env().items():
+            env.setenv(key, value)
+        env.setattr("wirespeed.audit.aws_collect.MAX_RESPONSE_BYTES", 8 << 10)
+        with pytest.raises(AwsUnreachable) as caught:
+            collect(Target("eu-west-1", None, 7, moto.url))
+        assert str(caught.value) == (
+            "cannot reach AWS: ec2:DescribeInstances answered more than 8,192 bytes (MAX_RESPONSE_BYTES), far "
+            "past any AWS API response the audit reads; check --endpoint-url and any proxy"
+        )
+        # The same account under the cap: every call read, the instances among them.
+        env.setattr("wirespeed.audit.aws_collect.MAX_RESPONSE_BYTES", 16 << 20)
+        inventory = collect(Target("eu-west-1", None, 7, moto.url))
+    assert len(inventory.karpenter_instances) == 30

@@ -72,3 +72,56 @@ def test_an_endpoint_that_is_not_aws_is_one_error_line(endpoint):
     if mode == "drip":
         assert "not read within --timeout 4 s" in out.stderr
     assert time.monotonic() - started < 60
+
+
+def test_an_endless_fast_answer_stops_at_the_body_cap_not_the_timeout():
+    """An endpoint streaming zeros as fast as loopback carries them (no drip: --timeout would not stop it before
+    gigabytes were in memory): the first call's body stops at MAX_RESPONSE_BYTES, one error line naming the call."""
+    from wirespeed.audit.aws_collect import MAX_RESPONSE_BYTES
+
+    sent = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def _answer(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(1 << 40))
+            self.end_headers()
+            chunk = b"0" * (1 << 20)
+            try:
+                for _ in range(1 << 20):
+                    self.wfile.write(chunk)
+                    sent.append(len(chunk))
+            except OSError:
+                return
+
+        do_GET = do_POST = _answer  # noqa: N815
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    httpd.daemon_threads = True
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")} | {
+        "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",  # a fake key for a fake endpoint
+    }  # fmt: skip
+    url = f"http://127.0.0.1:{httpd.server_address[1]}"
+    try:
+        out = subprocess.run(
+            [WIRESPEED, "audit", "aws", "--endpoint-url", url, "--region", "eu-west-1", "--timeout", "600"],
+            capture_output=True, text=True, env=env, timeout=300, check=False,
+        )  # fmt: skip
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    assert out.returncode == 2, (out.stdout, out.stderr)
+    assert out.stderr == (
+        "error: audit aws: cannot reach AWS: eks:ListClusters answered more than 64 MiB (MAX_RESPONSE_BYTES), far "
+        "past any AWS API response the audit reads; check --endpoint-url and any proxy\n"
+    )
+    assert MAX_RESPONSE_BYTES == 64 << 20
+    # The server stopped soon after the cap: the client closed the connection instead of reading on (socket
+    # buffers hold a few MiB more).
+    assert sum(sent) < MAX_RESPONSE_BYTES + (64 << 20)

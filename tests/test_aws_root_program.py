@@ -62,7 +62,7 @@ def test_bad_aws_config_lists_every_problem_before_anything_registers_under_pulu
         "wirespeed:clusterName",
         "wirespeed:nodeRoleArn",
         "wirespeed:subnetIds",
-        "wirespeed:nodeGroups[0].instance_types[0]",
+        "wirespeed:nodeGroups[0] (TYPE[0])",
         "wirespeed:securityGroupIds",
         "wirespeed:natPeakConnections",
     ]
@@ -106,3 +106,34 @@ def test_a_pinned_measurement_reaches_the_nat_egress_and_the_plan_under_pulumi_m
     assert [z["ips"] for z in plan.stack_outputs["nat_egress"]["zones"]] == [2, 2]  # 96,000 / 55,000 per IP
     (egress,) = [r for r in plan.resources if r.type == "wirespeed:index:NatEgress"]
     assert egress.outputs["measured_from"] == source
+
+
+def test_node_group_problems_name_the_parts_of_the_string_not_python_arguments_under_pulumi_mocks(tmp_path: Path):
+    """plan_node_group names min_size, instance_types and not_network_optimised_reason; the root program reports
+    them as the part of wirespeed:nodeGroups[i] the user wrote, every problem at once."""
+    for name in ("Pulumi.yaml", "__main__.py"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    (tmp_path / "Pulumi.bad.yaml").write_text(
+        "config:\n"
+        "  wirespeed:cloud: aws\n"
+        "  wirespeed:clusterName: prod\n"
+        "  wirespeed:nodeRoleArn: arn:aws:iam::123456789012:role/eks-node\n"
+        "  wirespeed:subnetIds: [subnet-1]\n"
+        "  wirespeed:nodeGroups: ['web:c6in.8xlarge:1:3', 'batch:m7i.large+c6in.8xlarge:5:2:nope']\n"
+    )
+    with pytest.raises(ProgramError) as caught:
+        run_program(tmp_path, "bad")
+    problems = caught.value.problems
+    assert [p.split(": ")[0] for p in problems] == [
+        "wirespeed:nodeGroups[1] (TYPE[0])",
+        "wirespeed:nodeGroups[1] (TYPE)",
+        "wirespeed:nodeGroups[1] (PROFILE)",
+        "wirespeed:nodeGroups[1] (MIN)",
+    ]
+    assert problems[2] == (
+        "wirespeed:nodeGroups[1] (PROFILE): 'nope' is not allowed; allowed: a built-in profile name (balanced, "
+        "throughput)"
+    )
+    assert problems[3] == "wirespeed:nodeGroups[1] (MIN): 5 is not allowed; allowed: at most MAX (2)"
+    for word in ("min_size", "max_size", "instance_types", "not_network_optimised_reason", "a Profile"):
+        assert not any(word in p for p in problems), word

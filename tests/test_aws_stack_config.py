@@ -85,11 +85,11 @@ def test_every_problem_is_listed_under_its_key():
     assert [str(p) for p in caught.value.problems] == [
         "wirespeed:clusterName: '' is not allowed; allowed: required when wirespeed:cloud is aws",
         "wirespeed:subnetIds: [] is not allowed; allowed: the private subnets of the node groups, one per AZ",
-        "wirespeed:nodeGroups[0].instance_types[0]: 'm7i.large' is not allowed; allowed: a network-optimised type "
-        "(e.g. c6in.large, c8in.large, c8ine.large), or give not_network_optimised_reason",
+        "wirespeed:nodeGroups[0] (TYPE[0]): 'm7i.large' is not allowed; allowed: a network-optimised type "
+        "(e.g. c6in.large, c8in.large, c8ine.large)",
         "wirespeed:nodeGroups[1]: 'x:c6in.8xlarge:1' is not allowed; allowed: "
         "NAME:TYPE[+TYPE...]:MIN:MAX[:PROFILE[:ena-express]]",
-        "wirespeed:nodeGroups[2].min_size: 5 is not allowed; allowed: at most max_size (2)",
+        "wirespeed:nodeGroups[2] (MIN): 5 is not allowed; allowed: at most MAX (2)",
         "wirespeed:securityGroupIds: [] is not allowed; allowed: the node security groups: ena-express needs them "
         "(EKS adds none)",
         "wirespeed:natPublicSubnets[0]: 'us-east-1a' is not allowed; allowed: AZ=ID, e.g. us-east-1a=subnet-0abc...",

@@ -531,7 +531,7 @@ def test_stack_config_reports_a_malformed_pool_string_and_every_other_problem_at
         "wirespeed:pools[1]: 'broken' is not allowed: NAME:VM_SIZE:MIN:MAX[:SURGE[:PROFILE]], e.g. "
         "apps:Standard_D16s_v6:3:20:10%:throughput",
         "wirespeed:zones[1]: '9' is not allowed: one of 1, 2, 3",
-        "wirespeed:pools[2] (MIN): 30 is not allowed: must be at most max_count (20) (autoscaler range min..max)",
+        "wirespeed:pools[2] (MIN): 30 is not allowed: must be at most MAX (20) (autoscaler range min..max)",
         "wirespeed:pools[2] (PROFILE): 'nosuch' is not allowed: 'nosuch' is not a built-in profile: balanced, "
         "throughput",
         "wirespeed:snatAlertPercent: 150 is not allowed: between 1 and 99 (percent of ports)",

@@ -91,7 +91,7 @@ def test_a_component_refusal_is_one_heading_and_a_line_per_problem_under_pulumi_
         f"error: {project / '__main__.py'}: the program refused its inputs: invalid stack config:\n"
         "  wirespeed:pools[1]: 'broken' is not allowed: NAME:VM_SIZE:MIN:MAX[:SURGE[:PROFILE]], e.g. "
         "apps:Standard_D16s_v6:3:20:10%:throughput\n"
-        "  wirespeed:pools[2] (MIN): 30 is not allowed: must be at most max_count (20) (autoscaler range min..max)\n"
+        "  wirespeed:pools[2] (MIN): 30 is not allowed: must be at most MAX (20) (autoscaler range min..max)\n"
         "  wirespeed:pools[2] (PROFILE): 'nosuch' is not allowed: 'nosuch' is not a built-in profile: balanced, "
         "throughput\n"
     )
@@ -177,3 +177,22 @@ def test_compare_with_a_plan_of_the_wrong_shape_is_one_error_under_pulumi_mocks(
             if name == "nested-too-deep"
             else f"error: --compare: {message}\n",
         ), name
+
+
+def test_an_aks_plan_flags_the_vf_rings_of_a_200_gbps_pool_never_enas_under_pulumi_mocks(tmp_path):
+    """The root program's AKS cluster at 200 Gb/s with the balanced profile: every Azure driver's rings are below
+    the minimum and flagged with the Azure field evidence, but not rings.ena (no Azure VM has an ENA NIC), and no
+    verdict cites AWS's ENA Express guidance."""
+    for name in ("Pulumi.yaml", "__main__.py"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    pools = '["big:Standard_E192is_v6:1:2:1:balanced"]'
+    (tmp_path / "Pulumi.test.yaml").write_text(f"config:\n  wirespeed:pools: {pools}\n")
+    out = run("plan", ".", "--stack", "test", cwd=tmp_path)
+    assert out.returncode == 2, out.stderr
+    rings = [line for line in out.stdout.splitlines() if "mandatory nic-ring-minimum" in line]
+    assert [line.split("): rings.")[1].split(" ")[0] for line in rings] == [
+        f"{driver}.{direction}" for driver in ("mana", "mlx4_en", "mlx5_core") for direction in ("rx", "tx")
+    ]
+    assert "Azure's Mellanox VF" in rings[0]
+    assert "ena-express" not in out.stdout
+    assert "ENA Express" not in out.stdout

@@ -10,6 +10,7 @@ from typing import Any
 import typer.main
 
 from wirespeed import io_limits
+from wirespeed.audit import aws_collect
 from wirespeed.cli import app
 from wirespeed.measure import prometheus
 
@@ -94,6 +95,7 @@ def test_the_file_caps_table_is_what_the_readers_enforce():
         size(prometheus.MAX_TOKEN_BYTES),
         size(io_limits.KUBECONFIG_LIMIT),
         size(io_limits.API_PAGE_LIMIT),
+        size(aws_collect.MAX_RESPONSE_BYTES),
         size(go_constant("agent/internal/profile/profile.go", "MaxFileBytes")),
         size(go_constant("agent/cmd/wirespeed-agent/bootstrap.go", "maxUserData")),
         size(go_constant("agent/cmd/wirespeed-agent/kubeconfig.go", "maxKubeconfigBytes")),
@@ -104,10 +106,11 @@ def test_the_file_caps_table_is_what_the_readers_enforce():
     assert labels[3].startswith("`--bearer-token-file`")
     assert labels[4].startswith("`wirespeed drift --kubeconfig`")
     assert labels[5].startswith("one page of a list `wirespeed drift` reads")
+    assert labels[6].startswith("each AWS API response `wirespeed audit aws` reads")
     # drift reads the same kubeconfig files as the agent, under the same cap.
     agent_cap = go_constant("agent/cmd/wirespeed-agent/kubeconfig.go", "maxKubeconfigBytes")
     assert agent_cap == io_limits.KUBECONFIG_LIMIT
-    assert labels[6:] == [
+    assert labels[7:] == [
         "the agent's `--profile`",
         "the agent's `bootstrap --user-data`",
         "the agent's `--kubeconfig`",

@@ -210,3 +210,26 @@ def test_a_cluster_before_130_needs_the_admission_policy_turned_off_under_pulumi
     types = [r.type for r in plan.resources]
     assert not [t for t in types if "admissionregistration" in t]
     assert "kubernetes:apps/v1:DaemonSet" in types
+
+
+def test_component_problems_speak_the_stack_configs_words_not_python_argument_names_under_pulumi_mocks(tmp_path):
+    """The component checks (plan_cluster) name arguments such as max_surge and max_count; through the root program
+    each problem is under the stack key and pool-string part the user wrote, and its text uses the same words."""
+    config = """config:
+  wirespeed:pools: ["apps:Standard_D16s_v6:3:20", "batch:Standard_D16s_v5:3:2:40:nope"]
+"""
+    with pytest.raises(ProgramError) as caught:
+        run_program(project_with_stack(tmp_path, config), "test")
+    problems = caught.value.problems
+    assert [p.split(": ")[0] for p in problems] == [
+        "wirespeed:pools[1] (VM_SIZE)",
+        "wirespeed:pools[1] (MIN)",
+        "wirespeed:pools[1] (SURGE)",
+        "wirespeed:pools[1] (PROFILE)",
+    ]
+    assert problems[1] == (
+        "wirespeed:pools[1] (MIN): 3 is not allowed: must be at most MAX (2) (autoscaler range min..max)"
+    )
+    assert problems[2].startswith("wirespeed:pools[1] (SURGE): '40' is not allowed: a node count from 1 to MAX (2)")
+    for word in ("max_surge", "max_count", "min_count", "allow_non_network_optimised", "vm_size", "pools[1]."):
+        assert not any(word in p for p in problems), word

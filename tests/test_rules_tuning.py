@@ -499,3 +499,70 @@ def test_jumbo_mtu_with_a_gateway_in_the_stack_is_reported_on_the_profile():
 )
 def test_jumbo_mtu_is_fine_without_a_gateway_or_without_jumbo(resources):
     assert validate_stack(MTU, resources) == []
+
+
+# --- nic-ring-minimum on AKS: ENA settings cannot apply ------------------------------------------------------------
+
+AKS_TUNING = "urn:pulumi:dev::wirespeed::wirespeed:index:NetworkOptimizedCluster$wirespeed:index:NodeTuning::tuning"
+
+
+def _validate_under(parent, props):
+    """The ring policy on a ConfigMap whose parent is ``parent`` (a URN), as the engine hands it over."""
+    from pulumi_policy import ResourceValidationArgs
+
+    from fixtures.rules.engine import TYPES, _options, _policy, engine_props
+
+    args = ResourceValidationArgs(
+        TYPES["config_map"],
+        engine_props(props),
+        "urn:pulumi:dev::wirespeed::wirespeed:index:NodeTuning$kubernetes:core/v1:ConfigMap::subject",
+        "subject",
+        _options(parent),
+        None,
+        None,
+    )
+    messages: list[str] = []
+    _policy(RINGS).validate(args, lambda message, urn=None: messages.append(message))
+    return messages
+
+
+def test_on_aks_ena_rings_are_not_flagged_and_the_vf_rings_cite_azures_evidence():
+    """balanced at 100 Gb/s is below every driver's minimum; deployed by NetworkOptimizedCluster (an AKS node),
+    rings.ena cannot apply (no Azure VM has an ENA NIC), so neither it nor AWS's ENA Express guidance appears,
+    while the Azure VF drivers are still flagged with the Azure field evidence."""
+    messages = _validate_under(AKS_TUNING, annotated(profile="balanced"))
+    assert [m.split(": ")[1].split(" is ")[0] for m in messages] == [
+        "rings.mana.rx",
+        "rings.mana.tx",
+        "rings.mlx4_en.rx",
+        "rings.mlx4_en.tx",
+        "rings.mlx5_core.rx",
+        "rings.mlx5_core.tx",
+    ]
+    assert not any("ena" in m.split(" is ")[0] or "AWS" in m or "ENA" in m for m in messages)
+    assert RING_WHY in messages[4]
+    # The same ConfigMap with no AKS parent (a NodeTuning of its own, cloud unknown) still checks rings.ena.
+    alone = _validate_under(None, annotated(profile="balanced"))
+    assert [m for m in alone if "rings.ena." in m] == alone[:1]
+    assert ENA_RING_WHY in alone[0]
+    assert alone[1:] == messages
+
+
+def test_on_aks_remediation_leaves_ena_rings_alone():
+    from fixtures.rules.engine import TYPES
+    from wirespeed.rules import tuning
+    from wirespeed.rules._model import Resource
+
+    config_map = annotated(profile="balanced")
+    resource = Resource(
+        TYPES["config_map"],
+        "subject",
+        "urn:pulumi:dev::wirespeed::wirespeed:index:NodeTuning$kubernetes:core/v1:ConfigMap::subject",
+        config_map,
+        parent=AKS_TUNING,
+    )
+    fixed = tuning.remediate_rings(resource, {})
+    assert fixed is not None
+    rings = json.loads(fixed["data"]["profile.json"])["rings"]
+    assert rings["ena"] == profile_document(config_map)["rings"]["ena"]  # untouched: it cannot apply on AKS
+    assert rings["mlx5_core"]["rx"] == 8192

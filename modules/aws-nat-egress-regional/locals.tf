@@ -14,3 +14,8 @@ locals {
   }
   manual = var.ip_mode == "manual"
 }
+
+# What the measured_from output carries (NatEgress registers the same): the provenance without its padding.
+locals {
+  measured_from = var.measured_from == null ? null : trimspace(var.measured_from)
+}

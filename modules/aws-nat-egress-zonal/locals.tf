@@ -13,3 +13,8 @@ locals {
     if try(demand == floor(demand) && demand >= 1 && demand <= local.nat_facts.max_ips * local.nat_facts.connections_per_ip, false)
   }
 }
+
+# What the measured_from output carries (NatEgress registers the same): the provenance without its padding.
+locals {
+  measured_from = var.measured_from == null ? null : trimspace(var.measured_from)
+}

@@ -36,3 +36,8 @@ output "profile_outbound" {
   EOT
   value       = local.profile_outbound
 }
+
+output "measured_from" {
+  description = "Where peak_connections was measured (var.measured_from, trimmed), or null: what the IPs were sized from."
+  value       = local.measured_from
+}

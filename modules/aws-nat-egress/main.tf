@@ -16,6 +16,7 @@ module "zonal" {
   alarms                  = var.alarms
   alarm_actions           = var.alarm_actions
   tags                    = var.tags
+  measured_from           = var.measured_from
 }
 
 module "regional" {
@@ -33,4 +34,5 @@ module "regional" {
   alarms                  = var.alarms
   alarm_actions           = var.alarm_actions
   tags                    = var.tags
+  measured_from           = var.measured_from
 }

@@ -35,3 +35,8 @@ output "profile_outbound" {
   EOT
   value       = var.mode == "zonal" ? module.zonal[0].profile_outbound : module.regional[0].profile_outbound
 }
+
+output "measured_from" {
+  description = "Where peak_connections was measured (var.measured_from, trimmed), or null, from the chosen module."
+  value       = var.mode == "zonal" ? module.zonal[0].measured_from : module.regional[0].measured_from
+}

@@ -125,3 +125,13 @@ variable "vpc_id" {
     error_message = "vpc_id: 'given' is not allowed; allowed: only with mode 'regional' (zonal: public_subnet_ids)"
   }
 }
+
+variable "measured_from" {
+  description = <<-EOT
+    Where peak_connections (or peak_connections_by_az) was measured: the source line `wirespeed size aws-natgw
+    --from-prometheus URL` prints. The chosen module checks it (one line of at most 512 characters) and passes it
+    through as the measured_from output. Default null: the figure was not measured.
+  EOT
+  type        = string
+  default     = null
+}

@@ -25,6 +25,7 @@ type natVector struct {
 		ElasticIPs      int             `json:"elastic_ips"`
 		Warnings        []string        `json:"warnings"`
 		ProfileOutbound json.RawMessage `json:"profile_outbound"`
+		MeasuredFrom    json.RawMessage `json:"measured_from"`
 	} `json:"expected"`
 	Errors []string `json:"errors"`
 }
@@ -68,7 +69,8 @@ func checkNatModule(t *testing.T, name string, vectors []natVector) {
 	harness := ""
 	if name != "aws-nat-egress" {
 		harness = `output "ips_by_az" { value = local.ips_by_az }` + "\n" + `output "eips" { value = keys(local.eips) }` + "\n" +
-			`output "profile_outbound" { value = local.profile_outbound }` + "\n"
+			`output "profile_outbound" { value = local.profile_outbound }` + "\n" +
+			`output "measured_from" { value = local.measured_from }` + "\n"
 	}
 	dir := tftest.PureHarness(t, module, harness)
 	tf := tftest.New(t, dir)
@@ -134,6 +136,11 @@ func checkNatModule(t *testing.T, name string, vectors []natVector) {
 				t.Errorf("%d Elastic IPs planned, want %d: %v", len(eips), v.Expected.ElasticIPs, eips)
 			}
 			requireSameJSON(t, "profile_outbound", outputs["profile_outbound"].Value, v.Expected.ProfileOutbound)
+			measured := json.RawMessage("null") // terraform output leaves a null output out
+			if out, ok := outputs["measured_from"]; ok {
+				measured = out.Value
+			}
+			requireSameJSON(t, "measured_from", measured, v.Expected.MeasuredFrom)
 		})
 	}
 	// Every validation rule was seen refusing something.

@@ -21,6 +21,7 @@ from typing import Any
 
 from wirespeed.audit.aws import Inventory, KarpenterInstance, NatGateway, NatZone, NodeGroup, QuotaReading
 from wirespeed.errors import UserError
+from wirespeed.io_limits import size_text
 from wirespeed.sizing.nat_gateway import NAT_GATEWAY_EIPS, REGION_EIPS, REGIONAL, ZONAL
 
 # GetMetricData accepts at most 500 queries per request (CloudWatch API reference, GetMetricData).
@@ -32,6 +33,13 @@ NAT_METRICS = ("ErrorPortAllocation", "PacketsDropCount")
 CONNECT_TIMEOUT_SECONDS = 2
 # A page of 1,000 instances can take a while to render (moto on 2 vCPUs: several seconds); connecting cannot.
 READ_TIMEOUT_SECONDS = 60
+# wirespeed's choice, not AWS's: the largest answer the audit reads is a 1,000-instance DescribeInstances page
+# (a few KiB of XML per instance, so under 10 MiB) or 200 launch template versions with user data (16 KiB each at
+# most, EC2 API reference: RequestLaunchTemplateData.UserData), so an answer past this is no AWS API response and
+# is refused before it fills memory; --timeout alone would let a fast endpoint hand over gigabytes.
+MAX_RESPONSE_BYTES = 64 << 20
+# The size of each read of a response body: the cap is checked after every one.
+READ_CHUNK_BYTES = 64 << 10
 # Karpenter tags every instance it launches with its NodePool's name (karpenter.sh docs, "Reference:
 # Instance tags"; the key is the NodePool label karpenter.sh/nodepool).
 KARPENTER_NODEPOOL_TAG = "karpenter.sh/nodepool"
@@ -71,6 +79,34 @@ class Clients:
 ClientHook = Callable[[str, Any], None]
 
 
+class _CappedSession:
+    """A client's HTTP session that reads each response body itself, chunk by chunk, and refuses one larger than
+    MAX_RESPONSE_BYTES (botocore would read it whole, however large). ``current`` names the call in flight."""
+
+    def __init__(self, inner: Any, current: list[str]) -> None:
+        self._inner = inner
+        self._current = current
+
+    def send(self, request: Any) -> Any:
+        request.stream_output = True  # botocore then leaves the body unread; read here, within the cap
+        response = self._inner.send(request)
+        body = bytearray()
+        for chunk in response.raw.stream(READ_CHUNK_BYTES):
+            body += chunk
+            if len(body) > MAX_RESPONSE_BYTES:
+                response.raw.close()  # drop the connection: the rest of the answer is never read
+                cap = size_text(MAX_RESPONSE_BYTES)
+                raise AwsUnreachable(
+                    f"cannot reach AWS: {self._current[0]} answered more than {cap} (MAX_RESPONSE_BYTES), far past "
+                    "any AWS API response the audit reads; check --endpoint-url and any proxy"
+                )
+        response._content = bytes(body)  # what botocore's own read would have left there
+        return response
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
 def _clients(target: Target, calls: Counter[str], hook: ClientHook | None) -> Clients:
     import boto3
     from botocore.config import Config
@@ -85,12 +121,17 @@ def _clients(target: Target, calls: Counter[str], hook: ClientHook | None) -> Cl
         retries={"total_max_attempts": 1, "mode": "standard"},
     )
 
+    current = [""]
+
     def count(model: Any, **_: Any) -> None:
-        calls[f"{model.service_model.service_name}:{model.name}"] += 1
+        current[0] = f"{model.service_model.service_name}:{model.name}"
+        calls[current[0]] += 1
 
     clients = []
     for service in ("ec2", "eks", "cloudwatch", "service-quotas"):
         client = session.client(service, config=config, endpoint_url=target.endpoint_url)
+        endpoint = client._endpoint  # botocore offers no public hook between the socket and its whole-body read
+        endpoint.http_session = _CappedSession(endpoint.http_session, current)
         client.meta.events.register("before-call", count)
         client.meta.events.register("after-call", _refuse_html)
         if hook is not None:

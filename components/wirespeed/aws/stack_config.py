@@ -22,6 +22,26 @@ from wirespeed.values import whole
 NODE_GROUP_FORMAT = "NAME:TYPE[+TYPE...]:MIN:MAX[:PROFILE[:ena-express]]"
 # EKS node group names: letters, digits, '-' and '_', starting with a letter or digit, up to 63 characters.
 NODE_GROUP_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$")
+# The part of a node group string each plan_node_group argument comes from, so a problem names what the user wrote
+# (``wirespeed:nodeGroups[2] (MIN)``), not the Python argument (``min_size``).
+_GROUP_PARTS = {
+    "name": "NAME",
+    "instance_types": "TYPE",
+    "min_size": "MIN",
+    "max_size": "MAX",
+    "profile": "PROFILE",
+    "ena_express": "ena-express",
+}
+_ARGUMENT = re.compile(r"(\w+)(.*)")
+
+
+def _group_key(where: str, field: str) -> str:
+    """``wirespeed:nodeGroups[i] (PART...)`` for a component argument path such as ``instance_types[0]``."""
+    argument = _ARGUMENT.fullmatch(field)
+    if argument is None or argument.group(1) not in _GROUP_PARTS:
+        return f"{where} ({field})"
+    name, rest = argument.groups()
+    return f"{where} ({_GROUP_PARTS[name]}{rest})"
 
 
 @dataclass(frozen=True)
@@ -93,6 +113,15 @@ def _pairs(key: str, values: Sequence[str], problems: list[Problem]) -> dict[str
     return out
 
 
+def _group_allowed(allowed: str) -> str:
+    """The component's allowed text in the node group string's terms: its part names for argument names, and
+    without what only Python callers can give (not_network_optimised_reason, a Profile object)."""
+    allowed = allowed.replace(", or give not_network_optimised_reason", "").replace(" or a Profile", "")
+    for argument, part in _GROUP_PARTS.items():
+        allowed = re.sub(rf"\b{argument}\b", part, allowed) if "_" in argument else allowed
+    return allowed
+
+
 def _group(index: int, text: str, security_groups: bool, problems: list[Problem]) -> NodeGroupSpec | None:
     where = f"wirespeed:nodeGroups[{index}]"
     parts = str(text).split(":")
@@ -106,11 +135,11 @@ def _group(index: int, text: str, security_groups: bool, problems: list[Problem]
         problems.append(Problem(where, text, f"{NODE_GROUP_FORMAT}: the sixth field can only be ena-express"))
         return None
     if not NODE_GROUP_NAME.match(name):
-        problems.append(Problem(f"{where}.name", name, "letters, digits, '-' and '_', up to 63 characters"))
+        problems.append(Problem(_group_key(where, "name"), name, "letters, digits, '-' and '_', up to 63 characters"))
     sizes = []
-    for label, value in (("min", low), ("max", high)):
+    for label, value in (("min_size", low), ("max_size", high)):
         if not value.isdigit():
-            problems.append(Problem(f"{where}.{label}", value, "a whole number of nodes"))
+            problems.append(Problem(_group_key(where, label), value, "a whole number of nodes"))
             return None
         sizes.append(int(value))
     plan, found = plan_node_group(
@@ -120,7 +149,7 @@ def _group(index: int, text: str, security_groups: bool, problems: list[Problem]
         max_size=sizes[1],
         ena_express=ena_express,
     )
-    problems.extend(Problem(f"{where}.{p.field}", p.value, p.allowed) for p in found)
+    problems.extend(Problem(_group_key(where, p.field), p.value, _group_allowed(p.allowed)) for p in found)
     if ena_express and not security_groups:
         problems.append(
             Problem(

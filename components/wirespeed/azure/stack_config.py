@@ -46,6 +46,15 @@ _KEYS = {
     "outbound.nat_gateway_flows": "wirespeed:natGatewayFlows",
     "outbound": "wirespeed:pools with wirespeed:connectionsPerSecond or wirespeed:allocatedOutboundPorts",
 }
+# Component argument names that appear in a problem's allowed text, in the stack config's terms.
+_ALLOWED_WORDS = {
+    "min_count": "MIN",
+    "max_count": "MAX",
+    "allocated_outbound_ports": "wirespeed:allocatedOutboundPorts",
+    "connections_per_second": "wirespeed:connectionsPerSecond",
+}
+# The component's escape for a size that is not network-optimised; the stack config has no key for it.
+_NO_STACK_KEY = ", or set allow_non_network_optimised to the reason this pool may use it"
 _POOL_PATH = re.compile(r"(system_pool|pools\[(\d+)\])(?:\.(\w+))?(.*)")
 
 
@@ -163,12 +172,25 @@ def cluster_spec(config: Mapping[str, Any]) -> ClusterSpec:
         for problem in exc.problems:
             if system is None and problem.field.startswith("system_pool"):
                 continue  # the stand-in for a system pool string that did not parse
-            found = replace(problem, field=_stack_key(problem.field, pool_keys))
+            found = replace(
+                problem,
+                field=_stack_key(problem.field, pool_keys),
+                allowed=_stack_words(problem.allowed),
+                reason=_stack_words(problem.reason),
+            )
             if found not in problems:
                 problems.append(found)
     if problems:
         raise StackConfigError(problems)
     return spec
+
+
+def _stack_words(allowed: str) -> str:
+    """A component's allowed text with its argument names replaced by what the stack config calls them."""
+    allowed = allowed.replace(_NO_STACK_KEY, "")
+    for argument, key in _ALLOWED_WORDS.items():
+        allowed = re.sub(rf"\b{argument}\b", key, allowed)
+    return allowed
 
 
 def _stack_key(path: str, pool_keys: Sequence[str]) -> str:

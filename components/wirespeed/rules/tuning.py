@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from wirespeed.catalog.karpenter_azure import LINUX_OS_CONFIG_SINCE, NODE_CLASS_TYPES
-from wirespeed.names import LINE_RATE_ANNOTATION, PROFILE_LABEL
+from wirespeed.names import CLUSTER_TYPE, LINE_RATE_ANNOTATION, PROFILE_LABEL
 from wirespeed.rules import _aks, _k8s, _nap
 from wirespeed.rules._model import Finding, Reads, Resource, Rule, Settings, is_type, quoted
 from wirespeed.rules._userdata import read_user_data
@@ -449,12 +449,40 @@ def _ring_message(where: str, driver: str, direction: Direction, value: int, ver
     )
 
 
+# The component types whose tuning ConfigMaps run on AKS nodes: NetworkOptimizedCluster deploys its NodeTuning as a
+# child. A ConfigMap whose URN or parent's URN holds one of these, or an azure-native type, is on Azure.
+AZURE_PARENT_TYPES = (CLUSTER_TYPE,)
+
+
+def _qualified_types(urn: str | None) -> list[str]:
+    """The types in a URN's qualified type (urn:pulumi:<stack>::<project>::<parent type>$<type>::<name>)."""
+    parts = (urn or "").split("::")
+    return parts[2].split("$") if len(parts) > 3 else []
+
+
+def _on_azure(resource: Resource) -> bool:
+    """Whether the resource's URN, or its parent's, places it under an AKS component (what deploys it there)."""
+    types = _qualified_types(resource.urn) + _qualified_types(resource.parent)
+    return any(t in AZURE_PARENT_TYPES or t.startswith("azure-native:") for t in types)
+
+
+def _applies(driver: str, on_azure: bool) -> bool:
+    """A ring setting for a driver of AWS's NICs (ENA) never applies on an AKS node: no Azure VM presents one, so
+    the agent never sizes it there and a finding citing AWS's guidance would be about nothing."""
+    from wirespeed import catalog
+
+    return not on_azure or driver not in catalog.cloud_drivers("aws") or driver in catalog.cloud_drivers("azure")
+
+
 def _ring_verdicts(resource: Resource, settings: Settings) -> Iterator[tuple[str, str, Direction, int, RingVerdict]]:
     profile = _k8s.profile_in(resource)
     if profile is None:
         return
     rate = config_map_rate(resource, settings)
+    on_azure = _on_azure(resource)
     for driver, direction, value in _rings(profile.document):
+        if not _applies(driver, on_azure):
+            continue
         verdict = _ring_verdict(driver, direction, value, rate, settings)
         if verdict is not None:
             yield profile.where, driver, direction, value, verdict

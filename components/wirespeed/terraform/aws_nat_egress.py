@@ -21,7 +21,7 @@ from typing import Any
 from wirespeed.aws import egress
 from wirespeed.aws.snat import nat_gateway_outbound
 from wirespeed.problems import Problem
-from wirespeed.sizing import aws_nat, nat_gateway, snat_limits
+from wirespeed.sizing import aws_nat, azure_lb, nat_gateway, snat_limits
 from wirespeed.terraform import MODULES, PROFILE_OUTBOUND_FIELDS, ROOT, render, terraform_value
 
 DISPATCHER = "aws-nat-egress"
@@ -65,6 +65,8 @@ def facts_document(module: str) -> dict[str, Any]:
                 # kind and the most public_ips a profile states for it.
                 "profile_kind": snat_limits.AWS_NAT_GATEWAY,
                 "profile_max_public_ips": snat_limits.PUBLIC_IPS_RANGES[snat_limits.AWS_NAT_GATEWAY][1],
+                # The longest measured_from (where peak_connections was measured) NatEgress accepts.
+                "max_source_length": azure_lb.MAX_SOURCE_LENGTH,
             }
         },
     }
@@ -83,6 +85,10 @@ SUBNETS = {"eu-west-1a": "subnet-0a", "eu-west-1b": "subnet-0b", "eu-west-1c": "
 ZONES = list(SUBNETS)
 VPC = "vpc-0a"
 Z, R, D = ZONAL_MODULE, REGIONAL_MODULE, DISPATCHER
+# The source line `wirespeed size aws-natgw --from-prometheus` prints.
+MEASURED_FROM = (
+    "prometheus http://prometheus:9090, max of sum by (zone, destination) over 7d: 96,000 to 52.1.2.3:443/tcp"
+)
 CASES: list[tuple[str, str, dict[str, Any]]] = [
     ("one_ip_each", Z, {"public_subnet_ids": SUBNETS, "peak_connections": 55_000}),
     # 3 AZs x 2 IPs: the per-gateway default holds, the Region's 5 Elastic IPs do not.
@@ -147,6 +153,13 @@ CASES: list[tuple[str, str, dict[str, Any]]] = [
             "alarm_actions": ["arn:x"],
         },
     ),
+    # Where a measured peak_connections came from (NatEgressArgs.measured_from): passed through, trimmed, or refused.
+    (
+        "measured_peak_provenance",
+        Z,
+        {"public_subnet_ids": SUBNETS, "peak_connections": 96_000, "measured_from": f" {MEASURED_FROM} "},
+    ),
+    ("invalid_measured_from_blank", Z, {"public_subnet_ids": SUBNETS, "peak_connections": 1000, "measured_from": " "}),
     # Regional: one gateway, each AZ's Elastic IPs (manual) or none (automatic), up to 32 per AZ.
     ("regional_two_ips_each", R, {"availability_zones": ZONES[:2], "vpc_id": VPC, "peak_connections": 110_000}),
     (
@@ -192,6 +205,16 @@ CASES: list[tuple[str, str, dict[str, Any]]] = [
         R,
         {"availability_zones": ZONES, "vpc_id": VPC, "ip_mode": "automatic", "ip_count": 3},
     ),
+    (
+        "regional_measured_peak_provenance",
+        R,
+        {"availability_zones": ZONES, "vpc_id": VPC, "peak_connections": 96_000, "measured_from": MEASURED_FROM},
+    ),
+    (
+        "invalid_regional_measured_from_too_long",
+        R,
+        {"availability_zones": ZONES, "vpc_id": VPC, "peak_connections": 1, "measured_from": "x" * 513},
+    ),
     ("invalid_ip_mode", R, {"availability_zones": ZONES, "vpc_id": VPC, "ip_mode": "auto", "peak_connections": 1}),
     ("invalid_regional_no_demand", R, {"availability_zones": ZONES, "vpc_id": VPC}),
     (
@@ -223,6 +246,7 @@ CASES: list[tuple[str, str, dict[str, Any]]] = [
     # The module with `mode`: which inputs each mode takes (the rest is the chosen module's to check).
     ("mode_zonal_by_default", D, {"public_subnet_ids": SUBNETS, "peak_connections": 1000}),
     ("mode_regional", D, {"mode": "regional", "availability_zones": ZONES, "vpc_id": VPC, "peak_connections": 1000}),
+    ("mode_zonal_measured", D, {"public_subnet_ids": SUBNETS, "peak_connections": 100, "measured_from": MEASURED_FROM}),
     ("invalid_mode", D, {"mode": "global", "public_subnet_ids": SUBNETS, "peak_connections": 1000}),
     (
         "invalid_regional_with_subnets_and_no_vpc",
@@ -288,6 +312,9 @@ def _case(name: str, module: str, inputs: Mapping[str, Any]) -> dict[str, Any]:
         alarms=inputs.get("alarms", True),
         alarm_actions=inputs.get("alarm_actions"),
     )
+    measured = inputs.get("measured_from")
+    if module != DISPATCHER:  # the chosen module checks it; aws-nat-egress passes it through
+        problems = [*problems, *egress.measured_from_problems(measured, "measured_from")]
     if problems or extra:
         by_az = isinstance(demand, Mapping)
         case["errors"] = sorted([terraform_message(p, by_az) for p in problems] + extra)
@@ -300,6 +327,8 @@ def _case(name: str, module: str, inputs: Mapping[str, Any]) -> dict[str, Any]:
         "warnings": plan.warnings,
         # As NatEgress.profile_outbound gives it for the same plan.
         "profile_outbound": nat_gateway_outbound(ips).model_dump(include=set(PROFILE_OUTBOUND_FIELDS)),
+        # NatEgress's measured_from output: the text trimmed, or none.
+        "measured_from": None if measured is None else measured.strip(),
     }
     return case
 

@@ -100,3 +100,24 @@ run "more_than_eight_ips_refused" {
   }
   expect_failures = [var.peak_connections]
 }
+
+run "measured_peak_provenance_passed_through" {
+  variables {
+    peak_connections = 1000
+    measured_from    = " prometheus http://prometheus:9090, max over 7d: 96,000 to 52.1.2.3:443/tcp "
+  }
+
+  assert {
+    condition     = output.measured_from == "prometheus http://prometheus:9090, max over 7d: 96,000 to 52.1.2.3:443/tcp" && output.ips_by_az["eu-west-1a"] == 1
+    error_message = "measured_from: the provenance, trimmed, as NatEgress's output"
+  }
+}
+
+run "measured_from_on_two_lines_refused" {
+  command = plan
+  variables {
+    peak_connections = 1000
+    measured_from    = "prometheus\nhttp://prometheus:9090"
+  }
+  expect_failures = [var.measured_from]
+}
