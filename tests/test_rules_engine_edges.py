@@ -313,3 +313,10 @@ def test_quoted_writes_a_key_as_json_in_brackets():
 def test_a_stack_rule_applies_to_every_type():
     assert rule("s1", scope="stack").applies_to(OTHER)
     assert not rule("r1").applies_to(OTHER)
+
+
+def test_a_secret_container_is_reported_at_its_field_and_index():
+    spec = {"spec": {"template": {"spec": {"containers": [{"name": "a"}, "[secret]"]}}}}
+    with pytest.raises(SecretNotReadable) as info:
+        list(containers(spec))
+    assert info.value.path == "containers.1"
