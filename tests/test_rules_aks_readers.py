@@ -154,6 +154,7 @@ def test_arm_segment_reads_keys_not_names():
     assert arm_segment(f"{tricky_rg}/managedClusters/aks/agentPools/p", "managedClusters") == "aks"
     assert arm_segment(f"{RG}/managedClusters/managedClusters/agentPools/p", "managedClusters") == "managedClusters"
     assert arm_segment(f"{RG}/managedClusters/aks", "agentPools") is None
+    assert arm_segment(f"{RG}/managedClusters/aksX", "managedClusters") == "aksX"
 
 
 # --- which separate AgentPools belong to a cluster ---------------------------------------------------------------
@@ -194,7 +195,14 @@ def test_pools_match_by_cluster_name_and_resource_group_when_both_are_known():
         pool("same-group", {"resourceName": "aks", "resourceGroupName": "rg-a"}),
         pool("no-group", {"resourceName": "Aks"}),
         pool("other-cluster", {"resourceName": "aks2", "resourceGroupName": "rg-a"}),
+        pool("no-cluster", {"resourceGroupName": "rg-a"}),
     ]
     assert names(PoolIndex(pools).pools_of(cluster)) == ["same-group", "no-group"]
     ungrouped = res(CLUSTER, "c", {"resourceName": "aks"})
     assert names(PoolIndex(pools).pools_of(ungrouped)) == ["other-group", "same-group", "no-group"]
+
+
+def test_a_pool_that_names_no_cluster_belongs_to_no_cluster_by_name():
+    orphan = pool("orphan", {})
+    for cluster_props in ({"resourceName": "aks"}, {"resourceName": "", "name": ""}):
+        assert names(PoolIndex([orphan]).pools_of(res(CLUSTER, "c", cluster_props))) == []

@@ -175,6 +175,7 @@ def test_remediation_runs_only_at_remediate_level_and_keeps_the_resource_as_it_w
     )
     assert (fixed_once.outputs, fixed_once.property_dependencies) == ({"o": 1}, {"x": ["urn:d"]})
     assert remediate(original, resolve_config(None, [first]), [first]) is None  # mandatory: never rewritten
+    assert remediate(original, None, [first]) is None  # no config: the given rules' defaults
     # Without a rule list the built-in rules run, none of which knows this type.
     assert remediate(original, None) is None
 

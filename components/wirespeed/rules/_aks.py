@@ -191,16 +191,18 @@ class PoolIndex:
         self._pools = [r for r in resources if is_type(r, AGENT_POOL)]
         self._by_dependency: dict[str, list[int]] = {}
         self._by_name: dict[str, list[int]] = {}
-        self._name_unknown: list[int] = []
+        # Pools whose cluster is not known yet (preview), with what is not known: any cluster's pools may include them.
+        self._name_unknown: dict[int, NotKnown] = {}
         for position, pool in enumerate(self._pools):
             for urn in pool.property_dependencies.get("resourceName", ()):
                 self._by_dependency.setdefault(urn, []).append(position)
             try:
                 name = pool_cluster_name(pool)
-            except NotKnown:
-                self._name_unknown.append(position)
+            except NotKnown as exc:
+                self._name_unknown[position] = exc
                 continue
-            self._by_name.setdefault((name or "").lower(), []).append(position)
+            if name:  # a pool that names no cluster belongs to one only through a dependency
+                self._by_name.setdefault(name.lower(), []).append(position)
 
     def pools_of(self, cluster: Resource) -> Iterator[Resource]:
         """Separate AgentPool resources of ``cluster``, in stack order: linked by a property dependency of
@@ -216,8 +218,8 @@ class PoolIndex:
             if cluster.urn in resource.property_dependencies.get("resourceName", ()):
                 yield resource
                 continue
-            if (pool_cluster_name(resource) or "").lower() != (name or "").lower():  # raises for an unknown name
-                continue
+            if position in self._name_unknown:
+                raise self._name_unknown[position]
             pool_group = text(get(merged(resource), "resourceGroupName"))
             if group and pool_group and group.lower() != pool_group.lower():
                 continue
