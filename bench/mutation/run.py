@@ -58,7 +58,6 @@ TESTS = (
     "tests/test_rules_tuning_edges.py",
     "tests/test_rules_user_data.py",
     "tests/test_aws_rules_agree.py",
-    "tests/test_mutation_survivors.py",
     # The rest of sizing/ and rules/ (measured peaks, line rates, AKS sysctls, node auto-provisioning, the profile
     # model the profile rule calls, the rules' declared reads): their own in-process tests.
     "tests/test_measured_peak_azure.py",
@@ -70,6 +69,8 @@ TESTS = (
     "tests/test_rules_reads.py",
     "tests/test_sizing_nap.py",
     "tests/test_sizing_measured.py",
+    "tests/test_rules_engine_edges.py",
+    "tests/test_rules_aks_readers.py",
 )
 # What tests read through the repository root besides tests/ (catalog data, example stacks and workloads, the
 # documented JSON keys).

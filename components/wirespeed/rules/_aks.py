@@ -64,9 +64,8 @@ def merged(resource: Resource) -> Mapping[str, Any]:
 
 def uses_load_balancer(props: Mapping[str, Any]) -> bool:
     """Whether outbound traffic leaves through the Standard Load Balancer (AKS's default when unset)."""
-    network = get(props, "networkProfile")
-    outbound = text(get(network, "outboundType")) if network is not None else None
-    sku = text(get(network, "loadBalancerSku")) if network is not None else None
+    outbound = text(get(props, "networkProfile", "outboundType"))
+    sku = text(get(props, "networkProfile", "loadBalancerSku"))
     return (outbound is None or outbound == "loadBalancer") and (sku is None or sku.lower() == "standard")
 
 
@@ -171,13 +170,15 @@ def pool_cluster_name(pool: Resource) -> str | None:
 
 def arm_segment(arm_id: str, segment: str) -> str | None:
     """The name after ``/<segment>/`` in an ARM id (ARM compares segment names case-insensitively):
-    ``arm_segment(".../resourceGroups/rg/.../managedClusters/aks", "managedClusters")`` is ``"aks"``."""
-    parts = arm_id.split("/")
-    lowered = [p.lower() for p in parts]
+    ``arm_segment(".../resourceGroups/rg/.../managedClusters/aks", "managedClusters")`` is ``"aks"``.
+
+    An ARM id is key/name pairs (``subscriptions/<id>/resourceGroups/<name>/providers/<namespace>/<type>/<name>``),
+    so only keys are matched: a resource group or cluster that is itself named ``managedClusters`` is a name, not the
+    key, and reading it as one would tie a pool to a cluster called ``providers``."""
+    parts = arm_id.strip("/").split("/")
     wanted = segment.lower()
-    if wanted in lowered:
-        at = lowered.index(wanted)
-        if at + 1 < len(parts):
+    for at in range(0, len(parts) - 1, 2):
+        if parts[at].lower() == wanted:
             return parts[at + 1]
     return None
 
@@ -190,16 +191,18 @@ class PoolIndex:
         self._pools = [r for r in resources if is_type(r, AGENT_POOL)]
         self._by_dependency: dict[str, list[int]] = {}
         self._by_name: dict[str, list[int]] = {}
-        self._name_unknown: list[int] = []
+        # Pools whose cluster is not known yet (preview), with what is not known: any cluster's pools may include them.
+        self._name_unknown: dict[int, NotKnown] = {}
         for position, pool in enumerate(self._pools):
             for urn in pool.property_dependencies.get("resourceName", ()):
                 self._by_dependency.setdefault(urn, []).append(position)
             try:
                 name = pool_cluster_name(pool)
-            except NotKnown:
-                self._name_unknown.append(position)
+            except NotKnown as exc:
+                self._name_unknown[position] = exc
                 continue
-            self._by_name.setdefault((name or "").lower(), []).append(position)
+            if name:  # a pool that names no cluster belongs to one only through a dependency
+                self._by_name.setdefault(name.lower(), []).append(position)
 
     def pools_of(self, cluster: Resource) -> Iterator[Resource]:
         """Separate AgentPool resources of ``cluster``, in stack order: linked by a property dependency of
@@ -215,8 +218,8 @@ class PoolIndex:
             if cluster.urn in resource.property_dependencies.get("resourceName", ()):
                 yield resource
                 continue
-            if (pool_cluster_name(resource) or "").lower() != (name or "").lower():  # raises for an unknown name
-                continue
+            if position in self._name_unknown:
+                raise self._name_unknown[position]
             pool_group = text(get(merged(resource), "resourceGroupName"))
             if group and pool_group and group.lower() != pool_group.lower():
                 continue
