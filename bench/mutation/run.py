@@ -162,7 +162,10 @@ def main() -> int:
         only = [f"src/wirespeed/{path}" for path in args.only]
     else:
         only = [f"src/wirespeed/{scope}/*" for scope in SCOPES]
-    tests = [t for t in TESTS if (REPO / t).exists()]
+    tests = list(TESTS)
+    if missing := [t for t in tests if not (REPO / t).exists()]:
+        # A renamed test file would otherwise drop out silently and its mutants would read as survivors.
+        raise SystemExit(f"run.py: TESTS names files that do not exist: {', '.join(missing)}")
     if not (args.keep and (args.work / "mutants").exists()):
         build_tree(args.work, only, tests)
     log(f"mutmut over {', '.join(only)} with {len(tests)} test files, {args.max_children} at a time")
