@@ -87,6 +87,22 @@ variable "ip_mode" {
   }
 }
 
+variable "measured_from" {
+  description = <<-EOT
+    Where peak_connections (or peak_connections_by_az) was measured: the source line `wirespeed size aws-natgw
+    --from-prometheus URL` prints, one line of at most 512 characters. Passed through, trimmed, as the
+    measured_from output, so a plan and a pull request show what the IPs were sized from (NatEgressArgs.measured_from).
+    Default null: the figure was not measured.
+  EOT
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.measured_from == null ? true : trimspace(var.measured_from) != "" && length(var.measured_from) <= local.nat_facts.max_source_length && !can(regex("[[:cntrl:]]", var.measured_from))
+    error_message = "measured_from: '${coalesce(var.measured_from, "null")}' is not allowed; allowed: where the peak was measured, one line of at most ${local.nat_facts.max_source_length} characters (the source line `wirespeed size ... --from-prometheus` prints)"
+  }
+}
+
 variable "peak_connections" {
   description = <<-EOT
     Peak simultaneous connections from each AZ to its busiest single destination (IP, port, protocol), one figure for
@@ -143,20 +159,4 @@ variable "tags" {
   description = "AWS tags on the gateway, every Elastic IP and the alarm."
   type        = map(string)
   default     = {}
-}
-
-variable "measured_from" {
-  description = <<-EOT
-    Where peak_connections (or peak_connections_by_az) was measured: the source line `wirespeed size aws-natgw
-    --from-prometheus URL` prints, one line of at most 512 characters. Passed through, trimmed, as the
-    measured_from output, so a plan and a pull request show what the IPs were sized from (NatEgressArgs.measured_from).
-    Default null: the figure was not measured.
-  EOT
-  type        = string
-  default     = null
-
-  validation {
-    condition     = var.measured_from == null ? true : trimspace(var.measured_from) != "" && length(var.measured_from) <= local.nat_facts.max_source_length && !can(regex("[[:cntrl:]]", var.measured_from))
-    error_message = "measured_from: '${coalesce(var.measured_from, "null")}' is not allowed; allowed: where the peak was measured, one line of at most ${local.nat_facts.max_source_length} characters (the source line `wirespeed size ... --from-prometheus` prints)"
-  }
 }

@@ -54,6 +54,16 @@ variable "ip_mode" {
   }
 }
 
+variable "measured_from" {
+  description = <<-EOT
+    Where peak_connections (or peak_connections_by_az) was measured: the source line `wirespeed size aws-natgw
+    --from-prometheus URL` prints. The chosen module checks it (one line of at most 512 characters) and passes it
+    through as the measured_from output. Default null: the figure was not measured.
+  EOT
+  type        = string
+  default     = null
+}
+
 variable "mode" {
   description = "zonal: one NAT gateway per AZ in its public subnet (public_subnet_ids), at most 8 IPs each. regional: one NAT gateway for the VPC (vpc_id, availability_zones), up to 32 IPs per AZ."
   type        = string
@@ -124,14 +134,4 @@ variable "vpc_id" {
     condition     = var.mode != "zonal" || var.vpc_id == null
     error_message = "vpc_id: 'given' is not allowed; allowed: only with mode 'regional' (zonal: public_subnet_ids)"
   }
-}
-
-variable "measured_from" {
-  description = <<-EOT
-    Where peak_connections (or peak_connections_by_az) was measured: the source line `wirespeed size aws-natgw
-    --from-prometheus URL` prints. The chosen module checks it (one line of at most 512 characters) and passes it
-    through as the measured_from output. Default null: the figure was not measured.
-  EOT
-  type        = string
-  default     = null
 }
