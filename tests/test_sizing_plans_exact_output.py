@@ -11,8 +11,7 @@ from fractions import Fraction
 import pytest
 
 from wirespeed import catalog
-from wirespeed.sizing import SizingError, plan_backlog, plan_rings
-from wirespeed.sizing import aks_sysctls
+from wirespeed.sizing import SizingError, aks_sysctls, plan_backlog, plan_rings
 from wirespeed.sizing.backlog import BacklogPlan
 from wirespeed.sizing.errors import InfeasibleError
 from wirespeed.sizing.exact import check_decimal, decimal_text, exact
