@@ -72,6 +72,7 @@ TESTS = (
     "tests/test_rules_nap_reading.py",
     "tests/test_rules_sku_reading.py",
     "tests/test_rules_agent_reading.py",
+    "tests/test_rules_natgw_edges.py",
 )
 # What tests read through the repository root besides tests/ (catalog data, example stacks and workloads, the
 # documented JSON keys).
