@@ -180,6 +180,10 @@ def test_check_decimal_names_field_and_value():
         check_decimal("stall_ms", 5, 1, 3)
     assert (info.value.field, info.value.value) == ("stall_ms", 5)
     assert str(info.value) == "stall_ms: 5 is not allowed: must be between 1 and 3"
+    with pytest.raises(SizingError) as info:
+        check_decimal("stall_ms", "3", 1, 3)
+    assert (info.value.field, info.value.value) == ("stall_ms", "3")
+    assert str(info.value) == "stall_ms: '3' is not allowed: must be between 1 and 3"
 
 
 def test_line_rates_say_whether_they_were_known():
