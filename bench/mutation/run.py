@@ -71,6 +71,11 @@ TESTS = (
     "tests/test_sizing_measured.py",
     "tests/test_rules_engine_edges.py",
     "tests/test_rules_aks_readers.py",
+    "tests/test_sizing_plans_exact_output.py",
+    "tests/test_rules_nap_reading.py",
+    "tests/test_rules_sku_reading.py",
+    "tests/test_rules_agent_reading.py",
+    "tests/test_rules_natgw_edges.py",
 )
 # What tests read through the repository root besides tests/ (catalog data, example stacks and workloads, the
 # documented JSON keys).

@@ -67,7 +67,9 @@ class BacklogPlan:
                 f"capped at {whose} {self.maximum:,}, below the {self.packets_in_stall:,} the stall needs: "
                 f"it holds only {self.stall_ms * self.maximum / self.packets_in_stall:.2g} ms at this rate"
             )
-        if self.netdev_max_backlog == BACKLOG_MIN and self.packets_in_stall <= BACKLOG_MIN:
+        # The value is the next power of two at or above the stall's packets, at least 1,000: it is 1,000 only
+        # when those fit in 512, so no second test of the packets is needed.
+        if self.netdev_max_backlog == BACKLOG_MIN:
             if self.cloud == "aws":
                 return "the stall fits in the kernel default"
             return f"the stall fits in the kernel default, AKS's minimum {BACKLOG_MIN:,}"
