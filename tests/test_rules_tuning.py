@@ -566,3 +566,48 @@ def test_on_aks_remediation_leaves_ena_rings_alone():
     rings = json.loads(fixed["data"]["profile.json"])["rings"]
     assert rings["ena"] == profile_document(config_map)["rings"]["ena"]  # untouched: it cannot apply on AKS
     assert rings["mlx5_core"]["rx"] == 8192
+
+
+def test_on_aks_by_its_own_urn_or_an_azure_native_parent_ena_rings_are_not_flagged():
+    """The ConfigMap's own URN under NetworkOptimizedCluster (no parent given), or a parent of an azure-native type,
+    places it on AKS just as a NetworkOptimizedCluster parent does."""
+    from pulumi_policy import ResourceValidationArgs
+
+    from fixtures.rules.engine import TYPES, _options, _policy, engine_props
+
+    def flagged(urn, parent):
+        args = ResourceValidationArgs(
+            TYPES["config_map"],
+            engine_props(annotated(profile="balanced")),
+            urn,
+            "subject",
+            _options(parent),
+            None,
+            None,
+        )
+        messages: list[str] = []
+        _policy(RINGS).validate(args, lambda message, urn=None: messages.append(message))
+        return sorted({m.split(": ")[1].split(".")[1] for m in messages})
+
+    own = f"urn:pulumi:dev::wirespeed::{AKS_TUNING.split('::')[2]}$kubernetes:core/v1:ConfigMap::subject"
+    assert flagged(own, None) == ["mana", "mlx4_en", "mlx5_core"]
+    azure_native = "urn:pulumi:dev::wirespeed::azure-native:containerservice:ManagedCluster::aks"
+    assert flagged("urn:pulumi:dev::wirespeed::kubernetes:core/v1:ConfigMap::subject", azure_native) == [
+        "mana",
+        "mlx4_en",
+        "mlx5_core",
+    ]
+    # A ConfigMap of no component at all (three-part qualified type, no parent): its cloud is unknown, ena is judged.
+    assert flagged("urn:pulumi:dev::wirespeed::kubernetes:core/v1:ConfigMap::subject", None) == [
+        "ena",
+        "mana",
+        "mlx4_en",
+        "mlx5_core",
+    ]
+
+
+def test_on_aks_a_lab_drivers_rings_are_still_judged():
+    """Only AWS's drivers are out of place on AKS: a driver of neither cloud's catalog NICs (virtio_net, a lab
+    driver) is still held to its minimum there."""
+    messages = _validate_under(AKS_TUNING, annotated(set_ring("virtio_net", 256), profile="balanced"))
+    assert any(m.split(": ")[1].startswith("rings.virtio_net.rx is 256") for m in messages), messages

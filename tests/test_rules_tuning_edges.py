@@ -208,3 +208,32 @@ def test_a_pool_without_a_vm_size_assumes_the_default_line_rate_and_says_why():
     del props["vmSize"]
     [message] = validate(BACKLOG, "pool", props)
     assert "for an assumed line rate of 25 Gb/s (vmSize is unset; policy setting defaultLineRateGbps), " in message
+
+
+@pytest.mark.parametrize(
+    ("tag", "below"),
+    [
+        pytest.param(
+            "100",
+            # 100 Gb/s for 4 ms is 33,333 1,500-byte packets: the power of two at or below it, as for 'throughput'.
+            "the minimum 32,768 for the line rate 100 Gb/s its tag wirespeed.io/line-rate-gbps (its node group's "
+            "fastest instanceType) declares, ",
+            id="declared",
+        ),
+        pytest.param(
+            "fast",
+            "the minimum 8,192 for an assumed line rate of 25 Gb/s (its tag wirespeed.io/line-rate-gbps 'fast' is not "
+            "a line rate in Gb/s (1/1000..800); policy setting defaultLineRateGbps), ",
+            id="not-a-rate",
+        ),
+    ],
+)
+def test_a_launch_template_without_an_instance_type_reads_its_line_rate_tag(tag, below):
+    """NetworkOptimizedNodeGroup writes its node group's fastest instanceType's line rate to the template's tags
+    when the template names no instanceType; the backlog minimum follows that tag, and a tag that is no line rate
+    is named with its value."""
+    props = launch_template(user_data_with_backlog(1000), "x")
+    del props["instanceType"]
+    props["tags"] = {"wirespeed.io/line-rate-gbps": tag}
+    [message] = validate(BACKLOG, "launch_template", props)
+    assert message.startswith(f"userData (EKS node) sets net.core.netdev_max_backlog to 1,000, below {below}{HOLDS}: ")
