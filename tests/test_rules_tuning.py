@@ -506,8 +506,10 @@ def test_jumbo_mtu_is_fine_without_a_gateway_or_without_jumbo(resources):
 AKS_TUNING = "urn:pulumi:dev::wirespeed::wirespeed:index:NetworkOptimizedCluster$wirespeed:index:NodeTuning::tuning"
 
 
-def _validate_under(parent, props):
-    """The ring policy on a ConfigMap whose parent is ``parent`` (a URN), as the engine hands it over."""
+def _validate_under(
+    parent, props, urn="urn:pulumi:dev::wirespeed::wirespeed:index:NodeTuning$kubernetes:core/v1:ConfigMap::subject"
+):
+    """The ring policy on a ConfigMap ``urn`` whose parent is ``parent`` (a URN), as the engine hands it over."""
     from pulumi_policy import ResourceValidationArgs
 
     from fixtures.rules.engine import TYPES, _options, _policy, engine_props
@@ -515,7 +517,7 @@ def _validate_under(parent, props):
     args = ResourceValidationArgs(
         TYPES["config_map"],
         engine_props(props),
-        "urn:pulumi:dev::wirespeed::wirespeed:index:NodeTuning$kubernetes:core/v1:ConfigMap::subject",
+        urn,
         "subject",
         _options(parent),
         None,
@@ -571,22 +573,9 @@ def test_on_aks_remediation_leaves_ena_rings_alone():
 def test_on_aks_by_its_own_urn_or_an_azure_native_parent_ena_rings_are_not_flagged():
     """The ConfigMap's own URN under NetworkOptimizedCluster (no parent given), or a parent of an azure-native type,
     places it on AKS just as a NetworkOptimizedCluster parent does."""
-    from pulumi_policy import ResourceValidationArgs
-
-    from fixtures.rules.engine import TYPES, _options, _policy, engine_props
 
     def flagged(urn, parent):
-        args = ResourceValidationArgs(
-            TYPES["config_map"],
-            engine_props(annotated(profile="balanced")),
-            urn,
-            "subject",
-            _options(parent),
-            None,
-            None,
-        )
-        messages: list[str] = []
-        _policy(RINGS).validate(args, lambda message, urn=None: messages.append(message))
+        messages = _validate_under(parent, annotated(profile="balanced"), urn)
         return sorted({m.split(": ")[1].split(".")[1] for m in messages})
 
     own = f"urn:pulumi:dev::wirespeed::{AKS_TUNING.split('::')[2]}$kubernetes:core/v1:ConfigMap::subject"
@@ -597,7 +586,7 @@ def test_on_aks_by_its_own_urn_or_an_azure_native_parent_ena_rings_are_not_flagg
         "mlx4_en",
         "mlx5_core",
     ]
-    # A ConfigMap of no component at all (three-part qualified type, no parent): its cloud is unknown, ena is judged.
+    # A ConfigMap of no component at all (its type alone in the URN, no parent): its cloud is unknown, ena is judged.
     assert flagged("urn:pulumi:dev::wirespeed::kubernetes:core/v1:ConfigMap::subject", None) == [
         "ena",
         "mana",
