@@ -17,6 +17,7 @@ from typing import Any
 from wirespeed import catalog
 from wirespeed.aws.capacity import (
     BALANCED_MAX_GBPS,
+    GIVE_A_REASON,
     OPERATING_SYSTEMS,
     OperatingSystem,
     Taint,
@@ -113,7 +114,7 @@ def _families_problems(families: Sequence[str], reason: str | None) -> list[Prob
                 Problem(
                     f"instance_families[{index}]",
                     family,
-                    "a network-optimised family, or give not_network_optimised_reason",
+                    f"a network-optimised family{GIVE_A_REASON}",
                 )
             )
     return problems

@@ -14,8 +14,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from wirespeed.aws.capacity import NodeGroupPlan, plan_node_group
+from wirespeed.aws.capacity import GIVE_A_REASON, NodeGroupPlan, plan_node_group
 from wirespeed.aws.egress import MANUAL, REGIONAL, ZONAL, EgressPlan, check_egress, measured_from_problems
+from wirespeed.manifests.options import OR_A_PROFILE
 from wirespeed.problems import InvalidInputError, Problem
 from wirespeed.values import whole
 
@@ -116,7 +117,7 @@ def _pairs(key: str, values: Sequence[str], problems: list[Problem]) -> dict[str
 def _group_allowed(allowed: str) -> str:
     """The component's allowed text in the node group string's terms: its part names for argument names, and
     without what only Python callers can give (not_network_optimised_reason, a Profile object)."""
-    allowed = allowed.replace(", or give not_network_optimised_reason", "").replace(" or a Profile", "")
+    allowed = allowed.replace(GIVE_A_REASON, "").replace(OR_A_PROFILE, "")
     for argument, part in _GROUP_PARTS.items():
         allowed = re.sub(rf"\b{argument}\b", part, allowed) if "_" in argument else allowed
     return allowed

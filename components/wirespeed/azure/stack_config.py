@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from wirespeed.azure._validate import plan_cluster
+from wirespeed.azure.pools import SET_A_REASON
 from wirespeed.azure.problems import InvalidArgsError
 from wirespeed.azure.spec import ClusterSpec, NodePoolSpec, OutboundSpec, SnatAlertSpec, default_system_pool
 from wirespeed.problems import InvalidInputError, Problem
@@ -53,8 +54,6 @@ _ALLOWED_WORDS = {
     "allocated_outbound_ports": "wirespeed:allocatedOutboundPorts",
     "connections_per_second": "wirespeed:connectionsPerSecond",
 }
-# The component's escape for a size that is not network-optimised; the stack config has no key for it.
-_NO_STACK_KEY = ", or set allow_non_network_optimised to the reason this pool may use it"
 _POOL_PATH = re.compile(r"(system_pool|pools\[(\d+)\])(?:\.(\w+))?(.*)")
 
 
@@ -187,7 +186,7 @@ def cluster_spec(config: Mapping[str, Any]) -> ClusterSpec:
 
 def _stack_words(allowed: str) -> str:
     """A component's allowed text with its argument names replaced by what the stack config calls them."""
-    allowed = allowed.replace(_NO_STACK_KEY, "")
+    allowed = allowed.replace(SET_A_REASON, "")
     for argument, key in _ALLOWED_WORDS.items():
         allowed = re.sub(rf"\b{argument}\b", key, allowed)
     return allowed

@@ -22,6 +22,8 @@ from wirespeed.sizing.packets import LINE_RATE_GBPS_RANGE
 DEFAULT_IMAGE = f"ghcr.io/wirespeed-io/wirespeed-agent:v{__version__}"
 DEFAULT_NAMESPACE = "wirespeed-system"
 DEFAULT_PROFILES: tuple[str, ...] = ("throughput",)
+# The profile alternative only Python callers have; front ends that take names alone drop it from the allowed text.
+OR_A_PROFILE = " or a Profile"
 
 # The reference grammar of github.com/distribution/reference (regexp.go): [host[:port]/]path[:tag][@digest].
 _DOMAIN_COMPONENT = r"(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])"
@@ -87,7 +89,7 @@ def resolve_profiles(specs: Sequence[str | Profile], field: str = "profiles") ->
         elif isinstance(spec, str) and spec in ASSUMPTIONS:
             resolved.append(builtin_profile(spec))
         else:
-            allowed = f"a built-in profile name ({', '.join(builtin_names())}) or a Profile"
+            allowed = f"a built-in profile name ({', '.join(builtin_names())}){OR_A_PROFILE}"
             problems.append(Problem(f"{field}[{index}]", spec, allowed))
     return resolved, problems
 

@@ -24,7 +24,7 @@ from wirespeed.aws import capacity
 from wirespeed.aws.capacity import OPERATING_SYSTEMS, Taint
 from wirespeed.manifests import PROFILE_LABEL
 from wirespeed.manifests import options as manifest_options
-from wirespeed.manifests.options import builtin_names
+from wirespeed.manifests.options import OR_A_PROFILE, builtin_names
 from wirespeed.names import LINE_RATE_ANNOTATION, NOT_NETWORK_OPTIMISED_REASON, REASON_MAX_LENGTH
 from wirespeed.problems import Problem
 from wirespeed.profiles import builtin_profile
@@ -44,7 +44,7 @@ UNKNOWN_TYPE_ALLOWED = "an AWS instance type from the catalog (`wirespeed catalo
 # Where the Bottlerocket user data names the agent image (its bootstrap container's source); valid as an image
 # reference, so the plan renders it like any other, and found nowhere else in any user data.
 AGENT_IMAGE_PLACEHOLDER = "wirespeed.invalid/agent-image-placeholder:replaced-by-terraform"
-TERRAFORM_SPELLING = {"ena_express=False": "ena_express = false", ") or a Profile": ")"}
+TERRAFORM_SPELLING = {"ena_express=False": "ena_express = false", f"){OR_A_PROFILE}": ")"}
 
 
 def user_data_key(profile: str, operating_system: str, ena_express: bool) -> str:
