@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
+from typing import Any
 
 from wirespeed.errors import UserError
 
@@ -39,6 +40,18 @@ class InputFileError(UserError):
     def __init__(self, label: str, reason: str) -> None:
         self.reason = reason
         super().__init__(f"{label}: {reason}")
+
+
+def read_body(raw: Any, limit: int) -> bytes | None:
+    """The whole body of an HTTP response (urllib3's, unread), or None once it passes ``limit`` bytes: the
+    connection is then closed and the rest never read. A deadline bounds a slow body; this bounds a fast one."""
+    body = bytearray()
+    for chunk in raw.stream(64 << 10):
+        body += chunk
+        if len(body) > limit:
+            raw.close()
+            return None
+    return bytes(body)
 
 
 def size_text(limit: int) -> str:

@@ -21,7 +21,7 @@ from typing import Any
 
 from wirespeed.audit.aws import Inventory, KarpenterInstance, NatGateway, NatZone, NodeGroup, QuotaReading
 from wirespeed.errors import UserError
-from wirespeed.io_limits import size_text
+from wirespeed.io_limits import read_body, size_text
 from wirespeed.sizing.nat_gateway import NAT_GATEWAY_EIPS, REGION_EIPS, REGIONAL, ZONAL
 
 # GetMetricData accepts at most 500 queries per request (CloudWatch API reference, GetMetricData).
@@ -38,8 +38,6 @@ READ_TIMEOUT_SECONDS = 60
 # most, EC2 API reference: RequestLaunchTemplateData.UserData), so an answer past this is no AWS API response and
 # is refused before it fills memory; --timeout alone would let a fast endpoint hand over gigabytes.
 MAX_RESPONSE_BYTES = 64 << 20
-# The size of each read of a response body: the cap is checked after every one.
-READ_CHUNK_BYTES = 64 << 10
 # Karpenter tags every instance it launches with its NodePool's name (karpenter.sh docs, "Reference:
 # Instance tags"; the key is the NodePool label karpenter.sh/nodepool).
 KARPENTER_NODEPOOL_TAG = "karpenter.sh/nodepool"
@@ -90,17 +88,14 @@ class _CappedSession:
     def send(self, request: Any) -> Any:
         request.stream_output = True  # botocore then leaves the body unread; read here, within the cap
         response = self._inner.send(request)
-        body = bytearray()
-        for chunk in response.raw.stream(READ_CHUNK_BYTES):
-            body += chunk
-            if len(body) > MAX_RESPONSE_BYTES:
-                response.raw.close()  # drop the connection: the rest of the answer is never read
-                cap = size_text(MAX_RESPONSE_BYTES)
-                raise AwsUnreachable(
-                    f"cannot reach AWS: {self._current[0]} answered more than {cap} (MAX_RESPONSE_BYTES), far past "
-                    "any AWS API response the audit reads; check --endpoint-url and any proxy"
-                )
-        response._content = bytes(body)  # what botocore's own read would have left there
+        body = read_body(response.raw, MAX_RESPONSE_BYTES)
+        if body is None:
+            cap = size_text(MAX_RESPONSE_BYTES)
+            raise AwsUnreachable(
+                f"cannot reach AWS: {self._current[0]} answered more than {cap} (MAX_RESPONSE_BYTES), far past "
+                "any AWS API response the audit reads; check --endpoint-url and any proxy"
+            )
+        response._content = body  # what botocore's own read would have left there
         return response
 
     def __getattr__(self, name: str) -> Any:

@@ -188,20 +188,16 @@ def _get_pages(api: Any, target: Target, path: str, query: dict[str, str]) -> It
 def _read_page(response: Any, where: str) -> bytes:
     """The body of one list response, at most :data:`~wirespeed.io_limits.API_PAGE_LIMIT` bytes (the deadline
     bounds a slow body; this bounds a fast one)."""
-    from wirespeed.io_limits import API_PAGE_LIMIT, MIB, size_text
+    from wirespeed.io_limits import API_PAGE_LIMIT, read_body, size_text
 
-    raw = response.response  # urllib3's response, not yet read (the client asks for preload_content=False)
-    chunks, size = [], 0
-    while chunk := raw.read(MIB):
-        size += len(chunk)
-        if size > API_PAGE_LIMIT:
-            raw.release_conn()
-            raise ClusterUnreachableError(
-                f"{where}: the answer is larger than the {size_text(API_PAGE_LIMIT)} a page of {PAGE_SIZE:,} "
-                "objects may be; not a usable list"
-            )
-        chunks.append(chunk)
-    return b"".join(chunks)
+    # urllib3's response, not yet read (the client asks for preload_content=False)
+    data = read_body(response.response, API_PAGE_LIMIT)
+    if data is None:
+        raise ClusterUnreachableError(
+            f"{where}: the answer is larger than the {size_text(API_PAGE_LIMIT)} a page of {PAGE_SIZE:,} "
+            "objects may be; not a usable list"
+        )
+    return data
 
 
 def _page(data: bytes, where: str) -> tuple[list[dict[str, Any]], str]:
