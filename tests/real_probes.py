@@ -136,6 +136,162 @@ def _al2023_backlog(data: bytes) -> bytes:
     return data.replace(AL2023_SHELL, b"sysctl -w net.core.netdev_max_backlog=16384\n    " + AL2023_SHELL)
 
 
+AZURERM = "registry.terraform.io/hashicorp/azurerm"
+
+
+def _plus_aks_cluster(load_balancer_profile: bool) -> Callable[[Doc], None]:
+    """Add one azurerm_kubernetes_cluster to a real azurerm plan, in the shape azurerm 3.x plans it.
+
+    The real plan (Terraform 1.3.6, azurerm >= 3.36) supplies the envelope, the provider and the resource group the
+    cluster refers to; the cluster is this edit. Without ``load_balancer_profile`` nobody writes network_profile:
+    the plan then says ``after_unknown.network_profile: true`` (the block is Optional+Computed) while the
+    configuration shows it unset, which is the case issue 25 found on every real AKS plan.
+    """
+
+    def change(doc: Doc) -> None:
+        address = "azurerm_kubernetes_cluster.probe"
+        pool = {
+            "name": "system",
+            "vm_size": "Standard_D4s_v5",
+            "node_count": 3,
+            "enable_auto_scaling": False,
+            "max_count": None,
+            "min_count": None,
+            "type": "VirtualMachineScaleSets",
+            "kubelet_config": [],
+            "linux_os_config": [],
+            "node_network_profile": [],
+            "upgrade_settings": [],
+            "zones": None,
+        }
+        after: Doc = {
+            "name": "aks-probe",
+            "location": "canadacentral",
+            "resource_group_name": "test",
+            "dns_prefix": "aksprobe",
+            "default_node_pool": [pool],
+            "sku_tier": "Free",
+            "tags": None,
+            "identity": [{"type": "SystemAssigned", "identity_ids": None}],
+            "timeouts": None,
+        }
+        unknown: Doc = {
+            "id": True,
+            "fqdn": True,
+            "kube_config": True,
+            "kube_config_raw": True,
+            "kube_admin_config": True,
+            "kube_admin_config_raw": True,
+            "kubernetes_version": True,
+            "node_resource_group": True,
+            "identity": [{"principal_id": True, "tenant_id": True}],
+            "default_node_pool": [
+                {"max_pods": True, "orchestrator_version": True, "os_disk_size_gb": True, "node_labels": True}
+            ],
+        }
+        expressions: Doc = {
+            "name": {"constant_value": "aks-probe"},
+            "dns_prefix": {"constant_value": "aksprobe"},
+            "location": {"references": ["azurerm_resource_group.test.location", "azurerm_resource_group.test"]},
+            "resource_group_name": {"references": ["azurerm_resource_group.test.name", "azurerm_resource_group.test"]},
+            "default_node_pool": [
+                {
+                    "name": {"constant_value": "system"},
+                    "vm_size": {"constant_value": "Standard_D4s_v5"},
+                    "node_count": {"constant_value": 3},
+                }
+            ],
+            "identity": [{"type": {"constant_value": "SystemAssigned"}}],
+        }
+        if load_balancer_profile:
+            profile = {
+                "managed_outbound_ip_count": 2,
+                "outbound_ports_allocated": 4000,
+                "idle_timeout_in_minutes": 30,
+                "outbound_ip_address_ids": None,
+                "outbound_ip_prefix_ids": None,
+            }
+            after["network_profile"] = [
+                {
+                    "network_plugin": "kubenet",
+                    "load_balancer_sku": "standard",
+                    "outbound_type": "loadBalancer",
+                    "load_balancer_profile": [profile],
+                }
+            ]
+            unknown["network_profile"] = [
+                {
+                    "load_balancer_profile": [{"effective_outbound_ips": True}],
+                    "pod_cidr": True,
+                    "service_cidr": True,
+                    "dns_service_ip": True,
+                }
+            ]
+            expressions["network_profile"] = [
+                {
+                    "network_plugin": {"constant_value": "kubenet"},
+                    "load_balancer_sku": {"constant_value": "standard"},
+                    "load_balancer_profile": [
+                        {
+                            "managed_outbound_ip_count": {"constant_value": 2},
+                            "outbound_ports_allocated": {"constant_value": 4000},
+                            "idle_timeout_in_minutes": {"constant_value": 30},
+                        }
+                    ],
+                }
+            ]
+        else:
+            unknown["network_profile"] = True
+        sensitive = {
+            "kube_config": True,
+            "kube_config_raw": True,
+            "kube_admin_config": True,
+            "kube_admin_config_raw": True,
+        }
+        doc["resource_changes"].append(
+            {
+                "address": address,
+                "mode": "managed",
+                "type": "azurerm_kubernetes_cluster",
+                "name": "probe",
+                "provider_name": AZURERM,
+                "change": {
+                    "actions": ["create"],
+                    "before": None,
+                    "after": after,
+                    "after_unknown": unknown,
+                    "before_sensitive": False,
+                    "after_sensitive": sensitive,
+                },
+            }
+        )
+        doc["planned_values"]["root_module"]["resources"].append(
+            {
+                "address": address,
+                "mode": "managed",
+                "type": "azurerm_kubernetes_cluster",
+                "name": "probe",
+                "provider_name": AZURERM,
+                "schema_version": 2,
+                "values": after,
+                "sensitive_values": sensitive,
+            }
+        )
+        doc["configuration"]["root_module"]["resources"].append(
+            {
+                "address": address,
+                "mode": "managed",
+                "type": "azurerm_kubernetes_cluster",
+                "name": "probe",
+                "provider_config_key": "azurerm",
+                "expressions": expressions,
+                "schema_version": 2,
+            }
+        )
+
+    return change
+
+
 AZURE = "pulumi-azure-aks-basic-lb.cli3.129.stack.json"
 
 PROBES: tuple[Probe, ...] = (
@@ -210,6 +366,20 @@ PROBES: tuple[Probe, ...] = (
         "tf-nat-gateways.tf0.14.3.plan.json",
         'format_version "0.1" -> "1.0"',
         _json(_format_version("1.0")),
+    ),
+    Probe(
+        "tf-azurerm-nsg-no-aks.tf1.3.6--plus-aks-cluster-no-lb-profile.plan.json",
+        "tf-azurerm-nsg-no-aks.tf1.3.6.plan.json",
+        "one azurerm_kubernetes_cluster added (Standard_D4s_v5 x3) with no network_profile written: after_unknown "
+        "network_profile true, configuration without it",
+        _json(_plus_aks_cluster(load_balancer_profile=False)),
+    ),
+    Probe(
+        "tf-azurerm-nsg-no-aks.tf1.3.6--plus-aks-cluster-with-lb-profile.plan.json",
+        "tf-azurerm-nsg-no-aks.tf1.3.6.plan.json",
+        "the same cluster with network_profile.load_balancer_profile {managed_outbound_ip_count 2, "
+        "outbound_ports_allocated 4000} written",
+        _json(_plus_aks_cluster(load_balancer_profile=True)),
     ),
     Probe(
         "tf-no-resource-changes.tf1.x--bare.plan.json",
