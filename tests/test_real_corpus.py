@@ -10,7 +10,8 @@ is right. After an intended change to the rules or the readers, regenerate and r
 
     UPDATE_GOLDEN=1 .venv/bin/pytest tests/test_real_corpus.py
 
-It also checks that every real file has a complete provenance and that none holds a credential.
+It also checks that every real file has a complete provenance and that none holds a credential, and writes the
+table of tests/fixtures/real/README.md (each file, what it is, where from, and the verdict issue 25 says is right).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import pytest
 from clirun import invoke
 from conftest import ROOT
 from real_probes import BY_NAME, PROBES, render
+from test_real_corpus_expectations import CASES
 
 REAL = ROOT / "tests" / "fixtures" / "real"
 GOLDEN = ROOT / "tests" / "golden" / "real-corpus"
@@ -70,8 +72,12 @@ def run_check(argument: str, *extra: str) -> dict[str, Any]:
     return {"exit_code": out.returncode, "summary": summary, "verdicts": rows}
 
 
+# A verdict row on one line, so a regenerated pin's diff shows one line per verdict gained or lost.
+_ROW = re.compile(r'\[\n\s+("[^"\n]*"),\n\s+("[^"\n]*"),\n\s+("[^"\n]*"),\n\s+("[^"\n]*")\n\s+\]')
+
+
 def compare(golden: Path, pinned: dict[str, Any]) -> None:
-    text = json.dumps(pinned, indent=2) + "\n"
+    text = _ROW.sub(r"[\1, \2, \3, \4]", json.dumps(pinned, indent=2)) + "\n"
     if UPDATE:
         golden.parent.mkdir(parents=True, exist_ok=True)
         golden.write_text(text)
@@ -224,3 +230,43 @@ def test_the_credential_scan_catches_what_it_is_for(text):
 )
 def test_the_credential_scan_passes_placeholders_and_public_material(text):
     assert credentials_in(text) == [], text
+
+
+# --- the README's table --------------------------------------------------------------------------------------------
+
+README = REAL / "README.md"
+TABLE_START = "<!-- table: written by UPDATE_GOLDEN=1 .venv/bin/pytest tests/test_real_corpus.py"
+TABLE_END = "<!-- end of table -->"
+
+
+def readme_table() -> str:
+    """Each real file and probe with what it is, where from, and the right verdicts of the expectation cases."""
+    by_input: dict[str, list[str]] = {}
+    for case in CASES:
+        by_input.setdefault(case.input, []).append(f"`{case.rule}` {case.expect}")
+
+    def right(name: str) -> str:
+        return "<br>".join(by_input.get(name, [])) or "not a case of issue 25: pinned only"
+
+    lines = ["| file | what it is | from | right verdict (issue 25) |", "|---|---|---|---|"]
+    for path in real_files():
+        doc = provenance(path)
+        source = f"[{doc['repository']}]({doc['url']}) ({doc['license']})"
+        lines.append(f"| `{path.name}` | {doc['what']} | {source} | {right(path.name)} |")
+    lines += ["", "| probe | the one edit of a real file | right verdict (issue 25) |", "|---|---|---|"]
+    lines += [f"| `{p.name}` | `{p.source}`: {p.edit} | {right(p.name)} |" for p in PROBES]
+    return "\n".join(lines) + "\n"
+
+
+def test_the_readme_table_is_current():
+    text = README.read_text()
+    head, start, rest = text.partition(TABLE_START)
+    assert start, f"{README.relative_to(ROOT)} lost its table marker"
+    marker_line, _, rest = rest.partition("\n")
+    _, end, tail = rest.partition(TABLE_END)
+    assert end, f"{README.relative_to(ROOT)} lost its end-of-table marker"
+    current = f"{head}{start}{marker_line}\n{readme_table()}{end}{tail}"
+    if UPDATE:
+        README.write_text(current)
+        text = current
+    assert text == current, f"{README.relative_to(ROOT)}'s table is stale: UPDATE_GOLDEN=1 .venv/bin/pytest {__file__}"
