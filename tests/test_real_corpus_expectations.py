@@ -212,6 +212,7 @@ NULL_DEPENDENCIES = [
     "pulumi-eks-nodegroup.cli3.102.stack.json",
     "pulumi-eks-managed-nodegroups.cli3.102.stack.json",
     "pulumi-eks-fargate.cli3.94.stack.json",
+    "pulumi-preview-aws-ebs.preview.json",
 ]
 KARPENTER = sorted(p.name for p in REAL.glob("karpenter-*.yaml"))
 JUDGED_NOTHING = [
@@ -221,6 +222,7 @@ JUDGED_NOTHING = [
     "tf-azurerm-nsg-no-aks.tf1.3.6.plan.json",
     "tf-gcp-compute.tf1.4.6.plan.json",
     "tf-gke-cluster-node-pool.tf0.14.2--format-1.0.plan.json",
+    "pulumi-preview-aws-ebs.preview.json",
 ]
 AKS_TF = "tf-azurerm-nsg-no-aks.tf1.3.6--plus-aks-cluster"
 AZ = "pulumi-azure-aks-basic-lb.cli3.129"
