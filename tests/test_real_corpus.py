@@ -171,8 +171,12 @@ SECRET_KEY = re.compile(
     re.IGNORECASE,
 )
 NOT_SECRET_KEY = re.compile(r"^(http_?tokens|.*_?token_?(ttl|lifetime|expir\w*|endpoint|url|type|audience))$", re.I)
-PLACEHOLDER = re.compile(r"^(|REDACTED.*|\*+|<sensitive>|\(sensitive( value)?\)|\$\{[^}]*\}|null)$", re.IGNORECASE)
+PLACEHOLDER = re.compile(
+    r"^(|REDACTED.*|\*+|<sensitive>|\(sensitive( value)?\)|\$\{[^}]*\}|null|(mock|fake|dummy)[_-]\w*)$", re.IGNORECASE
+)
 JSON_PAIR = re.compile(r'"([A-Za-z0-9_.-]+)"\s*:\s*"((?:[^"\\]|\\.)*)"')
+# Terraform's configuration block writes a literal as {"constant_value": ...} under the attribute's name.
+JSON_CONSTANT = re.compile(r'"([A-Za-z0-9_.-]+)"\s*:\s*\{\s*"constant_value"\s*:\s*"((?:[^"\\]|\\.)*)"')
 YAML_PAIR = re.compile(r"^\s*([A-Za-z0-9_.-]+)\s*:\s*['\"]?([^'\"#\n]*)", re.MULTILINE)
 BASE64_PEM = re.compile(r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{8,}={0,2}")
 
@@ -191,7 +195,7 @@ def credentials_in(text: str) -> list[str]:
         decoded = base64.b64decode(token[: len(token) // 4 * 4]).decode("ascii", errors="replace")
         if "PRIVATE KEY" in decoded:
             found.append(f"base64 PEM private key: {token[:24]}...")
-    for rx in (JSON_PAIR, YAML_PAIR):
+    for rx in (JSON_PAIR, JSON_CONSTANT, YAML_PAIR):
         for key, value in rx.findall(text):
             leaf = key.rsplit(".", 1)[-1]
             if SECRET_KEY.search(leaf) and not NOT_SECRET_KEY.match(leaf) and not PLACEHOLDER.match(value.strip()):
@@ -212,6 +216,7 @@ def test_no_real_file_holds_a_credential(name):
         "-----BEGIN RSA PRIVATE KEY-----",
         '"client_key": "LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQo="',
         "password: hunter22",
+        '"secret_key": {"constant_value": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}',
         "https://acct.blob.core.windows.net/c?sv=2021-06-08&sig=abcdefghijklmnopqrstuvwxyz0123%3D",
     ],
 )
@@ -226,6 +231,7 @@ def test_the_credential_scan_catches_what_it_is_for(text):
         '"http_tokens": "required"',
         '"certificate-authority-data": "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUM="',
         '"client_key": ""',
+        '"access_key": {"constant_value": "mock_access_key"}',
     ],
 )
 def test_the_credential_scan_passes_placeholders_and_public_material(text):

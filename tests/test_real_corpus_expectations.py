@@ -223,6 +223,8 @@ JUDGED_NOTHING = [
     "tf-gcp-compute.tf1.4.6.plan.json",
     "tf-gke-cluster-node-pool.tf0.14.2--format-1.0.plan.json",
     "pulumi-preview-aws-ebs.preview.json",
+    "tf-aws-security-groups.tf1.9.5.plan.json",
+    "tf-s3-module-call.tf1.14.2.plan.json",
 ]
 AKS_TF = "tf-azurerm-nsg-no-aks.tf1.3.6--plus-aks-cluster"
 AZ = "pulumi-azure-aks-basic-lb.cli3.129"
@@ -288,6 +290,12 @@ CASES: tuple[Case, ...] = (
         "(unread types)",
         "the report lists google_container_node_pool among the compute types it did not read",
         lists_unread("google_container_node_pool"),
+    ),
+    Case(
+        "tf-aws-instance.tf1.5.7.plan.json",
+        "(unread types)",
+        "the report lists aws_instance (compute outside a node group) among the types it did not read",
+        lists_unread("aws_instance"),
     ),
     Case(
         "tf-gcp-compute.tf1.4.6.plan.json",
