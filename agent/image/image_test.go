@@ -703,3 +703,34 @@ func shellWords(s string) []string {
 	}
 	return words
 }
+
+type recordingTransport struct{ hosts []string }
+
+func (r *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	r.hosts = append(r.hosts, req.URL.Scheme+"://"+req.URL.Host)
+	return &http.Response{StatusCode: 200, Body: io.NopCloser(strings.NewReader("")), Request: req}, nil
+}
+
+// Plain HTTP goes only to this machine; HTTPS anywhere. The refused requests never reach the network (the next
+// transport records what it is given).
+func TestPlainHTTPOnlyToLoopback(t *testing.T) {
+	next := &recordingTransport{}
+	tr := loopbackHTTPOnly{next}
+	for _, u := range []string{"http://127.0.0.1:5000/v2/", "http://localhost:5000/v2/", "http://[::1]:5000/v2/",
+		"https://10.1.2.3:5000/v2/", "https://registry.example.com/v2/"} {
+		req, _ := http.NewRequest(http.MethodGet, u, nil)
+		if _, err := tr.RoundTrip(req); err != nil {
+			t.Errorf("%s refused: %v", u, err)
+		}
+	}
+	for _, u := range []string{"http://10.1.2.3:5000/v2/", "http://registry.local/v2/", "http://192.168.1.1/v2/",
+		"http://127.0.0.1.example.com/v2/"} {
+		req, _ := http.NewRequest(http.MethodGet, u, nil)
+		if _, err := tr.RoundTrip(req); err == nil || !strings.Contains(err.Error(), "refusing plain HTTP") {
+			t.Errorf("%s: %v, want refused", u, err)
+		}
+	}
+	if len(next.hosts) != 5 {
+		t.Errorf("sent %v", next.hosts)
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -103,7 +105,7 @@ func readLayout(dir string) (v1.ImageIndex, error) {
 // registry then serves for the tag.
 func push(ctx context.Context, tag name.Tag, idx v1.ImageIndex) (v1.Hash, error) {
 	opts := []remote.Option{remote.WithContext(ctx), remote.WithAuthFromKeychain(authn.DefaultKeychain),
-		remote.WithUserAgent("wirespeed-agent-image")}
+		remote.WithUserAgent("wirespeed-agent-image"), remote.WithTransport(loopbackHTTPOnly{remote.DefaultTransport})}
 	want, err := idx.Digest()
 	if err != nil {
 		return v1.Hash{}, err
@@ -132,4 +134,25 @@ func pushError(tag name.Tag, err error) error {
 		return usagef("IMAGE %s: not pushed within --timeout (%v); allowed: a registry that answers, or a larger --timeout", tag, err)
 	}
 	return usagef("IMAGE %s: push failed: %v", tag, err)
+}
+
+// loopbackHTTPOnly refuses plain HTTP except to this machine. ggcr falls back to HTTP when HTTPS fails for a
+// registry on a private (RFC 1918) address or a .local name too (pkg/name/registry.go Scheme, pkg/v1/remote/
+// transport/ping.go), which would send the login's credentials and the image in clear text across a network.
+type loopbackHTTPOnly struct{ next http.RoundTripper }
+
+func (l loopbackHTTPOnly) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.URL.Scheme != "https" && !isLoopback(r.URL.Hostname()) {
+		return nil, fmt.Errorf("refusing plain HTTP to %s: only a registry on this machine (localhost, 127.0.0.0/8, "+
+			"::1) is spoken to without TLS", r.URL.Host)
+	}
+	return l.next.RoundTrip(r)
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
