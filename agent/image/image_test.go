@@ -435,7 +435,7 @@ const labProfile = `{"name":"lab","interfaces":{"roles":["virtual"],"include":["
 "sysctls":{"net.core.netdev_max_backlog":32768}}`
 
 // The amd64 image, unpacked from its layers, runs: --help, then the rendered DaemonSet's own args with --once in a
-// new network namespace, chrooted into the image's root (nothing of the host's filesystem: no libc, no /etc), with
+// new network namespace (and then as a Bottlerocket bootstrap container), chrooted into the image's root (nothing of the host's filesystem: no libc, no /etc), with
 // the DaemonSet's mounts made the way the kubelet makes them: the profile at its ConfigMap path, sysfs at /host/sys,
 // and /host/proc/sys a directory of files (the real net.core.netdev_max_backlog is the host's, not the namespace's).
 func TestAMD64ImageRunsFromItsLayers(t *testing.T) {
@@ -504,6 +504,34 @@ func TestAMD64ImageRunsFromItsLayers(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(root, backlog)); string(b) != "32768\n" {
 		t.Errorf("%s: %q, want 32768", backlog, b)
+	}
+
+	// As Bottlerocket's bootstrap container: the entrypoint alone, no args, the profile where Bottlerocket mounts the
+	// decoded user-data, sysfs at /sys. The profile has no sysctls (wirespeed renders the bootstrap profile without
+	// them), so the host's /proc/sys is neither mounted nor touched.
+	write("/.bottlerocket/bootstrap-containers/current/user-data",
+		`{"name":"lab-bootstrap","interfaces":{"roles":["virtual"],"include":["wst*"]},"mtu":{"value":1300}}`)
+	if err := os.MkdirAll(filepath.Join(root, "sys"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd = exec.Command("ip", "netns", "exec", ns, "sh", "-c", `mount -t sysfs sysfs "$0/sys" && exec chroot "$0" "$@"`,
+		root, cfg.Entrypoint[0])
+	stdout.Reset()
+	stderr.Reset()
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v: %v\nstdout: %s\nstderr: %s", cmd.Args, err, stdout.String(), stderr.String())
+	}
+	rep = status.Report{}
+	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil || strings.Count(stdout.String(), "\n") != 1 {
+		t.Fatalf("bootstrap report, want one JSON line: %v\n%s", err, stdout.String())
+	}
+	if rep.State != status.StateApplied || rep.Profile != "lab-bootstrap" {
+		t.Fatalf("bootstrap report %+v\nstderr: %s", rep, stderr.String())
+	}
+	links = nil
+	if err := json.Unmarshal([]byte(sh(t, "ip", "-n", ns, "-j", "link", "show", "wstm0")), &links); err != nil || len(links) != 1 || links[0].MTU != 1300 {
+		t.Errorf("wstm0 after bootstrap: %+v (%v), want MTU 1300", links, err)
 	}
 }
 
