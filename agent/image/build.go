@@ -220,8 +220,16 @@ func build(ctx context.Context, o buildOptions, m meta) (buildResult, error) {
 		return res, err
 	}
 
-	// Written beside the output and renamed over it at the end: a failed build leaves the last good one.
-	stage := filepath.Join(work, "out")
+	// Written beside the output (one filesystem, so the rename cannot fail for crossing one) and renamed over it at
+	// the end: a failed build leaves the last good one.
+	if err := os.MkdirAll(filepath.Dir(o.out), 0o755); err != nil {
+		return res, err
+	}
+	stage := o.out + ".partial"
+	if err := os.RemoveAll(stage); err != nil {
+		return res, err
+	}
+	defer os.RemoveAll(stage)
 	lp, err := layout.Write(filepath.Join(stage, layoutDir), empty.Index)
 	if err != nil {
 		return res, err
@@ -236,25 +244,10 @@ func build(ctx context.Context, o buildOptions, m meta) (buildResult, error) {
 	if res.archiveSize, err = writeArchive(filepath.Join(stage, layoutDir), filepath.Join(stage, archiveName)); err != nil {
 		return res, err
 	}
-	if err := os.MkdirAll(filepath.Dir(o.out), 0o755); err != nil {
-		return res, err
-	}
 	if err := os.RemoveAll(o.out); err != nil {
 		return res, err
 	}
-	if err := os.Rename(stage, o.out); err != nil {
-		// A work directory on another filesystem than the output: copy through a sibling, then rename.
-		sibling := o.out + ".partial"
-		_ = os.RemoveAll(sibling)
-		if cerr := os.CopyFS(sibling, os.DirFS(stage)); cerr != nil {
-			_ = os.RemoveAll(sibling)
-			return res, fmt.Errorf("writing %s: %v", o.out, cerr)
-		}
-		if err := os.Rename(sibling, o.out); err != nil {
-			return res, err
-		}
-	}
-	return res, nil
+	return res, os.Rename(stage, o.out)
 }
 
 func goBuild(ctx context.Context, agentDir, arch, out string) error {
