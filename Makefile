@@ -20,7 +20,7 @@ UV_NEEDED  := $(if $(filter $(TOOLS_UV),$(UV)),$(TOOLS_UV))
 # Python is the machine's (README: Python 3.11+); uv must never fetch an interpreter of its own.
 export UV_PYTHON_DOWNLOADS := never
 
-.PHONY: demo test venv wheel lint test-python test-go test-terraform system-deps agent apiserver clean regen
+.PHONY: demo test venv wheel lint test-python test-go test-terraform system-deps agent image push apiserver clean regen
 
 demo: $(DEMO_STAMP)
 	@echo '==> wirespeed plan . (the root project under the Pulumi SDK'"'"'s mocks: no Pulumi CLI, no cloud account)'
@@ -58,7 +58,7 @@ system-deps:
 test: system-deps
 	@rm -rf $(RESULTS) && mkdir -p $(RESULTS)
 	@status=0; $(MAKE) --no-print-directory -k lint test-python test-go test-terraform || status=$$?; \
-		$(PYTHON) scripts/testreport.py summary $(addprefix $(RESULTS)/,pytest.xml go-agent.json go-terratest.json) \
+		$(PYTHON) scripts/testreport.py summary $(addprefix $(RESULTS)/,pytest.xml go-agent.json go-agent-image.json go-terratest.json) \
 		|| status=1; exit $$status
 
 lint: $(STAMP)
@@ -66,6 +66,7 @@ lint: $(STAMP)
 	$(BIN)/mypy
 	cd agent && go vet ./...
 	@cd agent && out=$$(gofmt -l .) && if [ -n "$$out" ]; then echo "gofmt needed: $$out"; exit 1; fi
+	cd agent/image && go vet ./...
 	cd tests/terratest && go vet ./...
 	@cd tests/terratest && out=$$(gofmt -l .) && if [ -n "$$out" ]; then echo "gofmt needed: $$out"; exit 1; fi
 
@@ -79,6 +80,7 @@ test-python: $(STAMP) agent apiserver
 # -timeout 30m: go test's default of 10 min per package cut the terratest package short on a busy 2-core machine.
 test-go: agent
 	cd agent && $(PYTHON) ../scripts/testreport.py go ../$(RESULTS)/go-agent.json -count=1 -timeout 30m ./...
+	cd agent/image && $(PYTHON) ../../scripts/testreport.py go ../../$(RESULTS)/go-agent-image.json -count=1 ./...
 	$(MAKE) -C agent fuzz FUZZTIME=10s
 
 # The Terraform modules with the real terraform binary (tests/terratest, Go): always the provider-free parts;
@@ -88,6 +90,14 @@ test-terraform: $(STAMP)
 
 agent:
 	$(MAKE) -C agent build
+
+# The agent's OCI image (linux/amd64 + linux/arm64) without a container engine, into build/agent-image/ (agent/Makefile).
+# `make push IMAGE=registry.example.com/wirespeed-agent:v0.1.0` pushes what it built.
+image:
+	$(MAKE) -C agent image IMAGE='$(IMAGE)'
+
+push:
+	$(MAKE) -C agent push IMAGE='$(IMAGE)'
 
 # kube-apiserver for the tests: ~5 min the first time, seconds once the Go build cache has it (test/apiserver/build.sh).
 apiserver:

@@ -12,7 +12,9 @@ source "$(dirname "$0")/apt-lock.sh"
 # prometheus: promtool checks and unit-tests the generated alert rules and parses every dashboard query.
 # etcd-server and openssl: the real API server the tests start (tests/apiserver.py; etcd 3.4 works with the
 # kube-apiserver test/apiserver/build.sh builds).
-packages=(busybox-static cpio nftables iproute2 ethtool kmod zstd xz-utils prometheus etcd-server openssl shellcheck)
+# qemu-user: qemu-aarch64 runs the arm64 agent image's binary (agent/image); Debian's user-mode emulator, 12 MB, called
+# directly, so no binfmt_misc registration.
+packages=(busybox-static cpio nftables iproute2 ethtool kmod zstd xz-utils prometheus etcd-server openssl shellcheck qemu-user)
 backports=(qemu-system-x86)
 
 missing=()

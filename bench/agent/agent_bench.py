@@ -13,9 +13,9 @@ Mechanisms, one after the other on the same harness:
            ACTION=="add", SUBSYSTEM=="net", KERNEL=="wsr*", RUN+="/sbin/ip link set dev %k mtu 9000"
          stopped afterwards.
 
-The agent measured is the shipped build (agent/Makefile `build`, the Dockerfile: CGO_ENABLED=0,
--trimpath -ldflags='-s -w') unless --agent names another. Memory: VmRSS and VmHWM of the running agent
-after the link adds. Size: the shipped build and a plain `CGO_ENABLED=0 go build`.
+The agent measured is the shipped build (agent/Makefile `build`, the image's: CGO_ENABLED=0,
+-trimpath -buildvcs=false -ldflags='-s -w') unless --agent names another. Memory: VmRSS and VmHWM of
+the running agent after the link adds. Size: the shipped build and a plain `CGO_ENABLED=0 go build`.
 
 Usage: run [--links N] [--gap-ms MS] [--agent BIN] [--mechanism agent|udev ...] [--json OUT]
 """
@@ -254,11 +254,11 @@ def run_udev(plan: Plan, work: Path) -> dict[str, Any]:
 
 
 def binary_sizes(work: Path) -> dict[str, Any]:
-    """Size of the plain static build and of the shipped one (agent/Makefile `build`, the Dockerfile)."""
+    """Size of the plain static build and of the shipped one (agent/Makefile `build`, the image's)."""
     plain = bl.go_build("wirespeed-agent", work)
     shipped = work / "wirespeed-agent-shipped"
     subprocess.run(
-        ["go", "build", "-trimpath", "-ldflags=-s -w", "-o", str(shipped), "./cmd/wirespeed-agent"],
+        ["go", "build", "-trimpath", "-buildvcs=false", "-ldflags=-s -w", "-o", str(shipped), "./cmd/wirespeed-agent"],
         cwd=bl.AGENT_MODULE,
         env=dict(os.environ, CGO_ENABLED="0"),
         check=True,
@@ -269,7 +269,7 @@ def binary_sizes(work: Path) -> dict[str, Any]:
     return {
         "default_build_bytes": plain.stat().st_size,
         "shipped_build_bytes": shipped.stat().st_size,
-        "shipped_build_flags": "CGO_ENABLED=0 go build -trimpath -ldflags '-s -w'",
+        "shipped_build_flags": "CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags '-s -w'",
         "cgo_enabled_0": "CGO_ENABLED=0" in settings,
         "binary": shipped,
     }

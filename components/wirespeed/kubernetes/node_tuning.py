@@ -43,7 +43,7 @@ class NodeTuningArgs:
     profile names must be distinct. Default: ``["throughput"]``."""
 
     image: str | None = None
-    """Agent image with a tag or digest (built from ``agent/Dockerfile``). ``None``: the documented default,
+    """Agent image with a tag or digest (``make image``, agent/README.md). ``None``: the documented default,
     ``wirespeed.manifests.DEFAULT_IMAGE`` (``ghcr.io/wirespeed-io/wirespeed-agent:v<library version>``)."""
 
     namespace: str = DEFAULT_NAMESPACE

@@ -45,7 +45,7 @@ PROFILE_DIR = "/etc/wirespeed"
 # net.core.netdev_max_backlog resolves to <root>/net/core/netdev_max_backlog (agent/internal/sysctl).
 PROC_SYS_ROOT = "/host/proc/sys"
 SYS_ROOT = "/host/sys"
-METRICS_PORT = 9808  # the agent's --listen default and the image's EXPOSE (agent/Dockerfile)
+METRICS_PORT = 9808  # the agent's --listen default and the image's exposed port (agent/image)
 
 # Memory from bench/agent/RESULTS.md ("Memory"): VmRSS 19.9-20.7 MiB, VmHWM up to 21.4 MiB after 200 link
 # adds, 13 MiB of it the static binary's own file pages. The request covers that peak with ~50% headroom so

@@ -17,8 +17,9 @@ from wirespeed.profile import Profile
 from wirespeed.profiles import ASSUMPTIONS, builtin_profile
 from wirespeed.sizing.packets import LINE_RATE_GBPS_RANGE
 
-# The agent image, built from agent/Dockerfile (`make -C agent image`) and published under the version of
-# this library, so a library upgrade rolls the agent it was tested with.
+# The agent image, built by `make image` (agent/image) and to be published under the version of this library, so a
+# library upgrade rolls the agent it was tested with. agent/image names its build the same (its test
+# TestDefaultRefIsTheRenderedOne holds them together).
 DEFAULT_IMAGE = f"ghcr.io/wirespeed-io/wirespeed-agent:v{__version__}"
 DEFAULT_NAMESPACE = "wirespeed-system"
 DEFAULT_PROFILES: tuple[str, ...] = ("throughput",)
