@@ -157,6 +157,54 @@ def test_the_program_and_what_it_forked_end_with_plan(tmp_path, program, signum)
             )
 
 
+def children(pid: int) -> list[int]:
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError):
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(stat.parent.name))
+    return found
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGKILL], ids=lambda s: s.name)
+def test_plan_stopped_while_its_child_still_reads_the_stack_file(tmp_path, signum):
+    """A stack file of 600 KB takes the child seconds to read (pure-Python YAML), before the program or
+    the Pulumi SDK is loaded: `plan` stopped then leaves nothing behind either."""
+    directory, marker = project(tmp_path, LOOP)
+    (directory / "Pulumi.dev.yaml").write_text("config:\n  lifetime:list: [" + ", ".join(["0"] * 300_000) + "]\n")
+    assert WIRESPEED
+    plan = subprocess.Popen(
+        [WIRESPEED, "plan", str(directory), "--stack", "dev", "--timeout", "3600"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=default_dispositions,  # only signal calls: safe between fork and exec
+    )
+    child = 0
+    try:
+        deadline = time.monotonic() + START_S
+        # Once the child leads a group of its own it reads the project's files first.
+        while not (child and group_members(child)):
+            assert plan.poll() is None, f"plan ended before its child started: {plan.communicate()}"
+            assert time.monotonic() < deadline, f"plan's child did not start within {START_S} s"
+            time.sleep(0.05)
+            child = next(iter(children(plan.pid)), 0)
+        plan.send_signal(signum)
+        try:
+            plan.communicate(timeout=END_S)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"plan's stdout/stderr still open {END_S} s after {signum.name}: a process holds them")
+        assert plan.returncode == -signum
+        assert wait_until_gone(child) == [], f"processes of the child's group {child} outlived plan"
+        assert not marker.exists(), "the program ran: plan was not stopped while the stack file was read"
+    finally:
+        with contextlib.suppress(OSError):
+            plan.kill()
+        if child:
+            with contextlib.suppress(OSError):
+                os.killpg(child, signal.SIGKILL)
+        plan.communicate()
+
+
 def test_a_hangup_plan_ignores_stays_ignored(tmp_path):
     """`nohup wirespeed plan ...` must survive the terminal closing: plan does not take over an ignored SIGHUP."""
     directory, marker = project(tmp_path, LOOP)
