@@ -168,8 +168,8 @@ def children(pid: int) -> list[int]:
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGKILL], ids=lambda s: s.name)
 def test_plan_stopped_while_its_child_still_reads_the_stack_file(tmp_path, signum):
-    """A stack file of 600 KB takes the child seconds to read (pure-Python YAML), before the program or
-    the Pulumi SDK is loaded: `plan` stopped then leaves nothing behind either."""
+    """A stack file of 900 KB (under the 1 MiB cap) takes the child seconds to read (pure-Python YAML), before
+    the program or the Pulumi SDK is loaded: `plan` stopped then leaves nothing behind either."""
     directory, marker = project(tmp_path, LOOP)
     (directory / "Pulumi.dev.yaml").write_text("config:\n  lifetime:list: [" + ", ".join(["0"] * 300_000) + "]\n")
     assert WIRESPEED
