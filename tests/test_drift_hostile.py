@@ -274,6 +274,26 @@ def test_a_kubeconfig_that_is_not_a_small_regular_file_is_refused_at_once(tmp_pa
     assert f"not a usable kubeconfig: {path}: " in out.stderr
 
 
+def test_a_kubeconfig_of_a_billion_laughs_is_refused_while_it_is_read(server, tmp_path):
+    """An exec plugin's args as nine levels of nine aliases (9**9 strings): the client would build that list and
+    spin until --timeout, then blame the plugin or the API server. Refused by the reader Pulumi.yaml shares."""
+    from wirespeed.yaml_input import YAML_NODE_LIMIT
+
+    url, _ = server
+    path = kubeconfig(tmp_path, url, {"exec": {"apiVersion": "client.authentication.k8s.io/v1", "command": "true"}})
+    levels = ['  l0: &l0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    levels += [f"  l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 9)}]" for i in range(1, 10)]
+    text = path.read_text().replace("command: 'true'", "command: 'true'\n      args: *l9")
+    path.write_text("laughs:\n" + "\n".join(levels) + "\n" + text)
+    assert "args: *l9" in path.read_text()
+    out = drift(path, "--timeout", "60")
+    assert_one_error(
+        out,
+        f"--kubeconfig {path}: not a usable kubeconfig: {path}: line 8: its aliases expand it past the "
+        f"{YAML_NODE_LIMIT:,} nodes a YAML file may have with every alias expanded",
+    )
+
+
 def test_a_report_dated_in_the_future_is_not_fresh():
     from datetime import UTC, datetime, timedelta
 

@@ -52,6 +52,33 @@ def test_a_program_cannot_end_plan_with_exit_0(tmp_path, tail, words):
         "nothing was checked\n"  # fmt: skip
 
 
+@pytest.mark.parametrize(
+    ("raised", "name"),
+    [
+        ("KeyboardInterrupt", "KeyboardInterrupt"),
+        ("GeneratorExit('closed early')", "GeneratorExit: closed early"),
+        ("Stop('the program stops here')", "Stop: the program stops here"),
+    ],
+    ids=["KeyboardInterrupt", "GeneratorExit", "own-BaseException"],
+)
+def test_a_base_exception_the_program_raises_is_its_failure_not_a_crash(tmp_path, raised, name):
+    """Not SystemExit (the program ending the process, above) but the others: the program's failure as an
+    Exception is, its last frames under the line (in `plan` no terminal's Ctrl-C reaches the program)."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "Pulumi.yaml").write_text("name: stops\nruntime: python\n")
+    (project / "__main__.py").write_text(
+        f"class Stop(BaseException):\n    pass\n\n\ndef stop():\n    raise {raised}\n\n\nstop()\n"
+    )
+    out = plan(project)
+    assert (out.returncode, out.stdout) == (2, ""), out.stderr
+    assert out.stderr == (
+        f"error: {project / '__main__.py'}: __main__.py:6: {name}:\n"
+        "  __main__.py:9 in <module>: stop()\n"
+        f"  __main__.py:6 in stop: raise {raised}\n"
+    )
+
+
 @pytest.mark.parametrize("tail", ["while True:\n    pass", "import time\ntime.sleep(3600)"], ids=["loop", "sleep"])
 def test_plan_timeout_ends_a_program_that_never_finishes(tmp_path, tail):
     started = time.monotonic()

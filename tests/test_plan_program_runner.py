@@ -138,6 +138,7 @@ def test_a_program_raising_names_its_file_and_line_under_pulumi_mocks(tmp_path):
     with pytest.raises(ProgramError) as caught:
         run_program(tmp_path)
     assert caught.value.message == f"{tmp_path / '__main__.py'}: __main__.py:3: ValueError: pool: bad"
+    assert caught.value.problems == ["__main__.py:3 in <module>: raise ValueError('pool: bad')"]
 
 
 def test_a_missing_sdk_says_what_to_install_under_pulumi_mocks(tmp_path):

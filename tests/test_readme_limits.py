@@ -1,5 +1,6 @@
 """The README's "Deadlines and input limits" tables say exactly what the code enforces: every `--timeout` default and
-range as the commands declare them, every file cap as io_limits, the Prometheus reader and the agent define it."""
+range as the commands declare them, every file cap as io_limits, the Prometheus reader and the agent define it, and
+the YAML reader's bounds."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 
 import typer.main
 
-from wirespeed import io_limits
+from wirespeed import io_limits, yaml_input
 from wirespeed.audit import aws_collect
 from wirespeed.cli import app
 from wirespeed.measure import prometheus
@@ -114,4 +115,11 @@ def test_the_file_caps_table_is_what_the_readers_enforce():
         "the agent's `--profile`",
         "the agent's `bootstrap --user-data`",
         "the agent's `--kubeconfig`",
+    ]
+
+
+def test_the_yaml_bounds_table_is_what_the_reader_enforces():
+    assert table("| YAML bound |") == [
+        ["nodes, with every alias expanded to what it names", f"{yaml_input.YAML_NODE_LIMIT:,}"],
+        ["levels of nesting", f"{yaml_input.YAML_DEPTH_LIMIT:,}"],
     ]

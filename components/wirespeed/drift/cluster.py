@@ -70,14 +70,17 @@ def kubeconfig_files(target: Target) -> list[Path]:
 
 
 def check_kubeconfig_files(target: Target) -> None:
-    """Refuse a kubeconfig that is not a regular file or is larger than the cap, before the client opens it: it
-    would block on a FIFO with no writer (until the deadline, then blame the cluster) and read a device without
-    end."""
-    from wirespeed.io_limits import KUBECONFIG_LIMIT, InputFileError, read_bytes
+    """Refuse a kubeconfig that is not a regular file, is larger than the cap or is YAML past wirespeed's bounds
+    (wirespeed.yaml_input), before the client opens it: it would block on a FIFO with no writer (until the
+    deadline, then blame the cluster), read a device without end, and expand a "billion laughs" of aliases (an
+    exec plugin's args, say) until the deadline. The client then reads the file again, a document now known to be
+    within the bounds."""
+    from wirespeed.io_limits import KUBECONFIG_LIMIT, InputFileError
+    from wirespeed.yaml_input import read_yaml
 
     for path in kubeconfig_files(target):
         try:
-            read_bytes(path, KUBECONFIG_LIMIT, str(path), "kubeconfig file")
+            read_yaml(path, KUBECONFIG_LIMIT, str(path), "kubeconfig file")
         except InputFileError as exc:
             raise KubeconfigError(f"{target.describe()}: not a usable kubeconfig: {exc}") from None
 

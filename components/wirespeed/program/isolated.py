@@ -8,17 +8,34 @@ error, and anything else (the child exiting on its own, being killed, running pa
 is done with it: a process the program forked (a helper left sleeping, a server it never stopped) does not outlive
 the plan. Forking keeps the in-process planning path exactly as it is
 (:mod:`wirespeed.program.runner`); only the parent's side is new.
+
+The group also ends when `plan` itself is ended, however that happens, so a program that loops cannot run on as
+an orphan holding the caller's stdout and stderr open (a pipeline reading `plan` would never see end of file):
+
+* SIGTERM, SIGINT or SIGHUP to `plan`: its handler kills the group, then `plan` dies of the same signal (the
+  status a shell reports as 128 + the signal's number), as an unhandled one would have ended it;
+* anything else, SIGKILL included, which no handler sees: a watcher process in the group, forked by the child
+  before the program starts and blocked on a pipe whose write end only `plan` holds, reads end of file when
+  `plan` is gone and kills the group. It is a process, not a thread of the child, because a program stuck in C
+  code holding the GIL (json.dumps of a huge value, a regular expression backtracking) would starve a thread.
+  The child itself also has the kernel's parent-death signal (SIGKILL) on Linux.
+
+What it cannot reach is a process the program moved out of the group on purpose (``os.setsid``).
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import io
 import multiprocessing
 import os
+import select
 import signal
 import sys
+import threading
 import traceback
+from collections.abc import Iterator
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
@@ -32,32 +49,47 @@ def run_program_isolated(directory: Path, stack: str | None, timeout_s: float) -
 
     Raises :class:`ProgramError` for everything the in-process run does, and also when the program ends the
     process itself (any exit code, ``os._exit`` included) or does not finish in time; what the program printed
-    is passed on to stderr.
+    is passed on to stderr. SIGTERM, SIGINT and SIGHUP while the program runs kill it and end this process by the
+    same signal (when called from the main thread, the only one Python lets set handlers).
     """
     context = multiprocessing.get_context("fork")
     receive, send = context.Pipe(duplex=False)
-    child = context.Process(target=_child, args=(send, directory, stack), daemon=True)
-    child.start()
-    with contextlib.suppress(OSError):  # also set here, so the group exists whichever side gets there first
-        os.setpgid(child.pid, child.pid)  # type: ignore[arg-type]  # started: pid is set
-    send.close()
+    # The lifeline: this process alone keeps the write end (the child closes its copy first thing), so the read
+    # end reaches end of file exactly when this process is gone. Non-inheritable: no program exec'd later sees it.
+    lifeline, lifeline_write = os.pipe()
+    child = context.Process(
+        target=_child, args=(send, directory, stack, os.getpid(), lifeline, lifeline_write), daemon=True
+    )
     message: tuple[Any, ...] | None = None
     try:
-        if receive.poll(timeout_s):
-            with contextlib.suppress(EOFError):  # EOF: the child ended without a word (os._exit, a signal)
-                message = receive.recv()
-        else:
-            child.kill()
-            raise ProgramError(
-                f"{directory}: the program did not finish within --timeout {timeout_s:g} s (a loop, or a wait on "
-                "something that never answers); nothing was checked"
-            )
+        with _signals_end(directory, child):
+            try:
+                child.start()
+            finally:
+                send.close()  # the child's ends of both pipes: this process must not hold them
+                os.close(lifeline)
+            try:
+                with contextlib.suppress(OSError):  # also set here, so the group exists whichever side is first
+                    os.setpgid(child.pid, child.pid)  # type: ignore[arg-type]  # started: pid is set
+                if receive.poll(timeout_s):
+                    with contextlib.suppress(EOFError):  # EOF: the child ended without a word (os._exit, a signal)
+                        message = receive.recv()
+                else:
+                    child.kill()
+                    raise ProgramError(
+                        f"{directory}: the program did not finish within --timeout {timeout_s:g} s (a loop, or a "
+                        "wait on something that never answers); nothing was checked"
+                    )
+            finally:
+                if message is None:  # kill, not is_alive(): that would reap the child while a handler can act
+                    child.kill()
+                _kill_group(child.pid)
+        # Reaped only once no handler can act: until then its pid (and group) cannot be given to another process.
+        if child.pid is not None:
+            child.join()
     finally:
         receive.close()
-        if child.is_alive() and message is None:
-            child.kill()
-        _kill_group(child.pid)
-        child.join()
+        os.close(lifeline_write)  # after the group is gone (its watcher would kill it anyway)
     if message is None:
         code = child.exitcode or 0
         how = f"signal {-code}" if code < 0 else f"exit code {code}"
@@ -66,6 +98,51 @@ def run_program_isolated(directory: Path, stack: str | None, timeout_s: float) -
             "resources; nothing was checked"
         )
     return _result(directory, message)
+
+
+# The signals that end a process by default and that a user or a job runner sends to stop `plan`: kill (TERM,
+# what CI and `timeout` send), interrupt (INT, Ctrl-C), hang-up (HUP, a terminal closed).
+STOPPING_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+
+
+@contextlib.contextmanager
+def _signals_end(directory: Path, child: multiprocessing.process.BaseProcess) -> Iterator[None]:
+    """While the child may run: each of :data:`STOPPING_SIGNALS` kills its group, says so on stderr and ends
+    this process by that signal. A signal this process ignores (``nohup`` ignores HUP) stays ignored."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # the watcher still ends the group when this process dies
+        return
+
+    def stop(signum: int, _frame: object) -> None:
+        if child.pid is not None:  # None before the fork: then the child sees this process die
+            with contextlib.suppress(OSError):  # the child itself too, in case neither side set its group yet
+                os.kill(child.pid, signal.SIGKILL)
+            _kill_group(child.pid)
+        _say(
+            f"error: {directory}: stopped by {signal.Signals(signum).name} while the program ran; the program and "
+            "every process it started were killed; nothing was checked\n"
+        )
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+
+    saved = {}
+    try:
+        for signum in STOPPING_SIGNALS:
+            previous = signal.getsignal(signum)
+            if previous != signal.SIG_IGN:
+                saved[signum] = signal.signal(signum, stop)
+        yield
+    finally:
+        for signum, previous in saved.items():
+            signal.signal(signum, previous)
+
+
+def _say(line: str) -> None:
+    """Write ``line`` to stderr only if that cannot block: a process stopping must not wait on a full pipe."""
+    with contextlib.suppress(OSError, ValueError):  # a closed or hung-up stderr
+        _, writable, _ = select.select([], [2], [], 0)
+        if writable:
+            os.write(2, line.encode())
 
 
 def _kill_group(pgid: int | None) -> None:
@@ -93,11 +170,20 @@ def _result(directory: Path, message: tuple[Any, ...]) -> ProgramPlan:
     raise RuntimeError(f"planning {directory} failed in the child process:\n{rest[0]}")
 
 
-def _child(send: Connection, directory: Path, stack: str | None) -> None:
-    from wirespeed.program import run_program
-
+def _child(
+    send: Connection, directory: Path, stack: str | None, parent: int, lifeline: int, lifeline_write: int
+) -> None:
+    os.close(lifeline_write)  # first: the lifeline ends when `plan` does, not when this copy closes
+    _die_with_parent(parent)
+    for signum in STOPPING_SIGNALS:  # not `plan`'s handlers (they would act for `plan`), but ignored stays ignored
+        if signal.getsignal(signum) != signal.SIG_IGN:
+            signal.signal(signum, signal.SIG_DFL)
     with contextlib.suppress(OSError):
-        os.setpgid(0, 0)  # a group of its own, for _kill_group
+        os.setpgid(0, 0)  # a group of its own, for _kill_group and the watcher
+    _start_watcher(lifeline)  # before the program runs anything
+    os.close(lifeline)
+
+    from wirespeed.program import run_program
 
     captured = io.StringIO()
     message: tuple[Any, ...]
@@ -118,3 +204,40 @@ def _child(send: Connection, directory: Path, stack: str | None) -> None:
     finally:
         send.close()
         os._exit(0)  # no atexit handler or buffered output of the parent's copy runs twice
+
+
+# <linux/prctl.h>: PR_SET_PDEATHSIG = 1.
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent(parent: int) -> None:
+    """SIGKILL this process when `plan` dies (Linux; the watcher covers the rest of the group, and other systems)."""
+    if sys.platform == "linux":
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    # `plan` may have died before the signal was asked for: then it never comes.
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+def _start_watcher(lifeline: int) -> None:
+    """Fork the watcher: a process of this group that kills the group once the lifeline reads end of file."""
+    if os.fork() != 0:
+        return
+    try:
+        # Hold nothing of the caller's: not its stdout and stderr (a pipeline would wait on them), not the
+        # child's answer pipe (`plan` must see end of file when the child dies without a word).
+        # The lifeline moved above 2 first, in case it is one of them (a caller that started `plan` with fd 0 closed).
+        watch = fcntl.fcntl(lifeline, fcntl.F_DUPFD, 3)
+        devnull = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(devnull, fd)
+        os.closerange(3, watch)
+        os.closerange(watch + 1, os.sysconf("SC_OPEN_MAX"))
+        while os.read(watch, 1):
+            pass
+        os.killpg(0, signal.SIGKILL)
+    finally:
+        os._exit(0)  # nothing of the forked Python state runs: no atexit, no buffered output

@@ -14,8 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from wirespeed.program.errors import ProgramError
 
 # Stands in for a `secure:` stack value: the ciphertext cannot be read without the stack's secrets provider.
@@ -41,19 +39,13 @@ class Project:
 
 
 def _read_yaml(path: Path) -> dict[str, Any]:
-    from wirespeed.io_limits import SMALL_LIMIT, InputFileError, read_text
+    from wirespeed.io_limits import SMALL_LIMIT, InputFileError
+    from wirespeed.yaml_input import read_yaml
 
     try:
-        data = yaml.safe_load(read_text(path, SMALL_LIMIT, what="YAML file"))
+        data = read_yaml(path, SMALL_LIMIT)
     except InputFileError as exc:
         raise ProgramError(str(exc)) from None
-    except RecursionError:
-        raise ProgramError(f"{path}: is not valid YAML (nested deeper than the parser allows)") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" line {mark.line + 1}:" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or "cannot be parsed"
-        raise ProgramError(f"{path}:{where} is not valid YAML ({problem})") from None
     if data is None:
         return {}
     if not isinstance(data, dict):

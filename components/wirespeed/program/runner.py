@@ -291,8 +291,13 @@ def _execute(project: Project, loop: asyncio.AbstractEventLoop) -> None:
             f"{project.main}: {_where(exc, project)}{exc}: install the project's requirements "
             f"(pip install -r {project.directory / 'requirements.txt'}) into this environment"
         ) from None
-    except Exception as exc:
-        raise ProgramError(f"{project.main}: {_where(exc, project)}{type(exc).__name__}: {exc}") from None
+    except SystemExit:
+        raise  # the program ending the process: the isolated child reports it as that
+    except BaseException as exc:
+        # An exception of any other class is the program's failure too, BaseExceptions included: in `plan` the
+        # program runs in a child leading its own process group, where no terminal's Ctrl-C reaches it, so a
+        # KeyboardInterrupt there is one the program raised (as is a GeneratorExit or its own BaseException).
+        raise _raised(project, exc) from None
 
 
 def _refused(project: Project, exc: Any) -> ProgramError:
@@ -361,6 +366,30 @@ async def _settle() -> None:
         if not pending:
             return
         await asyncio.wait(pending)
+
+
+# How many frames of a program's failure are shown under it, innermost last: the line that raised and the calls
+# that led there, without the frames of the SDK, runpy and wirespeed that every program's run starts with.
+SHOWN_FRAMES = 5
+
+
+def _raised(project: Project, exc: BaseException) -> ProgramError:
+    """What the program raised: a line naming the program, where it raised and the exception; its last frames."""
+    text = str(exc)
+    message = f"{project.main}: {_where(exc, project)}{type(exc).__name__}{': ' + text if text else ''}"
+    frames = traceback.extract_tb(exc.__traceback__)
+    root = str(project.directory) + os.sep
+    first = next((i for i, f in enumerate(frames) if f.filename.startswith(root)), 0)
+    shown = [
+        f"{_shown_path(f.filename, project)}:{f.lineno} in {f.name}" + (f": {f.line}" if f.line else "")
+        for f in frames[first:][-SHOWN_FRAMES:]
+    ]
+    return ProgramError(message, shown)
+
+
+def _shown_path(filename: str, project: Project) -> str:
+    path = Path(filename)
+    return str(path.relative_to(project.directory)) if path.is_relative_to(project.directory) else filename
 
 
 def _where(exc: BaseException, project: Project) -> str:
