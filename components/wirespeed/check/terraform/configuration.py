@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from wirespeed.check.terraform.translations import LINKS
+from wirespeed.check.terraform.translations import LINKS, is_read
 
 # An instance key in an address: [0] or ["key"] (Terraform escapes quotes inside the key with a backslash).
 INDEX = re.compile(r'\[(?:\d+|"(?:[^"\\]|\\.)*")\]')
@@ -39,6 +39,8 @@ class Configuration:
     inputs: dict[str, dict[str, list[str]]] = field(default_factory=dict)
     # module path -> output -> references inside that module
     outputs: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    # config address -> the resource's ``expressions`` (what its configuration writes), for the types wirespeed reads
+    expressions: dict[str, Mapping[str, Any]] = field(default_factory=dict)
     seen: bool = False
 
     def add_module(self, module: Mapping[str, Any], path: str) -> None:
@@ -49,9 +51,14 @@ class Configuration:
         for resource in resources if isinstance(resources, list) else ():
             if not isinstance(resource, dict):
                 continue
-            link = LINKS.get(str(resource.get("type")))
+            tf_type = str(resource.get("type"))
+            link = LINKS.get(tf_type)
             address = resource.get("address")
-            if link is None or not isinstance(address, str):
+            if not isinstance(address, str) or resource.get("mode", "managed") != "managed":
+                continue
+            if is_read(tf_type) and isinstance(resource.get("expressions"), dict):
+                self.expressions[join(path, address)] = resource["expressions"]
+            if link is None:
                 continue
             refs = _references(_mapping(resource.get("expressions")).get(link[0]))
             self.references[(join(path, address), link[0])] = refs

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from wirespeed.check.readonly import ReadOnlyMapping
-from wirespeed.check.terraform.blocks import known_text
+from wirespeed.check.terraform.blocks import has_unknown, known_text, settle
 from wirespeed.check.terraform.configuration import Configuration, config_address, join
 from wirespeed.check.terraform.translations import (
     CLUSTER_NAMES,
@@ -48,10 +48,19 @@ class Reader:
         self.configuration = Configuration()
         self.clusters: dict[str, list[tuple[str, str | None]]] = {}  # config address -> [(address, name)]
         self.pending: list[_Pending] = []
+        # Resources with values unknown until apply wait for ``configuration`` (written after resource_changes):
+        # only it tells an unknown nobody wrote (the provider's default) from one the configuration computes.
+        self.unsettled: list[_Pending] = []
         self.types: dict[str, str] = {}  # address -> Terraform type, for translated resources
 
     def resource(self, tf_type: str, address: str, module: str, values: Any, offset: int) -> Located | None:
-        """The resource now, or None when it waits for its cluster (see :meth:`linked`)."""
+        """The resource now, or None when it waits for its cluster or for the configuration (see :meth:`linked`)."""
+        if has_unknown(values) and (tf_type in TRANSLATIONS or tf_type in LINKS or tf_type == KUBERNETES_MANIFEST):
+            self.unsettled.append(_Pending(tf_type, address, module, values, offset))
+            return None
+        return self._resource(tf_type, address, module, values, offset)
+
+    def _resource(self, tf_type: str, address: str, module: str, values: Any, offset: int) -> Located | None:
         if tf_type in CLUSTER_NAMES:
             name = known_text(at(values, "name"))
             self.clusters.setdefault(config_address(address), []).append((address, name))
@@ -64,7 +73,15 @@ class Reader:
         return resource, offset
 
     def linked(self) -> Iterator[Located]:
-        """The pools, each linked to the clusters its configuration references (or the one cluster of its module)."""
+        """The resources that waited for the configuration, settled (:func:`~.blocks.settle`), then the pools, each
+        linked to the clusters its configuration references (or the one cluster of its module)."""
+        for waiting in self.unsettled:
+            written = self.configuration.expressions.get(config_address(waiting.address))
+            values = settle(waiting.values, written)
+            located = self._resource(waiting.tf_type, waiting.address, waiting.module, values, waiting.offset)
+            if located is not None:
+                yield located
+        self.unsettled = []
         for pool in self.pending:
             attribute, cluster_type, prop = LINKS[pool.tf_type]
             resource = translate(pool.tf_type, pool.address, pool.values)
