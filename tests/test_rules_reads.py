@@ -438,6 +438,13 @@ END_TO_END: list[tuple[str, str, str, str, Callable[[dict[str, Any]], None]]] = 
         lambda a: _balancer(a).update(outbound_ports_allocated=0),
     ),
     (
+        "aks-basic-load-balancer",
+        "azure-good",
+        CLUSTER,
+        "load_balancer_sku basic",
+        lambda a: a["network_profile"][0].update(load_balancer_sku="basic"),
+    ),
+    (
         "aks-snat-capacity",
         "azure-good",
         CLUSTER,

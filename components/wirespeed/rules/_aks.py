@@ -69,6 +69,13 @@ def uses_load_balancer(props: Mapping[str, Any]) -> bool:
     return (outbound is None or outbound == "loadBalancer") and (sku is None or sku.lower() == "standard")
 
 
+def uses_basic_load_balancer(props: Mapping[str, Any]) -> bool:
+    """Whether the cluster's load balancer is the retired Basic SKU (``loadBalancerSku`` compared as ARM does,
+    case-insensitively; unset is Standard)."""
+    sku = text(get(props, "networkProfile", "loadBalancerSku"))
+    return sku is not None and sku.lower() == "basic"
+
+
 def allocated_ports(props: Mapping[str, Any]) -> int:
     """``allocatedOutboundPorts``; absent means 0, Azure's dynamic default. A value Azure refuses (see
     :func:`refused_ports`) also reads 0 here: the rules that size with it skip it, aks-snat-ports-minimum reports it."""
