@@ -590,7 +590,8 @@ def test_values_unknown_until_apply_could_not_be_checked_never_pass(case):
     assert {(v.rule_id, v.resource_urn) for v in report.violations if not v.unknown} == expected
     assert {(v.rule_id, v.resource_urn) for v in report.unknown} == unknown
     for violation in report.unknown:
-        assert violation.unchecked and "could not be checked" in violation.message
+        assert violation.unchecked
+        assert "could not be checked" in violation.message
         assert "known only after apply" in violation.message
     assert report.unchecked == []  # no secret is involved: the secrets advice never shows
 

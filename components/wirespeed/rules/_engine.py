@@ -99,9 +99,7 @@ def _violations(
     ]
 
 
-def check_resource(
-    rule: Rule, resource: Resource, config: Config, unknown_unchecked: bool = False
-) -> list[Violation]:
+def check_resource(rule: Rule, resource: Resource, config: Config, unknown_unchecked: bool = False) -> list[Violation]:
     """One resource rule on one resource, at its configured level (nothing when disabled or not its type).
     ``unknown_unchecked``: a value unknown until apply makes the rule "could not be checked" (a Terraform plan,
     judged once) instead of not applicable (a Pulumi preview, judged again at update)."""

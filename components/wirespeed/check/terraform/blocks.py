@@ -81,9 +81,7 @@ def settle(values: Any, expressions: Any) -> Any:
         elif _is_attribute(written) or value == UNKNOWN:
             settled[key] = value  # written: its unknowns are the configuration's, known only after apply
         elif isinstance(value, list) and isinstance(written, list):
-            settled[key] = [
-                settle(item, written[i] if i < len(written) else None) for i, item in enumerate(value)
-            ]
+            settled[key] = [settle(item, written[i] if i < len(written) else None) for i, item in enumerate(value)]
         elif isinstance(value, dict) and isinstance(written, dict):
             settled[key] = settle(value, written)  # a NestingSingle block
         else:
