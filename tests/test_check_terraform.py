@@ -571,6 +571,7 @@ UNKNOWN_CASES: dict[str, tuple[Any, ...]] = {
         set(),
         {
             ("aks-allocated-outbound-ports-default", "azurerm_kubernetes_cluster.c"),
+            ("aks-basic-load-balancer", "azurerm_kubernetes_cluster.c"),
             ("aks-snat-ports-minimum", "azurerm_kubernetes_cluster.c"),
         },
     ),
