@@ -75,9 +75,9 @@ def edited(name: str, edit: Callable[[dict[str, Any], str], None]) -> str:
 
 
 def test_every_real_file_has_its_provenance():
-    for path in sorted(REAL.glob("tf-aks-*.plan.json")):
+    for path in sorted(p for p in REAL.iterdir() if not p.name.endswith(".provenance.json")):
         provenance = json.loads(Path(f"{path}.provenance.json").read_text())
-        assert set(provenance) >= {"repository", "path", "commit", "license", "url", "note"}
+        assert set(provenance) >= {"repository", "path", "commit", "license", "url"}
         assert re.fullmatch(r"[0-9a-f]{40}", provenance["commit"])
         assert provenance["commit"] in provenance["url"]
 
@@ -230,3 +230,79 @@ def test_settle_drops_only_what_nobody_wrote():
         "dynamic_block": [{"x": UNKNOWN}],  # known block, absent from configuration: a dynamic block's
     }
     assert tf.blocks.settle(values, None) == values  # no configuration: nothing is settled
+
+
+# --- pulumi-azure (bridged from azurerm): the same translation --------------------------------------------------
+
+AZURE_EXPORT = "pulumi-azure-aks-basic-lb.cli3.129.stack.json"
+CLASSIC_CLUSTER = "azure:containerservice/kubernetesCluster:KubernetesCluster"
+CLASSIC_POOL = "azure:containerservice/kubernetesClusterNodePool:KubernetesClusterNodePool"
+
+
+def export_edited(edit: Callable[[dict[str, Any]], None]) -> str:
+    document = json.loads(real(AZURE_EXPORT))
+    edit(document)
+    return json.dumps(document)
+
+
+def _classic_cluster(document: dict[str, Any]) -> dict[str, Any]:
+    [cluster] = [r for r in document["deployment"]["resources"] if r["type"] == CLASSIC_CLUSTER]
+    return cluster
+
+
+def test_a_real_pulumi_azure_cluster_on_basic_is_flagged_in_its_own_names():
+    found = report(real(AZURE_EXPORT))
+    by_rule = {v.rule_id: v for v in found.violations}
+    assert set(by_rule) == {BASIC, BACKLOG, AGENT}  # it passed every rule before pulumi-azure was read
+    assert {v.resource_type for v in found.violations} == {CLASSIC_CLUSTER}
+    assert by_rule[BASIC].resource_name == "exampleKubernetesCluster"
+    assert "In pulumi-azure: " in by_rule[BACKLOG].message
+    assert "netCoreNetdevMaxBacklog is defaultNodePool.linuxOsConfig.sysctlConfig.netCoreNetdevMaxBacklog" in (
+        by_rule[BACKLOG].message
+    )
+    assert "this cluster has 1 node pool(s)" in by_rule[AGENT].message  # its defaultNodePool, an object
+
+
+def _standard_without_profile(document: dict[str, Any]) -> None:
+    """Probe: the cluster on the Standard load balancer with no loadBalancerProfile written."""
+    cluster = _classic_cluster(document)
+    cluster["inputs"]["networkProfile"]["loadBalancerSku"] = "standard"
+    cluster["outputs"]["networkProfile"]["loadBalancerSku"] = "standard"
+
+
+def test_a_pulumi_azure_cluster_on_standard_without_a_profile_gets_the_headline_rule():
+    found = {v.rule_id for v in report(export_edited(_standard_without_profile)).violations}
+    assert PORTS in found
+    assert BASIC not in found
+
+
+def _separate_pool(document: dict[str, Any]) -> None:
+    """Probe: a KubernetesClusterNodePool (pulumi-azure schema names) pointing at the cluster by its id output."""
+    cluster = _classic_cluster(document)
+    pool = {
+        "urn": cluster["urn"].replace(f"{CLASSIC_CLUSTER}::exampleKubernetesCluster", f"{CLASSIC_POOL}::user"),
+        "custom": True,
+        "id": f"{cluster['id']}/agentPools/user",
+        "type": CLASSIC_POOL,
+        "inputs": {
+            "kubernetesClusterId": cluster["id"],
+            "name": "user",
+            "vmSize": "Standard_D4s_v5",
+            "nodeCount": 3,
+            "linuxOsConfig": {"sysctlConfig": {"netCoreNetdevMaxBacklog": 1000}},
+        },
+        "propertyDependencies": {"kubernetesClusterId": [cluster["urn"]]},
+        "parent": cluster["parent"],
+    }
+    pool["outputs"] = dict(pool["inputs"])
+    document["deployment"]["resources"].append(pool)
+
+
+def test_a_pulumi_azure_node_pool_counts_for_its_cluster_and_is_judged_like_an_azurerm_pool():
+    found = report(export_edited(_separate_pool))
+    [agent] = [v for v in found.violations if v.rule_id == AGENT]
+    assert "this cluster has 2 node pool(s)" in agent.message
+    pool_findings = {v.rule_id for v in found.violations if v.resource_type == CLASSIC_POOL}
+    assert BACKLOG in pool_findings  # 1,000 in its linuxOsConfig.sysctlConfig
+    [backlog] = [v for v in found.violations if v.resource_type == CLASSIC_POOL and v.rule_id == BACKLOG]
+    assert "netCoreNetdevMaxBacklog is linuxOsConfig.sysctlConfig.netCoreNetdevMaxBacklog" in backlog.message
