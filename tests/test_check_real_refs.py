@@ -306,3 +306,90 @@ def test_a_pulumi_azure_node_pool_counts_for_its_cluster_and_is_judged_like_an_a
     assert BACKLOG in pool_findings  # 1,000 in its linuxOsConfig.sysctlConfig
     [backlog] = [v for v in found.violations if v.resource_type == CLASSIC_POOL and v.rule_id == BACKLOG]
     assert "netCoreNetdevMaxBacklog is linuxOsConfig.sysctlConfig.netCoreNetdevMaxBacklog" in backlog.message
+
+
+# --- self-managed nodes: pulumi-eks's default node group, NodeGroup (v1: CloudFormation), NodeGroupV2, Terraform ---
+
+EKS_EXPORTS: dict[str, dict[str, str]] = {
+    # eks:index:Cluster v3: its default node group is a launch template and an auto-scaling group, no managed group.
+    "pulumi-eks-cluster.cli3.137.stack.json": {
+        f"example-cluster-{n}-eksCluster": "1 self-managed node group(s) (auto-scaling groups)" for n in range(1, 5)
+    },
+    "pulumi-eks-aws-profile.cli3.130.stack.json": {
+        "example-aws-profile-eksCluster": "1 self-managed node group(s) (auto-scaling groups)"
+    },
+    # NodeGroup (a CloudFormation stack holding the group, from a launch configuration) and NodeGroupV2.
+    "pulumi-eks-nodegroup.cli3.137.stack.json": {
+        "example-nodegroup-iam-advanced-eksCluster": "3 self-managed node group(s) (auto-scaling groups)",
+        "example-nodegroup-iam-simple-eksCluster": "4 self-managed node group(s) (auto-scaling groups)",
+    },
+    "pulumi-eks-nodegroupv2-managed.cli3.133.stack.json": {
+        "ignore-scaling-config-eksCluster": "1 managed node group(s) and 1 self-managed node group(s)",
+    },
+}
+
+
+@pytest.mark.parametrize("name", list(EKS_EXPORTS))
+def test_self_managed_nodes_of_pulumi_eks_count_for_the_agent_rule(name):
+    """tuning-agent-present passed these clusters although the backlog rule flagged their launch templates."""
+    found = report(real(name)).violations
+    agents = {v.resource_name: v.message for v in found if v.rule_id == AGENT}
+    assert set(agents) == set(EKS_EXPORTS[name])
+    for cluster, counted in EKS_EXPORTS[name].items():
+        assert f"this cluster has {counted}" in agents[cluster]
+
+
+def test_pulumi_eks_v1_launch_configurations_are_judged_like_launch_templates():
+    found = report(real("pulumi-eks-nodegroup.cli3.137.stack.json")).violations
+    judged = {
+        (v.rule_id, v.resource_name)
+        for v in found
+        if v.resource_type == "aws:ec2/launchConfiguration:LaunchConfiguration"
+    }
+    # Four NodeGroups boot t3.medium from user data that never sets the backlog.
+    assert {rule for rule, _ in judged} == {BACKLOG, SKU}
+    assert len({name for _, name in judged}) == 4
+
+
+def _self_managed_nodes(document: dict[str, Any], tag_key: Any) -> None:
+    document["resource_changes"].append(
+        {
+            "address": "aws_autoscaling_group.nodes",
+            "mode": "managed",
+            "type": "aws_autoscaling_group",
+            "name": "nodes",
+            "change": {
+                "actions": ["create"],
+                "after": {"name": "nodes", "min_size": 1, "max_size": 3, "tag": [{"key": tag_key, "value": "owned"}]},
+                "after_unknown": {"tag": [{"key": tag_key is None}]},
+            },
+        }
+    )
+
+
+def _asg_by_tag(document: dict[str, Any]) -> None:
+    """Probe: an auto-scaling group tagged kubernetes.io/cluster/checkout (the plan's EKS cluster)."""
+    _self_managed_nodes(document, "kubernetes.io/cluster/checkout")
+
+
+def _asg_by_reference(document: dict[str, Any]) -> None:
+    """Probe: the group's tag key interpolates the cluster's name, so the plan knows it only after apply."""
+    _self_managed_nodes(document, None)
+    document["configuration"]["root_module"]["resources"].append(
+        {
+            "address": "aws_autoscaling_group.nodes",
+            "mode": "managed",
+            "type": "aws_autoscaling_group",
+            "name": "nodes",
+            "expressions": {"tag": [{"key": {"references": ["aws_eks_cluster.this.name", "aws_eks_cluster.this"]}}]},
+        }
+    )
+
+
+@pytest.mark.parametrize("edit", [_asg_by_tag, _asg_by_reference], ids=["by-tag", "by-reference"])
+def test_a_terraform_auto_scaling_group_counts_as_the_clusters_nodes(edit):
+    document = json.loads((ROOT / "tests" / "fixtures" / "terraform" / "aws-bad" / "plan.json").read_text())
+    edit(document)
+    [agent] = [v for v in report(json.dumps(document)).violations if v.rule_id == AGENT]
+    assert agent.resource_urn == "aws_eks_cluster.this"
+    assert "2 managed node group(s) and 1 self-managed node group(s) (auto-scaling groups)" in agent.message

@@ -12,7 +12,7 @@ from wirespeed.names import NOT_NETWORK_OPTIMISED_REASON
 from wirespeed.rules import _aks, _nap
 from wirespeed.rules._model import Finding, Reads, Resource, Rule, Settings, is_type, quoted
 from wirespeed.rules._userdata import read_user_data
-from wirespeed.rules.tuning import LAUNCH_TEMPLATE
+from wirespeed.rules.tuning import LAUNCH_CONFIGURATION, LAUNCH_TEMPLATE
 from wirespeed.values import elements, get, text
 
 NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
@@ -244,6 +244,8 @@ def check_sku(resource: Resource, settings: Settings) -> Iterator[Finding]:
         yield from _unless_reason(_node_group(resource, minimum), resource, accept, "tags")
     elif is_type(resource, LAUNCH_TEMPLATE):
         yield from _unless_reason(_launch_template(resource, minimum), resource, accept, "tags")
+    elif is_type(resource, LAUNCH_CONFIGURATION):
+        yield from _launch_template(resource, minimum)  # a launch configuration has no tags to carry a reason
     elif is_type(resource, *NODE_POOL_TYPES):
         findings = (
             _nap.node_pool_findings(resource, minimum)
@@ -268,7 +270,7 @@ NETWORK_OPTIMISED_SKU = Rule(
     "rule accepts unless acceptWrittenReason is false.",
     source=f"{SOURCES}; components/wirespeed/data/azure_sizes.json, aws_instance_types.json",
     scope="resource",
-    types=(_aks.CLUSTER, _aks.AGENT_POOL, NODE_GROUP, LAUNCH_TEMPLATE, *NODE_POOL_TYPES),
+    types=(_aks.CLUSTER, _aks.AGENT_POOL, NODE_GROUP, LAUNCH_TEMPLATE, LAUNCH_CONFIGURATION, *NODE_POOL_TYPES),
     config_schema={
         "minimumBandwidthGbps": {
             "type": "number",
@@ -289,6 +291,7 @@ NETWORK_OPTIMISED_SKU = Rule(
         Reads(_aks.AGENT_POOL, ("vmSize", REASON_TAG)),
         Reads(NODE_GROUP, ("instanceTypes[]", "launchTemplate", REASON_TAG)),
         Reads(LAUNCH_TEMPLATE, ("instanceType", "userData", REASON_TAG)),
+        Reads(LAUNCH_CONFIGURATION, ("instanceType", "userData")),
         *(
             Reads(t, (*NODE_POOL_READS, "metadata.annotations" + quoted(NOT_NETWORK_OPTIMISED_REASON)))
             for t in NODE_POOL_TYPES

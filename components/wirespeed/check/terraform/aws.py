@@ -90,3 +90,53 @@ def nat_gateway(values: Any) -> Props:
             "vpcId": at(values, "vpc_id"),
         }
     )
+
+
+def launch_configuration(values: Any) -> Props:
+    """aws_launch_configuration (``AWS_DOCS``/launch_configuration): ``user_data`` is plain text (``user_data_base64``
+    the base64 form; read_user_data takes either)."""
+    user_data = at(values, "user_data")
+    return clean(
+        {
+            "name": at(values, "name"),
+            "instanceType": at(values, "instance_type"),
+            "userData": user_data if user_data is not None else at(values, "user_data_base64"),
+        }
+    )
+
+
+def _tags(values: Any) -> Any:
+    """The group's tags as pulumi-aws's ``[{key, value, propagateAtLaunch}]``: repeated ``tag`` blocks, or the list of
+    maps ``tags`` of AWS provider < 5."""
+    found = []
+    for key in ("tag", "tags"):
+        items = _repeated(values, key)
+        if items == UNKNOWN:
+            return UNKNOWN
+        for item in items if isinstance(items, list) else ():
+            if item == UNKNOWN:
+                return UNKNOWN
+            if isinstance(item, dict):
+                found.append(clean({"key": item.get("key"), "value": item.get("value")}))
+    return found or None
+
+
+def autoscaling_group(values: Any) -> Props:
+    """aws_autoscaling_group (``AWS_DOCS``/autoscaling_group) as aws.autoscaling.Group inputs: self-managed nodes,
+    joined to their EKS cluster by a ``kubernetes.io/cluster/<name>`` tag or by reference."""
+    template = at(values, "launch_template")
+    return clean(
+        {
+            "name": at(values, "name"),
+            "launchConfiguration": at(values, "launch_configuration"),
+            "launchTemplate": UNKNOWN
+            if template == UNKNOWN
+            else {"id": at(template, "id"), "name": at(template, "name"), "version": at(template, "version")}
+            if template
+            else None,
+            "minSize": at(values, "min_size"),
+            "maxSize": at(values, "max_size"),
+            "desiredCapacity": at(values, "desired_capacity"),
+            "tags": _tags(values),
+        }
+    )

@@ -60,7 +60,8 @@ class Configuration:
                 self.expressions[join(path, address)] = resource["expressions"]
             if link is None:
                 continue
-            refs = _references(_mapping(resource.get("expressions")).get(link[0]))
+            expressions = _mapping(resource.get("expressions"))
+            refs = _all_references(expressions) if link[0] == "*" else _references(expressions.get(link[0]))
             self.references[(join(path, address), link[0])] = refs
         for name, output in _mapping(module.get("outputs")).items():
             if isinstance(output, dict):
@@ -107,3 +108,16 @@ def _references(expression: Any) -> list[str]:
         return []
     refs = expression.get("references")
     return [r for r in refs if isinstance(r, str)] if isinstance(refs, list) else []
+
+
+def _all_references(expressions: Any) -> list[str]:
+    """Every reference in a resource's expressions, nested blocks included."""
+    if isinstance(expressions, list):
+        return [ref for item in expressions for ref in _all_references(item)]
+    if not isinstance(expressions, dict):
+        return []
+    found = _references(expressions)
+    for key, value in expressions.items():
+        if key not in ("references", "constant_value"):
+            found += _all_references(value)
+    return found

@@ -7,17 +7,24 @@ from dataclasses import dataclass
 from typing import Any
 
 from wirespeed.check.readonly import EMPTY, ReadOnlyMapping
-from wirespeed.check.terraform.aws import eks_cluster, eks_node_group, launch_template, nat_gateway
+from wirespeed.check.terraform.aws import (
+    autoscaling_group,
+    eks_cluster,
+    eks_node_group,
+    launch_configuration,
+    launch_template,
+    nat_gateway,
+)
 from wirespeed.check.terraform.azurerm import aks_cluster, aks_node_pool, public_ip_prefix
 from wirespeed.check.terraform.blocks import Props, clean, known_text
 from wirespeed.check.terraform.kubernetes import config_map, daemon_set, manifest_type
 from wirespeed.rules import Resource
 from wirespeed.rules._aks import AGENT_POOL, CLUSTER, PUBLIC_IP_PREFIX
 from wirespeed.rules._k8s import CONFIG_MAP, DAEMON_SET
-from wirespeed.rules.agent import EKS_CLUSTER
+from wirespeed.rules.agent import AUTOSCALING_GROUP, EKS_CLUSTER
 from wirespeed.rules.natgw import NAT_GATEWAY
 from wirespeed.rules.sku import NODE_GROUP
-from wirespeed.rules.tuning import LAUNCH_TEMPLATE
+from wirespeed.rules.tuning import LAUNCH_CONFIGURATION, LAUNCH_TEMPLATE
 from wirespeed.values import at
 
 
@@ -67,6 +74,10 @@ TRANSLATIONS: dict[str, Translation] = {
         launch_template,
         (("userData", "user_data"), ("instanceType", "instance_type"), ("tags", "tags")),
     ),
+    "aws_launch_configuration": Translation(
+        LAUNCH_CONFIGURATION, launch_configuration, (("userData", "user_data"), ("instanceType", "instance_type"))
+    ),
+    "aws_autoscaling_group": Translation(AUTOSCALING_GROUP, autoscaling_group, (("tags", "tag"),)),
     "aws_nat_gateway": Translation(
         NAT_GATEWAY,
         nat_gateway,
@@ -106,6 +117,8 @@ MANIFEST_FIELDS: tuple[tuple[str, str], ...] = (
 LINKS: dict[str, tuple[str, str, str]] = {
     "azurerm_kubernetes_cluster_node_pool": ("kubernetes_cluster_id", "azurerm_kubernetes_cluster", "resourceName"),
     "aws_eks_node_group": ("cluster_name", "aws_eks_cluster", "clusterName"),
+    # "*": a reference anywhere in its configuration (a tag's key "kubernetes.io/cluster/${aws_eks_cluster.x.name}").
+    "aws_autoscaling_group": ("*", "aws_eks_cluster", "clusterName"),
 }
 CLUSTER_NAMES = {"azurerm_kubernetes_cluster": "resourceName", "aws_eks_cluster": "name"}
 
