@@ -25,6 +25,7 @@ REAL = ROOT / "tests" / "fixtures" / "real"
 PORTS = "aks-allocated-outbound-ports-default"
 MINIMUM = "aks-snat-ports-minimum"
 BASIC = "aks-basic-load-balancer"
+CAPACITY = "aks-snat-capacity"
 BACKLOG = "netdev-backlog-minimum"
 SKU = "network-optimised-sku"
 AGENT = "tuning-agent-present"
@@ -116,7 +117,7 @@ def test_a_profile_written_from_another_value_stays_unknown_and_could_not_be_che
     address = AKS_PLANS[name][0]
     found = report(edited(name, _profile_from_a_variable))
     unknown = {(v.rule_id, v.enforcement) for v in found.unknown}
-    assert unknown == {(PORTS, "mandatory"), (MINIMUM, "mandatory")}  # never a silent pass
+    assert unknown == {(PORTS, "mandatory"), (MINIMUM, "mandatory"), (CAPACITY, "mandatory")}  # never a silent pass
     [ports] = [v for v in found.unknown if v.rule_id == PORTS]
     assert ports.resource_urn == address
     assert ports.unchecked
@@ -139,7 +140,7 @@ def _dynamic_profile(document: dict[str, Any], address: str) -> None:
 def test_a_block_written_by_a_dynamic_block_keeps_its_unknowns_unknown():
     name = "tf-aks-elk.tf1.9.4.plan.json"
     found = report(edited(name, _dynamic_profile))
-    assert {v.rule_id for v in found.unknown} == {PORTS, MINIMUM}
+    assert {v.rule_id for v in found.unknown} == {PORTS, MINIMUM, CAPACITY}
     assert PORTS not in {v.rule_id for v in found.violations if not v.unknown}
 
 

@@ -492,13 +492,16 @@ def test_configuration_not_in_the_documented_shape_links_nothing_and_never_crash
     document = json.loads(plan_path("azure-bad").read_text())
     document["configuration"]["root_module"]["module_calls"]["pool"]["module"]["resources"] = 5
     document["configuration"]["root_module"]["module_calls"]["pool"]["expressions"] = []
-    # The pool's cluster is then unknown, so the stack rules that count a cluster's pools are not applicable to
-    # any cluster it might belong to (as in a Pulumi preview with an unknown resourceName); the rest still runs.
-    assert found(json.dumps(document)) == EXPECTED["azure-bad"] - {
+    # The pool's cluster is then unknown, so the stack rules that count a cluster's pools could not be checked on
+    # any cluster it might belong to (a plan is judged once: never a silent pass); the rest still runs.
+    unplaced = {
         ("aks-snat-capacity", "azurerm_kubernetes_cluster.checkout"),
         ("tuning-agent-present", "azurerm_kubernetes_cluster.checkout"),
         ("tuning-agent-present", "azurerm_kubernetes_cluster.default_ports"),
     }
+    report = check_text(json.dumps(document), "plan.json", resolve_config(None))
+    assert {(v.rule_id, v.resource_urn) for v in report.violations if not v.unknown} == EXPECTED["azure-bad"] - unplaced
+    assert {(v.rule_id, v.resource_urn) for v in report.unknown} == unplaced
 
 
 def test_after_unknown_marks_become_the_unknown_value_at_any_depth():
@@ -572,6 +575,7 @@ UNKNOWN_CASES: dict[str, tuple[Any, ...]] = {
         {
             ("aks-allocated-outbound-ports-default", "azurerm_kubernetes_cluster.c"),
             ("aks-basic-load-balancer", "azurerm_kubernetes_cluster.c"),
+            ("aks-snat-capacity", "azurerm_kubernetes_cluster.c"),
             ("aks-snat-ports-minimum", "azurerm_kubernetes_cluster.c"),
         },
     ),
@@ -646,7 +650,9 @@ def test_pools_link_to_their_cluster_through_configuration_references_across_mod
     document = json.loads(plan_path("azure-bad").read_text())
     assert ("aks-snat-capacity", "azurerm_kubernetes_cluster.checkout") in found(json.dumps(document))
     del document["configuration"]  # no reference and no cluster in module.pool: the pool's cluster is unknown
-    assert ("aks-snat-capacity", "azurerm_kubernetes_cluster.checkout") not in found(json.dumps(document))
+    report = check_text(json.dumps(document), "plan.json", resolve_config(None))
+    capacity = [v for v in report.violations if v.rule_id == "aks-snat-capacity"]
+    assert [(v.resource_urn, v.unknown) for v in capacity] == [("azurerm_kubernetes_cluster.checkout", True)]
 
 
 def test_without_configuration_a_pool_links_to_the_one_cluster_of_its_module():

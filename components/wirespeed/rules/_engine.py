@@ -93,9 +93,12 @@ def _violations(
             resource_urn=f.resource.urn,
             resource_name=f.resource.name,
             resource_type=f.resource.type,
-            message=f.message,
+            message=f.message if f.unknown is None else unknown_message(rule, f.unknown),
+            unchecked=f.unknown is not None,
+            unknown=f.unknown is not None,
         )
         for f in findings
+        if f.unknown is None or unknown_unchecked
     ]
 
 

@@ -85,6 +85,9 @@ class Finding:
 
     resource: Resource
     message: str
+    # A stack rule that judges resource by resource: this one's ``unknown`` path is known only after apply, so
+    # the rule could not judge it (reported as such on a Terraform plan; not applicable in a Pulumi preview).
+    unknown: str | None = None
 
 
 ResourceCheck = Callable[[Resource, Settings], Iterable[Finding]]

@@ -130,7 +130,8 @@ def check_agent_present(resources: Sequence[Resource], settings: Settings) -> It
             continue
         try:
             described = pools.describe(cluster)
-        except NotKnown:
+        except NotKnown as exc:
+            yield Finding(cluster, "", unknown=exc.path)  # which pools are its is known only after apply
             continue
         if described is None:
             continue

@@ -256,8 +256,11 @@ def check_snat_capacity(resources: Sequence[Resource], settings: Settings) -> It
             continue
         try:
             finding = _cluster_capacity(cluster, pool_index, naps_index, lengths)
-        except NotKnown:
-            continue  # this cluster's numbers are unknown until the update runs; the others still count
+        except NotKnown as exc:
+            # This cluster's numbers are unknown until the update runs (the others still count): not applicable in
+            # a preview, "could not be checked" on a plan judged once.
+            yield Finding(cluster, "", unknown=exc.path)
+            continue
         if finding is not None:
             yield finding
 
