@@ -394,3 +394,20 @@ def test_a_terraform_auto_scaling_group_counts_as_the_clusters_nodes(edit):
     [agent] = [v for v in report(json.dumps(document)).violations if v.rule_id == AGENT]
     assert agent.resource_urn == "aws_eks_cluster.this"
     assert "2 managed node group(s) and 1 self-managed node group(s) (auto-scaling groups)" in agent.message
+
+
+def _secret_vm_size(document: dict[str, Any], ciphertext: bool) -> None:
+    """Probe: the default pool's vmSize written as a secret (plaintext, as `--show-secrets` writes it, or
+    encrypted with no passphrase given)."""
+    secret = {"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270"}
+    secret |= {"ciphertext": "v1:AAAAAAAAAAAAAAAA:AAAA"} if ciphertext else {"plaintext": '"Standard_D2_v2"'}
+    for side in ("inputs", "outputs"):
+        _classic_cluster(document)[side]["defaultNodePool"]["vmSize"] = secret
+
+
+def test_a_pulumi_azure_secret_reads_as_its_value_or_could_not_be_checked():
+    plain_found = report(export_edited(lambda d: _secret_vm_size(d, ciphertext=False)))
+    assert {v.rule_id for v in plain_found.violations} == {BASIC, BACKLOG, AGENT}
+    blinded = report(export_edited(lambda d: _secret_vm_size(d, ciphertext=True)))
+    assert {v.rule_id for v in blinded.unchecked} >= {BACKLOG}  # its line rate needs the size
+    assert all(v.enforcement == "mandatory" for v in blinded.unchecked)

@@ -5,9 +5,11 @@ property names azurerm's in camelCase (``default_node_pool.vm_size`` is ``defaul
 of at most one item (azurerm ``MaxItems: 1``: ``default_node_pool``, ``network_profile``,
 ``load_balancer_profile``, ``linux_os_config``, ``sysctl_config``, ``upgrade_settings``) is an object, not a
 one-item list (as recorded in pulumi/pulumi-azure provider/testdata/recorded/TestProviderUpgrade/
-containerservice_k8scluster/5.89.0/stack.json, tests/fixtures/real/). ``wirespeed.values.at`` steps into both
-shapes, so the azurerm translation (``wirespeed.check.terraform``) reads them once their names are snake_case
-again: one translation for azurerm plans and pulumi-azure stacks.
+containerservice_k8scluster/5.89.0/stack.json, tests/fixtures/real/; the node pool's names in
+pulumi/pulumi-azure sdk/nodejs/containerservice/kubernetesClusterNodePool.ts at
+00f102daac26f244a5bcffcb7cf5f2ee6fa2dd18, ``kubernetesClusterId``, ``linuxOsConfig``, ``autoScalingEnabled``).
+``wirespeed.values.at`` steps into both shapes, so the azurerm translation (``wirespeed.check.terraform``) reads
+them once their names are snake_case again: one translation for azurerm plans and pulumi-azure stacks.
 
 Only the top-level properties the translation reads are converted: a cluster's kubeconfigs are secrets nobody needs
 decrypted here. A secret among those it reads resolves as everywhere (``readonly``): its value, or ``[secret]``,
