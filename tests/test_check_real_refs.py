@@ -125,6 +125,7 @@ def test_a_profile_written_from_another_value_stays_unknown_and_could_not_be_che
         "aks-allocated-outbound-ports-default could not be checked: networkProfile.loadBalancerProfile is known "
         "only after apply"
     )
+    assert "(In Terraform: networkProfile.loadBalancerProfile is network_profile.load_balancer_profile" in ports.message
     assert found.unchecked == []  # not a secret: no secrets advice
     assert found.blocked
 

@@ -38,6 +38,8 @@ class _Pending:
 
 
 Located = tuple[Resource, int]
+# The property an unknown-value violation names (rules._engine.unknown_message).
+_UNKNOWN_PATH = re.compile(r"could not be checked: (\S+) is known only after apply")
 
 
 class Reader:
@@ -134,5 +136,10 @@ class Reader:
             # The whole name only: allocationIds is no mention of allocationId.
             if re.search(rf"(?<![A-Za-z]){re.escape(pulumi)}(?![A-Za-z])", violation.message)
         ]
+        if violation.unknown and translation is not None:
+            unknown = _UNKNOWN_PATH.search(violation.message)
+            block = unknown and next((b for b in translation.blocks if unknown.group(1) == b[0]), None)
+            if block:
+                names.insert(0, f"{block[0]} is {block[1]}")
         message = violation.message + (f" (In Terraform: {'; '.join(names)}.)" if names else "")
         return replace(violation, resource_type=tf_type, message=message)

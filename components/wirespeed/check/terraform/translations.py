@@ -39,6 +39,8 @@ class Translation:
     props: Callable[[Any], Props]
     # Pulumi field names the rules' messages use -> the Terraform attribute, for the reports.
     fields: tuple[tuple[str, str], ...] = ()
+    # Whole blocks a value unknown until apply can be (the rules name the block's path then) -> the Terraform block.
+    blocks: tuple[tuple[str, str], ...] = ()
 
 
 _LB = "network_profile.load_balancer_profile"
@@ -56,6 +58,12 @@ TRANSLATIONS: dict[str, Translation] = {
             ("netCoreNetdevMaxBacklog", f"default_node_pool.{_SYSCTL}"),
             ("vmSize", "default_node_pool.vm_size"),
             ("outboundType", "network_profile.outbound_type"),
+        ),
+        (
+            ("networkProfile", "network_profile"),
+            ("networkProfile.loadBalancerProfile", _LB),
+            ("networkProfile.loadBalancerProfile.allocatedOutboundPorts", f"{_LB}.outbound_ports_allocated"),
+            ("agentPoolProfiles", "default_node_pool"),
         ),
     ),
     "azurerm_kubernetes_cluster_node_pool": Translation(
