@@ -412,3 +412,18 @@ def test_a_pulumi_azure_secret_reads_as_its_value_or_could_not_be_checked():
     blinded = report(export_edited(lambda d: _secret_vm_size(d, ciphertext=True)))
     assert {v.rule_id for v in blinded.unchecked} >= {BACKLOG}  # its line rate needs the size
     assert all(v.enforcement == "mandatory" for v in blinded.unchecked)
+
+
+def test_a_terraform_auto_scaling_groups_mixed_instance_sizes_are_judged():
+    document = json.loads((ROOT / "tests" / "fixtures" / "terraform" / "aws-bad" / "plan.json").read_text())
+    _asg_by_tag(document)
+    [group] = [rc for rc in document["resource_changes"] if rc["address"] == "aws_autoscaling_group.nodes"]
+    override = [{"launch_template": [{"override": [{"instance_type": "m5.large"}, {"instance_type": "c6in.8xlarge"}]}]}]
+    group["change"]["after"]["mixed_instances_policy"] = override  # probe: the group launches m5.large too
+    [sku] = [v for v in report(json.dumps(document)).violations if v.resource_urn == "aws_autoscaling_group.nodes"]
+    assert sku.rule_id == SKU
+    assert sku.resource_type == "aws_autoscaling_group"
+    assert "instanceType: m5.large (m5) is not a network-optimised size" in sku.message
+    assert "mixedInstancesPolicy.launchTemplate.overrides is mixed_instances_policy.launch_template.override" in (
+        sku.message
+    )

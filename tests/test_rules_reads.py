@@ -138,6 +138,8 @@ def _aws_variants() -> Iterator[Doc]:
     # stack holding one, and the launch configuration they boot from (its user data plain text).
     owned = {"key": "kubernetes.io/cluster/ingest", "value": "owned"}
     yield "autoscaling_group", "tagged", {"launchTemplate": {"name": "lt"}, "tags": [owned]}
+    overrides = {"launchTemplate": {"overrides": [{"instanceType": "m5.large"}, {"instanceType": "c6in.8xlarge"}]}}
+    yield "autoscaling_group", "mixed", {"tags": [owned], "mixedInstancesPolicy": overrides}
     template = "Resources:\n  NodeGroup:\n    Type: AWS::AutoScaling::AutoScalingGroup\n    Properties:\n"
     yield "cfn_stack", "nodes", {"templateBody": template + "      Tags:\n      - Key: kubernetes.io/cluster/ingest\n"}
     yield "cfn_stack", "not-nodes", {"templateBody": "Resources: {}\n"}
@@ -345,7 +347,11 @@ MORE_TERRAFORM: list[tuple[str, dict[str, Any]]] = [
     ),
     (
         "aws_autoscaling_group",
-        {"name": "nodes", "tag": [{"key": "kubernetes.io/cluster/ingest", "value": "owned"}]},
+        {
+            "name": "nodes",
+            "tag": [{"key": "kubernetes.io/cluster/ingest", "value": "owned"}],
+            "mixed_instances_policy": [{"launch_template": [{"override": [{"instance_type": "m5.large"}]}]}],
+        },
     ),
     ("aws_launch_configuration", {"name": "lc", "instance_type": "m5.large", "user_data": "#!/bin/bash\n"}),
 ]

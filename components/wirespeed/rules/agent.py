@@ -3,26 +3,23 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 from wirespeed.rules import _aks, _k8s, _nap
 from wirespeed.rules._model import Finding, Reads, Resource, Rule, Settings, is_type
+from wirespeed.rules._self_managed import (
+    AUTOSCALING_GROUP,
+    CFN_AUTOSCALING_GROUP,
+    CLOUDFORMATION_STACK,
+    CLUSTER_TAG,
+    tagged_clusters,
+)
 from wirespeed.rules.sku import NODE_GROUP, NODE_POOL_READS, NODE_POOL_TYPES
 from wirespeed.sizing.backlog import KERNEL_DEFAULT as BACKLOG_KERNEL_DEFAULT
 from wirespeed.values import NotKnown, elements, get, text
 
 EKS_CLUSTER = "aws:eks/cluster:Cluster"
-# Self-managed EKS nodes: an auto-scaling group (Terraform aws_autoscaling_group; pulumi-eks NodeGroupV2 and
-# eks:index:Cluster's default node group since v2), or the CloudFormation stack that holds one (pulumi-eks v1's
-# NodeGroup: its templateBody's AWS::AutoScaling::AutoScalingGroup), both in tests/fixtures/real/pulumi-eks-*.
-AUTOSCALING_GROUP = "aws:autoscaling/group:Group"
-CLOUDFORMATION_STACK = "aws:cloudformation/stack:Stack"
-CFN_AUTOSCALING_GROUP = "AWS::AutoScaling::AutoScalingGroup"
-# The tag a self-managed node's group carries to join its cluster, kubernetes.io/cluster/<name> = owned (as
-# pulumi-eks writes it on the group and in the CloudFormation template: tests/fixtures/real/pulumi-eks-nodegroup*).
-CLUSTER_TAG = re.compile(r"kubernetes\.io/cluster/([A-Za-z0-9][A-Za-z0-9_.-]*)")
 PRIVILEGES_DOC = "agent/README.md (Privileges); README.md (Tuning DaemonSet: why each privilege)"
 # What the agent needs (agent/README.md, "Privileges"): the ethtool ioctl and netlink need CAP_NET_ADMIN; global
 # net.* sysctls need /proc/sys/net writable; VF detection reads /sys.
@@ -105,20 +102,7 @@ def _self_managed(resource: Resource) -> tuple[str, frozenset[str], frozenset[st
         if template and CFN_AUTOSCALING_GROUP not in template:
             return None
         return resource.urn, depends, frozenset(CLUSTER_TAG.findall(template))
-    names = set()
-    try:
-        tags = list(elements(get(resource.props, "tags"), "tags"))
-    except NotKnown:
-        tags = []
-    for tag in tags:
-        try:
-            key = text(get(tag, "key"))
-        except NotKnown:
-            continue
-        match = CLUSTER_TAG.fullmatch(key or "")
-        if match:
-            names.add(match.group(1))
-    return resource.urn, depends, frozenset(names)
+    return resource.urn, depends, tagged_clusters(resource.props)
 
 
 def check_agent_present(resources: Sequence[Resource], settings: Settings) -> Iterator[Finding]:

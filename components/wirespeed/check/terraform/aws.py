@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from wirespeed.check.terraform.blocks import Props, blocks, clean
+from wirespeed.check.terraform.blocks import Props, blocks, clean, repeated
 from wirespeed.values import UNKNOWN, at
 
 AWS_DOCS = "https://registry.terraform.io/providers/hashicorp/aws/latest/docs/resources"
@@ -121,6 +121,15 @@ def _tags(values: Any) -> Any:
     return found or None
 
 
+def _mixed_instances(template: Any) -> Any:
+    """``mixed_instances_policy.launch_template``'s ``override`` blocks as pulumi-aws's
+    ``mixedInstancesPolicy.launchTemplate.overrides``."""
+    if template == UNKNOWN:
+        return UNKNOWN
+    overrides = blocks(repeated(template, "override"), lambda o: clean({"instanceType": at(o, "instance_type")}))
+    return {"launchTemplate": {"overrides": overrides}} if overrides else None
+
+
 def autoscaling_group(values: Any) -> Props:
     """aws_autoscaling_group (``AWS_DOCS``/autoscaling_group) as aws.autoscaling.Group inputs: self-managed nodes,
     joined to their EKS cluster by a ``kubernetes.io/cluster/<name>`` tag or by reference."""
@@ -134,6 +143,7 @@ def autoscaling_group(values: Any) -> Props:
             else {"id": at(template, "id"), "name": at(template, "name"), "version": at(template, "version")}
             if template
             else None,
+            "mixedInstancesPolicy": _mixed_instances(at(values, "mixed_instances_policy", "launch_template")),
             "minSize": at(values, "min_size"),
             "maxSize": at(values, "max_size"),
             "desiredCapacity": at(values, "desired_capacity"),

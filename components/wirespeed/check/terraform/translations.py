@@ -21,7 +21,8 @@ from wirespeed.check.terraform.kubernetes import config_map, daemon_set, manifes
 from wirespeed.rules import Resource
 from wirespeed.rules._aks import AGENT_POOL, CLUSTER, PUBLIC_IP_PREFIX
 from wirespeed.rules._k8s import CONFIG_MAP, DAEMON_SET
-from wirespeed.rules.agent import AUTOSCALING_GROUP, EKS_CLUSTER
+from wirespeed.rules._self_managed import AUTOSCALING_GROUP
+from wirespeed.rules.agent import EKS_CLUSTER
 from wirespeed.rules.natgw import NAT_GATEWAY
 from wirespeed.rules.sku import NODE_GROUP
 from wirespeed.rules.tuning import LAUNCH_CONFIGURATION, LAUNCH_TEMPLATE
@@ -85,7 +86,14 @@ TRANSLATIONS: dict[str, Translation] = {
     "aws_launch_configuration": Translation(
         LAUNCH_CONFIGURATION, launch_configuration, (("userData", "user_data"), ("instanceType", "instance_type"))
     ),
-    "aws_autoscaling_group": Translation(AUTOSCALING_GROUP, autoscaling_group, (("tags", "tag"),)),
+    "aws_autoscaling_group": Translation(
+        AUTOSCALING_GROUP,
+        autoscaling_group,
+        (
+            ("mixedInstancesPolicy.launchTemplate.overrides", "mixed_instances_policy.launch_template.override"),
+            ("tags", "tag"),
+        ),
+    ),
     "aws_nat_gateway": Translation(
         NAT_GATEWAY,
         nat_gateway,
