@@ -427,3 +427,20 @@ def test_a_terraform_auto_scaling_groups_mixed_instance_sizes_are_judged():
     assert "mixedInstancesPolicy.launchTemplate.overrides is mixed_instances_policy.launch_template.override" in (
         sku.message
     )
+
+
+def _counted_module(document: dict[str, Any], address: str) -> None:
+    """Probe: module.aks called with count, and its cluster with count: every instance address gains an index."""
+    for change in document["resource_changes"]:
+        if change["address"].startswith("module.aks."):
+            change["address"] = change["address"].replace("module.aks.", "module.aks[0].", 1)
+            change["module_address"] = "module.aks[0]"
+            if change["address"] == "module.aks[0].azurerm_kubernetes_cluster.main":
+                change["address"] += "[0]"
+                change["index"] = 0
+
+
+def test_instances_of_counted_modules_and_resources_find_their_configuration():
+    name = "tf-aks-fos-module.tf1.9.4.plan.json"
+    found = verdicts(edited(name, _counted_module))
+    assert (PORTS, "module.aks[0].azurerm_kubernetes_cluster.main[0]", False) in found
