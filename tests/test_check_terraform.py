@@ -492,13 +492,16 @@ def test_configuration_not_in_the_documented_shape_links_nothing_and_never_crash
     document = json.loads(plan_path("azure-bad").read_text())
     document["configuration"]["root_module"]["module_calls"]["pool"]["module"]["resources"] = 5
     document["configuration"]["root_module"]["module_calls"]["pool"]["expressions"] = []
-    # The pool's cluster is then unknown, so the stack rules that count a cluster's pools are not applicable to
-    # any cluster it might belong to (as in a Pulumi preview with an unknown resourceName); the rest still runs.
-    assert found(json.dumps(document)) == EXPECTED["azure-bad"] - {
+    # The pool's cluster is then unknown, so the stack rules that count a cluster's pools could not be checked on
+    # any cluster it might belong to (a plan is judged once: never a silent pass); the rest still runs.
+    unplaced = {
         ("aks-snat-capacity", "azurerm_kubernetes_cluster.checkout"),
         ("tuning-agent-present", "azurerm_kubernetes_cluster.checkout"),
         ("tuning-agent-present", "azurerm_kubernetes_cluster.default_ports"),
     }
+    report = check_text(json.dumps(document), "plan.json", resolve_config(None))
+    assert {(v.rule_id, v.resource_urn) for v in report.violations if not v.unknown} == EXPECTED["azure-bad"] - unplaced
+    assert {(v.rule_id, v.resource_urn) for v in report.unknown} == unplaced
 
 
 def test_after_unknown_marks_become_the_unknown_value_at_any_depth():
@@ -538,32 +541,64 @@ BACKLOG_SET = [{"sysctl_config": [{"net_core_netdev_max_backlog": 32768}]}]
 BAD_POOL = {"name": "net", "vm_size": "Standard_D4s_v3", "node_count": 3, "linux_os_config": BACKLOG_SET}
 
 
+# A plan without `configuration` cannot say who wrote an unknown, so each stays unknown: the rule that needs it
+# says "could not be checked" at its level (a plan is judged once; nothing judges it again at apply), the rest run.
 UNKNOWN_CASES: dict[str, tuple[Any, ...]] = {
-    "known-single-ip": (rc("aws_nat_gateway", "a", NAT), {("aws-natgw-capacity", "aws_nat_gateway.a")}),
-    "secondary-ids-unknown": (rc("aws_nat_gateway", "a", NAT, {"secondary_allocation_ids": True}), set()),
+    "known-single-ip": (rc("aws_nat_gateway", "a", NAT), {("aws-natgw-capacity", "aws_nat_gateway.a")}, set()),
+    "secondary-ids-unknown": (
+        rc("aws_nat_gateway", "a", NAT, {"secondary_allocation_ids": True}),
+        set(),
+        {("aws-natgw-capacity", "aws_nat_gateway.a"), ("aws-natgw-eip-quota", "aws_nat_gateway.a")},
+    ),
     "regional-addresses-unknown": (
         rc("aws_nat_gateway", "r", REGIONAL, {"availability_zone_address": True}),
         set(),
+        {("aws-natgw-capacity", "aws_nat_gateway.r")},
     ),
     "regional-addresses-unknown-but-no-az-carries-the-peak": (
         rc("aws_nat_gateway", "r", REGIONAL, {"availability_zone_address": True}),
         {("aws-natgw-capacity", "aws_nat_gateway.r")},
+        set(),
         {"aws-natgw-capacity": {"peakConnectionsPerDestination": 2_000_000}},
     ),
-    "pool-size-unknown": (rc("azurerm_kubernetes_cluster_node_pool", "p", BAD_POOL, {"vm_size": True}), set()),
+    "pool-size-unknown": (
+        rc("azurerm_kubernetes_cluster_node_pool", "p", BAD_POOL, {"vm_size": True}),
+        set(),
+        {
+            ("netdev-backlog-minimum", "azurerm_kubernetes_cluster_node_pool.p"),  # sized from the VM's line rate
+            ("network-optimised-sku", "azurerm_kubernetes_cluster_node_pool.p"),
+        },
+    ),
     "network-profile-unknown": (
         rc("azurerm_kubernetes_cluster", "c", {"name": "c", "default_node_pool": []}, {"network_profile": True}),
         set(),
+        {
+            ("aks-allocated-outbound-ports-default", "azurerm_kubernetes_cluster.c"),
+            ("aks-basic-load-balancer", "azurerm_kubernetes_cluster.c"),
+            ("aks-snat-capacity", "azurerm_kubernetes_cluster.c"),
+            ("aks-snat-ports-minimum", "azurerm_kubernetes_cluster.c"),
+        },
     ),
-    "instance-types-unknown": (rc("aws_eks_node_group", "g", {"cluster_name": "c"}, {"instance_types": True}), set()),
+    "instance-types-unknown": (
+        rc("aws_eks_node_group", "g", {"cluster_name": "c"}, {"instance_types": True}),
+        set(),
+        {("network-optimised-sku", "aws_eks_node_group.g")},
+    ),
 }
 
 
 @pytest.mark.parametrize("case", list(UNKNOWN_CASES))
-def test_values_unknown_until_apply_are_not_applicable_never_violations(case):
-    change, expected, *nat = UNKNOWN_CASES[case]
+def test_values_unknown_until_apply_could_not_be_checked_never_pass(case):
+    change, expected, unknown, *nat = UNKNOWN_CASES[case]
     config = {**NAT_CONFIG, **(nat[0] if nat else {}), "tuning-agent-present": {"enforcementLevel": "disabled"}}
-    assert found(json.dumps(plan_doc(change)), config) == expected
+    report = check_text(json.dumps(plan_doc(change)), "plan.json", resolve_config(config))
+    assert {(v.rule_id, v.resource_urn) for v in report.violations if not v.unknown} == expected
+    assert {(v.rule_id, v.resource_urn) for v in report.unknown} == unknown
+    for violation in report.unknown:
+        assert violation.unchecked
+        assert "could not be checked" in violation.message
+        assert "known only after apply" in violation.message
+    assert report.unchecked == []  # no secret is involved: the secrets advice never shows
 
 
 @pytest.mark.parametrize(
@@ -615,7 +650,9 @@ def test_pools_link_to_their_cluster_through_configuration_references_across_mod
     document = json.loads(plan_path("azure-bad").read_text())
     assert ("aks-snat-capacity", "azurerm_kubernetes_cluster.checkout") in found(json.dumps(document))
     del document["configuration"]  # no reference and no cluster in module.pool: the pool's cluster is unknown
-    assert ("aks-snat-capacity", "azurerm_kubernetes_cluster.checkout") not in found(json.dumps(document))
+    report = check_text(json.dumps(document), "plan.json", resolve_config(None))
+    capacity = [v for v in report.violations if v.rule_id == "aks-snat-capacity"]
+    assert [(v.resource_urn, v.unknown) for v in capacity] == [("azurerm_kubernetes_cluster.checkout", True)]
 
 
 def test_without_configuration_a_pool_links_to_the_one_cluster_of_its_module():

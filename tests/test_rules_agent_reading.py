@@ -29,9 +29,13 @@ def group(name, cluster_name, depends_on=()):
 
 
 def described(resources):
-    """What each finding says the cluster has (the text between 'this cluster has ' and ' but')."""
+    """What each finding says the cluster has (the text between 'this cluster has ' and ' but'); a cluster whose
+    pools are known only after apply as ``(name, "unknown: <path>")``."""
     found = []
     for finding in agent.check_agent_present(resources, {}):
+        if finding.unknown is not None:
+            found.append((finding.resource.name, f"unknown: {finding.unknown}"))
+            continue
         found.append((finding.resource.name, finding.message.removeprefix("this cluster has ").split(" but ")[0]))
     return found
 
@@ -54,15 +58,15 @@ def test_node_groups_linked_by_dependency_alone_are_counted_one_by_one():
 
 
 def test_every_cluster_of_the_stack_is_walked():
-    # A resource that is no cluster, a cluster without pools and one whose name is unknown come first: each is
-    # passed over, and the cluster after them is still judged.
+    # A resource that is no cluster, a cluster without pools and one whose pools are unknown come first: each is
+    # passed over (the unknown one said to be so, for a plan judged once), and the cluster after them is judged.
     stack = [
         group("g", "prod"),
         eks("empty"),
         Resource(AKS, "unknown", "urn:unknown", {"agentPoolProfiles": UNKNOWN}),
         eks("prod"),
     ]
-    assert described(stack) == [("prod", "1 managed node group(s)")]
+    assert described(stack) == [("unknown", "unknown: agentPoolProfiles"), ("prod", "1 managed node group(s)")]
 
 
 def test_a_node_pool_whose_requirements_are_unknown_counts_as_karpenters():

@@ -555,3 +555,39 @@ def test_an_unreadable_prefix_on_one_cluster_does_not_hide_another_clusters_over
         *stack(cluster(managedOutboundIPs={"count": 6})),
     ]
     assert [u for _, u in validate_stack(CAPACITY, resources)] == [urn("cluster", "aks")]
+
+
+# --- aks-basic-load-balancer (issue 25) -----------------------------------------------------------------------------
+
+BASIC = "aks-basic-load-balancer"
+
+
+def with_sku(sku):
+    props = fixture("aks_cluster")
+    props["networkProfile"]["loadBalancerSku"] = sku
+    return props
+
+
+@pytest.mark.parametrize("sku", ["basic", "Basic", "BASIC"])
+def test_a_cluster_on_the_retired_basic_load_balancer_is_flagged_whatever_the_case(sku):
+    [message] = validate(BASIC, "cluster", with_sku(sku))
+    assert message.startswith(
+        "networkProfile.loadBalancerSku is basic: Azure retired the Basic Load Balancer on September 30, 2025 "
+        "(https://learn.microsoft.com/azure/load-balancer/load-balancer-basic-upgrade-guidance), and it has no "
+        "outbound rules"
+    )
+    # The SNAT rules size only the Standard Load Balancer: without this rule a Basic cluster would pass them all.
+    assert validate(DEFAULT_PORTS, "cluster", with_sku(sku)) == []
+    assert validate(MINIMUM, "cluster", with_sku(sku)) == []
+
+
+@pytest.mark.parametrize("sku", ["standard", "Standard", None])
+def test_standard_or_unset_sku_passes_the_basic_rule(sku):
+    props = with_sku(sku)
+    if sku is None:
+        del props["networkProfile"]["loadBalancerSku"]
+    assert validate(BASIC, "cluster", props) == []
+
+
+def test_basic_sku_unknown_during_preview_is_not_applicable():
+    assert validate(BASIC, "cluster", with_sku(UNKNOWN_STRING_VALUE)) == []

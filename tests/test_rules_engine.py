@@ -30,6 +30,7 @@ ISSUE_7_RULES = [
     "mtu-jumbo-path",
 ]
 ISSUE_17_RULES = ["tuning-profile-valid"]
+ISSUE_25_RULES = ["aks-basic-load-balancer"]
 
 
 def resource(kind, props, name="subject", outputs=None):
@@ -41,7 +42,7 @@ def resource(kind, props, name="subject", outputs=None):
 
 
 def test_every_rule_of_issue_7_exists_once_in_order():
-    assert [r.id for r in RULES] == ISSUE_7_RULES + ISSUE_17_RULES
+    assert [r.id for r in RULES] == ISSUE_7_RULES + ISSUE_17_RULES + ISSUE_25_RULES
 
 
 @pytest.mark.parametrize("rule", RULES, ids=lambda r: r.id)
@@ -152,7 +153,7 @@ def test_config_errors_are_all_reported_at_once():
                 "netdev-backlog-minimum": {"enforcementLevel": "warn", "minimumBacklog": 500},
             }
         )
-    known = ", ".join(sorted(ISSUE_7_RULES + ISSUE_17_RULES))
+    known = ", ".join(sorted(ISSUE_7_RULES + ISSUE_17_RULES + ISSUE_25_RULES))
     assert str(caught.value) == (
         "invalid policy config:\n"
         f"  aks-snat-port-minimum: is not a wirespeed rule (known: all, {known})\n"

@@ -54,6 +54,9 @@ TYPES = {
     **ENGINE_TYPES,
     "node_tuning": "wirespeed:index:NodeTuning",
     "internet_gateway": "aws:ec2/internetGateway:InternetGateway",
+    "autoscaling_group": "aws:autoscaling/group:Group",
+    "cfn_stack": "aws:cloudformation/stack:Stack",
+    "launch_configuration": "aws:ec2/launchConfiguration:LaunchConfiguration",
 }
 REASON = {"wirespeed.io.not-network-optimised-reason": "batch jobs, reviewed"}
 # Settings beside each rule's defaults, so branches behind a setting run too (the NAT rules are off at peak 0).
@@ -131,6 +134,18 @@ def _aws_variants() -> Iterator[Doc]:
     }
     yield "nat_gateway", "regional", regional
     yield "eks_cluster", "ingest", {"name": "ingest"}
+    # Self-managed nodes (issue 25): an auto-scaling group tagged for its cluster, pulumi-eks v1's CloudFormation
+    # stack holding one, and the launch configuration they boot from (its user data plain text).
+    owned = {"key": "kubernetes.io/cluster/ingest", "value": "owned"}
+    yield "autoscaling_group", "tagged", {"launchTemplate": {"name": "lt"}, "tags": [owned]}
+    overrides = {"launchTemplate": {"overrides": [{"instanceType": "m5.large"}, {"instanceType": "c6in.8xlarge"}]}}
+    yield "autoscaling_group", "mixed", {"tags": [owned], "mixedInstancesPolicy": overrides}
+    template = "Resources:\n  NodeGroup:\n    Type: AWS::AutoScaling::AutoScalingGroup\n    Properties:\n"
+    yield "cfn_stack", "nodes", {"templateBody": template + "      Tags:\n      - Key: kubernetes.io/cluster/ingest\n"}
+    yield "cfn_stack", "not-nodes", {"templateBody": "Resources: {}\n"}
+    plain_user_data = base64.b64decode(launch_template()["userData"]).decode()
+    yield "launch_configuration", "compliant", {"instanceType": "c6in.8xlarge", "userData": plain_user_data}
+    yield "launch_configuration", "slow", {"instanceType": "m5.large", "userData": user_data_with_backlog(1000)}
 
 
 def _kubernetes_variants() -> Iterator[Doc]:
@@ -330,6 +345,15 @@ MORE_TERRAFORM: list[tuple[str, dict[str, Any]]] = [
         "aws_launch_template",
         {"name": "lt", "user_data": UNTYPED_USER_DATA, "tags": {"wirespeed.io/line-rate-gbps": "100"}},
     ),
+    (
+        "aws_autoscaling_group",
+        {
+            "name": "nodes",
+            "tag": [{"key": "kubernetes.io/cluster/ingest", "value": "owned"}],
+            "mixed_instances_policy": [{"launch_template": [{"override": [{"instance_type": "m5.large"}]}]}],
+        },
+    ),
+    ("aws_launch_configuration", {"name": "lc", "instance_type": "m5.large", "user_data": "#!/bin/bash\n"}),
 ]
 
 
@@ -436,6 +460,13 @@ END_TO_END: list[tuple[str, str, str, str, Callable[[dict[str, Any]], None]]] = 
         CLUSTER,
         "outbound_ports_allocated 0",
         lambda a: _balancer(a).update(outbound_ports_allocated=0),
+    ),
+    (
+        "aks-basic-load-balancer",
+        "azure-good",
+        CLUSTER,
+        "load_balancer_sku basic",
+        lambda a: a["network_profile"][0].update(load_balancer_sku="basic"),
     ),
     (
         "aks-snat-capacity",

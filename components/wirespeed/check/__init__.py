@@ -37,7 +37,12 @@ class Report:
     @property
     def unchecked(self) -> list[Violation]:
         """Rules that could not judge a resource: a value they need is a secret nobody decrypted."""
-        return [v for v in self.violations if v.unchecked]
+        return [v for v in self.violations if v.unchecked and not v.unknown]
+
+    @property
+    def unknown(self) -> list[Violation]:
+        """Rules that could not judge a resource: a value they need is known only after apply (a Terraform plan)."""
+        return [v for v in self.violations if v.unknown]
 
     @property
     def mandatory(self) -> list[Violation]:
@@ -110,14 +115,16 @@ def check_text(
         count += 1
         applicable = select.resource_rules(resource.type)
         if applicable:
-            found = [v for rule in applicable for v in check_resource(rule, resource, config)]
+            # A Terraform plan is judged once, before apply: what it cannot know is "could not be checked".
+            judged_once = document.terraform is not None
+            found = [v for rule in applicable for v in check_resource(rule, resource, config, judged_once)]
             if found:
                 violations.extend(found)
                 offsets[resource.urn] = offset
         if select.stack_rules_read(resource.type):
             kept.append(resource)
             offsets.setdefault(resource.urn, offset)
-    violations.extend(evaluate_stack(kept, config, rules))
+    violations.extend(evaluate_stack(kept, config, rules, unknown_unchecked=document.terraform is not None))
     why = (
         f"`{PREVIEW.name}` prints every secret as [secret]; check a `pulumi stack export` of the stack instead"
         if document.shape is PREVIEW
@@ -140,7 +147,7 @@ def check_text(
 
 def _unchecked(violation: Violation, why: str, accepted: bool) -> Violation:
     """An unchecked rule's violation with why the secret was not read here, advisory when the user accepted that."""
-    if not violation.unchecked:
+    if not violation.unchecked or violation.unknown:
         return violation
     message = f"{violation.message} Here: {why}"
     if accepted:

@@ -24,13 +24,14 @@ A problem in the document is an :class:`UnreadableInputError` naming the JSON pa
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from wirespeed.check import terraform
+from wirespeed.check import bridged, terraform
 from wirespeed.check.jsonscan import JsonCursor
 from wirespeed.check.readonly import EMPTY, ReadOnlyMapping
 from wirespeed.check.secrets import SecretsError, StackSecrets
@@ -107,6 +108,7 @@ class Document:
         self.secrets = secrets if secrets is not None else StackSecrets()
         self.shape: Shape | None = None
         self.terraform: terraform.Reader | None = None  # set by the first Terraform key
+        self.bridged: dict[str, str] = {}  # URN -> its bridged provider's type (pulumi-azure), for reports
 
     def resources(self) -> Iterator[Resource]:
         for resource, _ in self.located():
@@ -154,8 +156,22 @@ class Document:
             )
 
     def adjust(self, violation: Violation) -> Violation:
-        """A violation as the document's own tool names things (Terraform addresses, types and attributes)."""
-        return self.terraform.adjust(violation) if self.terraform is not None else violation
+        """A violation as the document's own tool names things (Terraform addresses, types and attributes; a
+        bridged provider's type and property names)."""
+        if self.terraform is not None:
+            return self.terraform.adjust(violation)
+        original = self.bridged.get(violation.resource_urn)
+        if original is None:
+            return violation
+        provider = f"pulumi-{original.split(':')[0]}"  # azure:... is pulumi-azure
+        message = bridged.adjusted_message(bridged.BRIDGED[original], violation.message, provider)
+        return dataclasses.replace(violation, resource_type=original, message=message)
+
+    def _register(self, resource: Resource, state: Mapping[str, Any]) -> Resource:
+        original = state.get("type")
+        if isinstance(original, str) and original in bridged.BRIDGED:
+            self.bridged[resource.urn] = original
+        return resource
 
     def _claim(self, shape: Shape, key: str) -> None:
         if self.shape is not None and self.shape is not shape:
@@ -194,6 +210,7 @@ def _stack_export(document: Document, cursor: JsonCursor) -> Iterator[Located]:
             offset = cursor.pos
             state = cursor.value()
             resource = _resource(state, f"deployment.resources[{index}]", urn=None, secrets=document.secrets)
+            document._register(resource, state)
             if state.get("delete") is not True:
                 yield resource, offset
 
@@ -216,7 +233,8 @@ def _preview(document: Document, cursor: JsonCursor) -> Iterator[Located]:
         if op in _REMOVING_OPS or new_state is None or urn in seen:
             continue
         seen.add(urn)
-        yield _resource(new_state, f"{where}.newState", urn=urn, secrets=document.secrets), offset
+        resource = _resource(new_state, f"{where}.newState", urn=urn, secrets=document.secrets)
+        yield document._register(resource, new_state), offset
 
 
 def _terraform_reader(document: Document) -> terraform.Reader:
@@ -415,6 +433,20 @@ def _resource(state: Any, where: str, urn: str | None, secrets: StackSecrets | N
     )
     assert isinstance(urn, str)  # checked above; for the type checker
     assert isinstance(type_token, str)
+    via = bridged.BRIDGED.get(type_token)
+    if via is not None:
+        # Read through the Terraform provider's translation: the rules see the azure-native shape they judge.
+        translation = terraform.TRANSLATIONS[via.terraform_type]
+        inputs = ReadOnlyMapping(translation.props(bridged.terraform_values(via, state.get("inputs"), secrets)))
+        if "outputs" in state:
+            outputs = ReadOnlyMapping(translation.props(bridged.terraform_values(via, state.get("outputs"), secrets)))
+        else:
+            outputs = inputs if planned else EMPTY
+        if raw_dependencies:
+            dependencies = MappingProxyType(
+                {via.dependencies.get(name, name): tuple(urns) for name, urns in raw_dependencies.items()}
+            )
+        type_token = translation.token
     return Resource(
         type=type_token,
         name=urn.split("::", 3)[-1],  # urn:pulumi:<stack>::<project>::<type>::<name>; a name may hold "::"

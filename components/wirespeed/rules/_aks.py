@@ -69,6 +69,13 @@ def uses_load_balancer(props: Mapping[str, Any]) -> bool:
     return (outbound is None or outbound == "loadBalancer") and (sku is None or sku.lower() == "standard")
 
 
+def uses_basic_load_balancer(props: Mapping[str, Any]) -> bool:
+    """Whether the cluster's load balancer is the retired Basic SKU (``loadBalancerSku`` compared as ARM does,
+    case-insensitively; unset is Standard)."""
+    sku = text(get(props, "networkProfile", "loadBalancerSku"))
+    return sku is not None and sku.lower() == "basic"
+
+
 def allocated_ports(props: Mapping[str, Any]) -> int:
     """``allocatedOutboundPorts``; absent means 0, Azure's dynamic default. A value Azure refuses (see
     :func:`refused_ports`) also reads 0 here: the rules that size with it skip it, aks-snat-ports-minimum reports it."""
@@ -208,7 +215,17 @@ class PoolIndex:
         """Separate AgentPool resources of ``cluster``, in stack order: linked by a property dependency of
         ``resourceName`` on the cluster (the usual ``resource_name_=cluster.name``), else by a matching cluster
         name (and resource group, when both are known). :class:`NotKnown` when a pool's cluster is unknown."""
-        name = cluster_name(cluster)
+        try:
+            name = cluster_name(cluster)
+        except NotKnown:
+            # A name known only after apply (a plan's `name = "${var.prefix}-aks"` of a random or module value):
+            # the pools that point at the cluster itself still place, and a pool that names a cluster only by
+            # text might be this one, so the cluster is unknown only when such a pool exists.
+            if any(not pool.property_dependencies.get("resourceName") for pool in self._pools):
+                raise
+            for position in self._by_dependency.get(cluster.urn, ()):
+                yield self._pools[position]
+            return
         group = text(get(merged(cluster), "resourceGroupName"))
         candidates = set(self._by_dependency.get(cluster.urn, ()))
         if name is not None:

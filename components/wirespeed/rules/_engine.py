@@ -36,13 +36,41 @@ def unchecked_message(rule: Rule, path: str) -> str:
     )
 
 
+def unknown_message(rule: Rule, path: str) -> str:
+    return (
+        f"{rule.id} could not be checked: {path} is known only after apply (the configuration writes it from "
+        "another resource's value), so this rule cannot say whether the value is safe. Write the value in the "
+        "configuration, or check the state after apply (`terraform show -json`)."
+    )
+
+
 def _violations(
-    rule: Rule, level: Enforcement, run: Callable[[], Iterable[Finding]], subject: Resource | None
+    rule: Rule,
+    level: Enforcement,
+    run: Callable[[], Iterable[Finding]],
+    subject: Resource | None,
+    unknown_unchecked: bool = False,
 ) -> list[Violation]:
     try:
         findings = list(run())
-    except NotKnown:
-        return []  # a value the rule needs is unknown during preview: not applicable, never a guess
+    except NotKnown as exc:
+        if not unknown_unchecked:
+            return []  # a value the rule needs is unknown during preview: not applicable, never a guess
+        # A Terraform plan is judged once, before apply: no later run sees the value, so an unknown the
+        # configuration did write is "could not be checked" at the rule's level, never a silent pass.
+        return [
+            Violation(
+                rule_id=rule.id,
+                severity=rule.severity,
+                enforcement=reported_level(level),
+                resource_urn=subject.urn if subject else "",
+                resource_name=subject.name if subject else "(stack)",
+                resource_type=subject.type if subject else STACK_TYPE,
+                message=unknown_message(rule, exc.path),
+                unchecked=True,
+                unknown=True,
+            )
+        ]
     except SecretNotReadable as exc:
         # Never "not applicable": a gate that cannot read a value must not pass it silently.
         return [
@@ -65,20 +93,25 @@ def _violations(
             resource_urn=f.resource.urn,
             resource_name=f.resource.name,
             resource_type=f.resource.type,
-            message=f.message,
+            message=f.message if f.unknown is None else unknown_message(rule, f.unknown),
+            unchecked=f.unknown is not None,
+            unknown=f.unknown is not None,
         )
         for f in findings
+        if f.unknown is None or unknown_unchecked
     ]
 
 
-def check_resource(rule: Rule, resource: Resource, config: Config) -> list[Violation]:
-    """One resource rule on one resource, at its configured level (nothing when disabled or not its type)."""
+def check_resource(rule: Rule, resource: Resource, config: Config, unknown_unchecked: bool = False) -> list[Violation]:
+    """One resource rule on one resource, at its configured level (nothing when disabled or not its type).
+    ``unknown_unchecked``: a value unknown until apply makes the rule "could not be checked" (a Terraform plan,
+    judged once) instead of not applicable (a Pulumi preview, judged again at update)."""
     level = config.level(rule.id)
     if rule.scope != "resource" or level == "disabled" or not rule.applies_to(resource.type):
         return []
     check = cast(ResourceCheck, rule.check)
     settings = config.settings_for(rule.id)
-    return _violations(rule, level, lambda: check(resource, settings), resource)
+    return _violations(rule, level, lambda: check(resource, settings), resource, unknown_unchecked)
 
 
 def stack_view(resource: Resource) -> Resource:
@@ -90,7 +123,9 @@ def stack_view(resource: Resource) -> Resource:
     return dataclasses.replace(resource, props=resource.outputs, outputs=None)
 
 
-def check_stack(rule: Rule, resources: Sequence[Resource], config: Config) -> list[Violation]:
+def check_stack(
+    rule: Rule, resources: Sequence[Resource], config: Config, unknown_unchecked: bool = False
+) -> list[Violation]:
     """One stack rule over every resource of the stack, each seen by its outputs (:func:`stack_view`)."""
     level = config.level(rule.id)
     if rule.scope != "stack" or level == "disabled":
@@ -98,7 +133,7 @@ def check_stack(rule: Rule, resources: Sequence[Resource], config: Config) -> li
     check = cast(StackCheck, rule.check)
     settings = config.settings_for(rule.id)
     viewed = [stack_view(r) for r in resources]
-    return _violations(rule, level, lambda: check(viewed, settings), None)
+    return _violations(rule, level, lambda: check(viewed, settings), None, unknown_unchecked)
 
 
 def _rules(rules: Sequence[Rule] | None) -> Sequence[Rule]:
@@ -115,13 +150,16 @@ def evaluate_resource(
 
 
 def evaluate_stack(
-    resources: Sequence[Resource], config: Config | None = None, rules: Sequence[Rule] | None = None
+    resources: Sequence[Resource],
+    config: Config | None = None,
+    rules: Sequence[Rule] | None = None,
+    unknown_unchecked: bool = False,
 ) -> list[Violation]:
     """Every stack rule over the whole stack (what ``AnalyzeStack`` runs)."""
     rules = _rules(rules)
     config = config or resolve_config(None, rules)
     resources = list(resources)
-    return [v for rule in rules for v in check_stack(rule, resources, config)]
+    return [v for rule in rules for v in check_stack(rule, resources, config, unknown_unchecked)]
 
 
 def evaluate(

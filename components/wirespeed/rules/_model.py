@@ -62,6 +62,8 @@ class Violation:
     message: str
     # The rule could not judge this resource: a value it needs is a secret nobody decrypted ([secret]).
     unchecked: bool = False
+    # Why it could not: a value the plan knows only after apply (True), rather than a secret (False).
+    unknown: bool = False
 
     def to_json(self) -> dict[str, str | bool]:
         """Stable keys for `wirespeed check --format json`."""
@@ -83,6 +85,9 @@ class Finding:
 
     resource: Resource
     message: str
+    # A stack rule that judges resource by resource: this one's ``unknown`` path is known only after apply, so
+    # the rule could not judge it (reported as such on a Terraform plan; not applicable in a Pulumi preview).
+    unknown: str | None = None
 
 
 ResourceCheck = Callable[[Resource, Settings], Iterable[Finding]]

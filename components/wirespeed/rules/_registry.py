@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from wirespeed.rules._model import Rule
 from wirespeed.rules.agent import AGENT_LEAST_PRIVILEGE, AGENT_PRESENT
-from wirespeed.rules.aks_outbound import ALLOCATED_PORTS_DEFAULT, SNAT_CAPACITY, SNAT_PORTS_MINIMUM
+from wirespeed.rules.aks_outbound import (
+    ALLOCATED_PORTS_DEFAULT,
+    BASIC_LOAD_BALANCER,
+    SNAT_CAPACITY,
+    SNAT_PORTS_MINIMUM,
+)
 from wirespeed.rules.natgw import NAT_GATEWAY_CAPACITY, NAT_GATEWAY_EIP_QUOTA
 from wirespeed.rules.profile_valid import PROFILE_VALID
 from wirespeed.rules.sku import NETWORK_OPTIMISED_SKU
@@ -24,6 +29,7 @@ RULES: tuple[Rule, ...] = (
     NAT_GATEWAY_EIP_QUOTA,
     MTU_JUMBO_PATH,
     PROFILE_VALID,  # issue 17: a profile the agent refuses must not pass the other profile rules silently
+    BASIC_LOAD_BALANCER,  # issue 25: the retired SKU the SNAT rules cannot size, last so existing orders stay
 )
 
 

@@ -8,6 +8,13 @@ from typing import Any
 
 from wirespeed.rules import _aks, _k8s, _nap
 from wirespeed.rules._model import Finding, Reads, Resource, Rule, Settings, is_type
+from wirespeed.rules._self_managed import (
+    AUTOSCALING_GROUP,
+    CFN_AUTOSCALING_GROUP,
+    CLOUDFORMATION_STACK,
+    CLUSTER_TAG,
+    tagged_clusters,
+)
 from wirespeed.rules.sku import NODE_GROUP, NODE_POOL_READS, NODE_POOL_TYPES
 from wirespeed.sizing.backlog import KERNEL_DEFAULT as BACKLOG_KERNEL_DEFAULT
 from wirespeed.values import NotKnown, elements, get, text
@@ -37,7 +44,14 @@ class _Pools:
         self.groups_by_name: dict[str, set[str]] = {}
         self.karpenter = 0
         self.auto_provisioned = 0
+        # Self-managed node groups: the URNs each one depends on, and the clusters its tags name.
+        self.self_managed: list[tuple[str, frozenset[str], frozenset[str]]] = []
         for resource in resources:
+            if is_type(resource, AUTOSCALING_GROUP, CLOUDFORMATION_STACK):
+                found = _self_managed(resource)
+                if found is not None:
+                    self.self_managed.append(found)
+                continue
             if is_type(resource, *NODE_POOL_TYPES):
                 try:
                     azure = _nap.is_azure_node_pool(resource.props)
@@ -69,9 +83,26 @@ class _Pools:
         except NotKnown:
             name = None  # a name chosen by the provider: only property dependencies link its node groups
         groups = self.groups_by_dependency.get(cluster.urn, set()) | self.groups_by_name.get(name or "", set())
+        own = sum(1 for _, depends, named in self.self_managed if cluster.urn in depends or (name and name in named))
         parts = [f"{len(groups)} managed node group(s)"] if groups else []
+        parts += [f"{own} self-managed node group(s) (auto-scaling groups)"] if own else []
         parts += [f"{self.karpenter} Karpenter NodePool(s)"] if self.karpenter else []
         return " and ".join(parts) or None
+
+
+def _self_managed(resource: Resource) -> tuple[str, frozenset[str], frozenset[str]] | None:
+    """An auto-scaling group (or a CloudFormation stack holding one) as ``(urn, URNs it depends on, cluster names
+    its tags name)``; None for a stack that creates no auto-scaling group."""
+    depends = frozenset(urn for urns in resource.property_dependencies.values() for urn in urns)
+    if is_type(resource, CLOUDFORMATION_STACK):
+        try:
+            template = text(get(resource.props, "templateBody")) or ""
+        except NotKnown:
+            template = ""  # unknown until the update: only its dependencies place it
+        if template and CFN_AUTOSCALING_GROUP not in template:
+            return None
+        return resource.urn, depends, frozenset(CLUSTER_TAG.findall(template))
+    return resource.urn, depends, tagged_clusters(resource.props)
 
 
 def check_agent_present(resources: Sequence[Resource], settings: Settings) -> Iterator[Finding]:
@@ -83,7 +114,8 @@ def check_agent_present(resources: Sequence[Resource], settings: Settings) -> It
             continue
         try:
             described = pools.describe(cluster)
-        except NotKnown:
+        except NotKnown as exc:
+            yield Finding(cluster, "", unknown=exc.path)  # which pools are its is known only after apply
             continue
         if described is None:
             continue
@@ -198,7 +230,8 @@ def check_least_privilege(resource: Resource, settings: Settings) -> Iterator[Fi
 
 AGENT_PRESENT = Rule(
     id="tuning-agent-present",
-    description="Every cluster with node pools runs the wirespeed tuning DaemonSet.",
+    description="Every cluster with node pools (managed, self-managed or auto-provisioned) runs the wirespeed tuning "
+    "DaemonSet.",
     severity="medium",
     default_enforcement="mandatory",
     remediation="Deploy wirespeed.kubernetes.NodeTuning in the stack (or `wirespeed render node-tuning`), or "
@@ -207,7 +240,17 @@ AGENT_PRESENT = Rule(
     "network-facts.md (VF re-added ~900 times an hour, MicrosoftDocs/azure-docs#100444); "
     "components/wirespeed/data/nic_drivers.json (each driver's default ring, with its kernel source)",
     scope="stack",
-    types=(_aks.CLUSTER, _aks.AGENT_POOL, EKS_CLUSTER, NODE_GROUP, *NODE_POOL_TYPES, _k8s.DAEMON_SET, _k8s.NODE_TUNING),
+    types=(
+        _aks.CLUSTER,
+        _aks.AGENT_POOL,
+        EKS_CLUSTER,
+        NODE_GROUP,
+        AUTOSCALING_GROUP,
+        CLOUDFORMATION_STACK,
+        *NODE_POOL_TYPES,
+        _k8s.DAEMON_SET,
+        _k8s.NODE_TUNING,
+    ),
     config_schema={},
     reads=(
         Reads(
@@ -218,6 +261,13 @@ AGENT_PRESENT = Rule(
         Reads(_aks.AGENT_POOL, _aks.POOL_CLUSTER_READS, not_in_terraform={"id": _aks.ID_FROM_RESOURCE_ID}),
         Reads(EKS_CLUSTER, ("name",)),
         Reads(NODE_GROUP, ("clusterName",)),
+        Reads(AUTOSCALING_GROUP, ("tags[].key",)),
+        Reads(
+            CLOUDFORMATION_STACK,
+            ("templateBody",),
+            no_terraform_type="pulumi-eks v1 creates its self-managed nodes' auto-scaling group inside a "
+            "CloudFormation stack; Terraform configurations declare aws_autoscaling_group, which this rule reads",
+        ),
         *(Reads(t, NODE_POOL_READS) for t in NODE_POOL_TYPES),
         Reads(_k8s.DAEMON_SET, _k8s.TUNING_DAEMON_SET_READS),
         Reads(

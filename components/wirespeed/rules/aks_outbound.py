@@ -26,6 +26,10 @@ from wirespeed.values import NotKnown
 PORTS_FIELD = "networkProfile.loadBalancerProfile.allocatedOutboundPorts"
 AKS_LB_DOC = "https://learn.microsoft.com/azure/aks/configure-load-balancer-standard"
 LB_DEFAULTS_DOC = "https://learn.microsoft.com/azure/load-balancer/load-balancer-outbound-connections"
+# "On September 30, 2025, Basic Load Balancer will be retired", and its SKU table: Basic has no outbound rules
+# ("Outbound Rules ... Not available"), so a Basic cluster's SNAT cannot be sized at all.
+BASIC_RETIRED_DOC = "https://learn.microsoft.com/azure/load-balancer/load-balancer-basic-upgrade-guidance"
+BASIC_RETIRED_ON = "September 30, 2025"
 # The smallest bracket of the dynamic table (1,024 ports for 1-50 nodes) is what a small cluster gets by default:
 # the floor below which an explicit value makes things worse than leaving it alone (seed 004, ASOS).
 DEFAULT_MINIMUM_PORTS = DYNAMIC_DEFAULT_TABLE[0][1]
@@ -117,6 +121,18 @@ def check_ports_minimum(resource: Resource, settings: Settings) -> Iterator[Find
         f"only ~{rate:.2g} new connections/s per node to a busy destination before SNAT exhaustion. Set "
         f"allocatedOutboundPorts to at least {minimum:,} and add the outbound IPs it needs "
         "(`wirespeed size azure-lb`).",
+    )
+
+
+def check_basic_load_balancer(resource: Resource, settings: Settings) -> Iterator[Finding]:
+    if not _aks.uses_basic_load_balancer(resource.props):
+        return
+    yield Finding(
+        resource,
+        f"networkProfile.loadBalancerSku is basic: Azure retired the Basic Load Balancer on {BASIC_RETIRED_ON} "
+        f"({BASIC_RETIRED_DOC}), and it has no outbound rules, so the cluster's SNAT ports and outbound IPs cannot "
+        "be sized (the SNAT rules judge only the Standard Load Balancer). Set loadBalancerSku to standard (a new "
+        "cluster: AKS cannot change the SKU in place) and size its outbound ports with `wirespeed size azure-lb`.",
     )
 
 
@@ -240,8 +256,11 @@ def check_snat_capacity(resources: Sequence[Resource], settings: Settings) -> It
             continue
         try:
             finding = _cluster_capacity(cluster, pool_index, naps_index, lengths)
-        except NotKnown:
-            continue  # this cluster's numbers are unknown until the update runs; the others still count
+        except NotKnown as exc:
+            # This cluster's numbers are unknown until the update runs (the others still count): not applicable in
+            # a preview, "could not be checked" on a plan judged once.
+            yield Finding(cluster, "", unknown=exc.path)
+            continue
         if finding is not None:
             yield finding
 
@@ -261,6 +280,22 @@ ALLOCATED_PORTS_DEFAULT = Rule(
     config_schema={},
     reads=(Reads(_aks.CLUSTER, _aks.OUTBOUND_READS + _aks.INLINE_POOL_SIZE_READS),),
     check=check_allocated_ports_default,
+)
+
+BASIC_LOAD_BALANCER = Rule(
+    id="aks-basic-load-balancer",
+    description="AKS clusters do not use the Basic Load Balancer, retired on September 30, 2025, which has no "
+    "outbound rules to size.",
+    severity="high",
+    default_enforcement="mandatory",
+    remediation="Create the cluster with networkProfile.loadBalancerSku standard (AKS cannot change the SKU of an "
+    "existing cluster) and set allocatedOutboundPorts and its outbound IPs with `wirespeed size azure-lb`.",
+    source=f"{BASIC_RETIRED_DOC} (retirement on {BASIC_RETIRED_ON}; Basic has no outbound rules)",
+    scope="resource",
+    types=(_aks.CLUSTER,),
+    config_schema={},
+    reads=(Reads(_aks.CLUSTER, ("networkProfile.loadBalancerSku",)),),
+    check=check_basic_load_balancer,
 )
 
 SNAT_PORTS_MINIMUM = Rule(

@@ -11,8 +11,9 @@ from collections.abc import Iterator
 from wirespeed.names import NOT_NETWORK_OPTIMISED_REASON
 from wirespeed.rules import _aks, _nap
 from wirespeed.rules._model import Finding, Reads, Resource, Rule, Settings, is_type, quoted
+from wirespeed.rules._self_managed import AUTOSCALING_GROUP, tagged_clusters
 from wirespeed.rules._userdata import read_user_data
-from wirespeed.rules.tuning import LAUNCH_TEMPLATE
+from wirespeed.rules.tuning import LAUNCH_CONFIGURATION, LAUNCH_TEMPLATE
 from wirespeed.values import elements, get, text
 
 NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
@@ -156,6 +157,22 @@ def _launch_template(resource: Resource, minimum: float) -> Iterator[Finding]:
         yield Finding(resource, f"instanceType: {problem}")
 
 
+ASG_OVERRIDES = ("mixedInstancesPolicy", "launchTemplate", "overrides")
+
+
+def _auto_scaling_group(resource: Resource, minimum: float) -> Iterator[Finding]:
+    """A self-managed node group's mixed-instances overrides (the sizes it launches instead of its template's); a
+    group without the kubernetes.io/cluster tag runs no cluster's nodes, and one without overrides launches its
+    template's instanceType, judged on the template."""
+    if not tagged_clusters(resource.props):
+        return
+    for override in elements(get(resource.props, *ASG_OVERRIDES), "mixedInstancesPolicy.launchTemplate.overrides"):
+        size = text(get(override, "instanceType"))
+        problem = _size_problem(size, minimum) if size else None
+        if problem:
+            yield Finding(resource, f"mixedInstancesPolicy.launchTemplate.overrides instanceType: {problem}")
+
+
 def _all_requirements(props: object) -> list[tuple[str, str, list[str]]]:
     """Every (key, operator, values) requirement, in order: one key may appear more than once (Gt and Lt bound a
     range; Karpenter ANDs them)."""
@@ -244,6 +261,10 @@ def check_sku(resource: Resource, settings: Settings) -> Iterator[Finding]:
         yield from _unless_reason(_node_group(resource, minimum), resource, accept, "tags")
     elif is_type(resource, LAUNCH_TEMPLATE):
         yield from _unless_reason(_launch_template(resource, minimum), resource, accept, "tags")
+    elif is_type(resource, LAUNCH_CONFIGURATION):
+        yield from _launch_template(resource, minimum)  # a launch configuration has no tags to carry a reason
+    elif is_type(resource, AUTOSCALING_GROUP):
+        yield from _auto_scaling_group(resource, minimum)  # its tags are a list: no reason tag to read
     elif is_type(resource, *NODE_POOL_TYPES):
         findings = (
             _nap.node_pool_findings(resource, minimum)
@@ -268,7 +289,15 @@ NETWORK_OPTIMISED_SKU = Rule(
     "rule accepts unless acceptWrittenReason is false.",
     source=f"{SOURCES}; components/wirespeed/data/azure_sizes.json, aws_instance_types.json",
     scope="resource",
-    types=(_aks.CLUSTER, _aks.AGENT_POOL, NODE_GROUP, LAUNCH_TEMPLATE, *NODE_POOL_TYPES),
+    types=(
+        _aks.CLUSTER,
+        _aks.AGENT_POOL,
+        NODE_GROUP,
+        LAUNCH_TEMPLATE,
+        LAUNCH_CONFIGURATION,
+        AUTOSCALING_GROUP,
+        *NODE_POOL_TYPES,
+    ),
     config_schema={
         "minimumBandwidthGbps": {
             "type": "number",
@@ -289,6 +318,8 @@ NETWORK_OPTIMISED_SKU = Rule(
         Reads(_aks.AGENT_POOL, ("vmSize", REASON_TAG)),
         Reads(NODE_GROUP, ("instanceTypes[]", "launchTemplate", REASON_TAG)),
         Reads(LAUNCH_TEMPLATE, ("instanceType", "userData", REASON_TAG)),
+        Reads(LAUNCH_CONFIGURATION, ("instanceType", "userData")),
+        Reads(AUTOSCALING_GROUP, ("tags[].key", "mixedInstancesPolicy.launchTemplate.overrides[].instanceType")),
         *(
             Reads(t, (*NODE_POOL_READS, "metadata.annotations" + quoted(NOT_NETWORK_OPTIMISED_REASON)))
             for t in NODE_POOL_TYPES

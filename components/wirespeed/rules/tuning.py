@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 
 DIRECTIONS: tuple[Direction, ...] = ("rx", "tx")  # wirespeed.catalog.Direction, without loading the catalog
 LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
+# Self-managed nodes of older stacks boot from a launch configuration (pulumi-eks v1 NodeGroup; Terraform
+# aws_launch_configuration): the same instanceType and userData (plain text there, which read_user_data takes too).
+LAUNCH_CONFIGURATION = "aws:ec2/launchConfiguration:LaunchConfiguration"
 BACKLOG_SYSCTL = "net.core.netdev_max_backlog"
 AKS_BACKLOG_FIELD = "linuxOSConfig.sysctls.netCoreNetdevMaxBacklog"
 AKS_BACKLOG_READ = AKS_BACKLOG_FIELD  # the field messages name is also the path the rule reads (Rule.reads)
@@ -319,7 +322,7 @@ def check_backlog(resource: Resource, settings: Settings) -> Iterator[Finding]:
     elif is_type(resource, _aks.CLUSTER):
         for pool, label in _aks.inline_pool_profiles(props):
             found.append(_aks_pool_backlog(resource, pool, label, settings))
-    elif is_type(resource, LAUNCH_TEMPLATE):
+    elif is_type(resource, LAUNCH_TEMPLATE, LAUNCH_CONFIGURATION):
         found.append(_launch_template_backlog(resource, settings))
     elif is_type(resource, *NODE_CLASS_TYPES):
         found.append(_node_class_backlog(resource, settings))
@@ -564,7 +567,7 @@ BACKLOG_MINIMUM = Rule(
     "restart).",
     source=f"{SEED_BACKLOG}; {AKS_SYSCTL_DOC}; bench/microburst-lab",
     scope="resource",
-    types=(_aks.AGENT_POOL, _aks.CLUSTER, LAUNCH_TEMPLATE, _k8s.CONFIG_MAP, *NODE_CLASS_TYPES),
+    types=(_aks.AGENT_POOL, _aks.CLUSTER, LAUNCH_TEMPLATE, LAUNCH_CONFIGURATION, _k8s.CONFIG_MAP, *NODE_CLASS_TYPES),
     config_schema=_backlog_settings_schema(),
     reads=(
         Reads(_aks.AGENT_POOL, ("osType", AKS_BACKLOG_READ, *POOL_LINE_RATE_READS)),
@@ -577,6 +580,7 @@ BACKLOG_MINIMUM = Rule(
             },
         ),
         Reads(LAUNCH_TEMPLATE, ("userData", "instanceType", "tags" + quoted(LINE_RATE_ANNOTATION))),
+        Reads(LAUNCH_CONFIGURATION, ("userData", "instanceType")),
         Reads(_k8s.CONFIG_MAP, (_k8s.PROFILE_READ, LINE_RATE_READ)),
         *(
             Reads(

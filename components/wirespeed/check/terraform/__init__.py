@@ -24,8 +24,11 @@ The shapes (https://developer.hashicorp.com/terraform/internals/json-format):
   ``module_calls.<name>.expressions`` / ``module.outputs``: how a node pool's ``kubernetes_cluster_id`` (or a
   node group's ``cluster_name``) points at its cluster, through module inputs and outputs.
 
-A value unknown until apply becomes Pulumi's unknown sentinel (``readonly.UNKNOWN``), which the rules read as
-"not applicable" exactly as they treat a Pulumi preview's unknowns (``wirespeed.values``).
+A value unknown until apply becomes Pulumi's unknown sentinel (``values.UNKNOWN``), unless the ``configuration``
+shows nobody wrote it (:func:`~wirespeed.check.terraform.blocks.settle`): an Optional+Computed attribute or block
+left out is the provider's default and reads as absent. A resource with unknowns therefore waits for
+``configuration`` (Terraform writes it after ``resource_changes``). What stays unknown makes the rule that needs it
+"could not be checked" at its level (``rules._engine``, ``unknown_unchecked``): a plan is judged once.
 
 Linking a pool to its cluster: the SNAT capacity and agent rules count a cluster's separate pools. A pool whose
 cluster is being created has an unknown ``kubernetes_cluster_id`` in the plan, so the link comes from the

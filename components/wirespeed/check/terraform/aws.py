@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from wirespeed.check.terraform.blocks import Props, blocks, clean
+from wirespeed.check.terraform.blocks import Props, blocks, clean, repeated
 from wirespeed.values import UNKNOWN, at
 
 AWS_DOCS = "https://registry.terraform.io/providers/hashicorp/aws/latest/docs/resources"
@@ -88,5 +88,65 @@ def nat_gateway(values: Any) -> Props:
             "secondaryPrivateIpAddressCount": at(values, "secondary_private_ip_address_count"),
             "subnetId": at(values, "subnet_id"),
             "vpcId": at(values, "vpc_id"),
+        }
+    )
+
+
+def launch_configuration(values: Any) -> Props:
+    """aws_launch_configuration (``AWS_DOCS``/launch_configuration): ``user_data`` is plain text (``user_data_base64``
+    the base64 form; read_user_data takes either)."""
+    user_data = at(values, "user_data")
+    return clean(
+        {
+            "name": at(values, "name"),
+            "instanceType": at(values, "instance_type"),
+            "userData": user_data if user_data is not None else at(values, "user_data_base64"),
+        }
+    )
+
+
+def _tags(values: Any) -> Any:
+    """The group's tags as pulumi-aws's ``[{key, value, propagateAtLaunch}]``: repeated ``tag`` blocks, or the list of
+    maps ``tags`` of AWS provider < 5."""
+    found = []
+    for key in ("tag", "tags"):
+        items = _repeated(values, key)
+        if items == UNKNOWN:
+            return UNKNOWN
+        for item in items if isinstance(items, list) else ():
+            if item == UNKNOWN:
+                return UNKNOWN
+            if isinstance(item, dict):
+                found.append(clean({"key": item.get("key"), "value": item.get("value")}))
+    return found or None
+
+
+def _mixed_instances(template: Any) -> Any:
+    """``mixed_instances_policy.launch_template``'s ``override`` blocks as pulumi-aws's
+    ``mixedInstancesPolicy.launchTemplate.overrides``."""
+    if template == UNKNOWN:
+        return UNKNOWN
+    overrides = blocks(repeated(template, "override"), lambda o: clean({"instanceType": at(o, "instance_type")}))
+    return {"launchTemplate": {"overrides": overrides}} if overrides else None
+
+
+def autoscaling_group(values: Any) -> Props:
+    """aws_autoscaling_group (``AWS_DOCS``/autoscaling_group) as aws.autoscaling.Group inputs: self-managed nodes,
+    joined to their EKS cluster by a ``kubernetes.io/cluster/<name>`` tag or by reference."""
+    template = at(values, "launch_template")
+    return clean(
+        {
+            "name": at(values, "name"),
+            "launchConfiguration": at(values, "launch_configuration"),
+            "launchTemplate": UNKNOWN
+            if template == UNKNOWN
+            else {"id": at(template, "id"), "name": at(template, "name"), "version": at(template, "version")}
+            if template
+            else None,
+            "mixedInstancesPolicy": _mixed_instances(at(values, "mixed_instances_policy", "launch_template")),
+            "minSize": at(values, "min_size"),
+            "maxSize": at(values, "max_size"),
+            "desiredCapacity": at(values, "desired_capacity"),
+            "tags": _tags(values),
         }
     )

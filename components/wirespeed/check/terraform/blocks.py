@@ -33,6 +33,62 @@ def planned(after: Any, unknown: Any) -> Any:
     return after
 
 
+def has_unknown(value: Any) -> bool:
+    """Whether the unknown sentinel is anywhere in ``value`` (a planned resource's values)."""
+    if value == UNKNOWN:
+        return True
+    if isinstance(value, dict):
+        return any(has_unknown(v) for v in value.values())
+    if isinstance(value, list):
+        return any(has_unknown(v) for v in value)
+    return False
+
+
+# The keys of one attribute's expression (Configuration Representation: ``constant_value`` or ``references``);
+# a nested block's expressions are keyed by its attribute names instead.
+_EXPRESSION_KEYS = frozenset({"constant_value", "references"})
+
+
+def _is_attribute(expression: Any) -> bool:
+    return isinstance(expression, dict) and set(expression) <= _EXPRESSION_KEYS
+
+
+def settle(values: Any, expressions: Any) -> Any:
+    """Planned values with the unknowns the configuration never wrote replaced by None (absent).
+
+    ``expressions`` is the resource's (or a block's) ``expressions`` from the plan's ``configuration``: an
+    Optional+Computed attribute or block nobody wrote (azurerm's ``network_profile.load_balancer_profile``) is
+    ``true`` in ``after_unknown`` yet absent there, so the provider picks it: the rules read it as unset and judge
+    the provider's default, as they judge a Pulumi resource that omits the input. An unknown the configuration
+    writes (an expression with ``references``) stays unknown. ``expressions`` None (no configuration, or not this
+    resource's, or a block written by a ``dynamic`` block, which the Configuration Representation leaves out):
+    every unknown stays unknown, since nothing says who wrote it.
+
+    One case reads as not written though it was: a ``dynamic`` block whose ``for_each`` is itself unknown makes
+    the whole block unknown and is absent from ``configuration`` (terraform internal/command/jsonconfig
+    expression.go ``marshalExpressions`` ignores ``dynamic``). It is judged as the provider's default, so the
+    error is a finding the apply might not need, never a pass.
+    """
+    if not isinstance(expressions, dict) or not isinstance(values, dict):
+        return values
+    settled: dict[str, Any] = {}
+    for key, value in values.items():
+        written = expressions.get(key)
+        if written is None:
+            # Not written here: an unknown is the provider's own value; a known block came from a dynamic block
+            # (left out of configuration), whose own unknowns stay unknown.
+            settled[key] = None if value == UNKNOWN else value
+        elif _is_attribute(written) or value == UNKNOWN:
+            settled[key] = value  # written: its unknowns are the configuration's, known only after apply
+        elif isinstance(value, list) and isinstance(written, list):
+            settled[key] = [settle(item, written[i] if i < len(written) else None) for i, item in enumerate(value)]
+        elif isinstance(value, dict) and isinstance(written, dict):
+            settled[key] = settle(value, written)  # a NestingSingle block
+        else:
+            settled[key] = value
+    return settled
+
+
 def known_text(value: Any) -> str | None:
     return value if isinstance(value, str) and value != UNKNOWN else None
 

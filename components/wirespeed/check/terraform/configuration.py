@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from wirespeed.check.terraform.translations import LINKS
+from wirespeed.check.terraform.translations import LINKS, is_read
 
 # An instance key in an address: [0] or ["key"] (Terraform escapes quotes inside the key with a backslash).
 INDEX = re.compile(r'\[(?:\d+|"(?:[^"\\]|\\.)*")\]')
@@ -39,6 +39,8 @@ class Configuration:
     inputs: dict[str, dict[str, list[str]]] = field(default_factory=dict)
     # module path -> output -> references inside that module
     outputs: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    # config address -> the resource's ``expressions`` (what its configuration writes), for the types wirespeed reads
+    expressions: dict[str, Mapping[str, Any]] = field(default_factory=dict)
     seen: bool = False
 
     def add_module(self, module: Mapping[str, Any], path: str) -> None:
@@ -49,11 +51,17 @@ class Configuration:
         for resource in resources if isinstance(resources, list) else ():
             if not isinstance(resource, dict):
                 continue
-            link = LINKS.get(str(resource.get("type")))
+            tf_type = str(resource.get("type"))
+            link = LINKS.get(tf_type)
             address = resource.get("address")
-            if link is None or not isinstance(address, str):
+            if not isinstance(address, str) or resource.get("mode", "managed") != "managed":
                 continue
-            refs = _references(_mapping(resource.get("expressions")).get(link[0]))
+            if is_read(tf_type) and isinstance(resource.get("expressions"), dict):
+                self.expressions[join(path, address)] = resource["expressions"]
+            if link is None:
+                continue
+            expressions = _mapping(resource.get("expressions"))
+            refs = _all_references(expressions) if link[0] == "*" else _references(expressions.get(link[0]))
             self.references[(join(path, address), link[0])] = refs
         for name, output in _mapping(module.get("outputs")).items():
             if isinstance(output, dict):
@@ -100,3 +108,16 @@ def _references(expression: Any) -> list[str]:
         return []
     refs = expression.get("references")
     return [r for r in refs if isinstance(r, str)] if isinstance(refs, list) else []
+
+
+def _all_references(expressions: Any) -> list[str]:
+    """Every reference in a resource's expressions, nested blocks included."""
+    if isinstance(expressions, list):
+        return [ref for item in expressions for ref in _all_references(item)]
+    if not isinstance(expressions, dict):
+        return []
+    found = _references(expressions)
+    for key, value in expressions.items():
+        if key not in ("references", "constant_value"):
+            found += _all_references(value)
+    return found

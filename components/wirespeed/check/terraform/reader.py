@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from wirespeed.check.readonly import ReadOnlyMapping
-from wirespeed.check.terraform.blocks import known_text
+from wirespeed.check.terraform.blocks import has_unknown, known_text, settle
 from wirespeed.check.terraform.configuration import Configuration, config_address, join
 from wirespeed.check.terraform.translations import (
     CLUSTER_NAMES,
@@ -38,6 +38,8 @@ class _Pending:
 
 
 Located = tuple[Resource, int]
+# The property an unknown-value violation names (rules._engine.unknown_message).
+_UNKNOWN_PATH = re.compile(r"could not be checked: (\S+) is known only after apply")
 
 
 class Reader:
@@ -48,10 +50,19 @@ class Reader:
         self.configuration = Configuration()
         self.clusters: dict[str, list[tuple[str, str | None]]] = {}  # config address -> [(address, name)]
         self.pending: list[_Pending] = []
+        # Resources with values unknown until apply wait for ``configuration`` (written after resource_changes):
+        # only it tells an unknown nobody wrote (the provider's default) from one the configuration computes.
+        self.unsettled: list[_Pending] = []
         self.types: dict[str, str] = {}  # address -> Terraform type, for translated resources
 
     def resource(self, tf_type: str, address: str, module: str, values: Any, offset: int) -> Located | None:
-        """The resource now, or None when it waits for its cluster (see :meth:`linked`)."""
+        """The resource now, or None when it waits for its cluster or for the configuration (see :meth:`linked`)."""
+        if has_unknown(values) and (tf_type in TRANSLATIONS or tf_type in LINKS or tf_type == KUBERNETES_MANIFEST):
+            self.unsettled.append(_Pending(tf_type, address, module, values, offset))
+            return None
+        return self._resource(tf_type, address, module, values, offset)
+
+    def _resource(self, tf_type: str, address: str, module: str, values: Any, offset: int) -> Located | None:
         if tf_type in CLUSTER_NAMES:
             name = known_text(at(values, "name"))
             self.clusters.setdefault(config_address(address), []).append((address, name))
@@ -64,7 +75,15 @@ class Reader:
         return resource, offset
 
     def linked(self) -> Iterator[Located]:
-        """The pools, each linked to the clusters its configuration references (or the one cluster of its module)."""
+        """The resources that waited for the configuration, settled (:func:`~.blocks.settle`), then the pools, each
+        linked to the clusters its configuration references (or the one cluster of its module)."""
+        for waiting in self.unsettled:
+            written = self.configuration.expressions.get(config_address(waiting.address))
+            values = settle(waiting.values, written)
+            located = self._resource(waiting.tf_type, waiting.address, waiting.module, values, waiting.offset)
+            if located is not None:
+                yield located
+        self.unsettled = []
         for pool in self.pending:
             attribute, cluster_type, prop = LINKS[pool.tf_type]
             resource = translate(pool.tf_type, pool.address, pool.values)
@@ -117,5 +136,10 @@ class Reader:
             # The whole name only: allocationIds is no mention of allocationId.
             if re.search(rf"(?<![A-Za-z]){re.escape(pulumi)}(?![A-Za-z])", violation.message)
         ]
+        if violation.unknown and translation is not None:
+            unknown = _UNKNOWN_PATH.search(violation.message)
+            block = unknown and next((b for b in translation.blocks if unknown.group(1) == b[0]), None)
+            if block:
+                names.insert(0, f"{block[0]} is {block[1]}")
         message = violation.message + (f" (In Terraform: {'; '.join(names)}.)" if names else "")
         return replace(violation, resource_type=tf_type, message=message)

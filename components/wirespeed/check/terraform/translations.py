@@ -7,17 +7,25 @@ from dataclasses import dataclass
 from typing import Any
 
 from wirespeed.check.readonly import EMPTY, ReadOnlyMapping
-from wirespeed.check.terraform.aws import eks_cluster, eks_node_group, launch_template, nat_gateway
+from wirespeed.check.terraform.aws import (
+    autoscaling_group,
+    eks_cluster,
+    eks_node_group,
+    launch_configuration,
+    launch_template,
+    nat_gateway,
+)
 from wirespeed.check.terraform.azurerm import aks_cluster, aks_node_pool, public_ip_prefix
 from wirespeed.check.terraform.blocks import Props, clean, known_text
 from wirespeed.check.terraform.kubernetes import config_map, daemon_set, manifest_type
 from wirespeed.rules import Resource
 from wirespeed.rules._aks import AGENT_POOL, CLUSTER, PUBLIC_IP_PREFIX
 from wirespeed.rules._k8s import CONFIG_MAP, DAEMON_SET
+from wirespeed.rules._self_managed import AUTOSCALING_GROUP
 from wirespeed.rules.agent import EKS_CLUSTER
 from wirespeed.rules.natgw import NAT_GATEWAY
 from wirespeed.rules.sku import NODE_GROUP
-from wirespeed.rules.tuning import LAUNCH_TEMPLATE
+from wirespeed.rules.tuning import LAUNCH_CONFIGURATION, LAUNCH_TEMPLATE
 from wirespeed.values import at
 
 
@@ -32,6 +40,8 @@ class Translation:
     props: Callable[[Any], Props]
     # Pulumi field names the rules' messages use -> the Terraform attribute, for the reports.
     fields: tuple[tuple[str, str], ...] = ()
+    # Whole blocks a value unknown until apply can be (the rules name the block's path then) -> the Terraform block.
+    blocks: tuple[tuple[str, str], ...] = ()
 
 
 _LB = "network_profile.load_balancer_profile"
@@ -50,6 +60,12 @@ TRANSLATIONS: dict[str, Translation] = {
             ("vmSize", "default_node_pool.vm_size"),
             ("outboundType", "network_profile.outbound_type"),
         ),
+        (
+            ("networkProfile", "network_profile"),
+            ("networkProfile.loadBalancerProfile", _LB),
+            ("networkProfile.loadBalancerProfile.allocatedOutboundPorts", f"{_LB}.outbound_ports_allocated"),
+            ("agentPoolProfiles", "default_node_pool"),
+        ),
     ),
     "azurerm_kubernetes_cluster_node_pool": Translation(
         AGENT_POOL,
@@ -66,6 +82,17 @@ TRANSLATIONS: dict[str, Translation] = {
         LAUNCH_TEMPLATE,
         launch_template,
         (("userData", "user_data"), ("instanceType", "instance_type"), ("tags", "tags")),
+    ),
+    "aws_launch_configuration": Translation(
+        LAUNCH_CONFIGURATION, launch_configuration, (("userData", "user_data"), ("instanceType", "instance_type"))
+    ),
+    "aws_autoscaling_group": Translation(
+        AUTOSCALING_GROUP,
+        autoscaling_group,
+        (
+            ("mixedInstancesPolicy.launchTemplate.overrides", "mixed_instances_policy.launch_template.override"),
+            ("tags", "tag"),
+        ),
     ),
     "aws_nat_gateway": Translation(
         NAT_GATEWAY,
@@ -106,6 +133,8 @@ MANIFEST_FIELDS: tuple[tuple[str, str], ...] = (
 LINKS: dict[str, tuple[str, str, str]] = {
     "azurerm_kubernetes_cluster_node_pool": ("kubernetes_cluster_id", "azurerm_kubernetes_cluster", "resourceName"),
     "aws_eks_node_group": ("cluster_name", "aws_eks_cluster", "clusterName"),
+    # "*": a reference anywhere in its configuration (a tag's key "kubernetes.io/cluster/${aws_eks_cluster.x.name}").
+    "aws_autoscaling_group": ("*", "aws_eks_cluster", "clusterName"),
 }
 CLUSTER_NAMES = {"azurerm_kubernetes_cluster": "resourceName", "aws_eks_cluster": "name"}
 
