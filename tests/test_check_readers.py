@@ -186,7 +186,8 @@ ERRORS = {
         '{"name": "checkout", "pools": []}',
         'unknown shape: top-level keys "name", "pools"; give '
         "`pulumi stack export`, `pulumi preview --json` or `terraform show -json` output, a terraform.tfstate, or "
-        'Kubernetes YAML ({"version": 3, "deployment": {"resources": [...]}}, {"steps": [...]} or {"resource_changes": [...]})',
+        'Kubernetes YAML ({"version": 3, "deployment": {"resources": [...]}}, {"steps": [...]} or '
+        '{"resource_changes": [...]})',
     ),
     "empty-object": (
         "{}",
@@ -260,7 +261,10 @@ ERRORS = {
         "{'steps': []}",
         f"not JSON: Expecting property name enclosed in double quotes: line 1 column 2 (char 1); {WHAT_TO_RUN}",
     ),
-    "trailing-data": ('{"steps": []} {"steps": []}', f"not JSON: Extra data: line 1 column 15 (char 14); {WHAT_TO_RUN}"),
+    "trailing-data": (
+        '{"steps": []} {"steps": []}',
+        f"not JSON: Extra data: line 1 column 15 (char 14); {WHAT_TO_RUN}",
+    ),
     "cut-short": (
         '{"version": 3, "deployment": {"resources": [{"urn": "u", "type": "t"',
         "not JSON: Expecting ',' delimiter: line 1 column 69 (char 68): the file ends before the JSON does (cut "

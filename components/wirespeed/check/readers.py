@@ -327,6 +327,14 @@ def _not_json(text: str, exc: json.JSONDecodeError) -> str:
     first = _first_line_object(text)
     if isinstance(first, dict) and ("@level" in first or "@message" in first):
         return _STREAM
+    if text.lstrip().startswith("[command]"):
+        # hashicorp/setup-terraform's wrapper (its input terraform_wrapper, true by default: README) echoes the
+        # command before its output.
+        return (
+            "the output of hashicorp/setup-terraform's wrapper (a `[command]...` line before the JSON): set "
+            "`terraform_wrapper: false` on the setup-terraform step, or write the file with "
+            "`terraform show -json PLANFILE > plan.json` in a step of its own"
+        )
     if exc.pos >= len(text.rstrip()):
         return f"not JSON: {exc}: the file ends before the JSON does (cut short?); {WHAT_TO_RUN}"
     return f"not JSON: {exc}; {WHAT_TO_RUN}"
