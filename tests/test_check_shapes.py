@@ -542,3 +542,26 @@ def test_a_bad_check_setting_is_refused_naming_it(tmp_path, config, problem):
     out = invoke("check", str(real("tf-aws-instance.tf1.5.7.plan.json")), "--config", str(path))
     assert out.returncode == 2
     assert problem in out.stderr
+
+
+def test_the_readme_table_names_every_type_the_rules_read_and_every_terraform_type_translated():
+    """The README's `check` tables are written by hand: this keeps them in step with RULES and the translations."""
+    from wirespeed.check.terraform import LINKS, TRANSLATIONS
+    from wirespeed.rules import RULES
+
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("**What `wirespeed check` reads**") :]
+    section = section[: section.index("\n## ")]
+    for tf_type in [*TRANSLATIONS, *LINKS, "kubernetes_manifest"]:
+        assert f"`{tf_type}`" in section, tf_type
+    for token in {t for rule in RULES for t in rule.types}:
+        package, module, kind = token.split(":")
+        if package == "kubernetes":
+            group_version = module.removeprefix("core/")
+            group, _, version = group_version.rpartition("/")
+            named = f"`{group}/{version}`" if group else f"`{version}`"
+            assert f"`{kind}`" in section, token
+            assert named in section or f"`{group}/" in section, token
+            assert version in section, token
+        else:
+            assert f"`{module}:{kind}`" in section or f"`{token}`" in section, token
