@@ -565,3 +565,22 @@ def test_the_readme_table_names_every_type_the_rules_read_and_every_terraform_ty
             assert version in section, token
         else:
             assert f"`{module}:{kind}`" in section or f"`{token}`" in section, token
+
+
+def test_a_utf8_byte_order_mark_is_read_past_and_lines_still_point_at_the_resource():
+    name = "pulumi-eks-managed-nodegroups.cli3.102.stack.json"
+    text = real(name).read_text()
+    plain_report = check_text(text, name, resolve_config(None))
+    marked = check_text("\ufeff" + text, name, resolve_config(None))
+    assert (marked.shape, marked.resources, marked.judged) == (plain_report.shape, 35, 5)
+    assert marked.lines == plain_report.lines
+    assert marked.lines, "the export has violations, each at a line"
+
+
+def test_a_kubernetes_list_in_json_is_read_as_its_yaml_is():
+    """`kubectl get ec2nodeclasses -o json` prints a List: JSON is YAML, and the same objects are judged."""
+    obj = _ec2_node_class()
+    text = json.dumps({"apiVersion": "v1", "kind": "List", "items": [obj]})
+    report = check_text(text, "classes.json", resolve_config(None))
+    assert (report.shape.name, report.resources, report.judged) == ("Kubernetes YAML", 1, 1)
+    assert [v.resource_urn for v in report.violations] == ["EC2NodeClass/al2023"]

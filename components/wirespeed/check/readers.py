@@ -154,7 +154,9 @@ class Document:
     """One input document, read once; :attr:`shape` is known as soon as it is seen."""
 
     def __init__(self, text: str, secrets: StackSecrets | None = None) -> None:
-        self._text = text
+        # A UTF-8 byte order mark (what some Windows editors write first) read as the blank it stands for: the same
+        # length, so every offset still points where it did in the file.
+        self._text = " " + text[1:] if text.startswith("\ufeff") else text
         self.secrets = secrets if secrets is not None else StackSecrets()
         self.shape: Shape | None = None
         self.terraform: terraform.Reader | None = None  # set by the first Terraform key
@@ -246,6 +248,10 @@ class Document:
                 return
             if "@level" in keys or "@message" in keys:
                 raise UnreadableInputError(_STREAM)
+            if {"apiVersion", "kind"} <= set(keys):
+                # A Kubernetes object (or `kubectl get -o json`'s List) written as JSON, which is YAML too.
+                yield from self._yaml()
+                return
             listed = ", ".join(f'"{k}"' for k in keys[:8]) + (", ..." if len(keys) > 8 else "")
             raise UnreadableInputError(
                 f"unknown shape: top-level keys {listed or '(none)'}; give {SUPPORTED} "
