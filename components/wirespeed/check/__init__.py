@@ -15,6 +15,7 @@ compute- or egress-looking types it did not read.
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -132,13 +133,13 @@ def check_text(
     kept: list[Resource] = []
     offsets: dict[str, int] = {}
     count = judged = 0
-    not_read: list[tuple[str, str]] = []  # (urn, type) of each resource no rule reads
+    not_read: Counter[str] = Counter()  # resources no rule reads, by type as the document names it
     for resource, offset in document.located():
         count += 1
         if select.reads(resource.type):
             judged += 1
         else:
-            not_read.append((resource.urn, resource.type))
+            not_read[document.source_type(resource.urn, resource.type)] += 1
         applicable = select.resource_rules(resource.type)
         if applicable:
             found = [v for rule in applicable for v in check_resource(rule, resource, config)]
@@ -167,7 +168,7 @@ def check_text(
         lines=line_numbers(text, reported),
         accepted_unchecked=accept_unchecked_secrets,
         judged=judged,
-        unread=coverage.unread(document.source_type(urn, t) for urn, t in not_read),
+        unread=coverage.unread(not_read),
         producer=document.producer,
         require_judged=require_judged or config.require_judged,
     )

@@ -11,8 +11,7 @@ enough to pass.
 from __future__ import annotations
 
 import re
-from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 # (pattern over the type's words joined by "_", what it looks like). Words: camelCase split, every separator
@@ -72,9 +71,8 @@ class Unread:
         return {"type": self.type, "count": self.count, "looks_like": self.kind}
 
 
-def unread(types: Iterable[str]) -> tuple[Unread, ...]:
-    """The compute- or egress-looking types among ``types`` (one entry per resource not read), most common first."""
-    counts = Counter(types)
+def unread(counts: Mapping[str, int]) -> tuple[Unread, ...]:
+    """The compute- or egress-looking types among ``counts`` (resources not read, by type), most common first."""
     found = [Unread(t, n, kind) for t, n in counts.items() if (kind := looks_like(t)) is not None]
     return tuple(sorted(found, key=lambda u: (-u.count, u.type)))
 
