@@ -321,6 +321,10 @@ def _looks_like_yaml(text: str) -> bool:
 
 
 def _first_line_object(text: str) -> Any:
+    """The first line decoded, when it may be a log message (a large document's one line is never decoded again)."""
+    head = text.lstrip()[:4096]
+    if '"@level"' not in head and '"@message"' not in head:
+        return None
     line = text.lstrip().split("\n", 1)[0]
     try:
         return json.loads(line)
