@@ -582,3 +582,21 @@ def test_a_kubernetes_list_in_json_is_read_as_its_yaml_is():
     report = check_text(text, "classes.json", resolve_config(None))
     assert (report.shape.name, report.resources, report.judged) == ("Kubernetes YAML", 1, 1)
     assert [v.resource_urn for v in report.violations] == ["EC2NodeClass/al2023"]
+
+
+@pytest.mark.parametrize(
+    ("case", "operating_system"),
+    [("throughput", "al2023"), ("throughput", "bottlerocket"), ("balanced", "al2023")],
+)
+def test_wirespeeds_own_ec2_node_class_passes_the_backlog_rule_it_is_now_held_to(case, operating_system):
+    """What KarpenterNodePool writes (its user data sets the profile's backlog) passes the rule that now reads
+    EC2NodeClass userData: the new reading does not fail wirespeed's own output."""
+    from wirespeed.aws.karpenter import node_class, node_pool, plan_karpenter
+    from wirespeed.manifests import to_yaml
+
+    plan, problems = plan_karpenter(name="network", profile=case, operating_system=operating_system)
+    assert problems == []
+    text = to_yaml([node_class(plan, role="KarpenterNodeRole-prod", cluster_name="prod"), node_pool(plan)])
+    report = check_text(text, "karpenter.yaml", resolve_config(None))
+    assert report.judged == 2
+    assert [v.message for v in report.violations if v.rule_id == "netdev-backlog-minimum"] == []
