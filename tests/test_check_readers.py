@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from conftest import ROOT
 from wirespeed.check.jsonscan import JsonCursor
-from wirespeed.check.readers import PREVIEW, STACK_EXPORT, Document, UnreadableInputError
+from wirespeed.check.readers import PREVIEW, STACK_EXPORT, WHAT_TO_RUN, Document, UnreadableInputError
 from wirespeed.check.readonly import ReadOnlyList, ReadOnlyMapping
 from wirespeed.rules import Resource
 from wirespeed.values import BLINDED_SECRET, UNKNOWN
@@ -180,23 +180,25 @@ ERRORS = {
     "array": (
         "[1, 2]",
         "unknown shape: the document is an array, not an object; give `pulumi stack export`, "
-        "`pulumi preview --json` or `terraform show -json` output",
+        "`pulumi preview --json` or `terraform show -json` output, a terraform.tfstate, or Kubernetes YAML",
     ),
     "unknown-keys": (
         '{"name": "checkout", "pools": []}',
         'unknown shape: top-level keys "name", "pools"; give '
-        "`pulumi stack export`, `pulumi preview --json` or `terraform show -json` output "
-        '({"version": 3, "deployment": {"resources": [...]}}, {"steps": [...]} or {"resource_changes": [...]})',
+        "`pulumi stack export`, `pulumi preview --json` or `terraform show -json` output, a terraform.tfstate, or "
+        'Kubernetes YAML ({"version": 3, "deployment": {"resources": [...]}}, {"steps": [...]} or '
+        '{"resource_changes": [...]})',
     ),
     "empty-object": (
         "{}",
         "unknown shape: top-level keys (none); give `pulumi stack export`, `pulumi preview --json` or "
-        '`terraform show -json` output ({"version": 3, "deployment": {"resources": [...]}}, {"steps": [...]} or '
-        '{"resource_changes": [...]})',
+        "`terraform show -json` output, a terraform.tfstate, or Kubernetes YAML "
+        '({"version": 3, "deployment": {"resources": [...]}}, {"steps": [...]} or {"resource_changes": [...]})',
     ),
     "terraform-format-2": (
         '{"format_version": "2.0", "terraform_version": "1.9.5", "planned_values": {}}',
-        'format_version: "2.0" is not supported: `terraform show -json` writes format 1.x',
+        'format_version: "2.0" is not supported: wirespeed reads what `terraform show -json` has written ("0.1" '
+        'Terraform 0.12 to 1.0.0; "0.2" Terraform 1.0.1 to 1.0.x; "1.x" Terraform 1.1 and later)',
     ),
     "terraform-next-to-pulumi": (
         '{"version": 3, "deployment": {"resources": []}, "resource_changes": []}',
@@ -250,17 +252,97 @@ ERRORS = {
         '{"steps": [{"op": "create", "urn": "u", "newState": "' + "x" * 80 + '"}]}',
         'steps[0].newState: expected an object, got a string ("' + "x" * 56 + "...)",
     ),
-    "not-json": ('{"steps": [}', "not JSON: Expecting value: line 1 column 12 (char 11)"),
+    "not-json": ('{"steps": [}', f"not JSON: Expecting value: line 1 column 12 (char 11); {WHAT_TO_RUN}"),
     "missing-comma": (
         '{"version": 3 "deployment": {}}',
-        "not JSON: Expecting ',' delimiter: line 1 column 15 (char 14)",
+        f"not JSON: Expecting ',' delimiter: line 1 column 15 (char 14); {WHAT_TO_RUN}",
     ),
     "single-quotes": (
         "{'steps': []}",
-        "not JSON: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)",
+        f"not JSON: Expecting property name enclosed in double quotes: line 1 column 2 (char 1); {WHAT_TO_RUN}",
     ),
-    "trailing-data": ('{"steps": []} {"steps": []}', "not JSON: Extra data: line 1 column 15 (char 14)"),
-    "empty-file": ("", "not JSON: Expecting value: line 1 column 1 (char 0)"),
+    "trailing-data": (
+        '{"steps": []} {"steps": []}',
+        f"not JSON: Extra data: line 1 column 15 (char 14); {WHAT_TO_RUN}",
+    ),
+    "cut-short": (
+        '{"version": 3, "deployment": {"resources": [{"urn": "u", "type": "t"',
+        "not JSON: Expecting ',' delimiter: line 1 column 69 (char 68): the file ends before the JSON does (cut "
+        f"short?); {WHAT_TO_RUN}",
+    ),
+    # A shape problem before the syntax error: the broken JSON is the diagnosis, not the format_version.
+    "broken-after-a-bad-version": (
+        '{"format_version": "9.9", "resource_changes": [}',
+        f"not JSON: Expecting value: line 1 column 48 (char 47); {WHAT_TO_RUN}",
+    ),
+    "broken-after-a-bad-field": (
+        '{"version": 3, "deployment": {"resources": [{"urn": 5}]}, "x": [1 2]}',
+        f"not JSON: Expecting ',' delimiter: line 1 column 67 (char 66); {WHAT_TO_RUN}",
+    ),
+    "empty-file": ("", f"the file is empty: {WHAT_TO_RUN}"),
+    "only-whitespace": ("\n  \n", f"the file is empty: {WHAT_TO_RUN}"),
+    "plan-json-stream": (
+        '{"@level":"info","@message":"Terraform 1.9.8","@module":"terraform.ui","type":"version"}\n'
+        '{"@level":"info","@message":"aws_kms_key.k: Plan to create","type":"planned_change"}\n',
+        "a `terraform plan -json` log stream (one JSON message per line: @level, @message, type), not a plan: save "
+        "the plan with `terraform plan -out PLANFILE` and give `terraform show -json PLANFILE`",
+    ),
+    "plan-json-stream-one-line": (
+        '{"@level":"info","@message":"Terraform 1.9.8","@module":"terraform.ui","type":"version"}\n',
+        "a `terraform plan -json` log stream (one JSON message per line: @level, @message, type), not a plan: save "
+        "the plan with `terraform plan -out PLANFILE` and give `terraform show -json PLANFILE`",
+    ),
+    "terraform-format-2-plan": (
+        '{"format_version": "2.0", "resource_changes": []}',
+        'format_version: "2.0" is not supported: wirespeed reads what `terraform show -json` has written ("0.1" '
+        'Terraform 0.12 to 1.0.0; "0.2" Terraform 1.0.1 to 1.0.x; "1.x" Terraform 1.1 and later)',
+    ),
+    "raw-state-version-3": (
+        '{"version": 3, "terraform_version": "0.11.14", "serial": 4, "lineage": "x", "modules": []}',
+        "a terraform.tfstate of version 3, without resources[]: wirespeed reads version 4 (Terraform 0.12 and "
+        "later); or give `terraform show -json` of the state",
+    ),
+    "raw-state-version-5": (
+        '{"version": 5, "terraform_version": "9.0.0", "resources": []}',
+        "version: 5 is not supported: wirespeed reads terraform.tfstate version 4 (Terraform 0.12 and later); or "
+        "give `terraform show -json` of the state",
+    ),
+    "raw-state-flat-attributes": (
+        '{"version": 4, "resources": [{"mode": "managed", "type": "t", "name": "n", '
+        '"instances": [{"attributes_flat": {"id": "x"}}]}]}',
+        "resources[0].instances[0]: only attributes_flat (Terraform 0.11's flat map, kept by the upgrade to state "
+        "version 4): give `terraform show -json` of the state, which decodes it with the provider's schema",
+    ),
+    "raw-state-bad-index": (
+        '{"version": 4, "resources": [{"mode": "managed", "type": "t", "name": "n", '
+        '"instances": [{"index_key": true, "attributes": {}}]}]}',
+        "resources[0].instances[0].index_key: expected a whole number or a string, got a boolean (true)",
+    ),
+    "yaml-not-kubernetes": (
+        "name: checkout\nruntime: python\n",
+        "YAML, but not Kubernetes objects (document 1 (line 1): not a Kubernetes object (it needs apiVersion and "
+        "kind)) (a Pulumi project or stack file? give the stack's `pulumi preview --json` or `pulumi stack export`); "
+        + WHAT_TO_RUN,
+    ),
+    "yaml-some-not-kubernetes": (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\n- 1\n---\nkind: Thing\n",
+        "document 2 (line 5): not a Kubernetes object (it needs apiVersion and kind); document 3 (line 7): not a "
+        "Kubernetes object (it needs apiVersion and kind): every document must be a Kubernetes object",
+    ),
+    "yaml-alias": (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: &m {name: a}\ndata: *m\n",
+        "an alias (*m) at line 4: wirespeed refuses YAML aliases (they can expand without bound); write the value out",
+    ),
+    "yaml-helm-template": (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Values.name }\n",
+        "not YAML: expected ',' or '}', but got '<stream end>' at line 5 (a Helm chart's template? render it "
+        "first: `helm template`)",
+    ),
+    "yaml-broken": (
+        "apiVersion: v1\nkind: [ConfigMap\n",
+        "not YAML: expected ',' or ']', but got '<stream end>' at line 3",
+    ),
+    "yaml-empty-documents": ("---\n---\n", f"the YAML holds no document: {WHAT_TO_RUN}"),
     "deep-nesting": (
         '{"steps": [' + "[" * 100_000 + "]}",
         "not readable: JSON nested deeper than Python's recursion limit",
@@ -281,7 +363,7 @@ def test_json_errors_match_the_stdlib_decoder_messages():
         json.loads(text)
     with pytest.raises(UnreadableInputError) as ours:
         read_text(text)
-    assert str(ours.value) == f"not JSON: {stdlib.value}"
+    assert str(ours.value) == f"not JSON: {stdlib.value}; {WHAT_TO_RUN}"
 
 
 # --- the cursor decodes exactly what json.loads decodes ----------------------------------------------------

@@ -727,7 +727,8 @@ ERRORS = {
     ),
     "format-version-2": (
         '{"format_version": "2.0"}',
-        'format_version: "2.0" is not supported: `terraform show -json` writes format 1.x',
+        'format_version: "2.0" is not supported: wirespeed reads what `terraform show -json` has written ("0.1" '
+        'Terraform 0.12 to 1.0.0; "0.2" Terraform 1.0.1 to 1.0.x; "1.x" Terraform 1.1 and later)',
     ),
     "plan-and-state": (
         '{"resource_changes": [], "values": {}}',

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from clirun import invoke
 from conftest import ROOT
@@ -44,6 +45,7 @@ from wirespeed.check.readers import Document
 from wirespeed.rules import RULES, Resource, Rule, resolve_config, type_key
 from wirespeed.rules._model import Reads
 from wirespeed.rules.sku import NODE_POOL_TYPES
+from wirespeed.rules.tuning import EC2_NODE_CLASS_TYPES
 from wirespeed.values import NotKnown, SecretNotReadable, plain
 
 TERRAFORM = ROOT / "tests" / "fixtures" / "terraform"
@@ -176,6 +178,15 @@ def _kubernetes_variants() -> Iterator[Doc]:
     for version in NODE_CLASS_VERSIONS:  # every version the rules take, each its own type token
         yield f"{GROUP}/{version}", "node-class", nap["AKSNodeClass"]
         yield f"{GROUP}/{version}", "node-class-low", low
+    # Karpenter's own EC2NodeClass example (tests/fixtures/real), and it with a declared line rate.
+    example = ROOT / "tests" / "fixtures" / "real" / "karpenter-aws-al2023-custom-userdata.yaml"
+    ec2_class = next(d for d in yaml.safe_load_all(example.read_text()) if d and d["kind"] == "EC2NodeClass")
+    rated = _edited(ec2_class, lambda p: p["metadata"]["annotations"].update({"wirespeed.io/line-rate-gbps": "100"}))
+    for token in EC2_NODE_CLASS_TYPES:
+        version = token.split(":")[1]
+        yield version, "ec2-node-class", ec2_class
+        yield version, "ec2-node-class-rated", rated
+        yield version, "ec2-node-class-windows", _edited(ec2_class, lambda p: p["spec"].update(amiFamily="Windows2022"))
     node_pool = fixture("karpenter_node_pool")
 
     def any_family(p: dict[str, Any]) -> None:  # no node class reference: Azure's or not by the requirement keys

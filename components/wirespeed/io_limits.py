@@ -97,6 +97,11 @@ def read_bytes(path: Path, limit: int, shown: str | None = None, what: str = "fi
     return data
 
 
+# The byte order marks of UTF-16 (The Unicode Standard, section 23.8 "Specials", U+FEFF).
+_UTF16_LE_BOM = b"\xff\xfe"
+_UTF16_BE_BOM = b"\xfe\xff"
+
+
 def read_text(path: Path, limit: int, shown: str | None = None, what: str = "file") -> str:
     """:func:`read_bytes` decoded as UTF-8; a byte that is not UTF-8 is named with its offset."""
     data = read_bytes(path, limit, shown, what)
@@ -104,6 +109,14 @@ def read_text(path: Path, limit: int, shown: str | None = None, what: str = "fil
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         label = shown if shown is not None else str(path)
+        if data.startswith((_UTF16_LE_BOM, _UTF16_BE_BOM)):
+            # Windows PowerShell 5's `>` writes UTF-16 with a byte order mark (about_Redirection).
+            raise InputFileError(
+                label,
+                f"is UTF-16 (a byte order mark {data[:2].hex(' ')}: what Windows PowerShell's `>` writes); give a "
+                f"UTF-8 {what}: write it with `| Out-File -Encoding utf8` or convert it with "
+                "`iconv -f UTF-16 -t UTF-8`",
+            ) from None
         raise InputFileError(
             label, f"byte {exc.start} ({data[exc.start]:#04x}) is not UTF-8; give a UTF-8 {what}"
         ) from None

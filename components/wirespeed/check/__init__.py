@@ -1,19 +1,26 @@
-"""`wirespeed check`: the policy pack's rules, offline, on a stack export, a preview or a Terraform plan file.
+"""`wirespeed check`: the policy pack's rules, offline, on a stack export, a preview, a Terraform plan or state, or
+Kubernetes YAML.
 
 The same ``wirespeed.rules`` the CrossGuard pack runs, over the documents ``readers`` recognises: resource rules
 on each resource's inputs as it is read, stack rules once over the resources they look at. Streaming keeps a
-200,000-resource export affordable: a resource no rule checks is read, counted and dropped.
+200,000-resource export affordable: a resource no rule checks is read, counted and dropped. Every report says
+what it judged (:mod:`~wirespeed.check.coverage`): how many resources, how many of a type some rule reads, and the
+compute- or egress-looking types it did not read.
 
     report = check_text(path.read_text(), "export.json", rules.resolve_config(user_config))
-    report.blocked  # True when a mandatory violation was found: `wirespeed check` exits 1
+    report.blocked  # True when a mandatory violation was found
+    report.failed   # blocked, or nothing judged under --require-judged: `wirespeed check` exits 1
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from wirespeed.check import coverage
+from wirespeed.check.coverage import Unread
 from wirespeed.check.readers import PREVIEW, Document, Shape, UnreadableInputError
 from wirespeed.check.secrets import SecretsError, StackSecrets
 from wirespeed.rules import RULES, Config, Resource, Rule, Violation, check_resource, evaluate_stack, type_key
@@ -33,6 +40,20 @@ class Report:
     violations: tuple[Violation, ...]
     lines: Mapping[str, int]
     accepted_unchecked: bool = False  # --accept-unchecked-secrets: unchecked rules were reported as advisory
+    judged: int = 0  # resources of a type some enabled rule reads
+    unread: tuple[Unread, ...] = ()  # types no enabled rule reads that look like compute or egress
+    producer: str | None = None  # the tool and version that wrote the document, when it says
+    require_judged: bool = False  # --require-judged or the config's check.requireJudged
+
+    @property
+    def nothing_judged(self) -> bool:
+        """No resource of a type any enabled rule reads: the check could not have found anything."""
+        return self.judged == 0
+
+    @property
+    def failed(self) -> bool:
+        """What `wirespeed check` exits 1 on: a mandatory violation, or nothing judged when that is required."""
+        return self.blocked or not coverage.enough(self.judged, self.require_judged)
 
     @property
     def unchecked(self) -> list[Violation]:
@@ -83,6 +104,10 @@ class _Selector:
             found = self._resource_cache[type_token] = [r for r in self._resource_rules if r.applies_to(type_token)]
         return found
 
+    def reads(self, type_token: str) -> bool:
+        """Whether some enabled rule reads resources of this type."""
+        return bool(self.resource_rules(type_token)) or self.stack_rules_read(type_token)
+
     def stack_rules_read(self, type_token: str) -> bool:
         if self._keep_all:
             return True
@@ -99,20 +124,27 @@ def check_text(
     rules: Sequence[Rule] = RULES,
     secrets: StackSecrets | None = None,
     accept_unchecked_secrets: bool = False,
+    require_judged: bool = False,
 ) -> Report:
     """Run ``rules`` over the document ``text`` (named ``file`` in the report). Raises :class:`UnreadableInputError`,
     or :class:`SecretsError` when ``secrets`` holds a passphrase that does not decrypt the document's secrets.
 
     A rule that needs a secret nobody decrypted reports that it could not be checked, at its own level (so a
-    mandatory rule fails the check), or as advisory when ``accept_unchecked_secrets``."""
+    mandatory rule fails the check), or as advisory when ``accept_unchecked_secrets``. With ``require_judged`` (or
+    the config's ``check.requireJudged``), an input of which no resource is of a type some rule reads fails."""
     document = Document(text, secrets)
     select = _Selector(rules, config)
     violations: list[Violation] = []
     kept: list[Resource] = []
     offsets: dict[str, int] = {}
-    count = 0
+    count = judged = 0
+    not_read: Counter[str] = Counter()  # resources no rule reads, by type as the document names it
     for resource, offset in document.located():
         count += 1
+        if select.reads(resource.type):
+            judged += 1
+        else:
+            not_read[document.source_type(resource.urn, resource.type)] += 1
         applicable = select.resource_rules(resource.type)
         if applicable:
             # A Terraform plan is judged once, before apply: what it cannot know is "could not be checked".
@@ -142,6 +174,10 @@ def check_text(
         violations=tuple(violations),
         lines=line_numbers(text, reported),
         accepted_unchecked=accept_unchecked_secrets,
+        judged=judged,
+        unread=coverage.unread(not_read),
+        producer=document.producer,
+        require_judged=require_judged or config.require_judged,
     )
 
 

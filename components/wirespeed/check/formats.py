@@ -7,7 +7,9 @@
 - ``sarif``: SARIF 2.1.0 (https://docs.oasis-open.org/sarif/sarif/v2.1.0/sarif-v2.1.0.html) for
   `github/codeql-action/upload-sarif`, each rule described in ``tool.driver.rules``.
 
-Every format lists violations in one order: mandatory first, then by position in the file.
+Every format lists violations in one order: mandatory first, then by position in the file, and says what was
+checked: the resources read, how many are of a type some rule reads, the compute- or egress-looking types no rule
+reads, and "nothing judged" when no resource is of a type any rule reads.
 """
 
 from __future__ import annotations
@@ -30,12 +32,46 @@ SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _SARIF_LEVEL = {"mandatory": "error", "remediate": "error", "advisory": "warning", "disabled": "none"}
 
 
+_UNREAD_SHOWN = 8  # types named in a summary line; the JSON and SARIF list them all
+
+
+def unread_text(report: Report) -> str:
+    """``not read: google_container_node_pool (2), aws_instance (1)``, or "" when every such type was read."""
+    if not report.unread:
+        return ""
+    shown = ", ".join(f"{u.type} ({u.count:,})" for u in report.unread[:_UNREAD_SHOWN])
+    more = f", and {len(report.unread) - _UNREAD_SHOWN} more types" if len(report.unread) > _UNREAD_SHOWN else ""
+    return f"not read, though they look like compute or egress: {shown}{more}"
+
+
+def checked_text(report: Report) -> str:
+    """What was read and judged: ``12 resources from `...` (Terraform 0.12.11, JSON format 0.1), 3 of a type
+    some rule reads, against 9 rules``."""
+    producer = f" ({report.producer})" if report.producer else ""
+    rules = len(report.enabled_rules)
+    return (
+        f"{report.resources:,} resource{'s' if report.resources != 1 else ''} from `{report.shape.name}`{producer}, "
+        f"{report.judged:,} of a type some rule reads, against {rules} rule{'s' if rules != 1 else ''}"
+    )
+
+
+def nothing_judged_text(report: Report) -> str:
+    verdict = (
+        "fails (--require-judged)"
+        if report.require_judged
+        else "passes without having judged anything (--require-judged makes this fail)"
+    )
+    return f"nothing judged: no resource is of a type any rule reads; the check {verdict}"
+
+
 def summary(report: Report) -> str:
     mandatory, advisory = len(report.mandatory), len(report.advisory)
-    checked = (
-        f"{report.resources:,} resource{'s' if report.resources != 1 else ''} from `{report.shape.name}` "
-        f"against {len(report.enabled_rules)} rule{'s' if len(report.enabled_rules) != 1 else ''}"
-    )
+    checked = checked_text(report)
+    unread = unread_text(report)
+    if unread:
+        checked += f"; {unread}"
+    if report.nothing_judged:
+        return f"{report.file}: {nothing_judged_text(report)}; {checked}."
     if not report.violations:
         return f"{report.file}: no violations; {checked}."
     verdict = "fails" if report.blocked else "passes (advisory findings only)"
@@ -50,9 +86,14 @@ def to_json(report: Report) -> dict[str, Any]:
     return {
         "file": report.file,
         "input": report.shape.name,
+        "producer": report.producer,
         "resources": report.resources,
+        "judged": report.judged,
+        "nothing_judged": report.nothing_judged,
+        "require_judged": report.require_judged,
+        "unread": [u.to_json() for u in report.unread],
         "rules": [r.id for r in report.enabled_rules],
-        "passed": not report.blocked,
+        "passed": not report.failed,
         "mandatory": len(report.mandatory),
         "advisory": len(report.advisory),
         "unchecked": len(report.unchecked),
@@ -116,6 +157,15 @@ def render_github(report: Report) -> str:
             properties.append(f"line={line}")
         properties.append(f"title={_escape_property(f'{v.rule_id}: {v.resource_name}')}")
         lines.append(f"::{command} {','.join(properties)}::{_escape_data(f'{v.message} ({v.resource_urn})')}")
+    file = f"file={_escape_property(report.file)}"
+    if report.nothing_judged:
+        command = "error" if report.require_judged else "warning"
+        title = _escape_property("wirespeed check: nothing judged")
+        message = f"{nothing_judged_text(report)}; {checked_text(report)}"
+        lines.append(f"::{command} {file},title={title}::{_escape_data(message)}")
+    if report.unread:
+        title = _escape_property("wirespeed check: types not read")
+        lines.append(f"::notice {file},title={title}::{_escape_data(unread_text(report))}")
     lines.append(summary(report))
     return "\n".join(lines)
 
@@ -183,10 +233,33 @@ def to_sarif(report: Report) -> dict[str, Any]:
                     }
                 },
                 "artifacts": [{"location": {"uri": uri}, "description": {"text": report.shape.name}}],
+                "invocations": [_invocation(report)],
                 "results": results,
                 "columnKind": "unicodeCodePoints",
+                "properties": {
+                    "input": report.shape.name,
+                    "producer": report.producer,
+                    "resources": report.resources,
+                    "judged": report.judged,
+                    "nothingJudged": report.nothing_judged,
+                    "requireJudged": report.require_judged,
+                    "unread": [u.to_json() for u in report.unread],
+                },
             }
         ],
+    }
+
+
+def _invocation(report: Report) -> dict[str, Any]:
+    """The run's invocation: what was checked as a notification (an error when nothing judged fails the check, a
+    warning when it passes, a note otherwise), so code scanning shows it beside the results."""
+    level = "note"
+    if report.nothing_judged:
+        level = "error" if report.require_judged else "warning"
+    return {
+        "executionSuccessful": True,
+        "exitCode": 1 if report.failed else 0,
+        "toolExecutionNotifications": [{"level": level, "message": {"text": summary(report)}}],
     }
 
 

@@ -1,8 +1,9 @@
-"""`wirespeed check FILE`: the policy pack's rules offline, on a `pulumi stack export`, `pulumi preview --json` or
-`terraform show -json` file.
+"""`wirespeed check FILE`: the policy pack's rules offline, on a `pulumi stack export`, `pulumi preview --json`,
+`terraform show -json` or terraform.tfstate file, or Kubernetes YAML.
 
 Exit 0 when nothing mandatory is violated (advisory findings are printed, not fatal), 1 on a mandatory
-violation, 2 with one ``error:`` line naming the file (or ``--config``) when the input cannot be read.
+violation (or, with ``--require-judged``, when no resource is of a type any rule reads), 2 with one ``error:``
+line naming the file (or ``--config``) when the input cannot be read.
 """
 
 from __future__ import annotations
@@ -32,7 +33,9 @@ def check(
     file: Annotated[
         Path,
         typer.Argument(
-            help="A `pulumi stack export`, `pulumi preview --json` or `terraform show -json` file.", show_default=False
+            help="A `pulumi stack export`, `pulumi preview --json`, `terraform show -json` or terraform.tfstate file, "
+            "or Kubernetes YAML.",
+            show_default=False,
         ),
     ],
     config: Annotated[
@@ -57,9 +60,18 @@ def check(
             "it, set PULUMI_CONFIG_PASSPHRASE or PULUMI_CONFIG_PASSPHRASE_FILE to decrypt passphrase-provider secrets.",
         ),
     ] = False,
+    require_judged: Annotated[
+        bool,
+        typer.Option(
+            "--require-judged",
+            help="Fail (exit 1) when no resource in the file is of a type any rule reads, instead of passing what "
+            'was not judged. The config\'s {"check": {"requireJudged": true}} does the same.',
+        ),
+    ] = False,
 ) -> None:
-    """Check a stack export, preview or Terraform plan against wirespeed's policy rules: exit 1 on a mandatory
-    violation, or when a rule could not read a secret value (see --accept-unchecked-secrets)."""
+    """Check a stack export, preview, Terraform plan or state, or Kubernetes YAML against wirespeed's policy rules:
+    exit 1 on a mandatory violation, when a rule could not read a secret value (see --accept-unchecked-secrets), or
+    with --require-judged when nothing was judged."""
     from wirespeed.check import SecretsError, UnreadableInputError, check_text
     from wirespeed.check.formats import RENDERERS
 
@@ -67,7 +79,7 @@ def check(
     secrets = stack_secrets()
     from wirespeed.io_limits import DOCUMENT_LIMIT
 
-    text = readable_text(file, "", DOCUMENT_LIMIT)
+    text = readable_text(file, "", DOCUMENT_LIMIT, "JSON or YAML file")
     # Decoded JSON holds no reference cycles, yet the cyclic collector rescans every object kept for the stack
     # rules each time allocations pile up: 10-20% of a large export's time (bench/check/RESULTS.md). A
     # one-shot command can leave it off while it reads.
@@ -75,7 +87,12 @@ def check(
     gc.disable()
     try:
         report = check_text(
-            text, str(file), resolved, secrets=secrets, accept_unchecked_secrets=accept_unchecked_secrets
+            text,
+            str(file),
+            resolved,
+            secrets=secrets,
+            accept_unchecked_secrets=accept_unchecked_secrets,
+            require_judged=require_judged,
         )
     except (UnreadableInputError, SecretsError) as exc:
         fail(f"{file}: {exc}")
@@ -90,7 +107,7 @@ def check(
         typer.echo(render_table(report, width=output_width()).rstrip("\n"))
     else:
         typer.echo(RENDERERS[output_format.value](report))
-    if report.blocked:
+    if report.failed:
         raise typer.Exit(1)
 
 

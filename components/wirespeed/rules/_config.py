@@ -5,7 +5,9 @@
      "mtu-jumbo-path": "disabled"}
 
 ``all`` sets every rule's level; a rule's own entry (a level, or an object with ``enforcementLevel`` and its
-settings) wins over it. Settings are validated against each rule's JSON Schema, every problem reported at once,
+settings) wins over it. ``check`` holds what `wirespeed check` alone reads: ``{"check": {"requireJudged": true}}``
+fails an input in which no resource is of a type some rule reads (the policy engine ignores the entry: it names no
+policy). Settings are validated against each rule's JSON Schema, every problem reported at once,
 and defaults are filled in, so a rule always reads a complete, valid settings mapping.
 """
 
@@ -21,6 +23,8 @@ from wirespeed.rules._model import ENFORCEMENTS, Enforcement, Rule
 from wirespeed.rules._registry import RULES
 
 ALL = "all"
+CHECK = "check"  # `wirespeed check`'s own settings, beside the rules'
+REQUIRE_JUDGED = "requireJudged"
 LEVEL_KEY = "enforcementLevel"  # reserved by Pulumi in every policy's config
 
 
@@ -40,6 +44,7 @@ class Config:
 
     levels: Mapping[str, Enforcement]
     settings: Mapping[str, Mapping[str, Any]]
+    require_judged: bool = False  # check.requireJudged
 
     def level(self, rule_id: str) -> Enforcement:
         return self.levels[rule_id]
@@ -109,8 +114,9 @@ def resolve_config(user_config: Mapping[str, Any] | None, rules: Sequence[Rule] 
         raise ConfigError([("(config)", f"must be a JSON object, got {type(user_config).__name__}")])
     by_id = {rule.id: rule for rule in rules}
     for key in user_config:
-        if key != ALL and key not in by_id:
-            problems.append((str(key), f"is not a wirespeed rule (known: {ALL}, {', '.join(sorted(by_id))})"))
+        if key not in (ALL, CHECK) and key not in by_id:
+            problems.append((str(key), f"is not a wirespeed rule (known: {ALL}, {CHECK}, {', '.join(sorted(by_id))})"))
+    require_judged = _check_settings(user_config.get(CHECK), problems)
 
     all_level: Enforcement | None = None
     if ALL in user_config:
@@ -141,4 +147,20 @@ def resolve_config(user_config: Mapping[str, Any] | None, rules: Sequence[Rule] 
         settings[rule.id] = {**rule.defaults(), **values}
     if problems:
         raise ConfigError(problems)
-    return Config(levels=levels, settings=settings)
+    return Config(levels=levels, settings=settings, require_judged=require_judged)
+
+
+def _check_settings(entry: object, problems: list[tuple[str, str]]) -> bool:
+    """``check.requireJudged`` (False without a ``check`` entry)."""
+    if entry is None:
+        return False
+    if not isinstance(entry, Mapping):
+        problems.append((CHECK, f'{_json(entry)} is not allowed: an object such as {{"{REQUIRE_JUDGED}": true}}'))
+        return False
+    for name in sorted(set(entry) - {REQUIRE_JUDGED}):
+        problems.append((f"{CHECK}.{name}", f"is not allowed: '{CHECK}' takes only {REQUIRE_JUDGED}"))
+    value = entry.get(REQUIRE_JUDGED, False)
+    if not isinstance(value, bool):
+        problems.append((f"{CHECK}.{REQUIRE_JUDGED}", f"{_json(value)} is not allowed: must be true or false"))
+        return False
+    return value

@@ -18,7 +18,7 @@ from wirespeed.sizing.backlog import BACKLOG_MAX, BACKLOG_MIN
 from wirespeed.sizing.mtu import DEFAULT_MTU
 from wirespeed.sizing.packets import LINE_RATE_GBPS_RANGE
 from wirespeed.sizing.rings import ENA_EXPRESS_RX_RING
-from wirespeed.values import get, keys, plain_numbers, text, whole
+from wirespeed.values import elements, get, keys, plain_numbers, text, whole
 
 if TYPE_CHECKING:
     from wirespeed.catalog import Direction
@@ -28,6 +28,18 @@ LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 # Self-managed nodes of older stacks boot from a launch configuration (pulumi-eks v1 NodeGroup; Terraform
 # aws_launch_configuration): the same instanceType and userData (plain text there, which read_user_data takes too).
 LAUNCH_CONFIGURATION = "aws:ec2/launchConfiguration:LaunchConfiguration"
+# Karpenter's EC2NodeClass (aws/karpenter-provider-aws pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml): served as
+# karpenter.k8s.aws/v1 since Karpenter 1.0 and v1beta1 before it (karpenter.sh/docs/upgrading/v1-migration), its
+# spec.userData the plain-text user data Karpenter merges with its own bootstrap (AL2023 and AL2: MIME parts,
+# Bottlerocket: TOML; karpenter.sh/docs/concepts/nodeclasses, "spec.userData"). wirespeed.aws.karpenter writes v1.
+EC2_NODE_CLASS_TYPES = tuple(f"kubernetes:karpenter.k8s.aws/{v}:EC2NodeClass" for v in ("v1", "v1beta1"))
+EC2_NODE_CLASS_READS = (
+    "spec.userData",
+    "spec.amiFamily",
+    "spec.amiSelectorTerms[].alias",
+    "metadata.name",
+    "metadata.annotations" + quoted(LINE_RATE_ANNOTATION),
+)
 BACKLOG_SYSCTL = "net.core.netdev_max_backlog"
 AKS_BACKLOG_FIELD = "linuxOSConfig.sysctls.netCoreNetdevMaxBacklog"
 AKS_BACKLOG_READ = AKS_BACKLOG_FIELD  # the field messages name is also the path the rule reads (Rule.reads)
@@ -296,6 +308,52 @@ def _launch_template_backlog(resource: Resource, settings: Settings) -> Finding 
     )
 
 
+def ec2_node_class_rate(resource: Resource, settings: Settings) -> line_rate.LineRate:
+    """An EC2NodeClass names no instance type (its NodePools choose them): the line rate its LINE_RATE_ANNOTATION
+    declares, else the assumed default."""
+    raw = get(resource.props, "metadata", "annotations", LINE_RATE_ANNOTATION)
+    missing = (
+        f"an EC2NodeClass does not fix an instance type: its NodePools choose them, and it has no "
+        f"{LINE_RATE_ANNOTATION} annotation"
+    )
+    return _declared_rate(raw, f"its annotation {LINE_RATE_ANNOTATION}", "", missing, settings)
+
+
+def _windows_node_class(props: Any) -> bool:
+    """Windows nodes (amiFamily Windows2019/2022/2025, or a windows* alias) have no Linux sysctls to set."""
+    family = text(get(props, "spec", "amiFamily")) or ""
+    aliases = [text(get(term, "alias")) or "" for term in elements(get(props, "spec", "amiSelectorTerms"), "terms")]
+    return family.lower().startswith("windows") or any(a.lower().startswith("windows") for a in aliases)
+
+
+def _ec2_node_class_backlog(resource: Resource, settings: Settings) -> Finding | None:
+    """A Karpenter EC2NodeClass's nodes get the backlog only from its spec.userData (or a tuning agent): every one
+    of its nodes is an EKS node, so user data without the sysctl, or none, leaves the kernel default."""
+    props = resource.props
+    if _windows_node_class(props):
+        return None
+    raw = text(get(props, "spec", "userData"))
+    minimum = backlog_minimum(ec2_node_class_rate(resource, settings), settings)
+    values = read_user_data(raw).backlog_values() if raw is not None else []
+    if values and min(values) >= minimum.value:
+        return None
+    name = text(get(props, "metadata", "name")) or resource.name
+    if values:
+        now = f"sets {BACKLOG_SYSCTL} to {min(values):,}"
+    elif raw is None:
+        now = f"is unset, so its nodes keep the kernel default {BACKLOG_SYSCTL} {BACKLOG_MIN:,}"
+    else:
+        now = f"does not set {BACKLOG_SYSCTL}, so its nodes keep the kernel default {BACKLOG_MIN:,}"
+    return Finding(
+        resource,
+        f"EC2NodeClass {name!r}: spec.userData {now}, below {minimum.reason()}: {BACKLOG_WHY}. Write "
+        f"{BACKLOG_SYSCTL}={minimum.value} or more in spec.userData (a text/x-shellscript part on AL2023 and AL2, "
+        "[settings.kernel.sysctl] on Bottlerocket; Karpenter merges it with its own bootstrap), as wirespeed's "
+        f"KarpenterNodePool does ({minimum.profile_advice()}), or run the tuning agent with a profile that sets it. "
+        "A change drifts the class's nodes: Karpenter replaces them within each NodePool's disruption budget.",
+    )
+
+
 def _profile_backlog(resource: Resource, settings: Settings) -> Finding | None:
     profile = _k8s.profile_in(resource)
     if profile is None:
@@ -326,6 +384,8 @@ def check_backlog(resource: Resource, settings: Settings) -> Iterator[Finding]:
         found.append(_launch_template_backlog(resource, settings))
     elif is_type(resource, *NODE_CLASS_TYPES):
         found.append(_node_class_backlog(resource, settings))
+    elif is_type(resource, *EC2_NODE_CLASS_TYPES):
+        found.append(_ec2_node_class_backlog(resource, settings))
     else:
         found.append(_profile_backlog(resource, settings))
     yield from (f for f in found if f is not None)
@@ -562,12 +622,20 @@ BACKLOG_MINIMUM = Rule(
     severity="high",
     default_enforcement="mandatory",
     remediation="Set netCoreNetdevMaxBacklog on AKS pools and AKSNodeClasses (linuxOSConfig.sysctls), write the "
-    "sysctl in EKS node user data, or raise sysctls['net.core.netdev_max_backlog'] in the tuning profile "
-    "(remediated automatically for profiles under the remediate level; running agents pick it up when their pods "
-    "restart).",
+    "sysctl in EKS node user data (a launch template's, or an EC2NodeClass's spec.userData), or raise "
+    "sysctls['net.core.netdev_max_backlog'] in the tuning profile (remediated automatically for profiles under the "
+    "remediate level; running agents pick it up when their pods restart).",
     source=f"{SEED_BACKLOG}; {AKS_SYSCTL_DOC}; bench/microburst-lab",
     scope="resource",
-    types=(_aks.AGENT_POOL, _aks.CLUSTER, LAUNCH_TEMPLATE, LAUNCH_CONFIGURATION, _k8s.CONFIG_MAP, *NODE_CLASS_TYPES),
+    types=(
+        _aks.AGENT_POOL,
+        _aks.CLUSTER,
+        LAUNCH_TEMPLATE,
+        LAUNCH_CONFIGURATION,
+        _k8s.CONFIG_MAP,
+        *NODE_CLASS_TYPES,
+        *EC2_NODE_CLASS_TYPES,
+    ),
     config_schema=_backlog_settings_schema(),
     reads=(
         Reads(_aks.AGENT_POOL, ("osType", AKS_BACKLOG_READ, *POOL_LINE_RATE_READS)),
@@ -589,6 +657,7 @@ BACKLOG_MINIMUM = Rule(
             )
             for t in NODE_CLASS_TYPES
         ),
+        *(Reads(t, EC2_NODE_CLASS_READS) for t in EC2_NODE_CLASS_TYPES),
     ),
     check=check_backlog,
     remediate=remediate_backlog,
