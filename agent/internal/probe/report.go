@@ -1,0 +1,107 @@
+package probe
+
+// Cause names why tails happened. Until the probe reads the node's drop counters per interval (issue 30,
+// item 2) every tail is CauseUnexplained.
+const CauseUnexplained = "unexplained"
+
+// Percentiles are upper estimates from the histogram (Histogram.Quantile); null without round trips.
+type Percentiles struct {
+	P50   *float64 `json:"p50"`
+	P99   *float64 `json:"p99"`
+	P999  *float64 `json:"p999"`
+	P9999 *float64 `json:"p9999"`
+}
+
+// Result is what the probe saw of one peer, or of all of them.
+type Result struct {
+	Peer       string `json:"peer,omitempty"`
+	RoundTrips uint64 `json:"round_trips"`
+	Tails      uint64 `json:"tails"`
+	// TailsWithRetransmit are tails during which the socket's tcpi_total_retrans rose.
+	TailsWithRetransmit uint64 `json:"tails_with_retransmit"`
+	// Retransmits is tcpi_total_retrans summed over the probe's own sockets (handshakes included).
+	Retransmits uint64            `json:"retransmits"`
+	RTOMax      float64           `json:"rto_seconds_max"`
+	Percentiles Percentiles       `json:"percentiles_seconds"`
+	MaxSeconds  *float64          `json:"max_seconds"`
+	Causes      map[string]uint64 `json:"causes"`
+	Errors      uint64            `json:"errors"`
+	LastError   string            `json:"last_error,omitempty"`
+	// Counts per bucket of Report.BucketBounds (the last one above the last bound); not cumulative.
+	Counts []uint64 `json:"bucket_counts"`
+}
+
+// Report is one probe run: the totals over every peer, then each peer.
+type Report struct {
+	DurationSeconds  float64   `json:"duration_seconds"`
+	Streams          int       `json:"streams_per_peer"`
+	Rate             float64   `json:"rate_per_stream"`
+	ThresholdSeconds float64   `json:"tail_threshold_seconds"`
+	BucketBounds     []float64 `json:"bucket_upper_bounds_seconds"`
+	Result
+	Peers []Result `json:"peers"`
+}
+
+// Failed lists the peers the probe could not make one round trip with.
+func (r Report) Failed() []string {
+	var out []string
+	for _, p := range r.Peers {
+		if p.RoundTrips == 0 {
+			out = append(out, p.Peer)
+		}
+	}
+	return out
+}
+
+func newReport(cfg Config, tallies [][]tally) Report {
+	r := Report{
+		DurationSeconds:  cfg.Duration.Seconds(),
+		Streams:          cfg.Streams,
+		Rate:             cfg.Rate,
+		ThresholdSeconds: cfg.Threshold.Seconds(),
+		BucketBounds:     Bounds,
+		Peers:            make([]Result, len(cfg.Peers)),
+	}
+	var all tally
+	for p, streams := range tallies {
+		var peer tally
+		for i := range streams {
+			peer.merge(&streams[i])
+		}
+		r.Peers[p] = result(cfg.Peers[p], &peer)
+		all.merge(&peer)
+	}
+	r.Result = result("", &all)
+	return r
+}
+
+func result(peer string, t *tally) Result {
+	r := Result{
+		Peer:                peer,
+		RoundTrips:          t.hist.Total,
+		Tails:               t.tails,
+		TailsWithRetransmit: t.tailsWithRetransmit,
+		Retransmits:         t.retransmits,
+		RTOMax:              t.rtoMax.Seconds(),
+		Causes:              map[string]uint64{},
+		Errors:              t.errors,
+		LastError:           t.lastError,
+		Counts:              t.hist.Counts[:],
+	}
+	if t.tails > 0 {
+		r.Causes[CauseUnexplained] = t.tails
+	}
+	q := func(x float64) *float64 {
+		v, ok := t.hist.Quantile(x)
+		if !ok {
+			return nil
+		}
+		return &v
+	}
+	r.Percentiles = Percentiles{P50: q(0.5), P99: q(0.99), P999: q(0.999), P9999: q(0.9999)}
+	if t.hist.Total > 0 {
+		m := t.hist.Max.Seconds()
+		r.MaxSeconds = &m
+	}
+	return r
+}
