@@ -52,6 +52,7 @@ type tally struct {
 	hist                Histogram
 	tails               uint64
 	tailsWithRetransmit uint64
+	tailRetransmits     uint64 // retransmissions during tails
 	retransmits         uint64 // tcpi_total_retrans of its sockets, summed at their close
 	rtoMax              time.Duration
 	errors              uint64
@@ -62,6 +63,7 @@ func (t *tally) merge(o *tally) {
 	t.hist.Merge(&o.hist)
 	t.tails += o.tails
 	t.tailsWithRetransmit += o.tailsWithRetransmit
+	t.tailRetransmits += o.tailRetransmits
 	t.retransmits += o.retransmits
 	t.rtoMax = max(t.rtoMax, o.rtoMax)
 	t.errors += o.errors
@@ -200,6 +202,7 @@ func (s *stream) record(rtt time.Duration, retransmitted uint32) {
 		s.t.tails++
 		if retransmitted > 0 {
 			s.t.tailsWithRetransmit++
+			s.t.tailRetransmits += uint64(retransmitted)
 		}
 	}
 }

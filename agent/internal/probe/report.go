@@ -19,6 +19,9 @@ type Result struct {
 	Tails      uint64 `json:"tails"`
 	// TailsWithRetransmit are tails during which the socket's tcpi_total_retrans rose.
 	TailsWithRetransmit uint64 `json:"tails_with_retransmit"`
+	// TailRetransmits are the retransmissions the sockets made during tails (a tail may hold several: a lost
+	// retransmission waits out a doubled RTO).
+	TailRetransmits uint64 `json:"tail_retransmits"`
 	// Retransmits is tcpi_total_retrans summed over the probe's own sockets (handshakes included).
 	Retransmits uint64            `json:"retransmits"`
 	RTOMax      float64           `json:"rto_seconds_max"`
@@ -81,6 +84,7 @@ func result(peer string, t *tally) Result {
 		RoundTrips:          t.hist.Total,
 		Tails:               t.tails,
 		TailsWithRetransmit: t.tailsWithRetransmit,
+		TailRetransmits:     t.tailRetransmits,
 		Retransmits:         t.retransmits,
 		RTOMax:              t.rtoMax.Seconds(),
 		Causes:              map[string]uint64{},
