@@ -13,6 +13,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wirespeed-io/wirespeed/agent/internal/diagnose"
+	"github.com/wirespeed-io/wirespeed/agent/internal/ethioctl"
+	"github.com/wirespeed-io/wirespeed/agent/internal/links"
 	"github.com/wirespeed-io/wirespeed/agent/internal/probe"
 )
 
@@ -30,6 +33,8 @@ type probeOptions struct {
 	duration  time.Duration
 	rate      float64
 	threshold time.Duration
+	interval  time.Duration
+	procRoot  string
 	json      bool
 }
 
@@ -45,6 +50,8 @@ func parseProbeFlags(args []string, stderr io.Writer) (probeOptions, error) {
 	fs.DurationVar(&o.duration, "duration", 10*time.Second, "how long to probe")
 	fs.Float64Var(&o.rate, "rate", probe.DefaultRate, "round trips per second per stream")
 	fs.DurationVar(&o.threshold, "tail-threshold", probe.DefaultThreshold, "a round trip longer than this is a tail")
+	fs.DurationVar(&o.interval, "interval", probe.DefaultInterval, "how often the node's drop counters are read to name the cause of tails")
+	fs.StringVar(&o.procRoot, "proc-root", "/proc", "`dir` of the procfs to read drop counters from (the host's, with hostNetwork)")
 	fs.BoolVar(&o.json, "json", false, "print the report as JSON")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -85,6 +92,9 @@ func checkProbeOptions(o probeOptions) []string {
 	}
 	if o.duration < probe.MinDuration || o.duration > probe.MaxDuration {
 		p = append(p, fmt.Sprintf("--duration %s: must be between %s and %s", o.duration, probe.MinDuration, probe.MaxDuration))
+	}
+	if o.interval < probe.MinInterval || o.interval > probe.MaxInterval {
+		p = append(p, fmt.Sprintf("--interval %s: must be between %s and %s", o.interval, probe.MinInterval, probe.MaxInterval))
 	}
 	if o.threshold < probe.MinThreshold || o.threshold > probe.MaxThreshold {
 		p = append(p, fmt.Sprintf("--tail-threshold %s: must be between %s and %s", o.threshold, probe.MinThreshold, probe.MaxThreshold))
@@ -150,8 +160,10 @@ func runProbe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		<-ctx.Done()
 		return probeOK
 	}
+	counters, closeCounters := nodeDropCounters(o.procRoot)
+	defer closeCounters()
 	rep := probe.Run(ctx, probe.Config{Peers: o.peers, Streams: o.streams, Rate: o.rate, Duration: o.duration,
-		Threshold: o.threshold})
+		Threshold: o.threshold, Interval: o.interval, Counters: counters})
 	if err := writeProbeReport(stdout, rep, o.json); err != nil {
 		fmt.Fprintf(stderr, "probe: write: %v\n", err)
 		return probeUnanswered
@@ -161,6 +173,29 @@ func runProbe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return probeUnanswered
 	}
 	return probeOK
+}
+
+// nodeDropCounters reads this node's drop counters as diagnose does (softnet, links and their drivers'
+// curated counters, conntrack), summed by cause. Without the ethtool socket it still reads the rest.
+func nodeDropCounters(procRoot string) (probe.DropCounters, func()) {
+	et, err := ethioctl.Open()
+	if err != nil {
+		return func() (map[string]uint64, error) { return nil, fmt.Errorf("ethtool socket: %w", err) }, func() {}
+	}
+	src := diagnose.System{
+		ProcRoot:   procRoot,
+		Discoverer: links.Discoverer{NL: links.NewNetlink(nil, nil), Drivers: et},
+		Stats:      et.Stats,
+		Ring:       et.GetRing,
+	}
+	read := func() (map[string]uint64, error) {
+		s, err := diagnose.Take(src, time.Now())
+		if err != nil {
+			return nil, err
+		}
+		return diagnose.DropTotals(s), nil
+	}
+	return read, func() { _ = et.Close() }
 }
 
 // serveProbe answers probe round trips on addr until ctx ends; wait returns once the server has stopped.
@@ -192,9 +227,9 @@ func writeProbeReport(w io.Writer, rep probe.Report, asJSON bool) error {
 		if name == "" {
 			name = "all peers"
 		}
-		if _, err := fmt.Fprintf(w, "%s: %d round trips, %d tails (%d with a retransmission), %d retransmits, p50 %s p99 %s p99.9 %s p99.99 %s, %d errors\n",
+		if _, err := fmt.Fprintf(w, "%s: %d round trips, %d tails (%d with a retransmission), %d retransmits, p50 %s p99 %s p99.9 %s p99.99 %s, causes %v, %d errors\n",
 			name, r.RoundTrips, r.Tails, r.TailsWithRetransmit, r.Retransmits, ms(r.Percentiles.P50), ms(r.Percentiles.P99),
-			ms(r.Percentiles.P999), ms(r.Percentiles.P9999), r.Errors); err != nil {
+			ms(r.Percentiles.P999), ms(r.Percentiles.P9999), r.Causes, r.Errors); err != nil {
 			return err
 		}
 	}

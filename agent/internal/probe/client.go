@@ -28,6 +28,9 @@ const (
 	DefaultThreshold = 150 * time.Millisecond
 	DefaultStreams   = 4
 	DefaultRate      = 10.0
+	DefaultInterval  = time.Second
+	MinInterval      = 100 * time.Millisecond
+	MaxInterval      = time.Minute
 	dialTimeout      = 2 * time.Second
 	// roundTripTimeout ends a round trip that waits past four RTO backoffs (200+400+800+1600 ms):
 	// the connection is then given up and dialed again.
@@ -42,7 +45,11 @@ type Config struct {
 	Rate      float64 // round trips/s per stream
 	Duration  time.Duration
 	Threshold time.Duration // a round trip longer than this is a tail
-	Clock     clock.Clock
+	// Counters, when set, are read every Interval; each interval's tails are attributed to the counter
+	// that rose in it. Without them every tail is unexplained.
+	Counters DropCounters
+	Interval time.Duration
+	Clock    clock.Clock
 	// Dial opens a connection to a peer (net.Dialer's by default); tests dial from another namespace.
 	Dial func(ctx context.Context, addr string) (net.Conn, error)
 }
@@ -57,6 +64,7 @@ type tally struct {
 	rtoMax              time.Duration
 	errors              uint64
 	lastError           string
+	tailsAt             map[int]uint64 // tails by the interval their round trip began in
 }
 
 func (t *tally) merge(o *tally) {
@@ -69,6 +77,12 @@ func (t *tally) merge(o *tally) {
 	t.errors += o.errors
 	if o.lastError != "" {
 		t.lastError = o.lastError
+	}
+	for k, n := range o.tailsAt {
+		if t.tailsAt == nil {
+			t.tailsAt = map[int]uint64{}
+		}
+		t.tailsAt[k] += n
 	}
 }
 
@@ -87,7 +101,18 @@ func Run(ctx context.Context, cfg Config) Report {
 		d := net.Dialer{Timeout: dialTimeout}
 		cfg.Dial = func(ctx context.Context, addr string) (net.Conn, error) { return d.DialContext(ctx, "tcp", addr) }
 	}
-	end := cfg.Clock.Now().Add(cfg.Duration)
+	if cfg.Interval <= 0 {
+		cfg.Interval = DefaultInterval
+	}
+	start := cfg.Clock.Now()
+	end := start.Add(cfg.Duration)
+	stop := make(chan struct{})
+	sampled := make(chan *timeline, 1)
+	if cfg.Counters != nil {
+		go func() { sampled <- sample(ctx, cfg, start, stop) }()
+	} else {
+		sampled <- nil
+	}
 	tallies := make([][]tally, len(cfg.Peers))
 	var wg sync.WaitGroup
 	for p, peer := range cfg.Peers {
@@ -96,20 +121,21 @@ func Run(ctx context.Context, cfg Config) Report {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				st := stream{cfg: cfg, peer: peer, end: end, t: &tallies[p][s]}
+				st := stream{cfg: cfg, peer: peer, start: start, end: end, t: &tallies[p][s]}
 				st.run(ctx)
 			}()
 		}
 	}
 	wg.Wait()
-	return newReport(cfg, tallies)
+	close(stop)
+	return newReport(cfg, tallies, <-sampled)
 }
 
 type stream struct {
-	cfg  Config
-	peer string
-	end  time.Time
-	t    *tally
+	cfg        Config
+	peer       string
+	start, end time.Time
+	t          *tally
 }
 
 // run keeps one connection to the peer until the end, dialing again after a failure.
@@ -174,6 +200,7 @@ func (s *stream) session(ctx context.Context, c net.Conn) error {
 		if !s.sleepUntil(ctx, next) {
 			return nil
 		}
+		began := s.cfg.Clock.Now()
 		rtt, rtErr := s.roundTrip(c)
 		if rtErr != nil && !errors.Is(rtErr, errNoResponse) {
 			return rtErr
@@ -182,7 +209,7 @@ func (s *stream) session(ctx context.Context, c net.Conn) error {
 		if err != nil {
 			return fmt.Errorf("TCP_INFO: %w", err)
 		}
-		s.record(rtt, after.totalRetrans-before.totalRetrans)
+		s.record(began, rtt, after.totalRetrans-before.totalRetrans)
 		if rtErr != nil {
 			return rtErr
 		}
@@ -195,11 +222,17 @@ func (s *stream) session(ctx context.Context, c net.Conn) error {
 	return nil
 }
 
-// record puts one round trip in the tally, with the retransmissions its socket made during it.
-func (s *stream) record(rtt time.Duration, retransmitted uint32) {
+// record puts one round trip that began at began in the tally, with the retransmissions its socket made
+// during it. A tail counts in the interval it began in: a lost segment was lost when it was sent, and the
+// tail ends at least one RTO later, often in the next interval.
+func (s *stream) record(began time.Time, rtt time.Duration, retransmitted uint32) {
 	s.t.hist.Observe(rtt)
 	if rtt > s.cfg.Threshold {
 		s.t.tails++
+		if s.t.tailsAt == nil {
+			s.t.tailsAt = map[int]uint64{}
+		}
+		s.t.tailsAt[int(began.Sub(s.start)/s.cfg.Interval)]++
 		if retransmitted > 0 {
 			s.t.tailsWithRetransmit++
 			s.t.tailRetransmits += uint64(retransmitted)

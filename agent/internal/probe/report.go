@@ -1,7 +1,7 @@
 package probe
 
-// Cause names why tails happened. Until the probe reads the node's drop counters per interval (issue 30,
-// item 2) every tail is CauseUnexplained.
+// CauseUnexplained is a tail in an interval in which none of the node's drop counters rose (or they were
+// not read): a loss elsewhere (the peer, the network between), or a round trip that was merely slow.
 const CauseUnexplained = "unexplained"
 
 // Percentiles are upper estimates from the histogram (Histogram.Quantile); null without round trips.
@@ -28,8 +28,10 @@ type Result struct {
 	Percentiles Percentiles       `json:"percentiles_seconds"`
 	MaxSeconds  *float64          `json:"max_seconds"`
 	Causes      map[string]uint64 `json:"causes"`
-	Errors      uint64            `json:"errors"`
-	LastError   string            `json:"last_error,omitempty"`
+	// TailIntervals are the intervals tails began in, with the drop counters' deltas (totals only).
+	TailIntervals []TailInterval `json:"tail_intervals,omitempty"`
+	Errors        uint64         `json:"errors"`
+	LastError     string         `json:"last_error,omitempty"`
 	// Counts per bucket of Report.BucketBounds (the last one above the last bound); not cumulative.
 	Counts []uint64 `json:"bucket_counts"`
 }
@@ -41,6 +43,11 @@ type Report struct {
 	Rate             float64   `json:"rate_per_stream"`
 	ThresholdSeconds float64   `json:"tail_threshold_seconds"`
 	BucketBounds     []float64 `json:"bucket_upper_bounds_seconds"`
+	IntervalSeconds  float64   `json:"interval_seconds"`
+	// CountersRead says whether the node's drop counters were read for every interval; when not,
+	// CountersError says why and the intervals they do not cover count as unexplained.
+	CountersRead  bool   `json:"counters_read"`
+	CountersError string `json:"counters_error,omitempty"`
 	Result
 	Peers []Result `json:"peers"`
 }
@@ -56,13 +63,15 @@ func (r Report) Failed() []string {
 	return out
 }
 
-func newReport(cfg Config, tallies [][]tally) Report {
+func newReport(cfg Config, tallies [][]tally, tl *timeline) Report {
 	r := Report{
 		DurationSeconds:  cfg.Duration.Seconds(),
 		Streams:          cfg.Streams,
 		Rate:             cfg.Rate,
 		ThresholdSeconds: cfg.Threshold.Seconds(),
 		BucketBounds:     Bounds,
+		IntervalSeconds:  cfg.Interval.Seconds(),
+		CountersRead:     tl != nil && tl.err == nil,
 		Peers:            make([]Result, len(cfg.Peers)),
 	}
 	var all tally
@@ -72,9 +81,14 @@ func newReport(cfg Config, tallies [][]tally) Report {
 			peer.merge(&streams[i])
 		}
 		r.Peers[p] = result(cfg.Peers[p], &peer)
+		r.Peers[p].Causes, _ = attribute(tl, peer.tailsAt)
 		all.merge(&peer)
 	}
 	r.Result = result("", &all)
+	r.Causes, r.TailIntervals = attribute(tl, all.tailsAt)
+	if tl != nil && tl.err != nil {
+		r.CountersError = tl.err.Error()
+	}
 	return r
 }
 
@@ -87,13 +101,9 @@ func result(peer string, t *tally) Result {
 		TailRetransmits:     t.tailRetransmits,
 		Retransmits:         t.retransmits,
 		RTOMax:              t.rtoMax.Seconds(),
-		Causes:              map[string]uint64{},
 		Errors:              t.errors,
 		LastError:           t.lastError,
 		Counts:              t.hist.Counts[:],
-	}
-	if t.tails > 0 {
-		r.Causes[CauseUnexplained] = t.tails
 	}
 	q := func(x float64) *float64 {
 		v, ok := t.hist.Quantile(x)
