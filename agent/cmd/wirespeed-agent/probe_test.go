@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"net"
 	"strings"
 	"testing"
 )
@@ -10,6 +11,11 @@ import (
 // Bad probe flags: exit 2 and one error line naming each bad flag, its value and the allowed range, all at
 // once, before anything listens or dials.
 func TestProbeBadFlagsExit2NamingEachProblem(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = taken.Close() }()
 	cases := map[string]struct {
 		args []string
 		want []string
@@ -24,10 +30,12 @@ func TestProbeBadFlagsExit2NamingEachProblem(t *testing.T) {
 			`--peer "10.0.0.1": address 10.0.0.1: missing port in address (want host:port)`,
 			`--peer ":9809": no host`, `--peer "10.0.0.2:0": port "0": must be between 1 and 65535`,
 			`--peer "10.0.0.3:1": given twice`}},
-		"listen":  {[]string{"--listen", "nonsense"}, []string{`--listen "nonsense"`}},
-		"all":     {[]string{"--streams", "0", "--rate", "0", "--duration", "0s"}, []string{"nothing to do", "--streams 0", "--rate 0", "--duration 0s"}},
-		"extra":   {[]string{"--peer", "10.0.0.1:9809", "stray"}, []string{"unexpected arguments: [stray]"}},
-		"unknown": {[]string{"--peers", "10.0.0.1:9809"}, []string{"flag provided but not defined: -peers"}},
+		"listen":   {[]string{"--listen", "nonsense"}, []string{`--listen "nonsense"`}},
+		"taken":    {[]string{"--listen", taken.Addr().String()}, []string{"address already in use"}},
+		"interval": {[]string{"--peer", "10.0.0.1:9809", "--interval", "10ms"}, []string{"--interval 10ms: must be between 100ms and 1m0s"}},
+		"all":      {[]string{"--streams", "0", "--rate", "0", "--duration", "0s"}, []string{"nothing to do", "--streams 0", "--rate 0", "--duration 0s"}},
+		"extra":    {[]string{"--peer", "10.0.0.1:9809", "stray"}, []string{"unexpected arguments: [stray]"}},
+		"unknown":  {[]string{"--peers", "10.0.0.1:9809"}, []string{"flag provided but not defined: -peers"}},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
