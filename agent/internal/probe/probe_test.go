@@ -54,14 +54,14 @@ func TestRunCountsEveryRoundTrip(t *testing.T) {
 	}
 }
 
-// Tails are counted by the threshold, without a retransmission when the server (a test server of the test's
-// own that answers the third round trip 300 ms late) was merely slow.
-func TestSlowAnswerIsATailWithoutRetransmit(t *testing.T) {
+// slowThirdAnswer is a probe server of the test's own that answers the third round trip 300 ms late.
+func slowThirdAnswer(t *testing.T) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
+	t.Cleanup(func() { _ = ln.Close() })
 	go func() {
 		c, err := ln.Accept()
 		if err != nil {
@@ -82,13 +82,38 @@ func TestSlowAnswerIsATailWithoutRetransmit(t *testing.T) {
 			_, _ = c.Write([]byte{Response})
 		}
 	}()
-	rep := Run(context.Background(), Config{Peers: []string{ln.Addr().String()}, Streams: 1, Rate: 20,
+	return ln.Addr().String()
+}
+
+// Tails are counted by the threshold, without a retransmission when the server was merely slow; without
+// drop counters the tail is unexplained.
+func TestSlowAnswerIsATailWithoutRetransmit(t *testing.T) {
+	rep := Run(context.Background(), Config{Peers: []string{slowThirdAnswer(t)}, Streams: 1, Rate: 20,
 		Duration: time.Second, Threshold: DefaultThreshold})
-	if rep.Tails != 1 || rep.TailsWithRetransmit != 0 || rep.Causes[CauseUnexplained] != 1 {
+	if rep.Tails != 1 || rep.TailsWithRetransmit != 0 || rep.Causes[CauseUnexplained] != 1 || rep.CountersRead {
 		t.Fatalf("tails %d (with retransmit %d), causes %v", rep.Tails, rep.TailsWithRetransmit, rep.Causes)
 	}
 	if rep.MaxSeconds == nil || *rep.MaxSeconds < 0.3 || *rep.Percentiles.P50 > 0.1 {
 		t.Fatalf("max %v p50 %v", rep.MaxSeconds, rep.Percentiles.P50)
+	}
+}
+
+// With drop counters (in-memory fakes here, whose backlog count rises by one at every read) the run reads
+// them every interval and names the tail's interval by them, in the totals and per peer.
+func TestRunNamesTheCauseFromFakeCounters(t *testing.T) {
+	var reads uint64
+	counters := func() (map[string]uint64, error) {
+		reads++ // read by the one sampling goroutine only
+		return map[string]uint64{"backlog": reads, "rx_ring_overflow": 7}, nil
+	}
+	rep := Run(context.Background(), Config{Peers: []string{slowThirdAnswer(t)}, Streams: 1, Rate: 20,
+		Duration: time.Second, Threshold: DefaultThreshold, Counters: counters, Interval: 200 * time.Millisecond})
+	if !rep.CountersRead || rep.Causes["backlog"] != 1 || rep.Peers[0].Causes["backlog"] != 1 || len(rep.TailIntervals) != 1 {
+		t.Fatalf("counters read %v (%s), causes %v / %v, intervals %+v", rep.CountersRead, rep.CountersError,
+			rep.Causes, rep.Peers[0].Causes, rep.TailIntervals)
+	}
+	if ti := rep.TailIntervals[0]; ti.Drops["backlog"] != 1 || ti.Drops["rx_ring_overflow"] != 0 || ti.StartSeconds > 0.2 {
+		t.Fatalf("interval %+v", ti)
 	}
 }
 
