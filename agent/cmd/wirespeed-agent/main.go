@@ -62,7 +62,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "usage: wirespeed-agent --profile FILE [flags]\n"+
-			"       wirespeed-agent diagnose [--interval 10s] [--json]   (which known cause drops packets now)\n\nflags:\n")
+			"       wirespeed-agent diagnose [--interval 10s] [--json]   (which known cause drops packets now)\n"+
+			"       wirespeed-agent probe [--listen ADDR] [--peer ADDR,...] [--streams 4] [--duration 10s] [--rate 10] [--json]\n\nflags:\n")
 		fs.PrintDefaults()
 	}
 	fs.StringVar(&o.profile, "profile", "", "profile JSON `file` (required)")
@@ -109,6 +110,9 @@ func main() {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "diagnose" {
 		return runDiagnose(ctx, args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "probe" {
+		return runProbe(ctx, args[1:], stdout, stderr)
 	}
 	if len(args) > 0 && args[0] == "bootstrap" {
 		return runBootstrap(args[1:], stdout, stderr)

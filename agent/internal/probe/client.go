@@ -1,0 +1,284 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"sync"
+	"time"
+
+	"k8s.io/utils/clock"
+)
+
+// The client's bounds; the flags of `wirespeed-agent probe` are checked against them.
+const (
+	MaxPeers         = 64
+	MaxStreams       = 64
+	MinRate          = 1.0    // round trips/s per stream
+	MaxRate          = 1000.0 // round trips/s per stream
+	MaxRoundTripRate = 10000  // round trips/s to one peer, all streams (the server's per-source limit)
+	MinDuration      = time.Second
+	MaxDuration      = time.Hour
+	MinThreshold     = time.Millisecond
+	MaxThreshold     = 2 * time.Second
+	// DefaultThreshold is under the 200 ms minimum RTO (TCP_RTO_MIN, torvalds/linux include/net/tcp.h) with room
+	// for the RTT: a round trip that waited for a retransmission timeout is always a tail, a fast one never.
+	DefaultThreshold = 150 * time.Millisecond
+	DefaultStreams   = 4
+	DefaultRate      = 10.0
+	DefaultInterval  = time.Second
+	MinInterval      = 100 * time.Millisecond
+	MaxInterval      = time.Minute
+	dialTimeout      = 2 * time.Second
+	// roundTripTimeout ends a round trip that waits past four RTO backoffs (200+400+800+1600 ms):
+	// the connection is then given up and dialed again.
+	roundTripTimeout = 5 * time.Second
+	redialPause      = time.Second
+)
+
+// Config is one probe run.
+type Config struct {
+	Peers     []string
+	Streams   int
+	Rate      float64 // round trips/s per stream
+	Duration  time.Duration
+	Threshold time.Duration // a round trip longer than this is a tail
+	// Counters, when set, are read every Interval; each interval's tails are attributed to the counter
+	// that rose in it. Without them every tail is unexplained.
+	Counters DropCounters
+	Interval time.Duration
+	Clock    clock.Clock
+	// Dial opens a connection to a peer (net.Dialer's by default); tests dial from another namespace.
+	Dial func(ctx context.Context, addr string) (net.Conn, error)
+}
+
+// tally is what one stream (or a merge of streams) saw.
+type tally struct {
+	hist                Histogram
+	tails               uint64
+	tailsWithRetransmit uint64
+	tailRetransmits     uint64 // retransmissions during tails
+	retransmits         uint64 // tcpi_total_retrans of its sockets, summed at their close
+	rtoMax              time.Duration
+	errors              uint64
+	lastError           string
+	tailsAt             map[int]uint64 // tails by the interval their round trip began in
+}
+
+func (t *tally) merge(o *tally) {
+	t.hist.Merge(&o.hist)
+	t.tails += o.tails
+	t.tailsWithRetransmit += o.tailsWithRetransmit
+	t.tailRetransmits += o.tailRetransmits
+	t.retransmits += o.retransmits
+	t.rtoMax = max(t.rtoMax, o.rtoMax)
+	t.errors += o.errors
+	if o.lastError != "" {
+		t.lastError = o.lastError
+	}
+	for k, n := range o.tailsAt {
+		if t.tailsAt == nil {
+			t.tailsAt = map[int]uint64{}
+		}
+		t.tailsAt[k] += n
+	}
+}
+
+func (t *tally) fail(err error) {
+	t.errors++
+	t.lastError = err.Error()
+}
+
+// Run probes every peer with cfg.Streams streams for cfg.Duration and reports. Round trips in flight at the
+// end are finished (up to roundTripTimeout) so every retransmission the kernel made is in the report.
+func Run(ctx context.Context, cfg Config) Report {
+	if cfg.Clock == nil {
+		cfg.Clock = clock.RealClock{}
+	}
+	if cfg.Dial == nil {
+		d := net.Dialer{Timeout: dialTimeout}
+		cfg.Dial = func(ctx context.Context, addr string) (net.Conn, error) { return d.DialContext(ctx, "tcp", addr) }
+	}
+	if cfg.Interval <= 0 {
+		cfg.Interval = DefaultInterval
+	}
+	start := cfg.Clock.Now()
+	end := start.Add(cfg.Duration)
+	stop := make(chan struct{})
+	sampled := make(chan *timeline, 1)
+	if cfg.Counters != nil {
+		go func() { sampled <- sample(ctx, cfg, start, stop) }()
+	} else {
+		sampled <- nil
+	}
+	tallies := make([][]tally, len(cfg.Peers))
+	var wg sync.WaitGroup
+	for p, peer := range cfg.Peers {
+		tallies[p] = make([]tally, cfg.Streams)
+		for s := range tallies[p] {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				st := stream{cfg: cfg, peer: peer, start: start, end: end, t: &tallies[p][s]}
+				st.run(ctx)
+			}()
+		}
+	}
+	wg.Wait()
+	close(stop)
+	return newReport(cfg, tallies, <-sampled)
+}
+
+type stream struct {
+	cfg        Config
+	peer       string
+	start, end time.Time
+	t          *tally
+}
+
+// run keeps one connection to the peer until the end, dialing again after a failure.
+func (s *stream) run(ctx context.Context) {
+	for ctx.Err() == nil && s.cfg.Clock.Now().Before(s.end) {
+		c, err := s.connect(ctx)
+		if err == nil {
+			err = s.session(ctx, c)
+			s.closeSocket(c)
+		}
+		if err == nil {
+			return
+		}
+		s.t.fail(fmt.Errorf("%s: %w", s.peer, err))
+		if !s.sleepUntil(ctx, s.cfg.Clock.Now().Add(redialPause)) {
+			return
+		}
+	}
+}
+
+func (s *stream) connect(ctx context.Context) (net.Conn, error) {
+	dctx, cancel := context.WithTimeout(ctx, dialTimeout)
+	defer cancel()
+	c, err := s.cfg.Dial(dctx, s.peer)
+	if err != nil {
+		return nil, err
+	}
+	deadline := s.cfg.Clock.Now().Add(dialTimeout)
+	if err := writeHello(c, deadline); err != nil {
+		_ = c.Close()
+		return nil, fmt.Errorf("write hello: %w", err)
+	}
+	if err := readHello(c, deadline); err != nil {
+		_ = c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// closeSocket adds the socket's retransmissions (the handshake's too) to the tally, then closes it.
+func (s *stream) closeSocket(c net.Conn) {
+	if info, err := readTCPInfo(c); err == nil {
+		s.t.retransmits += uint64(info.totalRetrans)
+		s.t.rtoMax = max(s.t.rtoMax, time.Duration(info.rtoMicros)*time.Microsecond)
+	} else {
+		s.t.fail(fmt.Errorf("%s: TCP_INFO: %w", s.peer, err))
+	}
+	_ = c.Close()
+}
+
+// session paces round trips at cfg.Rate until the end. A round trip that overruns its slot delays the
+// next one instead of being followed by a catch-up burst: the stream stays synchronous.
+func (s *stream) session(ctx context.Context, c net.Conn) error {
+	interval := time.Duration(float64(time.Second) / s.cfg.Rate)
+	// A random phase keeps the streams of all peers from sending in lockstep.
+	next := s.cfg.Clock.Now().Add(rand.N(interval))
+	before, err := readTCPInfo(c)
+	if err != nil {
+		return fmt.Errorf("TCP_INFO: %w", err)
+	}
+	for next.Before(s.end) {
+		if !s.sleepUntil(ctx, next) {
+			return nil
+		}
+		began := s.cfg.Clock.Now()
+		rtt, rtErr := s.roundTrip(c)
+		if rtErr != nil && !errors.Is(rtErr, errNoResponse) {
+			return rtErr
+		}
+		after, err := readTCPInfo(c)
+		if err != nil {
+			return fmt.Errorf("TCP_INFO: %w", err)
+		}
+		s.record(began, rtt, after.totalRetrans-before.totalRetrans)
+		if rtErr != nil {
+			return rtErr
+		}
+		before = after
+		next = next.Add(interval)
+		if now := s.cfg.Clock.Now(); next.Before(now) {
+			next = now
+		}
+	}
+	return nil
+}
+
+// record puts one round trip that began at began in the tally, with the retransmissions its socket made
+// during it. A tail counts in the interval it began in: a lost segment was lost when it was sent, and the
+// tail ends at least one RTO later, often in the next interval.
+func (s *stream) record(began time.Time, rtt time.Duration, retransmitted uint32) {
+	s.t.hist.Observe(rtt)
+	if rtt > s.cfg.Threshold {
+		s.t.tails++
+		if s.t.tailsAt == nil {
+			s.t.tailsAt = map[int]uint64{}
+		}
+		s.t.tailsAt[int(began.Sub(s.start)/s.cfg.Interval)]++
+		if retransmitted > 0 {
+			s.t.tailsWithRetransmit++
+			s.t.tailRetransmits += uint64(retransmitted)
+		}
+	}
+}
+
+// errNoResponse is a round trip past roundTripTimeout: recorded as a tail of its full length (it is the
+// longest round trip of all, not a missing one), then the connection is given up.
+var errNoResponse = fmt.Errorf("no response within %s", roundTripTimeout)
+
+// roundTrip sends one Request and waits for the Response.
+func (s *stream) roundTrip(c net.Conn) (time.Duration, error) {
+	start := s.cfg.Clock.Now()
+	if err := c.SetDeadline(start.Add(roundTripTimeout)); err != nil {
+		return 0, err
+	}
+	if _, err := c.Write([]byte{Request}); err != nil {
+		return 0, fmt.Errorf("write request: %w", err)
+	}
+	var b [1]byte
+	_, err := c.Read(b[:])
+	rtt := s.cfg.Clock.Since(start)
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return rtt, errNoResponse
+	}
+	if err != nil {
+		return 0, fmt.Errorf("read response: %w", err)
+	}
+	if b[0] != Response {
+		return 0, fmt.Errorf("%w: response %q", ErrNotProbe, b[0])
+	}
+	return rtt, nil
+}
+
+// sleepUntil waits for t; false when ctx ended first.
+func (s *stream) sleepUntil(ctx context.Context, t time.Time) bool {
+	d := t.Sub(s.cfg.Clock.Now())
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	select {
+	case <-s.cfg.Clock.After(d):
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
