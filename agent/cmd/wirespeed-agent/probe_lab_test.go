@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -244,6 +246,29 @@ func nftDrops(t *testing.T, ns string) uint64 {
 //
 // Equality D == RT == R and T == D (IBM's "matched precisely") holds unless a resend was itself dropped
 // (3% of the time) or the machine stalled past an RTO; the lab asserts only what always holds, and logs
+// hostSysctlLock takes the lock every tool of this repository that writes a global sysctl takes
+// (bench/benchlib.py HOST_SYSCTL_LOCK), so no microburst lab fills the host's backlogs meanwhile; held
+// until the test ends.
+func hostSysctlLock(t *testing.T) {
+	t.Helper()
+	const path = "/run/lock/wirespeed-host-sysctl.lock"
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = f.Close() }) // closing releases the lock
+	deadline := time.Now().Add(120 * time.Second)
+	for syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s held by another run for 120 s", path)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
 // the rest.
 func TestProbeLabDroppedRequestsAreTailsMatchingRetransmits(t *testing.T) {
 	lab := newProbeLab(t)
