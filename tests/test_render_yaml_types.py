@@ -39,7 +39,7 @@ HOSTILE = [
     "~", "null", "Null", "NULL", "true", "True", "TRUE", "false", "yes", "Yes", "YES", "no", "No", "on", "On", "ON",
     "off", "Off", "OFF", "y", "Y", "n", "N", "yEs",
     "2026-12-01", "2026-12-01T10:00:00Z", "2026-12-01 10:00:00", "12:30", "1:20:30", "190:20:30", "-12:30",
-    "<<", "=", "", " ", "-", "---", "...", "#", "# x", "@x", "`x", "%x", "!x", "!!str", "&x", "*x", "|", ">", "?",
+    "<<", "=", "", " ", "-", "--", "--1", "--.inf", "--x=1", "---", "...", "#", "# x", "@x", "`x", "%x", "!x", "!!str", "&x", "*x", "|", ">", "?",
     ":", "[1]", "{a: 1}", "a: b", "a #b", "'", '"', "x\ty", "é", "0e24cd94", "0e1234",
 ]  # fmt: skip
 ALLOWED_NAME = re.compile(PROFILE_NAME_PATTERN)
@@ -179,3 +179,18 @@ def test_a_profile_named_like_a_number_is_applied_by_kubectl_and_selects_its_lab
         apiserver.kubectl("get", "configmap", "-n", namespace, "-l", f"{PROFILE_LABEL}={name}", "-o", "json").stdout
     )
     assert [c["metadata"]["labels"][PROFILE_LABEL] for c in config["items"]] == [name]
+
+
+def test_the_nodeadm_node_config_reads_as_written_in_every_reader(go_readers):
+    """The AL2023 user data's NodeConfig goes through the same emitter: a cluster named 1e3 (EKS allows it) and a
+    profile named 0o7 are strings to nodeadm's Go YAML reading too (it decodes NodeConfig as kubectl does)."""
+    import email
+
+    from wirespeed.userdata import ClusterDetails, node_config, render_al2023_user_data
+
+    profile = builtin_profile("throughput").model_copy(update={"name": "0o7"})
+    cluster = ClusterDetails("1e3", "https://1e3.gr7.eu-west-1.eks.amazonaws.com", "LS0tLS1CRUdJTg==", "10.100.0.0/16")
+    message = email.message_from_string(render_al2023_user_data(profile, cluster))
+    (part,) = [p for p in message.walk() if p.get_content_type() == "application/node.eks.aws"]
+    for reader, read in read_everywhere(go_readers, part.get_payload()).items():
+        assert read == [node_config(profile, cluster)], reader

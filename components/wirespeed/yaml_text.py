@@ -11,8 +11,9 @@ read it as anything but a string, and quoted otherwise. The rule is the conserva
 and date forms each reader knows: every implicit non-string type in YAML 1.1 (yaml.org/type: bool, float, int,
 merge, null, timestamp, value), in YAML 1.2's core and JSON schemas (yaml.org/spec/1.2.2, 10.2 and 10.3) and in
 go-yaml v2 (its resolve table and strconv parsing) begins with a digit, a sign, ``.``, ``~``, ``<`` or ``=``, except
-the boolean and null words below. A string that starts with an ASCII letter or ``/`` (a path) and is not one of them
-is a string to all of them; any other string is quoted, whether or not some reader would have needed it.
+the boolean and null words below, and none begins with two signs. A string that starts with an ASCII letter, ``/``
+(a path) or ``--`` (a command-line flag) and is not one of those words is a string to all of them; any other string
+is quoted, whether or not some reader would have needed it.
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ LETTER_WORDS = frozenset({"y", "n", "yes", "no", "true", "false", "on", "off", "
 def plain_is_a_string(value: str) -> bool:
     """True when every YAML 1.1 and 1.2 reader reads ``value``, written as a plain scalar, as this string."""
     first = value[:1]
-    return (first == "/" or (first.isascii() and first.isalpha())) and value.lower() not in LETTER_WORDS
+    safe_start = (first.isascii() and first.isalpha()) or first == "/" or value.startswith("--")
+    return safe_start and value.lower() not in LETTER_WORDS
 
 
 class Dumper(yaml.SafeDumper):
@@ -56,9 +58,11 @@ Dumper.add_representer(str, _str)
 
 def dump(document: Any, **options: Any) -> str:
     """One document, with :class:`Dumper`."""
-    return yaml.dump(document, Dumper=Dumper, **options)
+    text: str = yaml.dump(document, Dumper=Dumper, **options)
+    return text
 
 
 def dump_all(documents: Sequence[Any], **options: Any) -> str:
     """Documents separated by ``---``, with :class:`Dumper`."""
-    return yaml.dump_all(documents, Dumper=Dumper, **options)
+    text: str = yaml.dump_all(documents, Dumper=Dumper, **options)
+    return text
