@@ -112,8 +112,8 @@ def test_plan_without_a_project_refuses_timeout(tmp_path: Path):
     assert (out.returncode, out.stdout, out.stderr) == (
         2,
         "",
-        "error: --timeout 5: bounds a Pulumi program's run and needs a Pulumi project: no Pulumi.yaml in the current "
-        "directory\n",
+        "error: --timeout 5: bounds a Pulumi program's run; no Pulumi.yaml in the current directory, so none runs: "
+        "give DIR or leave it out\n",
     )
 
 

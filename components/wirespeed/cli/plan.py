@@ -78,9 +78,7 @@ def plan(
             fail("--workload plans a workload file: give it alone, without DIR, --stack or --compare")
         if policy_config is not None:
             fail("--policy-config checks the resources a Pulumi program registers: give DIR, not --workload")
-        refuse_unused(
-            flags_given(ctx, "timeout"), "bounds a Pulumi program's run; --workload runs none, so leave {it} out"
-        )
+        _refuse_timeout(ctx, "--workload runs none, so leave {it} out")
         _plan_workload(workload, as_json, announce=None)
         return
     announce = None
@@ -93,10 +91,7 @@ def plan(
                 fail("--stack and --compare need a Pulumi project: no Pulumi.yaml in the current directory")
             if policy_config is not None:
                 fail("--policy-config needs a Pulumi project: no Pulumi.yaml in the current directory")
-            refuse_unused(
-                flags_given(ctx, "timeout"),
-                "bounds a Pulumi program's run and needs a Pulumi project: no Pulumi.yaml in the current directory",
-            )
+            _refuse_timeout(ctx, "no Pulumi.yaml in the current directory, so none runs: give DIR or leave {it} out")
             _plan_workload(
                 None,
                 as_json,
@@ -107,6 +102,11 @@ def plan(
     # Read before anything is printed, so a bad config is the only line of output.
     config = load_config(policy_config, "--policy-config")
     _plan_program(directory, stack, compare, config, as_json, announce, timeout)
+
+
+def _refuse_timeout(ctx: typer.Context, why: str) -> None:
+    """--timeout where no Pulumi program runs: refused, not ignored."""
+    refuse_unused(flags_given(ctx, "timeout"), "bounds a Pulumi program's run; " + why)
 
 
 def _announce(line: str, as_json: bool) -> None:
