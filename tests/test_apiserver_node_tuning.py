@@ -16,6 +16,8 @@ import yaml
 from pulumi_engine import engine, resolve  # noqa: F401  (engine is a fixture)
 from test_node_tuning_component import children
 from wirespeed.kubernetes import NodeTuning, NodeTuningArgs
+from wirespeed.names import PROFILE_LABEL
+from wirespeed.profiles import builtin_profile
 
 
 def test_node_tuning_registered_objects_are_admitted_under_pulumi_mocks(engine, apiserver):  # noqa: F811
@@ -47,3 +49,24 @@ def test_node_tuning_registered_objects_are_admitted_under_pulumi_mocks(engine, 
         assert live["metadata"]["name"] == meta["name"]
         managers = {m["manager"] for m in live["metadata"]["managedFields"]}
         assert "pulumi-kubernetes" in managers
+
+
+def test_a_profile_named_like_a_number_is_a_string_label_under_pulumi_mocks(engine, apiserver):  # noqa: F811
+    """A custom profile named 1e3 (kubectl's YAML reader takes the plain 1e3 for 1000): the component hands
+    pulumi-kubernetes the label and the nodeSelector as strings, which reach the API server typed (as JSON, the way
+    the provider sends them), and the server keeps them as the string."""
+    profile = builtin_profile("throughput").model_copy(update={"name": "1e3"})
+    tuning = NodeTuning("nt-numeric", NodeTuningArgs(profiles=[profile], namespace="ws-pulumi-numeric"))
+    assert resolve(tuning.daemon_set_names) == ["wirespeed-agent-1e3"]
+    registered = [r for r in children(engine) if r.inputs["metadata"].get("namespace") in (None, "ws-pulumi-numeric")]
+    (daemon_set,) = [r.inputs for r in registered if r.inputs["kind"] == "DaemonSet"]
+    assert daemon_set["spec"]["template"]["spec"]["nodeSelector"][PROFILE_LABEL] == "1e3"
+    assert daemon_set["metadata"]["labels"][PROFILE_LABEL] == "1e3"
+    namespace = [r.inputs for r in registered if r.inputs["kind"] == "Namespace"]
+    rest = [r.inputs for r in registered if r.inputs["kind"] != "Namespace"]
+    for step in (namespace, rest):
+        out = apiserver.apply(json.dumps({"apiVersion": "v1", "kind": "List", "items": step}), "pulumi-kubernetes")
+        assert out.stderr == "", out.stderr
+    live = json.loads(apiserver.kubectl("get", "daemonset", "wirespeed-agent-1e3", "-n", "ws-pulumi-numeric", "-o",
+                                        "json").stdout)  # fmt: skip
+    assert live["spec"]["template"]["spec"]["nodeSelector"][PROFILE_LABEL] == "1e3"

@@ -231,6 +231,27 @@ def test_jumbo_mtu_is_the_catalog_mtu_max(driver):
     assert plan_mtu(driver).mtu == catalog.nic_driver(driver).mtu_max
 
 
+@pytest.mark.parametrize("driver", ["mana", "mlx5_core", "mlx4_en"])
+@pytest.mark.parametrize("path", ["local", "gateway"])
+def test_ena_express_for_a_driver_without_it_is_refused_not_ignored(driver, path):
+    from wirespeed.sizing.mtu import MtuFlagError, ena_express_drivers
+
+    assert ena_express_drivers() == ("ena",)  # from the catalog's ENA Express instance types
+    with pytest.raises(MtuFlagError) as info:
+        plan_mtu(driver, path=path, ena_express=True)
+    assert info.value.field == "ena_express"
+    assert str(info.value) == (
+        f"ena_express: does not apply to driver {driver!r} (an Azure NIC): ENA Express (SRD) is an AWS feature of the "
+        "ena driver; leave it out, or give driver ena"
+    )
+
+
+def test_an_unknown_driver_is_refused_through_a_gateway_too():
+    with pytest.raises(SizingError) as info:
+        plan_mtu("e1000e", path="gateway")
+    assert info.value.field == "driver"
+
+
 def test_jumbo_mtu_unknown_driver_lists_the_cloud_drivers():
     with pytest.raises(SizingError) as info:
         plan_mtu("e1000e")

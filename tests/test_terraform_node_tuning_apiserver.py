@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from clirun import WIRESPEED
 from conftest import require
@@ -38,16 +37,9 @@ output "objects" {
 """
 DIGEST_IMAGE = "registry.example.com/platform/wirespeed-agent@sha256:" + "4" * 64
 
-CUSTOM_ARGS = [
-    "--profile",
-    str(node_tuning.CUSTOM_PROFILE_PATH),
-    "--profile",
-    "throughput",
-    "--namespace",
-    "ws-terraform-custom",
-]
+NUMERIC_NAME = "1e3.json"  # written by the test: the throughput profile renamed 1e3
 
-# (module inputs, or None for objects_json from `wirespeed render node-tuning CUSTOM_ARGS --output json`;
+# (module inputs, or None for objects_json from `wirespeed render node-tuning` of these profiles --output json;
 #  the renderer's profiles and options for the same install)
 CASES: dict[str, tuple[dict[str, Any] | None, list[str], NodeTuningOptions]] = {
     "two-profiles": (
@@ -65,6 +57,12 @@ CASES: dict[str, tuple[dict[str, Any] | None, list[str], NodeTuningOptions]] = {
         [str(node_tuning.CUSTOM_PROFILE_PATH), "throughput"],
         NodeTuningOptions(namespace="ws-terraform-custom"),
     ),
+    # A profile name YAML 1.1 readers take for a number (kubectl's: 1000): Terraform keeps it a string end to end.
+    "profile-named-1e3-objects-json": (
+        None,
+        [NUMERIC_NAME, "throughput"],
+        NodeTuningOptions(namespace="ws-terraform-numeric"),
+    ),
 }
 
 
@@ -76,8 +74,13 @@ def render_json(*args: str) -> str:
     return done.stdout
 
 
-def profiles_named(specs: list[str]) -> list[Any]:
-    return [builtin_profile(s) if not s.endswith(".json") else load_profile(Path(s).read_text()) for s in specs]
+def profiles_named(specs: list[str], directory: Path) -> list[Any]:
+    return [builtin_profile(s) if not s.endswith(".json") else load_profile((directory / s).read_text()) for s in specs]
+
+
+def as_json_list(objects: list[dict[str, Any]]) -> str:
+    """Objects for `kubectl apply -f -` typed as kubernetes_manifest sends them (JSON, not YAML a reader re-types)."""
+    return json.dumps({"apiVersion": "v1", "kind": "List", "items": objects})
 
 
 def test_the_vectors_objects_json_is_what_the_cli_prints() -> None:
@@ -138,19 +141,22 @@ def test_objects_terraform_computes_are_admitted_without_the_kubernetes_provider
     apiserver: Any, terraform: str, tmp_path: Path, case: str
 ) -> None:
     given, profiles, options = CASES[case]
-    inputs = {"objects_json": render_json(*CUSTOM_ARGS)} if given is None else given
+    numeric = builtin_profile("throughput").model_dump(mode="json", by_alias=True, exclude_none=True) | {"name": "1e3"}
+    (tmp_path / NUMERIC_NAME).write_text(json.dumps(numeric))
+    flags = [arg for spec in profiles for arg in ("--profile", str(tmp_path / spec) if spec == NUMERIC_NAME else spec)]
+    inputs = {"objects_json": render_json(*flags, "--namespace", options.namespace)} if given is None else given
     objects = terraform_objects(terraform, pure_harness(tmp_path / "harness"), inputs)
     # One source: what Terraform computes is what the renderer gives (and so what `wirespeed render` prints).
-    assert objects == node_tuning_objects(profiles_named(profiles), options)
+    assert objects == node_tuning_objects(profiles_named(profiles, tmp_path), options)
 
     # main.tf's order: the Namespace and the admission policy (their own resources), then every other object.
     policy = [o for o in objects if o["kind"].startswith("ValidatingAdmissionPolicy")]
     assert [o["kind"] for o in policy] == ["ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"]
     rest = [o for o in objects[1:] if o not in policy]
     for step in (objects[:1], policy):
-        out = apiserver.apply(yaml.safe_dump_all(step), field_manager=FIELD_MANAGER)
+        out = apiserver.apply(as_json_list(step), field_manager=FIELD_MANAGER)
         assert out.stderr == ""
-    out = apiserver.apply(yaml.safe_dump_all(rest), field_manager=FIELD_MANAGER)
+    out = apiserver.apply(as_json_list(rest), field_manager=FIELD_MANAGER)
     assert out.stderr == "", out.stderr  # no Pod Security warning for the DaemonSets in their own namespace
     assert len(out.stdout.splitlines()) == len(rest)
     for obj in objects:
@@ -170,6 +176,9 @@ def test_objects_terraform_computes_are_admitted_without_the_kubernetes_provider
         live = get(apiserver, "daemonset", daemon_set["metadata"]["name"], "-n", namespace)
         container = live["spec"]["template"]["spec"]["containers"][0]
         assert container["image"] == options.image
+        # The profile label selects as the string it was rendered as (1e3 included), not as a number.
+        selector = daemon_set["spec"]["template"]["spec"]["nodeSelector"]
+        assert live["spec"]["template"]["spec"]["nodeSelector"] == selector
         assert (
             container["securityContext"] == daemon_set["spec"]["template"]["spec"]["containers"][0]["securityContext"]
         )
@@ -191,7 +200,7 @@ def test_objects_terraform_computes_are_admitted_without_the_kubernetes_provider
         assert admitted["spec"]["priority"] == 2000001000  # system-node-critical, resolved by the Priority plugin
 
     # A second apply of the same objects changes nothing, as a second `terraform apply` must not.
-    again = apiserver.apply(yaml.safe_dump_all(objects), field_manager=FIELD_MANAGER)
+    again = apiserver.apply(as_json_list(objects), field_manager=FIELD_MANAGER)
     assert all(line.endswith("serverside-applied") for line in again.stdout.splitlines()), again.stdout
     for daemon_set in (o for o in objects if o["kind"] == "DaemonSet"):
         assert (

@@ -14,6 +14,7 @@ reported in seconds, not after botocore's retry schedule.
 from __future__ import annotations
 
 import datetime as dt
+import urllib.parse
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -128,7 +129,8 @@ def _clients(target: Target, calls: Counter[str], hook: ClientHook | None) -> Cl
         endpoint = client._endpoint  # botocore offers no public hook between the socket and its whole-body read
         endpoint.http_session = _CappedSession(endpoint.http_session, current)
         client.meta.events.register("before-call", count)
-        client.meta.events.register("after-call", _refuse_html)
+        # botocore offers no hook around its parser either: an answer it cannot read must not escape as a traceback.
+        endpoint._response_parser_factory = _GuardedParsers(endpoint._response_parser_factory, service, client)
         if hook is not None:
             hook(service, client)
         clients.append(client)
@@ -165,19 +167,64 @@ def _check_model(ec2: Any) -> None:
         )
 
 
-def _refuse_html(http_response: Any, model: Any, **_: Any) -> None:
-    """A proxy or captive portal answering an HTML page: botocore's XML parser reads one as an empty list, so the
-    audit would report a clean account it never saw. Refused instead (exit 2)."""
-    try:
-        body = http_response.content or b""
-    except AttributeError:  # a response built without a body stream (a stubbed call): nothing to inspect
-        return
-    head = body[:256].lstrip().lower()
-    if head.startswith((b"<!doctype html", b"<html")):
-        raise AwsUnreachable(
-            f"cannot reach AWS: {model.service_model.service_name}:{model.name} answered an HTML page (HTTP "
-            f"{http_response.status_code}), not an AWS API response; check --endpoint-url and any proxy"
+def _shown_endpoint(url: str) -> str:
+    """The endpoint as an error may show it: scheme, host and port, never credentials a URL carries."""
+    parts = urllib.parse.urlsplit(url)
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    return f"{parts.scheme}://{host}" + (f":{parts.port}" if parts.port is not None else "")
+
+
+# How much of a parser's complaint an error line quotes: enough to tell XML from JSON trouble, never the body.
+PARSER_DETAIL_CHARS = 120
+
+
+class _GuardedParser:
+    """One of botocore's response parsers, refusing (exit 2) what is no AWS API answer, before and while parsing.
+
+    An HTML page (a proxy or captive portal) is refused before it is parsed: a well-formed one reads as an empty
+    list to botocore's XML parser, so the audit would report a clean account it never saw. Anything else botocore
+    cannot parse raises from inside its parser, and not only ResponseParserError (JSON that is a list or ``null``
+    raises AttributeError or TypeError, bytes that are not UTF-8 UnicodeDecodeError): every exception there comes
+    from the bytes received, so each is reported as that call's answer being unreadable."""
+
+    def __init__(self, inner: Any, service: str, endpoint: str) -> None:
+        self._inner = inner
+        self._service = service
+        self._endpoint = endpoint
+
+    def _refusal(self, response: dict[str, Any], what: str) -> AwsUnreachable:
+        call = f"{self._service}:{response.get('context', {}).get('operation_name', '?')}"
+        return AwsUnreachable(
+            f"cannot reach AWS: {call} at {self._endpoint} answered {what} (HTTP {response.get('status_code', '?')}), "
+            "not an AWS API response; check --endpoint-url and any proxy"
         )
+
+    def parse(self, response: dict[str, Any], shape: Any) -> Any:
+        body = response.get("body")
+        if isinstance(body, bytes) and body[:256].lstrip().lower().startswith((b"<!doctype html", b"<html")):
+            raise self._refusal(response, "an HTML page")
+        try:
+            return self._inner.parse(response, shape)
+        except Exception as exc:  # see the class: raised by the bytes received, whatever its type
+            detail = " ".join(str(exc).split("\n", 1)[0].split())[:PARSER_DETAIL_CHARS]
+            raise self._refusal(response, f"what botocore cannot parse ({type(exc).__name__}: {detail})") from None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+class _GuardedParsers:
+    """A client's response parser factory handing out :class:`_GuardedParser` s."""
+
+    def __init__(self, inner: Any, service: str, client: Any) -> None:
+        self._inner = inner
+        self._service = service
+        self._endpoint = _shown_endpoint(client.meta.endpoint_url)
+
+    def create_parser(self, protocol: str) -> _GuardedParser:
+        return _GuardedParser(self._inner.create_parser(protocol), self._service, self._endpoint)
 
 
 # The largest page each describe call allows (EC2 API reference: MaxResults), so a big account costs few calls.

@@ -75,6 +75,34 @@ def run(build: Callable[[], T], names: Mapping[str, str] | None = None) -> T:
         fail(exc.message_for(names or {}))
 
 
+def flags_given(ctx: typer.Context, *names: str) -> list[str]:
+    """Each of the parameters ``names`` the user set (on the command line or from the environment, not left at its
+    default), as typed: ``--window 7d``, or ``--ena-express`` for a switch; in the order of ``names``."""
+    from typer._click.core import ParameterSource  # typer>=0.28 vendors click; no public alias
+
+    params = {p.name: p for p in ctx.command.params}
+    shown = []
+    for name in names:
+        if ctx.get_parameter_source(name) not in (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT):
+            continue
+        flag, value = params[name].opts[0], ctx.params[name]
+        if isinstance(value, bool):
+            shown.append(flag)
+        elif isinstance(value, float):
+            shown.append(f"{flag} {value:g}")
+        else:
+            shown.append(f"{flag} {value}")
+    return shown
+
+
+def refuse_unused(given: Sequence[str], reason: str) -> None:
+    """Exit 2 when ``given`` (from :func:`flags_given`) is not empty: flags that would be ignored, so a flag is never
+    accepted and silently left out of the answer. ``reason`` says why and what to do; ``{it}`` in it becomes "it"
+    or "them"."""
+    if given:
+        fail(f"{', '.join(given)}: {reason.format(it='it' if len(given) == 1 else 'them')}")
+
+
 def readable_text(path: Path, flag: str, limit: int | None = None, what: str = "JSON file") -> str:
     """The UTF-8 text of the regular file ``path`` given as ``flag``, at most ``limit`` bytes (default: a small
     document's cap); exit 2 naming the file when it cannot be read (a FIFO, a device and a directory included)."""

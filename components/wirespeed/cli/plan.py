@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
-from wirespeed.cli._common import JsonFlag, emit, fail, fail_all
+from wirespeed.cli._common import JsonFlag, emit, fail, fail_all, flags_given, refuse_unused
 from wirespeed.cli.check import load_config
 from wirespeed.errors import UserError
 
@@ -27,6 +27,7 @@ def register(app: typer.Typer) -> None:
 
 
 def plan(
+    ctx: typer.Context,
     directory: Annotated[
         Path | None,
         typer.Argument(
@@ -77,6 +78,7 @@ def plan(
             fail("--workload plans a workload file: give it alone, without DIR, --stack or --compare")
         if policy_config is not None:
             fail("--policy-config checks the resources a Pulumi program registers: give DIR, not --workload")
+        _refuse_timeout(ctx, "--workload runs none, so leave {it} out")
         _plan_workload(workload, as_json, announce=None)
         return
     announce = None
@@ -89,6 +91,7 @@ def plan(
                 fail("--stack and --compare need a Pulumi project: no Pulumi.yaml in the current directory")
             if policy_config is not None:
                 fail("--policy-config needs a Pulumi project: no Pulumi.yaml in the current directory")
+            _refuse_timeout(ctx, "no Pulumi.yaml in the current directory, so none runs: give DIR or leave {it} out")
             _plan_workload(
                 None,
                 as_json,
@@ -99,6 +102,11 @@ def plan(
     # Read before anything is printed, so a bad config is the only line of output.
     config = load_config(policy_config, "--policy-config")
     _plan_program(directory, stack, compare, config, as_json, announce, timeout)
+
+
+def _refuse_timeout(ctx: typer.Context, why: str) -> None:
+    """--timeout where no Pulumi program runs: refused, not ignored."""
+    refuse_unused(flags_given(ctx, "timeout"), "bounds a Pulumi program's run; " + why)
 
 
 def _announce(line: str, as_json: bool) -> None:

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from wirespeed.cli import measured
-from wirespeed.cli._common import JsonFlag, WholeHelp, emit, fail, run, writable_file
+from wirespeed.cli._common import JsonFlag, WholeHelp, emit, fail, flags_given, refuse_unused, run, writable_file
 from wirespeed.measure.prometheus import DEFAULT_TIMEOUT_S
 from wirespeed.measure.snat import DEFAULT_STEP, DEFAULT_WINDOW
 from wirespeed.sizing import aws_nat, azure_lb, backlog, nat_gateway, rings
@@ -46,7 +46,20 @@ SIZE_FLAGS = {
     "stall_ms": "--stall-ms",
     "packet_bytes": "--packet-bytes",
     "queues": "--queues",
+    "ena_express": "--ena-express",
 }
+
+# The flags that say how Prometheus is read: without --from-prometheus nothing reads them.
+MEASURED_ONLY = ("window", "timeout", "selector", "step", "bearer_token_file")
+MEASURED_ONLY_REASON = (
+    "only with --from-prometheus (how the measured peak is read from Prometheus); leave {it} out, or size from "
+    "the measured peak with --from-prometheus URL"
+)
+
+
+def _refuse_measured_only(ctx: typer.Context, from_prometheus: str | None) -> None:
+    if from_prometheus is None:
+        refuse_unused(flags_given(ctx, *MEASURED_ONLY), MEASURED_ONLY_REASON)
 
 
 _HALVINGS = ", ".join(f"{upper + 1:,}" for upper, _ in azure_lb.DYNAMIC_DEFAULT_TABLE[:3])
@@ -115,6 +128,7 @@ PlotOption = Annotated[
 
 @size_app.command("azure-lb", help=AZURE_LB_HELP, epilog=AZURE_LB_EPILOG)
 def size_azure_lb(
+    ctx: typer.Context,
     pool: PoolsOption,
     ports: PortsOption = None,
     connections_per_second: ConnectionsOption = None,
@@ -129,6 +143,7 @@ def size_azure_lb(
     selector: measured.SelectorOption = None,
     bearer_token_file: measured.TokenOption = None,
 ) -> None:
+    _refuse_measured_only(ctx, from_prometheus)
     if plot is not None:
         writable_file(plot, "--plot", (".png",))
         _require_matplotlib()
@@ -280,6 +295,7 @@ AZURE_NATGW_HELP = (
 
 @size_app.command("azure-natgw", help=AZURE_NATGW_HELP)
 def size_azure_natgw(
+    ctx: typer.Context,
     flows: Annotated[int | None, typer.Option(help="Peak concurrent outbound flows from the whole subnet.")] = None,
     as_json: JsonFlag = False,
     from_prometheus: measured.FromPrometheusOption = None,
@@ -290,6 +306,7 @@ def size_azure_natgw(
     step: measured.StepOption = DEFAULT_STEP,
     bearer_token_file: measured.TokenOption = None,
 ) -> None:
+    _refuse_measured_only(ctx, from_prometheus)
     if (flows is None) == (from_prometheus is None):
         fail("--flows: give --flows N (the subnet's peak concurrent flows) or --from-prometheus URL, one of the two")
     if from_prometheus is not None:
@@ -346,6 +363,7 @@ def _flag(field: str, uniform: bool) -> str:
 
 @size_app.command("aws-natgw", help=AWS_NATGW_HELP, epilog=AWS_NATGW_EPILOG)
 def size_aws_natgw(
+    ctx: typer.Context,
     connections: Annotated[
         int | None,
         typer.Option(help="Peak concurrent connections from each AZ to its busiest destination (IP, port, protocol)."),
@@ -375,6 +393,13 @@ def size_aws_natgw(
     step: measured.StepOption = DEFAULT_STEP,
     bearer_token_file: measured.TokenOption = None,
 ) -> None:
+    _refuse_measured_only(ctx, from_prometheus)
+    if az or from_prometheus is not None:
+        spread = "each AZ is named by --az" if az else "the measured AZs are the AZs"
+        refuse_unused(
+            flags_given(ctx, "azs"),
+            f"only with --connections (the AZs it is spread over); {spread}, so leave {{it}} out",
+        )
     if from_prometheus is not None:
         if connections is not None or az:
             fail("--from-prometheus: not with --connections or --az (the measured peaks are the demand)")
@@ -482,7 +507,9 @@ def size_mtu(
     crosses_gateway: Annotated[
         bool, typer.Option(help="Some traffic leaves the VNet/VPC (gateway, peering, internet).")
     ] = False,
-    ena_express: Annotated[bool, typer.Option(help="ENA Express (SRD) is on.")] = False,
+    ena_express: Annotated[
+        bool, typer.Option(help="ENA Express (SRD) is on (the ena driver only; refused for another).")
+    ] = False,
     as_json: JsonFlag = False,
 ) -> None:
     """The largest MTU the NIC and path allow. Opt-in: wirespeed never raises MTU on its own."""

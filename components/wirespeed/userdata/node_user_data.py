@@ -21,8 +21,7 @@ from email.mime.multipart import MIMEMultipart
 from email.mime.text import MIMEText
 from email.policy import SMTP
 
-import yaml
-
+from wirespeed import yaml_text
 from wirespeed.manifests import PROFILE_LABEL
 from wirespeed.manifests.options import DEFAULT_IMAGE
 from wirespeed.profile import Profile, Sysctls
@@ -82,7 +81,7 @@ def render_al2023_user_data(profile: Profile, cluster: ClusterDetails | None = N
     """The MIME multipart user data (plain text; EC2 wants it base64-encoded in a launch template)."""
     document = MIMEMultipart("mixed", boundary=BOUNDARY)
     parts = [
-        (yaml.safe_dump(node_config(profile, cluster), sort_keys=False), NODECONFIG_CONTENT_TYPE),
+        (yaml_text.dump(node_config(profile, cluster), sort_keys=False), NODECONFIG_CONTENT_TYPE),
         (render_script(profile), SCRIPT_CONTENT_TYPE),
     ]
     for text, content_type in parts:
