@@ -329,9 +329,9 @@ ERRORS = {
         "document 2 (line 5): not a Kubernetes object (it needs apiVersion and kind); document 3 (line 7): not a "
         "Kubernetes object (it needs apiVersion and kind): every document must be a Kubernetes object",
     ),
-    "yaml-alias": (
-        "apiVersion: v1\nkind: ConfigMap\nmetadata: &m {name: a}\ndata: *m\n",
-        "an alias (*m) at line 4: wirespeed refuses YAML aliases (they can expand without bound); write the value out",
+    "yaml-recursive-alias": (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: &m {name: a, self: *m}\n",
+        "line 3: the alias *m is inside the node &m it names (a recursive document); write the value out instead",
     ),
     "yaml-helm-template": (
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Values.name }\n",

@@ -39,9 +39,11 @@ class YamlLimitError(Exception):
         super().__init__(reason)
 
 
-class _BoundedLoader(yaml.SafeLoader):
+class BoundedLoader(yaml.SafeLoader):
     """PyYAML's safe loader, counting as it composes: the nodes of the document with every alias expanded, and
-    the depth of the node being composed. Construction then works on a graph known to be small as a tree."""
+    the depth of the node being composed. Construction then works on a graph known to be small as a tree. The
+    count runs over every document of the stream, so a multi-document file is bounded as a whole (check's
+    Kubernetes YAML reads its documents through this loader too)."""
 
     def __init__(self, stream: str) -> None:
         super().__init__(stream)
@@ -94,7 +96,7 @@ def load_yaml(text: str, label: str) -> Any:
     Raises :class:`InputFileError` naming ``label`` (and the line, where there is one) for a document that is
     not YAML or passes a bound.
     """
-    loader = _BoundedLoader(text)
+    loader = BoundedLoader(text)
     try:
         return loader.get_single_data()
     except YamlLimitError as exc:

@@ -49,25 +49,17 @@ class YamlDocument:
 
 
 def load_documents(text: str) -> list[YamlDocument]:
-    """Every non-empty document of ``text``, parsed safely and bounded (size, count, depth, no aliases), as
+    """Every non-empty document of ``text``, parsed safely and bounded (size, count, depth, and aliases by
+    :class:`wirespeed.yaml_input.BoundedLoader`'s expanded-node count), as
     JSON-shaped values (numbers as floats, as the engine hands rules; timestamps as the text written)."""
     import yaml
+
+    from wirespeed.yaml_input import BoundedLoader, YamlLimitError
 
     if len(text) > YAML_LIMIT:
         raise YamlError(f"YAML larger than {size_text(YAML_LIMIT)}; split it, one file per application")
 
-    class _Loader(yaml.SafeLoader):
-        def compose_node(self, parent: Any, index: Any) -> Any:
-            if self.check_event(yaml.AliasEvent):
-                event = self.peek_event()  # type: ignore[no-untyped-call]  # untyped in types-PyYAML
-                raise YamlError(
-                    f"an alias (*{event.anchor}) at line {event.start_mark.line + 1}: wirespeed refuses YAML "
-                    "aliases (they can expand without bound); write the value out",
-                    event.start_mark.line + 1,
-                )
-            return super().compose_node(parent, index)
-
-    loader = _Loader(text)
+    loader = BoundedLoader(text)
     documents: list[YamlDocument] = []
     try:
         index = 0
@@ -81,6 +73,8 @@ def load_documents(text: str) -> list[YamlDocument]:
                     mark = node.start_mark
                     documents.append(YamlDocument(value, index, mark.index, mark.line + 1))
             index += 1
+    except YamlLimitError as exc:
+        raise YamlError(f"line {exc.line}: {exc.reason}" if exc.line else exc.reason, exc.line or 0) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else 0
