@@ -23,7 +23,9 @@ PACKAGE = COMPONENTS / "wirespeed"
 # manifests, userdata, and the profiles and workload they build on) fills the layers up to PURE_CORE_TOP, so it
 # imports nothing of the Pulumi components, policy pack, generators or front ends above it.
 LAYERS: tuple[frozenset[str], ...] = (
-    frozenset({"__init__", "deadline", "errors", "io_limits", "names", "problems", "values", "yaml_input", "yaml_text"}),
+    frozenset(
+        {"__init__", "deadline", "errors", "io_limits", "names", "problems", "values", "yaml_input", "yaml_text"}
+    ),
     frozenset({"catalog"}),
     frozenset({"sizing"}),
     frozenset({"profile", "workload"}),
