@@ -14,7 +14,7 @@ import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from wirespeed.check.readers import PREVIEW, Document, Shape, UnreadableInputError
+from wirespeed.check.readers import PREVIEW, STACK_EXPORT, Document, Shape, UnreadableInputError
 from wirespeed.check.secrets import SecretsError, StackSecrets
 from wirespeed.rules import RULES, Config, Resource, Rule, Violation, check_resource, evaluate_stack, type_key
 
@@ -106,8 +106,10 @@ def check_text(
     kept: list[Resource] = []
     offsets: dict[str, int] = {}
     count = 0
+    root = _RootStack()
     for resource, offset in document.located():
         count += 1
+        root.see(resource, offset)
         applicable = select.resource_rules(resource.type)
         if applicable:
             found = [v for rule in applicable for v in check_resource(rule, resource, config)]
@@ -125,6 +127,10 @@ def check_text(
     )
     violations = [_unchecked(document.adjust(v), why, accept_unchecked_secrets) for v in violations]
     assert document.shape is not None  # located() raises before finishing without one
+    if document.shape in (STACK_EXPORT, PREVIEW) and root.urn:
+        violations = [_on_the_stack(v, root.urn) for v in violations]
+        if root.offset is not None:
+            offsets.setdefault(root.urn, root.offset)
     reported = {v.resource_urn: offsets[v.resource_urn] for v in violations if v.resource_urn in offsets}
     return Report(
         file=file,
@@ -136,6 +142,38 @@ def check_text(
         lines=line_numbers(text, reported),
         accepted_unchecked=accept_unchecked_secrets,
     )
+
+
+STACK_TYPE = "pulumi:pulumi:Stack"
+
+
+@dataclass
+class _RootStack:
+    """The stack's own URN, where the engine reports a stack policy's violation that names no resource of the
+    stack (pkg/resource/deploy/analyze_snapshot.go: snapshotRootStackURN, resolveStackPolicyViolationURN): the
+    unparented `pulumi:pulumi:Stack` resource, else the URN Pulumi gives a project's root stack
+    (resource.DefaultRootStackURN) from the first resource's stack and project."""
+
+    urn: str = ""
+    offset: int | None = None
+
+    def see(self, resource: Resource, offset: int) -> None:
+        if self.offset is not None:
+            return
+        if resource.type == STACK_TYPE and not resource.parent:
+            self.urn, self.offset = resource.urn, offset
+            return
+        parts = resource.urn.split("::")
+        if not self.urn and resource.urn.startswith("urn:pulumi:") and len(parts) >= 4:
+            stack, project = parts[0].removeprefix("urn:pulumi:"), parts[1]
+            self.urn = f"urn:pulumi:{stack}::{project}::{STACK_TYPE}::{project}-{stack}"
+
+
+def _on_the_stack(violation: Violation, root: str) -> Violation:
+    """A stack rule's violation that names no resource, on the stack's URN as the engine reports it."""
+    if violation.resource_urn or violation.resource_type != STACK_TYPE:
+        return violation
+    return dataclasses.replace(violation, resource_urn=root)
 
 
 def _unchecked(violation: Violation, why: str, accepted: bool) -> Violation:
