@@ -74,6 +74,9 @@ class Case:
     document: Callable[[], Any] | Path
     config: dict[str, Any] | Path | None = None
     passphrase: str | None = None
+    # The rules the engine must report (sorted, one per finding), where the case replaces a hand-driven gRPC test of
+    # tests/test_policy_pack_process.py: agreement alone would also hold if both sides found nothing.
+    engine_says: tuple[str, ...] | None = None
 
 
 def _aks(change: Callable[[dict[str, Any]], None]) -> Callable[[], dict[str, Any]]:
@@ -185,18 +188,31 @@ def cases() -> list[Case]:
         # The ring override concerns a wirespeed profile ConfigMap, which only the hand-written exports hold.
         if name != "ring-advisory" or path.is_relative_to(FIXTURES / "check")
     ]
-    found += [Case(f"aks-export:{name}", _aks(change)) for name, (change, _, _) in PULL_REQUESTS.items()]
+    found += [
+        Case(f"aks-export:{name}", _aks(change), engine_says=(rule_id,))
+        for name, (change, rule_id, _) in PULL_REQUESTS.items()
+    ]
     found += [
         Case(
-            "secret-zero:with-passphrase", _one_cluster(lambda: _ports(encrypted(0))), NO_AGENT_CHECK, PULUMI_PASSPHRASE
+            "secret-zero:with-passphrase",
+            _one_cluster(lambda: _ports(encrypted(0))),
+            NO_AGENT_CHECK,
+            PULUMI_PASSPHRASE,
+            engine_says=("aks-allocated-outbound-ports-default",),
         ),
         Case(
             "secret-fine:with-passphrase",
             _one_cluster(lambda: _ports(encrypted(4000))),
             NO_AGENT_CHECK,
             PULUMI_PASSPHRASE,
+            engine_says=(),
         ),
-        Case("secret:without-passphrase", _one_cluster(lambda: _ports(encrypted(4000))), NO_AGENT_CHECK),
+        Case(
+            "secret:without-passphrase",
+            _one_cluster(lambda: _ports(encrypted(4000))),
+            NO_AGENT_CHECK,
+            engine_says=("aks-allocated-outbound-ports-default", "aks-snat-capacity", "aks-snat-ports-minimum"),
+        ),
         Case(
             "secret:wrong-passphrase",
             _one_cluster(lambda: _ports(encrypted(4000))),
@@ -205,15 +221,21 @@ def cases() -> list[Case]:
         ),
         Case("secret:sealed-by-another-stack", _secret_from_another_stack, NO_AGENT_CHECK, PULUMI_PASSPHRASE),
         Case("secret:no-secrets-provider", _no_secrets_provider, NO_AGENT_CHECK, PULUMI_PASSPHRASE),
-        Case("stack-rules-read-outputs", lambda: export([state(CLUSTER, "aks", *_outputs_overflow())]), NO_AGENT_CHECK),
+        Case(
+            "stack-rules-read-outputs",
+            lambda: export([state(CLUSTER, "aks", *_outputs_overflow())]),
+            NO_AGENT_CHECK,
+            engine_says=("aks-snat-capacity",),
+        ),
         Case(
             "stack-rules-read-outputs:swapped",
             lambda: export([state(CLUSTER, "aks", *reversed(_outputs_overflow()))]),
             NO_AGENT_CHECK,
+            engine_says=(),
         ),
-        Case("stack-rules-no-outputs", _without_outputs, NO_AGENT_CHECK),
-        Case("nap-node-pool-in-its-cluster", _nap_two_clusters, NO_AGENT_CHECK),
-        Case("deleted-copy-not-judged", _deleted_copy, NO_AGENT_CHECK),
+        Case("stack-rules-no-outputs", _without_outputs, NO_AGENT_CHECK, engine_says=()),
+        Case("nap-node-pool-in-its-cluster", _nap_two_clusters, NO_AGENT_CHECK, engine_says=("aks-snat-capacity",)),
+        Case("deleted-copy-not-judged", _deleted_copy, NO_AGENT_CHECK, engine_says=()),
         Case("nat-gateways:peak-120000", _nat_gateways, NAT_PEAK),
         Case(
             "nat-gateways:peak-600000",
@@ -224,6 +246,7 @@ def cases() -> list[Case]:
             "config-names-no-rule",
             _aks(PULL_REQUESTS["allocated-outbound-ports-0"][0]),
             {"aks-snat-port-minimum": "disabled"},
+            engine_says=("aks-allocated-outbound-ports-default",),  # the misspelt entry disabled nothing
         ),
         Case("null-property-dependencies", _null_property_dependencies),
         Case(
@@ -335,6 +358,8 @@ def engine_runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_check_and_the_engine_agree_except_where_the_readme_says(case, engine_runs, monkeypatch):
     export_path, config, analysis = engine_runs[case.id]
+    if case.engine_says is not None:
+        assert tuple(sorted(f.rule for f in analysis.findings)) == case.engine_says, analysis.stdout + analysis.stderr
     checked = run_check(export_path, config, case.passphrase, monkeypatch)
     engine = (analysis.verdict, analysis.findings)
     mine = (checked.verdict, checked.findings)
