@@ -145,6 +145,21 @@ class Analysis:
         return "error"
 
 
+def run(args: list[str], cwd: Path, home: Path, passphrase: str | None = "") -> subprocess.CompletedProcess[str]:
+    """`pulumi ARGS --non-interactive` in ``cwd`` against the local backend in ``home`` (an empty passphrase by
+    default: the passphrase secrets provider a `file://` stack is created with, without a prompt)."""
+    (home / "state").mkdir(parents=True, exist_ok=True)
+    return subprocess.run(
+        [str(PULUMI), *args, "--non-interactive"],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+        check=False,
+        cwd=cwd,
+        env=environment(home, passphrase),
+    )
+
+
 def analyze(export: Path, home: Path, config: Path | None = None, passphrase: str | None = None) -> Analysis:
     """`pulumi policy analyze --file EXPORT --policy-pack policies/wirespeed --json [--policy-pack-config F]`."""
     home.mkdir(parents=True, exist_ok=True)

@@ -105,3 +105,20 @@ def test_the_policy_shim_says_what_is_missing(args, env, says):
     )
     assert done.returncode == 1
     assert says in done.stderr
+
+
+def test_the_yaml_language_host_runs_a_program_on_the_local_backend(tmp_path):
+    """What the YAML examples of issue 26 stand on: the CLI finds pulumi-language-yaml beside it, runs a program
+    and keeps its outputs in a `file://` backend, offline."""
+    require(pulumi_cli.missing())
+    program = tmp_path / "program"
+    program.mkdir()
+    (program / "Pulumi.yaml").write_text(
+        "name: smoke\nruntime: yaml\nvariables:\n  word: wirespeed\noutputs:\n  greeting: hello ${word}\n"
+    )
+    home = tmp_path / "home"
+    for args in (["stack", "init", "dev"], ["up", "--yes", "--skip-preview"]):
+        done = pulumi_cli.run(args, program, home)
+        assert done.returncode == 0, done.stdout + done.stderr
+    output = pulumi_cli.run(["stack", "output", "greeting"], program, home)
+    assert output.stdout.strip() == "hello wirespeed", output.stderr
