@@ -20,7 +20,7 @@ UV_NEEDED  := $(if $(filter $(TOOLS_UV),$(UV)),$(TOOLS_UV))
 # Python is the machine's (README: Python 3.11+); uv must never fetch an interpreter of its own.
 export UV_PYTHON_DOWNLOADS := never
 
-.PHONY: demo test venv wheel lint test-python test-go test-terraform system-deps agent image push apiserver clean regen
+.PHONY: demo test venv wheel lint test-python test-go test-terraform system-deps agent image push apiserver engine clean regen
 
 demo: $(DEMO_STAMP)
 	@echo '==> wirespeed plan . (the root project under the Pulumi SDK'"'"'s mocks: no Pulumi CLI, no cloud account)'
@@ -70,9 +70,10 @@ lint: $(STAMP)
 	cd tests/terratest && go vet ./...
 	@cd tests/terratest && out=$$(gofmt -l .) && if [ -n "$$out" ]; then echo "gofmt needed: $$out"; exit 1; fi
 
-# The API server tests (tests/apiserver.py) run the agent binary and a kube-apiserver built from source. UV is the
-# uv the examples' install test uses (tests/test_examples_copied.py).
-test-python: $(STAMP) agent apiserver
+# The API server tests (tests/apiserver.py) run the agent binary and a kube-apiserver built from source, the
+# engine tests (tests/pulumi_cli.py) the Pulumi CLI built from source. UV is the uv the examples' install test uses
+# (tests/test_examples_copied.py).
+test-python: $(STAMP) agent apiserver engine
 	UV=$(UV) $(BIN)/pytest --junitxml=$(RESULTS)/pytest.xml
 
 # The static agent binary (what the image ships) is built first, so a broken build fails CI on its own line.
@@ -102,6 +103,11 @@ push:
 # kube-apiserver for the tests: ~5 min the first time, seconds once the Go build cache has it (test/apiserver/build.sh).
 apiserver:
 	./test/apiserver/build.sh
+
+# The Pulumi CLI and YAML language host for the engine tests, at the versions test/pulumi/engine/go.mod pins, into
+# build/pulumi/bin: ~10 min and 2.3 GB the first time on 2 cores, nothing once built (bench/setup/RESULTS.md).
+engine:
+	./scripts/build-pulumi-engine.sh
 
 # Regenerate committed artifacts after changing the models, sizing, the agent's RBAC, the manifests, the alert rules
 # or dashboard, or the pinned moto.

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from wirespeed.check import coverage
 from wirespeed.check.coverage import Unread
-from wirespeed.check.readers import PREVIEW, Document, Shape, UnreadableInputError
+from wirespeed.check.readers import PREVIEW, STACK_EXPORT, Document, Shape, UnreadableInputError
 from wirespeed.check.secrets import SecretsError, StackSecrets
 from wirespeed.rules import RULES, Config, Resource, Rule, Violation, check_resource, evaluate_stack, type_key
 
@@ -138,9 +138,11 @@ def check_text(
     kept: list[Resource] = []
     offsets: dict[str, int] = {}
     count = judged = 0
+    root = _RootStack()
     not_read: Counter[str] = Counter()  # resources no rule reads, by type as the document names it
     for resource, offset in document.located():
         count += 1
+        root.see(resource, offset)
         if select.reads(resource.type):
             judged += 1
         else:
@@ -164,6 +166,10 @@ def check_text(
     )
     violations = [_unchecked(document.adjust(v), why, accept_unchecked_secrets) for v in violations]
     assert document.shape is not None  # located() raises before finishing without one
+    if document.shape in (STACK_EXPORT, PREVIEW) and root.urn:
+        violations = [_on_the_stack(v, root.urn) for v in violations]
+        if root.offset is not None:
+            offsets.setdefault(root.urn, root.offset)
     reported = {v.resource_urn: offsets[v.resource_urn] for v in violations if v.resource_urn in offsets}
     return Report(
         file=file,
@@ -179,6 +185,38 @@ def check_text(
         producer=document.producer,
         require_judged=require_judged or config.require_judged,
     )
+
+
+STACK_TYPE = "pulumi:pulumi:Stack"
+
+
+@dataclass
+class _RootStack:
+    """The stack's own URN, where the engine reports a stack policy's violation that names no resource of the
+    stack (pkg/resource/deploy/analyze_snapshot.go: snapshotRootStackURN, resolveStackPolicyViolationURN): the
+    unparented `pulumi:pulumi:Stack` resource, else the URN Pulumi gives a project's root stack
+    (resource.DefaultRootStackURN) from the first resource's stack and project."""
+
+    urn: str = ""
+    offset: int | None = None
+
+    def see(self, resource: Resource, offset: int) -> None:
+        if self.offset is not None:
+            return
+        if resource.type == STACK_TYPE and not resource.parent:
+            self.urn, self.offset = resource.urn, offset
+            return
+        parts = resource.urn.split("::")
+        if not self.urn and resource.urn.startswith("urn:pulumi:") and len(parts) >= 4:
+            stack, project = parts[0].removeprefix("urn:pulumi:"), parts[1]
+            self.urn = f"urn:pulumi:{stack}::{project}::{STACK_TYPE}::{project}-{stack}"
+
+
+def _on_the_stack(violation: Violation, root: str) -> Violation:
+    """A stack rule's violation that names no resource, on the stack's URN as the engine reports it."""
+    if violation.resource_urn or violation.resource_type != STACK_TYPE:
+        return violation
+    return dataclasses.replace(violation, resource_urn=root)
 
 
 def _unchecked(violation: Violation, why: str, accepted: bool) -> Violation:
