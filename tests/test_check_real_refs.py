@@ -53,13 +53,14 @@ PROBE_CLUSTER = "azurerm_kubernetes_cluster.probe"
 MODULE_CLUSTER = "module.aks.azurerm_kubernetes_cluster.main"
 
 # Plans that write no load_balancer_profile: the cluster and the rules each fires (Standard_D4s_v5 and the Azure/aks
-# module's Standard_D2s_v3 are not network-optimised sizes).
+# module's Standard_D2s_v3 are not network-optimised sizes; Standard_D2s_v3's 1 Gb/s needs no more backlog than the
+# kernel's default 1,000, so an unset backlog passes there).
 UNWRITTEN_PROFILE: dict[str, tuple[str, set[str]]] = {
     AKS_REAL_1X: ("azurerm_kubernetes_cluster.example", {PORTS, BACKLOG, AGENT}),
     UNWRITTEN: (PROBE_CLUSTER, {PORTS, BACKLOG, SKU, AGENT}),
     NO_PROFILE: (PROBE_CLUSTER, {PORTS, BACKLOG, SKU, AGENT}),
     # The Azure/aks module's shape: the cluster's name and resource group are known only after apply.
-    MODULE: (MODULE_CLUSTER, {PORTS, BACKLOG, SKU, AGENT}),
+    MODULE: (MODULE_CLUSTER, {PORTS, SKU, AGENT}),
 }
 
 
@@ -405,6 +406,13 @@ def test_a_terraform_auto_scaling_groups_mixed_instance_sizes_are_judged():
     assert "mixedInstancesPolicy.launchTemplate.overrides is mixed_instances_policy.launch_template.override" in (
         sku.message
     )
+
+
+def test_an_unset_backlog_meets_a_1_gbps_sizes_minimum_and_not_a_faster_pools():
+    """The kernel default 1,000 is what Standard_D2s_v3 (1 Gb/s) needs; the 40 x Standard_D4s_v5 pool needs more."""
+    found = verdicts(probe(MODULE_AND_POOL))
+    assert (BACKLOG, MODULE_CLUSTER, False) not in found
+    assert (BACKLOG, "azurerm_kubernetes_cluster_node_pool.user", False) in found
 
 
 def test_instances_of_counted_modules_and_resources_find_their_configuration():
