@@ -138,21 +138,93 @@ def _al2023_backlog(data: bytes) -> bytes:
 
 AZURERM = "registry.terraform.io/hashicorp/azurerm"
 
+# The ways a probe's cluster writes its network_profile (azurerm 3.x names). Optional+Computed blocks and
+# attributes nobody wrote are `after_unknown: true` in a plan; the configuration then shows them unset.
+NETWORK = ("unwritten", "no-lb-profile", "lb-profile", "lb-profile-from-reference", "dynamic-lb-profile", "basic")
 
-def _plus_aks_cluster(load_balancer_profile: bool) -> Callable[[Doc], None]:
-    """Add one azurerm_kubernetes_cluster to a real azurerm plan, in the shape azurerm 3.x plans it.
+
+def _network(kind: str) -> tuple[Doc | None, Any, list[Doc] | None]:
+    """(after, after_unknown, expressions) of network_profile for ``kind`` (one of NETWORK)."""
+    if kind == "unwritten":  # no network_profile block: the provider computes all of it
+        return None, True, None
+    sku = "basic" if kind == "basic" else "standard"
+    after: Doc = {
+        "network_plugin": "azure",
+        "network_policy": "azure",
+        "dns_service_ip": "10.0.0.10",
+        "service_cidr": "10.0.0.0/16",
+        "load_balancer_sku": sku,
+        "outbound_type": "loadBalancer",
+    }
+    unknown: Doc = {"pod_cidr": True, "pod_cidrs": True, "service_cidrs": True, "ip_versions": True}
+    expressions: Doc = {
+        "network_plugin": {"constant_value": "azure"},
+        "network_policy": {"constant_value": "azure"},
+        "dns_service_ip": {"constant_value": "10.0.0.10"},
+        "service_cidr": {"constant_value": "10.0.0.0/16"},
+        "load_balancer_sku": {"constant_value": sku},
+    }
+    profile_after = {"idle_timeout_in_minutes": 30, "outbound_ip_address_ids": None, "outbound_ip_prefix_ids": None}
+    if kind in ("no-lb-profile", "basic"):
+        unknown["load_balancer_profile"] = True  # Optional+Computed, not written
+    elif kind == "lb-profile":
+        after["load_balancer_profile"] = [
+            profile_after | {"managed_outbound_ip_count": 2, "outbound_ports_allocated": 4000}
+        ]
+        unknown["load_balancer_profile"] = [{"effective_outbound_ips": True, "managed_outbound_ipv6_count": True}]
+        expressions["load_balancer_profile"] = [
+            {
+                "managed_outbound_ip_count": {"constant_value": 2},
+                "outbound_ports_allocated": {"constant_value": 4000},
+                "idle_timeout_in_minutes": {"constant_value": 30},
+            }
+        ]
+    elif kind == "lb-profile-from-reference":
+        # outbound_ports_allocated = local.outbound_ports, a local computed from values known only after apply:
+        # the plan leaves it out of `after` and marks it unknown, the configuration shows who wrote it.
+        after["load_balancer_profile"] = [profile_after]
+        unknown["load_balancer_profile"] = [
+            {
+                "effective_outbound_ips": True,
+                "managed_outbound_ip_count": True,
+                "managed_outbound_ipv6_count": True,
+                "outbound_ports_allocated": True,
+            }
+        ]
+        expressions["load_balancer_profile"] = [{"outbound_ports_allocated": {"references": ["local.outbound_ports"]}}]
+    elif kind == "dynamic-lb-profile":
+        # `dynamic "load_balancer_profile" { for_each = ...; content { managed_outbound_ip_count = 2,
+        # outbound_ports_allocated = local.outbound_ports } }`: Terraform's JSON configuration leaves dynamic
+        # blocks out, so only the plan's values say the block exists.
+        after["load_balancer_profile"] = [profile_after | {"managed_outbound_ip_count": 2}]
+        unknown["load_balancer_profile"] = [
+            {"effective_outbound_ips": True, "managed_outbound_ipv6_count": True, "outbound_ports_allocated": True}
+        ]
+    else:
+        raise ValueError(f"network_profile kind {kind!r}: one of {NETWORK}")
+    return after, [unknown], [expressions]
+
+
+def _plus_aks_cluster(
+    network: str, *, module: str = "", counted: bool = False, pool_by_reference: bool = False
+) -> Callable[[Doc], None]:
+    """Add one azurerm_kubernetes_cluster to a real azurerm plan, in the shape Terraform 1.x plans azurerm 3.x.
 
     The real plan (Terraform 1.3.6, azurerm >= 3.36) supplies the envelope, the provider and the resource group the
-    cluster refers to; the cluster is this edit. Without ``load_balancer_profile`` nobody writes network_profile:
-    the plan then says ``after_unknown.network_profile: true`` (the block is Optional+Computed) while the
-    configuration shows it unset, which is the case issue 25 found on every real AKS plan.
+    cluster refers to; the cluster block is written by this project (no licensed real plan of an AKS cluster on
+    Terraform 1.x was found). ``network`` picks its network_profile (see NETWORK). With ``module`` the cluster is
+    ``module.<module>.azurerm_kubernetes_cluster.main`` as the Azure/aks registry module writes it: named from an
+    input known only after apply, on that module's default size Standard_D2s_v3. ``counted`` calls the module and
+    the cluster with count = 1; ``pool_by_reference`` adds a root node pool whose kubernetes_cluster_id is the
+    module's ``aks_id`` output, so the plan knows it only after apply.
     """
 
     def change(doc: Doc) -> None:
-        address = "azurerm_kubernetes_cluster.probe"
+        name = "main" if module else "probe"
+        vm_size = "Standard_D2s_v3" if module else "Standard_D4s_v5"
         pool = {
             "name": "system",
-            "vm_size": "Standard_D4s_v5",
+            "vm_size": vm_size,
             "node_count": 3,
             "enable_auto_scaling": False,
             "max_count": None,
@@ -165,9 +237,7 @@ def _plus_aks_cluster(load_balancer_profile: bool) -> Callable[[Doc], None]:
             "zones": None,
         }
         after: Doc = {
-            "name": "aks-probe",
             "location": "canadacentral",
-            "resource_group_name": "test",
             "dns_prefix": "aksprobe",
             "default_node_pool": [pool],
             "sku_tier": "Free",
@@ -190,109 +260,169 @@ def _plus_aks_cluster(load_balancer_profile: bool) -> Callable[[Doc], None]:
             ],
         }
         expressions: Doc = {
-            "name": {"constant_value": "aks-probe"},
             "dns_prefix": {"constant_value": "aksprobe"},
             "location": {"references": ["azurerm_resource_group.test.location", "azurerm_resource_group.test"]},
-            "resource_group_name": {"references": ["azurerm_resource_group.test.name", "azurerm_resource_group.test"]},
             "default_node_pool": [
                 {
                     "name": {"constant_value": "system"},
-                    "vm_size": {"constant_value": "Standard_D4s_v5"},
+                    "vm_size": {"constant_value": vm_size},
                     "node_count": {"constant_value": 3},
                 }
             ],
             "identity": [{"type": {"constant_value": "SystemAssigned"}}],
         }
-        if load_balancer_profile:
-            profile = {
-                "managed_outbound_ip_count": 2,
-                "outbound_ports_allocated": 4000,
-                "idle_timeout_in_minutes": 30,
-                "outbound_ip_address_ids": None,
-                "outbound_ip_prefix_ids": None,
-            }
-            after["network_profile"] = [
-                {
-                    "network_plugin": "kubenet",
-                    "load_balancer_sku": "standard",
-                    "outbound_type": "loadBalancer",
-                    "load_balancer_profile": [profile],
-                }
-            ]
-            unknown["network_profile"] = [
-                {
-                    "load_balancer_profile": [{"effective_outbound_ips": True}],
-                    "pod_cidr": True,
-                    "service_cidr": True,
-                    "dns_service_ip": True,
-                }
-            ]
-            expressions["network_profile"] = [
-                {
-                    "network_plugin": {"constant_value": "kubenet"},
-                    "load_balancer_sku": {"constant_value": "standard"},
-                    "load_balancer_profile": [
-                        {
-                            "managed_outbound_ip_count": {"constant_value": 2},
-                            "outbound_ports_allocated": {"constant_value": 4000},
-                            "idle_timeout_in_minutes": {"constant_value": 30},
-                        }
-                    ],
-                }
-            ]
+        if module:
+            # name = "${var.prefix}-aks", resource_group_name = var.resource_group_name: both fed by the caller
+            # from values known only after apply.
+            unknown |= {"name": True, "resource_group_name": True}
+            expressions["name"] = {"references": ["var.prefix"]}
+            expressions["resource_group_name"] = {"references": ["var.resource_group_name"]}
         else:
-            unknown["network_profile"] = True
+            after |= {"name": "aks-probe", "resource_group_name": "test"}
+            expressions["name"] = {"constant_value": "aks-probe"}
+            expressions["resource_group_name"] = {
+                "references": ["azurerm_resource_group.test.name", "azurerm_resource_group.test"]
+            }
+        net_after, net_unknown, net_expressions = _network(network)
+        if net_after is not None:
+            after["network_profile"] = [net_after]
+        unknown["network_profile"] = net_unknown
+        if net_expressions is not None:
+            expressions["network_profile"] = net_expressions
         sensitive = {
             "kube_config": True,
             "kube_config_raw": True,
             "kube_admin_config": True,
             "kube_admin_config_raw": True,
         }
-        doc["resource_changes"].append(
-            {
-                "address": address,
-                "mode": "managed",
-                "type": "azurerm_kubernetes_cluster",
-                "name": "probe",
-                "provider_name": AZURERM,
-                "change": {
-                    "actions": ["create"],
-                    "before": None,
-                    "after": after,
-                    "after_unknown": unknown,
-                    "before_sensitive": False,
-                    "after_sensitive": sensitive,
+
+        module_address = f"module.{module}{'[0]' if counted else ''}" if module else ""
+        address = f"{module_address + '.' if module else ''}azurerm_kubernetes_cluster.{name}{'[0]' if counted else ''}"
+        rc: Doc = {"address": address}
+        if module_address:
+            rc["module_address"] = module_address
+        rc |= {"mode": "managed", "type": "azurerm_kubernetes_cluster", "name": name}
+        if counted:
+            rc["index"] = 0
+        rc |= {
+            "provider_name": AZURERM,
+            "change": {
+                "actions": ["create"],
+                "before": None,
+                "after": after,
+                "after_unknown": unknown,
+                "before_sensitive": False,
+                "after_sensitive": sensitive,
+            },
+        }
+        doc["resource_changes"].append(rc)
+        planned = {k: v for k, v in rc.items() if k not in ("change", "module_address")}
+        planned |= {"schema_version": 2, "values": after, "sensitive_values": sensitive}
+        config: Doc = {
+            "address": f"azurerm_kubernetes_cluster.{name}",
+            "mode": "managed",
+            "type": "azurerm_kubernetes_cluster",
+            "name": name,
+            "provider_config_key": f"{module}:azurerm" if module else "azurerm",
+            "expressions": expressions,
+            "schema_version": 2,
+        }
+        if counted:
+            config["count_expression"] = {"constant_value": 1}
+        root = doc["configuration"]["root_module"]
+        if not module:
+            doc["planned_values"]["root_module"]["resources"].append(planned)
+            root["resources"].append(config)
+            return
+        doc["planned_values"]["root_module"].setdefault("child_modules", []).append(
+            {"address": module_address, "resources": [planned]}
+        )
+        call: Doc = {
+            "source": "Azure/aks/azurerm",
+            "expressions": {
+                "prefix": {"references": ["azurerm_resource_group.test.id", "azurerm_resource_group.test"]},
+                "resource_group_name": {
+                    "references": ["azurerm_resource_group.test.name", "azurerm_resource_group.test"]
                 },
-            }
-        )
-        doc["planned_values"]["root_module"]["resources"].append(
-            {
-                "address": address,
-                "mode": "managed",
-                "type": "azurerm_kubernetes_cluster",
-                "name": "probe",
-                "provider_name": AZURERM,
-                "schema_version": 2,
-                "values": after,
-                "sensitive_values": sensitive,
-            }
-        )
-        doc["configuration"]["root_module"]["resources"].append(
-            {
-                "address": address,
-                "mode": "managed",
-                "type": "azurerm_kubernetes_cluster",
-                "name": "probe",
-                "provider_config_key": "azurerm",
-                "expressions": expressions,
-                "schema_version": 2,
-            }
-        )
+            },
+            "module": {
+                "outputs": {
+                    "aks_id": {
+                        "expression": {
+                            "references": [
+                                f"azurerm_kubernetes_cluster.{name}.id",
+                                f"azurerm_kubernetes_cluster.{name}",
+                            ]
+                        }
+                    }
+                },
+                "resources": [config],
+                "variables": {"prefix": {}, "resource_group_name": {}},
+            },
+        }
+        if counted:
+            call["count_expression"] = {"constant_value": 1}
+        root.setdefault("module_calls", {})[module] = call
+        if pool_by_reference:
+            _plus_pool_by_reference(doc, f"module.{module}{'[0]' if counted else ''}")
+
+    return change
+
+
+def _plus_pool_by_reference(doc: Doc, module_address: str) -> None:
+    """A root node pool whose kubernetes_cluster_id is the module cluster's id (unknown until apply)."""
+    address = "azurerm_kubernetes_cluster_node_pool.user"
+    values = {"name": "user", "vm_size": "Standard_D4s_v5", "node_count": 40, "linux_os_config": [], "zones": None}
+    head = {"address": address, "mode": "managed", "type": "azurerm_kubernetes_cluster_node_pool", "name": "user"}
+    doc["resource_changes"].append(
+        head
+        | {
+            "provider_name": AZURERM,
+            "change": {
+                "actions": ["create"],
+                "before": None,
+                "after": values,
+                "after_unknown": {"id": True, "kubernetes_cluster_id": True, "max_pods": True},
+                "before_sensitive": False,
+                "after_sensitive": {},
+            },
+        }
+    )
+    doc["planned_values"]["root_module"]["resources"].append(
+        head | {"provider_name": AZURERM, "schema_version": 1, "values": values, "sensitive_values": {}}
+    )
+    reference = module_address.split("[")[0]
+    doc["configuration"]["root_module"]["resources"].append(
+        head
+        | {
+            "provider_config_key": "azurerm",
+            "expressions": {
+                "name": {"constant_value": "user"},
+                "vm_size": {"constant_value": "Standard_D4s_v5"},
+                "node_count": {"constant_value": 40},
+                "kubernetes_cluster_id": {"references": [f"{reference}.aks_id", reference]},
+            },
+            "schema_version": 1,
+        }
+    )
+
+
+def _without_configuration(doc: Doc) -> None:
+    del doc["configuration"]
+
+
+def _both(*changes: Callable[[Doc], None]) -> Callable[[Doc], None]:
+    def change(doc: Doc) -> None:
+        for each in changes:
+            each(doc)
 
     return change
 
 
 AZURE = "pulumi-azure-aks-basic-lb.cli3.129.stack.json"
+AKS_REAL = "tf-aks-cost-estimator.tf0.13.0.plan.json"
+NSG_PLAN = "tf-azurerm-nsg-no-aks.tf1.3.6.plan.json"
+NSG = "tf-azurerm-nsg-no-aks.tf1.3.6"
 
 PROBES: tuple[Probe, ...] = (
     Probe(
@@ -368,18 +498,80 @@ PROBES: tuple[Probe, ...] = (
         _json(_format_version("1.0")),
     ),
     Probe(
-        "tf-azurerm-nsg-no-aks.tf1.3.6--plus-aks-cluster-no-lb-profile.plan.json",
-        "tf-azurerm-nsg-no-aks.tf1.3.6.plan.json",
-        "one azurerm_kubernetes_cluster added (Standard_D4s_v5 x3) with no network_profile written: after_unknown "
-        "network_profile true, configuration without it",
-        _json(_plus_aks_cluster(load_balancer_profile=False)),
+        "tf-aks-cost-estimator.tf0.13.0--format-1.0.plan.json",
+        AKS_REAL,
+        'format_version "0.1" -> "1.0": a real AKS plan nobody wrote a network_profile in, under the label '
+        "Terraform 1.1+ writes",
+        _json(_format_version("1.0")),
     ),
     Probe(
-        "tf-azurerm-nsg-no-aks.tf1.3.6--plus-aks-cluster-with-lb-profile.plan.json",
-        "tf-azurerm-nsg-no-aks.tf1.3.6.plan.json",
+        "tf-aks-cost-estimator.tf0.13.0--format-1.0-no-configuration.plan.json",
+        AKS_REAL,
+        'format_version "0.1" -> "1.0" and its "configuration" removed: nothing says who wrote what',
+        _json(_both(_format_version("1.0"), _without_configuration)),
+    ),
+    Probe(
+        f"{NSG}--plus-aks-cluster-no-lb-profile.plan.json",
+        NSG_PLAN,
+        "one azurerm_kubernetes_cluster (written by this project: Standard_D4s_v5 x3) added with no network_profile "
+        "written: after_unknown network_profile true, configuration without it",
+        _json(_plus_aks_cluster("unwritten")),
+    ),
+    Probe(
+        f"{NSG}--plus-aks-cluster-network-profile-no-lb-profile.plan.json",
+        NSG_PLAN,
+        "the same cluster with network_profile {azure, Standard load balancer} written but no load_balancer_profile: "
+        "after_unknown load_balancer_profile true",
+        _json(_plus_aks_cluster("no-lb-profile")),
+    ),
+    Probe(
+        f"{NSG}--plus-aks-cluster-with-lb-profile.plan.json",
+        NSG_PLAN,
         "the same cluster with network_profile.load_balancer_profile {managed_outbound_ip_count 2, "
         "outbound_ports_allocated 4000} written",
-        _json(_plus_aks_cluster(load_balancer_profile=True)),
+        _json(_plus_aks_cluster("lb-profile")),
+    ),
+    Probe(
+        f"{NSG}--plus-aks-cluster-lb-profile-from-reference.plan.json",
+        NSG_PLAN,
+        "the same cluster with load_balancer_profile.outbound_ports_allocated = local.outbound_ports, known only "
+        "after apply",
+        _json(_plus_aks_cluster("lb-profile-from-reference")),
+    ),
+    Probe(
+        f"{NSG}--plus-aks-cluster-dynamic-lb-profile.plan.json",
+        NSG_PLAN,
+        'the same cluster with a dynamic "load_balancer_profile" block (absent from the configuration): managed '
+        "outbound IPs 2, ports unknown",
+        _json(_plus_aks_cluster("dynamic-lb-profile")),
+    ),
+    Probe(
+        f"{NSG}--plus-aks-cluster-basic-lb.plan.json",
+        NSG_PLAN,
+        'the same cluster with network_profile.load_balancer_sku "basic" written',
+        _json(_plus_aks_cluster("basic")),
+    ),
+    Probe(
+        f"{NSG}--plus-aks-module-cluster.plan.json",
+        NSG_PLAN,
+        "module.aks.azurerm_kubernetes_cluster.main added (written by this project in the Azure/aks module's shape: "
+        "name and resource group known only after apply, Standard_D2s_v3 x3, network_profile without "
+        "load_balancer_profile)",
+        _json(_plus_aks_cluster("no-lb-profile", module="aks")),
+    ),
+    Probe(
+        f"{NSG}--plus-aks-module-cluster-and-pool-by-reference.plan.json",
+        NSG_PLAN,
+        "the same module cluster and a root azurerm_kubernetes_cluster_node_pool whose kubernetes_cluster_id is "
+        "module.aks.aks_id (unknown until apply)",
+        _json(_plus_aks_cluster("no-lb-profile", module="aks", pool_by_reference=True)),
+    ),
+    Probe(
+        f"{NSG}--plus-counted-aks-module-cluster.plan.json",
+        NSG_PLAN,
+        "the same module cluster with module.aks and its cluster called with count = 1: "
+        "module.aks[0].azurerm_kubernetes_cluster.main[0]",
+        _json(_plus_aks_cluster("no-lb-profile", module="aks", counted=True)),
     ),
     Probe(
         "tf-no-resource-changes.tf1.x--bare.plan.json",

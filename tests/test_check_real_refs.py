@@ -1,7 +1,9 @@
 """`wirespeed check` on real files (tests/fixtures/real/, each with its provenance beside it): unknown versus not
 written in Terraform plans, clusters whose names are known only after apply, the retired Basic load balancer.
 
-Every file is kept byte for byte; a probe is one named edit of a real file, made here in memory.
+Every file is kept byte for byte; a probe is one named edit of a real file (tests/real_probes.py, or made here in
+memory). The AKS Terraform cases run on the one licensed real AKS plan found and on probes whose cluster block this
+project wrote (tests/fixtures/real/README.md says why).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 import pytest
 
 from conftest import ROOT
+from real_probes import BY_NAME, render
 from wirespeed.check import check_text
 from wirespeed.check import terraform as tf
 from wirespeed.rules import resolve_config
@@ -30,19 +33,43 @@ BACKLOG = "netdev-backlog-minimum"
 SKU = "network-optimised-sku"
 AGENT = "tuning-agent-present"
 
-# The AKS plans (Terraform 1.9.4, azurerm 3.x): none writes a load_balancer_profile, so each plan marks it
-# `after_unknown: true` (azurerm: Optional+Computed) while its configuration shows nobody wrote it.
-AKS_PLANS: dict[str, tuple[str, set[str]]] = {
-    "tf-aks-flask-app.tf1.9.4.plan.json": ("azurerm_kubernetes_cluster.terraform-k8s", {PORTS, BACKLOG, AGENT}),
-    "tf-aks-elk.tf1.9.4.plan.json": ("azurerm_kubernetes_cluster.this", {PORTS, BACKLOG, AGENT}),
-    "tf-aks-eks-clusters.tf1.9.4.plan.json": ("azurerm_kubernetes_cluster.aks", {PORTS, BACKLOG, AGENT}),
-    # The Azure/aks registry module: its cluster's name and resource group are known only after apply.
-    "tf-aks-fos-module.tf1.9.4.plan.json": ("module.aks.azurerm_kubernetes_cluster.main", {PORTS, BACKLOG, SKU, AGENT}),
+# The one real, licensed AKS plan found (Terraform 0.13.0, azurerm 2.37.0, Apache-2.0): nobody wrote its
+# network_profile, so the plan marks the whole block `after_unknown: true` (azurerm: Optional+Computed). wirespeed
+# reads plans of format 1.x, so the cases run on its relabelled probe.
+AKS_REAL = "tf-aks-cost-estimator.tf0.13.0.plan.json"
+AKS_REAL_1X = "tf-aks-cost-estimator.tf0.13.0--format-1.0.plan.json"
+# The other cases are probes of tests/real_probes.py that add one cluster, written by this project in the shape
+# Terraform 1.x plans azurerm 3.x, to a real azurerm plan (Terraform 1.3.6): no licensed real plan of them exists.
+NSG = "tf-azurerm-nsg-no-aks.tf1.3.6--plus-"
+UNWRITTEN = f"{NSG}aks-cluster-no-lb-profile.plan.json"
+NO_PROFILE = f"{NSG}aks-cluster-network-profile-no-lb-profile.plan.json"
+FROM_REFERENCE = f"{NSG}aks-cluster-lb-profile-from-reference.plan.json"
+DYNAMIC = f"{NSG}aks-cluster-dynamic-lb-profile.plan.json"
+ON_BASIC = f"{NSG}aks-cluster-basic-lb.plan.json"
+MODULE = f"{NSG}aks-module-cluster.plan.json"
+MODULE_AND_POOL = f"{NSG}aks-module-cluster-and-pool-by-reference.plan.json"
+COUNTED = f"{NSG}counted-aks-module-cluster.plan.json"
+PROBE_CLUSTER = "azurerm_kubernetes_cluster.probe"
+MODULE_CLUSTER = "module.aks.azurerm_kubernetes_cluster.main"
+
+# Plans that write no load_balancer_profile: the cluster and the rules each fires (Standard_D4s_v5 and the Azure/aks
+# module's Standard_D2s_v3 are not network-optimised sizes; Standard_D2s_v3's 1 Gb/s needs no more backlog than the
+# kernel's default 1,000, so an unset backlog passes there).
+UNWRITTEN_PROFILE: dict[str, tuple[str, set[str]]] = {
+    AKS_REAL_1X: ("azurerm_kubernetes_cluster.example", {PORTS, BACKLOG, AGENT}),
+    UNWRITTEN: (PROBE_CLUSTER, {PORTS, BACKLOG, SKU, AGENT}),
+    NO_PROFILE: (PROBE_CLUSTER, {PORTS, BACKLOG, SKU, AGENT}),
+    # The Azure/aks module's shape: the cluster's name and resource group are known only after apply.
+    MODULE: (MODULE_CLUSTER, {PORTS, SKU, AGENT}),
 }
 
 
 def real(name: str) -> str:
     return (REAL / name).read_text()
+
+
+def probe(name: str) -> str:
+    return render(BY_NAME[name]).decode()
 
 
 def report(text: str, config: dict[str, Any] | None = None):
@@ -69,145 +96,97 @@ def cluster_expressions(document: dict[str, Any], address: str) -> dict[str, Any
     return expressions
 
 
-def edited(name: str, edit: Callable[[dict[str, Any], str], None]) -> str:
-    document = json.loads(real(name))
-    edit(document, AKS_PLANS[name][0])
-    return json.dumps(document)
-
-
 def test_every_real_file_has_its_provenance():
-    for path in sorted(p for p in REAL.iterdir() if not p.name.endswith(".provenance.json")):
+    for path in sorted(p for p in REAL.iterdir() if not p.name.endswith(".provenance.json") and p.suffix != ".md"):
         provenance = json.loads(Path(f"{path}.provenance.json").read_text())
         assert set(provenance) >= {"repository", "path", "commit", "license", "url"}
         assert re.fullmatch(r"[0-9a-f]{40}", provenance["commit"])
         assert provenance["commit"] in provenance["url"]
 
 
-@pytest.mark.parametrize("name", list(AKS_PLANS))
-def test_the_real_plans_leave_load_balancer_profile_unknown_and_unwritten(name):
-    """The case is the files' own: unknown in the plan, absent from the configuration."""
-    document = json.loads(real(name))
-    address = AKS_PLANS[name][0]
-    unknown = cluster_change(document, address)["after_unknown"]["network_profile"]
-    expressions = cluster_expressions(document, address)
-    if unknown is True:  # nobody wrote network_profile at all (flask-app)
-        assert "network_profile" not in expressions
-    else:
-        assert unknown[0]["load_balancer_profile"] is True
-        assert "load_balancer_profile" not in expressions["network_profile"][0]
+def test_the_real_aks_plan_leaves_network_profile_unknown_and_unwritten():
+    """The case is the real file's own: unknown in the plan, absent from the configuration."""
+    document = json.loads(real(AKS_REAL))
+    address = UNWRITTEN_PROFILE[AKS_REAL_1X][0]
+    assert cluster_change(document, address)["after_unknown"]["network_profile"] is True
+    assert "network_profile" not in cluster_expressions(document, address)
+    assert json.loads(probe(AKS_REAL_1X))["resource_changes"] == document["resource_changes"]  # only relabelled
 
 
-@pytest.mark.parametrize("name", list(AKS_PLANS))
+@pytest.mark.parametrize("name", [NO_PROFILE, MODULE])
+def test_the_probe_clusters_write_network_profile_but_leave_load_balancer_profile_unknown_and_unwritten(name):
+    document = json.loads(probe(name))
+    address = UNWRITTEN_PROFILE[name][0]
+    assert cluster_change(document, address)["after_unknown"]["network_profile"][0]["load_balancer_profile"] is True
+    assert "load_balancer_profile" not in cluster_expressions(document, address)["network_profile"][0]
+
+
+@pytest.mark.parametrize("name", list(UNWRITTEN_PROFILE))
 def test_an_unwritten_load_balancer_profile_is_azures_default_so_the_headline_rule_fires(name):
-    address, rules = AKS_PLANS[name]
-    assert verdicts(real(name)) == {(rule, address, False) for rule in rules}
-    [ports] = [v for v in report(real(name)).violations if v.rule_id == PORTS]
+    address, rules = UNWRITTEN_PROFILE[name]
+    text = probe(name)
+    assert verdicts(text) == {(rule, address, False) for rule in rules}
+    [ports] = [v for v in report(text).violations if v.rule_id == PORTS]
     assert ports.enforcement == "mandatory"
     assert "is 0 or unset, so Azure picks SNAT ports per node by backend pool size" in ports.message
 
 
-def _profile_from_a_variable(document: dict[str, Any], address: str) -> None:
-    """Probe: the configuration writes load_balancer_profile, its ports from a variable known only at apply."""
-    network = cluster_expressions(document, address)["network_profile"][0]
-    network["load_balancer_profile"] = [{"outbound_ports_allocated": {"references": ["var.ports"]}}]
-
-
 def test_a_profile_written_from_another_value_stays_unknown_and_could_not_be_checked_at_the_rules_level():
-    name = "tf-aks-elk.tf1.9.4.plan.json"
-    address = AKS_PLANS[name][0]
-    found = report(edited(name, _profile_from_a_variable))
+    document = json.loads(probe(FROM_REFERENCE))
+    assert cluster_expressions(document, PROBE_CLUSTER)["network_profile"][0]["load_balancer_profile"] == [
+        {"outbound_ports_allocated": {"references": ["local.outbound_ports"]}}
+    ]
+    found = report(probe(FROM_REFERENCE))
     unknown = {(v.rule_id, v.enforcement) for v in found.unknown}
     assert unknown == {(PORTS, "mandatory"), (MINIMUM, "mandatory"), (CAPACITY, "mandatory")}  # never a silent pass
     [ports] = [v for v in found.unknown if v.rule_id == PORTS]
-    assert ports.resource_urn == address
+    assert ports.resource_urn == PROBE_CLUSTER
     assert ports.unchecked
+    # The plan marks the attribute unknown inside a known block (as Terraform does), so the message names it.
     assert ports.message.startswith(
-        "aks-allocated-outbound-ports-default could not be checked: networkProfile.loadBalancerProfile is known "
-        "only after apply"
+        "aks-allocated-outbound-ports-default could not be checked: "
+        "networkProfile.loadBalancerProfile.allocatedOutboundPorts is known only after apply"
     )
-    assert "(In Terraform: networkProfile.loadBalancerProfile is network_profile.load_balancer_profile" in ports.message
+    assert (
+        "(In Terraform: networkProfile.loadBalancerProfile.allocatedOutboundPorts is "
+        "network_profile.load_balancer_profile.outbound_ports_allocated"
+    ) in ports.message
     assert found.unchecked == []  # not a secret: no secrets advice
     assert found.blocked
 
 
-def _dynamic_profile(document: dict[str, Any], address: str) -> None:
-    """Probe: a `dynamic "load_balancer_profile"` block (left out of configuration by Terraform) gives the plan a
-    block whose ports are unknown."""
-    change = cluster_change(document, address)
-    change["after"]["network_profile"][0]["load_balancer_profile"] = [{"managed_outbound_ip_count": 2}]
-    change["after_unknown"]["network_profile"][0]["load_balancer_profile"] = [{"outbound_ports_allocated": True}]
-
-
 def test_a_block_written_by_a_dynamic_block_keeps_its_unknowns_unknown():
-    name = "tf-aks-elk.tf1.9.4.plan.json"
-    found = report(edited(name, _dynamic_profile))
+    document = json.loads(probe(DYNAMIC))
+    assert "load_balancer_profile" not in cluster_expressions(document, PROBE_CLUSTER)["network_profile"][0]
+    found = report(probe(DYNAMIC))
     assert {v.rule_id for v in found.unknown} == {PORTS, MINIMUM, CAPACITY}
     assert PORTS not in {v.rule_id for v in found.violations if not v.unknown}
 
 
-def _no_configuration(document: dict[str, Any], address: str) -> None:
-    """Probe: the plan without its `configuration` (nothing says who wrote what)."""
-    del document["configuration"]
-
-
-def test_without_configuration_an_unknown_profile_could_not_be_checked():
-    name = "tf-aks-eks-clusters.tf1.9.4.plan.json"
-    found = report(edited(name, _no_configuration))
+def test_without_configuration_the_real_plans_unknown_profile_could_not_be_checked():
+    found = report(probe("tf-aks-cost-estimator.tf0.13.0--format-1.0-no-configuration.plan.json"))
     assert {v.rule_id for v in found.unknown} >= {PORTS, MINIMUM}
     assert all(v.enforcement == "mandatory" for v in found.unknown)
 
 
-def _basic(document: dict[str, Any], address: str) -> None:
-    """Probe: the cluster's network_profile on the Basic load balancer."""
-    cluster_change(document, address)["after"]["network_profile"][0]["load_balancer_sku"] = "basic"
-
-
-def test_a_real_cluster_moved_to_the_basic_load_balancer_is_flagged_and_its_snat_rules_do_not_apply():
-    name = "tf-aks-elk.tf1.9.4.plan.json"
-    address = AKS_PLANS[name][0]
-    found = verdicts(edited(name, _basic))
-    assert (BASIC, address, False) in found
-    assert (PORTS, address, False) not in found  # Basic has no outbound rules: nothing to size
-    [basic] = [v for v in report(edited(name, _basic)).violations if v.rule_id == BASIC]
+def test_a_probe_cluster_on_the_basic_load_balancer_is_flagged_and_its_snat_rules_do_not_apply():
+    found = verdicts(probe(ON_BASIC))
+    assert (BASIC, PROBE_CLUSTER, False) in found
+    assert (PORTS, PROBE_CLUSTER, False) not in found  # Basic has no outbound rules: nothing to size
+    [basic] = [v for v in report(probe(ON_BASIC)).violations if v.rule_id == BASIC]
     assert basic.enforcement == "mandatory"
     assert "September 30, 2025" in basic.message
     assert "(In Terraform: " not in basic.message or "load_balancer_sku" in basic.message
 
 
-def _pool_by_reference(document: dict[str, Any], address: str) -> None:
-    """Probe: a separate node pool in the root module whose kubernetes_cluster_id is the module cluster's id
-    (unknown until apply, as is the cluster's name)."""
-    pool_values = {"name": "user", "vm_size": "Standard_D4s_v5", "node_count": 40, "kubernetes_cluster_id": None}
-    document["resource_changes"].append(
-        {
-            "address": "azurerm_kubernetes_cluster_node_pool.user",
-            "mode": "managed",
-            "type": "azurerm_kubernetes_cluster_node_pool",
-            "name": "user",
-            "change": {"actions": ["create"], "after": pool_values, "after_unknown": {"kubernetes_cluster_id": True}},
-        }
-    )
-    document["configuration"]["root_module"]["resources"].append(
-        {
-            "address": "azurerm_kubernetes_cluster_node_pool.user",
-            "mode": "managed",
-            "type": "azurerm_kubernetes_cluster_node_pool",
-            "name": "user",
-            "expressions": {"kubernetes_cluster_id": {"references": ["module.aks.aks_id", "module.aks"]}},
-        }
-    )
-
-
 def test_a_cluster_named_only_after_apply_is_judged_with_its_pools_linked_by_reference():
-    name = "tf-aks-fos-module.tf1.9.4.plan.json"
-    address = AKS_PLANS[name][0]
-    document = json.loads(real(name))
-    assert cluster_change(document, address)["after_unknown"]["name"] is True
-    assert cluster_change(document, address)["after_unknown"]["resource_group_name"] is True
-    [agent] = [v for v in report(real(name)).violations if v.rule_id == AGENT]
-    assert agent.resource_urn == address
+    document = json.loads(probe(MODULE))
+    assert cluster_change(document, MODULE_CLUSTER)["after_unknown"]["name"] is True
+    assert cluster_change(document, MODULE_CLUSTER)["after_unknown"]["resource_group_name"] is True
+    [agent] = [v for v in report(probe(MODULE)).violations if v.rule_id == AGENT]
+    assert agent.resource_urn == MODULE_CLUSTER
     assert "this cluster has 1 node pool(s)" in agent.message  # its default pool
-    [agent] = [v for v in report(edited(name, _pool_by_reference)).violations if v.rule_id == AGENT]
+    [agent] = [v for v in report(probe(MODULE_AND_POOL)).violations if v.rule_id == AGENT]
     assert "this cluster has 2 node pool(s)" in agent.message  # and the pool that references it
 
 
@@ -429,18 +408,13 @@ def test_a_terraform_auto_scaling_groups_mixed_instance_sizes_are_judged():
     )
 
 
-def _counted_module(document: dict[str, Any], address: str) -> None:
-    """Probe: module.aks called with count, and its cluster with count: every instance address gains an index."""
-    for change in document["resource_changes"]:
-        if change["address"].startswith("module.aks."):
-            change["address"] = change["address"].replace("module.aks.", "module.aks[0].", 1)
-            change["module_address"] = "module.aks[0]"
-            if change["address"] == "module.aks[0].azurerm_kubernetes_cluster.main":
-                change["address"] += "[0]"
-                change["index"] = 0
+def test_an_unset_backlog_meets_a_1_gbps_sizes_minimum_and_not_a_faster_pools():
+    """The kernel default 1,000 is what Standard_D2s_v3 (1 Gb/s) needs; the 40 x Standard_D4s_v5 pool needs more."""
+    found = verdicts(probe(MODULE_AND_POOL))
+    assert (BACKLOG, MODULE_CLUSTER, False) not in found
+    assert (BACKLOG, "azurerm_kubernetes_cluster_node_pool.user", False) in found
 
 
 def test_instances_of_counted_modules_and_resources_find_their_configuration():
-    name = "tf-aks-fos-module.tf1.9.4.plan.json"
-    found = verdicts(edited(name, _counted_module))
+    found = verdicts(probe(COUNTED))
     assert (PORTS, "module.aks[0].azurerm_kubernetes_cluster.main[0]", False) in found

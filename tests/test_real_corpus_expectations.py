@@ -206,6 +206,7 @@ NOT_READ_FORMAT = [
     ("tf-gke-cluster-node-pool.tf0.14.2.plan.json", "0.14.2"),
     ("tf-asg-tags.tf1.0.7.plan.json", "1.0.7"),
     ("tf-gke-cluster-full.tf1.0.10.plan.json", "1.0.10"),
+    ("tf-aks-cost-estimator.tf0.13.0.plan.json", "0.13.0"),
 ]
 NULL_DEPENDENCIES = [
     "pulumi-eks-extra-sg.cli3.102.stack.json",
@@ -227,6 +228,9 @@ JUDGED_NOTHING = [
     "tf-s3-module-call.tf1.14.2.plan.json",
 ]
 AKS_TF = "tf-azurerm-nsg-no-aks.tf1.3.6--plus-aks-cluster"
+AKS_MODULE = "tf-azurerm-nsg-no-aks.tf1.3.6--plus-aks-module-cluster"
+AKS_REAL = "tf-aks-cost-estimator.tf0.13.0--format-1.0"
+UNKNOWN_WORDS = "could not be checked"
 AZ = "pulumi-azure-aks-basic-lb.cli3.129"
 AZ_CLUSTER = "KubernetesCluster::exampleKubernetesCluster"
 
@@ -243,6 +247,66 @@ CASES: tuple[Case, ...] = (
         "aks-allocated-outbound-ports-default",
         "silent: outbound_ports_allocated 4000 is written",
         silent("aks-allocated-outbound-ports-default"),
+    ),
+    Case(
+        f"{AKS_REAL}.plan.json",
+        "aks-allocated-outbound-ports-default",
+        "must fire (mandatory): a real AKS plan with no network_profile written, so Azure's default allocation applies",
+        fires("aks-allocated-outbound-ports-default", at="azurerm_kubernetes_cluster.example"),
+    ),
+    Case(
+        f"{AKS_REAL}-no-configuration.plan.json",
+        "aks-allocated-outbound-ports-default",
+        "could not be checked (mandatory): without the configuration nothing says the profile was left unwritten",
+        fires("aks-allocated-outbound-ports-default", at="azurerm_kubernetes_cluster.example", words=UNKNOWN_WORDS),
+    ),
+    Case(
+        f"{AKS_TF}-network-profile-no-lb-profile.plan.json",
+        "aks-allocated-outbound-ports-default",
+        "must fire (mandatory): network_profile written without load_balancer_profile",
+        fires("aks-allocated-outbound-ports-default", at="azurerm_kubernetes_cluster.probe"),
+    ),
+    *(
+        Case(
+            f"{AKS_TF}-{edit}.plan.json",
+            "aks-allocated-outbound-ports-default",
+            f"could not be checked (mandatory), never a silent pass: {why}",
+            fires("aks-allocated-outbound-ports-default", at="azurerm_kubernetes_cluster.probe", words=UNKNOWN_WORDS),
+        )
+        for edit, why in (
+            ("lb-profile-from-reference", "the ports are written from a value known only after apply"),
+            ("dynamic-lb-profile", "a dynamic block writes the profile, its ports unknown"),
+        )
+    ),
+    Case(
+        f"{AKS_TF}-basic-lb.plan.json",
+        "(Basic load balancer)",
+        "flagged: the cluster is on the Basic load balancer (retired 2025-09-30), no outbound rules to size",
+        any_rule_fires("azurerm_kubernetes_cluster.probe", "basic"),
+    ),
+    Case(
+        f"{AKS_TF}-basic-lb.plan.json",
+        "aks-allocated-outbound-ports-default",
+        "silent: Basic has no outbound rules",
+        silent("aks-allocated-outbound-ports-default"),
+    ),
+    Case(
+        f"{AKS_MODULE}.plan.json",
+        "aks-allocated-outbound-ports-default",
+        "must fire (mandatory): a module's cluster named only after apply, no load_balancer_profile written",
+        fires("aks-allocated-outbound-ports-default", at="module.aks.azurerm_kubernetes_cluster.main"),
+    ),
+    Case(
+        "tf-azurerm-nsg-no-aks.tf1.3.6--plus-counted-aks-module-cluster.plan.json",
+        "aks-allocated-outbound-ports-default",
+        "must fire (mandatory): instances of a counted module and resource find their configuration",
+        fires("aks-allocated-outbound-ports-default", at="module.aks[0].azurerm_kubernetes_cluster.main[0]"),
+    ),
+    Case(
+        f"{AKS_MODULE}-and-pool-by-reference.plan.json",
+        "tuning-agent-present",
+        "must fire counting 2 node pools: the pool whose kubernetes_cluster_id is module.aks.aks_id is the cluster's",
+        fires("tuning-agent-present", at="module.aks.azurerm_kubernetes_cluster.main", words="has 2 node pool(s)"),
     ),
     # 2. every input shape
     *(

@@ -221,7 +221,8 @@ def _aks_pool_backlog(resource: Resource, pool: Any, label: str, settings: Setti
         return refused
     value = whole(raw)
     minimum = backlog_minimum(_size_rate(text(get(pool, "vmSize")), settings, "vmSize"), settings)
-    if value is not None and value >= minimum.value:
+    # Unset is the kernel default, which already meets a slow size's minimum (1 Gb/s needs no more than 1,000).
+    if (BACKLOG_MIN if value is None else value) >= minimum.value:
         return None
     now = f"is {value:,}" if value is not None else f"is unset (the kernel default {BACKLOG_MIN:,})"
     return Finding(
