@@ -71,9 +71,28 @@ class Unread:
         return {"type": self.type, "count": self.count, "looks_like": self.kind}
 
 
+# Pulumi components whose nodes are read through the resources they create, which every export and preview holds
+# beside them (pulumi-eks: its node groups, launch templates or configurations, auto-scaling groups and v1's
+# CloudFormation stack; README "What wirespeed check reads"): not reading the component itself hides nothing.
+READ_THROUGH_CHILDREN = frozenset(
+    {
+        "eks:index:Cluster",
+        "eks:index:NodeGroup",
+        "eks:index:NodeGroupV2",
+        "eks:index:ManagedNodeGroup",
+        "eks:index:NodeGroupSecurityGroup",
+    }
+)
+
+
 def unread(counts: Mapping[str, int]) -> tuple[Unread, ...]:
-    """The compute- or egress-looking types among ``counts`` (resources not read, by type), most common first."""
-    found = [Unread(t, n, kind) for t, n in counts.items() if (kind := looks_like(t)) is not None]
+    """The compute- or egress-looking types among ``counts`` (resources not read, by type), most common first;
+    components read through their children (:data:`READ_THROUGH_CHILDREN`) are not listed."""
+    found = [
+        Unread(t, n, kind)
+        for t, n in counts.items()
+        if t not in READ_THROUGH_CHILDREN and (kind := looks_like(t)) is not None
+    ]
     return tuple(sorted(found, key=lambda u: (-u.count, u.type)))
 
 
