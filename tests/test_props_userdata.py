@@ -60,7 +60,8 @@ def test_tuned_exactly_when_the_value_set_reaches_the_minimum(value, form, how, 
     if commented:
         # Unset: the kernel default 1,000, judged as that value written out would be.
         assert (gap is None) == (minimum <= 1_000)
-        assert gap is None or gap.startswith("does not set net.core.netdev_max_backlog, so nodes keep the kernel default")
+        unset = "does not set net.core.netdev_max_backlog, so nodes keep the kernel default"
+        assert gap is None or gap.startswith(unset)
     elif value >= minimum:
         assert gap is None
     else:
