@@ -182,7 +182,8 @@ def build_catalog(
             "current generation or not; do not edit. Bandwidth is the instance total in Gbit/s: baseline is "
             "sustained (the network card's BaselineBandwidthInGbps for 'Up to' types), burst the 'Up to' ceiling, "
             "reached on network I/O credits "
-            "(docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-instance-network-bandwidth.html); equal when fixed. max_enis is MaximumNetworkInterfaces; ena_express is EnaSrdSupported; efa is EfaSupported."
+            "(docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-instance-network-bandwidth.html); equal when fixed. "
+            "max_enis is MaximumNetworkInterfaces; ena_express is EnaSrdSupported; efa is EfaSupported."
         ),
         "source": {
             "package": "moto",
