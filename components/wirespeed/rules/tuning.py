@@ -422,11 +422,16 @@ def _ring_verdict(
 
 def _judged_drivers(document: Mapping[str, Any], on_azure: bool) -> tuple[str, ...]:
     """The cloud NIC drivers whose rings the profile leaves at their defaults count too: the agent tunes nothing
-    there, so they run the driver's default. Those of the ConfigMap's cloud (both clouds' when its placement is not
-    known), narrowed to ``interfaces.drivers`` when the profile names some."""
+    there, so they run the driver's default. Those of the ConfigMap's cloud: Azure's under an AKS component, else the
+    one cloud whose drivers the profile's own rings name, else both clouds'; narrowed to ``interfaces.drivers`` when
+    the profile names some."""
     from wirespeed import catalog
+    from wirespeed.catalog._model import CLOUDS
 
-    drivers = catalog.cloud_drivers("azure" if on_azure else None)
+    written = keys(document.get("rings"))
+    clouds = {c for c in CLOUDS if any(d in catalog.cloud_drivers(c) for d in written)}
+    cloud: catalog.Cloud | None = "azure" if on_azure else (next(iter(clouds)) if len(clouds) == 1 else None)
+    drivers = catalog.cloud_drivers(cloud)
     named = [d for d in (text(v) for v in elements(get(document, "interfaces", "drivers"), "drivers")) if d]
     return tuple(d for d in drivers if d in named) if named else drivers
 
