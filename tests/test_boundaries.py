@@ -34,9 +34,9 @@ CAPACITY = "aks-snat-capacity"
 MINIMUM_PORTS = "aks-snat-ports-minimum"
 DEFAULT_PORTS = "aks-allocated-outbound-ports-default"
 BACKLOG = "netdev-backlog-minimum"
-# The line-rate minimums (sizing.queues.Need: the 4 ms of 1,500-byte packets a backlog must hold), written out so a changed
-# derivation is noticed: the EKS fixture's c6in.8xlarge (50 Gb/s), the AKS fixture's Standard_D16s_v6 (12.5 Gb/s),
-# and a ConfigMap without the line-rate annotation (the assumed 25 Gb/s).
+# The line-rate minimums (sizing.queues.Need: the 4 ms of 1,500-byte packets a backlog must hold), written out so a
+# changed derivation is noticed: the EKS fixture's c6in.8xlarge (50 Gb/s), the AKS fixture's Standard_D16s_v6
+# (12.5 Gb/s), and a ConfigMap without the line-rate annotation (the assumed 25 Gb/s).
 MINIMUM_BACKLOG = 16_255
 AKS_POOL_MINIMUM_BACKLOG = 4_064
 CONFIG_MAP_MINIMUM_BACKLOG = 8_128
