@@ -1,11 +1,12 @@
 """Whether a backlog or NIC ring holds a stall, and what to set when it does not: the one decision of "enough".
 
 Every place that sizes or judges ``net.core.netdev_max_backlog`` or an RX/TX ring goes through :class:`Need`:
-``wirespeed size backlog|rings`` recommends :attr:`Need.recommended`; the policy rules (netdev-backlog-minimum,
-nic-ring-minimum, and so ``wirespeed check`` and the pack) pass a value exactly when :meth:`Need.holds` says so;
-the built-in profiles are sized with it. The Terraform module ``modules/sizing`` computes the same recommendation
-in HCL and is held equal to this one by ``tests/vectors/sizing_backlog.json`` and ``sizing_rings.json``, which are
-generated from it.
+``wirespeed size backlog`` and ``wirespeed size rings`` recommend :attr:`Need.recommended`; the policy rules
+(netdev-backlog-minimum, nic-ring-minimum, and so ``wirespeed check`` and the pack) pass a value exactly when
+:meth:`Need.holds` says so; the built-in profiles are sized with it. The Terraform module ``modules/sizing``
+computes the same recommendation in HCL and is held equal to this one by ``tests/vectors/sizing_backlog.json`` and
+``sizing_rings.json``, which are generated from it; the agent's ``rings.Holds``/``rings.Recommended`` are checked
+against the same vectors.
 
 Three rules make the advice agree with itself:
 
