@@ -120,6 +120,7 @@ regen: $(STAMP)
 	cp agent/internal/nodestatus/rbac.yaml components/wirespeed/data/agent-rbac.yaml
 	cp agent/internal/nodestatus/own-node-policy.yaml components/wirespeed/data/agent-own-node-policy.yaml
 	$(BIN)/python -m wirespeed.profiles
+	$(BIN)/python -m wirespeed.catalog.generate_azure
 	$(BIN)/python -m wirespeed.catalog.generate_aws
 	$(BIN)/python -m wirespeed.azure.docs
 	$(BIN)/python -m wirespeed.terraform

@@ -265,7 +265,7 @@ def test_user_data_is_parsed_not_matched_by_a_marker():
     marker_then_1000 = f"#!/bin/sh\n{SCRIPT_MARKER} profile x\nsysctl -w net.core.netdev_max_backlog=1000\n"
     assert not has_tuning(_b64(marker_then_1000.encode()))
     assert tuning_gap(_b64(marker_then_1000.encode()), ["c6in.8xlarge"]) == (
-        "sets net.core.netdev_max_backlog to 1,000, below the minimum 16,384 for c6in.8xlarge's line rate 50 Gb/s "
+        "sets net.core.netdev_max_backlog to 1,000, below the minimum 16,255 for c6in.8xlarge's line rate 50 Gb/s "
         "(catalog)"
     )
     part = MIMEApplication(gzip.compress(b"#!/bin/sh\nsysctl -w net.core.netdev_max_backlog=32768\n"), "x-gzip")
@@ -282,10 +282,17 @@ def test_user_data_is_parsed_not_matched_by_a_marker():
     assert has_tuning(_b64(balanced), ["m6i.xlarge"]) == (tuning_gap(_b64(balanced)) is None)
     assert not has_tuning(_b64(balanced), ["c6in.32xlarge", "m6i.xlarge"])
     # A gzip bomb is read only up to the cap, and never crashes.
-    assert tuning_gap(_b64(gzip.compress(b"#" * (64 << 20)))) == "does not set net.core.netdev_max_backlog"
+    assert tuning_gap(_b64(gzip.compress(b"#" * (64 << 20)))) == UNSET_AT_25_GBPS
     # Tuning commented out is not run: untuned, however it reads.
     commented = b"#!/bin/sh\n# sysctl -w net.core.netdev_max_backlog=32768\n"
-    assert tuning_gap(_b64(commented)) == "does not set net.core.netdev_max_backlog"
+    assert tuning_gap(_b64(commented)) == UNSET_AT_25_GBPS
+
+
+# Unset, nodes keep the kernel default, judged as that value written out (sizing.queues.Need).
+UNSET_AT_25_GBPS = (
+    "does not set net.core.netdev_max_backlog, so nodes keep the kernel default 1,000, below the minimum 8,128 for "
+    "an assumed line rate of 25 Gb/s (no instance type in wirespeed's catalog)"
+)
 
 
 def test_gzip_tuned_and_marker_only_node_groups_through_moto(account, moto):

@@ -187,7 +187,7 @@ def test_every_problem_is_listed_and_nothing_registers_under_pulumi_mocks(engine
         "  instance_types[1]: 'm7i.large' is not allowed; allowed: a type that supports ENA Express "
         "(EnaSrdSupported), or ena_express=False\n"
         "  instance_types[3]: 'c6in.lrage' is not allowed; allowed: did you mean c6in.large, c6in.xlarge, "
-        "c6in.8xlarge, c6in.4xlarge, c6in.2xlarge?\n"
+        "c6i.large, c6in.8xlarge, c6in.4xlarge?\n"
         "  instance_types: ['c6in.8xlarge', 'm7i.large', 'c7gn.4xlarge'] is not allowed; allowed: one architecture "
         "per node pool (one AMI): arm64 or x86_64\n"
         "  instance_types: ['c6in.8xlarge', 'm7i.large', 'c7gn.4xlarge'] is not allowed; allowed: types that share "

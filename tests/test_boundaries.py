@@ -34,12 +34,12 @@ CAPACITY = "aks-snat-capacity"
 MINIMUM_PORTS = "aks-snat-ports-minimum"
 DEFAULT_PORTS = "aks-allocated-outbound-ports-default"
 BACKLOG = "netdev-backlog-minimum"
-# The line-rate minimums (sizing.line_rate: 4 ms of 1,500-byte packets, to a power of two), written out so a changed
-# derivation is noticed: the EKS fixture's c6in.8xlarge (50 Gb/s), the AKS fixture's Standard_D16s_v6 (12.5 Gb/s),
-# and a ConfigMap without the line-rate annotation (the assumed 25 Gb/s).
-MINIMUM_BACKLOG = 16_384
-AKS_POOL_MINIMUM_BACKLOG = 4_096
-CONFIG_MAP_MINIMUM_BACKLOG = 8_192
+# The line-rate minimums (sizing.queues.Need: the 4 ms of 1,500-byte packets a backlog must hold), written out so a
+# changed derivation is noticed: the EKS fixture's c6in.8xlarge (50 Gb/s), the AKS fixture's Standard_D16s_v6
+# (12.5 Gb/s), and a ConfigMap without the line-rate annotation (the assumed 25 Gb/s).
+MINIMUM_BACKLOG = 16_255
+AKS_POOL_MINIMUM_BACKLOG = 4_064
+CONFIG_MAP_MINIMUM_BACKLOG = 8_128
 
 
 def pools_of(nodes: int) -> list[Pool]:
@@ -233,8 +233,8 @@ def aks_pool(backlog: int) -> dict[str, object]:
 def test_aks_pool_backlog_exactly_at_the_minimum_passes_and_one_below_fails():
     assert validate(BACKLOG, "pool", aks_pool(AKS_POOL_MINIMUM_BACKLOG)) == []
     [message] = validate(BACKLOG, "pool", aks_pool(AKS_POOL_MINIMUM_BACKLOG - 1))
-    assert message.startswith("agent pool 'subject': linuxOSConfig.sysctls.netCoreNetdevMaxBacklog is 4,095")
-    assert "below the minimum 4,096 for Standard_D16s_v6's line rate 12.5 Gb/s" in message
+    assert message.startswith("agent pool 'subject': linuxOSConfig.sysctls.netCoreNetdevMaxBacklog is 4,063")
+    assert "below the minimum 4,064 for Standard_D16s_v6's line rate 12.5 Gb/s" in message
 
 
 def test_aks_pool_backlog_at_the_configured_minimum():
@@ -247,7 +247,7 @@ def test_aks_backlog_at_the_edges_of_what_aks_accepts():
     """1,000 and 3,240,000 are accepted by AKS (1,000 is below wirespeed's minimum: that finding, not a refusal);
     999 and 3,240,001 are refused."""
     [low] = validate(BACKLOG, "pool", aks_pool(BACKLOG_MIN))
-    assert "is 1,000 (profile 'throughput'), below the minimum 4,096" in low
+    assert "is 1,000 (profile 'throughput'), below the minimum 4,064" in low
     assert validate(BACKLOG, "pool", aks_pool(BACKLOG_MAX)) == []
     for refused in (BACKLOG_MIN - 1, BACKLOG_MAX + 1):
         [message] = validate(BACKLOG, "pool", aks_pool(refused))
@@ -260,7 +260,7 @@ def test_tuning_profile_backlog_exactly_at_the_minimum_passes_and_one_below_fail
 
     assert validate(BACKLOG, "config_map", profile(CONFIG_MAP_MINIMUM_BACKLOG)) == []
     [message] = validate(BACKLOG, "config_map", profile(CONFIG_MAP_MINIMUM_BACKLOG - 1))
-    assert "sysctls['net.core.netdev_max_backlog'] is 8,191, below the minimum 8,192" in message
+    assert "sysctls['net.core.netdev_max_backlog'] is 8,127, below the minimum 8,128" in message
 
 
 def user_data(*values: int) -> dict[str, object]:
@@ -275,13 +275,13 @@ def user_data(*values: int) -> dict[str, object]:
 def test_eks_user_data_backlog_exactly_at_the_minimum_passes_and_one_below_fails():
     assert validate(BACKLOG, "launch_template", user_data(MINIMUM_BACKLOG)) == []
     [message] = validate(BACKLOG, "launch_template", user_data(MINIMUM_BACKLOG - 1))
-    assert message.startswith("userData (EKS node) sets net.core.netdev_max_backlog to 16,383, below the minimum")
+    assert message.startswith("userData (EKS node) sets net.core.netdev_max_backlog to 16,254, below the minimum")
 
 
 @pytest.mark.parametrize("order", [(32_768, 1_000), (1_000, 32_768)], ids=["low-last", "low-first"])
 def test_user_data_writing_the_backlog_twice_is_judged_by_the_smallest(order):
     [message] = validate(BACKLOG, "launch_template", user_data(*order))
-    assert "sets net.core.netdev_max_backlog to 1,000, below the minimum 16,384" in message
+    assert "sets net.core.netdev_max_backlog to 1,000, below the minimum 16,255" in message
 
 
 def test_user_data_writing_the_minimum_and_more_passes():

@@ -47,7 +47,7 @@ def patched_data(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
         pytest.param(
             lambda d: d[_load.AWS_FILE]["instance_types"][0].update(baseline_gbps=99.0),
             _load.aws_types,
-            r"aws_instance_types.json:instance_types\[0\].baseline_gbps: 99.0 exceeds burst_gbps 25.0",
+            r"aws_instance_types.json:instance_types\[0\].baseline_gbps: 99.0 exceeds burst_gbps 10.0",
             id="aws-baseline-above-burst",
         ),
         pytest.param(

@@ -63,6 +63,7 @@ def record(performance: str, cards: list[dict[str, Any]] | None = None, **net: A
             "MaximumNetworkInterfaces": 3,
             "DefaultNetworkCardIndex": 0,
             "NetworkCards": cards,
+            "EnaSupport": "required",
             **net,
         },
     }
@@ -111,22 +112,29 @@ def test_parse_bandwidth_errors(rec: dict[str, Any], message: str) -> None:
         generate_aws.parse_bandwidth(rec)
 
 
-def test_build_catalog_selects_sorts_and_reports_missing() -> None:
+def test_build_catalog_keeps_every_ena_type_and_says_why_a_family_is_left_out() -> None:
+    # Issue 25: t3/t4g (EKS's default t3.medium) were left out, so the gates assumed a line rate for them. Every
+    # ENA type is in now, the burstable ones with their baseline and burst; a family is left out only with a reason.
     small = record("Up to 25 Gigabit", EnaSrdSupported=True)
     big = copy.deepcopy(record("100 Gigabit", EfaSupported=True))
     big["InstanceType"], big["VCpuInfo"]["DefaultVCpus"] = "x9n.16xlarge", 64
-    other = copy.deepcopy(small)
-    other["InstanceType"] = "t3.micro"
+    burstable = copy.deepcopy(small)
+    burstable["InstanceType"] = "t3.micro"
+    xen = record("Low to Moderate", EnaSupport="unsupported")
+    xen["InstanceType"] = "t2.micro"
     doc = generate_aws.build_catalog(
-        {"x9n.16xlarge": big, "t3.micro": other, "x9n.large": small},
+        {"x9n.16xlarge": big, "t3.micro": burstable, "x9n.large": small, "t2.micro": xen},
         source_version="0",
         source_sha256="0" * 64,
         network_optimised=("x9n", "y1n"),
-        comparison=(),
     )
-    assert [e["name"] for e in doc["instance_types"]] == ["x9n.large", "x9n.16xlarge"]
+    assert [e["name"] for e in doc["instance_types"]] == ["t3.micro", "x9n.large", "x9n.16xlarge"]
+    assert doc["instance_types"][0]["baseline_gbps"] == 1.0
+    assert doc["instance_types"][0]["burst_gbps"] == 25.0
     assert doc["families"]["missing_from_source"] == ["y1n"]
-    first = doc["instance_types"][0]
+    assert doc["families"]["excluded"] == {"t2": "no ENA NIC (the catalog's one AWS NIC kind)"}
+    assert doc["families"]["previous_generation"] == ["t3", "x9n"]  # none of these records says CurrentGeneration
+    first = doc["instance_types"][1]
     assert first == {
         "name": "x9n.large",
         "family": "x9n",
@@ -140,3 +148,18 @@ def test_build_catalog_selects_sorts_and_reports_missing() -> None:
         "architecture": "x86_64",
     }
     assert json.loads(generate_aws.render(doc)) == doc
+
+
+def test_a_multi_card_figure_is_the_instance_total() -> None:
+    # p5.48xlarge: "3200 Gigabit"; some GPU types write their cards: "4x 100 Gigabit" is 400.
+    bandwidth = generate_aws.parse_bandwidth(record("4x 100 Gigabit"))
+    assert (bandwidth.baseline_gbps, bandwidth.burst_gbps) == (400.0, 400.0)
+
+
+def test_the_pinned_records_give_t3_medium_its_baseline_and_burst() -> None:
+    from wirespeed import catalog
+
+    t3 = catalog.lookup("t3.medium")
+    assert (t3.baseline_gbps, t3.burst_gbps, t3.burstable) == (0.256, 5.0, True)
+    assert catalog.lookup("t4g.medium").architecture == "arm64"
+    assert catalog.lookup("m5.large").nic == "ena"

@@ -113,18 +113,18 @@ PULL_REQUESTS: dict[str, tuple[Callable[[dict[str, Any]], None], str, list[str]]
         lambda d: _set_backlog(d, 1000),
         "netdev-backlog-minimum",
         [
-            "linuxOSConfig.sysctls.netCoreNetdevMaxBacklog is 1,000 (profile 'throughput'), below the minimum 4,096",
+            "linuxOSConfig.sysctls.netCoreNetdevMaxBacklog is 1,000 (profile 'throughput'), below the minimum 4,064",
             "dropped in enqueue_to_backlog",
-            "Set linuxOSConfig.sysctls.netCoreNetdevMaxBacklog to at least 4,096",
+            "Set linuxOSConfig.sysctls.netCoreNetdevMaxBacklog to 4,096 (any value from 4,064 passes)",
         ],
     ),
     "mana-rx-ring-1024": (
         lambda d: _set_mana_rx(d, 1024),
         "nic-ring-minimum",
         [
-            "rings.mana.rx is 1,024, below the minimum 2,048",
+            "rings.mana.rx is 1,024, below the minimum 2,032",
             "overflows during microbursts",
-            "Set rings.mana.rx to 2,048",
+            "Set rings.mana.rx to 2,048 (any value from 2,032 passes)",
         ],
     ),
     "allocated-outbound-ports-512": (

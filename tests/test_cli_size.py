@@ -420,3 +420,28 @@ def test_backlog_on_aws_is_not_capped_at_the_aks_maximum():
     data = json.loads(out.stdout)
     assert data["netdev_max_backlog"] == 2**30
     assert data["capped_at_kernel_max"] is False
+
+
+def test_size_backlog_at_2_gbps_keeps_the_kernel_default_that_holds_the_stall():
+    # Issue 25: it recommended 1,024 for 651 packets, and the gate then failed a backlog of 1,000 that holds them.
+    out = wirespeed("size", "backlog", "--line-rate-gbps", "2")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == [
+        "At 2 Gb/s with 1,500-byte packets, 651 packets arrive while the backlog waits 4 ms to be drained.",
+        "net.core.netdev_max_backlog = 1,000 (kernel default 1,000; the stall fits in the kernel default, AKS's "
+        "minimum 1,000).",
+        "Worst case a full backlog pins 2.0 MiB per CPU; it is only used during bursts. A larger backlog absorbs "
+        "microbursts; it cannot rescue sustained overload.",
+    ]
+
+
+def test_size_rings_at_5_gbps_never_goes_below_the_drivers_default():
+    # Issue 25: it recommended RX 512 (below mlx5_core's default 1,024) and printed "+-8.0 MiB".
+    out = wirespeed("size", "rings", "--driver", "mlx5_core", "--line-rate-gbps", "5")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == [
+        "At 5 Gb/s with 1,500-byte packets, 407 packets arrive during a 1 ms receive stall.",
+        "mlx5_core: RX 1,024 (default 1,024), TX 1,024 (default 1,024): the driver's defaults, which already hold "
+        "them.",
+        "Kernel memory for RX buffers on 8 queue(s): 16.0 MiB (0.0 MiB over the defaults).",
+    ]

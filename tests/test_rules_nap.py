@@ -56,8 +56,10 @@ def test_rendered_objects_pass_both_rules(spec):
 def test_naps_own_default_node_pool_admits_older_families():
     # AKS's `default` NodePool (learn.microsoft.com/azure/aks/node-auto-provisioning-node-pools): sku-family In [D].
     assert validate(SKU, "node_pool", node_pool(ARCH, FAMILY_D)) == [
-        "requirements admit Dds_v5 (Ddsv5: Standard_D2ds_v5, Standard_D4ds_v5, ...), Ds_v3 (Dsv3: Standard_D2s_v3, "
-        "Standard_D4s_v3, ...), Ds_v5 (Dsv5: Standard_D2s_v5, Standard_D4s_v5, ...), not network-optimised: "
+        "requirements admit DS_v2 (Dsv2: Standard_DS2_v2, Standard_DS3_v2, ...), Das_v5 (Dasv5: Standard_D2as_v5, "
+        "Standard_D4as_v5, ...), Dds_v5 (Ddsv5: Standard_D2ds_v5, Standard_D4ds_v5, ...), Ds_v3 (Dsv3: "
+        "Standard_D2s_v3, Standard_D4s_v3, ...), Ds_v4 (Dsv4: Standard_D2s_v4, Standard_D4s_v4, ...), Ds_v5 (Dsv5: "
+        "Standard_D2s_v5, Standard_D4s_v5, ...), not network-optimised: "
         f"{AZURE_WHY} Keep only network-optimised series: {SERIES_HINT} "
         "(`wirespeed catalog list --cloud azure --network-optimised`)."
     ]
@@ -94,7 +96,8 @@ def test_a_node_pool_that_leaves_sizes_open_is_a_violation():
 def test_v6_alone_is_enough_and_notin_excludes_the_old_series():
     version_6 = {"key": "karpenter.azure.com/sku-version", "operator": "In", "values": ["6"]}
     assert validate(SKU, "node_pool", node_pool(ARCH, version_6)) == []
-    not_old = {"key": "karpenter.azure.com/sku-series", "operator": "NotIn", "values": ["Ds_v3", "Ds_v5", "Dds_v5"]}
+    old = ["DS_v2", "Das_v5", "Ds_v3", "Ds_v4", "Ds_v5", "Dds_v5"]
+    not_old = {"key": "karpenter.azure.com/sku-series", "operator": "NotIn", "values": old}
     assert validate(SKU, "node_pool", node_pool(ARCH, FAMILY_D, not_old)) == []
 
 
@@ -134,7 +137,7 @@ def test_an_azure_node_pool_is_known_by_its_keys_without_a_node_class_reference(
     pool = node_pool(ARCH, FAMILY_D)
     del pool["spec"]["template"]["spec"]["nodeClassRef"]
     [message] = validate(SKU, "node_pool", pool)
-    assert message.startswith("requirements admit Dds_v5")
+    assert message.startswith("requirements admit DS_v2")
 
 
 def test_unknown_requirements_during_preview_are_not_applicable():
@@ -155,11 +158,11 @@ def test_unknown_requirements_during_preview_are_not_applicable():
 def test_a_node_class_without_the_profiles_backlog_is_a_violation(sysctls, now):
     # The rendered class declares its NodePool's fastest admitted size: Standard_D96ds_v6 and kin, 41 Gb/s.
     assert validate(BACKLOG, "aks_node_class", node_class(sysctls)) == [
-        f"AKSNodeClass 'net': spec.linuxOSConfig.sysctls.netCoreNetdevMaxBacklog {now}, below the minimum 16,384 for "
+        f"AKSNodeClass 'net': spec.linuxOSConfig.sysctls.netCoreNetdevMaxBacklog {now}, below the minimum 13,329 for "
         "the line rate 41 Gb/s its annotation wirespeed.io/line-rate-gbps (its NodePool's fastest admitted size) "
         "declares, where the backlog must hold 4 ms of 1,500-byte packets at that rate: "
-        f"{BACKLOG_WHY} Set spec.linuxOSConfig.sysctls.netCoreNetdevMaxBacklog to at least 16,384: the built-in "
-        "profile 'throughput' is sized for 100 Gb/s, or admit only slower sizes in its NodePools "
+        f"{BACKLOG_WHY} Set spec.linuxOSConfig.sysctls.netCoreNetdevMaxBacklog to 16,384 (any value from 13,329 "
+        "passes): the built-in profile 'throughput' is sized for 100 Gb/s, or admit only slower sizes in its NodePools "
         "(karpenter-provider-azure v1.10.0 or later; AKS accepts 1,000..3,240,000; `wirespeed render "
         "aks-nap` sets the profile's). A change drifts the class's nodes: Karpenter replaces them within each "
         "NodePool's disruption budget."
@@ -173,7 +176,7 @@ def test_a_node_class_is_held_to_its_node_pools_fastest_size():
     assert fastest["metadata"]["annotations"] == {"wirespeed.io/line-rate-gbps": "200"}
     [message] = validate(BACKLOG, "aks_node_class", fastest)
     assert message.startswith(
-        "AKSNodeClass 'net': spec.linuxOSConfig.sysctls.netCoreNetdevMaxBacklog is 32,768, below the minimum 65,536 "
+        "AKSNodeClass 'net': spec.linuxOSConfig.sysctls.netCoreNetdevMaxBacklog is 32,768, below the minimum 65,020 "
         "for the line rate 200 Gb/s its annotation wirespeed.io/line-rate-gbps"
     )
     assert "no built-in profile is sized for 200 Gb/s: use a custom profile" in message

@@ -77,6 +77,12 @@ def test_aks_pool_name_is_in_the_message():
         pytest.param(
             "t3.medium",
             f"instanceTypes: t3.medium (t3) is not a network-optimised size: {AWS_WHY} Choose a network-optimised "
+            f"size, e.g. c6in.2xlarge (c6in, 8 vCPU, 12.5 Gb/s); {AWS_LIST}",
+            id="burstable-t3-in-the-catalog",
+        ),
+        pytest.param(
+            "z9q.large",
+            f"instanceTypes: z9q.large (z9q) is not a network-optimised size: {AWS_WHY} Choose a network-optimised "
             f"size; {AWS_LIST}",
             id="not-in-the-catalog-judged-by-family",
         ),
@@ -94,7 +100,7 @@ def test_eks_node_group_without_types_or_template_gets_the_eks_default():
     del props["launchTemplate"]
     assert validate(SKU, "node_group", props) == [
         f"instanceTypes is unset, so EKS uses t3.medium: t3.medium (t3) is not a network-optimised size: {AWS_WHY} "
-        f"Choose a network-optimised size; {AWS_LIST}"
+        f"Choose a network-optimised size, e.g. c6in.2xlarge (c6in, 8 vCPU, 12.5 Gb/s); {AWS_LIST}"
     ]
 
 
@@ -106,8 +112,8 @@ def test_eks_node_group_without_types_defers_to_its_launch_template():
 
 def test_eks_launch_template_instance_type():
     assert validate(SKU, "launch_template", launch_template(instance_type="m5.2xlarge")) == [
-        f"instanceType: m5.2xlarge (m5) is not a network-optimised size: {AWS_WHY} Choose a network-optimised size; "
-        f"{AWS_LIST}"
+        f"instanceType: m5.2xlarge (m5) is not a network-optimised size: {AWS_WHY} Choose a network-optimised size, "
+        f"e.g. m6idn.2xlarge (m6idn, 8 vCPU, 12.5 Gb/s); {AWS_LIST}"
     ]
 
 
@@ -212,10 +218,23 @@ def test_unknown_sizes_during_preview_are_not_applicable(kind, props):
     assert validate(SKU, kind, props) == []
 
 
-def test_azure_sizes_unknown_to_the_catalog_are_not_judged():
+def test_a_size_the_catalog_lacks_is_a_finding_never_silence():
+    # Issue 25: Azure sizes missing from the catalog were "not judged" and nothing said so.
     props = fixture("aks_agent_pool")
     props["vmSize"] = "Standard_NV36ads_A10_v5"
-    assert validate(SKU, "pool", props) == []
+    [message] = validate(SKU, "pool", props)
+    assert message.startswith(
+        "agent pool 'subject': vmSize Standard_NV36ads_A10_v5 is not in wirespeed's catalog: cannot tell its bandwidth "
+        "or NIC"
+    )
+    assert message.endswith("or record why this one is acceptable.")
+
+
+def test_a_size_the_catalog_lacks_is_accepted_with_a_written_reason():
+    props = fixture("aks_agent_pool")
+    props["vmSize"] = "Standard_NV36ads_A10_v5"
+    props["tags"] = {"wirespeed.io.not-network-optimised-reason": "GPU inference pool, bandwidth measured"}
+    assert validate(SKU, "pool", props, {"acceptWrittenReason": True}) == []
 
 
 REASON_TAG = "wirespeed.io.not-network-optimised-reason"

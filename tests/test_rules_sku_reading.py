@@ -78,13 +78,14 @@ def test_a_notin_instance_type_leaves_the_family_requirement_in_charge():
 
 
 def test_slow_families_are_listed_and_families_aws_does_not_know_are_not_judged():
-    # c7i and m7i are in the AWS catalog without being network-optimised; Dsv5 is an Azure family, which an EC2
-    # NodePool cannot launch, and t3 a family the catalog does not hold: neither is named.
+    # c7i, t3 and m7i are in the AWS catalog without being network-optimised (t3 since issue 25); Dsv5 is an Azure
+    # family, which an EC2 NodePool cannot launch, and z9q a family no catalog holds: neither is named.
     pool = node_pool(
-        {"key": sku.FAMILY_LABEL, "operator": "In", "values": ["c6in", "c7i", "Dsv5", "t3", "m7i"]}, BANDWIDTH_25
+        {"key": sku.FAMILY_LABEL, "operator": "In", "values": ["c6in", "c7i", "Dsv5", "t3", "z9q", "m7i"]},
+        BANDWIDTH_25,
     )
     assert messages(pool) == [
-        "requirement karpenter.k8s.aws/instance-family allows c7i, m7i, not network-optimised: its bandwidth "
+        "requirement karpenter.k8s.aws/instance-family allows c7i, t3, m7i, not network-optimised: its bandwidth "
         "allowance is exceeded first under load. Keep only network-optimised families (c5n, c6gn, c6in, c7gn, ...)."
     ]
 

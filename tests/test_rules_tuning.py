@@ -37,21 +37,24 @@ BACKLOG_WHY = (
 
 def aks_fix(minimum, rate, advice="the built-in profile 'balanced' is sized for 25 Gb/s"):
     return (
-        f" Set linuxOSConfig.sysctls.netCoreNetdevMaxBacklog to at least {minimum}: {advice} (AKS accepts "
+        f" Set linuxOSConfig.sysctls.netCoreNetdevMaxBacklog to {minimum}: {advice} (AKS accepts "
         f"1,000..3,240,000; `wirespeed size backlog --line-rate-gbps {rate}` sizes it). It is create-only: changing "
         "it replaces the pool's nodes."
     )
 
 
-def eks_fix(minimum, advice="the built-in profile 'throughput' is sized for 100 Gb/s"):
+def eks_fix(minimum, least, advice="the built-in profile 'throughput' is sized for 100 Gb/s"):
     return (
-        f" Write net.core.netdev_max_backlog={minimum} or more from a text/x-shellscript part and to /etc/sysctl.d (as "
+        f" Write net.core.netdev_max_backlog={minimum} (or anything from {least}) from a text/x-shellscript part and "
+        "to /etc/sysctl.d (as "
         f"wirespeed's EKS node user data does: {advice}), or run the tuning agent with a profile that sets it."
     )
 
 
-# The fixture pool is a Standard_D16s_v6 (12.5 Gb/s: backlog 4,096); its inline system pool a Standard_D4s_v6
-# (12.5 Gb/s); the launch template a c6in.8xlarge (50 Gb/s: backlog 16,384).
+# The fixture pool is a Standard_D16s_v6 (12.5 Gb/s: 4,064 packets in the backlog's stall, so at least 4,064 and
+# 4,096 recommended); its inline system pool a Standard_D4s_v6 (12.5 Gb/s); the launch template a c6in.8xlarge
+# (50 Gb/s: at least 16,255, 16,384 recommended).
+D16_FIX = "4,096 (any value from 4,064 passes)"
 D16_RATE = "Standard_D16s_v6's line rate 12.5 Gb/s (catalog)"
 BACKLOG_HOLDS = "the backlog must hold 4 ms of 1,500-byte packets at that rate"
 ASSUMED = (
@@ -112,7 +115,7 @@ def test_compliant_resources_pass_the_backlog_rule(kind, props):
 def test_aks_pool_backlog_below_the_minimum():
     assert validate(BACKLOG, "pool", pool(netCoreNetdevMaxBacklog=1000), name="user") == [
         "agent pool 'user': linuxOSConfig.sysctls.netCoreNetdevMaxBacklog is 1,000 (profile 'throughput'), below the "
-        f"minimum 4,096 for {D16_RATE}, where {BACKLOG_HOLDS}: " + BACKLOG_WHY + aks_fix("4,096", "12.5")
+        f"minimum 4,064 for {D16_RATE}, where {BACKLOG_HOLDS}: " + BACKLOG_WHY + aks_fix(D16_FIX, "12.5")
     ]
 
 
@@ -121,9 +124,9 @@ def test_aks_pool_backlog_unset_is_the_kernel_default():
     del props["linuxOSConfig"]
     assert validate(BACKLOG, "pool", props, name="user") == [
         "agent pool 'user': linuxOSConfig.sysctls.netCoreNetdevMaxBacklog is unset (the kernel default 1,000) (profile "
-        f"'throughput'), below the minimum 4,096 for {D16_RATE}, where {BACKLOG_HOLDS}: "
+        f"'throughput'), below the minimum 4,064 for {D16_RATE}, where {BACKLOG_HOLDS}: "
         + BACKLOG_WHY
-        + aks_fix("4,096", "12.5")
+        + aks_fix(D16_FIX, "12.5")
     ]
 
 
@@ -132,8 +135,8 @@ def test_aks_inline_pool_backlog_names_the_pool():
     props["agentPoolProfiles"][0]["linuxOSConfig"]["sysctls"]["netCoreNetdevMaxBacklog"] = 2048
     assert validate(BACKLOG, "cluster", props) == [
         "agentPoolProfiles[0] (system): linuxOSConfig.sysctls.netCoreNetdevMaxBacklog is 2,048, "
-        "below the minimum 4,096 for Standard_D4s_v6's line rate 12.5 Gb/s (catalog), where "
-        f"{BACKLOG_HOLDS}: " + BACKLOG_WHY + aks_fix("4,096", "12.5")
+        "below the minimum 4,064 for Standard_D4s_v6's line rate 12.5 Gb/s (catalog), where "
+        f"{BACKLOG_HOLDS}: " + BACKLOG_WHY + aks_fix(D16_FIX, "12.5")
     ]
 
 
@@ -147,8 +150,8 @@ def test_windows_pools_have_no_backlog_to_set():
 def test_eks_user_data_with_a_low_backlog():
     props = launch_template(user_data_with_backlog(1000))
     assert validate(BACKLOG, "launch_template", props) == [
-        "userData (EKS node) sets net.core.netdev_max_backlog to 1,000, below the minimum 16,384 for c6in.8xlarge's "
-        f"line rate 50 Gb/s (catalog), where {BACKLOG_HOLDS}: " + BACKLOG_WHY + eks_fix(16384)
+        "userData (EKS node) sets net.core.netdev_max_backlog to 1,000, below the minimum 16,255 for c6in.8xlarge's "
+        f"line rate 50 Gb/s (catalog), where {BACKLOG_HOLDS}: " + BACKLOG_WHY + eks_fix(16384, "16,255")
     ]
 
 
@@ -156,9 +159,9 @@ def test_eks_user_data_without_the_backlog():
     props = launch_template(user_data_text().replace("net.core.netdev_max_backlog", "net.core.somaxconn"))
     assert validate(BACKLOG, "launch_template", props) == [
         "userData (EKS node) does not set net.core.netdev_max_backlog, so nodes keep the kernel default 1,000, below "
-        f"the minimum 16,384 for c6in.8xlarge's line rate 50 Gb/s (catalog), where {BACKLOG_HOLDS}: "
+        f"the minimum 16,255 for c6in.8xlarge's line rate 50 Gb/s (catalog), where {BACKLOG_HOLDS}: "
         + BACKLOG_WHY
-        + eks_fix(16384)
+        + eks_fix(16384, "16,255")
     ]
 
 
@@ -194,9 +197,9 @@ def test_launch_templates_that_do_not_boot_eks_nodes_are_not_checked():
 
 def test_tuning_profile_backlog_below_the_minimum():
     assert validate(BACKLOG, "config_map", config_map_with(set_backlog(1000))) == [
-        f"{PROFILE}: sysctls['net.core.netdev_max_backlog'] is 1,000, below the minimum 8,192 for {ASSUMED}, where "
-        f"{BACKLOG_HOLDS}: " + BACKLOG_WHY + " Set it to at least 8,192: the built-in profile 'balanced' is sized for "
-        "25 Gb/s (`wirespeed size backlog --line-rate-gbps 25`)."
+        f"{PROFILE}: sysctls['net.core.netdev_max_backlog'] is 1,000, below the minimum 8,128 for {ASSUMED}, where "
+        f"{BACKLOG_HOLDS}: " + BACKLOG_WHY + " Set it to 8,192 (any value from 8,128 passes): the built-in profile "
+        "'balanced' is sized for 25 Gb/s (`wirespeed size backlog --line-rate-gbps 25`)."
     ]
 
 
@@ -227,8 +230,9 @@ def test_unknown_backlog_during_preview_is_not_applicable():
 
 
 # --- the line-rate minimum at its boundaries ----------------------------------------------------------------------
-# Standard_D96s_v6 sustains 41 Gb/s: 4 ms of 1,500-byte packets is 13,329, so its backlog minimum is 16,384.
-# c6in.16xlarge (100 Gb/s): 32,768. A ConfigMap annotated 100 Gb/s: 8,192 RX and TX on mlx5_core.
+# Standard_D96s_v6 sustains 41 Gb/s: 4 ms of 1,500-byte packets is 13,329, so a backlog of 13,329 holds them (16,384
+# is what `size` recommends). c6in.16xlarge (100 Gb/s): 32,510. A ConfigMap annotated 100 Gb/s: 8,128 packets in
+# an RX or TX ring's stall; mlx5_core rounds a ring up to a power of two, so any ring above 4,096 runs as 8,192.
 
 
 def sized_pool(vm_size, backlog, profile="throughput"):
@@ -240,7 +244,7 @@ def sized_pool(vm_size, backlog, profile="throughput"):
 
 @pytest.mark.parametrize(
     ("backlog", "violations"),
-    [pytest.param(16384, 0, id="at-the-derived-minimum"), pytest.param(16383, 1, id="one-below")],
+    [pytest.param(13329, 0, id="at-the-derived-minimum"), pytest.param(13328, 1, id="one-below")],
 )
 def test_aks_pool_backlog_boundary_follows_the_pools_line_rate(backlog, violations):
     assert len(validate(BACKLOG, "pool", sized_pool("Standard_D96s_v6", backlog))) == violations
@@ -248,7 +252,7 @@ def test_aks_pool_backlog_boundary_follows_the_pools_line_rate(backlog, violatio
 
 @pytest.mark.parametrize(
     ("backlog", "violations"),
-    [pytest.param(32768, 0, id="at-the-derived-minimum"), pytest.param(32767, 1, id="one-below")],
+    [pytest.param(32510, 0, id="at-the-derived-minimum"), pytest.param(32509, 1, id="one-below")],
 )
 def test_eks_launch_template_backlog_boundary_follows_its_instance_type(backlog, violations):
     props = launch_template(user_data_with_backlog(backlog))
@@ -265,10 +269,10 @@ def annotated(edit=None, gbps="100", profile="throughput"):
 @pytest.mark.parametrize(
     ("direction", "value", "violations"),
     [
-        pytest.param("rx", 8192, 0, id="rx-at-the-derived-minimum"),
-        pytest.param("rx", 8191, 1, id="rx-one-below"),
-        pytest.param("tx", 8192, 0, id="tx-at-the-derived-minimum"),
-        pytest.param("tx", 8191, 1, id="tx-one-below"),
+        pytest.param("rx", 4097, 0, id="rx-runs-as-8192"),
+        pytest.param("rx", 4096, 1, id="rx-one-below"),
+        pytest.param("tx", 4097, 0, id="tx-runs-as-8192"),
+        pytest.param("tx", 4096, 1, id="tx-one-below"),
     ],
 )
 def test_ring_boundary_follows_the_declared_line_rate(direction, value, violations):
@@ -285,15 +289,18 @@ def test_a_25_gbps_pool_with_balanced_passes():
 def test_a_100_gbps_pool_with_balanced_fails_and_says_why():
     assert validate(BACKLOG, "pool", sized_pool("c6in.16xlarge", 8192, "balanced"), name="ingest") == [
         "agent pool 'ingest': linuxOSConfig.sysctls.netCoreNetdevMaxBacklog is 8,192 (profile 'balanced'), below the "
-        f"minimum 32,768 for c6in.16xlarge's line rate 100 Gb/s (catalog), where {BACKLOG_HOLDS}: "
+        f"minimum 32,510 for c6in.16xlarge's line rate 100 Gb/s (catalog), where {BACKLOG_HOLDS}: "
         + BACKLOG_WHY
-        + aks_fix("32,768", "100", "the built-in profile 'throughput' is sized for 100 Gb/s")
+        + aks_fix(
+            "32,768 (any value from 32,510 passes)", "100", "the built-in profile 'throughput' is sized for 100 Gb/s"
+        )
     ]
     messages = validate(RINGS, "config_map", annotated(profile="balanced"))
     assert messages[0] == (
-        "profile 'balanced' (data['profile.json']): rings.ena.rx is 2,048, below the minimum 8,192 for the line rate "
+        "profile 'balanced' (data['profile.json']): rings.ena.rx is 2,048, below the minimum 8,128 for the line rate "
         f"100 Gb/s its annotation wirespeed.io/line-rate-gbps declares, where {RX_HOLDS}: " + ENA_RING_WHY + " Set "
-        "rings.ena.rx to 8,192: the built-in profile 'throughput' is sized for 100 Gb/s (`wirespeed size rings "
+        "rings.ena.rx to 8,192 (any value from 8,128 passes): the built-in profile 'throughput' is sized for 100 Gb/s "
+        "(`wirespeed size rings "
         "--driver ena --line-rate-gbps 100` sizes it)."
     )
     assert len(messages) == 7  # RX and TX of every driver but ENA's TX (its max, 1,024, is what it has)
@@ -323,17 +330,19 @@ def test_compliant_profile_passes_the_ring_rule():
     [
         pytest.param(
             set_ring("mlx5_core", 1024),
-            f"{PROFILE}: rings.mlx5_core.rx is 1,024, below the minimum 2,048 for {ASSUMED}, where {RX_HOLDS}: "
+            f"{PROFILE}: rings.mlx5_core.rx is 1,024, below the minimum 2,032 for {ASSUMED}, where {RX_HOLDS}: "
             + RING_WHY
-            + " Set rings.mlx5_core.rx to 2,048: the built-in profile 'balanced' is sized for 25 Gb/s (`wirespeed "
+            + " Set rings.mlx5_core.rx to 2,048 (any value from 2,032 passes): the built-in profile 'balanced' is "
+            "sized for 25 Gb/s (`wirespeed "
             "size rings --driver mlx5_core --line-rate-gbps 25` sizes it).",
             id="below-minimum",
         ),
         pytest.param(
             set_ring("ena", 1024),
-            f"{PROFILE}: rings.ena.rx is 1,024, below the minimum 2,048 for {ASSUMED}, where {RX_HOLDS}: "
+            f"{PROFILE}: rings.ena.rx is 1,024, below the minimum 2,032 for {ASSUMED}, where {RX_HOLDS}: "
             + ENA_RING_WHY
-            + " Set rings.ena.rx to 2,048: the built-in profile 'balanced' is sized for 25 Gb/s (`wirespeed "
+            + " Set rings.ena.rx to 2,048 (any value from 2,032 passes): the built-in profile 'balanced' is sized for "
+            "25 Gb/s (`wirespeed "
             "size rings --driver ena --line-rate-gbps 25` sizes it).",
             id="below-minimum-ena-cites-aws",
         ),
@@ -345,7 +354,8 @@ def test_compliant_profile_passes_the_ring_rule():
         ),
         pytest.param(
             set_ring("virtio_net", 512),
-            f"{PROFILE}: rings.virtio_net.rx is 512, below the minimum 1,024 for {ASSUMED}, where {RX_HOLDS}: "
+            f"{PROFILE}: rings.virtio_net.rx is 512, below the minimum 2,032 for {ASSUMED}, where {RX_HOLDS}, held to "
+            "virtio_net's max 1,024: "
             + RING_WHY
             + " Set rings.virtio_net.rx to 1,024: the built-in profile 'balanced' is sized for 25 Gb/s (`wirespeed "
             "size rings --driver virtio_net --line-rate-gbps 25` sizes it).",
@@ -360,9 +370,10 @@ def test_compliant_profile_passes_the_ring_rule():
         ),
         pytest.param(
             set_ring("bnxt_en", 1024),
-            f"{PROFILE}: rings.bnxt_en.rx is 1,024, below the minimum 2,048 for {ASSUMED}, where {RX_HOLDS}: "
+            f"{PROFILE}: rings.bnxt_en.rx is 1,024, below the minimum 2,032 for {ASSUMED}, where {RX_HOLDS}: "
             + RING_WHY
-            + " Set rings.bnxt_en.rx to 2,048: the built-in profile 'balanced' is sized for 25 Gb/s (`wirespeed size "
+            + " Set rings.bnxt_en.rx to 2,048 (any value from 2,032 passes): the built-in profile 'balanced' is sized "
+            "for 25 Gb/s (`wirespeed size "
             "rings --driver bnxt_en --line-rate-gbps 25` sizes it).",
             id="driver-not-in-the-catalog",
         ),
@@ -379,7 +390,7 @@ def test_ring_minimum_reads_its_config():
     assert "Set rings.ena.rx to 16,384: policy setting minimumRxRing asks for it whatever the line rate" in message
     assert message.startswith(
         f"{PROFILE}: rings.ena.rx is 8,192, below the minimum 16,384 that policy setting minimumRxRing sets, where "
-        f"{ASSUMED} alone needs 2,048: a small RX ring"
+        f"{ASSUMED} alone needs 2,032: a small RX ring"
     )
     # The built-in balanced profile (sized for 25 Gb/s) meets the assumed 25 Gb/s; a 100 Gb/s default refuses every
     # driver's RX and TX (ENA's TX max is 1,024: met).

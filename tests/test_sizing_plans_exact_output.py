@@ -6,6 +6,7 @@ break for users; each expected value below is worked out by hand in the comment 
 
 from __future__ import annotations
 
+from decimal import Decimal
 from fractions import Fraction
 
 import pytest
@@ -54,14 +55,24 @@ def test_backlog_plan_json_on_azure_and_aws_name_whose_maximum_caps_it():
     }
 
 
-def test_backlog_just_above_the_kernel_default_is_rounded_up_not_said_to_fit():
-    # 2e9 / 12,304 x 4 ms = 650.2 -> 651 packets: they would fit in 1,000, but the plan rounds up to 1,024 (a power
-    # of two, as for every other rate) and must say so, not that the kernel default holds them.
+def test_a_stall_the_kernel_default_holds_keeps_the_kernel_default():
+    # 2e9 / 12,304 x 4 ms = 650.2 -> 651 packets: 1,000 holds them, so the plan is the kernel default (issue 25: it
+    # said 1,024, and the gate then failed a backlog of 1,000 that holds the stall).
     plan = plan_backlog(2, cloud="azure")
-    assert (plan.packets_in_stall, plan.netdev_max_backlog) == (651, 1_024)
-    assert plan.memory_bytes_per_cpu == 1_024 * (1_500 + 576)
+    assert (plan.packets_in_stall, plan.netdev_max_backlog) == (651, 1_000)
+    assert plan.memory_bytes_per_cpu == 1_000 * (1_500 + 576)
     assert plan.explain().splitlines()[1] == (
-        "net.core.netdev_max_backlog = 1,024 (kernel default 1,000; 651 rounded up to a power of two, within "
+        "net.core.netdev_max_backlog = 1,000 (kernel default 1,000; the stall fits in the kernel default, AKS's "
+        "minimum 1,000)."
+    )
+
+
+def test_a_stall_just_above_the_kernel_default_is_rounded_up_to_a_power_of_two():
+    # 3.077 Gb/s x 4 ms / 12,304 bits = 1,000.3 -> 1,001 packets: one more than the default holds.
+    plan = plan_backlog(Decimal("3.077"), cloud="azure")
+    assert (plan.packets_in_stall, plan.netdev_max_backlog) == (1_001, 1_024)
+    assert plan.explain().splitlines()[1] == (
+        "net.core.netdev_max_backlog = 1,024 (kernel default 1,000; 1,001 rounded up to a power of two, within "
         "AKS's 1,000..3,240,000)."
     )
 
@@ -122,8 +133,8 @@ def test_ring_plan_is_exactly_the_drivers_numbers():
     }
     assert plan.explain().splitlines() == [
         "At 100 Gb/s with 1,500-byte packets, 8,128 packets arrive during a 1 ms receive stall.",
-        "mlx5_core: RX 8,192 (default 1,024), TX 8,192 (default 1,024), the smallest sizes the driver accepts "
-        "that hold them.",
+        "mlx5_core: RX 8,192 (default 1,024), TX 8,192 (default 1,024): the smallest sizes the driver accepts "
+        "that hold them, never below its defaults.",
         "Kernel memory for RX buffers on 4 queue(s): 64.0 MiB (+56.0 MiB over the defaults).",
     ]
 
@@ -228,3 +239,31 @@ def test_sysctl_range_edges():
 def test_sdk_field_of_the_port_range_and_of_a_row():
     assert aks_sysctls.sdk_field(PORT) == "net_ipv4_ip_local_port_range"
     assert aks_sysctls.sdk_field("net.core.somaxconn") == "net_core_somaxconn"
+
+
+def test_rings_a_default_holds_are_the_default_and_the_delta_has_one_sign():
+    # Issue 25: `size rings --driver mlx5_core --line-rate-gbps 5` recommended RX 512, below the driver's default
+    # 1,024 that already holds the 407 packets, and printed "+-8.0 MiB".
+    plan = plan_rings("mlx5_core", 5)
+    assert (plan.packets_in_stall, plan.rx, plan.tx) == (407, 1_024, 1_024)
+    assert plan.explain().splitlines() == [
+        "At 5 Gb/s with 1,500-byte packets, 407 packets arrive during a 1 ms receive stall.",
+        "mlx5_core: RX 1,024 (default 1,024), TX 1,024 (default 1,024): the driver's defaults, which already hold "
+        "them.",
+        "Kernel memory for RX buffers on 8 queue(s): 16.0 MiB (0.0 MiB over the defaults).",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("delta", "shown"),
+    [(8 * 2**20, "+8.0 MiB"), (-8 * 2**20, "-8.0 MiB"), (0, "0.0 MiB")],
+    ids=["more", "less", "same"],
+)
+def test_a_memory_delta_is_written_with_one_sign(delta, shown):
+    plan = RingPlan(
+        driver="mlx5_core", line_rate_gbps=5, stall_ms=1, packet_bytes=1_500, queues=1, packets_in_stall=407,
+        rx=1_024, tx=1_024, rx_capped=False, tx_capped=False, rx_default=1_024, tx_default=1_024,
+        memory_bytes=16 * 2**20 + delta, default_memory_bytes=16 * 2**20,
+    )  # fmt: skip
+    assert plan.explain().splitlines()[-1].endswith(f"({shown} over the defaults).")
+    assert "+-" not in plan.explain()

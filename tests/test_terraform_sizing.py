@@ -74,7 +74,13 @@ def test_rings_vectors_cover_every_rounding_rule_and_limit() -> None:
     }
     assert any(e["rx_capped_at_driver_max"] and not e["tx_capped_at_driver_max"] for e in expected)
     assert any(e["tx_capped_at_driver_max"] and not e["rx_capped_at_driver_max"] for e in expected)
-    assert any(e["rx"] == catalog.nic_driver(e["driver"]).limits("rx").min > e["packets_in_stall"] for e in expected)
+    # The driver's default when it holds the stall (issue 25: never a ring below it), and a multiple-of-8 driver's
+    # own rounding above its default.
+    assert any(e["rx"] == e["rx_default"] > e["packets_in_stall"] for e in expected)
+    assert any(
+        catalog.nic_driver(e["driver"]).rounding == "multiple_of_8" and e["rx"] > e["rx_default"] and e["rx"] % 8 == 0
+        for e in expected
+    )
 
 
 @pytest.mark.parametrize(

@@ -96,9 +96,10 @@ locals {
   } }
 }
 
-# netdev_max_backlog, as wirespeed.sizing.backlog: packets arriving during the stall, rounded up once on exact
-# decimals (rate x 10^9 / ((bytes + Ethernet overhead) x 8) x stall / 1,000), then the next power of two
-# within AKS's range.
+# netdev_max_backlog, as wirespeed.sizing.backlog (wirespeed.sizing.queues.Need.recommended): packets arriving
+# during the stall, rounded up once on exact decimals (rate x 10^9 / ((bytes + Ethernet overhead) x 8) x stall /
+# 1,000); the kernel default when it holds them, else the next power of two within AKS's range. tests/vectors/
+# sizing_backlog.json, generated from the Python, holds the two equal.
 locals {
   backlog_on    = var.backlog != null
   backlog_rate  = local.backlog_on ? regex(local.decimal_pattern, tostring(var.backlog.line_rate_gbps)) : ["0", null]
@@ -117,7 +118,10 @@ locals {
     (local.backlog_numerator % local.backlog_denominator > 0 ? 1 : 0)
   )
   backlog_wanted = [for e in range(0, 64) : pow(2, e) if pow(2, e) >= local.backlog_packets][0]
-  backlog_value  = max(local.facts.backlog_min, min(local.backlog_wanted, local.facts.backlog_max))
+  backlog_value = (
+    local.backlog_packets <= local.facts.backlog_kernel_default ? local.facts.backlog_kernel_default :
+    min(local.backlog_wanted, local.facts.backlog_max)
+  )
   backlog_out = local.backlog_on ? {
     netdev_max_backlog   = local.backlog_value
     packets_in_stall     = local.backlog_packets
@@ -126,9 +130,9 @@ locals {
   } : null
 }
 
-# NIC rings, as wirespeed.sizing.rings.plan_rings: the packets arriving during the stall (the backlog's exact
-# arithmetic above), then per direction the smallest ring the driver keeps unchanged that holds them
-# (NicDriver.ring_holding): the request follows the driver's rounding rule, except that a down-rounding driver
+# NIC rings, as wirespeed.sizing.rings.plan_rings (wirespeed.sizing.queues.Need.recommended): the packets arriving
+# during the stall (the backlog's exact arithmetic above), then per direction the driver's default when it holds
+# them, else the smallest ring the driver keeps unchanged that holds them (NicDriver.ring_holding): the request follows the driver's rounding rule, except that a down-rounding driver
 # (ENA) is asked for the next power of two up (asked for 8,128 it would keep 4,096, so sizing asks for 8,192);
 # the driver then applies its own rule (which leaves that request as it is) and clamps to its [min, max].
 locals {
@@ -167,7 +171,9 @@ locals {
     local.ring_rounding == "multiple_of_8" ? ceil(local.ring_asked / 8) * 8 : local.ring_asked
   )
   ring_sizes = { for direction in ["rx", "tx"] : direction => (
-    local.ring_ok ? max(local.ring_driver[direction].min, min(local.ring_driver[direction].max, local.ring_kept)) : 0
+    !local.ring_ok ? 0 :
+    local.ring_driver[direction].default >= local.ring_packets ? local.ring_driver[direction].default :
+    max(local.ring_driver[direction].min, min(local.ring_driver[direction].max, local.ring_kept))
   ) }
   ring_queues = local.ring_ok ? coalesce(var.rings.queues, local.facts.ring_default_queues) : local.facts.ring_default_queues
 

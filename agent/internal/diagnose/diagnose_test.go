@@ -117,6 +117,25 @@ func TestFakeNICCountersBecomeFindings(t *testing.T) {
 	}
 }
 
+// A ring below the driver's default (mlx5_core: 1,024) is told to come back to at least the default: the fix
+// never names less than what `wirespeed size rings` would (issue 25). FakeNICs: mlx5_core cannot exist here.
+func TestARingBelowTheDriverDefaultIsToldTheDefaultFakeMlx5(t *testing.T) {
+	f := NewFakeNICs(newScripted())
+	f.Add("eth1", &FakeNIC{Driver: "mlx5_core", Role: "sriov-vf", RxRing: 512, RxMax: 8192,
+		Counters: map[string]uint64{"rx_out_of_buffer": 0}})
+	r := diagnoseAround(t, f, func() { f.Bump("eth1", "rx_out_of_buffer", 10) })
+	if len(r.Findings) != 1 {
+		t.Fatalf("findings %+v", r.Findings)
+	}
+	fix := r.Findings[0].Fix
+	if fix.Kind != FixProfile || fix.Current != "512 of max 8192" {
+		t.Fatalf("fix %+v", fix)
+	}
+	if want := "the RX ring is 512, below mlx5_core's default 1024: set rings.mlx5_core.rx to at least 1024"; !strings.HasPrefix(fix.Advice, want) {
+		t.Fatalf("advice %q, want it to start %q", fix.Advice, want)
+	}
+}
+
 // One overflow is one finding: a driver counter that moved hides the kernel's missed counter of the same link.
 func TestDriverCounterAndMissedCounterAreOneFinding(t *testing.T) {
 	f := NewFakeNICs(newScripted())

@@ -161,6 +161,14 @@ func (d *diagnosis) ringFix(link, driver string) Fix {
 		return f
 	}
 	f.Current = fmt.Sprintf("%d of max %d", cur, maxRing)
+	// A ring below the driver's default is never what wirespeed recommends (rings.Recommended, the Go side of
+	// wirespeed.sizing.queues.Need): the default is the least the fix may name, whatever the line rate.
+	if def, ok := rings.DriverDefaults[driver]; ok && int(cur) < def.RX {
+		f.Advice = fmt.Sprintf("the RX ring is %d, below %s's default %d: set rings.%s.rx to at least %d in the "+
+			"profile (`wirespeed size rings --driver %s --line-rate-gbps <Gb/s>` gives the value, never less than "+
+			"the default)", cur, driver, def.RX, driver, def.RX, driver)
+		return f
+	}
 	if maxRing > 0 && cur >= maxRing {
 		f.Kind = FixSize
 		f.Advice = "the RX ring is already at the device's maximum: spread the load over more queues and CPUs, " +

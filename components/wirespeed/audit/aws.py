@@ -24,7 +24,7 @@ from wirespeed import catalog
 from wirespeed.aws.capacity import alternatives
 from wirespeed.rules._userdata import read_user_data
 from wirespeed.rules.tuning import BACKLOG_SYSCTL
-from wirespeed.sizing import line_rate
+from wirespeed.sizing import line_rate, queues
 from wirespeed.sizing.nat_gateway import (
     AWS_CONNECTIONS_PER_IP,
     NAT_GATEWAY_EIPS,
@@ -212,13 +212,19 @@ class AuditReport:
 
 
 def backlog_minimum(instance_types: Sequence[str] = ()) -> tuple[int, str]:
-    """The backlog a node group needs, as the policy derives it: for its fastest known instance type's line rate,
-    else for the policy's default line rate; with the phrase saying which."""
+    """The smallest backlog a node group's nodes may run, as the policy derives it (sizing.queues.Need, the one
+    decision of "enough"): for its fastest known instance type's line rate, else for the policy's default line rate;
+    with the phrase saying which."""
+    need, why = _backlog_need(instance_types)
+    return need.required, why
+
+
+def _backlog_need(instance_types: Sequence[str]) -> tuple[queues.Need, str]:
     rates = [rate for rate in map(line_rate.of_size, instance_types) if rate is not None]
     rate = max(rates, key=lambda r: r.gbps) if rates else None
     if rate is None:
         rate = line_rate.assumed(line_rate.DEFAULT_LINE_RATE_GBPS, "no instance type in wirespeed's catalog")
-    return line_rate.backlog_for(rate.gbps), rate.describe()
+    return line_rate.backlog_need(rate.gbps), rate.describe()
 
 
 def tuning_gap(user_data: str | None, instance_types: Sequence[str] = ()) -> str | None:
@@ -232,10 +238,17 @@ def tuning_gap(user_data: str | None, instance_types: Sequence[str] = ()) -> str
     if not user_data:
         return "no user data"
     values = read_user_data(user_data).backlog_values()
+    need, why = _backlog_need(instance_types)
+    minimum = need.required
     if not values:
-        return f"does not set {BACKLOG_SYSCTL}"
-    minimum, why = backlog_minimum(instance_types)
-    if min(values) < minimum:
+        # Unset, nodes run the kernel default, judged as that value written out would be.
+        if need.holds(None):
+            return None
+        return (
+            f"does not set {BACKLOG_SYSCTL}, so nodes keep the kernel default {need.default:,}, below the minimum "
+            f"{minimum:,} for {why}"
+        )
+    if not need.holds(min(values)):
         return f"sets {BACKLOG_SYSCTL} to {min(values):,}, below the minimum {minimum:,} for {why}"
     return None
 

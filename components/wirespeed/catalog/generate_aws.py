@@ -25,6 +25,8 @@ from importlib import metadata, resources
 from pathlib import Path
 from typing import Any
 
+from wirespeed.sizing.packets import LINE_RATE_GBPS_RANGE
+
 MOTO_VERSION = "5.2.1"
 MOTO_DATA = ("ec2", "resources", "instance_types.json.gz")
 
@@ -37,12 +39,24 @@ NETWORK_OPTIMISED_FAMILIES: tuple[str, ...] = (
     "c7gn",
     "c8gn", "m8gn", "r8gn", "c8in", "m8in", "r8in", "m8idn", "r8idn", "c8ine", "m8ine",
 )  # fmt: skip
-# General-purpose families to compare against (issue 2).
-COMPARISON_FAMILIES: tuple[str, ...] = ("m7i", "c7i", "m6i")
+# Every other family with an ENA NIC is in the catalog too (issue 25: t3/t4g, EKS's default t3.medium among them,
+# were missing, so the gates assumed a line rate for them). That is every current-generation family, and the
+# previous-generation ones with ENA that the pinned records mark so but EC2 still launches (m5, c5, r5, m6i, c6gn:
+# teams run them, and a size the catalog lacks is a finding). A family is left out only for a reason the output
+# names (families.excluded): no ENA (t2: Xen netfront; c4: Intel VF), no bandwidth figure in Gigabit ("Low to
+# Moderate"), or EC2 Mac hosts (no Linux node). families.previous_generation lists the families kept as such.
 
 DEFAULT_OUTPUT = Path(__file__).resolve().parent.parent / "data" / "aws_instance_types.json"
+# wirespeed.sizing.packets.LINE_RATE_GBPS_RANGE's upper bound: the fastest line rate the sizing engine accepts.
+MAX_LINE_RATE_GBPS = int(LINE_RATE_GBPS_RANGE[1])
 
-_PERFORMANCE = re.compile(r"(?P<up_to>Up to )?(?P<gbps>\d+(?:\.\d+)?) Gigabit")
+# "50 Gigabit", "Up to 25 Gigabit", or "4x 100 Gigabit" (multi-card GPU types: four cards of 100 each).
+_PERFORMANCE = re.compile(r"(?P<up_to>Up to )?(?:(?P<cards>\d+)x )?(?P<gbps>\d+(?:\.\d+)?) Gigabit")
+# docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-instance-network-bandwidth.html ("Available instance
+# bandwidth"): a type documented as "Up to N Gigabit" (typically 16 vCPUs or fewer: every t3/t4g) has a baseline
+# bandwidth and bursts above it on network I/O credits, for a limited time. The catalog keeps both: baseline_gbps
+# (the card's BaselineBandwidthInGbps, what minimum-bandwidth gates compare) and burst_gbps (the "Up to" figure:
+# what the backlog and rings must absorb, since a burst arrives at the peak rate).
 
 
 class GeneratorError(RuntimeError):
@@ -72,7 +86,7 @@ def parse_bandwidth(record: Mapping[str, Any]) -> Bandwidth:
     match = _PERFORMANCE.fullmatch(performance) if isinstance(performance, str) else None
     if match is None:
         raise GeneratorError(f"{name}: NetworkPerformance {performance!r} is not 'N Gigabit' or 'Up to N Gigabit'")
-    ceiling = float(match["gbps"])
+    ceiling = float(match["gbps"]) * (int(match["cards"]) if match["cards"] else 1)
     if not match["up_to"]:
         return Bandwidth(baseline_gbps=ceiling, burst_gbps=ceiling)
     card_index = net.get("DefaultNetworkCardIndex", 0)
@@ -116,25 +130,60 @@ def _size_key(item: Mapping[str, Any]) -> tuple[str, int, float, str]:
     return (str(item["family"]), int(item["vcpu"]), float(item["memory_gib"]), str(item["name"]))
 
 
+def exclusion(record: Mapping[str, Any]) -> str | None:
+    """Why a record is not in the catalog, or None: the catalog holds every type with an ENA NIC, a bandwidth figure
+    and a Linux node architecture."""
+    net = record.get("NetworkInfo")
+    if not isinstance(net, Mapping) or net.get("EnaSupport") not in ("required", "supported"):
+        return "no ENA NIC (the catalog's one AWS NIC kind)"
+    performance = net.get("NetworkPerformance")
+    if not isinstance(performance, str) or _PERFORMANCE.fullmatch(performance) is None:
+        return f"no bandwidth figure in Gigabit (NetworkPerformance {performance!r})"
+    archs = record.get("ProcessorInfo", {}).get("SupportedArchitectures", [])
+    if not {"x86_64", "arm64"} & set(archs):
+        return f"no Linux node architecture ({', '.join(archs)}: EC2 Mac hosts)"
+    total = parse_bandwidth(record).burst_gbps
+    if total > MAX_LINE_RATE_GBPS:
+        # The gates size a NIC's queues from the instance's line rate; these spread it over many network cards,
+        # each a NIC of its own, which the catalog does not model: better a size the rules say they cannot judge.
+        return (
+            f"{total:g} Gb/s over {net.get('MaximumNetworkCards', '?')} network cards, above the {MAX_LINE_RATE_GBPS} "
+            "Gb/s line rate wirespeed sizes one NIC for (per-card figures are not modelled)"
+        )
+    return None
+
+
 def build_catalog(
     records: Mapping[str, Mapping[str, Any]],
     *,
     source_version: str,
     source_sha256: str,
     network_optimised: Sequence[str] = NETWORK_OPTIMISED_FAMILIES,
-    comparison: Sequence[str] = COMPARISON_FAMILIES,
 ) -> dict[str, Any]:
-    """The catalog document: every record whose family is wanted, sorted by family then size."""
-    wanted = set(network_optimised) | set(comparison)
-    entries = [entry(r) for name, r in records.items() if name.split(".", 1)[0] in wanted]
+    """The catalog document: every ENA record (exclusion), sorted by family then size; families left out (every one
+    of their records excluded) with the reasons."""
+    entries: list[dict[str, Any]] = []
+    reasons: dict[str, set[str]] = {}
+    for name, record in records.items():
+        why = exclusion(record)
+        if why is None:
+            entries.append(entry(record))
+        else:
+            reasons.setdefault(name.split(".", 1)[0], set()).add(why)
     present = {e["family"] for e in entries}
+    excluded = {family: "; ".join(sorted(why)) for family, why in sorted(reasons.items()) if family not in present}
+    previous = sorted(
+        {e["family"] for e in entries} - {n.split(".", 1)[0] for n, r in records.items() if r.get("CurrentGeneration")}
+    )
     return {
         "comment": (
             "Generated by `python -m wirespeed.catalog.generate_aws` (make regen) from the EC2 "
-            "DescribeInstanceTypes records the pinned moto ships (source below); do not edit. Bandwidth is the "
-            "instance total in Gbit/s: baseline is sustained, burst the 'Up to' ceiling (equal when "
-            "fixed). max_enis is MaximumNetworkInterfaces; ena_express is EnaSrdSupported; efa is "
-            "EfaSupported."
+            "DescribeInstanceTypes records the pinned moto ships (source below): every type with an ENA NIC, "
+            "current generation or not; do not edit. Bandwidth is the instance total in Gbit/s: baseline is "
+            "sustained (the network card's BaselineBandwidthInGbps for 'Up to' types), burst the 'Up to' ceiling, "
+            "reached on network I/O credits "
+            "(docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-instance-network-bandwidth.html); equal when fixed. "
+            "max_enis is MaximumNetworkInterfaces; ena_express is EnaSrdSupported; efa is EfaSupported."
         ),
         "source": {
             "package": "moto",
@@ -144,8 +193,9 @@ def build_catalog(
         },
         "families": {
             "network_optimised": list(network_optimised),
-            "comparison": list(comparison),
-            "missing_from_source": sorted(wanted - present),
+            "missing_from_source": sorted(set(network_optimised) - present),
+            "previous_generation": previous,
+            "excluded": excluded,
         },
         "instance_types": sorted(entries, key=_size_key),
     }

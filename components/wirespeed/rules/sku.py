@@ -91,17 +91,27 @@ def _not_optimised(name: str, family: str, cloud: str, alternative: str, cloud_c
     )
 
 
+def _not_in_catalog(name: str, suggestions: list[str], minimum: float) -> str:
+    """A size the catalog lacks is never waved through (issue 25): the rule cannot tell its bandwidth or NIC."""
+    near = f" (did you mean {', '.join(suggestions)}?)" if suggestions else ""
+    return (
+        f"{name} is not in wirespeed's catalog: cannot tell its bandwidth or NIC{near}, so it cannot be held to the "
+        f"minimum {minimum:g} Gb/s or its NIC judged. Choose a size the catalog holds (`wirespeed catalog list "
+        "--network-optimised`), or record why this one is acceptable."
+    )
+
+
 def _size_problem(name: str, minimum: float) -> str | None:
-    """Why this size is not acceptable, or None. An Azure size the catalog does not know is not judged; an AWS one
-    is judged by its family alone."""
+    """Why this size is not acceptable, or None. A size the catalog does not know is a problem of its own (nothing
+    says its bandwidth or NIC); an AWS one outside every network-optimised family is not network-optimised."""
     from wirespeed import catalog
 
     try:
         it = catalog.lookup(name)
-    except catalog.UnknownInstanceType:
+    except catalog.UnknownInstanceType as unknown:
         family = name.strip().lower().partition(".")[0]
         if "." not in name or family in _aws_network_optimised_families():
-            return None
+            return _not_in_catalog(name, unknown.suggestions, minimum)
         cloud_cmd = f"`wirespeed catalog list --cloud aws --network-optimised --min-gbps {minimum:g}`"
         return _not_optimised(name, family, "aws", "", cloud_cmd)
     cloud_cmd = f"`wirespeed catalog list --cloud {it.cloud} --network-optimised --min-gbps {minimum:g}`"

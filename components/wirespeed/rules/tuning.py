@@ -13,8 +13,8 @@ from wirespeed.names import CLUSTER_TYPE, LINE_RATE_ANNOTATION, PROFILE_LABEL
 from wirespeed.rules import _aks, _k8s, _nap
 from wirespeed.rules._model import Finding, Reads, Resource, Rule, Settings, is_type, quoted
 from wirespeed.rules._userdata import read_user_data
-from wirespeed.sizing import line_rate
-from wirespeed.sizing.backlog import BACKLOG_MAX, BACKLOG_MIN
+from wirespeed.sizing import line_rate, queues
+from wirespeed.sizing.backlog import BACKLOG_MAX, BACKLOG_MIN, KERNEL_DEFAULT
 from wirespeed.sizing.mtu import DEFAULT_MTU
 from wirespeed.sizing.packets import LINE_RATE_GBPS_RANGE
 from wirespeed.sizing.rings import ENA_EXPRESS_RX_RING
@@ -108,24 +108,44 @@ def _backlog_settings_schema() -> dict[str, Mapping[str, Any]]:
 
 @dataclass(frozen=True)
 class Minimum:
-    """What a setting must reach on one resource: the larger of the line-rate derivation and the policy floor."""
+    """What a setting must reach on one resource: the queue's :class:`~wirespeed.sizing.queues.Need` (the line-rate
+    derivation and the policy floor), with where the line rate came from for messages."""
 
-    value: int
-    derived: int
+    need: queues.Need
+    derived: int  # what the line rate alone needs: the stall's packets
     floor: int | None
     rate: line_rate.LineRate
     setting: str
     queue: str  # "backlog", "rx" or "tx"
+
+    @property
+    def value(self) -> int:
+        """The smallest value that passes."""
+        return self.need.required
+
+    @property
+    def recommended(self) -> int:
+        """What to set (``wirespeed size``'s answer, or the floor): at least ``value``."""
+        return self.need.recommended
+
+    def holds(self, value: int | None) -> bool:
+        return self.need.holds(value)
 
     def reason(self) -> str:
         """``the minimum N for <line rate>, where <derivation>``, or the floor and what the line rate alone needs."""
         if self.floor is not None and self.floor > self.derived:
             # Not in parentheses: the line rate's own description carries some ("(catalog)").
             return (
-                f"the minimum {self.value:,} that policy setting {self.setting} sets, where {self.rate.describe()} "
-                f"alone needs {self.derived:,}"
+                f"the minimum {self.need.wanted:,} that policy setting {self.setting} sets, where "
+                f"{self.rate.describe()} alone needs {self.derived:,}"
             )
-        return f"the minimum {self.value:,} for {self.rate.describe()}, where {line_rate.derivation(self.queue)}"
+        return f"the minimum {self.need.wanted:,} for {self.rate.describe()}, where {line_rate.derivation(self.queue)}"
+
+    def set_to(self) -> str:
+        """``N`` or ``N (any value from M holds it)``: the recommendation, and the least that passes when lower."""
+        if self.recommended == self.value:
+            return f"{self.recommended:,}"
+        return f"{self.recommended:,} (any value from {self.value:,} passes)"
 
     def profile_advice(self) -> str:
         """Which built-in profile is sized for this line rate, for the fix."""
@@ -183,9 +203,9 @@ def _parse_rate(raw: Any) -> float | None:
 
 
 def backlog_minimum(rate: line_rate.LineRate, settings: Settings) -> Minimum:
-    derived = line_rate.backlog_for(rate.gbps)
     floor = _floor(settings, BACKLOG_FLOOR)
-    return Minimum(max(derived, floor or 0), derived, floor, rate, BACKLOG_FLOOR, "backlog")
+    need = line_rate.backlog_need(rate.gbps, floor=floor or 0)
+    return Minimum(need, need.packets, floor, rate, BACKLOG_FLOOR, "backlog")
 
 
 def _pool_profile(pool: Any) -> str:
@@ -221,14 +241,13 @@ def _aks_pool_backlog(resource: Resource, pool: Any, label: str, settings: Setti
         return refused
     value = whole(raw)
     minimum = backlog_minimum(_size_rate(text(get(pool, "vmSize")), settings, "vmSize"), settings)
-    # Unset is the kernel default, which already meets a slow size's minimum (1 Gb/s needs no more than 1,000).
-    if (BACKLOG_MIN if value is None else value) >= minimum.value:
+    if minimum.holds(value):
         return None
-    now = f"is {value:,}" if value is not None else f"is unset (the kernel default {BACKLOG_MIN:,})"
+    now = f"is {value:,}" if value is not None else f"is unset (the kernel default {KERNEL_DEFAULT:,})"
     return Finding(
         resource,
         f"{label}: {AKS_BACKLOG_FIELD} {now}{_pool_profile(pool)}, below {minimum.reason()}: {BACKLOG_WHY}. Set "
-        f"{AKS_BACKLOG_FIELD} to at least {minimum.value:,}: {minimum.profile_advice()} (AKS accepts "
+        f"{AKS_BACKLOG_FIELD} to {minimum.set_to()}: {minimum.profile_advice()} (AKS accepts "
         f"{BACKLOG_MIN:,}..{BACKLOG_MAX:,}; `wirespeed size backlog --line-rate-gbps {minimum.rate.gbps:g}` sizes "
         "it). It is create-only: changing it replaces the pool's nodes.",
     )
@@ -255,14 +274,14 @@ def _node_class_backlog(resource: Resource, settings: Settings) -> Finding | Non
         return refused
     value = whole(raw)
     minimum = backlog_minimum(node_class_rate(resource, settings), settings)
-    if value is not None and value >= minimum.value:
+    if minimum.holds(value):
         return None
     field = _nap.NODE_CLASS_BACKLOG_FIELD
-    now = f"is {value:,}" if value is not None else f"is unset (the kernel default {BACKLOG_MIN:,})"
+    now = f"is {value:,}" if value is not None else f"is unset (the kernel default {KERNEL_DEFAULT:,})"
     return Finding(
         resource,
         f"{_nap.node_class_label(resource)}: {field} {now}, below {minimum.reason()}: {BACKLOG_WHY}. Set {field} "
-        f"to at least {minimum.value:,}: {minimum.profile_advice()}, or admit only slower sizes in its NodePools "
+        f"to {minimum.set_to()}: {minimum.profile_advice()}, or admit only slower sizes in its NodePools "
         f"(karpenter-provider-azure {LINUX_OS_CONFIG_SINCE} or later; AKS accepts {BACKLOG_MIN:,}..{BACKLOG_MAX:,}; "
         "`wirespeed render aks-nap` sets the profile's). A change drifts the class's nodes: Karpenter replaces them "
         "within each NodePool's disruption budget.",
@@ -293,19 +312,19 @@ def _launch_template_backlog(resource: Resource, settings: Settings) -> Finding 
         return None  # not a node's launch template: nothing to say about its kernel queues
     minimum = backlog_minimum(_launch_template_rate(resource, settings), settings)
     values = user_data.backlog_values()
-    if values and min(values) >= minimum.value:
+    if minimum.holds(min(values) if values else None):
         return None
     now = (
         f"sets {BACKLOG_SYSCTL} to {min(values):,}"
         if values
-        else f"does not set {BACKLOG_SYSCTL}, so nodes keep the kernel default {BACKLOG_MIN:,}"
+        else f"does not set {BACKLOG_SYSCTL}, so nodes keep the kernel default {KERNEL_DEFAULT:,}"
     )
     return Finding(
         resource,
         f"userData (EKS node) {now}, below {minimum.reason()}: {BACKLOG_WHY}. Write "
-        f"{BACKLOG_SYSCTL}={minimum.value} or more from a text/x-shellscript part and to /etc/sysctl.d (as "
-        f"wirespeed's EKS node user data does: {minimum.profile_advice()}), or run the tuning agent with a profile "
-        "that sets it.",
+        f"{BACKLOG_SYSCTL}={minimum.recommended} (or anything from {minimum.value:,}) from a text/x-shellscript part "
+        f"and to /etc/sysctl.d (as wirespeed's EKS node user data does: {minimum.profile_advice()}), or run the tuning "
+        "agent with a profile that sets it.",
     )
 
 
@@ -359,18 +378,28 @@ def _profile_backlog(resource: Resource, settings: Settings) -> Finding | None:
     profile = _k8s.profile_in(resource)
     if profile is None:
         return None
-    value = whole(get(profile.document, "sysctls", BACKLOG_SYSCTL))
-    if value is None:
-        return None
+    unset, value = _profile_backlog_value(profile.document)
+    if not unset and value is None:
+        return None  # not a whole number: profile-valid reports it
     minimum = backlog_minimum(config_map_rate(resource, settings), settings)
-    if value >= minimum.value:
+    if minimum.holds(value):
         return None
+    now = f"is unset (the kernel default {KERNEL_DEFAULT:,})" if unset else f"is {value:,}"
     return Finding(
         resource,
-        f"{profile.where}: sysctls[{BACKLOG_SYSCTL!r}] is {value:,}, below {minimum.reason()}: {BACKLOG_WHY}. Set "
-        f"it to at least {minimum.value:,}: {minimum.profile_advice()} "
+        f"{profile.where}: sysctls[{BACKLOG_SYSCTL!r}] {now}, below {minimum.reason()}: {BACKLOG_WHY}. Set "
+        f"it to {minimum.set_to()}: {minimum.profile_advice()} "
         f"(`wirespeed size backlog --line-rate-gbps {minimum.rate.gbps:g}`).",
     )
+
+
+def _profile_backlog_value(document: Mapping[str, Any]) -> tuple[bool, int | None]:
+    """(unset, value) of the profile's backlog: a profile that does not set it leaves nodes at the kernel default,
+    judged as that default written out would be (value None either way when unset or not a whole number)."""
+    sysctls = document.get("sysctls")
+    if not isinstance(sysctls, Mapping) or sysctls.get(BACKLOG_SYSCTL) is None:
+        return True, None
+    return False, whole(sysctls[BACKLOG_SYSCTL])
 
 
 def check_backlog(resource: Resource, settings: Settings) -> Iterator[Finding]:
@@ -398,12 +427,13 @@ def remediate_backlog(resource: Resource, settings: Settings) -> Mapping[str, An
     profile = _k8s.profile_in(resource)
     if profile is None:
         return None
-    value = whole(get(profile.document, "sysctls", BACKLOG_SYSCTL))
-    minimum = backlog_minimum(config_map_rate(resource, settings), settings).value
-    if value is None or value >= minimum:
+    unset, value = _profile_backlog_value(profile.document)
+    minimum = backlog_minimum(config_map_rate(resource, settings), settings)
+    if (not unset and value is None) or minimum.holds(value):
         return None
     document = dict(profile.document)
-    document["sysctls"] = {**document["sysctls"], BACKLOG_SYSCTL: minimum}  # it holds the backlog read above
+    sysctls = document.get("sysctls")
+    document["sysctls"] = {**(sysctls if isinstance(sysctls, Mapping) else {}), BACKLOG_SYSCTL: minimum.recommended}
     return _k8s.with_profile(resource, document)
 
 
@@ -421,18 +451,18 @@ class RingVerdict:
 
 def _ring_minimum(driver: str, direction: Direction, rate: line_rate.LineRate, settings: Settings) -> Minimum | None:
     """None for a driver without NIC rings."""
-    sized = line_rate.rings_for(driver, rate.gbps)
-    if sized is None:
-        return None
-    derived = sized[0] if direction == "rx" else sized[1]
     floor = _floor(settings, RING_FLOORS[direction])
-    return Minimum(max(derived, floor or 0), derived, floor, rate, RING_FLOORS[direction], direction)
+    need = line_rate.ring_need(driver, direction, rate.gbps, floor=floor or 0)
+    if need is None:
+        return None
+    return Minimum(need, need.packets, floor, rate, RING_FLOORS[direction], direction)
 
 
 def _ring_verdict(
-    driver: str, direction: Direction, value: int, rate: line_rate.LineRate, settings: Settings
+    driver: str, direction: Direction, value: int | None, rate: line_rate.LineRate, settings: Settings
 ) -> RingVerdict | None:
-    """What is wrong with ``rings.<driver>.<direction>``, or None when it is fine."""
+    """What is wrong with ``rings.<driver>.<direction>`` (None: unset, so the driver's default), or None when it is
+    fine."""
     from wirespeed import catalog
 
     try:
@@ -445,29 +475,48 @@ def _ring_verdict(
         )
     minimum = _ring_minimum(driver, direction, rate, settings)
     assert minimum is not None  # only ring-less drivers have none, handled above
-    required = minimum.value
-    if nic is not None:
-        required = nic.ring_holding(minimum.value, direction)  # a floor the driver cannot hold is held to its max
-        limit = nic.rx if direction == "rx" else nic.tx
-        assert limit is not None
-        if value < required:
-            capped = f", held to {driver}'s max {limit.max:,}" if required < minimum.value else ""
-            return RingVerdict(required, f"below {minimum.reason()}{capped}", minimum)
-        if value > limit.max:
-            return RingVerdict(limit.max, f"above {driver}'s maximum {limit.max:,}")
-        return None
-    if value < required:
-        return RingVerdict(required, f"below {minimum.reason()}", minimum)
+    if not minimum.holds(value):
+        capped = f", held to {driver}'s max {minimum.need.maximum:,}" if nic is not None and minimum.need.capped else ""
+        return RingVerdict(minimum.recommended, f"below {minimum.reason()}{capped}", minimum)
+    if nic is not None and value is not None and value > minimum.need.maximum:
+        return RingVerdict(minimum.need.maximum, f"above {driver}'s maximum {minimum.need.maximum:,}")
     return None
 
 
-def _rings(document: Mapping[str, Any]) -> Iterator[tuple[str, Direction, int]]:
+def _judged_drivers(document: Mapping[str, Any], on_azure: bool) -> tuple[str, ...]:
+    """The cloud NIC drivers whose rings the profile leaves at their defaults count too: the agent tunes nothing
+    there, so they run the driver's default. Those of the ConfigMap's cloud: Azure's under an AKS component, else the
+    one cloud whose drivers the profile's own rings name, else both clouds'; narrowed to ``interfaces.drivers`` when
+    the profile names some."""
+    from wirespeed import catalog
+    from wirespeed.catalog._model import CLOUDS
+
+    written = keys(document.get("rings"))
+    clouds = {c for c in CLOUDS if any(d in catalog.cloud_drivers(c) for d in written)}
+    cloud: catalog.Cloud | None = "azure" if on_azure else (next(iter(clouds)) if len(clouds) == 1 else None)
+    drivers = catalog.cloud_drivers(cloud)
+    named = [d for d in (text(v) for v in elements(get(document, "interfaces", "drivers"), "drivers")) if d]
+    return tuple(d for d in drivers if d in named) if named else drivers
+
+
+def _rings(document: Mapping[str, Any], on_azure: bool) -> Iterator[tuple[str, Direction, int | None]]:
+    """Every ring the profile sets, and every ring of a cloud driver it leaves unset (None: the driver's default).
+    A ring whose value is not a whole number is profile-valid's to report."""
+    from wirespeed import catalog
+
     rings = document.get("rings")
-    if not isinstance(rings, Mapping):
-        return
-    for driver in keys(rings):
+    rings = rings if isinstance(rings, Mapping) else {}
+    known = catalog.nic_drivers()
+    written = keys(rings)
+    for driver in [*written, *(d for d in _judged_drivers(document, on_azure) if d not in written)]:
         for direction in DIRECTIONS:
-            value = whole(get(rings, driver, direction))
+            raw = get(rings, driver, direction)
+            if raw is None:
+                # An unknown driver's default is not known, and a ring-less one has none: nothing to judge.
+                if driver in known and known[driver].has_rings:
+                    yield driver, direction, None
+                continue
+            value = whole(raw)
             if value is not None:
                 yield driver, direction, value
 
@@ -493,8 +542,19 @@ def _ring_why(driver: str, direction: Direction) -> str:
     )
 
 
-def _ring_message(where: str, driver: str, direction: Direction, value: int, verdict: RingVerdict) -> str:
+def _ring_message(where: str, driver: str, direction: Direction, value: int | None, verdict: RingVerdict) -> str:
     field = f"rings.{driver}.{direction}"
+    if value is None:
+        from wirespeed import catalog
+
+        assert verdict.minimum is not None  # only a ring below its minimum is reported unset
+        default = catalog.nic_driver(driver).limits(direction).default
+        return (
+            f"{where}: {field} is unset (the driver default {default:,}), {verdict.problem}: "
+            f"{_ring_why(driver, direction)}. Set {field} to {verdict.minimum.set_to()}: "
+            f"{verdict.minimum.profile_advice()} (`wirespeed size rings --driver {driver} --line-rate-gbps "
+            f"{verdict.minimum.rate.gbps:g}` sizes it)."
+        )
     if verdict.target is None:
         return (
             f"{where}: {field} is {value:,}, but {verdict.problem}. Remove rings.{driver} and size the VF's driver "
@@ -508,7 +568,7 @@ def _ring_message(where: str, driver: str, direction: Direction, value: int, ver
     assert verdict.minimum is not None
     return (
         f"{where}: {field} is {value:,}, {verdict.problem}: {_ring_why(driver, direction)}. Set {field} to "
-        f"{verdict.target:,}: {verdict.minimum.profile_advice()} (`wirespeed size rings --driver {driver} "
+        f"{verdict.minimum.set_to()}: {verdict.minimum.profile_advice()} (`wirespeed size rings --driver {driver} "
         f"--line-rate-gbps {verdict.minimum.rate.gbps:g}` sizes it)."
     )
 
@@ -539,13 +599,15 @@ def _applies(driver: str, on_azure: bool) -> bool:
     return not on_azure or driver not in catalog.cloud_drivers("aws")
 
 
-def _ring_verdicts(resource: Resource, settings: Settings) -> Iterator[tuple[str, str, Direction, int, RingVerdict]]:
+def _ring_verdicts(
+    resource: Resource, settings: Settings
+) -> Iterator[tuple[str, str, Direction, int | None, RingVerdict]]:
     profile = _k8s.profile_in(resource)
     if profile is None:
         return
     rate = config_map_rate(resource, settings)
     on_azure = _on_azure(resource)
-    for driver, direction, value in _rings(profile.document):
+    for driver, direction, value in _rings(profile.document, on_azure):
         if not _applies(driver, on_azure):
             continue
         verdict = _ring_verdict(driver, direction, value, rate, settings)
@@ -570,9 +632,11 @@ def remediate_rings(resource: Resource, settings: Settings) -> Mapping[str, Any]
     if not changes:
         return None
     document = dict(profile.document)
-    rings = dict(document["rings"])
+    written = document.get("rings")
+    rings = dict(written) if isinstance(written, Mapping) else {}
     for driver, targets in changes.items():
-        rings[driver] = {**rings[driver], **targets}
+        current = rings.get(driver)
+        rings[driver] = {**(current if isinstance(current, Mapping) else {}), **targets}
     document["rings"] = rings
     return _k8s.with_profile(resource, document)
 

@@ -7,7 +7,8 @@ from typing import Any, Literal
 
 from wirespeed.sizing.aks_sysctls import BY_KERNEL_NAME
 from wirespeed.sizing.exact import Number
-from wirespeed.sizing.packets import DEFAULT_PACKET_BYTES, next_power_of_two, packets_during
+from wirespeed.sizing.packets import DEFAULT_PACKET_BYTES, packets_during
+from wirespeed.sizing.queues import Need
 
 # AKS's netCoreNetdevMaxBacklog range (1,000 is also the kernel default), from the one AKS sysctl table.
 BACKLOG_MIN = BY_KERNEL_NAME["net.core.netdev_max_backlog"].low
@@ -67,9 +68,8 @@ class BacklogPlan:
                 f"capped at {whose} {self.maximum:,}, below the {self.packets_in_stall:,} the stall needs: "
                 f"it holds only {self.stall_ms * self.maximum / self.packets_in_stall:.2g} ms at this rate"
             )
-        # The value is the next power of two at or above the stall's packets, at least 1,000: it is 1,000 only
-        # when those fit in 512, so no second test of the packets is needed.
-        if self.netdev_max_backlog == BACKLOG_MIN:
+        # queues.Need recommends the kernel default exactly when the default holds the stall.
+        if self.netdev_max_backlog == KERNEL_DEFAULT:
             if self.cloud == "aws":
                 return "the stall fits in the kernel default"
             return f"the stall fits in the kernel default, AKS's minimum {BACKLOG_MIN:,}"
@@ -87,6 +87,13 @@ class BacklogPlan:
         return "\n".join(lines)
 
 
+def backlog_need(packets: int, *, floor: int = 0, cloud: BacklogCloud = None) -> Need:
+    """What a backlog must hold for ``packets`` arriving in the stall (and a policy ``floor``): unset, a node runs
+    the kernel default; the maximum is AKS's unless ``cloud`` is ``"aws"``."""
+    maximum = KERNEL_INT_MAX if cloud == "aws" else BACKLOG_MAX
+    return Need("backlog", packets, KERNEL_DEFAULT, maximum, floor=floor)
+
+
 def plan_backlog(
     line_rate_gbps: Number,
     *,
@@ -96,18 +103,16 @@ def plan_backlog(
 ) -> BacklogPlan:
     """The backlog that holds ``stall_ms`` of traffic at ``line_rate_gbps``: within AKS's range unless ``cloud``
     is ``"aws"`` (EKS nodes write the sysctl themselves, so only the kernel's int range applies)."""
-    packets = packets_during(line_rate_gbps, packet_bytes, stall_ms)  # validates rate, size and stall
+    need = backlog_need(packets_during(line_rate_gbps, packet_bytes, stall_ms), cloud=cloud)  # validates the inputs
     packet_bytes = int(packet_bytes)
-    wanted = next_power_of_two(packets)
-    maximum = KERNEL_INT_MAX if cloud == "aws" else BACKLOG_MAX
-    value = max(KERNEL_DEFAULT, min(wanted, maximum))
+    value = need.recommended
     return BacklogPlan(
         line_rate_gbps=float(line_rate_gbps),
         stall_ms=float(stall_ms),
         packet_bytes=packet_bytes,
-        packets_in_stall=packets,
+        packets_in_stall=need.packets,
         netdev_max_backlog=value,
-        capped=wanted > maximum,
+        capped=need.capped,
         memory_bytes_per_cpu=value * (packet_bytes + SKB_OVERHEAD_BYTES),
         cloud=cloud,
     )

@@ -3,17 +3,22 @@
 One derivation for both the built-in profiles (wirespeed.profiles sizes each for its assumed line rate) and the
 gates (wirespeed.rules.tuning holds each pool to what its own line rate needs): rings hold
 ``rings.DEFAULT_STALL_MS`` and the backlog ``backlog.DEFAULT_STALL_MS`` of ``DEFAULT_PACKET_BYTES`` packets at
-line rate. A profile that sets exactly what the derivation gives for a pool's line rate passes; one below fails.
+line rate. Whether a value is enough is :class:`wirespeed.sizing.queues.Need`'s one decision: a value that holds the
+stall passes, an unset one is judged as the kernel's or driver's default.
 """
 
 from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from wirespeed.sizing import backlog, rings
+from wirespeed.sizing import backlog, queues, rings
 from wirespeed.sizing.exact import Number
 from wirespeed.sizing.packets import DEFAULT_PACKET_BYTES, next_power_of_two, packets_during
+
+if TYPE_CHECKING:
+    from wirespeed.catalog import Direction
 
 # What a gate assumes when nothing it can read says which nodes run a setting (a tuning ConfigMap on its own, an
 # AKSNodeClass, a launch template without an instance type): the line rate the `balanced` profile is sized for,
@@ -62,6 +67,12 @@ def builtin_for(gbps: float) -> str | None:
     return min(fitting)[1] if fitting else None
 
 
+def backlog_need(line_rate_gbps: Number, *, floor: int = 0) -> queues.Need:
+    """What the backlog of a node at this line rate must hold (4 ms of 1,500-byte packets), with a policy floor."""
+    packets = packets_during(line_rate_gbps, DEFAULT_PACKET_BYTES, backlog.DEFAULT_STALL_MS)
+    return backlog.backlog_need(packets, floor=floor)
+
+
 @functools.lru_cache(maxsize=256)
 def backlog_for(
     line_rate_gbps: Number,
@@ -73,6 +84,29 @@ def backlog_for(
     return backlog.plan_backlog(line_rate_gbps, stall_ms=stall_ms, packet_bytes=packet_bytes).netdev_max_backlog
 
 
+@functools.lru_cache(maxsize=256)
+def backlog_required(line_rate_gbps: Number) -> int:
+    """The smallest net.core.netdev_max_backlog that holds the stall at this line rate: what the gates (the policy
+    rule and the Terraform modules' catalog.tf.json) hold a node to. ``backlog_for`` is at least this."""
+    return backlog_need(line_rate_gbps).required
+
+
+def ring_need(driver: str, direction: Direction, line_rate_gbps: Number, *, floor: int = 0) -> queues.Need | None:
+    """What one ring of ``driver`` on a node at this line rate must hold (1 ms of 1,500-byte packets), with a policy
+    floor; None for a driver with no NIC rings. A driver the catalog does not know is taken as written, with no
+    default or maximum known (nothing unset is judged for it)."""
+    from wirespeed import catalog
+
+    packets = packets_during(line_rate_gbps, DEFAULT_PACKET_BYTES, rings.DEFAULT_STALL_MS)
+    try:
+        nic = catalog.nic_driver(driver)
+    except catalog.UnknownDriver:
+        return queues.Need(direction, packets, default=0, maximum=backlog.KERNEL_INT_MAX, floor=floor)
+    if not nic.has_rings:
+        return None
+    return rings.ring_need(nic, direction, packets, floor=floor)
+
+
 @functools.lru_cache(maxsize=1024)
 def rings_for(
     driver: str,
@@ -81,9 +115,9 @@ def rings_for(
     stall_ms: Number = rings.DEFAULT_STALL_MS,
     packet_bytes: int = DEFAULT_PACKET_BYTES,
 ) -> tuple[int, int] | None:
-    """(RX, TX) ring sizes for ``driver`` at this line rate (``wirespeed size rings``' answer, held to the driver's
-    maxima); None for a driver with no NIC rings. A driver the catalog does not know gets the packet count rounded
-    up to a power of two for both."""
+    """(RX, TX) ring sizes for ``driver`` at this line rate (``wirespeed size rings``' answer: never below the
+    driver's defaults, held to its maxima); None for a driver with no NIC rings. A driver the catalog does not know
+    gets the packet count rounded up to a power of two for both."""
     from wirespeed import catalog
 
     try:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from wirespeed.sizing.errors import SizingError, check_whole
 from wirespeed.sizing.exact import Number
 from wirespeed.sizing.packets import DEFAULT_PACKET_BYTES, packets_during
+from wirespeed.sizing.queues import Need
 
 if TYPE_CHECKING:
     from wirespeed import catalog
@@ -60,11 +61,15 @@ class RingPlan:
         }
 
     def explain(self) -> str:
+        if (self.rx, self.tx) == (self.rx_default, self.tx_default):
+            chosen = "the driver's defaults, which already hold them"
+        else:
+            chosen = "the smallest sizes the driver accepts that hold them, never below its defaults"
         lines = [
             f"At {self.line_rate_gbps:g} Gb/s with {self.packet_bytes:,}-byte packets, {self.packets_in_stall:,} "
             f"packets arrive during a {self.stall_ms:g} ms receive stall.",
             f"{self.driver}: RX {self.rx:,} (default {self.rx_default:,}), TX {self.tx:,} "
-            f"(default {self.tx_default:,}), the smallest sizes the driver accepts that hold them.",
+            f"(default {self.tx_default:,}): {chosen}.",
         ]
         for direction, capped, value in (("RX", self.rx_capped, self.rx), ("TX", self.tx_capped, self.tx)):
             if capped:
@@ -74,7 +79,7 @@ class RingPlan:
                 )
         lines.append(
             f"Kernel memory for RX buffers on {self.queues} queue(s): {_mib(self.memory_bytes)} "
-            f"(+{_mib(self.memory_bytes - self.default_memory_bytes)} over the defaults)."
+            f"({_signed_mib(self.memory_bytes - self.default_memory_bytes)} over the defaults)."
         )
         if self.default_note:
             lines.append(self.default_note)
@@ -85,12 +90,25 @@ def _mib(n: int) -> str:
     return f"{n / 2**20:,.1f} MiB"
 
 
-def smallest_accepted(driver: catalog.NicDriver, direction: Direction, entries: int) -> tuple[int, bool]:
-    """The smallest ring the driver keeps that holds ``entries`` (see ``NicDriver.ring_holding``), and
-    whether its max was too small to hold them."""
+def _signed_mib(n: int) -> str:
+    """A memory delta with its sign: ``+8.0 MiB``, ``-8.0 MiB``, ``0.0 MiB``."""
+    sign = "+" if n > 0 else "-" if n < 0 else ""
+    return sign + _mib(abs(n))
+
+
+def ring_need(driver: catalog.NicDriver, direction: Direction, packets: int, *, floor: int = 0) -> Need:
+    """What one ring of ``driver`` must hold for ``packets`` arriving in the stall (and a policy ``floor``): unset,
+    the driver runs its default (the older one where it changed upstream: the conservative reading)."""
     if not driver.has_rings:
         raise SizingError("driver", driver.name, "a driver with NIC rings (hv_netvsc has none: tune its VF)")
-    size = driver.ring_holding(entries, direction)
+    limits = driver.limits(direction)
+    return Need(direction, packets, limits.default, limits.max, floor=floor, driver=driver)
+
+
+def smallest_accepted(driver: catalog.NicDriver, direction: Direction, entries: int) -> tuple[int, bool]:
+    """The ring to ask for so that ``entries`` fit (``Need.recommended``: the driver's default when that holds
+    them, else the smallest ring the driver keeps that does), and whether its max was too small to hold them."""
+    size = ring_need(driver, direction, entries).recommended
     return size, size < entries
 
 

@@ -24,7 +24,7 @@ from wirespeed.azure.problems import whole_between
 from wirespeed.azure.spec import LINUX_OS_SKUS, PROFILE_LABEL, TAINT_EFFECTS, ZONES, NodePoolSpec
 from wirespeed.names import NOT_NETWORK_OPTIMISED_REASON, REASON_MAX_LENGTH
 from wirespeed.profiles import ASSUMPTIONS
-from wirespeed.sizing import aks_sysctls, azure_lb, line_rate
+from wirespeed.sizing import aks_sysctls, azure_lb, backlog, line_rate
 from wirespeed.terraform import MODULES, ROOT, render
 
 MODULE = MODULES / "aks-node-pool"
@@ -70,16 +70,18 @@ def catalog_document() -> dict[str, Any]:
             "architecture": size.architecture,
             "nic": size.nic,
             "max_bandwidth_mbps": size.max_bandwidth_mbps,
-            # What netdev-backlog-minimum holds a pool of this size to (wirespeed.sizing.line_rate).
+            # What netdev-backlog-minimum holds a pool of this size to: the smallest backlog that holds the stall at
+            # its line rate (wirespeed.sizing.line_rate.backlog_required, sizing.queues.Need's one decision).
             "line_rate_gbps": size.burst_gbps,
-            "minimum_netdev_max_backlog": line_rate.backlog_for(size.burst_gbps),
+            "minimum_netdev_max_backlog": line_rate.backlog_required(size.burst_gbps),
             "network_optimised": size.network_optimised,
             "accelerated_networking": pools.accelerated_networking(size),
             "not_network_optimised": _refusal(size),
         }
     return {
         "//": _HEADER.format(source="wirespeed.catalog (data/azure_sizes.json) and wirespeed.azure.pools"),
-        "locals": {"catalog": {"sizes": sizes}},
+        # An unset backlog is the kernel default, judged as that value written out (sizing.queues.Need).
+        "locals": {"catalog": {"sizes": sizes, "kernel_default_netdev_max_backlog": backlog.KERNEL_DEFAULT}},
     }
 
 
