@@ -311,6 +311,8 @@ AllocatedPorts = Range(*snat_limits.ALLOCATED_PORTS_RANGE, multiple_of=snat_limi
 # public_ips is bounded per kind (an Azure NAT gateway's 16, an AWS regional gateway's 32 per AZ): the range is checked
 # with the kind, and the schema carries it in each kind's rule (_kind_rules), named by the rule's description.
 PUBLIC_IPS_RANGES = {kind: Range(*bounds) for kind, bounds in snat_limits.PUBLIC_IPS_RANGES.items()}
+
+
 def _absent_is_not_null(schema: dict[str, Any]) -> None:
     """An optional field's absence is its default; null is not a value the schema allows, so no "default": null."""
     schema.pop("default", None)
