@@ -179,10 +179,10 @@ def outbound_facts() -> Obj:
         "hold_seconds": {"low": snat_limits.HOLD_SECONDS_RANGE[0], "high": snat_limits.HOLD_SECONDS_RANGE[1],
                          "default": snat_limits.DEFAULT_HOLD_SECONDS,
                          "allowed": _refused({"hold_seconds": -1}, "aws-nat-gateway", public_ips=1)},
-        "tcp_hold_seconds": {"low": snat_limits.TCP_HOLD_SECONDS_RANGE[0], "high": snat_limits.TCP_HOLD_SECONDS_RANGE[1],
-                             "allowed": _refused({"tcp_hold_seconds": -1}, "aws-nat-gateway", public_ips=1)},
-        "udp_hold_seconds": {"low": snat_limits.UDP_HOLD_SECONDS_RANGE[0], "high": snat_limits.UDP_HOLD_SECONDS_RANGE[1],
-                             "allowed": _refused({"udp_hold_seconds": -1}, "aws-nat-gateway", public_ips=1)},
+        **{field: {"low": low_hold, "high": high_hold,
+                   "allowed": _refused({field: -1}, "aws-nat-gateway", public_ips=1)}
+           for field, (low_hold, high_hold) in (("tcp_hold_seconds", snat_limits.TCP_HOLD_SECONDS_RANGE),
+                                                ("udp_hold_seconds", snat_limits.UDP_HOLD_SECONDS_RANGE))},
         "only_with": {
             "allocated_ports_per_node": _refused({"allocated_ports_per_node": 8}, "aws-nat-gateway", public_ips=1),
             "public_ips": _refused({"public_ips": 1}, "azure-load-balancer", allocated_ports_per_node=8),
