@@ -121,7 +121,7 @@ DEFAULT_PRESSURE_PERCENT = 80
 # TCP 240 s after a FIN/ACK, 15 s after a RST, at once when the idle timeout is reached; UDP only when the idle
 # timeout is reached. So 240 s is exact after a FIN and over-counts after a RST; a UDP port stays taken for the
 # outbound rule's idle timeout after the flow's last packet (4 min by default, 30 on AKS), which a hold below it
-# under-counts: set hold_seconds to the idle timeout on nodes whose UDP flows matter. Azure NAT gateway holds a port
+# under-counts: hence udp_hold_seconds (below), filled from the idle timeout. Azure NAT gateway holds a port
 # 65 s after a FIN, 16 s after a RST and 65 s after a UDP flow ends (learn.microsoft.com/azure/nat-gateway/
 # nat-gateway-resource, "Port reuse timers"); 240 s over-counts there, never under-counts. 0 counts open flows only.
 HOLD_SECONDS_RANGE = (0, azure_lb.HOLD_SECONDS_RANGE[1])
