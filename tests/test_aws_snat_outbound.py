@@ -26,20 +26,29 @@ from wirespeed.profiles import builtin_profile
 
 LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 CONFIG_MAP = "kubernetes:core/v1:ConfigMap"
+# AWS NAT gateway times out a connection idle for 350 s (wirespeed.sizing.snat_limits, cited there): a UDP flow
+# holds its port that long after its last packet.
+UDP = 350
 SUBNETS = {"eu-west-1a": "subnet-pub-a", "eu-west-1b": "subnet-pub-b", "eu-west-1c": "subnet-pub-c"}
 
 
 def test_the_profile_states_the_smallest_az_s_ips() -> None:
     """One profile serves every AZ: the tightest AZ's capacity, so the condition is never late there."""
-    assert nat_gateway_outbound({"a": 3, "b": 1, "c": 2}) == Outbound(kind="aws-nat-gateway", public_ips=1)
+    assert nat_gateway_outbound({"a": 3, "b": 1, "c": 2}) == Outbound(
+        kind="aws-nat-gateway", public_ips=1, udp_hold_seconds=UDP
+    )
     # A regional gateway's AZs hold up to 32 IPs, more than an Azure NAT gateway's 16: stated as they are.
-    assert nat_gateway_outbound({"a": 32, "b": 20}) == Outbound(kind="aws-nat-gateway", public_ips=20)
-    assert nat_gateway_outbound({"a": 32}) == Outbound(kind="aws-nat-gateway", public_ips=32)
+    assert nat_gateway_outbound({"a": 32, "b": 20}) == Outbound(
+        kind="aws-nat-gateway", public_ips=20, udp_hold_seconds=UDP
+    )
+    assert nat_gateway_outbound({"a": 32}) == Outbound(kind="aws-nat-gateway", public_ips=32, udp_hold_seconds=UDP)
     # Beyond the kind's bound (no gateway has that many): the bound, so the condition is never late.
-    assert nat_gateway_outbound({"a": 40, "b": 33}) == Outbound(kind="aws-nat-gateway", public_ips=32)
+    assert nat_gateway_outbound({"a": 40, "b": 33}) == Outbound(
+        kind="aws-nat-gateway", public_ips=32, udp_hold_seconds=UDP
+    )
     kept = Outbound(kind="aws-nat-gateway", public_ips=8, pressure_percent=60, exclude_cidrs=["10.0.0.0/8"])
     assert nat_gateway_outbound({"a": 3}, kept) == Outbound(
-        kind="aws-nat-gateway", public_ips=3, pressure_percent=60, exclude_cidrs=["10.0.0.0/8"]
+        kind="aws-nat-gateway", public_ips=3, pressure_percent=60, exclude_cidrs=["10.0.0.0/8"], udp_hold_seconds=UDP
     )
 
 
@@ -65,7 +74,7 @@ def test_nat_egress_sizes_ips_per_az_and_the_profile_takes_the_smallest_under_pu
         "eu-west-1b": 3,
         "eu-west-1c": 1,
     }
-    assert egress.profile_outbound == Outbound(kind="aws-nat-gateway", public_ips=1)
+    assert egress.profile_outbound == Outbound(kind="aws-nat-gateway", public_ips=1, udp_hold_seconds=UDP)
     assert len(resolve(egress.public_ips)["eu-west-1a"]) == 3  # let every registration finish before the next test
 
 
@@ -91,7 +100,11 @@ def test_node_group_and_karpenter_profiles_carry_the_outbound_into_node_tuning_u
             outbound=egress.profile_outbound,
         ),
     )
-    assert group.profile.outbound == pool.profile.outbound == Outbound(kind="aws-nat-gateway", public_ips=3)
+    assert (
+        group.profile.outbound
+        == pool.profile.outbound
+        == Outbound(kind="aws-nat-gateway", public_ips=3, udp_hold_seconds=UDP)
+    )
     # The boot user data is the profile's tuning only: the launch template is what it was without the section.
     assert group.plan.profile == builtin_profile("throughput")
     tuning = NodeTuning("tuning", NodeTuningArgs(profiles=[group.profile, pool.profile]))
@@ -101,7 +114,7 @@ def test_node_group_and_karpenter_profiles_carry_the_outbound_into_node_tuning_u
         for r in engine.of_type(CONFIG_MAP)
     }
     expected = {"kind": "aws-nat-gateway", "public_ips": 3, "pressure_percent": 80, "exclude_cidrs": [],
-                "hold_seconds": 240}  # fmt: skip
+                "hold_seconds": 240, "udp_hold_seconds": UDP}  # fmt: skip
     assert sections == {"throughput": expected, "balanced": expected}
 
 

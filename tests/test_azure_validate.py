@@ -648,3 +648,40 @@ def test_existing_pool_surge_in_a_form_aks_refuses_is_refused(surge):
     added = check_pool(POOL)[0]
     with pytest.raises(SizingError, match="pool 'apps'"):
         outbound_check([ExistingPool("apps", 40, surge)], [added], 4000, 2)
+
+
+def test_stack_config_refuses_an_explicit_zero_hold_instead_of_taking_the_default():
+    """`wirespeed:holdSeconds: 0` once became 240 (an `or` default): a stated value is the user's and is judged."""
+    from wirespeed.azure.stack_config import StackConfigError, cluster_spec
+
+    base = {"location": "westeurope", "systemPool": "system:Standard_D4s_v6:2:3", "connectionsPerSecond": 12}
+    with pytest.raises(StackConfigError) as caught:
+        cluster_spec({**base, "holdSeconds": 0})
+    assert [str(p) for p in caught.value.problems] == [
+        "wirespeed:holdSeconds: 0 is not allowed: must be between 1 and 3,600"
+    ]
+    assert cluster_spec(base).outbound.hold_seconds == 240  # absent: the default
+
+
+@pytest.mark.parametrize(
+    ("config", "kind", "udp_hold"),
+    [
+        ({}, "azure-load-balancer", 30 * 60),  # AKS's default outbound idle timeout, 30 minutes
+        ({"idleTimeoutMinutes": 4}, "azure-load-balancer", 4 * 60),
+        ({"idleTimeoutMinutes": 120}, "azure-load-balancer", 120 * 60),
+        # The NAT gateway's UDP idle timeout is fixed at 4 minutes whatever idleTimeoutInMinutes (TCP's) says, then
+        # its 65 s UDP reuse timer.
+        ({"outboundType": "managedNATGateway", "natGatewayIpCount": 2, "idleTimeoutMinutes": 30}, "azure-nat-gateway",
+         4 * 60 + 65),
+    ],
+)  # fmt: skip
+def test_every_tuned_profile_holds_udp_for_the_egress_the_cluster_creates(config, kind, udp_hold):
+    from wirespeed.azure.stack_config import cluster_spec
+
+    base = {"location": "westeurope", "systemPool": "system:Standard_D4s_v6:2:3", "allocatedOutboundPorts": 1024}
+    plan = plan_cluster(cluster_spec({**base, **config}))
+    assert plan.profiles
+    for profile in plan.profiles:
+        assert profile.outbound is not None
+        assert (profile.outbound.kind, profile.outbound.udp_hold_seconds) == (kind, udp_hold)
+        assert profile.outbound.tcp_hold() == 240  # TCP keeps the team's hold, the default here

@@ -92,6 +92,11 @@ def test_sized_outbound_keeps_the_team_s_threshold_exclusions_and_hold() -> None
     assert validate_profile(profile.to_json_dict()) == profile  # still a valid profile, outbound included
 
 
+# A UDP port behind the load balancer is held for the outbound idle timeout after the last packet: AKS's default 30
+# minutes when the cluster does not set one.
+LB_UDP = 30 * 60
+
+
 def test_cluster_profiles_carry_the_load_balancer_s_ports() -> None:
     plan = plan_cluster(
         ClusterSpec(
@@ -103,15 +108,18 @@ def test_cluster_profiles_carry_the_load_balancer_s_ports() -> None:
     assert plan.outbound.load_balancer is not None
     assert plan.outbound.load_balancer.allocated_outbound_ports == 3_880
     assert {p.name: p.outbound for p in plan.profiles} == {
-        "throughput": Outbound(kind="azure-load-balancer", allocated_ports_per_node=3_880),
-        "balanced": Outbound(kind="azure-load-balancer", allocated_ports_per_node=3_880),
+        "throughput": Outbound(kind="azure-load-balancer", allocated_ports_per_node=3_880, udp_hold_seconds=LB_UDP),
+        "balanced": Outbound(kind="azure-load-balancer", allocated_ports_per_node=3_880, udp_hold_seconds=LB_UDP),
     }
 
 
 def test_cluster_profiles_carry_the_nat_gateway_s_ips_and_their_provenance() -> None:
     outbound = OutboundSpec(type="managedNATGateway", nat_gateway_ip_count=3, measured_from=SOURCE)
     plan = plan_cluster(ClusterSpec(location="westeurope", pools=[APPS], outbound=outbound))
-    assert [p.outbound for p in plan.profiles] == [Outbound(kind="azure-nat-gateway", public_ips=3)]
+    # The NAT gateway's UDP timers are fixed: 4 minutes idle, then 65 s before reuse (snat_limits).
+    assert [p.outbound for p in plan.profiles] == [
+        Outbound(kind="azure-nat-gateway", public_ips=3, udp_hold_seconds=305)
+    ]
     assert plan.outbound.to_json()["measured_from"] == SOURCE
     assert plan.outbound.explain().endswith(f"(given explicitly). Measured: {SOURCE}.")
 
@@ -196,6 +204,7 @@ def test_cluster_hands_node_tuning_profiles_with_the_sized_outbound_under_pulumi
         "pressure_percent": 80,
         "exclude_cidrs": [],
         "hold_seconds": 240,
+        "udp_hold_seconds": LB_UDP,
     }
     lb = rec.one("azure-native:containerservice:ManagedCluster").inputs["networkProfile"]["loadBalancerProfile"]
     assert lb["allocatedOutboundPorts"] == 3_880

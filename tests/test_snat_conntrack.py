@@ -4,7 +4,8 @@
 
 Every count is asserted exactly: N TCP flows to A:443, M to B:443 (some from pods, some from the node itself),
 U UDP flows to A:53, flows to an internal server never. Closed flows keep counting for the hold time (a short one
-here, by flag) and stop after it; an event flood through a tiny socket buffer loses events, and the agent's
+here, by flag) and stop after it; with the profile's per-protocol holds, TCP after its close and UDP after its last
+packet, each for its own; an event flood through a tiny socket buffer loses events, and the agent's
 re-dump brings every total back. Needs root (the `netns` marker) and the built agent (`make -C agent build`).
 """
 
@@ -183,6 +184,50 @@ def test_closed_flows_hold_their_port_for_the_hold_time_then_stop(snatlab: Lab) 
     assert in_use(m, f"{A}:53/udp") == U
     assert m[series("wirespeed_agent_snat_ports_peak", zone="")] == N  # the peak remembers
     agrees_with_the_kernel(lb, m)  # the closed flows are gone from conntrack too
+
+
+TCP_HOLD, UDP_HOLD = 2, 6  # seconds, the profile's tcp_hold_seconds / udp_hold_seconds: apart, and quick
+# The accounting ticks at 1 Hz and rounds a flow's end up to a whole second (table.go secCeil): a port is released
+# in the second after its hold ends, and the metric shows it at the next tick.
+EARLY, LATE = 0.5, 2.5
+
+
+def test_each_protocol_is_held_for_its_own_hold_from_the_profile(snatlab: Lab) -> None:
+    """TCP flows hold their ports tcp_hold_seconds after their close, UDP flows udp_hold_seconds after their last
+    packet, each exactly (to the accounting's second). A UDP flow has no close: conntrack removes its entry its UDP
+    timeout (1 s here) after the last packet, and the agent dates the hold back to that packet from the DESTROY."""
+    lb = snatlab
+    lb.sysctl(lb.node, "net.netfilter.nf_conntrack_udp_timeout", 1)
+    lb.sysctl(lb.node, "net.netfilter.nf_conntrack_udp_timeout_stream", 1)
+    outbound = {**PROFILE["outbound"], "tcp_hold_seconds": TCP_HOLD, "udp_hold_seconds": UDP_HOLD}
+    lb.agent({**PROFILE, "outbound": outbound}, "--kube=false")  # no --snat-hold: the profile's holds
+    pod = lb.client(lb.pod, "pod-client")
+    assert pod.do("tcp", A, 443, N) == N
+    wait_for("TCP counted", lambda: (m := lb.metrics()) and in_use(m, f"{A}:443/tcp") == N and m)
+    k = 5
+    udp_last = time.monotonic()
+    assert pod.do("udp", A, 53, U) == U  # one datagram and its answer each: the flows' last packets
+    wait_for("UDP counted", lambda: (m := lb.metrics()) and in_use(m, f"{A}:53/udp") == U and m, timeout=UDP_HOLD - 2)
+    closed_at = time.monotonic()
+    assert pod.do("close", A, 443, k) == N - k
+    samples: list[tuple[float, float, float]] = []  # a destination with no port in use has no series: 0
+    while time.monotonic() < udp_last + UDP_HOLD + LATE + 1:
+        lb.dump()  # reap expired entries at once (TIME_WAIT 1 s, UDP 1 s), so the hold is what keeps them
+        m = lb.metrics() or {}
+        samples.append((time.monotonic(), in_use(m, f"{A}:443/tcp") or 0, in_use(m, f"{A}:53/udp") or 0))
+
+    def expect(start: float, hold: float, index: int, held: float, after: float) -> None:
+        during = [s[index] for s in samples if s[0] < start + hold - EARLY]
+        later = [s[index] for s in samples if s[0] > start + hold + LATE]
+        assert during, samples
+        assert later, samples
+        assert all(v == held for v in during), (hold, during)
+        assert all(v == after for v in later), (hold, later)
+
+    expect(closed_at, TCP_HOLD, 1, N, N - k)
+    # UDP_HOLD counts from the last packet: held through it, long after TCP's hold and conntrack's entry ended.
+    expect(udp_last, UDP_HOLD, 2, U, 0)
+    agrees_with_the_kernel(lb, lb.metrics() or {})
 
 
 def test_udp_through_an_azure_load_balancer_draws_on_one_pool(snatlab: Lab) -> None:

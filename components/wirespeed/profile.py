@@ -311,6 +311,15 @@ AllocatedPorts = Range(*snat_limits.ALLOCATED_PORTS_RANGE, multiple_of=snat_limi
 # public_ips is bounded per kind (an Azure NAT gateway's 16, an AWS regional gateway's 32 per AZ): the range is checked
 # with the kind, and the schema carries it in each kind's rule (_kind_rules), named by the rule's description.
 PUBLIC_IPS_RANGES = {kind: Range(*bounds) for kind, bounds in snat_limits.PUBLIC_IPS_RANGES.items()}
+
+
+def _absent_is_not_null(schema: dict[str, Any]) -> None:
+    """An optional field's absence is its default; null is not a value the schema allows, so no "default": null."""
+    schema.pop("default", None)
+
+
+TCP_HOLD = Range(*snat_limits.TCP_HOLD_SECONDS_RANGE)
+UDP_HOLD = Range(*snat_limits.UDP_HOLD_SECONDS_RANGE)
 MAX_EXCLUDE_CIDRS = 256  # wirespeed's bound: a pod and a service range per cluster, with room for many more
 CIDR_FORMAT = "cidr"  # a JSON Schema format the Go agent registers: the message below, the same rules
 CIDR_ALLOWED = "must be an IPv4 or IPv6 CIDR such as 10.244.0.0/16 or fd00::/8"
@@ -395,8 +404,45 @@ class Outbound(_Strict):
         description="cluster-internal ranges beyond the agent's built-in private ones (pod and service CIDRs)",
     )
     hold_seconds: Annotated[int, WholeNumber, Range(*snat_limits.HOLD_SECONDS_RANGE)] = Field(
-        default=snat_limits.DEFAULT_HOLD_SECONDS, description="how long a closed flow still holds its SNAT port"
+        default=snat_limits.DEFAULT_HOLD_SECONDS,
+        description=(
+            "seconds a flow still holds its SNAT port after it ended, for every protocol without its own hold "
+            "below (a TCP flow ends at its close, a UDP flow at its last packet); the only hold of older profiles"
+        ),
     )
+    tcp_hold_seconds: Annotated[
+        int | None, WholeNumber, Range(*snat_limits.TCP_HOLD_SECONDS_RANGE), WithJsonSchema(TCP_HOLD.json_schema())
+    ] = Field(
+        default=None,
+        description="seconds a TCP flow still holds its SNAT port after its close; absent: hold_seconds",
+        json_schema_extra=_absent_is_not_null,
+    )
+    udp_hold_seconds: Annotated[
+        int | None, WholeNumber, Range(*snat_limits.UDP_HOLD_SECONDS_RANGE), WithJsonSchema(UDP_HOLD.json_schema())
+    ] = Field(
+        default=None,
+        description=(
+            "seconds a UDP flow still holds its SNAT port after its last packet (the egress' UDP idle timeout); "
+            "absent: hold_seconds"
+        ),
+        json_schema_extra=_absent_is_not_null,
+    )
+
+    @field_validator("tcp_hold_seconds", "udp_hold_seconds", mode="before")
+    @classmethod
+    def _hold_not_null(cls, value: object) -> object:
+        # Absent means hold_seconds; a stated null is refused, as the schema's integer type refuses it in Go.
+        if value is None:
+            raise PydanticCustomError("int_type", "must be a whole number")
+        return value
+
+    def tcp_hold(self) -> int:
+        """Seconds a TCP flow holds its port after its close."""
+        return self.hold_seconds if self.tcp_hold_seconds is None else self.tcp_hold_seconds
+
+    def udp_hold(self) -> int:
+        """Seconds a UDP flow holds its port after its last packet."""
+        return self.hold_seconds if self.udp_hold_seconds is None else self.udp_hold_seconds
 
     @field_validator("allocated_ports_per_node", "public_ips", mode="before")
     @classmethod
@@ -497,14 +543,20 @@ class Profile(_Strict):
 
 
 # The outbound fields that are the team's choices, not the egress' sizing.
-_TEAM_FIELDS = ("pressure_percent", "exclude_cidrs", "hold_seconds")
+_TEAM_FIELDS = ("pressure_percent", "exclude_cidrs", "hold_seconds", "tcp_hold_seconds", "udp_hold_seconds")
 
 
-def sized_outbound(kind: OutboundKind, units: int, base: Outbound | None = None) -> Outbound:
+def sized_outbound(
+    kind: OutboundKind, units: int, base: Outbound | None = None, udp_hold_seconds: int | None = None
+) -> Outbound:
     """The outbound section a component fills from what it sized: ``kind`` and its sizing field (``units`` of
-    ``allocated_ports_per_node`` or ``public_ips``). The threshold, exclusions and hold time of ``base`` (the section a
-    profile already states) are kept: they are the team's choices, the sizing is the component's."""
-    kept = {} if base is None else base.model_dump(include=set(_TEAM_FIELDS))
+    ``allocated_ports_per_node`` or ``public_ips``). The threshold, exclusions and hold times of ``base`` (the section
+    a profile already states) are kept: they are the team's choices, the sizing is the component's. The UDP hold is
+    the egress' own idle timeout when the component knows it (``udp_hold_seconds``, wirespeed.sizing.snat_limits): a
+    fact of what it creates, so it wins over ``base``'s."""
+    kept = {} if base is None else base.model_dump(include=set(_TEAM_FIELDS), exclude_none=True)
+    if udp_hold_seconds is not None:
+        kept["udp_hold_seconds"] = udp_hold_seconds
     return Outbound.model_validate({**kept, "kind": kind, snat_limits.KINDS[kind].sized_by: units})
 
 

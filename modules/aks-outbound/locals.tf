@@ -66,10 +66,14 @@ locals {
     kind                     = local.outbound_facts.profile_kind.loadBalancer
     allocated_ports_per_node = module.sizing.allocated_outbound_ports
     public_ips               = null
+    # A UDP port is released only at the outbound idle timeout after the last packet.
+    udp_hold_seconds = local.idle_timeout_minutes * local.outbound_facts.udp_hold_seconds_per_idle_minute
     } : try(local.nat_gateway_profile.managed_outbound_ip_count, null) != null ? {
     kind                     = local.outbound_facts.profile_kind.managedNATGateway
     allocated_ports_per_node = null
     public_ips               = local.nat_gateway_profile.managed_outbound_ip_count
+    # Fixed UDP timers, whatever idle_timeout_in_minutes (TCP's) says.
+    udp_hold_seconds = local.outbound_facts.nat_udp_hold_seconds
   } : null
 }
 

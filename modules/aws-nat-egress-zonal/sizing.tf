@@ -20,6 +20,7 @@ locals {
     kind                     = local.nat_facts.profile_kind
     allocated_ports_per_node = null
     public_ips               = min(local.nat_facts.profile_max_public_ips, values(local.ips_by_az)...)
+    udp_hold_seconds         = local.nat_facts.profile_udp_hold_seconds
   }
 }
 

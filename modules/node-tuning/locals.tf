@@ -48,6 +48,8 @@ locals {
     "\"pressure_percent\": ${coalesce(var.outbound.pressure_percent, local.wirespeed.outbound.pressure_percent.default)}",
     length(var.outbound.exclude_cidrs) == 0 ? "\"exclude_cidrs\": []" : "\"exclude_cidrs\": [\n      ${join(",\n      ", [for cidr in var.outbound.exclude_cidrs : jsonencode(cidr)])}\n    ]",
     "\"hold_seconds\": ${coalesce(var.outbound.hold_seconds, local.wirespeed.outbound.hold_seconds.default)}",
+    var.outbound.tcp_hold_seconds == null ? "" : "\"tcp_hold_seconds\": ${var.outbound.tcp_hold_seconds}",
+    var.outbound.udp_hold_seconds == null ? "" : "\"udp_hold_seconds\": ${var.outbound.udp_hold_seconds}",
   ])
   outbound_text = "{\n    ${join(",\n    ", local.outbound_members)}\n  }"
 

@@ -75,8 +75,10 @@ variable "outbound" {
     compares each destination's ports with it: the profile_outbound of modules/aks-outbound or of
     modules/aws-nat-egress (or its -zonal or -regional module), or { kind = "azure-load-balancer",
     allocated_ports_per_node = N } / { kind = "azure-nat-gateway" or "aws-nat-gateway", public_ips = N }, optionally
-    pressure_percent (default 80), exclude_cidrs (pod and service CIDRs) and hold_seconds (default 240). Null: no
-    outbound section, no SNATPortPressure condition.
+    pressure_percent (default 80), exclude_cidrs (pod and service CIDRs), hold_seconds (default 240: seconds an
+    ended flow still holds its port, for every protocol without its own hold), tcp_hold_seconds (after a TCP flow's
+    close) and udp_hold_seconds (after a UDP flow's last packet; the outbound modules set it from the idle timeout of
+    what they create). Null: no outbound section, no SNATPortPressure condition.
   EOT
   type = object({
     kind                     = string
@@ -85,6 +87,8 @@ variable "outbound" {
     pressure_percent         = optional(number)
     exclude_cidrs            = optional(list(string), [])
     hold_seconds             = optional(number)
+    tcp_hold_seconds         = optional(number)
+    udp_hold_seconds         = optional(number)
   })
   default = null
 
@@ -140,6 +144,22 @@ variable "outbound" {
       var.outbound.hold_seconds >= local.wirespeed.outbound.hold_seconds.low && var.outbound.hold_seconds <= local.wirespeed.outbound.hold_seconds.high
     )
     error_message = "outbound: hold_seconds ${jsonencode(try(var.outbound.hold_seconds, null))} is not allowed; allowed: ${local.wirespeed.outbound.hold_seconds.allowed}."
+  }
+
+  validation {
+    condition = try(var.outbound.tcp_hold_seconds, null) == null ? true : (
+      var.outbound.tcp_hold_seconds == floor(var.outbound.tcp_hold_seconds) &&
+      var.outbound.tcp_hold_seconds >= local.wirespeed.outbound.tcp_hold_seconds.low && var.outbound.tcp_hold_seconds <= local.wirespeed.outbound.tcp_hold_seconds.high
+    )
+    error_message = "outbound: tcp_hold_seconds ${jsonencode(try(var.outbound.tcp_hold_seconds, null))} is not allowed; allowed: ${local.wirespeed.outbound.tcp_hold_seconds.allowed}."
+  }
+
+  validation {
+    condition = try(var.outbound.udp_hold_seconds, null) == null ? true : (
+      var.outbound.udp_hold_seconds == floor(var.outbound.udp_hold_seconds) &&
+      var.outbound.udp_hold_seconds >= local.wirespeed.outbound.udp_hold_seconds.low && var.outbound.udp_hold_seconds <= local.wirespeed.outbound.udp_hold_seconds.high
+    )
+    error_message = "outbound: udp_hold_seconds ${jsonencode(try(var.outbound.udp_hold_seconds, null))} is not allowed; allowed: ${local.wirespeed.outbound.udp_hold_seconds.allowed}."
   }
 
   # A CIDR as the profile's model takes it (wirespeed.profile): an address without a zone, a decimal prefix length

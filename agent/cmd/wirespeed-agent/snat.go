@@ -26,7 +26,7 @@ import (
 type snatOptions struct {
 	on            bool
 	hold          time.Duration
-	holdSet       bool // --snat-hold given: it overrides the profile's hold_seconds
+	holdSet       bool // --snat-hold given: it overrides the profile's holds, for TCP and UDP alike
 	top           int
 	peakWindow    time.Duration
 	exclude       cidrList
@@ -51,7 +51,8 @@ func (c *cidrList) Set(v string) error {
 func (s *snatOptions) register(fs *flag.FlagSet) {
 	fs.BoolVar(&s.on, "snat", true, "count outbound SNAT ports per destination from conntrack (off by itself when conntrack cannot be read)")
 	fs.DurationVar(&s.hold, "snat-hold", time.Duration(profile.DefaultHoldSeconds())*time.Second,
-		"how long a closed flow still holds its SNAT port (default: the profile's outbound.hold_seconds, else 240s)")
+		"how long an ended flow still holds its SNAT port, TCP and UDP alike (default: the profile's "+
+			"outbound.tcp_hold_seconds and udp_hold_seconds, else its hold_seconds, else 240s)")
 	fs.IntVar(&s.top, "snat-top", 20, "destinations named in the metrics; the rest are summed as \"other\"")
 	fs.DurationVar(&s.peakWindow, "snat-peak-window", 24*time.Hour, "span of wirespeed_agent_snat_ports_peak")
 	fs.Var(&s.exclude, "snat-exclude-cidr", "cluster-internal `CIDR` never counted as a destination (repeatable; added to the profile's outbound.exclude_cidrs)")
@@ -83,19 +84,20 @@ func (s *snatOptions) check(fs *flag.FlagSet) error {
 // snatConfig is the accounting's configuration: the profile's outbound section with the flags on top.
 func snatConfig(s snatOptions, p *profile.Profile) (snat.Config, error) {
 	cidrs := append([]string{}, s.exclude...)
-	hold, udpOnePool := s.hold, false
+	tcpHold, udpHold, udpOnePool := s.hold, s.hold, false
 	if o := p.Outbound; o != nil {
 		cidrs = append(cidrs, o.ExcludeCIDRs...)
 		udpOnePool = o.UDPOnePool()
 		if !s.holdSet {
-			hold = time.Duration(o.HoldSeconds) * time.Second
+			tcpHold = time.Duration(o.TCPHold()) * time.Second
+			udpHold = time.Duration(o.UDPHold()) * time.Second
 		}
 	}
 	extra, err := snat.ParsePrefixes(cidrs)
 	if err != nil {
 		return snat.Config{}, err
 	}
-	return snat.Config{Classifier: snat.NewClassifier(extra, udpOnePool), Hold: hold, Top: s.top,
+	return snat.Config{Classifier: snat.NewClassifier(extra, udpOnePool), TCPHold: tcpHold, UDPHold: udpHold, Top: s.top,
 		PeakWindow: s.peakWindow, MaxTracked: s.maxFlows}, nil
 }
 
@@ -133,7 +135,7 @@ func startSNAT(ctx context.Context, o options, p *profile.Profile, reg prometheu
 			last = &v
 		},
 	}
-	log.Info("SNAT accounting on", "hold", cfg.Hold.String(), "top", cfg.Top, "capacity", pressureCapacity(p))
+	log.Info("SNAT accounting on", "tcp_hold", cfg.TCPHold.String(), "udp_hold", cfg.UDPHold.String(), "top", cfg.Top, "capacity", pressureCapacity(p))
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {

@@ -26,8 +26,9 @@ func TestSNATConfigMergesTheProfileAndTheFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Hold != 30*time.Second || cfg.Top != 20 || cfg.PeakWindow != 24*time.Hour {
-		t.Errorf("hold %s, top %d, peak window %s; want the profile's 30s, 20, 24h", cfg.Hold, cfg.Top, cfg.PeakWindow)
+	if cfg.TCPHold != 30*time.Second || cfg.UDPHold != 30*time.Second || cfg.Top != 20 || cfg.PeakWindow != 24*time.Hour {
+		t.Errorf("holds %s/%s, top %d, peak window %s; want the profile's hold_seconds 30s for both, 20, 24h",
+			cfg.TCPHold, cfg.UDPHold, cfg.Top, cfg.PeakWindow)
 	}
 	pod := netip.MustParseAddr("10.244.1.10")
 	for peer, want := range map[string]string{
@@ -50,7 +51,31 @@ func TestSNATConfigMergesTheProfileAndTheFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg, err = snatConfig(o.snat, p); err != nil || cfg.Hold != 5*time.Second {
-		t.Errorf("--snat-hold 5s over the profile's 30s: hold %s, err %v", cfg.Hold, err)
+	if cfg, err = snatConfig(o.snat, p); err != nil || cfg.TCPHold != 5*time.Second || cfg.UDPHold != 5*time.Second {
+		t.Errorf("--snat-hold 5s over the profile's 30s: holds %s/%s, err %v", cfg.TCPHold, cfg.UDPHold, err)
+	}
+}
+
+func TestSNATConfigHoldsPerProtocolFromTheProfile(t *testing.T) {
+	o, err := parseFlags([]string{"--profile", "p.json"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for doc, want := range map[string][2]time.Duration{
+		`"hold_seconds":30,"udp_hold_seconds":1800`:                           {30 * time.Second, 30 * time.Minute},
+		`"tcp_hold_seconds":65,"udp_hold_seconds":305`:                        {65 * time.Second, 305 * time.Second},
+		`"hold_seconds":30,"tcp_hold_seconds":0`:                              {0, 30 * time.Second},
+		`"hold_seconds":3600,"tcp_hold_seconds":3600,"udp_hold_seconds":7200`: {time.Hour, 2 * time.Hour},
+		`"pressure_percent":80`:                                               {240 * time.Second, 240 * time.Second},
+	} {
+		p, err := profile.Parse([]byte(`{"name":"o","outbound":{"kind":"aws-nat-gateway","public_ips":1,` + doc + `}}`))
+		if err != nil {
+			t.Fatal(doc, err)
+		}
+		cfg, err := snatConfig(o.snat, p)
+		if err != nil || cfg.TCPHold != want[0] || cfg.UDPHold != want[1] {
+			t.Errorf("%s: TCP hold %s, UDP hold %s (err %v); want %s, %s", doc, cfg.TCPHold, cfg.UDPHold, err,
+				want[0], want[1])
+		}
 	}
 }

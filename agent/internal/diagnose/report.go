@@ -59,8 +59,8 @@ func writeSNAT(b *strings.Builder, s *snat.SampleResult) {
 		fmt.Fprintf(b, "\noutbound SNAT: no flows to destinations outside the cluster\n")
 		return
 	}
-	fmt.Fprintf(b, "\noutbound SNAT, busiest destinations (ports held: open flows, and flows seen closing in the "+
-		"last %.0fs):\n", s.HoldSeconds)
+	fmt.Fprintf(b, "\noutbound SNAT, busiest destinations (ports held: open flows, TCP flows seen closing in the "+
+		"last %.0fs and UDP flows whose last packet was less than %.0fs ago):\n", s.HoldSeconds, s.UDPHoldSeconds)
 	for _, u := range s.Top {
 		fmt.Fprintf(b, "  %-28s %6d ports (%d open), %.1f new/s\n", u.Destination, u.PortsInUse, u.Open, u.NewPerSecond)
 	}

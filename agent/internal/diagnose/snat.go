@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/wirespeed-io/wirespeed/agent/internal/profile"
 	"github.com/wirespeed-io/wirespeed/agent/internal/snat"
@@ -30,14 +31,20 @@ func AddSNAT(r *Result, s snat.SampleResult, o *profile.Outbound) {
 			"--from-prometheus sizes them from the fleet's measured peak), or reuse connections to %s",
 			*o.PublicIPs, o.Limits().PerUnit, top.Destination)
 	}
+	// Destinations are labelled address:port/protocol (snat.Destination.String): a UDP one holds its ports for
+	// UDP's hold after the last packet.
+	hold, ended := s.HoldSeconds, "closed flows"
+	if strings.HasSuffix(top.Destination, "/udp") {
+		hold, ended = s.UDPHoldSeconds, "flows past their last packet"
+	}
 	r.Findings = append(r.Findings, Finding{
 		Cause:   "snat_port_pressure",
 		Counter: "conntrack flows to " + top.Destination,
 		Delta:   uint64(top.PortsInUse), PerSecond: top.NewPerSecond,
 		Explanation: fmt.Sprintf("%s holds %d of the %d SNAT ports one destination may use (%s, outbound."+
-			"pressure_percent %d%%): new connections to it fail once they are gone, for as long as closed flows "+
+			"pressure_percent %d%%): new connections to it fail once they are gone, for as long as %s "+
 			"hold their ports (%.0fs).", top.Destination, top.PortsInUse, capacity, o.Kind, o.PressurePercent,
-			s.HoldSeconds),
+			ended, hold),
 		Fix: Fix{Kind: FixOutbound, Current: fmt.Sprintf("%d ports per destination", capacity), Advice: fix},
 	})
 }

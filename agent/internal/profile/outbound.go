@@ -101,6 +101,8 @@ type rawOutbound struct {
 	PressurePercent       *int      `json:"pressure_percent"`
 	ExcludeCIDRs          *[]string `json:"exclude_cidrs"`
 	HoldSeconds           *int      `json:"hold_seconds"`
+	TCPHoldSeconds        *int      `json:"tcp_hold_seconds"`
+	UDPHoldSeconds        *int      `json:"udp_hold_seconds"`
 }
 
 func (r *rawOutbound) withDefaults() *Outbound {
@@ -109,7 +111,7 @@ func (r *rawOutbound) withDefaults() *Outbound {
 	}
 	o := &Outbound{Kind: r.Kind, AllocatedPortsPerNode: r.AllocatedPortsPerNode, PublicIPs: r.PublicIPs,
 		PressurePercent: outboundDefaults.PressurePercent, HoldSeconds: outboundDefaults.HoldSeconds,
-		ExcludeCIDRs: []string{}}
+		TCPHoldSeconds: r.TCPHoldSeconds, UDPHoldSeconds: r.UDPHoldSeconds, ExcludeCIDRs: []string{}}
 	if r.PressurePercent != nil {
 		o.PressurePercent = *r.PressurePercent
 	}
@@ -120,6 +122,24 @@ func (r *rawOutbound) withDefaults() *Outbound {
 		o.ExcludeCIDRs = append(o.ExcludeCIDRs, *r.ExcludeCIDRs...)
 	}
 	return o
+}
+
+// TCPHold is how many seconds a TCP flow holds its SNAT port after its close: tcp_hold_seconds, else
+// hold_seconds (wirespeed.profile.Outbound.tcp_hold).
+func (o *Outbound) TCPHold() int {
+	if o.TCPHoldSeconds != nil {
+		return *o.TCPHoldSeconds
+	}
+	return o.HoldSeconds
+}
+
+// UDPHold is how many seconds a UDP flow holds its SNAT port after its last packet: udp_hold_seconds, else
+// hold_seconds (wirespeed.profile.Outbound.udp_hold).
+func (o *Outbound) UDPHold() int {
+	if o.UDPHoldSeconds != nil {
+		return *o.UDPHoldSeconds
+	}
+	return o.HoldSeconds
 }
 
 // DefaultHoldSeconds is how long a closed flow holds its SNAT port when no profile says otherwise (the

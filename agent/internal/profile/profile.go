@@ -108,6 +108,9 @@ type Outbound struct {
 	PressurePercent       int      `json:"pressure_percent"`
 	ExcludeCIDRs          []string `json:"exclude_cidrs"`
 	HoldSeconds           int      `json:"hold_seconds"`
+	// TCPHoldSeconds and UDPHoldSeconds, when set, replace HoldSeconds for their protocol (TCPHold, UDPHold).
+	TCPHoldSeconds *int `json:"tcp_hold_seconds,omitempty"`
+	UDPHoldSeconds *int `json:"udp_hold_seconds,omitempty"`
 }
 
 // Problem is one reason a profile was rejected.

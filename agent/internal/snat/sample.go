@@ -10,7 +10,7 @@ import (
 // Sampled is one destination as `wirespeed-agent diagnose` saw it.
 type Sampled struct {
 	Destination string `json:"destination"`
-	// PortsInUse: open flows at the end plus flows seen closing during the interval less than Hold before.
+	// PortsInUse: open flows at the end plus flows seen ending during the interval less than their hold before.
 	PortsInUse int `json:"ports_in_use"`
 	Open       int `json:"open"`
 	// NewPerSecond: new connections to it during the interval, per second.
@@ -20,7 +20,8 @@ type Sampled struct {
 // SampleResult is the outbound SNAT part of a diagnosis.
 type SampleResult struct {
 	IntervalSeconds float64   `json:"interval_seconds"`
-	HoldSeconds     float64   `json:"hold_seconds"`
+	HoldSeconds     float64   `json:"hold_seconds"`     // TCP's, after the close
+	UDPHoldSeconds  float64   `json:"udp_hold_seconds"` // after the last packet
 	Top             []Sampled `json:"top"`
 	// Other sums every destination not in Top.
 	OtherPortsInUse int `json:"other_ports_in_use"`
@@ -32,7 +33,8 @@ type SampleResult struct {
 // closed before the interval are not seen: the agent's own metric, which has watched since it started,
 // counts those within the hold as well.
 func Sample(ctx context.Context, src Source, cfg Config, interval time.Duration) (SampleResult, error) {
-	res := SampleResult{IntervalSeconds: interval.Seconds(), HoldSeconds: cfg.Hold.Seconds()}
+	res := SampleResult{IntervalSeconds: interval.Seconds(), HoldSeconds: cfg.TCPHold.Seconds(),
+		UDPHoldSeconds: cfg.UDPHold.Seconds()}
 	events, err := src.Subscribe()
 	if err != nil {
 		return res, err

@@ -10,8 +10,13 @@ import (
 // Config sizes a Table.
 type Config struct {
 	Classifier Classifier
-	// Hold is how long a closed flow still holds its SNAT port (profile hold_seconds, --snat-hold).
-	Hold time.Duration
+	// TCPHold is how long a TCP flow still holds its SNAT port after its close (profile tcp_hold_seconds, else
+	// hold_seconds; --snat-hold). UDPHold is the same for a UDP flow after its last packet (udp_hold_seconds,
+	// else hold_seconds): a UDP flow has no close, so conntrack destroys its entry its UDP timeout after the
+	// last packet, and the DESTROY's Flow.Quiet dates the hold back to that packet (ctdecode.go). Until the
+	// DESTROY the flow counts as open, so a UDPHold shorter than conntrack's UDP timeout counts it for that
+	// timeout (over, never under).
+	TCPHold, UDPHold time.Duration
 	// Top is how many destinations are named in the metrics; the rest are summed as "other".
 	Top int
 	// PeakWindow is the span of the peak gauge (--snat-peak-window).
@@ -21,7 +26,7 @@ type Config struct {
 	MaxTracked int
 }
 
-// Table counts ports in use per destination: open flows plus flows closed less than Hold ago. It is safe
+// Table counts ports in use per destination: open flows plus flows ended less than their protocol's hold ago. It is safe
 // for concurrent use: the event reader, a dump and the 1 Hz Tick may run at once.
 type Table struct {
 	mu    sync.Mutex
@@ -33,6 +38,7 @@ type Table struct {
 	dests []dest
 	free  []int32
 	held  wheel
+	span  [2]int64 // TCP's and UDP's hold in whole seconds (spanOf)
 	peak  window
 
 	otherNew  uint64 // new connections to destinations not named in the metrics when they were made
@@ -81,14 +87,23 @@ func NewTable(cfg Config, now time.Time) *Table {
 		cfg.MaxTracked = 1
 	}
 	t := &Table{cfg: cfg, epoch: now, open: map[key]openFlow{}, index: map[Destination]int32{}}
-	t.held = newWheel(cfg.Hold)
+	t.held = newWheel(max(cfg.TCPHold, cfg.UDPHold))
+	t.span = [2]int64{seconds(cfg.TCPHold), seconds(cfg.UDPHold)}
 	t.peak = newWindow(cfg.PeakWindow)
 	return t
 }
 
 func (t *Table) sec(now time.Time) int64 { return int64(now.Sub(t.epoch) / time.Second) }
 
-// secCeil rounds up: a port is held a little longer rather than a little shorter than Hold.
+// spanOf is the hold, in whole seconds, of a flow of protocol proto (the classifier counts TCP and UDP only).
+func (t *Table) spanOf(proto uint8) int64 {
+	if proto == ProtoUDP {
+		return t.span[1]
+	}
+	return t.span[0]
+}
+
+// secCeil rounds up: a port is held a little longer rather than a little shorter than its hold.
 func (t *Table) secCeil(at time.Time) int64 {
 	d := at.Sub(t.epoch)
 	s := int64(d / time.Second)
@@ -98,7 +113,7 @@ func (t *Table) secCeil(at time.Time) int64 {
 	return s
 }
 
-// New records a NEW event: a flow this node started, counted from now until it is closed plus Hold.
+// New records a NEW event: a flow this node started, counted from now until it ends plus its protocol's hold.
 func (t *Table) New(f Flow, now time.Time) {
 	d, ok := t.cfg.Classifier.Destination(f)
 	if !ok {
@@ -109,8 +124,8 @@ func (t *Table) New(f Flow, now time.Time) {
 	t.add(f.key(), d, t.sec(now), true)
 }
 
-// Destroy records a DESTROY event: the flow went quiet f.Quiet before now and holds its port until Hold
-// after that.
+// Destroy records a DESTROY event: the flow went quiet f.Quiet before now (a TCP flow's close, a UDP flow's
+// last packet) and holds its port until its protocol's hold after that.
 func (t *Table) Destroy(f Flow, now time.Time) {
 	d, ok := t.cfg.Classifier.Destination(f)
 	if !ok {
@@ -137,7 +152,7 @@ func (t *Table) Destroy(f Flow, now time.Time) {
 			return
 		}
 	}
-	t.hold(idx, t.secCeil(now.Add(-f.Quiet)), s)
+	t.hold(idx, t.secCeil(now.Add(-f.Quiet)), s, t.spanOf(f.Proto))
 	t.release(idx)
 }
 
@@ -181,9 +196,9 @@ func (t *Table) close(k key) (int32, bool) {
 	return of.dest, true
 }
 
-// hold keeps one closed flow's port until Hold after closedAt (both in seconds of the table's clock).
-func (t *Table) hold(idx int32, closedAt, now int64) {
-	until := closedAt + t.held.span
+// hold keeps one closed flow's port until span after closedAt (all in seconds of the table's clock).
+func (t *Table) hold(idx int32, closedAt, now, span int64) {
+	until := closedAt + span
 	if until <= now {
 		return
 	}
@@ -269,7 +284,7 @@ func (t *Table) Dumped(f Flow, now time.Time, missed bool) {
 const sweptGrace = 2
 
 // EndDump finishes a dump. When it was complete, open flows it did not report ended while events were
-// lost: they are closed now (their close time is unknown, so they are held for the whole Hold).
+// lost: they are closed now (their close time is unknown, so they are held for their protocol's whole hold).
 func (t *Table) EndDump(now time.Time, complete bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -283,7 +298,7 @@ func (t *Table) EndDump(now time.Time, complete bool) {
 		if of.gen != t.gen {
 			t.swept[k] = struct{}{}
 			idx, _ := t.close(k)
-			t.hold(idx, s, s)
+			t.hold(idx, s, s, t.spanOf(k.proto))
 			t.release(idx)
 		}
 	}

@@ -23,7 +23,7 @@ func benchFlows(n int) []Flow {
 }
 
 func benchTable(maxTracked int) *Table {
-	return NewTable(Config{Classifier: NewClassifier(nil, false), Hold: 240 * time.Second, Top: 20,
+	return NewTable(Config{Classifier: NewClassifier(nil, false), TCPHold: 240 * time.Second, UDPHold: 240 * time.Second, Top: 20,
 		PeakWindow: 24 * time.Hour, MaxTracked: maxTracked}, t0)
 }
 

@@ -18,7 +18,7 @@ func flow(id uint32, sport uint16, peer string, proto uint8) Flow {
 
 func newTable(t *testing.T, hold time.Duration, top int) *Table {
 	t.Helper()
-	return NewTable(Config{Classifier: NewClassifier(nil, false), Hold: hold, Top: top, PeakWindow: time.Hour,
+	return NewTable(Config{Classifier: NewClassifier(nil, false), TCPHold: hold, UDPHold: hold, Top: top, PeakWindow: time.Hour,
 		MaxTracked: 1000}, t0)
 }
 
@@ -225,7 +225,7 @@ func TestALateDestroyAfterARedumpIsNotCountedTwice(t *testing.T) {
 }
 
 func TestMemoryIsBoundedAndWhatIsLeftOutIsCounted(t *testing.T) {
-	tb := NewTable(Config{Classifier: NewClassifier(nil, false), Hold: time.Minute, Top: 5, PeakWindow: time.Hour,
+	tb := NewTable(Config{Classifier: NewClassifier(nil, false), TCPHold: time.Minute, UDPHold: time.Minute, Top: 5, PeakWindow: time.Hour,
 		MaxTracked: 10}, t0)
 	for i := range 15 {
 		tb.New(flow(uint32(i), uint16(1000+i), "52.1.2.3:443", ProtoTCP), at(0))
@@ -272,5 +272,63 @@ func TestTickAfterALongSleepExpiresEverything(t *testing.T) {
 	}
 	if s := tb.Tick(at(1000)); s.Max != 0 || s.Tracked != 0 {
 		t.Fatalf("%+v", s)
+	}
+}
+
+// Each protocol's flows hold their ports for its own hold: TCP from its close, UDP from its last packet (the
+// DESTROY's Quiet dates both back from the entry's removal), down to the second.
+func TestEndedFlowsHoldTheirPortsForTheirProtocolsHold(t *testing.T) {
+	tb := NewTable(Config{Classifier: NewClassifier(nil, false), TCPHold: 5 * time.Second, UDPHold: 60 * time.Second,
+		Top: 10, PeakWindow: time.Hour, MaxTracked: 1000}, t0)
+	tcp, udp := flow(1, 1000, "52.1.2.3:443", ProtoTCP), flow(2, 1001, "52.1.2.3:53", ProtoUDP)
+	short := flow(3, 1002, "52.1.2.3:53", ProtoUDP)
+	tb.New(tcp, at(0))
+	tb.New(udp, at(0))
+	tb.New(short, at(0))
+	check := func(sec float64, want map[string]int) {
+		t.Helper()
+		if got := inUse(tb.Tick(at(sec))); !same(got, want) {
+			t.Errorf("at %.1fs: %v, want %v", sec, got, want)
+		}
+	}
+	// TCP closed at 8 s, its entry removed 2 s later (TIME_WAIT): held until 8 + 5.
+	tcp.Quiet = 2 * time.Second
+	tb.Destroy(tcp, at(10))
+	check(12.9, map[string]int{"52.1.2.3:443/tcp": 1, "52.1.2.3:53/udp": 2})
+	check(13, map[string]int{"52.1.2.3:53/udp": 2})
+	// UDP: last packet at 10 s, entry removed at conntrack's 30 s UDP timeout: held until 10 + 60.
+	udp.Quiet = 30 * time.Second
+	tb.Destroy(udp, at(40))
+	check(60.9, map[string]int{"52.1.2.3:53/udp": 2})
+	// A UDP flow whose conntrack timeout outlasted its hold (last packet at 0, removed at 61): counted while its
+	// entry lived, not held after.
+	short.Quiet = 61 * time.Second
+	tb.Destroy(short, at(61))
+	check(61, map[string]int{"52.1.2.3:53/udp": 1})
+	check(69.9, map[string]int{"52.1.2.3:53/udp": 1})
+	check(70, map[string]int{})
+}
+
+// A flow a complete dump no longer finds ended while events were lost, at an unknown time: it is held for its
+// own protocol's whole hold from the dump's end.
+func TestSweptFlowsHoldForTheirProtocolsHold(t *testing.T) {
+	tb := NewTable(Config{Classifier: NewClassifier(nil, false), TCPHold: 3 * time.Second, UDPHold: 7 * time.Second,
+		Top: 10, PeakWindow: time.Hour, MaxTracked: 1000}, t0)
+	tb.New(flow(1, 1000, "52.1.2.3:443", ProtoTCP), at(0))
+	tb.New(flow(2, 1001, "52.1.2.3:53", ProtoUDP), at(0))
+	tb.BeginDump()
+	tb.EndDump(at(10), true)
+	for _, c := range []struct {
+		sec  float64
+		want map[string]int
+	}{
+		{12.9, map[string]int{"52.1.2.3:443/tcp": 1, "52.1.2.3:53/udp": 1}},
+		{13, map[string]int{"52.1.2.3:53/udp": 1}},
+		{16.9, map[string]int{"52.1.2.3:53/udp": 1}},
+		{17, map[string]int{}},
+	} {
+		if got := inUse(tb.Tick(at(c.sec))); !same(got, c.want) {
+			t.Errorf("at %.1fs: %v, want %v", c.sec, got, c.want)
+		}
 	}
 }

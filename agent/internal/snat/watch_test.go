@@ -83,7 +83,7 @@ func (st *fakeStream) Close() error { return nil }
 func TestWatcherRedumpsAfterLostEventsAndRestartsAfterAFailure(t *testing.T) {
 	f1, f2 := flow(1, 1001, "52.1.2.3:443", ProtoTCP), flow(2, 1002, "52.1.2.3:443", ProtoTCP)
 	src := newFakeSource(f1, f2)
-	table := NewTable(Config{Classifier: NewClassifier(nil, false), Hold: time.Hour, Top: 5,
+	table := NewTable(Config{Classifier: NewClassifier(nil, false), TCPHold: time.Hour, UDPHold: time.Hour, Top: 5,
 		PeakWindow: time.Hour, MaxTracked: 100}, time.Now())
 	var mu sync.Mutex
 	reasons := map[string]int{}

@@ -28,7 +28,7 @@ type Snapshot struct {
 // Use is one named destination.
 type Use struct {
 	Destination string
-	InUse       int    // open flows plus flows closed less than Hold ago
+	InUse       int    // open flows plus flows ended less than their protocol's hold ago
 	Open        int    // open flows alone
 	New         uint64 // new connections since it was last named (the counter series' value)
 }
@@ -36,7 +36,7 @@ type Use struct {
 // wheel holds closed flows' ports until their time is up, one slot per second: a slot counts the flows per
 // destination whose hold ends in that second. Memory grows with (destination, second) pairs, not with flows.
 type wheel struct {
-	span  int64 // hold, in whole seconds
+	span  int64 // the longest hold, in whole seconds
 	slots []slot
 	pairs int   // (destination, second) pairs held: what counts against Config.MaxTracked
 	done  int64 // every second up to this one has been expired
@@ -47,8 +47,12 @@ type slot struct {
 	counts map[int32]int32
 }
 
+// seconds is d in whole seconds, rounded up: a port is held a little longer rather than a little shorter.
+func seconds(d time.Duration) int64 { return int64((d + time.Second - 1) / time.Second) }
+
+// newWheel holds ports for at most hold (the longest of the protocols' holds).
 func newWheel(hold time.Duration) wheel {
-	span := int64((hold + time.Second - 1) / time.Second)
+	span := seconds(hold)
 	// Every live slot is in (now, now+span], so span+1 slots never collide.
 	return wheel{span: span, slots: make([]slot, span+1)}
 }

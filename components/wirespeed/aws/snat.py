@@ -16,15 +16,16 @@ from collections.abc import Mapping
 
 from wirespeed.problems import Problem
 from wirespeed.profile import Outbound, sized_outbound
-from wirespeed.sizing.snat_limits import AWS_NAT_GATEWAY, PUBLIC_IPS_RANGES
+from wirespeed.sizing.snat_limits import AWS_NAT_GATEWAY, AWS_NAT_GATEWAY_UDP_HOLD_SECONDS, PUBLIC_IPS_RANGES
 
 
 def nat_gateway_outbound(ips_per_az: Mapping[str, int], base: Outbound | None = None) -> Outbound:
     """The outbound section for nodes behind these gateways: the smallest AZ's IPs (see the module's docstring);
-    ``base``'s threshold, exclusions and hold time kept."""
+    ``base``'s threshold, exclusions and TCP hold kept, with the UDP hold of AWS's documented idle timeout."""
     if not ips_per_az:
         raise ValueError("no AZ to take the IPs from")
-    return sized_outbound(AWS_NAT_GATEWAY, min(*ips_per_az.values(), PUBLIC_IPS_RANGES[AWS_NAT_GATEWAY][1]), base)
+    ips = min(*ips_per_az.values(), PUBLIC_IPS_RANGES[AWS_NAT_GATEWAY][1])
+    return sized_outbound(AWS_NAT_GATEWAY, ips, base, AWS_NAT_GATEWAY_UDP_HOLD_SECONDS)
 
 
 def check_outbound(value: object) -> Problem | None:

@@ -16,7 +16,12 @@ from wirespeed.azure.spec import AutoProvisionedPoolSpec, NodePoolSpec, Outbound
 from wirespeed.profile import Outbound, sized_outbound
 from wirespeed.sizing import azure_lb, nat_gateway
 from wirespeed.sizing.errors import InfeasibleError, SizingError
-from wirespeed.sizing.snat_limits import AZURE_LOAD_BALANCER, AZURE_NAT_GATEWAY
+from wirespeed.sizing.snat_limits import (
+    AZURE_LOAD_BALANCER,
+    AZURE_NAT_GATEWAY,
+    AZURE_NAT_GATEWAY_UDP_HOLD_SECONDS,
+    udp_hold_from_idle_timeout,
+)
 from wirespeed.values import whole
 
 # learn.microsoft.com/azure/aks/configure-load-balancer-standard and the NAT gateway profile in the 2025-09-01
@@ -77,10 +82,16 @@ class OutboundPlan:
 
     def profile_outbound(self, base: Outbound | None = None) -> Outbound:
         """The profile's outbound section for the nodes behind this egress: the load balancer's ports per node, or
-        the NAT gateway's IPs (``base``'s threshold, exclusions and hold time kept)."""
+        the NAT gateway's IPs (``base``'s threshold, exclusions and TCP hold kept), with the UDP hold of what this
+        creates: the load balancer's outbound idle timeout, the NAT gateway's fixed UDP timers (snat_limits)."""
         if self.load_balancer is not None:
-            return sized_outbound(AZURE_LOAD_BALANCER, self.load_balancer.allocated_outbound_ports, base)
-        return sized_outbound(AZURE_NAT_GATEWAY, self.nat_gateway_ips, base)
+            return sized_outbound(
+                AZURE_LOAD_BALANCER,
+                self.load_balancer.allocated_outbound_ports,
+                base,
+                udp_hold_from_idle_timeout(self.idle_timeout_minutes),
+            )
+        return sized_outbound(AZURE_NAT_GATEWAY, self.nat_gateway_ips, base, AZURE_NAT_GATEWAY_UDP_HOLD_SECONDS)
 
 
 @dataclass(frozen=True)

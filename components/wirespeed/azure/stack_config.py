@@ -17,6 +17,7 @@ from wirespeed.azure.pools import SET_A_REASON
 from wirespeed.azure.problems import InvalidArgsError
 from wirespeed.azure.spec import ClusterSpec, NodePoolSpec, OutboundSpec, SnatAlertSpec, default_system_pool
 from wirespeed.problems import InvalidInputError, Problem
+from wirespeed.sizing import azure_lb
 
 POOL_FORMAT = "NAME:VM_SIZE:MIN:MAX[:SURGE[:PROFILE]], e.g. apps:Standard_D16s_v6:3:20:10%:throughput"
 
@@ -142,7 +143,8 @@ def cluster_spec(config: Mapping[str, Any]) -> ClusterSpec:
         measured_peak_ports_per_node=measured,
         measured_from=_positive_or_none(config.get("measuredPeakSource")),
         headroom=_headroom(config.get("headroomPercent"), problems),
-        hold_seconds=config.get("holdSeconds") or 240,
+        # Only an absent key takes the default: an explicit 0 is the user's, and refused by the sizing's range.
+        hold_seconds=azure_lb.DEFAULT_HOLD_SECONDS if config.get("holdSeconds") is None else config["holdSeconds"],
         ip_mode=config.get("ipMode", "managed") if not nat else "managed",
         outbound_ip_count=None if nat else _positive_or_none(config.get("outboundIpCount")),
         existing_ip_ids=tuple(_texts(config, "existingIpIds", problems)) if not nat else (),

@@ -121,11 +121,38 @@ DEFAULT_PRESSURE_PERCENT = 80
 # TCP 240 s after a FIN/ACK, 15 s after a RST, at once when the idle timeout is reached; UDP only when the idle
 # timeout is reached. So 240 s is exact after a FIN and over-counts after a RST; a UDP port stays taken for the
 # outbound rule's idle timeout after the flow's last packet (4 min by default, 30 on AKS), which a hold below it
-# under-counts: set hold_seconds to the idle timeout on nodes whose UDP flows matter. Azure NAT gateway holds a port
+# under-counts: hence udp_hold_seconds (below), filled from the idle timeout. Azure NAT gateway holds a port
 # 65 s after a FIN, 16 s after a RST and 65 s after a UDP flow ends (learn.microsoft.com/azure/nat-gateway/
 # nat-gateway-resource, "Port reuse timers"); 240 s over-counts there, never under-counts. 0 counts open flows only.
 HOLD_SECONDS_RANGE = (0, azure_lb.HOLD_SECONDS_RANGE[1])
 DEFAULT_HOLD_SECONDS = int(azure_lb.DEFAULT_HOLD_SECONDS)
+# Per protocol (the profile's tcp_hold_seconds / udp_hold_seconds; hold_seconds stays the hold of a protocol given
+# none of its own). TCP is held after the flow's close, so its bound is the single hold's. A UDP flow has no close:
+# conntrack drops its entry a timeout after the last packet, and the egress holds the port for its own idle timeout
+# from that packet, so the UDP bound is the longest idle timeout the egresses take: 120 minutes for an Azure load
+# balancer's outbound rule and an Azure NAT gateway (wirespeed.azure.outbound.IDLE_TIMEOUT_RANGE, cited there).
+TCP_HOLD_SECONDS_RANGE = HOLD_SECONDS_RANGE
+UDP_HOLD_SECONDS_RANGE = (0, 120 * 60)
+# What a component fills for UDP from the egress it creates, in seconds after a flow's last packet:
+# - Azure load balancer: the outbound rule's idleTimeoutInMinutes x 60 (learn.microsoft.com/azure/load-balancer/
+#   load-balancer-outbound-connections, "SNAT port release behavior": a UDP port is released only when the idle
+#   timeout is reached), so udp_hold_from_idle_timeout(minutes).
+# - Azure NAT gateway: its UDP idle timeout is 4 minutes and not configurable (idleTimeoutInMinutes applies to TCP),
+#   then the port waits the 65 s UDP reuse timer (learn.microsoft.com/azure/nat-gateway/nat-gateway-resource,
+#   "Timers" and "Port reuse timers"): 4 x 60 + 65.
+# - AWS NAT gateway: a connection idle for 350 s or more times out (docs.aws.amazon.com/vpc/latest/userguide/
+#   nat-gateway-troubleshooting.html, "Internet connection drops after 350 seconds"); AWS documents no separate UDP
+#   timer and no reuse delay, so 350.
+AZURE_NAT_GATEWAY_UDP_IDLE_SECONDS = 4 * 60
+AZURE_NAT_GATEWAY_UDP_REUSE_SECONDS = 65
+AZURE_NAT_GATEWAY_UDP_HOLD_SECONDS = AZURE_NAT_GATEWAY_UDP_IDLE_SECONDS + AZURE_NAT_GATEWAY_UDP_REUSE_SECONDS
+AWS_NAT_GATEWAY_IDLE_SECONDS = 350
+AWS_NAT_GATEWAY_UDP_HOLD_SECONDS = AWS_NAT_GATEWAY_IDLE_SECONDS
+
+
+def udp_hold_from_idle_timeout(minutes: int) -> int:
+    """An Azure load balancer's UDP hold: its outbound rule's idle timeout, in seconds after the last packet."""
+    return minutes * 60
 
 
 def limits_document() -> dict[str, Any]:

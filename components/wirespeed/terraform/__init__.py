@@ -18,9 +18,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[3]
 MODULES = ROOT / "modules"
-# What a module's profile_outbound output carries (modules/node-tuning's outbound): the kind and its sizing; the
-# threshold, exclusions and hold time keep the profile's defaults.
-PROFILE_OUTBOUND_FIELDS = frozenset({"kind", "allocated_ports_per_node", "public_ips"})
+# What a module's profile_outbound output carries (modules/node-tuning's outbound): the kind, its sizing and the UDP
+# hold of the egress it creates; the threshold, exclusions and TCP hold keep the profile's defaults.
+PROFILE_OUTBOUND_FIELDS = frozenset({"kind", "allocated_ports_per_node", "public_ips", "udp_hold_seconds"})
 
 # Every generator, by module name; each owns the files its outputs() names.
 GENERATORS: tuple[str, ...] = (

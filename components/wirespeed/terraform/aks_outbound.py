@@ -88,6 +88,10 @@ def facts_document() -> dict[str, Any]:
                     "loadBalancer": snat_limits.AZURE_LOAD_BALANCER,
                     "managedNATGateway": snat_limits.AZURE_NAT_GATEWAY,
                 },
+                # The profile's udp_hold_seconds (wirespeed.sizing.snat_limits, sources there): the load balancer's
+                # is its idle timeout in seconds (x this), the NAT gateway's is fixed.
+                "udp_hold_seconds_per_idle_minute": snat_limits.udp_hold_from_idle_timeout(1),
+                "nat_udp_hold_seconds": snat_limits.AZURE_NAT_GATEWAY_UDP_HOLD_SECONDS,
                 "nat_max_ips": nat_gateway.AZURE_MAX_IPS,
                 "max_outbound_ips": azure_lb.MAX_OUTBOUND_IPS,
                 "ports_per_ip": azure_lb.PORTS_PER_IP,

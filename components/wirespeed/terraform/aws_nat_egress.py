@@ -65,6 +65,8 @@ def facts_document(module: str) -> dict[str, Any]:
                 # kind and the most public_ips a profile states for it.
                 "profile_kind": snat_limits.AWS_NAT_GATEWAY,
                 "profile_max_public_ips": snat_limits.PUBLIC_IPS_RANGES[snat_limits.AWS_NAT_GATEWAY][1],
+                # The profile's udp_hold_seconds: AWS's documented idle timeout (wirespeed.sizing.snat_limits).
+                "profile_udp_hold_seconds": snat_limits.AWS_NAT_GATEWAY_UDP_HOLD_SECONDS,
                 # The longest measured_from (where peak_connections was measured) NatEgress accepts.
                 "max_source_length": azure_lb.MAX_SOURCE_LENGTH,
             }

@@ -179,6 +179,10 @@ def outbound_facts() -> Obj:
         "hold_seconds": {"low": snat_limits.HOLD_SECONDS_RANGE[0], "high": snat_limits.HOLD_SECONDS_RANGE[1],
                          "default": snat_limits.DEFAULT_HOLD_SECONDS,
                          "allowed": _refused({"hold_seconds": -1}, "aws-nat-gateway", public_ips=1)},
+        **{field: {"low": low_hold, "high": high_hold,
+                   "allowed": _refused({field: -1}, "aws-nat-gateway", public_ips=1)}
+           for field, (low_hold, high_hold) in (("tcp_hold_seconds", snat_limits.TCP_HOLD_SECONDS_RANGE),
+                                                ("udp_hold_seconds", snat_limits.UDP_HOLD_SECONDS_RANGE))},
         "only_with": {
             "allocated_ports_per_node": _refused({"allocated_ports_per_node": 8}, "aws-nat-gateway", public_ips=1),
             "public_ips": _refused({"public_ips": 1}, "azure-load-balancer", allocated_ports_per_node=8),
@@ -332,6 +336,43 @@ OUTBOUND_CASES: list[tuple[str, list[str], Obj]] = [
     ("invalid_outbound_ips_aws", ["throughput"], {"kind": "aws-nat-gateway", "public_ips": 33}),
     ("invalid_outbound_pressure", ["throughput"], {"kind": "aws-nat-gateway", "public_ips": 1, "pressure_percent": 0}),
     ("invalid_outbound_hold", ["throughput"], {"kind": "aws-nat-gateway", "public_ips": 1, "hold_seconds": 3601}),
+    # Per-protocol holds: each at its bounds (TCP 0..3,600, UDP 0..7,200: Azure's longest idle timeout) and past them.
+    (
+        "outbound_per_protocol_holds_at_their_bounds",
+        ["throughput"],
+        {
+            "kind": "azure-load-balancer",
+            "allocated_ports_per_node": 1024,
+            "tcp_hold_seconds": 0,
+            "udp_hold_seconds": 7200,
+        },
+    ),
+    (
+        "outbound_per_protocol_holds_high_tcp",
+        ["throughput"],
+        {
+            "kind": "aws-nat-gateway",
+            "public_ips": 1,
+            "hold_seconds": 30,
+            "tcp_hold_seconds": 3600,
+            "udp_hold_seconds": 0,
+        },
+    ),
+    (
+        "invalid_outbound_tcp_hold",
+        ["throughput"],
+        {"kind": "aws-nat-gateway", "public_ips": 1, "tcp_hold_seconds": 3601},
+    ),
+    (
+        "invalid_outbound_udp_hold",
+        ["throughput"],
+        {"kind": "aws-nat-gateway", "public_ips": 1, "udp_hold_seconds": 7201},
+    ),
+    (
+        "invalid_outbound_udp_hold_fraction",
+        ["throughput"],
+        {"kind": "aws-nat-gateway", "public_ips": 1, "udp_hold_seconds": 1.5},
+    ),
     (
         "invalid_outbound_cidrs",
         ["throughput"],

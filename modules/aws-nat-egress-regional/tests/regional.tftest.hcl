@@ -44,7 +44,7 @@ run "manual_elastic_ips_per_az" {
   }
 
   assert {
-    condition     = output.profile_outbound == { kind = "aws-nat-gateway", allocated_ports_per_node = null, public_ips = 3 }
+    condition     = output.profile_outbound == { kind = "aws-nat-gateway", allocated_ports_per_node = null, public_ips = 3, udp_hold_seconds = 350 }
     error_message = "profile_outbound: one profile for nodes in both AZs states the smaller AZ's 3 IPs (not euw1-az2's 11)"
   }
 }
@@ -67,7 +67,7 @@ run "automatic_mode_takes_no_elastic_ips" {
   }
 
   assert {
-    condition     = output.profile_outbound == { kind = "aws-nat-gateway", allocated_ports_per_node = null, public_ips = 17 }
+    condition     = output.profile_outbound == { kind = "aws-nat-gateway", allocated_ports_per_node = null, public_ips = 17, udp_hold_seconds = 350 }
     error_message = "profile_outbound: the floor of 17 IPs per AZ (within the kind's bound of 32)"
   }
 }

@@ -58,8 +58,8 @@ run "three_ips_per_gateway_primary_and_secondaries" {
   }
 
   assert {
-    condition     = output.profile_outbound.kind == "aws-nat-gateway" && output.profile_outbound.public_ips == 3 && output.profile_outbound.allocated_ports_per_node == null
-    error_message = "profile_outbound: the agent watches each destination against the AZ gateway's 3 IPs"
+    condition     = output.profile_outbound.kind == "aws-nat-gateway" && output.profile_outbound.public_ips == 3 && output.profile_outbound.allocated_ports_per_node == null && output.profile_outbound.udp_hold_seconds == 350
+    error_message = "profile_outbound: the agent watches each destination against the AZ gateway's 3 IPs, UDP held for AWS's 350 s idle timeout"
   }
 }
 

@@ -26,7 +26,7 @@ run "zonal_by_default" {
   }
 
   assert {
-    condition     = output.profile_outbound == { kind = "aws-nat-gateway", allocated_ports_per_node = null, public_ips = 1 }
+    condition     = output.profile_outbound == { kind = "aws-nat-gateway", allocated_ports_per_node = null, public_ips = 1, udp_hold_seconds = 350 }
     error_message = "profile_outbound: the zonal module's, the smaller AZ's 1 IP"
   }
 }
@@ -54,7 +54,7 @@ run "regional" {
   }
 
   assert {
-    condition     = output.profile_outbound == { kind = "aws-nat-gateway", allocated_ports_per_node = null, public_ips = 2 }
+    condition     = output.profile_outbound == { kind = "aws-nat-gateway", allocated_ports_per_node = null, public_ips = 2, udp_hold_seconds = 350 }
     error_message = "profile_outbound: the regional module's, the smaller AZ's floor of 2 IPs"
   }
 }
