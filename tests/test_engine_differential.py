@@ -270,10 +270,6 @@ DIFFERENCES: dict[str, set[str]] = {
     "`remediate` level": {"remediate:mana-rx-ring-1024"},
     "a passphrase that does not open a secret": {"secret:wrong-passphrase", "secret:sealed-by-another-stack"},
     "encrypted secrets but no secrets provider": {"secret:no-secrets-provider"},
-    "pulumi-azure classic resources": {
-        "real/pulumi-azure-aks-basic-lb.cli3.129.stack.json:no-config",
-        "real/pulumi-azure-aks-basic-lb.cli3.129.stack.json:example",
-    },
 }
 
 
