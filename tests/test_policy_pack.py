@@ -6,15 +6,20 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 from pulumi_policy import EnforcementLevel, ResourceValidationPolicy, Severity, StackValidationPolicy
+from pulumi_policy.proxy import UNKNOWN_OBJECT_VALUE, UNKNOWN_STRING_VALUE
 
+from clirun import invoke
+from fixtures.rules.engine import stack_resource, urn, validate, validate_stack
 from pins import EXTRAS, exact_pins, requirement_lines
 from wirespeed import __version__, rules
 from wirespeed.policy_pack import PACK_NAME, policies
 from wirespeed.rules._docs import markdown_table
+from wirespeed.values import BLINDED_SECRET, SIG_KEY
 
 ROOT = Path(__file__).resolve().parent.parent
 PACK = ROOT / "policies" / "wirespeed"
@@ -111,3 +116,61 @@ def test_pull_request_workflow_runs_the_pack_with_pulumi_actions():
     assert (ROOT / pulumi["with"]["policyPackConfigs"]).is_file()
     (install,) = [s for s in steps if s.get("working-directory") == "policies/wirespeed"]
     assert "pip install -r requirements.txt" in install["run"]
+
+
+# --- pulumi-azure (bridged from azurerm) through the pack, as `wirespeed check` reads it --------------------------
+
+# A real export (tests/fixtures/real/*.provenance.json: pulumi/pulumi-azure's recorded upgrade test, Apache-2.0): a
+# pulumi-azure 5.89 cluster on the Basic load balancer.
+BRIDGED_EXPORT = ROOT / "tests" / "fixtures" / "real" / "pulumi-azure-aks-basic-lb.cli3.129.stack.json"
+AZURE_CLUSTER = "azure:containerservice/kubernetesCluster:KubernetesCluster"
+
+
+def _bridged_cluster() -> dict[str, Any]:
+    resources = json.loads(BRIDGED_EXPORT.read_text())["deployment"]["resources"]
+    return next(r for r in resources if r["type"] == AZURE_CLUSTER)
+
+
+def _check_messages() -> dict[str, str]:
+    out = invoke("check", str(BRIDGED_EXPORT), "--format", "json")
+    assert out.returncode == 1, out.stdout + out.stderr
+    return {v["rule"]: v["message"] for v in json.loads(out.stdout)["violations"]}
+
+
+def _blinded(value: Any) -> Any:
+    """The export's ciphertext secrets (its kubeconfigs, which no rule reads) as the engine hands over a secret it
+    could not decrypt."""
+    if isinstance(value, dict):
+        return BLINDED_SECRET if SIG_KEY in value else {k: _blinded(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_blinded(v) for v in value]
+    return value
+
+
+def test_a_pulumi_azure_cluster_on_basic_fails_aks_basic_load_balancer_through_the_pack():
+    inputs = _bridged_cluster()["inputs"]
+    said = validate("aks-basic-load-balancer", AZURE_CLUSTER, inputs)
+    assert said == [_check_messages()["aks-basic-load-balancer"]]
+    assert said[0].startswith("networkProfile.loadBalancerSku is basic:")
+    standard = inputs | {"networkProfile": inputs["networkProfile"] | {"loadBalancerSku": "Standard"}}
+    assert validate("aks-basic-load-balancer", AZURE_CLUSTER, standard) == []
+
+
+def test_the_pack_names_pulumi_azures_properties_in_the_words_check_uses():
+    said = validate("netdev-backlog-minimum", AZURE_CLUSTER, _bridged_cluster()["inputs"])
+    assert said == [_check_messages()["netdev-backlog-minimum"]]
+    assert said[0].endswith("vmSize is defaultNodePool.vmSize.)")
+
+
+def test_a_stack_policy_reports_a_pulumi_azure_cluster_on_its_own_urn_with_checks_words():
+    outputs = _blinded(_bridged_cluster()["outputs"])
+    reported = validate_stack("tuning-agent-present", [stack_resource(AZURE_CLUSTER, "aks", outputs)])
+    assert reported == [(_check_messages()["tuning-agent-present"], urn(AZURE_CLUSTER, "aks"))]
+
+
+def test_an_unknown_pulumi_azure_value_during_preview_is_not_applicable_through_the_pack():
+    inputs = _bridged_cluster()["inputs"]
+    unknown_sku = inputs | {"networkProfile": inputs["networkProfile"] | {"loadBalancerSku": UNKNOWN_STRING_VALUE}}
+    assert validate("aks-basic-load-balancer", AZURE_CLUSTER, unknown_sku) == []
+    unknown_block = inputs | {"networkProfile": UNKNOWN_OBJECT_VALUE}
+    assert validate("aks-basic-load-balancer", AZURE_CLUSTER, unknown_block) == []

@@ -28,7 +28,9 @@ from pulumi_policy import (
 from pulumi_policy.proxy import UnknownValueError
 
 from wirespeed import rules
+from wirespeed.check import bridged
 from wirespeed.rules import Resource, Rule
+from wirespeed.values import plain
 
 PACK_NAME = "wirespeed"
 TAGS = ["wirespeed", "networking"]
@@ -43,18 +45,39 @@ def rule_config(rule: Rule, policy_config: Mapping[str, Any] | None) -> rules.Co
 
 
 def resource_of(args: ResourceValidationArgs) -> Resource:
-    return Resource(args.resource_type, args.name, args.urn, args.props, parent=args.opts.parent)
+    """The resource a rule judges. A bridged provider's (pulumi-azure) is read through its Terraform provider's
+    translation, as `wirespeed check` reads it (``wirespeed.check.bridged``): the azure-native type and shape the
+    rules know, on its own URN. Unknown values stay the engine's sentinels, which the rules treat as not
+    applicable."""
+    via = bridged.BRIDGED.get(args.resource_type)
+    if via is None:
+        return Resource(args.resource_type, args.name, args.urn, args.props, parent=args.opts.parent)
+    props = bridged.native_props(via, plain(args.props), None)
+    return Resource(bridged.native_type(via), args.name, args.urn, props, parent=args.opts.parent)
 
 
 def stack_resource_of(resource: PolicyResource) -> Resource:
-    """A stack resource (its outputs as ``props``) with its parent and property dependencies as URNs."""
+    """A stack resource (its outputs as ``props``) with its parent and property dependencies as URNs; a bridged
+    provider's read as :func:`resource_of` reads it."""
+    dependencies = {k: [d.urn for d in v] for k, v in resource.property_dependencies.items()}
+    parent = resource.parent.urn if resource.parent is not None else None
+    via = bridged.BRIDGED.get(resource.resource_type)
+    if via is None:
+        return Resource(
+            resource.resource_type,
+            resource.name,
+            resource.urn,
+            resource.props,
+            parent=parent,
+            property_dependencies=dependencies,
+        )
     return Resource(
-        resource.resource_type,
+        bridged.native_type(via),
         resource.name,
         resource.urn,
-        resource.props,
-        parent=resource.parent.urn if resource.parent is not None else None,
-        property_dependencies={k: [d.urn for d in v] for k, v in resource.property_dependencies.items()},
+        bridged.native_props(via, plain(resource.props), None),
+        parent=parent,
+        property_dependencies=bridged.native_dependencies(via, dependencies),
     )
 
 
@@ -62,9 +85,11 @@ def _resource_policy(rule: Rule) -> ResourceValidationPolicy:
     def validate(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
         config = rule_config(rule, args.get_config())
         for violation in rules.check_resource(rule, resource_of(args), config):
-            report_violation(violation.message, None)
+            report_violation(bridged.reported(args.resource_type, violation.message), None)
 
     def remediate(args: ResourceValidationArgs) -> Mapping[str, Any] | None:
+        if args.resource_type in bridged.BRIDGED:
+            return None  # a rule rewrites the azure-native shape, not the bridged one: validate reports it instead
         config = rule_config(rule, args.get_config())
         new_props = rules.remediate_with(rule, resource_of(args), config)
         if new_props is None:
@@ -106,8 +131,10 @@ def _stack_policy(rule: Rule) -> StackValidationPolicy:
     def validate(args: StackValidationArgs, report_violation: ReportViolation) -> None:
         config = rule_config(rule, args.get_config())
         resources = [stack_resource_of(r) for r in args.resources]
+        types = {r.urn: r.resource_type for r in args.resources}  # as the engine names them, for the messages
         for violation in rules.check_stack(rule, resources, config):
-            report_violation(violation.message, violation.resource_urn)
+            message = bridged.reported(types.get(violation.resource_urn, ""), violation.message)
+            report_violation(message, violation.resource_urn)
 
     return StackValidationPolicy(name=rule.id, description=rule.description, validate=validate, **_metadata(rule))
 

@@ -23,16 +23,17 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from wirespeed.check.readonly import view
+from wirespeed.check.readonly import ReadOnlyMapping, view
 from wirespeed.check.terraform.translations import TRANSLATIONS
-from wirespeed.values import SECRET_SIG, SIG_KEY, plain
+from wirespeed.values import SECRET_SIG, SIG_KEY, UNKNOWN, UNKNOWN_SENTINELS, plain
 
 if TYPE_CHECKING:
     from wirespeed.check.secrets import StackSecrets
 
 _CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
+_T = TypeVar("_T")
 DEFAULTS_KEY = "__defaults"  # pulumi-terraform-bridge: which inputs the provider defaulted
 
 
@@ -94,6 +95,8 @@ def _plain(value: Any, secrets: StackSecrets | None) -> Any:
         return {snake(k): _plain(v, secrets) for k, v in value.items() if k != DEFAULTS_KEY}
     if isinstance(value, list):
         return [_plain(item, secrets) for item in value]
+    if isinstance(value, str) and value in UNKNOWN_SENTINELS:
+        return UNKNOWN  # the engine's typed sentinels (an unknown block): the one the translation steps on
     return value
 
 
@@ -102,6 +105,22 @@ def terraform_values(bridged: Bridged, properties: Any, secrets: StackSecrets | 
     if not isinstance(properties, dict):
         return {}
     return {snake(k): _plain(v, secrets) for k, v in properties.items() if k in bridged.reads}
+
+
+def native_type(bridged: Bridged) -> str:
+    """The azure-native type token the rules judge a bridged resource as."""
+    return TRANSLATIONS[bridged.terraform_type].token
+
+
+def native_props(bridged: Bridged, properties: Any, secrets: StackSecrets | None) -> ReadOnlyMapping:
+    """A bridged resource's inputs or outputs in the azure-native shape the rules read: what `wirespeed check`
+    (its stack exports) and the CrossGuard pack (the engine's props, as plain values) both judge."""
+    return ReadOnlyMapping(TRANSLATIONS[bridged.terraform_type].props(terraform_values(bridged, properties, secrets)))
+
+
+def native_dependencies(bridged: Bridged, dependencies: Mapping[str, _T]) -> dict[str, _T]:
+    """Property dependencies under the names the rules link by."""
+    return {bridged.dependencies.get(name, name): urns for name, urns in dependencies.items()}
 
 
 def fields(bridged: Bridged) -> tuple[tuple[str, str], ...]:
@@ -118,3 +137,13 @@ def adjusted_message(bridged: Bridged, message: str, provider: str) -> str:
         if re.search(rf"(?<![A-Za-z]){re.escape(rule_name)}(?![A-Za-z])", message)
     ]
     return message + (f" (In {provider}: {'; '.join(names)}.)" if names else "")
+
+
+def reported(type_token: str, message: str) -> str:
+    """A violation's message on a resource of ``type_token`` as check and the pack both report it: a bridged
+    resource's with its provider's property names appended, any other's unchanged."""
+    via = BRIDGED.get(type_token)
+    if via is None:
+        return message
+    provider = f"pulumi-{type_token.split(':')[0]}"  # azure:... is pulumi-azure
+    return adjusted_message(via, message, provider)

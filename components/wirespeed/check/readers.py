@@ -308,9 +308,9 @@ class Document:
         original = self.bridged.get(violation.resource_urn)
         if original is None:
             return violation
-        provider = f"pulumi-{original.split(':')[0]}"  # azure:... is pulumi-azure
-        message = bridged.adjusted_message(bridged.BRIDGED[original], violation.message, provider)
-        return dataclasses.replace(violation, resource_type=original, message=message)
+        return dataclasses.replace(
+            violation, resource_type=original, message=bridged.reported(original, violation.message)
+        )
 
     def _register(self, resource: Resource, state: Mapping[str, Any]) -> Resource:
         original = state.get("type")
@@ -713,17 +713,14 @@ def _resource(state: Any, where: str, urn: str | None, secrets: StackSecrets | N
     via = bridged.BRIDGED.get(type_token)
     if via is not None:
         # Read through the Terraform provider's translation: the rules see the azure-native shape they judge.
-        translation = terraform.TRANSLATIONS[via.terraform_type]
-        inputs = ReadOnlyMapping(translation.props(bridged.terraform_values(via, state.get("inputs"), secrets)))
+        inputs = bridged.native_props(via, state.get("inputs"), secrets)
         if "outputs" in state:
-            outputs = ReadOnlyMapping(translation.props(bridged.terraform_values(via, state.get("outputs"), secrets)))
+            outputs = bridged.native_props(via, state.get("outputs"), secrets)
         else:
             outputs = inputs if planned else EMPTY
         if raw_dependencies:
-            dependencies = MappingProxyType(
-                {via.dependencies.get(name, name): tuple(urns) for name, urns in raw_dependencies.items()}
-            )
-        type_token = translation.token
+            dependencies = MappingProxyType(bridged.native_dependencies(via, dependencies))
+        type_token = bridged.native_type(via)
     return Resource(
         type=type_token,
         name=urn.split("::", 3)[-1],  # urn:pulumi:<stack>::<project>::<type>::<name>; a name may hold "::"
