@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from wirespeed.sizing.azure_lb import (
     DYNAMIC_DEFAULT_TABLE,
@@ -11,9 +12,24 @@ from wirespeed.sizing.azure_lb import (
     dynamic_default_ports,
 )
 
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+# The id of the shading that marks a plan which does not fit (tests find the marker by it).
+DOES_NOT_FIT_GID = "wirespeed-does-not-fit"
+
 
 def plot_load_balancer(plan: LoadBalancerPlan, path: Path) -> None:
     """Write a PNG: explicit-port demand, IP capacity, and what the dynamic default would give in total."""
+    import matplotlib.pyplot as plt
+
+    fig = draw_load_balancer(plan)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def draw_load_balancer(plan: LoadBalancerPlan) -> Figure:
+    """The figure :func:`plot_load_balancer` writes (the caller closes it)."""
     import matplotlib
 
     matplotlib.use("Agg")  # no display on CI runners or build agents
@@ -46,7 +62,19 @@ def plot_load_balancer(plan: LoadBalancerPlan, path: Path) -> None:
         )
     total_ax.yaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
     total_ax.set_ylabel("SNAT ports (all nodes)")
-    total_ax.set_title("AKS outbound SNAT: capacity rule")
+    if plan.feasible:
+        total_ax.set_title("AKS outbound SNAT: capacity rule")
+    else:
+        # A plan AKS would reject must not look like one that fits: the nodes past the last one the IPs carry are
+        # shaded, and the title says so with the numbers (the same ones the command's error line gives).
+        total_ax.axvspan(
+            plan.max_nodes_supported + 0.5, top, color="tab:red", alpha=0.15, gid=DOES_NOT_FIT_GID, label="does not fit"
+        )
+        total_ax.set_title(
+            f"DOES NOT FIT: {plan.ports_required:,} ports required, {plan.ports_available:,} available",
+            color="tab:red",
+            fontweight="bold",
+        )
     total_ax.legend(loc="upper left", fontsize="small")
 
     node_ax.step(
@@ -75,5 +103,4 @@ def plot_load_balancer(plan: LoadBalancerPlan, path: Path) -> None:
     node_ax.set_ylabel("ports per node")
     node_ax.legend(loc="upper right", fontsize="small")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    return fig
