@@ -42,7 +42,7 @@ def draw_load_balancer(plan: LoadBalancerPlan) -> Figure:
     capacity = plan.outbound_ips * PORTS_PER_IP
     per_node_default = [dynamic_default_ports(n) for n in nodes]
 
-    fig, (total_ax, node_ax) = plt.subplots(2, 1, figsize=(9, 7), sharex=True)
+    fig, (total_ax, node_ax) = plt.subplots(2, 1, figsize=(12, 7), sharex=True)
     total_ax.plot(nodes, demand, label=f"required: {plan.allocated_outbound_ports:,} ports x nodes")
     total_ax.axhline(
         capacity, color="tab:green", linestyle="--", label=f"available: {plan.outbound_ips} IP(s) x {PORTS_PER_IP:,}"
@@ -75,7 +75,9 @@ def draw_load_balancer(plan: LoadBalancerPlan) -> Figure:
             color="tab:red",
             fontweight="bold",
         )
-    total_ax.legend(loc="upper left", fontsize="small")
+    # Legends beside the axes, not in them: inside, one always covered a line (the explicit ports or the capacity)
+    # for some plan, since where the lines run depends on the numbers.
+    total_ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")
 
     node_ax.step(
         nodes,
@@ -93,6 +95,9 @@ def draw_load_balancer(plan: LoadBalancerPlan) -> Figure:
             node_ax.annotate(
                 f"halves at {upper + 1}",
                 (upper + 1, dynamic_default_ports(upper + 1)),
+                # Right of the drop and above the new level, so the label does not sit on the step it names.
+                xytext=(3, 4),
+                textcoords="offset points",
                 fontsize="x-small",
                 rotation=90,
                 va="bottom",
@@ -101,6 +106,6 @@ def draw_load_balancer(plan: LoadBalancerPlan) -> Figure:
     node_ax.yaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
     node_ax.set_xlabel("nodes in the backend pool")
     node_ax.set_ylabel("ports per node")
-    node_ax.legend(loc="upper right", fontsize="small")
+    node_ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")
     fig.tight_layout()
     return fig
