@@ -75,15 +75,16 @@ def readme_lines(example: str) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def shared_venv(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
-    """One folder per distinct (install lines, requirements.txt): the README's own lines make the virtualenv in the
-    first copy that needs it and find it already made in the next (``python3 -m venv`` and ``pip install`` are
-    idempotent), so seven identical installs from PyPI cost one."""
+def shared_folder(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
+    """One folder per distinct (install lines, requirements.txt), where each example is copied in turn over the
+    last one's files, its ./venv kept: the README's own lines make the virtualenv for the first and find it made
+    for the next (``python3 -m venv`` and ``pip install`` are idempotent; a virtualenv cannot move or be reached
+    through a symlink), so seven identical installs from PyPI cost one."""
     made: dict[str, Path] = {}
 
     def get(key: str) -> Path:
         if key not in made:
-            made[key] = tmp_path_factory.mktemp("venv") / "venv"
+            made[key] = tmp_path_factory.mktemp("copy") / "project"
             made[key].mkdir()
         return made[key]
 
@@ -97,17 +98,19 @@ def run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.parametrize("example", EXAMPLES)
-def test_the_example_readmes_commands_install_and_plan_a_copy_outside_the_repository(
-    tmp_path, wheels, shared_venv, example
-):
+def test_the_example_readmes_commands_install_and_plan_a_copy_outside_the_repository(wheels, shared_folder, example):
     lines = readme_lines(example)
     assert any(" -m venv venv" in line for line in lines), f"{example}/README.md: no line makes ./venv: {lines}"
     assert any("pip install" in line for line in lines), f"{example}/README.md: no install line: {lines}"
     assert any(line.startswith("wirespeed plan") for line in lines), f"{example}/README.md: no plan line: {lines}"
-    copy = tmp_path / example
-    shutil.copytree(ROOT / "examples" / example, copy, ignore=shutil.ignore_patterns("venv", "__pycache__"))
+    requirements = (ROOT / "examples" / example / "requirements.txt").read_text()
     install_lines = [line for line in lines if not line.startswith("wirespeed ")]
-    (copy / "venv").symlink_to(shared_venv("\n".join(install_lines) + (copy / "requirements.txt").read_text()))
+    copy = shared_folder("\n".join(install_lines) + requirements)
+    for stale in copy.iterdir():  # the previous example's files; its virtualenv stays
+        if stale.name != "venv":
+            shutil.rmtree(stale) if stale.is_dir() else stale.unlink()
+    ignore = shutil.ignore_patterns("venv", "__pycache__")
+    shutil.copytree(ROOT / "examples" / example, copy, ignore=ignore, dirs_exist_ok=True)
 
     # The README's lines as written, one bash script, in the copy, with the wheel folder the README asks for.
     script = "set -euo pipefail\n" + "\n".join(lines) + "\n"
@@ -122,6 +125,9 @@ def test_the_example_readmes_commands_install_and_plan_a_copy_outside_the_reposi
     )
     assert done.returncode == 0, f"{example}/README.md's commands in {copy}:\n{script}\n{done.stdout}{done.stderr}"
     venv = copy / "venv"
+    assert (venv / "bin" / "python").exists(), (
+        f"{example}/README.md's commands made no ./venv:\n{done.stdout}{done.stderr}"
+    )
 
     # The library comes from the wheel, installed in the virtualenv: not from this checkout.
     where = run([str(venv / "bin" / "python"), "-c", "import wirespeed; print(wirespeed.__file__)"], cwd=copy)
