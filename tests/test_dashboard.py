@@ -88,6 +88,13 @@ def test_every_panel_has_options_grafana_can_read() -> None:
         assert panel["options"]["tooltip"] == {"mode": "multi", "sort": "desc"}, panel["title"]
 
 
+def test_every_panel_has_its_own_id_and_the_board_no_deprecated_style() -> None:
+    board = monitoring.dashboard()
+    ids = [panel.get("id") for panel in board["panels"]]
+    assert ids == list(range(1, len(monitoring.PANELS) + 1)), ids
+    assert "style" not in board
+
+
 def test_every_panel_reads_the_datasource_variable() -> None:
     board = monitoring.dashboard()
     assert [v["name"] for v in board["templating"]["list"]] == ["datasource"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from wirespeed.sizing.azure_lb import (
     DYNAMIC_DEFAULT_TABLE,
@@ -11,9 +12,24 @@ from wirespeed.sizing.azure_lb import (
     dynamic_default_ports,
 )
 
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+# The id of the shading that marks a plan which does not fit (tests find the marker by it).
+DOES_NOT_FIT_GID = "wirespeed-does-not-fit"
+
 
 def plot_load_balancer(plan: LoadBalancerPlan, path: Path) -> None:
     """Write a PNG: explicit-port demand, IP capacity, and what the dynamic default would give in total."""
+    import matplotlib.pyplot as plt
+
+    fig = draw_load_balancer(plan)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def draw_load_balancer(plan: LoadBalancerPlan) -> Figure:
+    """The figure :func:`plot_load_balancer` writes (the caller closes it)."""
     import matplotlib
 
     matplotlib.use("Agg")  # no display on CI runners or build agents
@@ -26,7 +42,7 @@ def plot_load_balancer(plan: LoadBalancerPlan, path: Path) -> None:
     capacity = plan.outbound_ips * PORTS_PER_IP
     per_node_default = [dynamic_default_ports(n) for n in nodes]
 
-    fig, (total_ax, node_ax) = plt.subplots(2, 1, figsize=(9, 7), sharex=True)
+    fig, (total_ax, node_ax) = plt.subplots(2, 1, figsize=(12, 7), sharex=True)
     total_ax.plot(nodes, demand, label=f"required: {plan.allocated_outbound_ports:,} ports x nodes")
     total_ax.axhline(
         capacity, color="tab:green", linestyle="--", label=f"available: {plan.outbound_ips} IP(s) x {PORTS_PER_IP:,}"
@@ -46,8 +62,22 @@ def plot_load_balancer(plan: LoadBalancerPlan, path: Path) -> None:
         )
     total_ax.yaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
     total_ax.set_ylabel("SNAT ports (all nodes)")
-    total_ax.set_title("AKS outbound SNAT: capacity rule")
-    total_ax.legend(loc="upper left", fontsize="small")
+    if plan.feasible:
+        total_ax.set_title("AKS outbound SNAT: capacity rule")
+    else:
+        # A plan AKS would reject must not look like one that fits: the nodes past the last one the IPs carry are
+        # shaded, and the title says so with the numbers (the same ones the command's error line gives).
+        total_ax.axvspan(
+            plan.max_nodes_supported + 0.5, top, color="tab:red", alpha=0.15, gid=DOES_NOT_FIT_GID, label="does not fit"
+        )
+        total_ax.set_title(
+            f"DOES NOT FIT: {plan.ports_required:,} ports required, {plan.ports_available:,} available",
+            color="tab:red",
+            fontweight="bold",
+        )
+    # Legends beside the axes, not in them: inside, one always covered a line (the explicit ports or the capacity)
+    # for some plan, since where the lines run depends on the numbers.
+    total_ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")
 
     node_ax.step(
         nodes,
@@ -65,6 +95,9 @@ def plot_load_balancer(plan: LoadBalancerPlan, path: Path) -> None:
             node_ax.annotate(
                 f"halves at {upper + 1}",
                 (upper + 1, dynamic_default_ports(upper + 1)),
+                # Right of the drop and above the new level, so the label does not sit on the step it names.
+                xytext=(3, 4),
+                textcoords="offset points",
                 fontsize="x-small",
                 rotation=90,
                 va="bottom",
@@ -73,7 +106,6 @@ def plot_load_balancer(plan: LoadBalancerPlan, path: Path) -> None:
     node_ax.yaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
     node_ax.set_xlabel("nodes in the backend pool")
     node_ax.set_ylabel("ports per node")
-    node_ax.legend(loc="upper right", fontsize="small")
+    node_ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    return fig

@@ -22,6 +22,7 @@ from typing import Any
 
 from wirespeed.audit.aws import Inventory, KarpenterInstance, NatGateway, NatZone, NodeGroup, QuotaReading
 from wirespeed.errors import UserError
+from wirespeed.install_hint import install_command, install_extra
 from wirespeed.io_limits import read_body, size_text
 from wirespeed.sizing.nat_gateway import NAT_GATEWAY_EIPS, REGION_EIPS, REGIONAL, ZONAL
 
@@ -162,7 +163,7 @@ def _check_model(ec2: Any) -> None:
         raise AwsUnreachable(
             f"botocore: {botocore.__version__} is not allowed: its EC2 model has no {', '.join(missing)}, so "
             "regional NAT gateways would be read as zonal ones; allowed: a botocore whose EC2 model describes them "
-            "(pip install -U boto3)",
+            f"({install_command(['-U', 'boto3'])})",
             "botocore",
         )
 
@@ -431,7 +432,7 @@ def collect(target: Target, hook: ClientHook | None = None) -> Inventory:
     try:
         import botocore.exceptions
     except ImportError:
-        raise AwsUnreachable("audit aws needs boto3: pip install 'wirespeed[aws]'") from None
+        raise AwsUnreachable(f"audit aws needs boto3: add it with {install_extra('aws')}") from None
     calls: Counter[str] = Counter()
     try:
         c = _clients(target, calls, hook)

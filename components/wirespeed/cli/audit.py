@@ -1,7 +1,7 @@
 """`wirespeed audit aws`: read what is live in an AWS account and report what wirespeed would change.
 
 Exit 0: no findings; 1: findings (listed); 2: bad flags, or AWS cannot be reached (one ``error:`` line). boto3 is
-imported only when the audit runs (``pip install 'wirespeed[aws]'``).
+imported only when the audit runs (the ``aws`` extra; the error says how to add it to this environment).
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ import typer
 
 from wirespeed.cli import measured
 from wirespeed.cli._common import JsonFlag, WholeHelp, emit, fail, flags_given, refuse_unused, run, writable_file
+from wirespeed.install_hint import install_extra
 from wirespeed.measure.prometheus import DEFAULT_TIMEOUT_S
 from wirespeed.measure.snat import DEFAULT_STEP, DEFAULT_WINDOW
 from wirespeed.sizing import aws_nat, azure_lb, backlog, nat_gateway, rings
@@ -124,7 +125,11 @@ OutboundIpsOption = Annotated[
 ]
 PlotOption = Annotated[
     Path | None,
-    typer.Option(metavar="FILE.png", help="Draw port demand and capacity against node count."),
+    typer.Option(
+        metavar="FILE.png",
+        help="Draw port demand and capacity against node count (needs matplotlib; without it the sizing is still "
+        "printed, a warning says how to add it, and the exit status is the sizing's).",
+    ),
 ]
 
 
@@ -148,7 +153,6 @@ def size_azure_lb(
     _refuse_measured_only(ctx, from_prometheus)
     if plot is not None:
         writable_file(plot, "--plot", (".png",))
-        _require_matplotlib()
     if from_prometheus is not None:
         _check_measured_flags(ports, connections_per_second, hold_seconds)
         pools = _parse_pools(pool)
@@ -249,20 +253,27 @@ def _check_demand(
         )
 
 
-def _require_matplotlib() -> None:
-    """Before anything is printed: without the optional extra, say which one to install (not a traceback after
-    the plan)."""
+def _matplotlib_missing() -> bool:
     import importlib.util
 
     try:
-        missing = importlib.util.find_spec("matplotlib") is None
+        return importlib.util.find_spec("matplotlib") is None
     except ValueError:  # imported before and then removed
-        missing = True
-    if missing:
-        fail("--plot needs matplotlib, which is not installed: pip install 'wirespeed[plot]'")
+        return True
 
 
 def _write_plot(plan: azure_lb.LoadBalancerPlan, plot: Path, as_json: bool) -> None:
+    """The plot, or without matplotlib one ``warning:`` line saying how to add it (the sizing is already out).
+
+    Exit status stays the sizing's (0, or 2 when fixed IPs cannot carry the ports): the plot is a drawing of an
+    answer that was delivered, and a script must still be able to tell "does not fit" from "no picture"."""
+    if _matplotlib_missing():
+        typer.echo(
+            f"warning: --plot {plot}: not written: matplotlib is not installed in this environment; add it "
+            f"with: {install_extra('plot')}",
+            err=True,
+        )
+        return
     from wirespeed.plot import plot_load_balancer
 
     try:

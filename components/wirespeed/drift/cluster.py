@@ -20,6 +20,7 @@ from typing import Any
 from wirespeed.drift.judge import CONDITION_TYPE, SNAT_CONDITION_TYPE, NodeFacts
 from wirespeed.drift.profiles import CONFIG_MAP_SELECTOR
 from wirespeed.errors import UserError
+from wirespeed.install_hint import install_extra
 
 PAGE_SIZE = 500  # kubectl's default chunk size (--chunk-size=500)
 # wirespeed's choice: 5,000,000 objects, 1,000 times the largest cluster Kubernetes supports (5,000 nodes,
@@ -95,7 +96,7 @@ def connect(target: Target) -> Any:
         from kubernetes import client, config
     except ImportError as exc:
         raise KubernetesClientMissingError(
-            f"{target.describe()}: wirespeed drift needs the kubernetes client: pip install 'wirespeed[drift]'"
+            f"{target.describe()}: wirespeed drift needs the kubernetes client: add it with {install_extra('drift')}"
         ) from exc
 
     configuration = client.Configuration()

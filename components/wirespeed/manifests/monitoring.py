@@ -399,9 +399,12 @@ def dashboard(uid: str = DASHBOARD_UID) -> Obj:
         .time("now-6h", "now")
         .with_variable(DatasourceVariable("datasource").label("Prometheus").type("prometheus"))
     )
-    for spec in PANELS:
+    for number, spec in enumerate(PANELS, start=1):
         panel = (
             Timeseries()
+            # Grafana numbers panels when it loads a board without ids, and links to one panel (viewPanel=,
+            # d-solo/ embeds, alert annotations) by that number: given here, they do not shift when panels move.
+            .id(number)
             .title(spec.title)
             .description(spec.description)
             .unit(spec.unit)
@@ -422,4 +425,8 @@ def dashboard(uid: str = DASHBOARD_UID) -> Obj:
             panel = panel.with_target(Dataquery().expr(query.expr).legend_format(query.legend).ref_id(ref))
         board = board.with_panel(panel)
     encoded: Obj = json.loads(json.dumps(board.build(), cls=JSONEncoder))
+    # The SDK writes `style: "dark"` by default; Grafana's dashboard kind no longer has the field (its spec in
+    # grafana/grafana docs/sources/developers/kinds/core/dashboard/schema-reference.md at 01639dccf972 lists no
+    # `style`; the theme is the viewer's preference), so the board leaves it out.
+    encoded.pop("style", None)
     return encoded

@@ -23,6 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from wirespeed.install_hint import install_command, install_extra
 from wirespeed.program.errors import ProgramError
 from wirespeed.program.fake_cloud import DEFAULT_AWS_REGION, DEFAULT_AZURE_LOCATION, FakeCloud
 from wirespeed.program.model import STACK_TYPE, Invoke, ProgramPlan, RegisteredResource
@@ -49,7 +50,7 @@ def run_program(directory: Path | str, stack: str | None = None) -> ProgramPlan:
         import pulumi  # noqa: F401  (fail early with a clear message)
     except ImportError:
         raise ProgramError(
-            "planning a Pulumi program needs the Pulumi SDK in this environment: pip install -r requirements.txt"
+            f"planning a Pulumi program needs the Pulumi SDK in this environment: add it with {install_extra('pulumi')}"
         ) from None
     # A copy of the current context, as the automation server does: the runtime's settings, root resource and
     # config are context variables, so nothing of this run leaks into the caller or the next run.
@@ -289,7 +290,7 @@ def _execute(project: Project, loop: asyncio.AbstractEventLoop) -> None:
     except ModuleNotFoundError as exc:
         raise ProgramError(
             f"{project.main}: {_where(exc, project)}{exc}: install the project's requirements "
-            f"(pip install -r {project.directory / 'requirements.txt'}) into this environment"
+            f"({install_command(['-r', str(project.directory / 'requirements.txt')])}) into this environment"
         ) from None
     except SystemExit:
         raise  # the program ending the process: the isolated child reports it as that
