@@ -73,7 +73,13 @@ def test_profile_validate_lists_every_problem_one_line_each(tmp_path):
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        pytest.param(b"\xff\xfe{}", "{path}: byte 0 (0xff) is not UTF-8; give a UTF-8 JSON file", id="not-utf8"),
+        pytest.param(b"\x80{}", "{path}: byte 0 (0x80) is not UTF-8; give a UTF-8 JSON file", id="not-utf8"),
+        pytest.param(
+            b"\xff\xfe{}",
+            "{path}: is UTF-16 (a byte order mark ff fe: what Windows PowerShell's `>` writes); give a UTF-8 JSON "
+            "file: write it with `| Out-File -Encoding utf8` or convert it with `iconv -f UTF-16 -t UTF-8`",
+            id="utf16",
+        ),
         pytest.param(
             b'{"name": "x"', "{path}/: not valid JSON: Expecting ',' delimiter at line 1 column 13", id="json"
         ),

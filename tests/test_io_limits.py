@@ -97,7 +97,7 @@ def test_check_cap_names_the_limit(tmp_path):
         f.truncate(1024 * 1024 * 1024 + 1)
     out = run("check", str(path))
     assert out.returncode == 2
-    assert f"error: {path}: is 1,073,741,825 bytes, more than the 1,024 MiB a JSON file may have" in out.stderr
+    assert f"error: {path}: is 1,073,741,825 bytes, more than the 1,024 MiB a JSON or YAML file may have" in out.stderr
 
 
 @pytest.mark.parametrize("name", ["Pulumi.yaml", "Pulumi.dev.yaml"])
