@@ -44,6 +44,24 @@ def unknown_message(rule: Rule, path: str) -> str:
     )
 
 
+def _could_not_check(
+    rule: Rule, subject: Resource | None, level: Enforcement, message: str, *, unknown: bool
+) -> Violation:
+    """The one verdict a rule gives when it could not read what it needs (a secret, or a value only apply knows):
+    at its own level on its subject (the stack when it has none), never a silent pass."""
+    return Violation(
+        rule_id=rule.id,
+        severity=rule.severity,
+        enforcement=reported_level(level),
+        resource_urn=subject.urn if subject else "",
+        resource_name=subject.name if subject else "(stack)",
+        resource_type=subject.type if subject else STACK_TYPE,
+        message=message,
+        unchecked=True,
+        unknown=unknown,
+    )
+
+
 def _violations(
     rule: Rule,
     level: Enforcement,
@@ -58,33 +76,10 @@ def _violations(
             return []  # a value the rule needs is unknown during preview: not applicable, never a guess
         # A Terraform plan is judged once, before apply: no later run sees the value, so an unknown the
         # configuration did write is "could not be checked" at the rule's level, never a silent pass.
-        return [
-            Violation(
-                rule_id=rule.id,
-                severity=rule.severity,
-                enforcement=reported_level(level),
-                resource_urn=subject.urn if subject else "",
-                resource_name=subject.name if subject else "(stack)",
-                resource_type=subject.type if subject else STACK_TYPE,
-                message=unknown_message(rule, exc.path),
-                unchecked=True,
-                unknown=True,
-            )
-        ]
+        return [_could_not_check(rule, subject, level, unknown_message(rule, exc.path), unknown=True)]
     except SecretNotReadable as exc:
         # Never "not applicable": a gate that cannot read a value must not pass it silently.
-        return [
-            Violation(
-                rule_id=rule.id,
-                severity=rule.severity,
-                enforcement=reported_level(level),
-                resource_urn=subject.urn if subject else "",
-                resource_name=subject.name if subject else "(stack)",
-                resource_type=subject.type if subject else STACK_TYPE,
-                message=unchecked_message(rule, exc.path),
-                unchecked=True,
-            )
-        ]
+        return [_could_not_check(rule, subject, level, unchecked_message(rule, exc.path), unknown=False)]
     return [
         Violation(
             rule_id=rule.id,
