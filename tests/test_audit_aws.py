@@ -41,6 +41,7 @@ from wirespeed.audit.aws import (
     tuning_gap,
 )
 from wirespeed.audit.aws_collect import AwsUnreachable, Target, collect
+from wirespeed.install_hint import install_command
 from wirespeed.sizing.nat_gateway import NAT_GATEWAY_EIPS, REGION_EIPS
 from wirespeed.userdata import SCRIPT_MARKER
 
@@ -329,7 +330,7 @@ def test_a_botocore_that_cannot_describe_regional_gateways_is_refused(moto, tmp_
     assert out.stderr == (
         f"error: botocore: {botocore.__version__} is not allowed: its EC2 model has no NatGateway.AvailabilityMode, "
         "NatGatewayAddress.AvailabilityZone, so regional NAT gateways would be read as zonal ones; allowed: a "
-        "botocore whose EC2 model describes them (pip install -U boto3)\n"
+        f"botocore whose EC2 model describes them ({install_command(['-U', 'boto3'])})\n"
     )
 
 

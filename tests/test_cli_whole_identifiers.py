@@ -4,6 +4,7 @@ table shows appears whole (a table when each fits its column, else plain text), 
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -32,7 +33,7 @@ def test_catalog_list_keeps_the_table_where_it_fits():
     assert wide.startswith("┏")
     assert narrow.splitlines()[0].split() == ["name", "cloud", "vCPU", "GiB", "Gb/s", "(base/burst)", "NICs", "NIC",
                                                "net-opt", "extras"]  # fmt: skip
-    assert "c6in.16xlarge    aws    64    128   100" in narrow
+    assert re.search(r"^c6in\.16xlarge +aws +64 +128 +100 ", narrow, re.MULTILINE)  # columns as wide as the names
 
 
 def _identifiers(fixture: str) -> set[str]:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
+from wirespeed.install_hint import install_command
 from wirespeed.program import ProgramError, load_project, run_program
 from wirespeed.program.model import type_matches
 
@@ -148,7 +149,7 @@ def test_a_missing_sdk_says_what_to_install_under_pulumi_mocks(tmp_path):
         run_program(tmp_path)
     assert caught.value.message == (
         f"{tmp_path / '__main__.py'}: __main__.py:1: No module named 'pulumi_nonexistent_cloud': install the "
-        f"project's requirements (pip install -r {tmp_path / 'requirements.txt'}) into this environment"
+        f"project's requirements ({install_command(['-r', str(tmp_path / 'requirements.txt')])}) into this environment"
     )
 
 

@@ -172,8 +172,10 @@ def test_backlog_is_exact(rate, stall, packet_bytes):
     wanted = next_power_of_two(packets)
     plan = plan_backlog(float(decimal(*rate)), stall_ms=float(decimal(*stall)), packet_bytes=packet_bytes)
     assert plan.packets_in_stall == packets
-    assert plan.netdev_max_backlog == min(max(wanted, 1_000), 3_240_000)
-    assert plan.capped == (wanted > 3_240_000)
+    # The kernel default (1,000) when it holds the stall; else the next power of two, held to AKS's maximum; capped
+    # only when even the maximum cannot hold the packets (sizing.queues.Need, the one decision of enough).
+    assert plan.netdev_max_backlog == (1_000 if packets <= 1_000 else min(wanted, 3_240_000))
+    assert plan.capped == (packets > 3_240_000)
 
 
 RING_DRIVERS = sorted(name for name, d in catalog.nic_drivers().items() if d.has_rings)
@@ -200,8 +202,9 @@ def test_rings_are_exact(driver, rate, stall, packet_bytes):
     packets = packets_in_stall(rate, stall, packet_bytes)
     plan = plan_rings(driver, float(decimal(*rate)), stall_ms=float(decimal(*stall)), packet_bytes=packet_bytes)
     assert plan.packets_in_stall == packets
-    rx = expected_ring(packets, nic.rounding, nic.rx.min, nic.rx.max)
-    tx = expected_ring(packets, nic.rounding, nic.tx.min, nic.tx.max)
+    # The driver's default when it holds the stall (never recommend below it), else the smallest size that holds.
+    rx = nic.rx.default if packets <= nic.rx.default else expected_ring(packets, nic.rounding, nic.rx.min, nic.rx.max)
+    tx = nic.tx.default if packets <= nic.tx.default else expected_ring(packets, nic.rounding, nic.tx.min, nic.tx.max)
     assert plan.rx == rx
     assert plan.tx == tx
     assert plan.rx_capped == (rx < packets)

@@ -24,7 +24,18 @@ PACKAGE = COMPONENTS / "wirespeed"
 # imports nothing of the Pulumi components, policy pack, generators or front ends above it.
 LAYERS: tuple[frozenset[str], ...] = (
     frozenset(
-        {"__init__", "deadline", "errors", "io_limits", "names", "problems", "values", "yaml_input", "yaml_text"}
+        {
+            "__init__",
+            "deadline",
+            "errors",
+            "io_limits",
+            "names",
+            "problems",
+            "values",
+            "install_hint",
+            "yaml_input",
+            "yaml_text",
+        }
     ),
     frozenset({"catalog"}),
     frozenset({"sizing"}),

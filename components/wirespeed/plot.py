@@ -13,6 +13,7 @@ from wirespeed.sizing.azure_lb import (
 )
 
 if TYPE_CHECKING:
+    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
 # The id of the shading that marks a plan which does not fit (tests find the marker by it).
@@ -34,15 +35,23 @@ def draw_load_balancer(plan: LoadBalancerPlan) -> Figure:
 
     matplotlib.use("Agg")  # no display on CI runners or build agents
     import matplotlib.pyplot as plt
-    from matplotlib.ticker import StrMethodFormatter
 
     top = min(DYNAMIC_DEFAULT_TABLE[-1][0], max(60, int(plan.max_nodes_supported * 1.2), plan.nodes_at_max + 10))
     nodes = list(range(1, top + 1))
-    demand = [plan.allocated_outbound_ports * n for n in nodes]
-    capacity = plan.outbound_ips * PORTS_PER_IP
-    per_node_default = [dynamic_default_ports(n) for n in nodes]
 
     fig, (total_ax, node_ax) = plt.subplots(2, 1, figsize=(12, 7), sharex=True)
+    _draw_totals(total_ax, plan, nodes, top)
+    _draw_per_node(node_ax, plan, nodes, top)
+    fig.tight_layout()
+    return fig
+
+
+def _draw_totals(total_ax: Axes, plan: LoadBalancerPlan, nodes: list[int], top: int) -> None:
+    """The capacity rule: ports required by node count against the IPs' ports, the peak and AKS's ceiling."""
+    from matplotlib.ticker import StrMethodFormatter
+
+    demand = [plan.allocated_outbound_ports * n for n in nodes]
+    capacity = plan.outbound_ips * PORTS_PER_IP
     total_ax.plot(nodes, demand, label=f"required: {plan.allocated_outbound_ports:,} ports x nodes")
     total_ax.axhline(
         capacity, color="tab:green", linestyle="--", label=f"available: {plan.outbound_ips} IP(s) x {PORTS_PER_IP:,}"
@@ -79,6 +88,12 @@ def draw_load_balancer(plan: LoadBalancerPlan) -> Figure:
     # for some plan, since where the lines run depends on the numbers.
     total_ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")
 
+
+def _draw_per_node(node_ax: Axes, plan: LoadBalancerPlan, nodes: list[int], top: int) -> None:
+    """Ports per node: the explicit value against Azure's dynamic default, which halves as the pool grows."""
+    from matplotlib.ticker import StrMethodFormatter
+
+    per_node_default = [dynamic_default_ports(n) for n in nodes]
     node_ax.step(
         nodes,
         per_node_default,
@@ -107,5 +122,3 @@ def draw_load_balancer(plan: LoadBalancerPlan) -> Figure:
     node_ax.set_xlabel("nodes in the backend pool")
     node_ax.set_ylabel("ports per node")
     node_ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")
-    fig.tight_layout()
-    return fig

@@ -9,9 +9,14 @@ from __future__ import annotations
 import difflib
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from fractions import Fraction
 from typing import Literal
 
 from wirespeed.errors import UserError
+
+# Validation bounds (wirespeed's): a line rate in Gb/s. Here, below the sizing engine that validates against it,
+# because the catalog's generators also keep sizes faster than it out (wirespeed.sizing.packets re-exports it).
+LINE_RATE_GBPS_RANGE = (Fraction(1, 1000), 800)
 
 Cloud = Literal["azure", "aws"]
 CLOUDS: tuple[Cloud, ...] = ("azure", "aws")

@@ -25,7 +25,7 @@ from importlib import metadata, resources
 from pathlib import Path
 from typing import Any
 
-from wirespeed.sizing.packets import LINE_RATE_GBPS_RANGE
+from wirespeed.catalog._model import LINE_RATE_GBPS_RANGE
 
 MOTO_VERSION = "5.2.1"
 MOTO_DATA = ("ec2", "resources", "instance_types.json.gz")
@@ -47,7 +47,7 @@ NETWORK_OPTIMISED_FAMILIES: tuple[str, ...] = (
 # Moderate"), or EC2 Mac hosts (no Linux node). families.previous_generation lists the families kept as such.
 
 DEFAULT_OUTPUT = Path(__file__).resolve().parent.parent / "data" / "aws_instance_types.json"
-# wirespeed.sizing.packets.LINE_RATE_GBPS_RANGE's upper bound: the fastest line rate the sizing engine accepts.
+# LINE_RATE_GBPS_RANGE's upper bound: the fastest line rate the sizing engine accepts.
 MAX_LINE_RATE_GBPS = int(LINE_RATE_GBPS_RANGE[1])
 
 # "50 Gigabit", "Up to 25 Gigabit", or "4x 100 Gigabit" (multi-card GPU types: four cards of 100 each).

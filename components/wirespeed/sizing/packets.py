@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from wirespeed.catalog._model import LINE_RATE_GBPS_RANGE
 from wirespeed.sizing.errors import check_whole
 from wirespeed.sizing.exact import Number, ceil_div, check_decimal
 
@@ -13,8 +14,8 @@ ETHERNET_OVERHEAD_BYTES = 38
 DEFAULT_PACKET_BYTES = 1_500  # the common MTU-sized IP packet: the bulk-transfer case the field reports hit
 
 
-# Validation bounds (wirespeed's): a line rate in Gb/s, an IP packet size in bytes, a stall in milliseconds.
-LINE_RATE_GBPS_RANGE = (Fraction(1, 1000), 800)
+# Validation bounds (wirespeed's): an IP packet size in bytes, a stall in milliseconds; the line rate's lives in the
+# catalog, which its generators read.
 PACKET_BYTES_RANGE = (64, 9_216)
 STALL_MS_RANGE = (Fraction(1, 1000), 1_000)
 
