@@ -40,6 +40,12 @@ func TestRunCountsEveryRoundTrip(t *testing.T) {
 	if rep.RoundTrips < 20 || rep.RoundTrips > 100 {
 		t.Fatalf("%d round trips in 1 s at 2 x 50/s", rep.RoundTrips)
 	}
+	// The server counts an answer once its write returns, which may be just after the client has read it: wait
+	// (bounded) for the last one, then require the counts to be equal.
+	deadline := time.Now().Add(2 * time.Second)
+	for srv.Stats.RoundTrips.Load() < rep.RoundTrips && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
 	if got := srv.Stats.RoundTrips.Load(); got != rep.RoundTrips {
 		t.Fatalf("server answered %d, client counted %d", got, rep.RoundTrips)
 	}
