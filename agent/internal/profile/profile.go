@@ -238,6 +238,10 @@ func (r *raw) UnmarshalJSON(b []byte) error {
 		p.SchemaVersion = *in.SchemaVersion
 	}
 	p.Name, p.Description, p.MTU = in.Name, in.Description, in.MTU
+	if p.MTU != nil && len(p.MTU.Drivers) == 0 {
+		// "drivers": [] means every link, as an absent list does; one form, so a re-encode (omitempty) reads back the same.
+		p.MTU.Drivers = nil
+	}
 	p.Outbound = in.Outbound.withDefaults()
 	if in.Interfaces != nil {
 		if in.Interfaces.Roles != nil {

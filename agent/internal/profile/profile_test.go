@@ -244,6 +244,8 @@ func FuzzParse(f *testing.F) {
 		f.Add([]byte(c.Profile))
 	}
 	f.Add([]byte(`{"name":"x","sysctls":{"net.core.netdev_max_backlog":3.2768e4}}`))
+	// CI's fuzzing found this one: an empty MTU driver list came back absent after a re-encode.
+	f.Add([]byte(`{"name":"000","mtu":{"value":9000,"drivers":[]}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := Parse(data)
 		if err != nil {
