@@ -21,7 +21,7 @@ from wirespeed.sizing.backlog import KERNEL_DEFAULT as BACKLOG_KERNEL_DEFAULT
 from wirespeed.values import NotKnown, elements, get, text
 
 EKS_CLUSTER = "aws:eks/cluster:Cluster"
-PRIVILEGES_DOC = "agent/README.md (Privileges); README.md (Tuning DaemonSet: why each privilege)"
+PRIVILEGES_DOC = "agent/README.md (Privileges); docs/node-tuning.md (Tuning DaemonSet: why each privilege)"
 # What the agent needs (agent/README.md, "Privileges"): the ethtool ioctl and netlink need CAP_NET_ADMIN; global
 # net.* sysctls need /proc/sys/net writable; VF detection reads /sys.
 ALLOWED_CAPABILITIES = frozenset({"NET_ADMIN"})
