@@ -201,7 +201,7 @@ def summary(results: Results, allowed: dict[str, str], ci: bool) -> tuple[list[s
             lines.append(f"    {s.suite}: {s.test}")
             lines.append(f"      {s.reason}")
     if results.skipped:
-        lines.append("  How to run them: README.md, 'Skipped tests'.")
+        lines.append("  How to run them: docs/development.md, 'Skipped tests'.")
     status = 0
     for path in results.missing:
         lines.append(f"No results in {path}: that suite did not run (its error is above).")

@@ -5,7 +5,7 @@ ASSUMPTIONS through the sizing engine), so changing a profile's assumptions need
 The field reports the profiles are meant to reproduce are pinned once, in tests/test_profiles_builtin.py.
 
 Not here: a NIC driver's ring maximum (mlx5_core's 8,192 is a catalog fact: wirespeed.catalog), a number a test
-chose as its own input (a hand-written fixture's backlog), and numbers a message or a seed report quotes.
+chose as its own input (a hand-written fixture's backlog), and numbers a message or a field report quotes.
 """
 
 from __future__ import annotations

@@ -77,7 +77,7 @@ def require_provider(address: str, present: bool, looked_in: str) -> None:
         return
     require(
         f"needs the Terraform provider {address} in a plugin mirror (looked in {looked_in}; provider plugins cannot "
-        "be downloaded here): README.md, 'Skipped tests', says how to get it",
+        "be downloaded here): docs/development.md, 'Skipped tests', says how to get it",
         allowed_in_ci=address in ALLOWED_MISSING_PROVIDERS,
     )
 

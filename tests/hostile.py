@@ -169,7 +169,7 @@ class Outcome:
 def assert_exit_contract(
     argv: list[str], out: Outcome, *, verdict_exit_1: bool = False, lists_every_problem: bool = False
 ) -> None:
-    """The README's promise: exit 0, 1 (only a command whose verdict it is: ``check``) or 2; never a traceback;
+    """docs/sizing.md's promise: exit 0, 1 (only a command whose verdict it is: ``check``) or 2; never a traceback;
     on exit 2 stderr is exactly one ``error:`` line, or for a validator (``profile validate``) one ``error:`` header
     and an indented line per problem, and nothing else."""
     allowed = {0, 1, 2} if verdict_exit_1 else {0, 2}

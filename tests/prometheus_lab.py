@@ -4,7 +4,7 @@ loopback, for `wirespeed size ... --from-prometheus` end to end.
 ``StandInAgent`` is a stand-in for the wirespeed agent's ``/metrics`` endpoint, not the agent: a small HTTP server
 that serves the agent's SNAT series (the names and labels of the issue 19 contract, wirespeed.names) in Prometheus'
 text exposition format, with values the test sets phase by phase, and counts the scrapes it answers so the test
-knows when Prometheus has seen a phase. The numbers are the lab's (see README "Size from what your fleet does").
+knows when Prometheus has seen a phase. The numbers are the lab's (docs/sizing.md, "Size from what your fleet does").
 
 Prometheus runs with its own temporary TSDB, on 127.0.0.1 with a free port, scraping every 500 ms so a phase is a
 few seconds long, and is stopped (SIGTERM, then SIGKILL) when the context exits.

@@ -1,9 +1,9 @@
 """The gate under the real engine (issue 26, item 5): `pulumi policy analyze --file EXPORT --policy-pack
 policies/wirespeed` (the Pulumi CLI built from source, tests/pulumi_cli.py) and `wirespeed check EXPORT` on every
-stack export the suite has, with and without a `--policy-pack-config`: the same verdict (pass, mandatory
-violation, or the file refused) and the same set of (rule, URN, level). Where they differ on purpose, the README's
-table under "Where `wirespeed check` and `pulumi policy analyze`" says so, and the test holds exactly that table:
-a listed case must really differ, an unlisted one must agree.
+stack export the suite has, with and without a `--policy-pack-config`: the same verdict (pass, mandatory violation,
+or the file refused) and the same set of (rule, URN, level). Where they differ on purpose, docs/policy-gates.md's
+table under "Where `wirespeed check` and `pulumi policy analyze`" says so, and the test holds exactly that table: a
+listed case must really differ, an unlisted one must agree.
 
 The exports: every committed `pulumi stack export` under tests/fixtures (the hand-written ones and the real-input
 corpus in tests/fixtures/real), each with each config; the pull requests tests/test_check_cli.py derives from the
@@ -40,7 +40,7 @@ from wirespeed.values import SECRET_SIG, SIG_KEY
 
 FIXTURES = ROOT / "tests" / "fixtures"
 AKS_EXPORT = FIXTURES / "check" / "aks-export.json"
-README = ROOT / "README.md"
+POLICY_GATES = ROOT / "docs" / "policy-gates.md"
 # The configs the pack's tests use: none (each rule's default level), the check fixtures' advisory ring override,
 # and the pack's example (remediate levels, raised thresholds).
 CONFIGS: dict[str, Path | None] = {
@@ -261,10 +261,10 @@ def cases() -> list[Case]:
 CASES = cases()
 
 
-# --- the README's table of differences ---------------------------------------------------------------------------
+# --- docs/policy-gates.md's table of differences -----------------------------------------------------------------
 
 TABLE_HEAD = "| case | the engine with the pack | `wirespeed check` |"
-# Each row of the README's table, by its first column, and the cases above that show it.
+# Each row of docs/policy-gates.md's table, by its first column, and the cases above that show it.
 DIFFERENCES: dict[str, set[str]] = {
     "unknown rule name in the config file": {"config-names-no-rule"},
     "`remediate` level": {"remediate:mana-rx-ring-1024"},
@@ -273,8 +273,8 @@ DIFFERENCES: dict[str, set[str]] = {
 }
 
 
-def readme_rows() -> list[str]:
-    text = README.read_text()
+def documented_rows() -> list[str]:
+    text = POLICY_GATES.read_text()
     head = text.index(TABLE_HEAD)
     rows = []
     for line in text[head:].splitlines()[2:]:
@@ -284,8 +284,8 @@ def readme_rows() -> list[str]:
     return rows
 
 
-def test_the_readme_table_is_the_tests():
-    assert readme_rows() == list(DIFFERENCES)
+def test_the_docs_table_is_the_tests():
+    assert documented_rows() == list(DIFFERENCES)
 
 
 # --- running both sides ------------------------------------------------------------------------------------------
@@ -299,7 +299,7 @@ class Checked:
     output: str
 
 
-CHECK_VERDICTS = {0: "pass", 1: "mandatory", 2: "error"}  # README: wirespeed check's exit status
+CHECK_VERDICTS = {0: "pass", 1: "mandatory", 2: "error"}  # docs/policy-gates.md: wirespeed check's exit status
 
 
 def run_check(
@@ -366,7 +366,8 @@ def test_check_and_the_engine_agree_except_where_the_readme_says(case, engine_ru
     listed = [row for row, ids in DIFFERENCES.items() if case.id in ids]
     detail = f"engine: {analysis.stdout}{analysis.stderr}\ncheck: {checked.output}"
     if listed:
-        assert engine != mine, f"the README lists {case.id} under {listed[0]!r}, yet both said {engine}\n{detail}"
+        documented = f"docs/policy-gates.md lists {case.id} under {listed[0]!r}"
+        assert engine != mine, f"{documented}, yet both said {engine}\n{detail}"
     else:
         assert engine == mine, f"{case.id}: engine {engine} != check {mine}\n{detail}"
         # The words too, finding by finding; where check could not read a secret it adds why and what would let

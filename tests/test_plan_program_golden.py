@@ -80,7 +80,7 @@ def test_the_cli_prints_exactly_the_golden_plan_under_pulumi_mocks():
 
 @pytest.mark.parametrize("stack", [None, "dev"], ids=["root-defaults", "root-dev"])
 def test_the_root_project_passes_wirespeeds_own_policy(stack):
-    """The README's path (`pulumi stack init dev`, or no stack file): its built-in profiles on its own pools pass
+    """docs/aks.md's path (`pulumi stack init dev`, or no stack file): its built-in profiles on its own pools pass
     every rule at the default levels, so `wirespeed plan` exits 0 (the balanced batch pool of Pulumi.dev.yaml is a
     12.5 Gb/s Standard_D8as_v6, under the 25 Gb/s balanced is sized for)."""
     wirespeed = shutil.which("wirespeed", path=str(Path(sys.executable).parent)) or "wirespeed"

@@ -21,14 +21,15 @@ def test_committed_profile_matches_derivation(name):
 
 
 def test_throughput_lands_where_the_field_report_landed():
-    # Seed 000 (Elastic on AKS, 100 Gb/s host NIC): RX ring 1,024 -> 8,192; netdev_max_backlog 1,000 -> 32,768.
+    # [elastic-aks] (docs/references.md; Elastic on AKS, 100 Gb/s host NIC): RX ring 1,024 -> 8,192;
+    # netdev_max_backlog 1,000 -> 32,768.
     profile = builtin_profile("throughput")
     assert profile.rings["mlx5_core"].rx == 8_192
     assert profile.sysctls.as_dict() == {"net.core.netdev_max_backlog": 32_768}
 
 
 def test_balanced_matches_the_aks_teams_dsv3_advice_and_costs_a_quarter():
-    # Seed 002 (AKS team): RX ring 1,024 -> 2,048 on Dsv3.
+    # [aks-net-tuning] (docs/references.md; the AKS team): RX ring 1,024 -> 2,048 on Dsv3.
     balanced, throughput = builtin_profile("balanced"), builtin_profile("throughput")
     assert balanced.rings["mlx5_core"].rx == 2_048
     assert balanced.sysctls.as_dict() == {"net.core.netdev_max_backlog": 8_192}

@@ -1,4 +1,4 @@
-"""Property tests: each command that reads a file or numbers keeps the README's exit-code contract on hostile input.
+"""Property tests: each command that reads a file or numbers keeps the exit-code contract on hostile input.
 
 Every example is a valid input with a few mutations (tests/hostile.py: types changed, keys dropped, huge numbers,
 NaN, nesting thousands deep), or a broken encoding, so the generated input gets past the first parser into the

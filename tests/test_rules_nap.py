@@ -17,7 +17,8 @@ SERIES_HINT = "{key: karpenter.azure.com/sku-series, operator: In, values: [Dads
 AZURE_WHY = "its NIC is not Azure Boost (MANA), so it may land on older Mellanox hosts with smaller rings and MTU."
 BACKLOG_WHY = (
     "bursts arriving through the per-CPU backlog (veth: every pod's traffic, RPS) are dropped in enqueue_to_backlog "
-    "once it is full; the Elastic field report (seed 000) lost packets there at 1,000 and none at 32,768."
+    "once it is full; Elastic's field report ('Debugging Azure Networking for Elastic Cloud Serverless') lost packets "
+    "there at 1,000 and none at 32,768."
 )
 FAMILY_D = {"key": "karpenter.azure.com/sku-family", "operator": "In", "values": ["D"]}
 ARCH = {"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]}

@@ -31,7 +31,8 @@ MTU = "mtu-jumbo-path"
 
 BACKLOG_WHY = (
     "bursts arriving through the per-CPU backlog (veth: every pod's traffic, RPS) are dropped in enqueue_to_backlog "
-    "once it is full; the Elastic field report (seed 000) lost packets there at 1,000 and none at 32,768."
+    "once it is full; Elastic's field report ('Debugging Azure Networking for Elastic Cloud Serverless') lost packets "
+    "there at 1,000 and none at 32,768."
 )
 
 
@@ -64,8 +65,8 @@ ASSUMED = (
 PROFILE = "profile 'throughput' (data['profile.json'])"
 RX_HOLDS = "an RX ring must hold 1 ms of 1,500-byte packets at that rate"
 RING_WHY = (
-    "a small RX ring overflows during microbursts from the host NIC; the Elastic field report (seed 000) lost "
-    "packets at 1,024 on Azure's Mellanox VF and none at 8,192."
+    "a small RX ring overflows during microbursts from the host NIC; Elastic's field report ('Debugging Azure "
+    "Networking for Elastic Cloud Serverless') lost packets at 1,024 on Azure's Mellanox VF and none at 8,192."
 )
 # ENA is AWS's: its RX evidence is AWS's guidance, not Azure's VF.
 ENA_RING_WHY = (

@@ -15,7 +15,7 @@ RING_DRIVERS = sorted(name for name, d in catalog.nic_drivers().items() if d.rx 
 
 
 def test_100g_1500b_lands_on_the_field_report():
-    # Seed 000: VF on a 100 Gb/s host NIC; RX ring 8,192 and netdev_max_backlog 32,768.
+    # [elastic-aks] (docs/references.md): VF on a 100 Gb/s host NIC; RX ring 8,192 and netdev_max_backlog 32,768.
     assert plan_rings("mlx5_core", 100).rx == 8_192
     assert plan_backlog(100).netdev_max_backlog == 32_768
 

@@ -33,6 +33,7 @@ LAYERS: tuple[frozenset[str], ...] = (
             "problems",
             "values",
             "install_hint",
+            "references",
             "yaml_input",
             "yaml_text",
         }

@@ -1,9 +1,9 @@
 """Built-in tuning profiles, derived from the sizing engine rather than typed in.
 
-``throughput`` reproduces the field report (seed 000: a VF on a 100 Gb/s host NIC, RX ring 8,192 and
-netdev_max_backlog 32,768); ``balanced`` sizes for 25 Gb/s, a quarter of the ring memory, and matches the AKS
-team's Dsv3 advice of RX 2,048 (seed 002). The committed JSON under data/profiles/ is what the DaemonSet ships;
-a test proves it equals what this module derives.
+``throughput`` reproduces the field report ([elastic-aks] in docs/references.md: a VF on a 100 Gb/s host NIC, RX
+ring 8,192 and netdev_max_backlog 32,768); ``balanced`` sizes for 25 Gb/s, a quarter of the ring memory, and matches
+the AKS team's Dsv3 advice of RX 2,048 ([aks-net-tuning]). The committed JSON under data/profiles/ is what the
+DaemonSet ships; a test proves it equals what this module derives.
 """
 
 from __future__ import annotations

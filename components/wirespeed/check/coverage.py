@@ -73,7 +73,8 @@ class Unread:
 
 # Pulumi components whose nodes are read through the resources they create, which every export and preview holds
 # beside them (pulumi-eks: its node groups, launch templates or configurations, auto-scaling groups and v1's
-# CloudFormation stack; README "What wirespeed check reads"): not reading the component itself hides nothing.
+# CloudFormation stack; docs/policy-gates.md, "What wirespeed check reads"): not reading the component itself hides
+# nothing.
 READ_THROUGH_CHILDREN = frozenset(
     {
         "eks:index:Cluster",

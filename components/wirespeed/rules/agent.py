@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from wirespeed.references import ELASTIC_AKS
 from wirespeed.rules import _aks, _k8s, _nap
 from wirespeed.rules._model import Finding, Reads, Resource, Rule, Settings, is_type
 from wirespeed.rules._self_managed import (
@@ -20,7 +21,7 @@ from wirespeed.sizing.backlog import KERNEL_DEFAULT as BACKLOG_KERNEL_DEFAULT
 from wirespeed.values import NotKnown, elements, get, text
 
 EKS_CLUSTER = "aws:eks/cluster:Cluster"
-PRIVILEGES_DOC = "agent/README.md (Privileges); README.md (Tuning DaemonSet: why each privilege)"
+PRIVILEGES_DOC = "agent/README.md (Privileges); docs/node-tuning.md (Tuning DaemonSet: why each privilege)"
 # What the agent needs (agent/README.md, "Privileges"): the ethtool ioctl and netlink need CAP_NET_ADMIN; global
 # net.* sysctls need /proc/sys/net writable; VF detection reads /sys.
 ALLOWED_CAPABILITIES = frozenset({"NET_ADMIN"})
@@ -236,8 +237,8 @@ AGENT_PRESENT = Rule(
     default_enforcement="mandatory",
     remediation="Deploy wirespeed.kubernetes.NodeTuning in the stack (or `wirespeed render node-tuning`), or "
     "disable this rule where another stack deploys the agent.",
-    source="seed 000 (rings reset when the VF is re-added; a privileged DaemonSet applied them); "
-    "network-facts.md (VF re-added ~900 times an hour, MicrosoftDocs/azure-docs#100444); "
+    source=f"{ELASTIC_AKS.short} (rings reset when the VF is re-added; a privileged DaemonSet applied them); "
+    "github.com/MicrosoftDocs/azure-docs/issues/100444 (the VF re-added ~900 times an hour); "
     "components/wirespeed/data/nic_drivers.json (each driver's default ring, with its kernel source)",
     scope="stack",
     types=(

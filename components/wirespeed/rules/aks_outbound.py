@@ -6,6 +6,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from wirespeed.catalog import karpenter_azure
+from wirespeed.references import ASOS_AKS_SIZING
 from wirespeed.rules import _aks, _nap
 from wirespeed.rules._model import Finding, Reads, Resource, Rule, Settings, is_type
 from wirespeed.rules.sku import NODE_POOL_READS, NODE_POOL_TYPES
@@ -31,7 +32,7 @@ LB_DEFAULTS_DOC = "https://learn.microsoft.com/azure/load-balancer/load-balancer
 BASIC_RETIRED_DOC = "https://learn.microsoft.com/azure/load-balancer/load-balancer-basic-upgrade-guidance"
 BASIC_RETIRED_ON = "September 30, 2025"
 # The smallest bracket of the dynamic table (1,024 ports for 1-50 nodes) is what a small cluster gets by default:
-# the floor below which an explicit value makes things worse than leaving it alone (seed 004, ASOS).
+# the floor below which an explicit value makes things worse than leaving it alone (ASOS_AKS_SIZING).
 DEFAULT_MINIMUM_PORTS = DYNAMIC_DEFAULT_TABLE[0][1]
 
 
@@ -274,7 +275,7 @@ ALLOCATED_PORTS_DEFAULT = Rule(
         "Set networkProfile.loadBalancerProfile.allocatedOutboundPorts to an explicit multiple of 8 and the "
         "outbound IPs it needs; `wirespeed size azure-lb` picks both from the pools and the workload."
     ),
-    source=f"seed 004 (ASOS: SNAT exhaustion at the 1,024-port default); {LB_DEFAULTS_DOC}",
+    source=f"{ASOS_AKS_SIZING.short} (SNAT exhaustion at the 1,024-port default); {LB_DEFAULTS_DOC}",
     scope="resource",
     types=(_aks.CLUSTER,),
     config_schema={},
@@ -305,7 +306,7 @@ SNAT_PORTS_MINIMUM = Rule(
     default_enforcement="mandatory",
     remediation="Raise networkProfile.loadBalancerProfile.allocatedOutboundPorts to the minimum and add outbound "
     "IPs so the capacity rule still holds (`wirespeed size azure-lb`).",
-    source=f"seed 004 (ASOS: ~1,024 new connections per node exhaust SNAT); {AKS_LB_DOC}",
+    source=f"{ASOS_AKS_SIZING.short} (~1,024 new connections per node exhaust SNAT); {AKS_LB_DOC}",
     scope="resource",
     types=(_aks.CLUSTER,),
     config_schema={

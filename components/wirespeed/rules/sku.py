@@ -9,6 +9,7 @@ import re
 from collections.abc import Iterator
 
 from wirespeed.names import NOT_NETWORK_OPTIMISED_REASON
+from wirespeed.references import AKS_NET_TUNING, DATADOG_BOTTLENECKS
 from wirespeed.rules import _aks, _nap
 from wirespeed.rules._model import Finding, Reads, Resource, Rule, Settings, is_type, quoted
 from wirespeed.rules._self_managed import AUTOSCALING_GROUP, tagged_clusters
@@ -26,9 +27,12 @@ INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
 FAMILY_LABEL = "karpenter.k8s.aws/instance-family"
 BANDWIDTH_LABEL = "karpenter.k8s.aws/instance-network-bandwidth"
 # wirespeed's floor: the smallest Azure Boost (v6) sizes sustain 12.5 Gb/s; below 10 Gb/s sustained a node is
-# the bottleneck for the 100 Gb/s host NICs the field reports describe (seeds 002, 003).
+# the bottleneck for the 100 Gb/s host NICs the field reports describe ([aks-net-tuning],
+# [datadog-bottlenecks] in docs/references.md).
 DEFAULT_MINIMUM_GBPS = 10.0
-SOURCES = "seed 002 (AKS team: Dsv6/MANA vs Dsv3), seed 003 (Datadog: bandwidth allowance exceeded on AWS)"
+SOURCES = (
+    f"{AKS_NET_TUNING.short} (Dsv6/MANA vs Dsv3); {DATADOG_BOTTLENECKS.short} (bandwidth allowance exceeded on AWS)"
+)
 
 _VERSION_SUFFIX = re.compile(r"v\d+$")
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from wirespeed.catalog.karpenter_azure import LINUX_OS_CONFIG_SINCE, NODE_CLASS_TYPES
 from wirespeed.names import CLUSTER_TYPE, LINE_RATE_ANNOTATION, PROFILE_LABEL
+from wirespeed.references import AKS_NET_TUNING, ELASTIC_AKS
 from wirespeed.rules import _aks, _k8s, _nap
 from wirespeed.rules._model import Finding, Reads, Resource, Rule, Settings, is_type, quoted
 from wirespeed.rules._userdata import read_user_data
@@ -47,10 +48,12 @@ AKS_BACKLOG_READ = AKS_BACKLOG_FIELD  # the field messages name is also the path
 # pool's labels name its profile in messages.
 LINE_RATE_READ = "metadata.annotations"
 POOL_LINE_RATE_READS = ("vmSize", "nodeLabels")
-SEED_BACKLOG = "seed 000 (Elastic: drops in enqueue_to_backlog at netdev_max_backlog 1,000, gone at 32,768)"
-SEED_RINGS = "seed 000 (Elastic: RX ring 1,024 -> 8,192 on Azure's Mellanox VF); seed 002 (AKS team)"
-BACKLOG_EVIDENCE = "the Elastic field report (seed 000) lost packets there at 1,000 and none at 32,768"
-RING_EVIDENCE = "the Elastic field report (seed 000) lost packets at 1,024 on Azure's Mellanox VF and none at 8,192"
+ELASTIC_BACKLOG = f"{ELASTIC_AKS.short} (drops in enqueue_to_backlog at netdev_max_backlog 1,000, gone at 32,768)"
+ELASTIC_RINGS = f"{ELASTIC_AKS.short} (RX ring 1,024 -> 8,192 on Azure's Mellanox VF); {AKS_NET_TUNING.short}"
+BACKLOG_EVIDENCE = f"Elastic's field report ('{ELASTIC_AKS.title}') lost packets there at 1,000 and none at 32,768"
+RING_EVIDENCE = (
+    f"Elastic's field report ('{ELASTIC_AKS.title}') lost packets at 1,024 on Azure's Mellanox VF and none at 8,192"
+)
 AKS_SYSCTL_DOC = "https://learn.microsoft.com/azure/aks/custom-node-configuration"
 
 BACKLOG_WHY = (
@@ -690,7 +693,7 @@ BACKLOG_MINIMUM = Rule(
     "sysctl in EKS node user data (a launch template's, or an EC2NodeClass's spec.userData), or raise "
     "sysctls['net.core.netdev_max_backlog'] in the tuning profile (remediated automatically for profiles under the "
     "remediate level; running agents pick it up when their pods restart).",
-    source=f"{SEED_BACKLOG}; {AKS_SYSCTL_DOC}; bench/microburst-lab",
+    source=f"{ELASTIC_BACKLOG}; {AKS_SYSCTL_DOC}; bench/microburst-lab",
     scope="resource",
     types=(
         _aks.AGENT_POOL,
@@ -736,7 +739,7 @@ RING_MINIMUM = Rule(
     default_enforcement="mandatory",
     remediation="Set rings.<driver>.rx/tx in the tuning profile between the minimum and the driver's maximum "
     "(remediated automatically under the remediate level; running agents pick it up when their pods restart).",
-    source=f"{SEED_RINGS}; docs.aws.amazon.com/AWSEC2/latest/UserGuide/ena-express.html (ENA: RX 8,192); "
+    source=f"{ELASTIC_RINGS}; docs.aws.amazon.com/AWSEC2/latest/UserGuide/ena-express.html (ENA: RX 8,192); "
     "components/wirespeed/data/nic_drivers.json (driver maxima)",
     scope="resource",
     types=(_k8s.CONFIG_MAP,),

@@ -38,11 +38,11 @@ MAX_CLUSTER_NODES = 5_000
 DEFAULT_SURGE_PERCENT = 10.0
 # wirespeed's bound, not Azure's: a surge above 100% would add more nodes than the pool has.
 MAX_SURGE_PERCENT = 100
-# Seed 004 (ASOS) and the load balancer docs: a SNAT port to the same destination is reusable only after the
-# connection closes plus a 4-minute cooldown, so by default a port is held ~240 s per new connection. The docs'
-# release rules (learn.microsoft.com/azure/load-balancer/load-balancer-outbound-connections, "SNAT port release
-# behavior"): 240 s after a TCP FIN/ACK, 15 s after a RST, and at the idle timeout for an idle TCP flow or any UDP
-# flow.
+# ASOS's AKS sizing report ([asos-aks-sizing], docs/references.md) and the load balancer docs: a SNAT port to the
+# same destination is reusable only after the connection closes plus a 4-minute cooldown, so by default a port is
+# held ~240 s per new connection. The docs' release rules
+# (learn.microsoft.com/azure/load-balancer/load-balancer-outbound-connections, "SNAT port release behavior"): 240 s
+# after a TCP FIN/ACK, 15 s after a RST, and at the idle timeout for an idle TCP flow or any UDP flow.
 DEFAULT_HOLD_SECONDS = 240.0
 # Our choice: Little's law gives the mean ports in use at the peak rate; 25% covers rate bursts inside the
 # hold window without doubling IP spend.

@@ -22,7 +22,7 @@ KERNEL_INT_MAX = 2**31 - 1
 BacklogCloud = Literal["azure", "aws"] | None
 # The backlog drains in the NET_RX softirq; under load softirqs are pushed to ksoftirqd, which can wait a
 # scheduler tick: 4 ms at CONFIG_HZ=250 (Debian/Ubuntu 22.04 kernels). At 100 Gb/s that is the 32,768 the
-# Elastic field report set (seed 000).
+# Elastic field report set ([elastic-aks], docs/references.md).
 DEFAULT_STALL_MS = 4.0
 # include/linux/skbuff.h SKB_TRUESIZE: an skb costs its data plus struct sk_buff and skb_shared_info
 # (~576 bytes together on x86-64 6.x).

@@ -25,8 +25,9 @@ if TYPE_CHECKING:
 # 25 Gb/s, which covers most network-optimised sizes in the catalog (Azure v6 up to 32 vCPU: 12.5..24 Gb/s;
 # AWS "up to 25 Gigabit" types). The gates say when they assumed it; policy setting defaultLineRateGbps changes it.
 DEFAULT_LINE_RATE_GBPS = 25.0
-# The line rate each built-in profile is sized for (wirespeed.profiles.ASSUMPTIONS reads it): seed 000's VF on a
-# 100 Gb/s host NIC for `throughput`; general-purpose nodes up to 25 Gb/s for `balanced`.
+# The line rate each built-in profile is sized for (wirespeed.profiles.ASSUMPTIONS reads it): the VF on a 100 Gb/s
+# host NIC of the Elastic report ([elastic-aks], docs/references.md) for `throughput`;
+# general-purpose nodes up to 25 Gb/s for `balanced`.
 BUILTIN_LINE_RATES: dict[str, float] = {"throughput": 100, "balanced": 25}
 
 

@@ -15,7 +15,8 @@ if TYPE_CHECKING:
     from wirespeed.catalog import Direction
 
 # A ring must cover the time NAPI is not polling: interrupt moderation plus a softirq round (~hundreds of us)
-# and scheduling jitter. 1 ms at 100 Gb/s is exactly what the Elastic field report set (seed 000: RX 8,192).
+# and scheduling jitter. 1 ms at 100 Gb/s is exactly what the Elastic field report set ([elastic-aks]: RX 8,192;
+# docs/references.md).
 DEFAULT_STALL_MS = 1.0
 # Queue pairs assumed for the memory estimate; pass the node's own `ethtool -l` combined count.
 DEFAULT_QUEUES = 8

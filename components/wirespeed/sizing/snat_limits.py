@@ -115,7 +115,8 @@ PUBLIC_IPS_RANGES: dict[OutboundKind, tuple[int, int]] = {
 # wirespeed's choice, not a cloud's: warn at 80% of a destination's capacity, early enough to add ports or IPs.
 PRESSURE_PERCENT_RANGE = (1, 100)
 DEFAULT_PRESSURE_PERCENT = 80
-# How long a closed flow still holds its port. Seed 004 (ASOS, AKS load balancer): a port is reusable for the same
+# How long a closed flow still holds its port. ASOS on an AKS load balancer ([asos-aks-sizing],
+# docs/references.md): a port is reusable for the same
 # destination about 4 minutes after use, so 240 s (azure_lb.DEFAULT_HOLD_SECONDS). The load balancer's own release
 # rules (learn.microsoft.com/azure/load-balancer/load-balancer-outbound-connections, "SNAT port release behavior"):
 # TCP 240 s after a FIN/ACK, 15 s after a RST, at once when the idle timeout is reached; UDP only when the idle

@@ -32,7 +32,7 @@ import (
 const DefaultMirror = "/opt/tf-plugins"
 
 // FillMirror is the documented way to run the provider-backed tests elsewhere (modules/README.md).
-const FillMirror = "README.md, 'Skipped tests': test/tfproviders/build.sh builds azurerm from the Go module proxy; for others, terraform providers mirror <dir> where the registry is reachable, then WIRESPEED_TF_PLUGIN_MIRROR=<dir>"
+const FillMirror = "docs/development.md, 'Skipped tests': test/tfproviders/build.sh builds azurerm from the Go module proxy; for others, terraform providers mirror <dir> where the registry is reachable, then WIRESPEED_TF_PLUGIN_MIRROR=<dir>"
 
 // Root is the repository root (this file is tests/terratest/tftest/tftest.go).
 func Root() string {
