@@ -2,8 +2,9 @@
 in the path form ``Rule.reads`` declares (``agentPoolProfiles[].vmSize``, ``data["profile.json"]``).
 
 The views stand in front of what the engine hands a rule (the SDK's read-only proxy over wire values, every number
-a float; pulumi-facts.md): they are ``collections.abc`` Mapping and Sequence like the SDK's, so the rules take the
-same paths through ``wirespeed.values`` as under the engine.
+a float: pulumi/pulumi-policy v1.21.0 sdk/python/lib/pulumi_policy/proxy.py and policy.py, which reads the engine's
+google.protobuf.Struct with json_format.MessageToDict): they are ``collections.abc`` Mapping and Sequence like the
+SDK's, so the rules take the same paths through ``wirespeed.values`` as under the engine.
 """
 
 from __future__ import annotations

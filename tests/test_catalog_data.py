@@ -10,8 +10,9 @@ from wirespeed.catalog import generate_aws
 AZURE_FAMILIES = (
     "Dsv6", "Ddsv6", "Dlsv6", "Dasv6", "Dadsv6", "Dpsv6", "Dplsv6", "Esv6", "Easv6", "Dsv5", "Ddsv5", "Dsv3",
 )  # fmt: skip
-# network-facts.md lists m8idn and r8idn too; moto 5.2.1 has no records for them (the generated file
-# says so in families.missing_from_source, checked below).
+# AWS lists m8idn and r8idn too (docs.aws.amazon.com/ec2/latest/instancetypes/instance-types.html, "Current
+# generation instances"); moto 5.2.1 has no records for them (the generated file says so in
+# families.missing_from_source, checked below).
 AWS_NETWORK_OPTIMISED_IN_MOTO = (
     "c5n", "m5n", "m5dn", "r5n", "r5dn", "c6gn", "c6in", "m6in", "m6idn", "r6in", "r6idn", "c7gn",
     "c8gn", "m8gn", "r8gn", "c8in", "m8in", "r8in", "c8ine", "m8ine",
@@ -46,7 +47,7 @@ def test_generator_lists_the_families_moto_lacks() -> None:
 
 # (name, vcpu, memory GiB, baseline Gbps, burst Gbps, max NICs, ENA Express, EFA, architecture)
 # Azure rows: the series page's Basics and Network tabs (source cited in azure_sizes.json).
-# AWS rows: network-facts.md's known checks and the DescribeInstanceTypes records in moto 5.2.1.
+# AWS rows: the DescribeInstanceTypes records in moto 5.2.1 (moto/ec2/resources/instance_types.json.gz).
 SPOT = [
     ("Standard_D2s_v6", 2, 8, 12.5, 12.5, 2, False, False, "x86_64"),
     ("Standard_D16s_v6", 16, 64, 12.5, 12.5, 8, False, False, "x86_64"),
@@ -112,9 +113,10 @@ def test_figures_are_sane(cloud: catalog.Cloud) -> None:
 
 
 def test_azure_nic_count_follows_vcpu_rule() -> None:
-    # network-facts.md: NICs 2/2/4/8 for 2/4/8/>=16 vCPU, on the v3, v5 and v6 families read by hand. The families
-    # generated from Microsoft's tables (azure_size_tables.json) have the page's own figures, which differ from it
-    # (Standard_DS4_v2: 8 vCPU, 8 NICs; Standard_F16s_v2 and Standard_D16ps_v5: 16 vCPU, 4 NICs).
+    # NICs 2/2/4/8 for 2/4/8/>=16 vCPU, on the v3, v5 and v6 families read by hand from their series pages
+    # (MicrosoftDocs/azure-compute-docs articles/virtual-machines/sizes/*-series.md, each cited in azure_sizes.json).
+    # The families generated from Microsoft's tables (azure_size_tables.json) have the page's own figures, which differ
+    # from it (Standard_DS4_v2: 8 vCPU, 8 NICs; Standard_F16s_v2 and Standard_D16ps_v5: 16 vCPU, 4 NICs).
     expected = {2: 2, 4: 2, 8: 4}
     for t in catalog.instance_types(cloud="azure"):
         if "generate_azure" not in t.source:

@@ -15,6 +15,20 @@ REFERENCES = ROOT / "docs" / "references.md"
 # number there: the word seed or seeds, a space or a slash, three digits.
 SOURCE_FOLDER = "shared/" + "seeds"
 OUTSIDE = re.compile(re.escape(SOURCE_FOLDER) + r"|\bseeds?[ /]+\d{3}\b", re.IGNORECASE)
+# Notes and folders beside the repository on the machine it was written on, which a reader does not have either:
+# the reference notes (by folder, by a relative path, or by their file names) and the machine's work folder. The
+# work folder counts only as the start of a path, so a recorded CI path such as /home/runner/work/... does not match.
+BESIDE = re.compile(
+    "|".join(
+        (
+            re.escape("shared/" + "reference"),
+            re.escape("../" + "shared"),
+            r"(?<![\w.~-])/" + "work/",
+            r"\b(?:network|pulumi)-" + r"facts\b",
+            r"\bhouse-" + r"style\.md\b",
+        )
+    )
+)
 
 
 def _tracked_text_files() -> list[str]:
@@ -37,6 +51,41 @@ def test_no_tracked_file_cites_the_source_folder_or_a_report_by_its_number():
     assert offending == [], "cite the report by title and publisher (docs/references.md) instead:\n" + "\n".join(
         offending
     )
+
+
+def test_no_tracked_file_points_at_a_path_beside_the_repository():
+    offending = []
+    for name in _tracked_text_files():
+        try:
+            text = (ROOT / name).read_text()
+        except UnicodeDecodeError:
+            continue  # binary: no path to read
+        offending += [
+            f"{name}:{n}: {line.strip()}" for n, line in enumerate(text.splitlines(), 1) if BESIDE.search(line)
+        ]
+    assert offending == [], (
+        "cite the public source (vendor page, upstream file with repository, path and tag) or the in-repo test or "
+        "bench that observed it instead:\n" + "\n".join(offending)
+    )
+
+
+def test_the_beside_pattern_catches_each_old_form_and_spares_recorded_ci_paths():
+    folder, notes, work = "shared/" + "reference", "network-" + "facts.md", "/" + "work/"
+    for old in (
+        f"see {folder}/{notes}",
+        f'({notes}, "Linux")',
+        f"// {work}{folder}/pulumi-" + "facts.md",
+        f"../{'shared'}/{folder.split('/')[1]}/house-" + "style.md",
+        f"pulumi-{'facts'}.md saw 9.5 min",
+        f"pulumi-{'facts'} and network-{'facts'}",
+    ):
+        assert BESIDE.search(old), old
+    for legit in (
+        "project:///../../../../home/runner/work/pulumi-eks/pulumi-eks/nodejs/eks/cluster.ts#782,30",
+        "network-facing facts",
+        "docs/references.md",
+    ):
+        assert not BESIDE.search(legit), legit
 
 
 def test_the_pattern_catches_each_old_form():

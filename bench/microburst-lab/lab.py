@@ -40,7 +40,7 @@ BUILTIN_PROFILE = bl.REPO / "components/wirespeed/data/profiles/throughput.json"
 # Lab addressing: TEST-NET-style private /30 that only exists inside the two lab namespaces.
 TX_ADDR, RX_ADDR, PREFIX = "10.213.0.1", "10.213.0.2", 30
 PORT = 9000
-# Shape of the reproduction recorded in shared/reference/network-facts.md ("Reproduced here"): a 200-rule
+# Shape of the project's earlier hand-run reproduction (the reference in bench/microburst-lab/RESULTS.md): a 200-rule
 # nftables chain, 6,000-packet bursts of 64-byte UDP every 50 ms.
 NFT_RULES = 200
 BURST_SIZE = 6000

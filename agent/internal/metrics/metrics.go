@@ -4,8 +4,9 @@
 // It also exports the NIC driver counters nic_drivers.json curates (ring overflow, cloud allowances),
 // which node-exporter's default collectors do not read. It deliberately exports nothing node-exporter
 // already has by default (node_softnet_dropped_total,
-// node_softnet_times_squeezed_total, node_network_receive_drop_total, node_network_mtu_bytes; see
-// /work/shared/reference/network-facts.md): join on those instead of scraping them twice.
+// node_softnet_times_squeezed_total, node_network_receive_drop_total, node_network_mtu_bytes: the softnet,
+// netdev and netclass collectors of prometheus/node_exporter, each registered defaultEnabled in
+// collector/softnet_linux.go, netdev_*.go and netclass_linux.go): join on those instead of scraping them twice.
 package metrics
 
 import (

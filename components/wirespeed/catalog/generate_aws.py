@@ -30,9 +30,10 @@ from wirespeed.catalog._model import LINE_RATE_GBPS_RANGE
 MOTO_VERSION = "5.2.1"
 MOTO_DATA = ("ec2", "resources", "instance_types.json.gz")
 
-# network-facts.md, "Network-optimised EC2 families" (AWS's "n" families: enhanced networking up to
-# 100-600 Gbps), plus c8ine and m8ine (network-optimised Intel families newer than that list; their records
-# are in moto 5.2.1). Listed even when moto lacks them, so the output says which ones are missing.
+# The general purpose, compute and memory optimised families whose name carries AWS's "n" capability ("Network
+# and EBS optimized": docs.aws.amazon.com/ec2/latest/instancetypes/instance-type-names.html), each in the "Current
+# generation instances" list of docs.aws.amazon.com/ec2/latest/instancetypes/instance-types.html. Listed even when
+# moto lacks them, so the output says which ones are missing (families.missing_from_source).
 NETWORK_OPTIMISED_FAMILIES: tuple[str, ...] = (
     "c5n", "m5n", "m5dn", "r5n", "r5dn",
     "c6gn", "c6in", "m6in", "m6idn", "r6in", "r6idn",

@@ -17,7 +17,9 @@ from typing import Any
 
 _WHITESPACE = re.compile(r"[ \t\n\r]*")  # RFC 8259 section 2: the only insignificant whitespace
 
-# Every number a float: the policy engine hands rules numbers as floats (shared/reference/pulumi-facts.md),
+# Every number a float: the policy engine hands rules numbers as floats (the engine marshals properties into a
+# google.protobuf.Struct, whose numbers are doubles: pulumi/pulumi v3.276.0 sdk/go/common/resource/plugin/
+# analyzer_plugin.go; pulumi-policy's Python SDK reads it with json_format.MessageToDict, pulumi_policy/policy.py),
 # and parse_int=float also turns a 5,000-digit integer into inf instead of failing on Python's digit limit.
 _DECODER = json.JSONDecoder(parse_int=float)
 

@@ -36,7 +36,9 @@ short or edited by hand (the syntax error wins over anything the readers found b
 stream of ``terraform plan -json``, or YAML that is not Kubernetes objects; each with the command to run instead.
 
 Resource rules see a resource's inputs and stack rules its outputs, as the policy engine hands them over
-(shared/reference/pulumi-facts.md); both arrive as read-only views with every number a float (``readonly``).
+(pulumi/pulumi v3.276.0 pkg/resource/deploy/step_generator.go: Analyze gets ``inputs``, AnalyzeStack ``v.Outputs``;
+observed: tests/test_engine_differential.py); both arrive as read-only views with every number a float
+(``readonly``).
 A problem in the document is an :class:`UnreadableInputError` naming the JSON path, found wherever it is.
 """
 

@@ -2,7 +2,8 @@
 
 ``wirespeed.program`` runs a Pulumi program under the SDK's mocks and records each registration as plain data.
 The engine marshals properties through ``google.protobuf.Struct`` before a policy sees them, so every number
-arrives as a float and every object read-only (shared/reference/pulumi-facts.md): the same conversion happens
+arrives as a float and every object read-only (pulumi/pulumi v3.276.0 sdk/go/common/resource/plugin/
+analyzer_plugin.go; pulumi/pulumi-policy v1.21.0 sdk/python/lib/pulumi_policy/proxy.py): the same conversion happens
 here, then the same rules run as for a preview.
 """
 

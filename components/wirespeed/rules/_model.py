@@ -16,8 +16,9 @@ from typing import Any, Literal
 Severity = Literal["low", "medium", "high", "critical"]
 SEVERITIES: tuple[Severity, ...] = ("low", "medium", "high", "critical")
 
-# The enforcement levels of Pulumi's policy engine (pulumi-facts.md): remediate rewrites the resource first
-# and reports what is still wrong as mandatory.
+# The enforcement levels of Pulumi's policy engine (pulumi/pulumi v3.276.0 sdk/go/common/apitype/policy.go:
+# Advisory, Mandatory, Remediate, Disabled): remediate rewrites the resource first and reports what is still wrong
+# as mandatory (pkg/resource/deploy/step_generator.go and analyze_snapshot.go "downgrade" remediate to mandatory).
 Enforcement = Literal["advisory", "mandatory", "remediate", "disabled"]
 ENFORCEMENTS: tuple[Enforcement, ...] = ("advisory", "mandatory", "remediate", "disabled")
 

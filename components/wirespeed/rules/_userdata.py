@@ -1,10 +1,11 @@
 """What an EC2 launch template's user data sets: is it an EKS node's, and which netdev_max_backlog values it writes.
 
 Launch templates carry ``userData`` base64-encoded (the EC2 API requires it); EKS node user data is MIME
-multipart (AL2023 ``application/node.eks.aws`` NodeConfig plus ``text/x-shellscript`` parts, pulumi-facts and
-network-facts), a bootstrap.sh script (AL2) or Bottlerocket TOML. The backlog can be written as ``sysctl -w``, a
-sysctl.d line, a ``/proc/sys`` write, Bottlerocket's ``[settings.kernel.sysctl]`` or wirespeed's own boot script
-(``ws_sysctl net.core.netdev_max_backlog net/core/netdev_max_backlog 32768``).
+multipart (AL2023 ``application/node.eks.aws`` NodeConfig, awslabs.github.io/amazon-eks-ami/nodeadm, plus
+cloud-init ``text/x-shellscript`` parts as in the EKS launch-template examples, e.g. docs.aws.amazon.com/cdk/api/v2/
+docs/aws-cdk-lib.aws_eks.LaunchTemplateSpec.html), a bootstrap.sh script (AL2) or Bottlerocket TOML. The backlog
+can be written as ``sysctl -w``, a sysctl.d line, a ``/proc/sys`` write, Bottlerocket's ``[settings.kernel.sysctl]``
+or wirespeed's own boot script (``ws_sysctl net.core.netdev_max_backlog net/core/netdev_max_backlog 32768``).
 """
 
 from __future__ import annotations

@@ -646,7 +646,9 @@ def remediate_rings(resource: Resource, settings: Settings) -> Mapping[str, Any]
 
 # --- mtu-jumbo-path ---------------------------------------------------------------------------------------------
 
-# Resources through which node traffic leaves the VNet/VPC (MTU 1,500 beyond them, network-facts.md). An AKS
+# Resources through which node traffic leaves the VNet/VPC (MTU 1,500 beyond them: docs.aws.amazon.com/AWSEC2/
+# latest/UserGuide/network_mtu.html, "MTU limit 1500 bytes": internet gateway, VPN, inter-region;
+# learn.microsoft.com/azure/virtual-network/how-to-virtual-machine-mtu: more than 1,500 only within the VNet). An AKS
 # cluster always has one: its outbound type is a load balancer, a NAT gateway or a user-defined route.
 GATEWAYS = (
     "aws:ec2/natGateway:NatGateway",

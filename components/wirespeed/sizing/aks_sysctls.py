@@ -1,8 +1,8 @@
 """The sysctls AKS sets at node creation (``linuxOSConfig.sysctls``) and the ranges it accepts: one table.
 
 Source: learn.microsoft.com/azure/aks/custom-node-configuration, "Linux OS custom configuration" (sysctl
-table), as recorded in shared/reference/network-facts.md. Only the rows wirespeed has checked are here; any
-other profile sysctl (``net.core.netdev_budget``...) is left to the node agent, which applies it at run time.
+table). Only the rows wirespeed has checked are here; any other profile sysctl (``net.core.netdev_budget``...) is
+left to the node agent, which applies it at run time.
 
 ``linuxOSConfig`` is create-only on an agent pool: changing any of these replaces the pool (new VMs).
 Pure: no Pulumi import, and nothing of wirespeed but :mod:`wirespeed.values` (which imports nothing), so the profile
