@@ -12,8 +12,8 @@ from wirespeed.catalog import generate_aws
 AZURE_FAMILIES = (
     "Dsv2", "Dv2", "Dv3", "Dsv3", "Dsv4", "Ddsv4", "Dsv5", "Ddsv5", "Dasv5", "Dadsv5", "Dlsv5", "Dpsv5", "Dpdsv5",
     "Dplsv5", "Dsv6", "Ddsv6", "Dlsv6", "Dldsv6", "Dasv6", "Dadsv6", "Dpsv6", "Dpdsv6", "Dplsv6", "Bsv2", "Basv2",
-    "Bpsv2", "Esv4", "Esv5", "Edsv5", "Easv5", "Epsv5", "Esv6", "Edsv6", "Easv6", "Fsv2", "Fasv6", "Falsv6",
-    "Famsv6", "Lsv3", "Lasv3",
+    "Bpsv2", "Esv4", "Edsv4", "Esv5", "Edsv5", "Easv5", "Eadsv5", "Epsv5", "Epdsv5", "Esv6", "Edsv6", "Easv6",
+    "Fsv2", "Fasv6", "Falsv6", "Famsv6", "Lsv3", "Lasv3",
 )  # fmt: skip
 # network-facts.md lists m8idn and r8idn too; moto 5.2.1 has no records for them (the generated file
 # says so in families.missing_from_source, checked below).
@@ -214,6 +214,9 @@ def test_the_azure_generator_refuses_a_size_in_two_families_and_keeps_a_note() -
         ("Standard_B2s_v2", "Bsv2", 6.25, "x86_64"),
         ("Standard_B16ps_v2", "Bpsv2", 6.25, "arm64"),
         ("Standard_E20s_v4", "Esv4", 10, "x86_64"),
+        ("Standard_E20ds_v4", "Edsv4", 16, "x86_64"),
+        ("Standard_E112iads_v5", "Eadsv5", 50, "x86_64"),
+        ("Standard_E16pds_v5", "Epdsv5", 12.5, "arm64"),
         ("Standard_E104ids_v5", "Edsv5", 100, "x86_64"),
         ("Standard_E112ias_v5", "Easv5", 50, "x86_64"),
         ("Standard_E32ps_v5", "Epsv5", 16, "arm64"),
