@@ -450,6 +450,18 @@ PROBES: tuple[Probe, ...] = (
         _json(_aks_classic(_vm_size("Standard_D4ps_v5"))),
     ),
     Probe(
+        "pulumi-azure-aks-basic-lb.cli3.129--vm-size-Standard_F8s_v2.stack.json",
+        AZURE,
+        "default pool vmSize -> Standard_F8s_v2 (compute-optimised, missing from the catalog per the issue)",
+        _json(_aks_classic(_vm_size("Standard_F8s_v2"))),
+    ),
+    Probe(
+        "pulumi-azure-aks-basic-lb.cli3.129--vm-size-Standard_D4s_v7.stack.json",
+        AZURE,
+        "default pool vmSize -> Standard_D4s_v7 (a Dsv7 size, a family the catalog does not hold)",
+        _json(_aks_classic(_vm_size("Standard_D4s_v7"))),
+    ),
+    Probe(
         "pulumi-azure-aks-basic-lb.cli3.129--vm-size-Standard_D4s_v3.stack.json",
         AZURE,
         "default pool vmSize -> Standard_D4s_v3 (Dsv3, a family the catalog has)",

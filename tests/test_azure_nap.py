@@ -185,7 +185,8 @@ def test_the_series_and_versions_come_from_the_catalog_not_a_list():
     optimised = [t for t in catalog.instance_types(cloud="azure", network_optimised=True) if t.architecture == "x86_64"]
     assert set(requirement[karpenter_azure.SKU_SERIES]) == {karpenter_azure.sku_labels(t).series for t in optimised}
     assert requirement[karpenter_azure.SKU_VERSION] == ("6",)
-    assert requirement[karpenter_azure.SKU_FAMILY] == ("D", "E")
+    # F: the Azure Boost compute-optimised families (Fasv6, Falsv6, Famsv6) are network-optimised sizes too.
+    assert requirement[karpenter_azure.SKU_FAMILY] == ("D", "E", "F")
     assert "Eis_v6" in requirement[karpenter_azure.SKU_SERIES]  # Standard_E192is_v6, catalog family Esv6
 
 

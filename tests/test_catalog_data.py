@@ -7,8 +7,13 @@ import pytest
 from wirespeed import catalog
 from wirespeed.catalog import generate_aws
 
+# Issue 25 item 5: the D, E, F, B and L families v2 to v6 a team on AKS plausibly runs, with the AMD (a), Arm (p),
+# local-disk (d) and low-memory (l) variants; every one generated from its series page's tables.
 AZURE_FAMILIES = (
-    "Dsv6", "Ddsv6", "Dlsv6", "Dasv6", "Dadsv6", "Dpsv6", "Dplsv6", "Esv6", "Easv6", "Dsv5", "Ddsv5", "Dsv3",
+    "Dsv2", "Dv2", "Dv3", "Dsv3", "Dsv4", "Ddsv4", "Dsv5", "Ddsv5", "Dasv5", "Dadsv5", "Dlsv5", "Dpsv5", "Dpdsv5",
+    "Dplsv5", "Dsv6", "Ddsv6", "Dlsv6", "Dldsv6", "Dasv6", "Dadsv6", "Dpsv6", "Dpdsv6", "Dplsv6", "Bsv2", "Basv2",
+    "Bpsv2", "Esv4", "Edsv4", "Esv5", "Edsv5", "Easv5", "Eadsv5", "Epsv5", "Epdsv5", "Esv6", "Edsv6", "Easv6",
+    "Fsv2", "Fasv6", "Falsv6", "Famsv6", "Lsv3", "Lasv3",
 )  # fmt: skip
 # AWS lists m8idn and r8idn too (docs.aws.amazon.com/ec2/latest/instancetypes/instance-types.html, "Current
 # generation instances"); moto 5.2.1 has no records for them (the generated file says so in
@@ -26,6 +31,7 @@ def test_every_azure_family_present_with_a_cited_source(family: str) -> None:
     assert sizes, f"{family} missing"
     slug = family.lower() + "-series"
     assert all(slug in t.source and "MicrosoftDocs/azure-compute-docs" in t.source for t in sizes)
+    assert all("generate_azure" in t.source for t in sizes)  # one source: the tables file, never a hand-typed row
     assert all(t.nic == ("mana" if family.endswith("v6") else "mellanox-or-mana") for t in sizes)
     assert all(t.network_optimised == family.endswith("v6") for t in sizes)
 
@@ -112,17 +118,19 @@ def test_figures_are_sane(cloud: catalog.Cloud) -> None:
         assert t.source, t.name
 
 
-def test_azure_nic_count_follows_vcpu_rule() -> None:
-    # NICs 2/2/4/8 for 2/4/8/>=16 vCPU, on the v3, v5 and v6 families read by hand from their series pages
-    # (MicrosoftDocs/azure-compute-docs articles/virtual-machines/sizes/*-series.md, each cited in azure_sizes.json).
-    # The families generated from Microsoft's tables (azure_size_tables.json) have the page's own figures, which differ
-    # from it (Standard_DS4_v2: 8 vCPU, 8 NICs; Standard_F16s_v2 and Standard_D16ps_v5: 16 vCPU, 4 NICs).
+def test_azure_nic_count_is_the_pages_own_figure() -> None:
+    # The rule of thumb NICs 2/2/4/8 for 2/4/8/>=16 vCPU holds on the v3, v5 and v6 families (MicrosoftDocs/
+    # azure-compute-docs articles/virtual-machines/sizes/*-series.md, each cited in azure_sizes.json); the catalog keeps
+    # each page's own figure where a page differs from it (Standard_DS4_v2: 8 vCPU, 8 NICs; F16s_v2: 16 vCPU, 4 NICs).
     expected = {2: 2, 4: 2, 8: 4}
-    for t in catalog.instance_types(cloud="azure"):
-        if "generate_azure" not in t.source:
-            assert t.max_nics == expected.get(t.vcpu, 8), t.name
+    for family in ("Dsv3", "Dsv5", "Ddsv5", "Dsv6", "Ddsv6", "Esv6", "Easv6"):
+        for t in catalog.instance_types(cloud="azure"):
+            if t.family == family:
+                assert t.max_nics == expected.get(t.vcpu, 8), t.name
     assert catalog.lookup("Standard_DS4_v2").max_nics == 8
     assert catalog.lookup("Standard_F16s_v2").max_nics == 4
+    assert catalog.lookup("Standard_L8s_v3").max_nics == 4
+    assert catalog.lookup("Standard_B16s_v2").max_nics == 4
 
 
 def test_the_generated_azure_families_are_current_and_hold_the_sizes_issue_25_named() -> None:
@@ -166,3 +174,61 @@ def test_the_azure_generator_refuses_tables_that_disagree() -> None:
     assert generate_azure.family_entry(family, 0)["sizes"] == [
         {"name": "Standard_X2s_v9", "vcpu": 2, "memory_gib": 8, "max_nics": 2, "max_bandwidth_mbps": 12500}
     ]
+
+
+def test_the_azure_generator_refuses_a_size_in_two_families_and_keeps_a_note() -> None:
+    from wirespeed.catalog import generate_azure
+
+    family = {
+        "family": "Xsv9",
+        "page": "p",
+        "file": "f",
+        "commit": "0" * 40,
+        "nic": "mellanox-or-mana",
+        "architecture": "x86_64",
+        "network_optimised": False,
+        "accelerated_networking": "Required",
+        "note": "why a figure looks odd",
+        "basics": ["| Standard_X2s_v9 | 2 | 8 |", "| Standard_X1s_v9 | 1 | 4 |"],
+        "network": ["| Standard_X2s_v9 | 2 | 12500 |", "| Standard_X1s_v9 | 2 | 6250 |"],
+    }
+    entry = generate_azure.family_entry(family, 0)
+    assert entry["note"] == "why a figure looks odd"
+    assert entry["left_out"].startswith("Standard_X1s_v9: fewer than 2 vCPUs")
+    with pytest.raises(generate_azure.GeneratorError, match="Standard_X2s_v9 is in both Xsv9 and Ysv9"):
+        generate_azure.build({"families": [family, family | {"family": "Ysv9"}]})
+    with pytest.raises(generate_azure.GeneratorError, match=r"families listed twice: \['Xsv9'\]"):
+        generate_azure.build({"families": [family, family]})
+    with pytest.raises(generate_azure.GeneratorError, match="accelerated networking 'Not Supported'"):
+        generate_azure.family_entry(family | {"accelerated_networking": "Not Supported"}, 0)
+
+
+@pytest.mark.parametrize(
+    ("name", "family", "gbps", "arch"),
+    [
+        ("Standard_D2_v2", "Dv2", 1.5, "x86_64"),
+        ("Standard_D4_v3", "Dv3", 2, "x86_64"),
+        ("Standard_D2ds_v4", "Ddsv4", 5, "x86_64"),
+        ("Standard_D96ads_v5", "Dadsv5", 40, "x86_64"),
+        ("Standard_D64pds_v5", "Dpdsv5", 40, "arm64"),
+        ("Standard_D128lds_v6", "Dldsv6", 54, "x86_64"),
+        ("Standard_D96pds_v6", "Dpdsv6", 60, "arm64"),
+        ("Standard_B2s_v2", "Bsv2", 6.25, "x86_64"),
+        ("Standard_B16ps_v2", "Bpsv2", 6.25, "arm64"),
+        ("Standard_E20s_v4", "Esv4", 10, "x86_64"),
+        ("Standard_E20ds_v4", "Edsv4", 16, "x86_64"),
+        ("Standard_E112iads_v5", "Eadsv5", 50, "x86_64"),
+        ("Standard_E16pds_v5", "Epdsv5", 12.5, "arm64"),
+        ("Standard_E104ids_v5", "Edsv5", 100, "x86_64"),
+        ("Standard_E112ias_v5", "Easv5", 50, "x86_64"),
+        ("Standard_E32ps_v5", "Epsv5", 16, "arm64"),
+        ("Standard_E192ids_v6", "Edsv6", 200, "x86_64"),
+        ("Standard_F64als_v6", "Falsv6", 36, "x86_64"),
+        ("Standard_L80as_v3", "Lasv3", 32, "x86_64"),
+    ],
+)
+def test_spot_values_of_the_families_added_for_issue_25(name: str, family: str, gbps: float, arch: str) -> None:
+    # Each row: the family's series page, Network tab (azure_size_tables.json has the page's row and commit).
+    size = catalog.lookup(name)
+    assert (size.family, size.burst_gbps, size.architecture) == (family, gbps, arch)
+    assert size.nic == ("mana" if family.endswith("v6") else "mellanox-or-mana")

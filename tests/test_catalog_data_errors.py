@@ -97,5 +97,5 @@ def test_bad_data_names_the_field(patched_data: dict[str, Any], mutate, load, me
 def test_colliding_names_are_refused(patched_data: dict[str, Any]) -> None:
     sizes = patched_data[_load.AZURE_FILE]["families"][0]["sizes"]
     sizes.append({**sizes[0], "name": sizes[0]["name"].upper().replace("STANDARD_", "Standard_")})
-    with pytest.raises(catalog.CatalogDataError, match="collide as 'd2s_v6'"):
+    with pytest.raises(catalog.CatalogDataError, match="collide as 'ds2_v2'"):  # Standard_DS2_v2, Dsv2's first size
         catalog.lookup("D2s_v6")

@@ -17,6 +17,15 @@ AWS_WHY = (
 )
 
 
+def slow(gbps: float, burst: float | None = None, minimum: int = 10) -> str:
+    """The clause a not-network-optimised size below the minimum bandwidth also gets (Standard_DS2_v2: 1.5 Gb/s)."""
+    bursting = f", bursting to {burst:g}" if burst else ""
+    return (
+        f"It also sustains only {gbps:g} Gb/s{bursting}, below the minimum {minimum} Gb/s (policy setting "
+        "minimumBandwidthGbps). "
+    )
+
+
 def node_pool_requirements(*requirements):
     props = fixture("karpenter_node_pool")
     props["spec"]["template"]["spec"]["requirements"] = list(requirements)
@@ -46,7 +55,7 @@ def test_aks_inline_pool_on_an_old_size_suggests_the_v6_of_the_same_shape():
     props["agentPoolProfiles"][0]["vmSize"] = "Standard_D4s_v3"
     assert validate(SKU, "cluster", props) == [
         f"agentPoolProfiles[0] (system): vmSize Standard_D4s_v3 (Dsv3) is not a network-optimised size: {AZURE_WHY} "
-        f"Choose a network-optimised size, e.g. Standard_D4s_v6 (Dsv6, 4 vCPU, 12.5 Gb/s); {AZURE_LIST}"
+        f"{slow(2)}Choose a network-optimised size, e.g. Standard_D4s_v6 (Dsv6, 4 vCPU, 12.5 Gb/s); {AZURE_LIST}"
     ]
 
 
@@ -64,8 +73,8 @@ def test_aks_pool_name_is_in_the_message():
     [
         pytest.param(
             "m7i.4xlarge",
-            f"instanceTypes: m7i.4xlarge (m7i) is not a network-optimised size: {AWS_WHY} Choose a network-optimised "
-            f"size, e.g. m6idn.4xlarge (m6idn, 16 vCPU, 25 Gb/s); {AWS_LIST}",
+            f"instanceTypes: m7i.4xlarge (m7i) is not a network-optimised size: {AWS_WHY} {slow(6.25, 12.5)}Choose a "
+            f"network-optimised size, e.g. m6idn.4xlarge (m6idn, 16 vCPU, 25 Gb/s); {AWS_LIST}",
             id="not-network-optimised",
         ),
         pytest.param(
@@ -76,8 +85,8 @@ def test_aks_pool_name_is_in_the_message():
         ),
         pytest.param(
             "t3.medium",
-            f"instanceTypes: t3.medium (t3) is not a network-optimised size: {AWS_WHY} Choose a network-optimised "
-            f"size, e.g. c6in.2xlarge (c6in, 8 vCPU, 12.5 Gb/s); {AWS_LIST}",
+            f"instanceTypes: t3.medium (t3) is not a network-optimised size: {AWS_WHY} {slow(0.256, 5)}Choose a "
+            f"network-optimised size, e.g. c6in.2xlarge (c6in, 8 vCPU, 12.5 Gb/s); {AWS_LIST}",
             id="burstable-t3-in-the-catalog",
         ),
         pytest.param(
@@ -100,7 +109,7 @@ def test_eks_node_group_without_types_or_template_gets_the_eks_default():
     del props["launchTemplate"]
     assert validate(SKU, "node_group", props) == [
         f"instanceTypes is unset, so EKS uses t3.medium: t3.medium (t3) is not a network-optimised size: {AWS_WHY} "
-        f"Choose a network-optimised size, e.g. c6in.2xlarge (c6in, 8 vCPU, 12.5 Gb/s); {AWS_LIST}"
+        f"{slow(0.256, 5)}Choose a network-optimised size, e.g. c6in.2xlarge (c6in, 8 vCPU, 12.5 Gb/s); {AWS_LIST}"
     ]
 
 
@@ -112,8 +121,8 @@ def test_eks_node_group_without_types_defers_to_its_launch_template():
 
 def test_eks_launch_template_instance_type():
     assert validate(SKU, "launch_template", launch_template(instance_type="m5.2xlarge")) == [
-        f"instanceType: m5.2xlarge (m5) is not a network-optimised size: {AWS_WHY} Choose a network-optimised size, "
-        f"e.g. m6idn.2xlarge (m6idn, 8 vCPU, 12.5 Gb/s); {AWS_LIST}"
+        f"instanceType: m5.2xlarge (m5) is not a network-optimised size: {AWS_WHY} {slow(2.5, 10)}Choose a "
+        f"network-optimised size, e.g. m6idn.2xlarge (m6idn, 8 vCPU, 12.5 Gb/s); {AWS_LIST}"
     ]
 
 

@@ -92,7 +92,8 @@ def test_slow_families_are_listed_and_families_aws_does_not_know_are_not_judged(
 
 def test_a_size_with_no_network_optimised_alternative_gets_no_example():
     assert sku._size_problem("Standard_D2s_v5", 1000) == (
-        f"Standard_D2s_v5 (Dsv5) is not a network-optimised size: {AZURE_WHY}. Choose a network-optimised size; "
+        f"Standard_D2s_v5 (Dsv5) is not a network-optimised size: {AZURE_WHY}. It also sustains only 12.5 Gb/s, below "
+        "the minimum 1000 Gb/s (policy setting minimumBandwidthGbps). Choose a network-optimised size; "
         "`wirespeed catalog list --cloud azure --network-optimised --min-gbps 1000` lists them."
     )
 
@@ -100,7 +101,8 @@ def test_a_size_with_no_network_optimised_alternative_gets_no_example():
 def test_the_alternative_meets_the_minimum():
     # The smallest network-optimised sizes sustaining 25 Gb/s have 48 vCPU (32-vCPU v6 sizes reach 20 Gb/s).
     assert sku._size_problem("Standard_D2s_v5", 25) == (
-        f"Standard_D2s_v5 (Dsv5) is not a network-optimised size: {AZURE_WHY}. Choose a network-optimised size, e.g. "
+        f"Standard_D2s_v5 (Dsv5) is not a network-optimised size: {AZURE_WHY}. It also sustains only 12.5 Gb/s, below "
+        "the minimum 25 Gb/s (policy setting minimumBandwidthGbps). Choose a network-optimised size, e.g. "
         f"Standard_D48ads_v6 (Dadsv6, 48 vCPU, 28 Gb/s); {AZURE_CMD}"
     )
 

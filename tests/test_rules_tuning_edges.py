@@ -49,14 +49,18 @@ def test_a_vm_size_the_catalog_does_not_know_assumes_the_default_line_rate_and_s
     [message] = validate(BACKLOG, "pool", props)
     assert (
         "below the minimum 8,128 for an assumed line rate of 25 Gb/s (vmSize Standard_Q99s_v9 is not in wirespeed's "
-        f"catalog; policy setting defaultLineRateGbps), {HOLDS}: "
+        f"catalog, which network-optimised-sku reports; policy setting defaultLineRateGbps), {HOLDS}: "
     ) in message
 
 
 @pytest.mark.parametrize(
     ("instance_type", "why"),
     [
-        pytest.param("c9z.huge", "instanceType c9z.huge is not in wirespeed's catalog", id="unknown"),
+        pytest.param(
+            "c9z.huge",
+            "instanceType c9z.huge is not in wirespeed's catalog, which network-optimised-sku reports",
+            id="unknown",
+        ),
         pytest.param(
             None,
             "the launch template names no instanceType and has no wirespeed.io/line-rate-gbps tag: its node group's "

@@ -6,8 +6,8 @@
     catalog.instance_types(cloud="aws", network_optimised=True, min_gbps=50)
     catalog.nic_driver("mlx5_core").round_ring(5000, "rx")  # 8192
 
-Data lives in ``wirespeed/data``: ``azure_sizes.json`` (read from Microsoft's size pages, source per
-family; the families in ``azure_size_tables.json`` generated from those pages' tables by
+Data lives in ``wirespeed/data``: ``azure_sizes.json`` (every family generated from the tables of Microsoft's
+size pages, copied with their file and commit into ``azure_size_tables.json``, by
 ``python -m wirespeed.catalog.generate_azure``), ``aws_instance_types.json`` (generated from AWS's
 DescribeInstanceTypes records by ``python -m wirespeed.catalog.generate_aws``) and ``nic_drivers.json``
 (upstream Linux driver constants, shared with the Go agent). Files are parsed once, on first use; importing

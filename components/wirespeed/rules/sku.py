@@ -60,10 +60,13 @@ def _alternative(name: str, minimum: float) -> str:
     ]
     if not candidates:
         return ""
+    # The same kind of size first (Azure's family letter: D general purpose, E memory, F compute), then the nearest
+    # memory: with F v6 in the catalog a D size would otherwise be offered an F whose memory happens to be closer.
     best = min(
         candidates,
         key=lambda it: (
             it.vcpu,
+            it.family[:1] != current.family[:1],
             abs(it.memory_gib - current.memory_gib),
             _stem(it.family) != _stem(current.family),
             -it.baseline_gbps,
@@ -82,7 +85,7 @@ def _aws_network_optimised_families() -> frozenset[str]:
     return frozenset(_load.read_data("aws_instance_types.json")["families"]["network_optimised"])
 
 
-def _not_optimised(name: str, family: str, cloud: str, alternative: str, cloud_cmd: str) -> str:
+def _not_optimised(name: str, family: str, cloud: str, alternative: str, cloud_cmd: str, slow: str = "") -> str:
     why = (
         "its NIC is not Azure Boost (MANA), so it may land on older Mellanox hosts with smaller rings and MTU"
         if cloud == "azure"
@@ -90,8 +93,8 @@ def _not_optimised(name: str, family: str, cloud: str, alternative: str, cloud_c
         "first under load"
     )
     return (
-        f"{name} ({family}) is not a network-optimised size: {why}. Choose a network-optimised size{alternative}; "
-        f"{cloud_cmd} lists them."
+        f"{name} ({family}) is not a network-optimised size: {why}.{slow} Choose a network-optimised "
+        f"size{alternative}; {cloud_cmd} lists them."
     )
 
 
@@ -119,14 +122,19 @@ def _size_problem(name: str, minimum: float) -> str | None:
         cloud_cmd = f"`wirespeed catalog list --cloud aws --network-optimised --min-gbps {minimum:g}`"
         return _not_optimised(name, family, "aws", "", cloud_cmd)
     cloud_cmd = f"`wirespeed catalog list --cloud {it.cloud} --network-optimised --min-gbps {minimum:g}`"
+    burst = f", bursting to {it.burst_gbps:g}" if it.burstable else ""
+    slow = (
+        f"{it.baseline_gbps:g} Gb/s{burst}, below the minimum {minimum:g} Gb/s (policy setting minimumBandwidthGbps)"
+        if it.baseline_gbps < minimum
+        else ""
+    )
     if not it.network_optimised:
-        return _not_optimised(it.name, it.family, it.cloud, _alternative(it.name, minimum), cloud_cmd)
-    if it.baseline_gbps < minimum:
-        burst = f", bursting to {it.burst_gbps:g}" if it.burstable else ""
+        # Both faults are named: a slow old size (Standard_DS2_v2, 1.5 Gb/s) is not fixed by its NIC alone.
+        also = f" It also sustains only {slow}." if slow else ""
+        return _not_optimised(it.name, it.family, it.cloud, _alternative(it.name, minimum), cloud_cmd, also)
+    if slow:
         return (
-            f"{it.name} sustains {it.baseline_gbps:g} Gb/s{burst}, below the minimum {minimum:g} Gb/s (policy "
-            f"setting minimumBandwidthGbps). Choose a larger size{_alternative(it.name, minimum)}; {cloud_cmd} "
-            "lists them."
+            f"{it.name} sustains {slow}. Choose a larger size{_alternative(it.name, minimum)}; {cloud_cmd} lists them."
         )
     return None
 

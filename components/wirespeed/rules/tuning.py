@@ -173,7 +173,9 @@ def _assumed(settings: Settings, why: str) -> line_rate.LineRate:
 def _size_rate(size: str | None, settings: Settings, field: str) -> line_rate.LineRate:
     if size is None:
         return _assumed(settings, f"{field} is unset")
-    return line_rate.of_size(size) or _assumed(settings, f"{field} {size} is not in wirespeed's catalog")
+    # Issue 25: the assumed rate is said to be an assumption, and where the unknown size itself is reported.
+    missing = f"{field} {size} is not in wirespeed's catalog, which network-optimised-sku reports"
+    return line_rate.of_size(size) or _assumed(settings, missing)
 
 
 def config_map_rate(resource: Resource, settings: Settings) -> line_rate.LineRate:
