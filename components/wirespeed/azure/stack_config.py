@@ -144,7 +144,9 @@ def cluster_spec(config: Mapping[str, Any]) -> ClusterSpec:
         measured_from=_positive_or_none(config.get("measuredPeakSource")),
         headroom=_headroom(config.get("headroomPercent"), problems),
         # Only an absent key takes the default: an explicit 0 is the user's, and refused by the sizing's range.
-        hold_seconds=azure_lb.DEFAULT_HOLD_SECONDS if config.get("holdSeconds") is None else config["holdSeconds"],
+        hold_seconds=(
+            azure_lb.DEFAULT_WORKLOAD_HOLD_SECONDS if config.get("holdSeconds") is None else config["holdSeconds"]
+        ),
         ip_mode=config.get("ipMode", "managed") if not nat else "managed",
         outbound_ip_count=None if nat else _positive_or_none(config.get("outboundIpCount")),
         existing_ip_ids=tuple(_texts(config, "existingIpIds", problems)) if not nat else (),

@@ -55,7 +55,7 @@ def _workload_ranges() -> dict[str, Any]:
     """Each workload field's range and the words azure_lb.Workload refuses a value outside it with."""
     ranges: dict[str, tuple[int | Fraction, int | Fraction]] = {
         "connections_per_second": azure_lb.CONNECTIONS_PER_SECOND_RANGE,
-        "hold_seconds": azure_lb.HOLD_SECONDS_RANGE,
+        "hold_seconds": azure_lb.WORKLOAD_HOLD_SECONDS_RANGE,
         "headroom": azure_lb.HEADROOM_RANGE,
     }
     out: dict[str, Any] = {}
