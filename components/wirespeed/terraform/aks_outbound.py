@@ -60,7 +60,8 @@ def _workload_ranges() -> dict[str, Any]:
     }
     out: dict[str, Any] = {}
     for field, (low, high) in ranges.items():
-        values: dict[str, Any] = {"connections_per_second": 1, "hold_seconds": 240, "headroom": 1, field: high + 1}
+        hold = azure_lb.DEFAULT_WORKLOAD_HOLD_SECONDS
+        values: dict[str, Any] = {"connections_per_second": 1, "hold_seconds": hold, "headroom": 1, field: high + 1}
         try:
             azure_lb.Workload(values["connections_per_second"], values["hold_seconds"], values["headroom"])
         except SizingError as exc:
