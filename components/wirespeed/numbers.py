@@ -37,7 +37,19 @@ SURFACES = (
     "agent/README.md",
     "docs/*.md",
 )
-NOT_SCANNED = ("agent/*_test.go", "*/tests/*", "components/wirespeed/azure/README.md")  # the last: wirespeed.azure.docs
+# Not scanned: Go tests, module tests, the generated Azure README (wirespeed.azure.docs renders it from the code)
+# and this registry, whose patterns and examples spell the numbers on purpose.
+NOT_SCANNED = (
+    "agent/*_test.go",
+    "*/tests/*",
+    "components/wirespeed/azure/README.md",
+    "components/wirespeed/numbers.py",
+)
+# What every file with a slot says at its top, so whoever edits it knows those digits are written from elsewhere.
+MARKER = (
+    "Numbers registered in wirespeed.numbers are written into this file by python -m wirespeed.numbers (make regen) "
+    "from their one home; do not edit them here."
+)
 # Generated regions inside a scanned file (modules' input tables come from variables.tf through tfdocs).
 GENERATED_REGION = re.compile(r"<!-- BEGIN_TF_DOCS -->.*?<!-- END_TF_DOCS -->", re.S)
 
@@ -129,8 +141,14 @@ def _slot_matches(number: Number, slot: Slot, text: str) -> list[re.Match[str]]:
     return found
 
 
+def marker_line(path: str) -> str:
+    return f"<!-- {MARKER} -->\n" if path.endswith(".md") else f"# {MARKER}\n"
+
+
 def rendered(path: str, text: str) -> str:
-    """``text`` of ``path`` with every slot it holds written from its number's home."""
+    """``text`` of ``path`` with every slot it holds written from its number's home, and the marker on top."""
+    if MARKER not in text:
+        text = marker_line(path) + text
     for number in REGISTRY:
         for slot in number.slots:
             if slot.path != path:
