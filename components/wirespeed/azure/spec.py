@@ -202,7 +202,7 @@ class OutboundSpec:
     characters. Required with ``measured_peak_ports_per_node``; with a NAT gateway, the provenance of
     ``nat_gateway_ip_count`` or ``nat_gateway_flows``."""
 
-    headroom: float = 1.25
+    headroom: float = azure_lb.DEFAULT_HEADROOM
     """Multiplier over the mean ports in use (``connections_per_second``) or the measured peak, 1..10. Default 1.25."""
 
     ip_mode: IpMode = "managed"

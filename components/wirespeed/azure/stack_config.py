@@ -107,7 +107,8 @@ def _positive_or_none(value: Any) -> Any:
 
 # wirespeed's bounds for wirespeed:headroomPercent: the sizing's headroom multiplier 1..10 (wirespeed.sizing.azure_lb).
 HEADROOM_PERCENT_RANGE = (0, 900)
-DEFAULT_HEADROOM_PERCENT = 25
+# The sizing's default multiplier as the percent the stack key takes (1.25 -> 25), not a second copy of it.
+DEFAULT_HEADROOM_PERCENT = round((azure_lb.DEFAULT_HEADROOM - 1) * 100)
 
 
 def _headroom(value: Any, problems: list[Problem]) -> float:
