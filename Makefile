@@ -110,7 +110,8 @@ engine:
 	./scripts/build-pulumi-engine.sh
 
 # Regenerate committed artifacts after changing the models, sizing, the agent's RBAC, the manifests, the alert rules
-# or dashboard, or the pinned moto.
+# or dashboard, the pinned moto, or a number with one home (wirespeed.numbers writes its copies in Terraform, Pulumi.yaml
+# and the docs).
 regen: $(STAMP)
 	$(BIN)/wirespeed profile schema > components/wirespeed/data/profile.schema.json
 	cp components/wirespeed/data/profile.schema.json agent/internal/profile/profile.schema.json
@@ -124,6 +125,7 @@ regen: $(STAMP)
 	$(BIN)/python -m wirespeed.catalog.generate_aws
 	$(BIN)/python -m wirespeed.azure.docs
 	$(BIN)/python -m wirespeed.terraform
+	$(BIN)/python -m wirespeed.numbers
 	$(BIN)/python -m wirespeed.tuning_paths
 	cd tests/terratest && go run ./cmd/tfdocs
 	cd agent && go test -count=1 ./internal/metrics -run TestREADMEListsEveryMetric -update

@@ -152,3 +152,47 @@ def test_peak_connections_that_are_not_a_whole_number_are_a_problem():
     with pytest.raises(EksStackError) as info:
         eks_stack(GOOD | {"natPeakConnections": "lots"})
     assert "wirespeed:natPeakConnections" in [p.field for p in info.value.problems]
+
+
+# `x or DEFAULT` once turned a stated "" into the default: natMode "" meant zonal, natIpMode "" manual, and a
+# natPeakConnections of "" or false was reported as 0. Only an absent key takes Pulumi.yaml's default.
+@pytest.mark.parametrize(
+    ("settings", "expected"),
+    [
+        pytest.param(
+            GOOD | {"natMode": ""},
+            "wirespeed:natMode: '' is not allowed; allowed: 'zonal' or 'regional'",
+            id="empty-natMode-with-gateways",
+        ),
+        pytest.param(
+            {k: v for k, v in GOOD.items() if not k.startswith("nat")} | {"natMode": ""},
+            "wirespeed:natMode: '' is not allowed; allowed: 'zonal' or 'regional'",
+            id="empty-natMode-without-gateways",
+        ),
+        pytest.param(
+            GOOD | {"natIpMode": ""},
+            "wirespeed:natIpMode: '' is not allowed; allowed: 'manual' or 'automatic'",
+            id="empty-natIpMode",
+        ),
+        pytest.param(
+            GOOD | {"natPeakConnections": ""},
+            "wirespeed:natPeakConnections: '' is not allowed; allowed: a whole number of connections",
+            id="empty-natPeakConnections",
+        ),
+        pytest.param(
+            GOOD | {"natPeakConnections": False},
+            "wirespeed:natPeakConnections: False is not allowed; allowed: a whole number of connections",
+            id="false-natPeakConnections",
+        ),
+    ],
+)
+def test_a_stated_empty_nat_value_is_judged_not_defaulted(settings, expected):
+    with pytest.raises(EksStackError) as caught:
+        eks_stack(settings)
+    assert expected in [str(p) for p in caught.value.problems]
+
+
+def test_absent_nat_modes_take_the_pulumi_yaml_defaults():
+    stack = eks_stack({k: v for k, v in GOOD.items() if k not in ("natMode", "natIpMode", "natVpcId")})
+    assert (stack.nat_mode, stack.nat_ip_mode, stack.nat_vpc_id) == ("zonal", "manual", None)
+    assert eks_stack(GOOD | {"natVpcId": ""}).nat_vpc_id is None  # natVpcId's "" is its documented "not set"

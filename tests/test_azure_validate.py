@@ -606,6 +606,13 @@ def test_tuning_image_and_namespace_are_checked_before_the_cluster_registers():
     plan_cluster(cluster(tuning=False, tuning_image="agent"))  # not installed: not checked
 
 
+def test_an_empty_tuning_image_is_refused_before_the_cluster_registers():
+    """`tuning_image or DEFAULT_IMAGE` once checked the default while NodeTuning got the "": refused only after the
+    cluster had registered. Only None takes the default."""
+    assert [p for p, _ in problems_of(lambda: plan_cluster(cluster(tuning_image="")))] == ["tuning_image"]
+    plan_cluster(cluster(tuning_image=None))
+
+
 @pytest.mark.parametrize(
     ("version", "admission_policy", "refused"),
     [

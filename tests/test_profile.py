@@ -153,7 +153,7 @@ def test_outbound_defaults_reach_the_schema_the_agent_reads():
     # The agent fills pressure_percent and hold_seconds from these "default" keywords, not from its own constants.
     props = committed_schema()["$defs"]["Outbound"]["properties"]
     assert props["pressure_percent"]["default"] == snat_limits.DEFAULT_PRESSURE_PERCENT == 80
-    assert props["hold_seconds"]["default"] == snat_limits.DEFAULT_HOLD_SECONDS == 240
+    assert props["hold_seconds"]["default"] == snat_limits.DEFAULT_AGENT_HOLD_SECONDS == 240
     assert props["allocated_ports_per_node"]["multipleOf"] == 8
 
 

@@ -403,8 +403,8 @@ class Outbound(_Strict):
         max_length=MAX_EXCLUDE_CIDRS,
         description="cluster-internal ranges beyond the agent's built-in private ones (pod and service CIDRs)",
     )
-    hold_seconds: Annotated[int, WholeNumber, Range(*snat_limits.HOLD_SECONDS_RANGE)] = Field(
-        default=snat_limits.DEFAULT_HOLD_SECONDS,
+    hold_seconds: Annotated[int, WholeNumber, Range(*snat_limits.AGENT_HOLD_SECONDS_RANGE)] = Field(
+        default=snat_limits.DEFAULT_AGENT_HOLD_SECONDS,
         description=(
             "seconds a flow still holds its SNAT port after it ended, for every protocol without its own hold "
             "below (a TCP flow ends at its close, a UDP flow at its last packet); the only hold of older profiles"

@@ -32,7 +32,7 @@ class NodePool(_Strict):
 
 class Outbound(_Strict):
     connections_per_second: Annotated[float, Field(gt=0)] | None = None
-    hold_seconds: float = azure_lb.DEFAULT_HOLD_SECONDS
+    hold_seconds: float = azure_lb.DEFAULT_WORKLOAD_HOLD_SECONDS
     headroom: float = azure_lb.DEFAULT_HEADROOM
     nat_gateway_connections: Annotated[int, Field(ge=1)] | None = Field(
         default=None, description="AWS: peak concurrent connections per AZ to the busiest destination"

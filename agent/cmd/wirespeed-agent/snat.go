@@ -51,8 +51,8 @@ func (c *cidrList) Set(v string) error {
 func (s *snatOptions) register(fs *flag.FlagSet) {
 	fs.BoolVar(&s.on, "snat", true, "count outbound SNAT ports per destination from conntrack (off by itself when conntrack cannot be read)")
 	fs.DurationVar(&s.hold, "snat-hold", time.Duration(profile.DefaultHoldSeconds())*time.Second,
-		"how long an ended flow still holds its SNAT port, TCP and UDP alike (default: the profile's "+
-			"outbound.tcp_hold_seconds and udp_hold_seconds, else its hold_seconds, else 240s)")
+		fmt.Sprintf("how long an ended flow still holds its SNAT port, TCP and UDP alike (default: the profile's "+
+			"outbound.tcp_hold_seconds and udp_hold_seconds, else its hold_seconds, else %ds)", profile.DefaultHoldSeconds()))
 	fs.IntVar(&s.top, "snat-top", 20, "destinations named in the metrics; the rest are summed as \"other\"")
 	fs.DurationVar(&s.peakWindow, "snat-peak-window", 24*time.Hour, "span of wirespeed_agent_snat_ports_peak")
 	fs.Var(&s.exclude, "snat-exclude-cidr", "cluster-internal `CIDR` never counted as a destination (repeatable; added to the profile's outbound.exclude_cidrs)")

@@ -6,9 +6,20 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/wirespeed-io/wirespeed/agent/internal/profile"
 	"github.com/wirespeed-io/wirespeed/agent/internal/rings"
 	"github.com/wirespeed-io/wirespeed/agent/internal/softnet"
 )
+
+// backlogMaximum is the profile schema's bound on net.core.netdev_max_backlog (AKS's, generated from
+// wirespeed.sizing.aks_sysctls), quoted in the backlog advice so the advice and the validation cannot disagree.
+var backlogMaximum = func() string {
+	n, ok := profile.SysctlMaximum("net.core.netdev_max_backlog")
+	if !ok {
+		panic("embedded profile schema: net.core.netdev_max_backlog has no maximum")
+	}
+	return profile.Thousands(n)
+}()
 
 // conntrackNearFull is the fill at which the table is reported before it drops: above 90 % a burst of
 // new flows (a deploy, a retry storm) fills the rest within seconds.
@@ -67,7 +78,7 @@ func (d *diagnosis) softnet(before, after []softnet.CPUStat) {
 				Current: d.sysctl("net.core.netdev_max_backlog"),
 				Advice: "raise net.core.netdev_max_backlog in the profile to hold the bursts; `wirespeed size backlog " +
 					"--line-rate-gbps <Gb/s into one CPU>` gives the value (AKS netCoreNetdevMaxBacklog allows up to " +
-					"3,240,000). The backlog absorbs microbursts; a sustained flood above capacity drops at any size"},
+					backlogMaximum + "). The backlog absorbs microbursts; a sustained flood above capacity drops at any size"},
 		})
 	}
 	if sn.TimeSqueeze > 0 {

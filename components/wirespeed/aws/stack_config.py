@@ -18,6 +18,7 @@ from wirespeed.aws.capacity import GIVE_A_REASON, NodeGroupPlan, plan_node_group
 from wirespeed.aws.egress import MANUAL, REGIONAL, ZONAL, EgressPlan, check_egress, measured_from_problems
 from wirespeed.manifests.options import OR_A_PROFILE
 from wirespeed.problems import InvalidInputError, Problem
+from wirespeed.sizing.nat_gateway import AVAILABILITY_MODES
 from wirespeed.values import whole
 
 NODE_GROUP_FORMAT = "NAME:TYPE[+TYPE...]:MIN:MAX[:PROFILE[:ena-express]]"
@@ -180,7 +181,9 @@ def eks_stack(settings: Mapping[str, Any]) -> EksStack:
         problems.append(Problem("wirespeed:nodeGroups", name, "each node group name once"))
     public = _pairs("natPublicSubnets", _texts(settings, "natPublicSubnets", problems) or [], problems)
     routes = _pairs("natPrivateRouteTables", _texts(settings, "natPrivateRouteTables", problems) or [], problems)
-    raw_connections = settings.get("natPeakConnections") or 0
+    # Absent is 0 (Pulumi.yaml's "not set"); a stated value, "" or false too, is the user's and is named as typed.
+    raw_connections = settings.get("natPeakConnections")
+    raw_connections = 0 if raw_connections is None else raw_connections
     connections = whole(raw_connections)
     if connections is None:
         problems.append(Problem("wirespeed:natPeakConnections", raw_connections, "a whole number of connections"))
@@ -200,8 +203,8 @@ def eks_stack(settings: Mapping[str, Any]) -> EksStack:
         nat_route_tables=routes,
         nat_peak_connections=connections,
         egress=egress,
-        nat_mode=nat["natMode"] or ZONAL,
-        nat_ip_mode=nat["natIpMode"] or MANUAL,
+        nat_mode=nat["natMode"],
+        nat_ip_mode=nat["natIpMode"],
         nat_vpc_id=nat["natVpcId"] or None,
         nat_measured_from=measured_from,
     )
@@ -232,8 +235,14 @@ NAT_KEYS = {
 }
 
 
+# Pulumi.yaml's defaults of the NAT keys. Only an absent key takes its default: a stated value is the user's and is
+# judged, so `natMode: ""` is refused as 'Zonal' is, instead of quietly meaning zonal. natVpcId's "" is its documented
+# "not set".
+NAT_DEFAULTS = {"natMode": ZONAL, "natIpMode": MANUAL, "natVpcId": ""}
+
+
 def _nat_settings(settings: Mapping[str, Any]) -> dict[str, str]:
-    return {key: str(settings.get(key) or "") for key in ("natMode", "natIpMode", "natVpcId")}
+    return {key: default if settings.get(key) is None else str(settings[key]) for key, default in NAT_DEFAULTS.items()}
 
 
 def _egress(
@@ -241,7 +250,11 @@ def _egress(
 ) -> EgressPlan | None:
     """The NAT egress plan: zonal from natPublicSubnets, regional in natVpcId for the AZs of natPrivateRouteTables;
     None when neither is configured. Problems are named by config key."""
-    mode = nat["natMode"] or ZONAL
+    mode = nat["natMode"]
+    if mode not in AVAILABILITY_MODES and not public and not routes:
+        # No gateway is configured, so check_egress never sees the mode: a stated one is still judged.
+        problems.append(Problem("wirespeed:natMode", mode, " or ".join(repr(m) for m in AVAILABILITY_MODES)))
+        return None
     if mode == ZONAL and not public:
         if routes:
             problems.append(
@@ -257,7 +270,7 @@ def _egress(
         public or None,
         connections,
         mode,
-        nat["natIpMode"] or MANUAL,
+        nat["natIpMode"],
         list(routes) if mode == REGIONAL else None,
         vpc_id=(nat["natVpcId"] or None) if mode == REGIONAL else None,
         private_route_table_ids=routes or None,

@@ -182,8 +182,10 @@ def plan_cluster(spec: ClusterSpec) -> ClusterPlan:
         + [(f"auto_provisioned_pools[{i}]", n) for i, n in enumerate(naps)],
     )
     if spec.tuning:
-        # NodeTuning checks these itself, but only after the cluster has registered: check them first.
-        options = NodeTuningOptions(image=spec.tuning_image or DEFAULT_IMAGE, namespace=spec.tuning_namespace)
+        # NodeTuning checks these itself, but only after the cluster has registered: check them first, as NodeTuning
+        # will get them (only an absent image takes the default; an empty one is the caller's, and refused).
+        image = DEFAULT_IMAGE if spec.tuning_image is None else spec.tuning_image
+        options = NodeTuningOptions(image=image, namespace=spec.tuning_namespace)
         for problem in check_options(options):
             out.add(f"tuning_{problem.field}", f"{problem.value!r} is not allowed: {problem.allowed}")
         _check_admission_policy_version(out, spec)

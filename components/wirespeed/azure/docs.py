@@ -9,6 +9,7 @@ source with :mod:`ast` (attribute docstrings do not exist at run time), so this 
 from __future__ import annotations
 
 import ast
+import importlib
 import inspect
 from pathlib import Path
 
@@ -37,7 +38,21 @@ def _class(source: str, name: str) -> ast.ClassDef:
     return next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == name)
 
 
-def _fields(node: ast.ClassDef) -> list[tuple[str, str, str, str]]:
+def _default(value: ast.expr, module: str) -> str:
+    """A default as the README shows it: the source text, or for a named constant (``azure_lb.X``) its value, so
+    the table shows the number a user gets while the number itself lives once, where it is cited."""
+    text = ast.unparse(value)
+    if text.startswith("field("):
+        return "see description"
+    if isinstance(value, ast.Name | ast.Attribute):
+        found: object = importlib.import_module(f"wirespeed.azure.{module}")
+        for part in text.split("."):
+            found = getattr(found, part)
+        return repr(found)
+    return text
+
+
+def _fields(node: ast.ClassDef, module: str = "spec") -> list[tuple[str, str, str, str]]:
     """(name, type, default, docstring) of each annotated attribute, in source order."""
     rows = []
     body = node.body
@@ -48,11 +63,7 @@ def _fields(node: ast.ClassDef) -> list[tuple[str, str, str, str]]:
         following = body[i + 1] if i + 1 < len(body) else None
         if isinstance(following, ast.Expr) and isinstance(following.value, ast.Constant):
             doc = inspect.cleandoc(str(following.value.value))
-        default = "required"
-        if stmt.value is not None:
-            default = ast.unparse(stmt.value)
-            if default.startswith("field("):
-                default = "see description"
+        default = "required" if stmt.value is None else _default(stmt.value, module)
         rows.append((stmt.target.id, ast.unparse(stmt.annotation), default, doc))
     return rows
 
@@ -88,7 +99,7 @@ def render() -> str:
         bases = ", ".join(ast.unparse(b) for b in node.bases)
         title = f"### `{name}`" + (f" (adds to `{bases}`)" if bases else "")
         lines += ["", title, "", _doc(node), "", "| input | type | default | description |", "|---|---|---|---|"]
-        for field, typ, default, doc in _fields(node):
+        for field, typ, default, doc in _fields(node, file.removesuffix(".py")):
             lines.append(f"| `{field}` | `{_cell(typ)}` | `{_cell(default)}` | {_cell(doc)} |")
     lines += ["", "## Outputs"]
     for file, name in OUTPUT_CLASSES:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from wirespeed.manifests.node_tuning import PROFILE_LABEL
+from wirespeed.sizing import azure_lb
 
 if TYPE_CHECKING:
     from wirespeed.profile import Profile
@@ -186,7 +187,7 @@ class OutboundSpec:
     """Peak new outbound connections per second per node to its busiest destination; ports are sized from it
     (rate x ``hold_seconds`` x ``headroom``). Conflicts with ``allocated_outbound_ports``. Load balancer only."""
 
-    hold_seconds: float = 240.0
+    hold_seconds: float = azure_lb.DEFAULT_WORKLOAD_HOLD_SECONDS
     """Seconds a SNAT port stays taken per connection (lifetime + Azure's 4-minute reuse cooldown). 1..3,600."""
 
     measured_peak_ports_per_node: int | None = None
@@ -201,7 +202,7 @@ class OutboundSpec:
     characters. Required with ``measured_peak_ports_per_node``; with a NAT gateway, the provenance of
     ``nat_gateway_ip_count`` or ``nat_gateway_flows``."""
 
-    headroom: float = 1.25
+    headroom: float = azure_lb.DEFAULT_HEADROOM
     """Multiplier over the mean ports in use (``connections_per_second``) or the measured peak, 1..10. Default 1.25."""
 
     ip_mode: IpMode = "managed"

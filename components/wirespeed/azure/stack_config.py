@@ -107,7 +107,8 @@ def _positive_or_none(value: Any) -> Any:
 
 # wirespeed's bounds for wirespeed:headroomPercent: the sizing's headroom multiplier 1..10 (wirespeed.sizing.azure_lb).
 HEADROOM_PERCENT_RANGE = (0, 900)
-DEFAULT_HEADROOM_PERCENT = 25
+# The sizing's default multiplier as the percent the stack key takes (1.25 -> 25), not a second copy of it.
+DEFAULT_HEADROOM_PERCENT = round((azure_lb.DEFAULT_HEADROOM - 1) * 100)
 
 
 def _headroom(value: Any, problems: list[Problem]) -> float:
@@ -144,7 +145,9 @@ def cluster_spec(config: Mapping[str, Any]) -> ClusterSpec:
         measured_from=_positive_or_none(config.get("measuredPeakSource")),
         headroom=_headroom(config.get("headroomPercent"), problems),
         # Only an absent key takes the default: an explicit 0 is the user's, and refused by the sizing's range.
-        hold_seconds=azure_lb.DEFAULT_HOLD_SECONDS if config.get("holdSeconds") is None else config["holdSeconds"],
+        hold_seconds=(
+            azure_lb.DEFAULT_WORKLOAD_HOLD_SECONDS if config.get("holdSeconds") is None else config["holdSeconds"]
+        ),
         ip_mode=config.get("ipMode", "managed") if not nat else "managed",
         outbound_ip_count=None if nat else _positive_or_none(config.get("outboundIpCount")),
         existing_ip_ids=tuple(_texts(config, "existingIpIds", problems)) if not nat else (),

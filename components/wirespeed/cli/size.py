@@ -104,9 +104,9 @@ HoldSecondsOption = Annotated[
     float | None,
     typer.Option(
         help="Seconds a SNAT port stays taken per connection: its lifetime plus Azure's reuse cooldown. "
-        f"Default {azure_lb.DEFAULT_HOLD_SECONDS:g} (TCP). UDP holds its port for the outbound idle timeout after "
-        "the last packet, and every UDP flow of a node draws on one pool: size UDP by the node's new UDP flows per "
-        "second with the idle timeout in seconds (1800 on AKS's default). Only with --connections-per-second."
+        f"Default {azure_lb.DEFAULT_WORKLOAD_HOLD_SECONDS:g} (TCP). UDP holds its port for the outbound idle timeout "
+        "after the last packet, and every UDP flow of a node draws on one pool: size UDP by the node's new UDP flows "
+        "per second with the idle timeout in seconds (1800 on AKS's default). Only with --connections-per-second."
     ),
 ]
 HeadroomOption = Annotated[
@@ -170,7 +170,7 @@ def size_azure_lb(
         workload = run(
             lambda: azure_lb.Workload(
                 connections_per_second,
-                azure_lb.DEFAULT_HOLD_SECONDS if hold_seconds is None else hold_seconds,
+                azure_lb.DEFAULT_WORKLOAD_HOLD_SECONDS if hold_seconds is None else hold_seconds,
                 azure_lb.DEFAULT_HEADROOM if headroom is None else _multiplier(headroom),
             ),
             SIZE_FLAGS,

@@ -12,7 +12,7 @@ from wirespeed.rules._model import Finding, Reads, Resource, Rule, Settings, is_
 from wirespeed.rules.sku import NODE_POOL_READS, NODE_POOL_TYPES
 from wirespeed.sizing import Pool, dynamic_default_ports, next_halving_node_count
 from wirespeed.sizing.azure_lb import (
-    DEFAULT_HOLD_SECONDS,
+    DEFAULT_WORKLOAD_HOLD_SECONDS,
     DOCUMENTED_DEFAULT_MAX_NODES,
     DYNAMIC_DEFAULT_TABLE,
     MAX_OUTBOUND_IPS,
@@ -113,13 +113,13 @@ def check_ports_minimum(resource: Resource, settings: Settings) -> Iterator[Find
     ports = _aks.allocated_ports(props)
     if not _aks.uses_load_balancer(props) or ports == 0 or ports >= minimum:
         return
-    rate = ports / DEFAULT_HOLD_SECONDS
+    rate = ports / DEFAULT_WORKLOAD_HOLD_SECONDS
     yield Finding(
         resource,
         f"{PORTS_FIELD} is {ports:,}, below the minimum of {minimum:,} (policy setting minimumPorts): each node "
         f"can hold at most {ports:,} connections to one destination (IP, port, protocol) at a time, and a port "
-        f"stays reserved about {DEFAULT_HOLD_SECONDS:g} s after its connection closes, so {ports:,} ports sustain "
-        f"only ~{rate:.2g} new connections/s per node to a busy destination before SNAT exhaustion. Set "
+        f"stays reserved about {DEFAULT_WORKLOAD_HOLD_SECONDS:g} s after its connection closes, so {ports:,} "
+        f"ports sustain only ~{rate:.2g} new connections/s per node to a busy destination before SNAT exhaustion. Set "
         f"allocatedOutboundPorts to at least {minimum:,} and add the outbound IPs it needs "
         "(`wirespeed size azure-lb`).",
     )

@@ -39,17 +39,21 @@ DEFAULT_SURGE_PERCENT = 10.0
 # wirespeed's bound, not Azure's: a surge above 100% would add more nodes than the pool has.
 MAX_SURGE_PERCENT = 100
 # ASOS's AKS sizing report ([asos-aks-sizing], docs/references.md) and the load balancer docs: a SNAT port to the
-# same destination is reusable only after the connection closes plus a 4-minute cooldown, so by default a port is
-# held ~240 s per new connection. The docs' release rules
-# (learn.microsoft.com/azure/load-balancer/load-balancer-outbound-connections, "SNAT port release behavior"): 240 s
-# after a TCP FIN/ACK, 15 s after a RST, and at the idle timeout for an idle TCP flow or any UDP flow.
-DEFAULT_HOLD_SECONDS = 240.0
+# same destination is reusable only after the connection closes plus a 4-minute cooldown. The docs' release rules
+# (learn.microsoft.com/azure/load-balancer/load-balancer-outbound-connections, "SNAT port release behavior"): a TCP
+# port 4 minutes after a FIN/ACK, 15 s after a RST, and at the idle timeout for an idle TCP flow or any UDP flow.
+# This is the one home of that figure (tests/test_numbers_one_home.py): everything else derives from it.
+AZURE_LB_TCP_RELEASE_SECONDS = 4 * 60
+# Two uses of it, two names. The workload sizing's default hold (ports = rate x hold x headroom; a float, 1..3,600
+# below) and the agent's (snat_limits.DEFAULT_AGENT_HOLD_SECONDS: how long an ended flow is still counted, whole
+# seconds 0..3,600).
+DEFAULT_WORKLOAD_HOLD_SECONDS = float(AZURE_LB_TCP_RELEASE_SECONDS)
 # Our choice: Little's law gives the mean ports in use at the peak rate; 25% covers rate bursts inside the
 # hold window without doubling IP spend.
 DEFAULT_HEADROOM = 1.25
 # Workload bounds (wirespeed's, to catch unit mistakes): new connections/s per node, hold seconds, headroom.
 CONNECTIONS_PER_SECOND_RANGE = (Fraction(1, 1000), 1_000_000)
-HOLD_SECONDS_RANGE = (1, 3_600)
+WORKLOAD_HOLD_SECONDS_RANGE = (1, 3_600)
 HEADROOM_RANGE = (1, 10)
 
 # learn.microsoft.com/azure/load-balancer/load-balancer-outbound-connections, "Default port allocation":
@@ -217,12 +221,12 @@ class Workload:
     """
 
     connections_per_second: Number
-    hold_seconds: Number = DEFAULT_HOLD_SECONDS
+    hold_seconds: Number = DEFAULT_WORKLOAD_HOLD_SECONDS
     headroom: Number = DEFAULT_HEADROOM
 
     def __post_init__(self) -> None:
         check_decimal("connections_per_second", self.connections_per_second, *CONNECTIONS_PER_SECOND_RANGE)
-        check_decimal("hold_seconds", self.hold_seconds, *HOLD_SECONDS_RANGE)
+        check_decimal("hold_seconds", self.hold_seconds, *WORKLOAD_HOLD_SECONDS_RANGE)
         check_decimal("headroom", self.headroom, *HEADROOM_RANGE)
 
     @property

@@ -30,6 +30,7 @@ GENERATORS: tuple[str, ...] = (
     "wirespeed.terraform.node_tuning",
     "wirespeed.terraform.aws_eks_node_group",
     "wirespeed.terraform.aws_nat_egress",
+    "wirespeed.terraform.ring_rounding",
 )
 
 

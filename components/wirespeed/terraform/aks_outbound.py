@@ -55,12 +55,13 @@ def _workload_ranges() -> dict[str, Any]:
     """Each workload field's range and the words azure_lb.Workload refuses a value outside it with."""
     ranges: dict[str, tuple[int | Fraction, int | Fraction]] = {
         "connections_per_second": azure_lb.CONNECTIONS_PER_SECOND_RANGE,
-        "hold_seconds": azure_lb.HOLD_SECONDS_RANGE,
+        "hold_seconds": azure_lb.WORKLOAD_HOLD_SECONDS_RANGE,
         "headroom": azure_lb.HEADROOM_RANGE,
     }
     out: dict[str, Any] = {}
     for field, (low, high) in ranges.items():
-        values: dict[str, Any] = {"connections_per_second": 1, "hold_seconds": 240, "headroom": 1, field: high + 1}
+        hold = azure_lb.DEFAULT_WORKLOAD_HOLD_SECONDS
+        values: dict[str, Any] = {"connections_per_second": 1, "hold_seconds": hold, "headroom": 1, field: high + 1}
         try:
             azure_lb.Workload(values["connections_per_second"], values["hold_seconds"], values["headroom"])
         except SizingError as exc:

@@ -176,8 +176,9 @@ def outbound_facts() -> Obj:
                              "high": snat_limits.PRESSURE_PERCENT_RANGE[1],
                              "default": snat_limits.DEFAULT_PRESSURE_PERCENT,
                              "allowed": _refused({"pressure_percent": 0}, "aws-nat-gateway", public_ips=1)},
-        "hold_seconds": {"low": snat_limits.HOLD_SECONDS_RANGE[0], "high": snat_limits.HOLD_SECONDS_RANGE[1],
-                         "default": snat_limits.DEFAULT_HOLD_SECONDS,
+        "hold_seconds": {"low": snat_limits.AGENT_HOLD_SECONDS_RANGE[0],
+                         "high": snat_limits.AGENT_HOLD_SECONDS_RANGE[1],
+                         "default": snat_limits.DEFAULT_AGENT_HOLD_SECONDS,
                          "allowed": _refused({"hold_seconds": -1}, "aws-nat-gateway", public_ips=1)},
         **{field: {"low": low_hold, "high": high_hold,
                    "allowed": _refused({field: -1}, "aws-nat-gateway", public_ips=1)}

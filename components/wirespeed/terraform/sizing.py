@@ -93,7 +93,7 @@ def facts_document() -> dict[str, Any]:
                     name: [json_number(low), json_number(high)]
                     for name, (low, high) in (
                         ("connections_per_second", azure_lb.CONNECTIONS_PER_SECOND_RANGE),
-                        ("hold_seconds", azure_lb.HOLD_SECONDS_RANGE),
+                        ("hold_seconds", azure_lb.WORKLOAD_HOLD_SECONDS_RANGE),
                         ("headroom", azure_lb.HEADROOM_RANGE),
                     )
                 },

@@ -1,0 +1,76 @@
+"""One home per number: each number in wirespeed.numbers.REGISTRY is typed once, where its source is cited; its
+copies in Terraform, Pulumi.yaml and the docs are written from there by `make regen` (python -m wirespeed.numbers),
+and no other literal copy exists on a surface it crosses into."""
+
+from __future__ import annotations
+
+import pytest
+
+from wirespeed import numbers
+from wirespeed.sizing import aks_sysctls, azure_lb, snat_limits
+
+NAMES = [number.name for number in numbers.REGISTRY]
+
+
+@pytest.mark.parametrize("path", numbers.slot_paths())
+def test_every_slot_is_written_from_its_home(path: str) -> None:
+    text = (numbers.ROOT / path).read_text()
+    assert numbers.rendered(path, text) == text, f"{path} is stale: run python -m wirespeed.numbers (make regen)"
+
+
+@pytest.mark.parametrize("number", numbers.REGISTRY, ids=NAMES)
+def test_no_literal_copy_outside_the_home_and_the_generated_files(number: numbers.Number) -> None:
+    found = [
+        f"{path}:{lineno}: {line.strip()}"
+        for path in numbers.scanned_files()
+        for lineno, line in numbers.copies(number, path, (numbers.ROOT / path).read_text())
+    ]
+    assert found == [], (
+        f"{number.name} ({number.value}) lives in {number.home}: read it there, or add a Slot in wirespeed.numbers "
+        "(then make regen) for a place that must spell it out:\n" + "\n".join(found)
+    )
+
+
+@pytest.mark.parametrize("number", numbers.REGISTRY, ids=NAMES)
+def test_the_home_is_a_scanned_source_file(number: numbers.Number) -> None:
+    assert number.home in numbers.scanned_files(), f"{number.home} is not on a scanned surface"
+
+
+def test_a_slot_is_rewritten_from_the_home() -> None:
+    path = "modules/aks-outbound/variables.tf"
+    text = (numbers.ROOT / path).read_text()
+    stale = text.replace("default     = 240\n", "default     = 250\n", 1)
+    assert stale != text
+    assert numbers.rendered(path, stale) == text
+
+
+def test_a_typed_copy_is_found_and_a_slot_or_other_meaning_is_not() -> None:
+    hold = numbers.REGISTRY[0]
+    text = "\n".join(
+        [
+            "fs.Duration(hold, 240*time.Second)",  # a copy: the hold typed again
+            "const peakBuckets = 240",  # another meaning: no hold word on the line
+            "origDst: a(10.240.0.4) hold",  # part of an address
+            'rate = "240.5" hold',  # another number
+        ]
+    )
+    assert [lineno for lineno, _ in numbers.copies(hold, "agent/internal/snat/x.go", text)] == [1]
+    readme = (numbers.ROOT / "agent/README.md").read_text()
+    assert list(numbers.copies(hold, "agent/README.md", readme)) == []
+    assert list(numbers.copies(hold, "agent/README.md", readme.replace("else `240s`", "else `240s` (hold 240)"))) != []
+
+
+def test_two_meanings_of_the_hold_have_two_names() -> None:
+    """The workload sizing's hold is a float from 1; the agent's a whole number from 0 (0: open flows only)."""
+    assert float(azure_lb.AZURE_LB_TCP_RELEASE_SECONDS) == azure_lb.DEFAULT_WORKLOAD_HOLD_SECONDS
+    assert isinstance(snat_limits.DEFAULT_AGENT_HOLD_SECONDS, int)
+    assert snat_limits.DEFAULT_AGENT_HOLD_SECONDS == azure_lb.AZURE_LB_TCP_RELEASE_SECONDS
+    assert azure_lb.WORKLOAD_HOLD_SECONDS_RANGE[0] == 1
+    assert snat_limits.AGENT_HOLD_SECONDS_RANGE[0] == 0
+    assert not hasattr(azure_lb, "DEFAULT_HOLD_SECONDS")
+    assert not hasattr(snat_limits, "DEFAULT_HOLD_SECONDS")
+
+
+def test_the_backlog_number_is_the_aks_range() -> None:
+    backlog = next(number for number in numbers.REGISTRY if "backlog" in number.name)
+    assert backlog.value == aks_sysctls.BY_KERNEL_NAME["net.core.netdev_max_backlog"].high
