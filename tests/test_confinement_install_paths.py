@@ -99,7 +99,11 @@ def assert_is_the_agents_own(objects: dict[tuple[str, str], Obj], namespace: str
     assert by_kind["RoleBinding"]["metadata"]["namespace"] == "default"
     # No Event verbs cluster-wide: the ClusterRole is the Node and the SNAT attribution's reads, nothing else.
     assert {res for rule in by_kind["ClusterRole"]["rules"] for res in rule["resources"]} == {
-        "nodes", "nodes/status", "pods", "replicasets", "jobs"
+        "nodes",
+        "nodes/status",
+        "pods",
+        "replicasets",
+        "jobs",
     }
     # The attribution's grants are reads; the admission policy judges writes, and only Nodes' are granted.
     reads = {"get", "list", "watch"}

@@ -59,8 +59,8 @@ def _agent_document(data_file: str, kind: str) -> Obj:
 
 
 def _rbac(kind: str) -> Obj:
-    # A byte-identical copy of agent/internal/nodestatus/rbac.yaml: a ClusterRole for the Node and the SNAT attribution's
-    # reads (pods list/watch, replicasets and jobs get), a Role for Events.
+    # A byte-identical copy of agent/internal/nodestatus/rbac.yaml: a ClusterRole for the Node and the SNAT
+    # attribution's reads (pods list/watch, replicasets and jobs get), a Role for Events.
     return _agent_document("agent-rbac.yaml", kind)
 
 
