@@ -97,8 +97,19 @@ def assert_is_the_agents_own(objects: dict[tuple[str, str], Obj], namespace: str
     assert by_kind["Role"]["rules"] == rbac["Role"]["rules"]
     assert by_kind["Role"]["metadata"]["namespace"] == rbac["Role"]["metadata"]["namespace"] == "default"
     assert by_kind["RoleBinding"]["metadata"]["namespace"] == "default"
-    # No Event verbs cluster-wide: the ClusterRole is the Node, nothing else.
-    assert {res for rule in by_kind["ClusterRole"]["rules"] for res in rule["resources"]} == {"nodes", "nodes/status"}
+    # No Event verbs cluster-wide: the ClusterRole is the Node and the SNAT attribution's reads, nothing else.
+    assert {res for rule in by_kind["ClusterRole"]["rules"] for res in rule["resources"]} == {
+        "nodes",
+        "nodes/status",
+        "pods",
+        "replicasets",
+        "jobs",
+    }
+    # The attribution's grants are reads; the admission policy judges writes, and only Nodes' are granted.
+    reads = {"get", "list", "watch"}
+    for rule in by_kind["ClusterRole"]["rules"]:
+        if not set(rule["resources"]) & {"nodes", "nodes/status"}:
+            assert set(rule["verbs"]) <= reads, rule
     subject = {"kind": "ServiceAccount", "name": "wirespeed-agent", "namespace": namespace}
     assert by_kind["ClusterRoleBinding"]["subjects"] == by_kind["RoleBinding"]["subjects"] == [subject]
     assert by_kind["ServiceAccount"]["metadata"]["namespace"] == namespace

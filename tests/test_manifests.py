@@ -232,11 +232,20 @@ def test_cluster_role_and_events_role_are_the_agents_rbac_yaml():
     assert one(objs, "Role")["metadata"]["namespace"] == agent["Role"]["metadata"]["namespace"] == events_namespace()
 
 
-def test_cluster_role_is_exactly_the_node_verbs():
+def test_cluster_role_is_exactly_the_node_verbs_and_the_pod_watchs_reads():
     rules = {
         (tuple(r["apiGroups"]), tuple(r["resources"])): set(r["verbs"]) for r in one(objects(), "ClusterRole")["rules"]
     }
-    assert rules == {(("",), ("nodes",)): {"get", "patch"}, (("",), ("nodes/status",)): {"patch"}}
+    # The SNAT attribution's reads (agent/internal/podowner): its own node's pods (field selector spec.nodeName;
+    # RBAC cannot narrow a list to one node) and the ReplicaSet or Job a pod names, to reach its Deployment or CronJob.
+    # Reads only: no write beyond the Node's report is granted.
+    assert rules == {
+        (("",), ("nodes",)): {"get", "patch"},
+        (("",), ("nodes/status",)): {"patch"},
+        (("",), ("pods",)): {"list", "watch"},
+        (("apps",), ("replicasets",)): {"get"},
+        (("batch",), ("jobs",)): {"get"},
+    }
 
 
 def test_events_are_granted_only_in_default_where_the_agent_writes_them():

@@ -29,7 +29,7 @@ type fakeAPIServer struct {
 func (f *fakeAPIServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	f.mu.Lock()
-	f.requests = append(f.requests, r.Method+" "+r.URL.Path+" "+r.Header.Get("Authorization"))
+	f.requests = append(f.requests, r.Method+" "+r.URL.Path+"?"+r.URL.RawQuery+" "+r.Header.Get("Authorization"))
 	if r.Method == http.MethodPatch {
 		f.patches[r.URL.Path] = body
 	}
@@ -38,6 +38,13 @@ func (f *fakeAPIServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case strings.HasPrefix(r.URL.Path, "/api/v1/nodes/"):
 		fmt.Fprint(w, `{"kind":"Node","apiVersion":"v1","metadata":{"name":"node-1","resourceVersion":"1"}}`)
+	case r.URL.Path == "/api/v1/pods" && r.URL.Query().Get("watch") == "true":
+		// The SNAT attribution's pod watch: no pod ever changes; the stream stays open until the agent stops.
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	case r.URL.Path == "/api/v1/pods":
+		fmt.Fprint(w, `{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"1"},"items":[]}`)
 	case strings.Contains(r.URL.Path, "/events"):
 		w.WriteHeader(http.StatusCreated)
 		fmt.Fprint(w, `{"kind":"Event","apiVersion":"v1","metadata":{"name":"e","namespace":"default"}}`)
@@ -113,7 +120,9 @@ users: [{name: agent, user: {token: t0ken}}]
 	}
 	api.mu.Lock()
 	for _, req := range api.requests {
-		if !strings.HasSuffix(req, " Bearer t0ken") || !strings.Contains(req, "node-1") && !strings.Contains(req, "/events") {
+		// The pod watch names the node in its field selector: the API server sends only this node's pods.
+		if !strings.HasSuffix(req, " Bearer t0ken") || !strings.Contains(req, "node-1") && !strings.Contains(req, "/events") ||
+			strings.Contains(req, "/pods") && !strings.Contains(req, "fieldSelector=spec.nodeName%3Dnode-1") {
 			t.Errorf("request %q: not the kubeconfig's token, or not about this node", req)
 		}
 	}

@@ -189,7 +189,7 @@ func daemon(ctx context.Context, o options, ln net.Listener, p *profile.Profile,
 	// Liveness fails only when several resyncs in a row did not finish: the loop is stuck, not busy.
 	health := metrics.NewHealth(3 * o.resync)
 
-	reporter, err := kubeReporter(o, log)
+	reporter, kube, err := kubeReporter(o, log)
 	if err != nil {
 		log.Error("kubernetes reporting disabled", "err", err)
 	}
@@ -201,7 +201,7 @@ func daemon(ctx context.Context, o options, ln net.Listener, p *profile.Profile,
 		go reporter.Run(ctx)
 	}
 	if o.snat.on {
-		stop := startSNAT(ctx, o, p, reg, reporter, log)
+		stop := startSNAT(ctx, o, p, reg, reporter, kube, log)
 		defer stop()
 	}
 
@@ -261,8 +261,23 @@ func once(r *reconcile.Reconciler, stdout io.Writer, log *slog.Logger) int {
 	return exitApplied
 }
 
-// kubeReporter returns nil when Kubernetes reporting is off or not possible (no cluster, no node name).
-func kubeReporter(o options, log *slog.Logger) (*nodestatus.Reporter, error) {
+// kubeReporter returns nil when Kubernetes reporting is off or not possible (no cluster, no node name),
+// and the configuration it reached the API server with (the pod watch of the SNAT attribution uses it too).
+func kubeReporter(o options, log *slog.Logger) (*nodestatus.Reporter, *rest.Config, error) {
+	cfg, err := kubeConfig(o)
+	if cfg == nil || err != nil {
+		return nil, nil, err
+	}
+	// The core/v1-only REST client, not client-go's typed one: that one links every API group (~12 MB).
+	api, err := nodestatus.NewRESTAPI(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	return nodestatus.NewReporterWithAPI(api, o.nodeName, clock.RealClock{}, log), cfg, nil
+}
+
+// kubeConfig is how to reach the API server; nil when Kubernetes reporting is off or there is no cluster.
+func kubeConfig(o options) (*rest.Config, error) {
 	if !o.kube {
 		return nil, nil
 	}
@@ -283,12 +298,7 @@ func kubeReporter(o options, log *slog.Logger) (*nodestatus.Reporter, error) {
 		return nil, errors.New("no node name: set --node-name or $NODE_NAME (the DaemonSet passes spec.nodeName)")
 	}
 	cfg.UserAgent = "wirespeed-agent"
-	// The core/v1-only REST client, not client-go's typed one: that one links every API group (~12 MB).
-	api, err := nodestatus.NewRESTAPI(cfg)
-	if err != nil {
-		return nil, err
-	}
-	return nodestatus.NewReporterWithAPI(api, o.nodeName, clock.RealClock{}, log), nil
+	return cfg, nil
 }
 
 // preflight checks what the daemon will need before anything is applied, as the profile is: a daemon that

@@ -27,7 +27,7 @@ import (
 func TestParseFlags(t *testing.T) {
 	t.Setenv("NODE_NAME", "from-env")
 	snatDefaults := snatOptions{on: true, hold: 240 * time.Second, top: 20, peakWindow: 24 * time.Hour,
-		maxFlows: 262144, clearAfter: 5 * time.Minute, receiveBuffer: 4 << 20}
+		maxFlows: 262144, clearAfter: 5 * time.Minute, receiveBuffer: 4 << 20, byWorkload: true, workloadTop: 20}
 	defaults := options{profile: "p.json", procSysRoot: "/proc/sys", sysRoot: "/sys", resync: 60 * time.Second,
 		debounce: 100 * time.Millisecond, listen: ":9808", nodeName: "from-env", kube: true, snat: snatDefaults}
 	cases := []struct {
@@ -45,18 +45,21 @@ func TestParseFlags(t *testing.T) {
 				nodeName: "n1", kube: false, kubeconfig: "/etc/kube.conf", snat: snatDefaults}},
 		{name: "snat flags", args: []string{"--profile", "p.json", "--snat=false", "--snat-hold", "3s", "--snat-top", "5",
 			"--snat-peak-window", "1h", "--snat-exclude-cidr", "10.244.0.0/16", "--snat-exclude-cidr", "fd00::/8",
-			"--snat-max-flows", "1000", "--snat-pressure-clear-after", "1s", "--snat-receive-buffer", "4096"},
+			"--snat-max-flows", "1000", "--snat-pressure-clear-after", "1s", "--snat-receive-buffer", "4096",
+			"--snat-by-workload=false", "--snat-workload-top", "3"},
 			want: func() options {
 				o := defaults
 				o.snat = snatOptions{hold: 3 * time.Second, holdSet: true, top: 5, peakWindow: time.Hour,
 					exclude: cidrList{"10.244.0.0/16", "fd00::/8"}, maxFlows: 1000, clearAfter: time.Second,
-					receiveBuffer: 4096}
+					receiveBuffer: 4096, workloadTop: 3}
 				return o
 			}()},
 		{name: "bad snat cidr", args: []string{"--profile", "p", "--snat-exclude-cidr", "10.0.0.0/33"},
 			err: `invalid value "10.0.0.0/33" for flag -snat-exclude-cidr: "10.0.0.0/33" is not an IPv4 or IPv6 CIDR such as 10.244.0.0/16 or fd00::/8`},
 		{name: "snat hold above an hour", args: []string{"--profile", "p", "--snat-hold", "61m"},
 			err: "--snat-hold 1h1m0s: must be between 0s and 1h"},
+		{name: "snat workload top zero", args: []string{"--profile", "p", "--snat-workload-top", "0"},
+			err: "--snat-workload-top 0: must be between 1 and 1000"},
 		{name: "snat top zero", args: []string{"--profile", "p", "--snat-top", "0"},
 			err: "--snat-top 0: must be between 1 and 1000"},
 		{name: "profile required", args: []string{"--once"}, err: "--profile is required"},

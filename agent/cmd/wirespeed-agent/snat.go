@@ -14,9 +14,11 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/client-go/rest"
 
 	"github.com/wirespeed-io/wirespeed/agent/internal/metrics"
 	"github.com/wirespeed-io/wirespeed/agent/internal/nodestatus"
+	"github.com/wirespeed-io/wirespeed/agent/internal/podowner"
 	"github.com/wirespeed-io/wirespeed/agent/internal/profile"
 	"github.com/wirespeed-io/wirespeed/agent/internal/snat"
 	"github.com/wirespeed-io/wirespeed/agent/internal/status"
@@ -33,6 +35,8 @@ type snatOptions struct {
 	maxFlows      int
 	clearAfter    time.Duration
 	receiveBuffer int
+	byWorkload    bool
+	workloadTop   int
 }
 
 // cidrList is a repeatable CIDR flag.
@@ -58,6 +62,8 @@ func (s *snatOptions) register(fs *flag.FlagSet) {
 	fs.Var(&s.exclude, "snat-exclude-cidr", "cluster-internal `CIDR` never counted as a destination (repeatable; added to the profile's outbound.exclude_cidrs)")
 	fs.IntVar(&s.maxFlows, "snat-max-flows", 262144, "bound on tracked outbound flows (memory); past it flows are counted in wirespeed_agent_snat_untracked_flows_total only")
 	fs.DurationVar(&s.clearAfter, "snat-pressure-clear-after", 5*time.Minute, "how long the busiest destination must stay below the threshold before SNATPortPressure turns False")
+	fs.BoolVar(&s.byWorkload, "snat-by-workload", true, "attribute SNAT ports to the workloads of this node's pods (a watch of the Pods on this node; needs the Kubernetes report)")
+	fs.IntVar(&s.workloadTop, "snat-workload-top", 20, "(workload, destination) pairs named in wirespeed_agent_snat_ports_in_use_by_workload; the rest are summed as workload=\"other\"")
 	fs.IntVar(&s.receiveBuffer, "snat-receive-buffer", 4<<20, "conntrack event socket receive buffer in `bytes` (past it events are lost and the table is dumped again)")
 }
 
@@ -75,6 +81,8 @@ func (s *snatOptions) check(fs *flag.FlagSet) error {
 		return fmt.Errorf("--snat-max-flows %d: must be at least 1", s.maxFlows)
 	case s.clearAfter < 0:
 		return fmt.Errorf("--snat-pressure-clear-after %s: must not be negative", s.clearAfter)
+	case s.workloadTop < 1 || s.workloadTop > 1000:
+		return fmt.Errorf("--snat-workload-top %d: must be between 1 and 1000", s.workloadTop)
 	case s.receiveBuffer < 0:
 		return fmt.Errorf("--snat-receive-buffer %d: must not be negative", s.receiveBuffer)
 	}
@@ -104,13 +112,14 @@ func snatConfig(s snatOptions, p *profile.Profile) (snat.Config, error) {
 // startSNAT runs the accounting until ctx ends; the returned func waits for it. When conntrack cannot be
 // read (no CAP_NET_ADMIN, no nf_conntrack) it logs why and runs nothing: tuning goes on without it.
 func startSNAT(ctx context.Context, o options, p *profile.Profile, reg prometheus.Registerer,
-	reporter *nodestatus.Reporter, log *slog.Logger) func() {
+	reporter *nodestatus.Reporter, kube *rest.Config, log *slog.Logger) func() {
 	log = log.With("component", "snat")
 	cfg, err := snatConfig(o.snat, p)
 	if err != nil {
 		log.Error("SNAT accounting off", "err", err)
 		return func() {}
 	}
+	var wg sync.WaitGroup
 	src := snat.Conntrack{ReceiveBuffer: o.snat.receiveBuffer, Timeouts: snat.ReadTimeouts(o.procSysRoot),
 		Classifier: &cfg.Classifier}
 	probe, err := src.Subscribe()
@@ -123,7 +132,7 @@ func startSNAT(ctx context.Context, o options, p *profile.Profile, reg prometheu
 	pressure := &snat.Pressure{Outbound: p.Outbound, ClearAfter: o.snat.clearAfter}
 	var last *status.SNAT
 	w := &snat.Watcher{
-		Table: snat.NewTable(cfg, time.Now()), Source: src, Log: log, Resynced: m.Resynced,
+		Source: src, Log: log, Resynced: m.Resynced,
 		Ticked: func(s snat.Snapshot) {
 			s.ConntrackEntries = conntrackCount(o.procSysRoot)
 			v := pressure.Update(s)
@@ -135,8 +144,12 @@ func startSNAT(ctx context.Context, o options, p *profile.Profile, reg prometheu
 			last = &v
 		},
 	}
-	log.Info("SNAT accounting on", "tcp_hold", cfg.TCPHold.String(), "udp_hold", cfg.UDPHold.String(), "top", cfg.Top, "capacity", pressureCapacity(p))
-	var wg sync.WaitGroup
+	if o.snat.byWorkload && kube != nil {
+		cfg.Attributor, cfg.WorkloadTop = watchPods(ctx, &wg, kube, o.nodeName, log), o.snat.workloadTop
+	}
+	w.Table = snat.NewTable(cfg, time.Now())
+	log.Info("SNAT accounting on", "tcp_hold", cfg.TCPHold.String(), "udp_hold", cfg.UDPHold.String(), "top", cfg.Top,
+		"capacity", pressureCapacity(p), "by_workload", cfg.Attributor != nil)
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
@@ -150,6 +163,27 @@ func startSNAT(ctx context.Context, o options, p *profile.Profile, reg prometheu
 		}()
 	}
 	return wg.Wait
+}
+
+// watchPods starts the watch of this node's pods that attributes flows to workloads; nil when its client
+// cannot be made (the accounting then runs per destination only).
+func watchPods(ctx context.Context, wg *sync.WaitGroup, kube *rest.Config, node string, log *slog.Logger) snat.Attributor {
+	log = log.With("component", "podowner")
+	rc, err := podowner.NewRESTClient(kube)
+	if err != nil {
+		log.Error("SNAT attribution off", "err", err)
+		return nil
+	}
+	history := podowner.NewHistory(node)
+	pw := &podowner.Watch{Node: node, History: history, Owners: &podowner.Owners{Get: podowner.NewGetter(rc)}, Log: log}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if err := pw.Run(ctx, rc); err != nil {
+			log.Error("pod watch", "err", err)
+		}
+	}()
+	return history
 }
 
 func pressureCapacity(p *profile.Profile) int {

@@ -281,7 +281,9 @@ func TestREADMEListsEveryMetric(t *testing.T) {
 	// The SNAT accounting's families too (registered apart, when conntrack is readable), with an outbound
 	// section so the capacity and pressure gauges exist: dashboards and alerts read their names here.
 	s := NewSNAT(reg)
-	s.Observe(snat.Snapshot{Top: []snat.Use{{Destination: "52.1.2.3:443/tcp", InUse: 1, New: 1}}},
+	s.Observe(snat.Snapshot{Top: []snat.Use{{Destination: "52.1.2.3:443/tcp", InUse: 1, New: 1}}, Attributed: true,
+		Workloads: []snat.WorkloadUse{{Workload: snat.Workload{Namespace: "shop", Name: "web", Kind: "Deployment"},
+			Destination: "52.1.2.3:443/tcp", InUse: 1}}},
 		status.SNAT{Kind: "azure-load-balancer", Capacity: 1024})
 	families, err := reg.Gather()
 	if err != nil {

@@ -12,6 +12,9 @@ import (
 // OtherDestination labels the sum of every destination not in the top K.
 const OtherDestination = "other"
 
+// OtherWorkload labels the sum of every (workload, destination) pair not in the top K.
+const OtherWorkload = "other"
+
 var (
 	snatInUseDesc = prometheus.NewDesc(namespace+"_snat_ports_in_use",
 		"SNAT ports this node's flows to one destination (IP:PORT/PROTO) hold: open flows plus flows closed less "+
@@ -39,6 +42,14 @@ var (
 	snatTrackedDesc = prometheus.NewDesc(namespace+"_snat_tracked_flows",
 		"Open outbound flows plus (destination, second) buckets of closed ones still held: what --snat-max-flows "+
 			"bounds.", nil, nil)
+	snatByWorkloadDesc = prometheus.NewDesc(namespace+"_snat_ports_in_use_by_workload",
+		"SNAT ports one workload's flows to one destination hold on this node (open plus held, as "+
+			"ports_in_use). kind is the workload's (Deployment, StatefulSet, DaemonSet, CronJob, Job, ReplicaSet, "+
+			"Pod, or node: the node's own processes and host-network pods; unknown: an address no pod on this "+
+			"node held when the flow started). The busiest (workload, destination) pairs by name "+
+			"(--snat-workload-top), the rest summed as workload=\"other\" destination=\"other\"; a workload's "+
+			"series disappears once it holds no port.",
+		[]string{"namespace", "workload", "kind", "destination"}, nil)
 	snatUntrackedDesc = prometheus.NewDesc(namespace+"_snat_untracked_flows_total",
 		"Outbound flows left uncounted because --snat-max-flows was reached: the ports in use are then a lower "+
 			"bound.", nil, nil)
@@ -88,7 +99,7 @@ type snatCollector struct{ s *SNAT }
 
 func (c snatCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{snatInUseDesc, snatMaxDesc, snatPeakDesc, snatNewDesc, snatEntriesDesc,
-		snatCapacityDesc, snatPressureDesc, snatTrackedDesc, snatUntrackedDesc} {
+		snatCapacityDesc, snatPressureDesc, snatTrackedDesc, snatUntrackedDesc, snatByWorkloadDesc} {
 		ch <- d
 	}
 }
@@ -112,6 +123,13 @@ func (c snatCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	gauge(snatInUseDesc, float64(snap.OtherInUse), OtherDestination, zone)
 	counter(snatNewDesc, float64(snap.OtherNew), OtherDestination)
+	if snap.Attributed {
+		for _, u := range snap.Workloads {
+			gauge(snatByWorkloadDesc, float64(u.InUse), u.Workload.Namespace, u.Workload.Name, u.Workload.Kind,
+				u.Destination)
+		}
+		gauge(snatByWorkloadDesc, float64(snap.OtherWorkloadInUse), "", OtherWorkload, "", OtherDestination)
+	}
 	gauge(snatMaxDesc, float64(snap.Max))
 	gauge(snatPeakDesc, float64(snap.Peak), zone)
 	if snap.ConntrackEntries >= 0 {

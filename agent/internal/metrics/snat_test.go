@@ -85,3 +85,38 @@ func TestSNATWithoutOutboundSection(t *testing.T) {
 		t.Errorf("want the \"other\" series even when nothing is in use")
 	}
 }
+
+// The per-workload gauge names the snapshot's pairs and sums the rest; a workload gone from the snapshot (it
+// holds no port any more) has no series at the next scrape.
+func TestSNATByWorkloadSeriesFollowTheSnapshot(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	s := NewSNAT(reg)
+	web := snat.Workload{Namespace: "shop", Name: "web", Kind: "Deployment"}
+	export := snat.Workload{Namespace: "batch", Name: "export", Kind: "CronJob"}
+	s.Observe(snat.Snapshot{Attributed: true, OtherWorkloadInUse: 4, Workloads: []snat.WorkloadUse{
+		{Workload: web, Destination: "52.1.2.3:443/tcp", InUse: 9}, {Workload: export, Destination: "52.1.2.3:443/tcp", InUse: 3}}},
+		status.SNAT{})
+	want := `
+# HELP wirespeed_agent_snat_ports_in_use_by_workload ` + byWorkloadHelp + `
+# TYPE wirespeed_agent_snat_ports_in_use_by_workload gauge
+wirespeed_agent_snat_ports_in_use_by_workload{destination="52.1.2.3:443/tcp",kind="Deployment",namespace="shop",workload="web"} 9
+wirespeed_agent_snat_ports_in_use_by_workload{destination="52.1.2.3:443/tcp",kind="CronJob",namespace="batch",workload="export"} 3
+wirespeed_agent_snat_ports_in_use_by_workload{destination="other",kind="",namespace="",workload="other"} 4
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "wirespeed_agent_snat_ports_in_use_by_workload"); err != nil {
+		t.Fatal(err)
+	}
+	s.Observe(snat.Snapshot{Attributed: true, Workloads: []snat.WorkloadUse{
+		{Workload: web, Destination: "52.1.2.3:443/tcp", InUse: 2}}}, status.SNAT{})
+	want = `
+# HELP wirespeed_agent_snat_ports_in_use_by_workload ` + byWorkloadHelp + `
+# TYPE wirespeed_agent_snat_ports_in_use_by_workload gauge
+wirespeed_agent_snat_ports_in_use_by_workload{destination="52.1.2.3:443/tcp",kind="Deployment",namespace="shop",workload="web"} 2
+wirespeed_agent_snat_ports_in_use_by_workload{destination="other",kind="",namespace="",workload="other"} 0
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "wirespeed_agent_snat_ports_in_use_by_workload"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+const byWorkloadHelp = `SNAT ports one workload's flows to one destination hold on this node (open plus held, as ports_in_use). kind is the workload's (Deployment, StatefulSet, DaemonSet, CronJob, Job, ReplicaSet, Pod, or node: the node's own processes and host-network pods; unknown: an address no pod on this node held when the flow started). The busiest (workload, destination) pairs by name (--snat-workload-top), the rest summed as workload="other" destination="other"; a workload's series disappears once it holds no port.`

@@ -138,7 +138,8 @@ func TestOwnNodePolicyCoversWhatTheClusterRoleGrants(t *testing.T) {
 	var granted []string
 	for p := range grantedByRBAC(t).cluster {
 		resource, verb, _ := strings.Cut(p, " ")
-		if verb != "get" && !slices.Contains(granted, resource) {
+		// get, list and watch are reads: admission never sees them, so the policy need not (and cannot) match them.
+		if !slices.Contains([]string{"get", "list", "watch"}, verb) && !slices.Contains(granted, resource) {
 			granted = append(granted, resource)
 		}
 	}

@@ -135,12 +135,16 @@ func grantedByRBAC(t *testing.T) rbacGrants {
 	g := rbacGrants{cluster: map[string]bool{}, namespaced: map[string]map[string]bool{}}
 	add := func(into map[string]bool, rules []rbacv1.PolicyRule) {
 		for _, rule := range rules {
-			if len(rule.APIGroups) != 1 || rule.APIGroups[0] != "" || len(rule.ResourceNames) != 0 {
-				t.Fatalf("rule %+v: expected a core-group rule", rule)
+			if len(rule.APIGroups) != 1 || len(rule.ResourceNames) != 0 {
+				t.Fatalf("rule %+v: expected one API group per rule, no resource names", rule)
+			}
+			group := ""
+			if g := rule.APIGroups[0]; g != "" {
+				group = g + "/" // "apps/replicasets get"; the core group's stay "nodes/status patch"
 			}
 			for _, res := range rule.Resources {
 				for _, verb := range rule.Verbs {
-					into[res+" "+verb] = true
+					into[group+res+" "+verb] = true
 				}
 			}
 		}
@@ -173,8 +177,8 @@ func TestEventsAreGrantedOnlyWhereTheyAreWritten(t *testing.T) {
 	}
 	g := grantedByRBAC(t)
 	for p := range g.cluster {
-		if !strings.HasPrefix(p, "nodes") {
-			t.Errorf("the ClusterRole grants %q: only Nodes (cluster-scoped) belong there", p)
+		if !strings.HasPrefix(p, "nodes") && !podWatchGrants[p] {
+			t.Errorf("the ClusterRole grants %q: only Nodes (cluster-scoped) and the pod watch's reads belong there", p)
 		}
 	}
 	for p := range g.namespaced[EventsNamespace] {
@@ -183,6 +187,12 @@ func TestEventsAreGrantedOnlyWhereTheyAreWritten(t *testing.T) {
 		}
 	}
 }
+
+// podWatchGrants are the SNAT attribution's reads, which the Reporter never makes: the pod watch's own test
+// (podowner's TestPodWatchUsesExactlyItsGrantsWithFakeAPIServer) proves it uses each and nothing else.
+// Reads only: the admission policy (own-node-policy.yaml) judges writes, and none of these is one.
+var podWatchGrants = map[string]bool{"pods list": true, "pods watch": true, "apps/replicasets get": true,
+	"batch/jobs get": true}
 
 // TestRBACIsMinimalWithFakeClientset: a run through every path (first report with a transition, a
 // repeated Event) uses each permission in rbac.yaml, so the role grants nothing the agent does not need.
@@ -202,7 +212,7 @@ func TestRBACIsMinimalWithFakeClientset(t *testing.T) {
 		used[permission(a)] = true
 	}
 	for _, grant := range grantedByRBAC(t).all() {
-		if _, p, _ := strings.Cut(grant, " "); !used[p] {
+		if _, p, _ := strings.Cut(grant, " "); !used[p] && !podWatchGrants[p] {
 			t.Errorf("rbac.yaml grants %q, which the Reporter never uses", grant)
 		}
 	}

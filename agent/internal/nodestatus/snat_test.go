@@ -9,6 +9,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/wirespeed-io/wirespeed/agent/internal/profile"
+	"github.com/wirespeed-io/wirespeed/agent/internal/snat"
 	"github.com/wirespeed-io/wirespeed/agent/internal/status"
 )
 
@@ -120,5 +122,34 @@ func TestZoneFromTheNodesLabel(t *testing.T) {
 	h := newHarness(t, n)
 	if z, err := h.r.Zone(context.Background()); err != nil || z != "westeurope-2" {
 		t.Fatalf("zone %q, %v", z, err)
+	}
+}
+
+// The pressure verdict on a snapshot that knows the workloads (snat.Pressure, as the agent runs it) reaches the
+// condition and its Event with the spenders named.
+func TestSNATPortPressureNamesTheWorkloadsWithFakeClientset(t *testing.T) {
+	out, err := profile.Parse([]byte(`{"name":"p","outbound":{"kind":"azure-load-balancer","allocated_ports_per_node":3600}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := snat.Pressure{Outbound: out.Outbound}
+	dest := "52.1.2.3:443/tcp"
+	v := p.Update(snat.Snapshot{Time: time.Now(), Max: 3310, Peak: 3310, MaxDestination: dest,
+		Top: []snat.Use{{Destination: dest, InUse: 3310}}, Attributed: true, MaxWorkloads: []snat.WorkloadUse{
+			{Workload: snat.Workload{Namespace: "checkout", Name: "payments-api", Kind: "Deployment"}, Destination: dest, InUse: 2410},
+			{Workload: snat.Workload{Namespace: "batch", Name: "export", Kind: "CronJob"}, Destination: dest, InUse: 900},
+		}})
+	h := newHarness(t, kubeletNode())
+	h.start()
+	h.r.Report(context.Background(), applied())
+	h.r.SNAT(context.Background(), v)
+	h.mustSucceed()
+	want := "52.1.2.3:443/tcp uses 3,310 of 3,600 ports (92%, threshold 80%); checkout/payments-api (Deployment) holds " +
+		"2,410 of 3,600 ports to 52.1.2.3:443/tcp; batch/export (CronJob) 900"
+	if c, _ := h.snatCondition(); c.Status != corev1.ConditionTrue || c.Message != want {
+		t.Fatalf("condition %+v\nwant message %q", c, want)
+	}
+	if got := h.events(); len(got) != 1 || got[0] != "Warning SNATPortPressure x1: "+want {
+		t.Fatalf("events %q", got)
 	}
 }

@@ -3,6 +3,7 @@ package snat
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/wirespeed-io/wirespeed/agent/internal/profile"
@@ -72,7 +73,23 @@ func (p *Pressure) message(s Snapshot, capacity, threshold int) string {
 			s.Time.Sub(p.below).Truncate(time.Second).String() + ","
 	}
 	return fmt.Sprintf("%s uses %s of %s ports (%d%%, threshold %d%%%s)", subject, commas(s.Max),
-		commas(capacity), pct, threshold, shared)
+		commas(capacity), pct, threshold, shared) + spenders(s, capacity)
+}
+
+// spenders names the busiest destination's top workloads (Snapshot.MaxWorkloads), so whoever reads the
+// condition or its Event knows which team to call: "; checkout/payments-api (Deployment) holds 2,410 of
+// 3,600 ports to 52.1.2.3:443/tcp; batch/export (CronJob) 900".
+func spenders(s Snapshot, capacity int) string {
+	var b strings.Builder
+	for i, u := range s.MaxWorkloads {
+		if i == 0 {
+			fmt.Fprintf(&b, "; %s holds %s of %s ports to %s", u.Workload, commas(u.InUse), commas(capacity),
+				u.Destination)
+			continue
+		}
+		fmt.Fprintf(&b, "; %s %s", u.Workload, commas(u.InUse))
+	}
+	return b.String()
 }
 
 // commas writes n with thousands separators, as the Python side writes numbers.

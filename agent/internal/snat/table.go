@@ -2,6 +2,7 @@ package snat
 
 import (
 	"cmp"
+	"net/netip"
 	"slices"
 	"sync"
 	"time"
@@ -24,6 +25,10 @@ type Config struct {
 	// MaxTracked bounds memory: open flows plus (destination, second) buckets of closed flows still held.
 	// Past it a new flow is not counted (Snapshot.Untracked counts it), so the numbers become a lower bound.
 	MaxTracked int
+	// Attributor, if set, names the workload behind each flow's source address (the pod watch); WorkloadTop
+	// is how many (workload, destination) pairs the Snapshot names, the rest summed (--snat-workload-top).
+	Attributor  Attributor
+	WorkloadTop int
 }
 
 // Table counts ports in use per destination: open flows plus flows ended less than their protocol's hold ago. It is safe
@@ -57,11 +62,23 @@ type Table struct {
 
 	snap  Snapshot
 	order []int32 // scratch for Tick's ranking
+
+	// With an Attributor: closed flows' ports held per (destination, workload), beside held's per
+	// destination, so that a workload's share is known after its flows end.
+	heldBy    wheel
+	groupAt   map[group]int32
+	groups    []groupState
+	groupFree []int32
+	byGroup   map[group]int // scratch for Tick's attribution
 }
 
 type openFlow struct {
 	dest int32
 	gen  uint32
+	// first is when the flow was first seen (its NEW event, or the dump that found it), since the table's
+	// epoch. With src, the flow's original source, it decides which pod the flow belongs to.
+	first time.Duration
+	src   netip.Addr
 }
 
 // dest is one destination's state; named (exported) ones are the top Config.Top of the last Tick.
@@ -88,6 +105,7 @@ func NewTable(cfg Config, now time.Time) *Table {
 	}
 	t := &Table{cfg: cfg, epoch: now, open: map[key]openFlow{}, index: map[Destination]int32{}}
 	t.held = newWheel(max(cfg.TCPHold, cfg.UDPHold))
+	t.heldBy, t.groupAt = newWheel(max(cfg.TCPHold, cfg.UDPHold)), map[group]int32{}
 	t.span = [2]int64{seconds(cfg.TCPHold), seconds(cfg.UDPHold)}
 	t.peak = newWindow(cfg.PeakWindow)
 	return t
@@ -121,7 +139,7 @@ func (t *Table) New(f Flow, now time.Time) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.add(f.key(), d, t.sec(now), true)
+	t.add(f, d, now, true)
 }
 
 // Destroy records a DESTROY event: the flow went quiet f.Quiet before now (a TCP flow's close, a UDP flow's
@@ -136,7 +154,8 @@ func (t *Table) Destroy(f Flow, now time.Time) {
 	s := t.sec(now)
 	t.expire(s)
 	k := f.key()
-	idx, known := t.close(k)
+	of, known := t.close(k)
+	idx := of.dest
 	if _, ok := t.swept[k]; !known && ok {
 		delete(t.swept, k) // the dump that missed it closed it and holds its port already
 		return
@@ -151,13 +170,15 @@ func (t *Table) Destroy(f Flow, now time.Time) {
 			t.untracked++
 			return
 		}
+		of = openFlow{dest: idx, first: now.Sub(t.epoch), src: f.OrigSrc}
 	}
-	t.hold(idx, t.secCeil(now.Add(-f.Quiet)), s, t.spanOf(f.Proto))
+	t.hold(of, t.secCeil(now.Add(-f.Quiet)), s, t.spanOf(f.Proto))
 	t.release(idx)
 }
 
 // add counts one open flow unless it is known already (an event and a dump both report it).
-func (t *Table) add(k key, d Destination, s int64, isNew bool) {
+func (t *Table) add(f Flow, d Destination, now time.Time, isNew bool) {
+	k := f.key()
 	if of, ok := t.open[k]; ok {
 		of.gen = t.gen
 		t.open[k] = of
@@ -172,7 +193,7 @@ func (t *Table) add(k key, d Destination, s int64, isNew bool) {
 		t.untracked++
 		return
 	}
-	t.open[k] = openFlow{dest: idx, gen: t.gen}
+	t.open[k] = openFlow{dest: idx, gen: t.gen, first: now.Sub(t.epoch), src: f.OrigSrc}
 	e := &t.dests[idx]
 	e.open++
 	if isNew {
@@ -182,23 +203,23 @@ func (t *Table) add(k key, d Destination, s int64, isNew bool) {
 			t.otherNew++
 		}
 	}
-	t.peak.note(s, e.inUse())
+	t.peak.note(t.sec(now), e.inUse())
 }
 
-// close forgets an open flow, returning its destination.
-func (t *Table) close(k key) (int32, bool) {
+// close forgets an open flow, returning it.
+func (t *Table) close(k key) (openFlow, bool) {
 	of, ok := t.open[k]
 	if !ok {
-		return -1, false
+		return openFlow{dest: -1}, false
 	}
 	delete(t.open, k)
 	t.dests[of.dest].open--
-	return of.dest, true
+	return of, true
 }
 
 // hold keeps one closed flow's port until span after closedAt (all in seconds of the table's clock).
-func (t *Table) hold(idx int32, closedAt, now, span int64) {
-	until := closedAt + span
+func (t *Table) hold(of openFlow, closedAt, now, span int64) {
+	idx, until := of.dest, closedAt+span
 	if until <= now {
 		return
 	}
@@ -207,12 +228,17 @@ func (t *Table) hold(idx int32, closedAt, now, span int64) {
 		return
 	}
 	t.held.add(until, idx)
+	t.holdAttributed(idx, of.src, of.first, until, now)
 	e := &t.dests[idx]
 	e.held++
 	t.peak.note(now, e.inUse())
 }
 
-func (t *Table) room() bool { return len(t.open)+t.held.pairs < t.cfg.MaxTracked }
+func (t *Table) room() bool { return t.tracked() < t.cfg.MaxTracked }
+
+// tracked is what MaxTracked bounds: open flows and held (second, destination) and (second, destination,
+// workload) pairs.
+func (t *Table) tracked() int { return len(t.open) + t.held.pairs + t.heldBy.pairs }
 
 // destIndex finds or makes d's state; -1 when the table is full.
 func (t *Table) destIndex(d Destination) int32 {
@@ -251,6 +277,7 @@ func (t *Table) expire(s int64) {
 		t.dests[idx].held -= n
 		t.release(idx)
 	})
+	t.expireGroups(s)
 }
 
 // BeginDump starts a dump of the whole table: entries it reports are kept, those it does not are closed
@@ -276,7 +303,7 @@ func (t *Table) Dumped(f Flow, now time.Time, missed bool) {
 	if _, gone := t.destroyed[k]; gone {
 		return
 	}
-	t.add(k, d, t.sec(now), missed)
+	t.add(f, d, now, missed)
 }
 
 // sweptGrace is how long (s) a late DESTROY of a flow a dump closed is recognised: events wait at most
@@ -297,9 +324,9 @@ func (t *Table) EndDump(now time.Time, complete bool) {
 	for k, of := range t.open {
 		if of.gen != t.gen {
 			t.swept[k] = struct{}{}
-			idx, _ := t.close(k)
-			t.hold(idx, s, s, t.spanOf(k.proto))
-			t.release(idx)
+			of, _ := t.close(k)
+			t.hold(of, s, s, t.spanOf(k.proto))
+			t.release(of.dest)
 		}
 	}
 }
@@ -322,7 +349,7 @@ func (t *Table) Tick(now time.Time) Snapshot {
 		da, db := &t.dests[a], &t.dests[b]
 		return cmp.Or(cmp.Compare(db.inUse(), da.inUse()), cmp.Compare(da.label, db.label))
 	})
-	snap := Snapshot{Time: now, OtherNew: t.otherNew, Tracked: len(t.open) + t.held.pairs, Untracked: t.untracked}
+	snap := Snapshot{Time: now, OtherNew: t.otherNew, Tracked: t.tracked(), Untracked: t.untracked}
 	for rank, idx := range t.order {
 		t.rank(&snap, idx, rank < t.cfg.Top && t.dests[idx].inUse() > 0)
 	}
@@ -330,6 +357,7 @@ func (t *Table) Tick(now time.Time) Snapshot {
 	if len(snap.Top) > 0 {
 		snap.Max, snap.MaxDestination = snap.Top[0].InUse, snap.Top[0].Destination
 	}
+	t.attribute(&snap)
 	t.peak.note(s, snap.Max)
 	snap.Peak = t.peak.max(s)
 	t.snap = snap

@@ -23,6 +23,13 @@ type Snapshot struct {
 	// ConntrackEntries is the size of the whole conntrack table (nf_conntrack_count), -1 when unknown; the
 	// Watcher's caller fills it in.
 	ConntrackEntries int
+	// Attributed: an Attributor is set, so the fields below are filled. Workloads are the busiest
+	// (workload, destination) pairs (at most Config.WorkloadTop), busiest first; OtherWorkloadInUse sums the
+	// rest; MaxWorkloads are the busiest workloads of MaxDestination (at most 3), for the pressure message.
+	Attributed         bool
+	Workloads          []WorkloadUse
+	OtherWorkloadInUse int
+	MaxWorkloads       []WorkloadUse
 }
 
 // Use is one named destination.

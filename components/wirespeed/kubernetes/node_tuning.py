@@ -147,7 +147,8 @@ class NodeTuning(pulumi.ComponentResource):
     """The wirespeed node agent on every node labelled ``wirespeed.io/profile=<name>``, one DaemonSet per profile.
 
     Creates a Namespace (Pod Security ``privileged``), the agent's ServiceAccount, a ClusterRole and
-    ClusterRoleBinding (node get/patch, nodes/status patch: nothing else), a Role and RoleBinding in ``default``
+    ClusterRoleBinding (node get/patch, nodes/status patch, and for the SNAT attribution pods list/watch and
+    replicasets/jobs get: nothing else), a Role and RoleBinding in ``default``
     (events create/patch, there only: Node Events live in ``default``), the ValidatingAdmissionPolicy and binding
     that confine the agent to its own Node's annotation and conditions (Kubernetes 1.30+; ``admission_policy``),
     a ConfigMap and a DaemonSet per profile, and optionally a PodMonitor and the alert rules as a PrometheusRule.

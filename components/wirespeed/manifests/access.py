@@ -59,7 +59,8 @@ def _agent_document(data_file: str, kind: str) -> Obj:
 
 
 def _rbac(kind: str) -> Obj:
-    # A byte-identical copy of agent/internal/nodestatus/rbac.yaml: a ClusterRole for the Node, a Role for Events.
+    # A byte-identical copy of agent/internal/nodestatus/rbac.yaml: a ClusterRole for the Node and the SNAT
+    # attribution's reads (pods list/watch, replicasets and jobs get), a Role for Events.
     return _agent_document("agent-rbac.yaml", kind)
 
 
@@ -69,7 +70,7 @@ def _policy(kind: str) -> Obj:
 
 
 def agent_rbac_rules() -> list[Obj]:
-    """The ClusterRole's rules (the agent's Node), a copy the caller may change."""
+    """The ClusterRole's rules (the agent's Node, the pod watch's reads), a copy the caller may change."""
     rules: list[Obj] = _rbac("ClusterRole")["rules"]
     return rules
 

@@ -1,9 +1,10 @@
 """The tuning DaemonSet and what it needs, as plain Kubernetes objects (dicts): one source for
 `wirespeed render node-tuning` (kubectl, Terraform) and the Pulumi component ``wirespeed.kubernetes.NodeTuning``.
 
-Per install: a Namespace; the agent's ServiceAccount, its RBAC (a ClusterRole for its Node, a Role for its Events in
-``default``) and the ValidatingAdmissionPolicy confining it to its own Node's report (:mod:`wirespeed.manifests.
-access`); optionally a PodMonitor and the alert rules as a PrometheusRule (:mod:`wirespeed.manifests.monitoring`).
+Per install: a Namespace; the agent's ServiceAccount, its RBAC (a ClusterRole for its Node and the pod watch's reads,
+a Role for its Events in ``default``) and the ValidatingAdmissionPolicy confining it to its own Node's report
+(:mod:`wirespeed.manifests.access`); optionally a PodMonitor and the alert rules as a PrometheusRule
+(:mod:`wirespeed.manifests.monitoring`).
 Per profile: a ConfigMap holding the profile JSON and a DaemonSet on the nodes labelled
 ``wirespeed.io/profile=<name>``. The privileges and why each is needed: agent/README.md, "Privileges".
 """

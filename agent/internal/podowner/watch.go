@@ -1,0 +1,206 @@
+package podowner
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/netip"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+)
+
+// Component is the user agent and the name in logs.
+const Component = "wirespeed-agent"
+
+// resyncPeriod re-delivers every cached pod to the handler (from the informer's cache: no API call), so an
+// owner that could not be read is asked for again.
+const resyncPeriod = 10 * time.Minute
+
+// getTimeout bounds one owner lookup: the watch's handler waits for it.
+const getTimeout = 5 * time.Second
+
+// Watch keeps a History of the pods on one node, from client-go's informer on Pods with the field selector
+// spec.nodeName=<node>. RBAC cannot narrow a list or watch to one node's pods (a ClusterRole grants list and
+// watch on all Pods, rules match no field selectors), so the agent holds the cluster-wide read; the field
+// selector makes the API server send it only its own node's pods, the same selector the kubelet uses.
+type Watch struct {
+	Node    string
+	History *History
+	Owners  *Owners
+	Log     *slog.Logger
+	// Now is the clock of releases (time.Now when nil).
+	Now func() time.Time
+}
+
+// NewRESTClient returns a core/v1-only REST client (see nodestatus.NewRESTAPI for why not the typed one).
+func NewRESTClient(cfg *rest.Config) (*rest.RESTClient, error) {
+	scheme := runtime.NewScheme()
+	if err := corev1.AddToScheme(scheme); err != nil {
+		return nil, fmt.Errorf("register core/v1: %w", err)
+	}
+	c := rest.CopyConfig(cfg)
+	c.GroupVersion = &corev1.SchemeGroupVersion
+	c.APIPath = "/api"
+	c.ContentType = runtime.ContentTypeJSON
+	c.NegotiatedSerializer = serializer.NewCodecFactory(scheme).WithoutConversion()
+	if c.UserAgent == "" {
+		c.UserAgent = Component
+	}
+	return rest.RESTClientFor(c)
+}
+
+// resources are the owner kinds a Getter reads, with their plural resource names.
+var resources = map[string]string{"ReplicaSet": "replicasets", "Job": "jobs"}
+
+// NewGetter reads owners' metadata through rc with a plain GET, decoding only the metadata, so the agent
+// links no apps/v1 or batch/v1 types.
+func NewGetter(rc rest.Interface) Getter {
+	return func(ctx context.Context, ref metav1.OwnerReference, namespace string) (*metav1.ObjectMeta, error) {
+		resource, ok := resources[ref.Kind]
+		if !ok {
+			return nil, fmt.Errorf("kind %s is not read (only %v)", ref.Kind, resources)
+		}
+		cctx, cancel := context.WithTimeout(ctx, getTimeout)
+		defer cancel()
+		raw, err := rc.Get().AbsPath("/apis", ref.APIVersion, "namespaces", namespace, resource, ref.Name).
+			Do(cctx).Raw()
+		if err != nil {
+			return nil, err
+		}
+		var obj metav1.PartialObjectMetadata
+		if err := json.Unmarshal(raw, &obj); err != nil {
+			return nil, fmt.Errorf("decode %s: %w", ref.Kind, err)
+		}
+		return &obj.ObjectMeta, nil
+	}
+}
+
+// Run watches this node's pods through rc until ctx ends.
+func (w *Watch) Run(ctx context.Context, rc rest.Interface) error {
+	lw := cache.NewListWatchFromClient(rc, "pods", metav1.NamespaceAll,
+		fields.OneTermEqualSelector("spec.nodeName", w.Node))
+	inf := cache.NewSharedIndexInformer(lw, &corev1.Pod{}, resyncPeriod, cache.Indexers{})
+	if err := inf.SetTransform(trim); err != nil {
+		return err
+	}
+	_, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { w.observe(ctx, obj) },
+		UpdateFunc: func(_, obj any) { w.observe(ctx, obj) },
+		DeleteFunc: func(obj any) {
+			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = d.Obj
+			}
+			if pod, ok := obj.(*corev1.Pod); ok {
+				w.release(pod)
+			}
+		},
+	})
+	if err != nil {
+		return err
+	}
+	inf.Run(ctx.Done())
+	return nil
+}
+
+func (w *Watch) now() time.Time {
+	if w.Now != nil {
+		return w.Now()
+	}
+	return time.Now()
+}
+
+// trim keeps only what attribution reads, so 5,000 cached pods cost kilobytes each, not their whole spec.
+func trim(obj any) (any, error) {
+	pod, ok := obj.(*corev1.Pod)
+	if !ok {
+		return obj, nil
+	}
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace, UID: pod.UID,
+			ResourceVersion: pod.ResourceVersion, CreationTimestamp: pod.CreationTimestamp,
+			DeletionTimestamp: pod.DeletionTimestamp, OwnerReferences: pod.OwnerReferences},
+		Spec: corev1.PodSpec{NodeName: pod.Spec.NodeName, HostNetwork: pod.Spec.HostNetwork},
+		Status: corev1.PodStatus{Phase: pod.Status.Phase, StartTime: pod.Status.StartTime,
+			PodIPs: pod.Status.PodIPs, HostIPs: pod.Status.HostIPs, HostIP: pod.Status.HostIP},
+	}, nil
+}
+
+// observe records a pod's addresses: a host-network pod's and every pod's host addresses are the node's;
+// a pod that ended releases its addresses.
+func (w *Watch) observe(ctx context.Context, obj any) {
+	pod, ok := obj.(*corev1.Pod)
+	if !ok {
+		return
+	}
+	for _, a := range hostAddrs(pod) {
+		w.History.SetNodeAddress(a)
+	}
+	if pod.Spec.HostNetwork {
+		for _, a := range podAddrs(pod) {
+			w.History.SetNodeAddress(a)
+		}
+		return
+	}
+	if pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
+		w.release(pod)
+		return
+	}
+	addrs := podAddrs(pod)
+	if len(addrs) == 0 {
+		return
+	}
+	wl, err := w.Owners.Workload(ctx, &pod.ObjectMeta)
+	if err != nil && w.Log != nil {
+		w.Log.Warn("pod's workload not resolved; counted under its owner", "pod", pod.Namespace+"/"+pod.Name,
+			"owner", wl.String(), "err", err)
+	}
+	from := pod.CreationTimestamp.Time
+	if pod.Status.StartTime != nil {
+		from = pod.Status.StartTime.Time
+	}
+	for _, a := range addrs {
+		w.History.Hold(a, pod.UID, wl, from)
+	}
+}
+
+func (w *Watch) release(pod *corev1.Pod) {
+	if pod.Spec.HostNetwork {
+		return
+	}
+	now := w.now()
+	for _, a := range podAddrs(pod) {
+		w.History.Release(a, pod.UID, now)
+	}
+}
+
+func podAddrs(pod *corev1.Pod) []netip.Addr {
+	var out []netip.Addr
+	for _, ip := range pod.Status.PodIPs {
+		if a, err := netip.ParseAddr(strings.TrimSpace(ip.IP)); err == nil {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func hostAddrs(pod *corev1.Pod) []netip.Addr {
+	var out []netip.Addr
+	for _, ip := range pod.Status.HostIPs {
+		if a, err := netip.ParseAddr(ip.IP); err == nil {
+			out = append(out, a)
+		}
+	}
+	if a, err := netip.ParseAddr(pod.Status.HostIP); err == nil {
+		out = append(out, a)
+	}
+	return out
+}
