@@ -106,9 +106,9 @@ class WirespeedProvider(ComponentProvider):  # type: ignore[misc]  # the SDK's e
         self._type_defs = result["type_definitions"]
         self._external_enum_types = result["external_enum_types"]
         self._dependencies = sorted(result["dependencies"], key=lambda d: f"{d.name}{d.version}")
-        self.package = generate_schema(
-            PACKAGE, __version__, None, self._component_defs, self._type_defs, self._dependencies
-        ).to_json()
+        definitions = (self._component_defs, self._type_defs, self._dependencies)
+        inferred = generate_schema(PACKAGE, __version__, None, *definitions)
+        self.package = as_the_engine_reads_it(inferred.to_json())
         Provider.__init__(self, __version__, json.dumps(self.package))
 
     def construct(
@@ -124,6 +124,28 @@ class WirespeedProvider(ComponentProvider):  # type: ignore[misc]  # the SDK's e
         except Exception as exc:  # the SDK tells the component's errors from its own by this wrapper
             raise ComponentInitError(exc) from exc
         return ConstructResult(instance.urn, self.get_state(instance, self._component_defs[component.__name__]))
+
+
+def as_the_engine_reads_it(package: dict[str, Any]) -> dict[str, Any]:
+    """``package`` as the engine reads and prints it (``pulumi package get-schema`` re-encodes the schema through
+    pkg/codegen/schema's PackageSpec): an array's items and a map's values carry no description (TypeSpec has no
+    such field; the SDK repeats the property's there), empty lists are left out (``omitempty``), and ``config`` is
+    always present. Served this way, the schema the plugin returns, the committed one and the engine's are one."""
+    normal = _without_nested_descriptions(package, nested=False)
+    normal.setdefault("config", {})
+    return normal  # type: ignore[no-any-return]
+
+
+def _without_nested_descriptions(value: Any, nested: bool) -> Any:
+    if isinstance(value, dict):
+        return {
+            key: _without_nested_descriptions(item, nested=key in ("items", "additionalProperties"))
+            for key, item in value.items()
+            if not (nested and key == "description") and item != []
+        }
+    if isinstance(value, list):
+        return [_without_nested_descriptions(item, nested=False) for item in value]
+    return value
 
 
 def to_args(component: type[pulumi.ComponentResource], inputs: dict[str, Any]) -> Any:
