@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import inspect
 import json
+from collections.abc import Mapping
 from typing import Any, get_origin
 
 import pulumi
@@ -19,7 +20,7 @@ from pulumi.provider.experimental.analyzer import Analyzer
 from pulumi.provider.experimental.component import ComponentProvider
 from pulumi.provider.experimental.schema import generate_schema
 from pulumi.provider.provider import ConstructResult, Provider
-from pulumi.provider.server import ComponentInitError
+from pulumi.provider.server import ComponentInitError, main
 
 from wirespeed import __version__
 from wirespeed.aws.karpenter_pool import KarpenterNodePool
@@ -55,7 +56,8 @@ def args_class(component: type[pulumi.ComponentResource]) -> type:
 def _outputs(component: type[pulumi.ComponentResource]) -> dict[str, Any]:
     """The component's ``pulumi.Output`` attributes (children and plans are Python-only)."""
     annotations = inspect.get_annotations(component, eval_str=True)
-    return {name: hint for name, hint in annotations.items() if get_origin(hint) is pulumi.Output}
+    output: Any = pulumi.Output
+    return {name: hint for name, hint in annotations.items() if get_origin(hint) is output}
 
 
 def _stand_in(component: type[pulumi.ComponentResource]) -> type[pulumi.ComponentResource]:
@@ -77,23 +79,23 @@ def _stand_in(component: type[pulumi.ComponentResource]) -> type[pulumi.Componen
     return stand_in
 
 
-class _Analyzer(Analyzer):  # type: ignore[misc]  # the SDK's experimental module is untyped
+class _Analyzer(Analyzer):
     """The SDK's inference, reading a field's docstring where it is written: on the dataclass (or component) a
     derived type stands for, or on one of its bases (``NetworkOptimizedNodePoolArgs`` inherits ``NodePoolSpec``'s)."""
 
     def get_docstring(self, typ: type, name: str) -> str | None:
         source = wire.SOURCES.get(typ)
         if source is None:
-            return super().get_docstring(typ, name)  # type: ignore[no-any-return]
+            return super().get_docstring(typ, name)
         for base in source.__mro__:
             if base not in (object, pulumi.ComponentResource, pulumi.Resource):
                 found = super().get_docstring(base, name)
                 if found:
-                    return found  # type: ignore[no-any-return]
+                    return found
         return None
 
 
-class WirespeedProvider(ComponentProvider):  # type: ignore[misc]  # the SDK's experimental module is untyped
+class WirespeedProvider(ComponentProvider):
     """The component provider: the SDK's, with construct mapping plain values onto the components' dataclasses."""
 
     def __init__(self) -> None:
@@ -112,13 +114,18 @@ class WirespeedProvider(ComponentProvider):  # type: ignore[misc]  # the SDK's e
         Provider.__init__(self, __version__, json.dumps(self.package))
 
     def construct(
-        self, name: str, resource_type: str, inputs: dict[str, Any], options: pulumi.ResourceOptions | None = None
+        self,
+        name: str,
+        resource_type: str,
+        inputs: Mapping[str, pulumi.Input[Any]],
+        options: pulumi.ResourceOptions | None = None,
     ) -> ConstructResult:
         self.validate_resource_type(self._name, resource_type)
         component = self._components[resource_type.rsplit(":", 1)[-1]]
+        constructor: Any = component  # every component's __init__ is (name, args, opts)
         args = to_args(component, inputs)
         try:
-            instance = component(name, args, options)  # type: ignore[call-arg]  # every component takes args
+            instance = constructor(name, args, options)
         except pulumi.InputPropertiesError:
             raise  # the component's own problems, as the engine lists bad inputs
         except Exception as exc:  # the SDK tells the component's errors from its own by this wrapper
@@ -131,9 +138,9 @@ def as_the_engine_reads_it(package: dict[str, Any]) -> dict[str, Any]:
     pkg/codegen/schema's PackageSpec): an array's items and a map's values carry no description (TypeSpec has no
     such field; the SDK repeats the property's there), empty lists are left out (``omitempty``), and ``config`` is
     always present. Served this way, the schema the plugin returns, the committed one and the engine's are one."""
-    normal = _without_nested_descriptions(package, nested=False)
+    normal: dict[str, Any] = _without_nested_descriptions(package, nested=False)
     normal.setdefault("config", {})
-    return normal  # type: ignore[no-any-return]
+    return normal
 
 
 def _without_nested_descriptions(value: Any, nested: bool) -> Any:
@@ -148,7 +155,7 @@ def _without_nested_descriptions(value: Any, nested: bool) -> Any:
     return value
 
 
-def to_args(component: type[pulumi.ComponentResource], inputs: dict[str, Any]) -> Any:
+def to_args(component: type[pulumi.ComponentResource], inputs: Mapping[str, Any]) -> Any:
     """``inputs`` as ``component``'s args dataclass; every problem found on the way in one InputPropertiesError."""
     cls = args_class(component)
     problems: list[Problem] = []
@@ -160,9 +167,9 @@ def to_args(component: type[pulumi.ComponentResource], inputs: dict[str, Any]) -
 
 def schema() -> dict[str, Any]:
     """The package schema the provider serves (``pulumi package get-schema``)."""
-    return WirespeedProvider().package  # type: ignore[no-any-return]
+    return WirespeedProvider().package
 
 
 def serve() -> None:
     """Run the provider as a plugin: the engine passes its address as the first argument."""
-    pulumi.provider.main(WirespeedProvider(), [])
+    main(WirespeedProvider(), [])

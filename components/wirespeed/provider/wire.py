@@ -82,14 +82,19 @@ def optional_base(hint: Any) -> Any | None:
     return rest[0] if len(rest) == 1 else Union[tuple(rest)]  # noqa: UP007 - built from a runtime tuple
 
 
+def _of(generic: Any, *args: Any) -> Any:
+    """``generic[args]``, for type arguments known only at run time (a type checker reads subscripts statically)."""
+    return generic[args if len(args) > 1 else args[0]]
+
+
 def wire_type(hint: Any) -> Any:
     """The annotation the schema inference reads for a field annotated ``hint``."""
     base = input_base(hint)
     if base is not None:
-        return pulumi.Input[wire_type(base)]
+        return _of(pulumi.Input, wire_type(base))
     base = optional_base(hint)
     if base is not None:
-        return typing.Optional[wire_type(base)]  # noqa: UP045 - built at run time
+        return _of(typing.Optional, wire_type(base))
     if hint in _PLAIN or hint is Any:
         return hint
     origin, args = get_origin(hint), get_args(hint)
@@ -98,9 +103,9 @@ def wire_type(hint: Any) -> Any:
     if _is_union(hint) or (isinstance(hint, type) and issubclass(hint, BaseModel)):
         return Any
     if origin in _SEQUENCES:
-        return list[wire_type(args[0])]  # type: ignore[misc]
+        return _of(list, wire_type(args[0]))
     if origin in _MAPPINGS:
-        return dict[str, wire_type(args[1])]  # type: ignore[misc]
+        return _of(dict, str, wire_type(args[1]))
     if dataclasses.is_dataclass(hint) and isinstance(hint, type):
         return derived(hint)
     raise TypeError(f"no Pulumi schema type for {hint!r}: give the field a type the schema can express")
@@ -114,8 +119,8 @@ def derived(cls: type) -> type:
         for field in dataclasses.fields(cls):
             required = field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING
             wrapper = Required if required else NotRequired
-            fields[field.name] = wrapper[wire_type(annotations[field.name])]
-        typed = TypedDict(cls.__name__, fields)  # type: ignore[operator]  # the functional form, built at run time
+            fields[field.name] = _of(wrapper, wire_type(annotations[field.name]))
+        typed = TypedDict(cls.__name__, fields)  # type: ignore[misc]  # the functional form, named at run time
         # The SDK finds a type's docstrings with inspect.getsource, by module and qualified name: the dataclass's.
         typed.__module__, typed.__qualname__, typed.__doc__ = cls.__module__, cls.__qualname__, cls.__doc__
         _DERIVED[cls] = typed
