@@ -25,6 +25,8 @@ import pytest
 import pulumi_cli
 from conftest import ROOT, require
 from test_provider import BAD
+from wirespeed.kubernetes.node_tuning import NodeTuning
+from wirespeed.provider import host
 
 PLUGIN_DIR = ROOT / "provider"
 PLUGIN = PLUGIN_DIR / "bin" / "pulumi-resource-wirespeed"
@@ -82,3 +84,22 @@ def test_bad_inputs_fail_the_preview_and_the_update_with_the_python_apis_words(t
     assert exported.returncode == 0, exported.stderr
     resources = json.loads(exported.stdout)["deployment"].get("resources") or []
     assert [r["type"] for r in resources if not r["type"].startswith("pulumi:")] == []
+
+
+def test_a_bad_profile_document_fails_the_preview_with_the_profiles_own_words(tmp_path):
+    """What only another language can send (a profile as a document, not a Profile): the provider's own check,
+    in the words `wirespeed profile` uses for a profile file, every problem at once."""
+    require(pulumi_cli.missing())
+    properties = {"profiles": [{"name": "Bad Name", "mtu": {"value": 1}}]}
+    with pytest.raises(pulumi.InputPropertiesError) as raised:
+        host.to_args(NodeTuning, properties)
+    assert len(raised.value.errors) > 1
+    home = tmp_path / "home"
+    project = _program(tmp_path / "project", NodeTuning, properties)
+    assert _run(["stack", "init", "test"], project, home).returncode == 0
+    done = _run(["preview"], project, home)
+    out = done.stdout + done.stderr
+    assert done.returncode != 0, out
+    for error in raised.value.errors:
+        line = rf"- property {re.escape(error['property_path'])}( with value .*)? has a problem: "
+        assert re.search(line + re.escape(error["reason"]), out), out
