@@ -145,9 +145,12 @@ class Analysis:
         return "error"
 
 
-def run(args: list[str], cwd: Path, home: Path, passphrase: str | None = "") -> subprocess.CompletedProcess[str]:
+def run(
+    args: list[str], cwd: Path, home: Path, passphrase: str | None = "", extra_env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     """`pulumi ARGS --non-interactive` in ``cwd`` against the local backend in ``home`` (an empty passphrase by
-    default: the passphrase secrets provider a `file://` stack is created with, without a prompt)."""
+    default: the passphrase secrets provider a `file://` stack is created with, without a prompt), with
+    ``extra_env`` added to the environment (what a plugin the engine launches reads)."""
     (home / "state").mkdir(parents=True, exist_ok=True)
     return subprocess.run(
         [str(PULUMI), *args, "--non-interactive"],
@@ -156,7 +159,7 @@ def run(args: list[str], cwd: Path, home: Path, passphrase: str | None = "") -> 
         timeout=TIMEOUT_S,
         check=False,
         cwd=cwd,
-        env=environment(home, passphrase),
+        env={**environment(home, passphrase), **(extra_env or {})},
     )
 
 

@@ -18,7 +18,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import (
     AfterValidator,
@@ -660,10 +660,20 @@ def _describe(error: Mapping[str, Any]) -> str:
     return f"{_json(error.get('input'))} is not allowed: {_allowed(error)}"
 
 
+_Model = TypeVar("_Model", bound=BaseModel)
+
+
 def validate_profile(data: Mapping[str, Any]) -> Profile:
     """Validate a profile document, collecting every problem before raising one :class:`ProfileError`."""
+    return validate_model(Profile, data)
+
+
+def validate_model(model: type[_Model], data: Mapping[str, Any]) -> _Model:
+    """``data`` as ``model`` (a profile, or a part of one such as :class:`Outbound`), every problem in one
+    :class:`ProfileError` with its JSON pointer within ``data``: the component provider reads the plain values
+    other Pulumi languages send through this, in the words a profile document gets."""
     try:
-        return Profile.model_validate(dict(data))
+        return model.model_validate(dict(data))
     except ValidationError as exc:
         problems = []
         for err in exc.errors():
