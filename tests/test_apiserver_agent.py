@@ -228,6 +228,8 @@ def test_the_agents_token_has_exactly_its_service_accounts_rbac(agent):
     assert user["username"] == f"system:serviceaccount:{NAMESPACE}:wirespeed-agent"
     assert user["extra"]["authentication.kubernetes.io/node-name"] == ["node-a"]
     assert agent.as_agent("get", "node", "node-a", "-o", "name").stdout.strip() == "node/node-a"
+    # Reading Pods is granted for the SNAT attribution (the agent's informer asks for its own node's only).
+    assert agent.as_agent("get", "pods", "-n", NAMESPACE, "-o", "name").returncode == 0
     user = f'User "system:serviceaccount:{NAMESPACE}:wirespeed-agent"'
     for args, message in [
         (
@@ -239,8 +241,13 @@ def test_the_agents_token_has_exactly_its_service_accounts_rbac(agent):
             f'nodes "node-b" is forbidden: {user} cannot delete resource "nodes" in API group "" at the cluster scope',
         ),
         (
-            ["get", "pods", "-n", NAMESPACE],
-            f'pods is forbidden: {user} cannot list resource "pods" in API group "" in the namespace "{NAMESPACE}"',
+            ["delete", "pod", "x", "-n", NAMESPACE],
+            f'pods "x" is forbidden: {user} cannot delete resource "pods" in API group "" in the namespace "{NAMESPACE}"',
+        ),
+        (
+            ["get", "configmaps", "-n", NAMESPACE],
+            f'configmaps is forbidden: {user} cannot list resource "configmaps" in API group "" in the namespace '
+            f'"{NAMESPACE}"',
         ),
         (
             ["get", "secrets", "-n", "default"],

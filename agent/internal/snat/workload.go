@@ -26,8 +26,12 @@ const (
 // UnknownWorkload is what an address no known pod held is attributed to.
 var UnknownWorkload = Workload{Name: KindUnknown, Kind: KindUnknown}
 
-// String is how messages name a workload: "checkout/payments-api (Deployment)", "aks-pool-1 (node)".
+// String is how messages name a workload: "checkout/payments-api (Deployment)", "aks-pool-1 (node)"; an
+// unattributed address says why it has no name, as "unknown (unknown)" would not.
 func (w Workload) String() string {
+	if w.Kind == KindUnknown {
+		return "unknown (no pod on this node held the address)"
+	}
 	if w.Namespace == "" {
 		return w.Name + " (" + w.Kind + ")"
 	}

@@ -61,12 +61,12 @@ func TestPortsAreAttributedToWorkloadsWithFakeAttributor(t *testing.T) {
 	s := tab.Tick(at(2))
 	// Ties go by destination, then namespace: the unknown pod (no namespace) before batch/export.
 	want := map[string]int{"checkout/payments-api (Deployment) 52.1.2.3:443/tcp": 3,
-		"unknown (unknown) 52.1.2.3:443/tcp": 1, "other": 2}
+		"unknown (no pod on this node held the address) 52.1.2.3:443/tcp": 1, "other": 2}
 	if got := byWorkload(s); !reflect.DeepEqual(got, want) || !s.Attributed {
 		t.Fatalf("%v, want %v", got, want)
 	}
 	if got := names(s.MaxWorkloads); !reflect.DeepEqual(got, []string{"checkout/payments-api (Deployment) 3",
-		"unknown (unknown) 1", "batch/export (CronJob) 1"}) {
+		"unknown (no pod on this node held the address) 1", "batch/export (CronJob) 1"}) {
 		t.Fatalf("the busiest destination's workloads: %v", got)
 	}
 	attr[netip.MustParseAddr("10.244.1.12")] = struct {

@@ -182,7 +182,8 @@ def _is_model(hint: Any) -> bool:
 def _single(hint: Any, value: Any, where: str, problems: list[Problem]) -> Any:
     origin, args = get_origin(hint), get_args(hint)
     if hint is int and isinstance(value, float):
-        # The engine sends every number as a float (docs/pulumi-facts: observed); a fraction was never whole.
+        # The engine sends every number as a float (a google.protobuf.Struct's numbers are doubles: pulumi/pulumi
+        # v3.276.0 sdk/go/common/resource/plugin/rpc.go, MarshalPropertyValue); a fraction was never whole.
         if value.is_integer():
             return int(value)
         problems.append(Problem.refused(where, value, "a whole number"))
