@@ -102,7 +102,11 @@ def test_outbound_that_does_not_fit_prints_the_plan_then_exits_2_under_pulumi_mo
     out = run("plan", str(BASIC), "--stack", "prod")
     assert out.returncode == 2
     assert "Does NOT fit: short by 64,000 ports." in out.stdout
-    assert out.stderr == "error: cluster aks-plan: 192,000 SNAT ports required but 128,000 available\n"
+    assert out.stderr == (
+        "error: cluster aks-plan: 192,000 SNAT ports required but 128,000 available; to fit, give it at least 3 "
+        "outbound IPs (managedOutboundIPs.count), lower allocatedOutboundPorts to at most 2,664 or keep the pools to "
+        "at most 32 nodes at maxCount plus surge in all (it stops fitting at 33)\n"
+    )
 
 
 def test_one_line_errors_for_bad_projects(tmp_path):

@@ -350,6 +350,10 @@ class CapacityFix:
             )
         return fixes or ["use a NAT gateway (outboundType managedNATGateway)"]
 
+    def aks_text(self) -> str:
+        """:meth:`text` in the AKS API's names, as `plan` and `size` print a plan that does not fit."""
+        return self.text("managedOutboundIPs.count", "allocatedOutboundPorts", "the pools")
+
     def text(self, ips_where: str, ports_name: str, nodes_where: str | None = None) -> str:
         """:meth:`phrases` joined, without a capital or a full stop: ``give it at least 7 ... or lower ...``."""
         fixes = self.phrases(ips_where, ports_name, nodes_where)
@@ -456,7 +460,7 @@ class LoadBalancerPlan:
             lines.append(
                 f"Does NOT fit: short by {-self.headroom_ports:,} ports. AKS will reject it with "
                 f"InvalidLoadBalancerProfileAllocatedOutboundPorts. To fit, "
-                f"{fix.text('managedOutboundIPs.count', 'allocatedOutboundPorts', 'the pools')}."
+                f"{fix.aks_text()}."
             )
         if self.dynamic_default_ports is None:
             lines.append(
