@@ -114,7 +114,7 @@ def test_the_summary_comes_first_and_details_add_user_data_and_tuning_paths_unde
     assert sections[-1] == "## Policy"
     assert "## EKS user data" not in sections
     assert "## Tuning paths" not in sections
-    assert "Not shown: the EKS user data (" in text
+    assert "Not shown: the launch templates' user data (" in text
     wirespeed = shutil.which("wirespeed", path=str(Path(sys.executable).parent)) or "wirespeed"
     args = [wirespeed, "plan", "examples/eks-c6in", "--details"]
     out = subprocess.run(args, capture_output=True, text=True, timeout=300, check=False, cwd=ROOT)

@@ -149,9 +149,11 @@ class PlanReview:
     def hidden_details(self) -> list[str]:
         """What the text plan leaves to ``--details`` for this program (both always in ``--json``)."""
         hidden = []
-        user_data = user_data_section(self.plan) + karpenter_user_data(self.plan)
-        if user_data:
-            hidden.append(f"the EKS user data ({len(user_data):,} lines)")
+        scripts = user_data_section(self.plan)
+        if scripts:
+            hidden.append(f"the launch templates' user data ({len(scripts):,} lines)")
+        if karpenter_user_data(self.plan):
+            hidden.append("the EC2NodeClasses' user data parts")
         if self.tuning_platforms():
             hidden.append("the tuning paths (which mechanism sets each setting, per platform)")
         return hidden

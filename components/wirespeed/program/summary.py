@@ -17,8 +17,9 @@ if TYPE_CHECKING:
     from wirespeed.program.review import PlanReview
 
 POLICY_HEADING = "Policy (wirespeed's rules, as the policy pack runs them)"
-# The pools a program can register beside AKS's (which PlanReview.pools reviews in full): EKS managed node groups
-# and Karpenter NodePools, each summarised by wirespeed.program.summaries.
+# The pools a program can register beside AKS's agent pools (which PlanReview.pools reviews in full): EKS managed
+# node groups and Karpenter NodePools (AKS node auto-provisioning's included), each summarised by
+# wirespeed.program.summaries.
 NODE_POOL_TYPES = ("aws:eks/nodeGroup:NodeGroup", "kubernetes:karpenter.sh/v1:NodePool")
 NAT_GATEWAY_TYPE = "aws:ec2/natGateway:NatGateway"
 # The rules that judge AWS NAT egress: an AWS gateway's fit is theirs to say (the plan has no demand to check).
@@ -39,7 +40,6 @@ def _resources(review: PlanReview) -> str:
 
 def _pools(review: PlanReview) -> list[str]:
     lines = [f"- {p.name} (cluster {p.cluster}): {p.to_json()['vm_size']}; {p.nodes()}" for p in review.pools]
-    lines.extend(f"- {n.name} (NAP NodePool)" for n in review.auto_provisioned)
     for r in review.plan.resources:
         if r.type in NODE_POOL_TYPES:
             said = summarise(r, review.plan)
