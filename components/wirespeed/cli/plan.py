@@ -22,6 +22,17 @@ from wirespeed.errors import UserError
 PROGRAM_TIMEOUT_S = 300
 
 
+DetailsFlag = Annotated[
+    bool,
+    typer.Option(
+        "--details",
+        help="Also print the EKS user data scripts and the tuning-path table (always in --json).",
+    ),
+]
+# --details where it would change nothing: refused, not ignored.
+NO_DETAILS = "shows a Pulumi program's user data and tuning paths; {planned} has neither, so leave {{it}} out"
+
+
 def register(app: typer.Typer) -> None:
     app.command("plan")(plan)
 
@@ -69,13 +80,7 @@ def plan(
             help="Seconds the Pulumi program may run before it is stopped and the plan fails (exit 2).",
         ),
     ] = PROGRAM_TIMEOUT_S,
-    details: Annotated[
-        bool,
-        typer.Option(
-            "--details",
-            help="Also print the EKS user data scripts and the tuning-path table (always in --json).",
-        ),
-    ] = False,
+    details: DetailsFlag = False,
     as_json: JsonFlag = False,
 ) -> None:
     """Plan offline: run a Pulumi program under mocks (resources, sizing, what would replace a pool), or size a
@@ -85,8 +90,7 @@ def plan(
             fail("--workload plans a workload file: give it alone, without DIR, --stack or --compare")
         if policy_config is not None:
             fail("--policy-config checks the resources a Pulumi program registers: give DIR, not --workload")
-        _refuse_timeout(ctx, "--workload runs none, so leave {it} out")
-        _refuse_details(ctx, "a workload file")
+        _refuse_timeout(ctx, "--workload runs none, so leave {it} out", "a workload file")
         _plan_workload(workload, as_json, announce=None)
         return
     announce = None
@@ -99,8 +103,8 @@ def plan(
                 fail("--stack and --compare need a Pulumi project: no Pulumi.yaml in the current directory")
             if policy_config is not None:
                 fail("--policy-config needs a Pulumi project: no Pulumi.yaml in the current directory")
-            _refuse_timeout(ctx, "no Pulumi.yaml in the current directory, so none runs: give DIR or leave {it} out")
-            _refuse_details(ctx, "the bundled example workload")
+            why = "no Pulumi.yaml in the current directory, so none runs: give DIR or leave {it} out"
+            _refuse_timeout(ctx, why, "the bundled example workload")
             _plan_workload(
                 None,
                 as_json,
@@ -109,25 +113,21 @@ def plan(
             )
             return
     if as_json:
-        refuse_unused(
-            flags_given(ctx, "details"), "--json always carries the user data and tuning paths: leave {it} out"
-        )
+        _refuse_details(ctx, "--json always carries the user data and tuning paths: leave {it} out")
     # Read before anything is printed, so a bad config is the only line of output.
     config = load_config(policy_config, "--policy-config")
     _plan_program(directory, stack, compare, config, as_json, announce, timeout, details)
 
 
-def _refuse_timeout(ctx: typer.Context, why: str) -> None:
-    """--timeout where no Pulumi program runs: refused, not ignored."""
+def _refuse_timeout(ctx: typer.Context, why: str, planned: str) -> None:
+    """--timeout and --details where no Pulumi program runs (``planned`` is what is planned instead): refused, not
+    ignored."""
     refuse_unused(flags_given(ctx, "timeout"), "bounds a Pulumi program's run; " + why)
+    _refuse_details(ctx, NO_DETAILS.format(planned=planned))
 
 
-def _refuse_details(ctx: typer.Context, planned: str) -> None:
-    """--details where no program's plan is printed: refused, not ignored."""
-    refuse_unused(
-        flags_given(ctx, "details"),
-        f"shows a Pulumi program's user data and tuning paths; {planned} has neither, so leave {{it}} out",
-    )
+def _refuse_details(ctx: typer.Context, why: str) -> None:
+    refuse_unused(flags_given(ctx, "details"), why)
 
 
 def _width() -> int:

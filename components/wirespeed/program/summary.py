@@ -5,16 +5,26 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from wirespeed.program.model import STACK_TYPE
-from wirespeed.program.sections import OutboundReview
+from wirespeed.program.model import STACK_TYPE, ProgramPlan
+from wirespeed.program.sections import OutboundReview, PoolReview
 from wirespeed.program.summaries import summarise
 from wirespeed.program.text import fmt
 from wirespeed.rules import Violation
 
-if TYPE_CHECKING:
-    from wirespeed.program.review import PlanReview
+
+class PlanReview(Protocol):
+    """What the summary reads of ``wirespeed.program.review.PlanReview`` (a Protocol: review imports this module)."""
+
+    @property
+    def plan(self) -> ProgramPlan: ...
+    @property
+    def pools(self) -> tuple[PoolReview, ...]: ...
+    @property
+    def outbound(self) -> tuple[OutboundReview, ...]: ...
+    def hidden_details(self) -> list[str]: ...
+
 
 POLICY_HEADING = "Policy (wirespeed's rules, as the policy pack runs them)"
 # The pools a program can register beside AKS's agent pools (which PlanReview.pools reviews in full): EKS managed
