@@ -67,7 +67,7 @@ def test_eks_c6in_registers_node_groups_nat_egress_and_tuning_under_pulumi_mocks
         counts[r.type] = counts.get(r.type, 0) + 1
     assert counts == {
         "wirespeed:index:NatEgress": 1,
-        "aws:ec2/eip:Eip": 6,  # 120,000 connections / 55,000 per IP -> 3 per AZ, 2 AZs
+        "aws:ec2/eip:Eip": 4,  # 100,000 connections / 55,000 per IP -> 2 per AZ, 2 AZs (the default quota)
         "aws:ec2/natGateway:NatGateway": 2,
         "aws:ec2/route:Route": 2,
         "aws:cloudwatch/metricAlarm:MetricAlarm": 2,

@@ -37,6 +37,12 @@ def plans() -> dict[str, Resources]:
     return {example.name: run_program(example, _stack(example)).resources for example in EXAMPLES}
 
 
+@pytest.fixture(scope="module")
+def default_plans() -> dict[str, Resources]:
+    """Each example on its Pulumi.yaml defaults: what `wirespeed plan examples/NAME` shows a newcomer first."""
+    return {example.name: run_program(example, None).resources for example in EXAMPLES}
+
+
 def test_the_examples_are_found():
     assert {"aks-dsv6", "aks-natgw", "aks-existing-cluster"} <= {e.name for e in EXAMPLES}
 
@@ -44,6 +50,16 @@ def test_the_examples_are_found():
 @pytest.mark.parametrize("example", [e.name for e in EXAMPLES])
 def test_every_example_passes_the_rules_under_pulumi_mocks(plans, example):
     found = verdicts(plans[example], resolve_config(None))
+    assert [(v.rule_id, v.resource_name, v.message) for v in found if v.enforcement != "advisory"] == []
+    advisories = {(v.rule_id, v.resource_name) for v in found if v.enforcement == "advisory"}
+    assert advisories == ADVISORIES.get(example, set())
+
+
+@pytest.mark.parametrize("example", [e.name for e in EXAMPLES])
+def test_every_example_on_its_defaults_passes_the_rules_under_pulumi_mocks(default_plans, example):
+    """The same on Pulumi.yaml's defaults (no stack file): a shipped example raises no finding against itself but
+    the ones listed with their reason in ADVISORIES."""
+    found = verdicts(default_plans[example], resolve_config(None))
     assert [(v.rule_id, v.resource_name, v.message) for v in found if v.enforcement != "advisory"] == []
     advisories = {(v.rule_id, v.resource_name) for v in found if v.enforcement == "advisory"}
     assert advisories == ADVISORIES.get(example, set())

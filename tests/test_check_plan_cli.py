@@ -16,7 +16,8 @@ from conftest import ROOT
 NATGW = ROOT / "examples" / "aks-natgw"
 DSV6 = ROOT / "examples" / "aks-dsv6"
 BASIC = ROOT / "tests" / "fixtures" / "programs" / "aks-basic"
-CLEAN = "Policy (wirespeed's rules, as the policy pack runs them): no violations."
+POLICY_HEADING = "Policy (wirespeed's rules, as the policy pack runs them)"
+CLEAN = f"{POLICY_HEADING}: no violations."
 
 
 def test_a_compliant_example_plans_with_no_violations_under_pulumi_mocks():
@@ -36,7 +37,11 @@ def test_a_mandatory_violation_prints_the_verdicts_then_exits_2_under_pulumi_moc
         "netdev-backlog-minimum on profile, nic-ring-minimum on profile, tuning-agent-present on aks); the plan above "
         "says what to set, or --policy-config sets other thresholds and levels\n"
     )
-    verdicts = out.stdout.split("Policy (wirespeed's rules, as the policy pack runs them): ", 1)[1].splitlines()
+    summary = out.stdout.split("## Summary\n", 1)[1].split("\n\n", 1)[0]
+    assert "8 violation(s), 7 mandatory, 1 advisory" in " ".join(summary.split())
+    # The full verdicts close the plan, wrapped to 100 columns: a continuation line is indented past its verdict's.
+    section = out.stdout.split("## Policy\n", 1)[1].removeprefix(POLICY_HEADING + ": ")
+    verdicts = section.replace("\n    ", " ").splitlines()
     assert verdicts[0] == "8 violation(s):"
     assert verdicts[1].startswith(
         "  mandatory netdev-backlog-minimum on aks (azure-native:containerservice:ManagedCluster): "

@@ -97,6 +97,13 @@ REFUSED = [
     pytest.param(["plan", "--workload", WORKLOAD, "--timeout", "5"], ["--timeout"],
                  "error: --timeout 5: bounds a Pulumi program's run; --workload runs none, so leave it out",
                  id="plan-workload-timeout"),
+    # plan: --details shows a program's user data and tuning paths; a workload file has neither, --json has both.
+    pytest.param(["plan", "--workload", WORKLOAD, "--details"], ["--details"],
+                 "error: --details: shows a Pulumi program's user data and tuning paths; a workload file has neither, "
+                 "so leave it out", id="plan-workload-details"),
+    pytest.param(["plan", "tests/fixtures/programs/aks-basic", "--json", "--details"], ["--details"],
+                 "error: --details: --json always carries the user data and tuning paths: leave it out",
+                 id="plan-json-details"),
 ]  # fmt: skip
 
 

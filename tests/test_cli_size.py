@@ -26,9 +26,52 @@ def test_azure_lb_infeasible_fixed_ips_exits_2_with_one_line():
     out = wirespeed("size", "azure-lb", "--pool", "9:0", "--ports", "8000", "--outbound-ips", "1")
     assert out.returncode == 2
     assert out.stderr == (
-        "error: --outbound-ips 1: 1 IP(s) x 64,000 = 64,000 ports available but 72,000 required (8,000 x 9 nodes)\n"
+        "error: --outbound-ips 1: 1 IP(s) x 64,000 = 64,000 ports available but 72,000 required (8,000 x 9 nodes); "
+        "to fit, give it at least 2 outbound IPs (--outbound-ips), lower --ports to at most 7,104 or keep the pools "
+        "(--pool) to at most 8 nodes at maxCount plus surge in all (it stops fitting at 9)\n"
     )
     assert "Does NOT fit" in out.stdout
+
+
+def test_azure_lb_that_does_not_fit_prints_the_fixes_aks_snat_capacity_computes():
+    """The issue's case: 4,000 ports x 102 nodes on 5 IPs. The numbers are the rule's (sizing.azure_lb.capacity_fix,
+    which aks-snat-capacity words in `wirespeed check`): 7 IPs, or at most 3,136 ports, or 80 nodes."""
+    out = wirespeed("size", "azure-lb", "--pool", "100:2", "--ports", "4000", "--outbound-ips", "5")
+    assert out.returncode == 2
+    assert out.stderr == (
+        "error: --outbound-ips 5: 5 IP(s) x 64,000 = 320,000 ports available but 408,000 required (4,000 x 102 "
+        "nodes); to fit, give it at least 7 outbound IPs (--outbound-ips), lower --ports to at most 3,136 or keep the "
+        "pools (--pool) to at most 80 nodes at maxCount plus surge in all (it stops fitting at 81)\n"
+    )
+    assert (
+        "To fit, give it at least 7 outbound IPs (managedOutboundIPs.count), lower allocatedOutboundPorts to at most "
+        "3,136 or keep the pools to at most 80 nodes at maxCount plus surge in all (it stops fitting at 81)."
+    ) in out.stdout
+    # Each fix does fit, and the pool size is the edge: 78 + 2 = 80 nodes fit, 79 + 2 = 81 do not.
+    for pool, ports, ips, fits in [
+        ("100:2", "4000", "7", True),
+        ("100:2", "3136", "5", True),
+        ("100:2", "3144", "5", False),
+        ("78:2", "4000", "5", True),
+        ("79:2", "4000", "5", False),
+    ]:
+        out = wirespeed("size", "azure-lb", "--pool", pool, "--ports", ports, "--outbound-ips", ips)
+        assert out.returncode == (0 if fits else 2), (pool, ports, ips)
+
+
+@pytest.mark.parametrize(
+    ("spec", "said"),
+    [
+        ("60:2:throughput", "a third field, 'throughput': --pool has only two"),
+        ("apps:Standard_D16s_v6:3:60", "this is the stack config's pool format NAME:VM_SIZE:MIN:MAX"),
+        ("60:x", "SURGE 'x' must be a node count or a percent"),
+        ("x:2", "MAX 'x' must be a whole number between 1 and 1,000"),
+    ],
+)
+def test_every_pool_error_names_the_field_that_is_wrong(spec, said):
+    out = wirespeed("size", "azure-lb", "--pool", spec, "--ports", "1000")
+    assert out.returncode == 2
+    assert out.stderr.startswith(f"error: --pool {spec!r} is not allowed: {said}"), out.stderr
 
 
 def test_azure_lb_computes_minimum_ips_from_workload():
@@ -57,12 +100,12 @@ AZURE_LB_BAD_INPUT = [
     ),
     pytest.param(
         ["--pool", "10:x", "--ports", "1024"],
-        "error: --pool '10:x' is not allowed: SURGE must be a node count or a percent, e.g. 2 or 10%",
+        "error: --pool '10:x' is not allowed: SURGE 'x' must be a node count or a percent, e.g. 2 or 10%",
         id="bad-surge",
     ),
     pytest.param(
         ["--pool", "10", "--pool", "20:5", "--pool", "10:x", "--ports", "1024"],
-        "error: --pool #3 '10:x' is not allowed: SURGE must be a node count or a percent, e.g. 2 or 10%",
+        "error: --pool #3 '10:x' is not allowed: SURGE 'x' must be a node count or a percent, e.g. 2 or 10%",
         id="bad-surge-says-which-pool",
     ),
     pytest.param(
@@ -165,7 +208,7 @@ def test_azure_lb_bad_input_through_the_console_script():
     out = wirespeed("size", "azure-lb", "--pool", "10", "--pool", "10:x", "--ports", "1024")
     assert (out.returncode, out.stdout) == (2, "")
     assert out.stderr == (
-        "error: --pool #2 '10:x' is not allowed: SURGE must be a node count or a percent, e.g. 2 or 10%\n"
+        "error: --pool #2 '10:x' is not allowed: SURGE 'x' must be a node count or a percent, e.g. 2 or 10%\n"
     )
 
 

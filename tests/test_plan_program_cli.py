@@ -101,8 +101,12 @@ def test_a_component_refusal_is_one_heading_and_a_line_per_problem_under_pulumi_
 def test_outbound_that_does_not_fit_prints_the_plan_then_exits_2_under_pulumi_mocks():
     out = run("plan", str(BASIC), "--stack", "prod")
     assert out.returncode == 2
-    assert "Does NOT fit: short by 64,000 ports." in out.stdout
-    assert out.stderr == "error: cluster aks-plan: 192,000 SNAT ports required but 128,000 available\n"
+    assert "Does NOT fit: short by 64,000 ports." in _unwrapped(out.stdout)
+    assert out.stderr == (
+        "error: cluster aks-plan: 192,000 SNAT ports required but 128,000 available; to fit, give it at least 3 "
+        "outbound IPs (managedOutboundIPs.count), lower allocatedOutboundPorts to at most 2,664 or keep the pools to "
+        "at most 32 nodes at maxCount plus surge in all (it stops fitting at 33)\n"
+    )
 
 
 def test_one_line_errors_for_bad_projects(tmp_path):
@@ -120,12 +124,17 @@ def test_one_line_errors_for_bad_projects(tmp_path):
         assert (out.returncode, out.stderr) == (2, stderr), args
 
 
+def _unwrapped(text: str) -> str:
+    """The plan's text with its 100-column wrapping undone (every run of whitespace one space), for a phrase."""
+    return " ".join(text.split())
+
+
 def test_compare_marks_the_replaced_pool_under_pulumi_mocks(tmp_path):
     previous = tmp_path / "previous.json"
     previous.write_text(run("plan", str(BASIC), "--json").stdout)
     out = run("plan", str(BASIC), "--stack", "prod", "--compare", str(previous))
     assert '- ingest (cluster aks-plan) REPLACES THE POOL: vmSize "Standard_D16s_v6" -> "Standard_D32s_v6"' in (
-        out.stdout
+        _unwrapped(out.stdout)
     )
     missing = run("plan", str(BASIC), "--compare", str(tmp_path / "none.json"))
     assert (missing.returncode, missing.stderr) == (
@@ -189,7 +198,9 @@ def test_an_aks_plan_flags_the_vf_rings_of_a_200_gbps_pool_never_enas_under_pulu
     (tmp_path / "Pulumi.test.yaml").write_text(f"config:\n  wirespeed:pools: {pools}\n")
     out = run("plan", ".", "--stack", "test", cwd=tmp_path)
     assert out.returncode == 2, out.stderr
-    rings = [line for line in out.stdout.splitlines() if "mandatory nic-ring-minimum" in line]
+    # The verdicts in full close the plan (## Policy), each wrapped to 100 columns under a 4-space indent.
+    policy = out.stdout.split("## Policy\n", 1)[1].replace("\n    ", " ")
+    rings = [line for line in policy.splitlines() if "mandatory nic-ring-minimum" in line]
     assert [line.split("): rings.")[1].split(" ")[0] for line in rings] == [
         f"{driver}.{direction}" for driver in ("mana", "mlx4_en", "mlx5_core") for direction in ("rx", "tx")
     ]

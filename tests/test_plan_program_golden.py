@@ -20,8 +20,11 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
+from wirespeed.check.registered import verdicts
 from wirespeed.program import run_program
 from wirespeed.program.review import review
+from wirespeed.program.text import PLAIN_WIDTH
+from wirespeed.rules import resolve_config
 
 GOLDEN = ROOT / "tests" / "golden" / "plan"
 REGEN = os.environ.get("UPDATE_GOLDEN") == "1"
@@ -46,8 +49,12 @@ PROJECTS = [
 
 
 def rendered(directory: str, stack: str | None) -> tuple[str, str]:
-    result = review(run_program(ROOT / directory, stack))
-    return result.explain(directory) + "\n", json.dumps(result.to_json(), indent=2) + "\n"
+    """The text `wirespeed plan` prints off a terminal (the summary with the policy verdicts at the default levels,
+    wrapped to 100 columns), and the review's JSON."""
+    planned = run_program(ROOT / directory, stack)
+    result = review(planned)
+    text = result.explain(directory, verdicts(planned.resources, resolve_config(None)), width=PLAIN_WIDTH)
+    return text + "\n", json.dumps(result.to_json(), indent=2) + "\n"
 
 
 @pytest.mark.parametrize(("name", "directory", "stack"), PROJECTS, ids=[p[0] for p in PROJECTS])
@@ -73,9 +80,7 @@ def test_the_cli_prints_exactly_the_golden_plan_under_pulumi_mocks():
     args = [wirespeed, "plan", directory] + (["--stack", stack] if stack else [])
     out = subprocess.run(args, capture_output=True, text=True, timeout=300, check=False, cwd=ROOT)
     assert out.returncode == 0, out.stderr
-    # The CLI ends with the policy rules' verdicts (tests/test_check_plan_cli.py); the golden file is the plan.
-    verdicts = "Policy (wirespeed's rules, as the policy pack runs them): no violations.\n"
-    assert out.stdout == (GOLDEN / f"{name}.txt").read_text() + verdicts
+    assert out.stdout == (GOLDEN / f"{name}.txt").read_text()
 
 
 @pytest.mark.parametrize("stack", [None, "dev"], ids=["root-defaults", "root-dev"])
@@ -87,4 +92,35 @@ def test_the_root_project_passes_wirespeeds_own_policy(stack):
     args = [wirespeed, "plan", "."] + (["--stack", stack] if stack else [])
     out = subprocess.run(args, capture_output=True, text=True, timeout=300, check=False, cwd=ROOT)
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr
-    assert out.stdout.endswith("Policy (wirespeed's rules, as the policy pack runs them): no violations.\n")
+    assert out.stdout.endswith("## Policy\nPolicy (wirespeed's rules, as the policy pack runs them): no violations.\n")
+
+
+@pytest.mark.parametrize("name", [p[0] for p in PROJECTS])
+def test_no_prose_line_of_a_golden_plan_is_wider_than_100_columns(name):
+    """Off a terminal `plan` wraps to 100 columns; only a word longer than that (an ID, a URL) may stick out."""
+    fenced = False
+    for number, line in enumerate((GOLDEN / f"{name}.txt").read_text().splitlines(), start=1):
+        if line.startswith("```"):
+            fenced = not fenced
+            continue
+        if not fenced and len(line) > PLAIN_WIDTH:
+            assert " " not in line.strip(), f"{name}.txt:{number} is {len(line)} columns"
+
+
+def test_the_summary_comes_first_and_details_add_user_data_and_tuning_paths_under_pulumi_mocks():
+    text = (GOLDEN / "eks-c6in.txt").read_text()
+    sections = [line for line in text.splitlines() if line.startswith("## ")]
+    assert sections[0] == "## Summary"
+    assert sections[-1] == "## Policy"
+    assert "## EKS user data" not in sections
+    assert "## Tuning paths" not in sections
+    assert "Not shown: the launch templates' user data (" in text
+    wirespeed = shutil.which("wirespeed", path=str(Path(sys.executable).parent)) or "wirespeed"
+    args = [wirespeed, "plan", "examples/eks-c6in", "--details"]
+    out = subprocess.run(args, capture_output=True, text=True, timeout=300, check=False, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    detailed = [line for line in out.stdout.splitlines() if line.startswith("## ")]
+    assert "## EKS user data" in detailed
+    assert "## Tuning paths" in detailed
+    assert detailed[0] == "## Summary"
+    assert "Not shown:" not in out.stdout

@@ -159,7 +159,8 @@ def test_config_errors_are_all_reported_at_once():
     known = ", ".join(sorted(ISSUE_7_RULES + ISSUE_17_RULES + ISSUE_25_RULES))
     assert str(caught.value) == (
         "invalid policy config:\n"
-        f"  aks-snat-port-minimum: is not a wirespeed rule (known: all, check, {known})\n"
+        '  aks-snat-port-minimum: is not a wirespeed rule (did you mean "aks-snat-ports-minimum"?) '
+        f"(known: all, check, {known})\n"
         '  all: "strict" is not allowed: must be one of advisory, mandatory, remediate, disabled\n'
         "  aks-snat-ports-minimum.maxPorts: is not a setting of this rule (known: enforcementLevel, minimumPorts)\n"
         "  aks-snat-ports-minimum.minimumPorts: 3.5 is not allowed: must be a whole number between 8 and 64,000\n"

@@ -88,10 +88,15 @@ def test_pool_spec(spec, max_count, surge_nodes):
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        pytest.param("abc", "--pool: 'abc' is not allowed: MAX[:SURGE], e.g. 100, 100:2 or 100:10%", id="not-a-number"),
+        pytest.param(
+            "abc",
+            "--pool: 'abc' is not allowed: MAX 'abc' must be a whole number between 1 and 1,000 (AKS nodes per pool): "
+            "MAX[:SURGE], e.g. 100, 100:2 or 100:10%",
+            id="not-a-number",
+        ),
         pytest.param(
             "10:x",
-            "--pool: '10:x' is not allowed: SURGE must be a node count or a percent, e.g. 2 or 10%",
+            "--pool: '10:x' is not allowed: SURGE 'x' must be a node count or a percent, e.g. 2 or 10%",
             id="bad-surge",
         ),
         pytest.param(
@@ -120,15 +125,42 @@ def test_pool_spec(spec, max_count, surge_nodes):
         ),
         pytest.param(
             "10:1/3%",
-            "--pool: '10:1/3%' is not allowed: SURGE must be a node count or a percent, e.g. 2 or 10%",
+            "--pool: '10:1/3%' is not allowed: SURGE '1/3%' must be a node count or a percent, e.g. 2 or 10%",
             id="fraction-percent",
         ),
         pytest.param(
             "10:nan%",
-            "--pool: '10:nan%' is not allowed: SURGE must be a node count or a percent, e.g. 2 or 10%",
+            "--pool: '10:nan%' is not allowed: SURGE 'nan%' must be a node count or a percent, e.g. 2 or 10%",
             id="nan-percent",
         ),
-        pytest.param("-5", "--pool: '-5' is not allowed: MAX[:SURGE], e.g. 100, 100:2 or 100:10%", id="negative"),
+        pytest.param(
+            "60:2:throughput",
+            "--pool: '60:2:throughput' is not allowed: a third field, 'throughput': --pool has only two, MAX[:SURGE], "
+            "e.g. 100, 100:2 or 100:10%",
+            id="third-field",
+        ),
+        pytest.param(
+            "apps:Standard_D16s_v6:3:60",
+            "--pool: 'apps:Standard_D16s_v6:3:60' is not allowed: this is the stack config's pool format "
+            "NAME:VM_SIZE:MIN:MAX[:SURGE[:PROFILE]] (the wirespeed:pools and wirespeed:systemPool keys of Pulumi.yaml "
+            "or a Pulumi.<stack>.yaml, which `wirespeed plan DIR` reads); --pool takes only its MAX[:SURGE]: --pool 60",
+            id="stack-config-format",
+        ),
+        pytest.param(
+            "apps:Standard_D16s_v6:3:60:10%:throughput",
+            "--pool: 'apps:Standard_D16s_v6:3:60:10%:throughput' is not allowed: this is the stack config's pool "
+            "format "
+            "NAME:VM_SIZE:MIN:MAX[:SURGE[:PROFILE]] (the wirespeed:pools and wirespeed:systemPool keys of Pulumi.yaml "
+            "or a Pulumi.<stack>.yaml, which `wirespeed plan DIR` reads); --pool takes only its MAX[:SURGE]: "
+            "--pool 60:10%",
+            id="stack-config-format-with-surge",
+        ),
+        pytest.param(
+            "-5",
+            "--pool: '-5' is not allowed: MAX '-5' must be a whole number between 1 and 1,000 (AKS nodes per pool): "
+            "MAX[:SURGE], e.g. 100, 100:2 or 100:10%",
+            id="negative",
+        ),
     ],
 )
 def test_pool_spec_errors_name_field_value_and_range(spec, message):
@@ -149,7 +181,7 @@ def test_pool_spec_errors_name_field_value_and_range(spec, message):
         pytest.param(
             "10:x",
             "user",
-            "pool 'user': '10:x' is not allowed: max_surge must be a node count or a percent, e.g. 2 or 10%",
+            "pool 'user': '10:x' is not allowed: max_surge 'x' must be a node count or a percent, e.g. 2 or 10%",
             id="named-bad-surge",
         ),
     ],
@@ -437,7 +469,9 @@ def test_explanation_of_a_plan_that_does_not_fit_in_the_tables_last_bracket():
         "Ports per node: 80 (given explicitly).\n"
         "Capacity rule: 80 ports x 900 nodes = 72,000 required; 1 IP(s) x 64,000 = 64,000 available.\n"
         "Does NOT fit: short by 8,000 ports. AKS will reject it with "
-        "InvalidLoadBalancerProfileAllocatedOutboundPorts.\n"
+        "InvalidLoadBalancerProfileAllocatedOutboundPorts. To fit, give it at least 2 outbound IPs "
+        "(managedOutboundIPs.count), lower allocatedOutboundPorts to at most 64 or keep the pools to at most 800 nodes "
+        "at maxCount plus surge in all (it stops fitting at 801).\n"
         "Leaving allocatedOutboundPorts at 0 would give 32 ports per node at 900 nodes; an explicit value never "
         "shrinks as the pool grows."
     )

@@ -9,7 +9,7 @@ module's validation). Pure: no imports beyond the standard library, so every lay
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 
@@ -60,22 +60,60 @@ class InvalidInputError(ValueError):
         super().__init__(f"{heading}:\n" + "\n".join(f"  {p}" for p in self.problems))
 
 
+# A name this many edits or fewer from a known one is suggested as the one meant; the Go agent suggests with the
+# same bound (agent/internal/profile: suggestWithinEdits), so both name the same field for the same typo.
+SUGGEST_WITHIN_EDITS = 3
+
+
+def edit_distance(a: str, b: str) -> int:
+    """Levenshtein distance by code point. The Go agent computes the same (profile.editDistance), so both suggest
+    the same name for the same typo."""
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i]
+        for j, cb in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        previous = current
+    return previous[-1]
+
+
+def nearest(name: str, known: Iterable[str]) -> str | None:
+    """The one of ``known`` that ``name`` is most likely a typo of (fewest edits, then alphabetical), or None when
+    none is within :data:`SUGGEST_WITHIN_EDITS` (and fewer edits than ``name`` is long): wirespeed's one "did you
+    mean" for every input's keys. A leading ``/`` or ``.`` (a JSON pointer or path typed as a key) is not counted."""
+    bare = name.lstrip("/.")
+    candidates = sorted(set(known))
+    if not candidates:
+        return None
+    best = min(candidates, key=lambda k: (edit_distance(bare, k), k))
+    distance = edit_distance(bare, best)
+    # Fewer edits than the name is long: otherwise any short name "suggests" a rewrite of it (``//`` -> ``mtu``).
+    return best if best != name and distance <= SUGGEST_WITHIN_EDITS and distance < len(bare) else None
+
+
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """`` (did you mean "sysctls"?)`` for a likely typo, else empty."""
+    near = nearest(name, known)
+    return f' (did you mean "{near}"?)' if near else ""
+
+
+def quoted_number(text: str, must: str = "must be a number") -> str:
+    """Why a number written as a JSON string is refused, and the fix: the one rule for every JSON input wirespeed
+    reads (profiles, workload files, policy config; docs/inputs.md says it once). The Go agent words a profile's
+    the same (agent/internal/profile: quotedNumber)."""
+    return f"{must}, not a string: write {text} without quotes"
+
+
 def unknown_keys(file: str, keys: Sequence[str], known: Sequence[str]) -> list[Problem]:
     """A problem for each of ``keys`` that is not one of ``known`` (a stack file's ``namespace:key`` config keys
-    against the ones its project declares), naming the file and the key, with the nearest known keys
-    (difflib: a misspelt key is otherwise silently ignored and its default used)."""
-    import difflib
-
+    against the ones its project declares), naming the file and the key, with the nearest known key (:func:`nearest`:
+    a misspelt key is otherwise silently ignored and its default used)."""
     problems = []
     by_name = {k.partition(":")[2] or k: k for k in known}  # the shared namespace would make every key look close
     for key in keys:
         if key in known:
             continue
-        near = difflib.get_close_matches(key.partition(":")[2] or key, list(by_name), n=2, cutoff=0.7)
-        hint = (
-            f"did you mean {' or '.join(by_name[n] for n in near)}?"
-            if near
-            else f"the project declares {', '.join(sorted(known))}"
-        )
+        near = nearest(key.partition(":")[2] or key, by_name)
+        hint = f"did you mean {by_name[near]}?" if near else f"the project declares {', '.join(sorted(known))}"
         problems.append(Problem(f"{file}: {key}", key, hint, f"not a config key the project declares; {hint}"))
     return problems

@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 import ipaddress
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import Annotated, Any, Literal, TypeVar
@@ -41,6 +41,7 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, InitErrorDetails, PydanticCustomError, core_schema
 
 from wirespeed.errors import UserError
+from wirespeed.problems import SUGGEST_WITHIN_EDITS, did_you_mean, edit_distance, quoted_number
 from wirespeed.sizing import snat_limits
 from wirespeed.sizing.aks_sysctls import BY_KERNEL_NAME as AKS_SYSCTLS
 from wirespeed.sizing.snat_limits import OutboundKind
@@ -265,21 +266,6 @@ class Sysctls(_Strict):
 
 KNOWN_SYSCTLS: tuple[str, ...] = tuple(sorted(str(f.alias) for f in Sysctls.model_fields.values()))
 """Every sysctl a profile may set, by kernel name (the Sysctls model's allow-list, which the schema carries)."""
-
-# A name this close (edits: a character inserted, removed or replaced) to a known sysctl is taken for its typo.
-SUGGEST_WITHIN_EDITS = 3
-
-
-def edit_distance(a: str, b: str) -> int:
-    """Levenshtein distance by code point. The Go agent computes the same (profile.editDistance), so both suggest
-    the same name for the same typo."""
-    previous = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        current = [i]
-        for j, cb in enumerate(b, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
-        previous = current
-    return previous[-1]
 
 
 def nearest_sysctl(name: str) -> str | None:
@@ -647,6 +633,38 @@ def _allowed(error: Mapping[str, Any]) -> str:
     return str(error["msg"]).removeprefix("Value error, ")
 
 
+def _model_in(annotation: object) -> tuple[type[BaseModel] | None, bool]:
+    """The model a field's annotation holds (through Optional, Annotated, list), and whether it is a dict's value."""
+    import typing
+
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation, False
+    is_dict = typing.get_origin(annotation) is dict
+    for arg in typing.get_args(annotation):
+        model, _ = _model_in(arg)
+        if model is not None:
+            return model, is_dict
+    return None, False
+
+
+def _fields_at(loc: Sequence[object]) -> list[str]:
+    """The JSON names of the fields known where ``loc`` points (a profile's object at that path), for a typo's
+    suggestion; the Go agent reads the same names from the schema's properties there."""
+    model: type[BaseModel] | None = Profile
+    skip_key = False
+    for part in loc:
+        if model is None:
+            return []
+        if skip_key or isinstance(part, int):
+            skip_key = False
+            continue
+        by_json = {(f.alias or name): f for name, f in model.model_fields.items()}
+        if str(part) not in by_json:
+            return []
+        model, skip_key = _model_in(by_json[str(part)].annotation)
+    return [] if model is None else [(f.alias or name) for name, f in model.model_fields.items()]
+
+
 def _describe(error: Mapping[str, Any]) -> str:
     """One problem in the words the Go agent uses too (tests/vectors/profiles.json holds both's exact text):
     "is required", "is not a known field", or "<value as JSON> is not allowed: <what is>"."""
@@ -656,8 +674,15 @@ def _describe(error: Mapping[str, Any]) -> str:
         loc = error["loc"]
         if len(loc) == 2 and loc[0] == "sysctls":
             return unknown_sysctl(str(loc[1]))
-        return "is not a known field"
-    return f"{_json(error.get('input'))} is not allowed: {_allowed(error)}"
+        return "is not a known field" + did_you_mean(str(loc[-1]), _fields_at(loc[:-1]))
+    allowed, value = _allowed(error), error.get("input")
+    if isinstance(value, str) and allowed in _NUMBER_WORDS:
+        allowed = quoted_number(value, allowed)
+    return f"{_json(value)} is not allowed: {allowed}"
+
+
+# What a number field says it must be: a string there gets quoted_number's fix (write it without quotes).
+_NUMBER_WORDS = ("must be a whole number", "must be a number")
 
 
 _Model = TypeVar("_Model", bound=BaseModel)

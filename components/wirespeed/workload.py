@@ -16,12 +16,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from wirespeed import catalog
 from wirespeed.errors import UserError
+from wirespeed.problems import did_you_mean, quoted_number
 from wirespeed.sizing import aws_nat, azure_lb, backlog, nat_gateway, rings
 from wirespeed.sizing.errors import SizingError
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # strict: a number written as a string ("12") is refused, as in every JSON input wirespeed reads (docs/inputs.md).
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
 class NodePool(_Strict):
@@ -176,14 +178,33 @@ class WorkloadError(UserError, ValueError):
             super().__init__(f"{source}: not a valid workload: {len(problems)} problems:\n  " + "\n  ".join(problems))
 
 
+_NUMBER_TYPES = ("int_type", "float_type", "int_parsing", "float_parsing")
+
+
+def _fields_at(loc: Any) -> list[str]:
+    """The fields of the workload object at ``loc`` (``("outbound",)``, ``("node_pools", 0)``), for a suggestion."""
+    model: Any = Workload
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        field = model.model_fields.get(str(part)) if model is not None else None
+        annotation = field.annotation if field is not None else None
+        args = getattr(annotation, "__args__", ())
+        model = next((a for a in (annotation, *args) if isinstance(a, type) and issubclass(a, BaseModel)), None)
+    return [] if model is None else list(model.model_fields)
+
+
 def _problem(err: Any) -> str:
     """One pydantic error in the file's words: the JSON path, then what is wrong (never the raw input dict)."""
     where = ".".join(str(p) for p in err["loc"]) or "(the whole document)"
     if err["type"] == "missing":
         return f"{where}: missing (a required field)"
     if err["type"] == "extra_forbidden":
-        return f"{where}: not a workload field (misspelt?)"
+        near = did_you_mean(str(err["loc"][-1]), _fields_at(err["loc"][:-1]))
+        return f"{where}: not a workload field{near}"
     value = err.get("input")
+    if isinstance(value, str) and err["type"] in _NUMBER_TYPES:
+        return f"{where}: {value!r} is not allowed: {quoted_number(value)}"
     shown = "a JSON object" if isinstance(value, dict) else "a JSON array" if isinstance(value, list) else repr(value)
     if err["type"] in ("model_type", "dict_type"):
         return f"{where}: {shown} is not allowed: must be a JSON object"

@@ -502,21 +502,38 @@ func describe(e *jsonschema.ValidationError, doc any) []Problem {
 			Message: fmt.Sprintf("%s is not allowed: must match %s", show(k.Property), pattern)}}
 	}
 	value := lookup(doc, e.InstanceLocation)
-	return []Problem{{Pointer: ptr, Message: fmt.Sprintf("%s is not allowed: %s", show(value), allowed(e))}}
+	message := fmt.Sprintf("%s is not allowed: %s", show(value), quotedNumber(value, allowed(e)))
+	return []Problem{{Pointer: ptr, Message: message}}
+}
+
+// quotedNumber adds the fix to a number field's refusal of a string ("32768"): write it without quotes, as
+// wirespeed.problems.quoted_number words it for every JSON input. Any other refusal is returned as it is.
+func quotedNumber(value any, allowed string) string {
+	text, isString := value.(string)
+	if !isString || (allowed != "must be a whole number" && allowed != "must be a number") {
+		return allowed
+	}
+	return fmt.Sprintf("%s, not a string: write %s without quotes", allowed, text)
 }
 
 // unknownFields words the fields an object does not know. An object whose keys follow a pattern (rings by
 // driver name) rejects a key for its spelling instead.
 func unknownFields(e *jsonschema.ValidationError, k *kind.AdditionalProperties, ptr string) []Problem {
 	var pattern string
-	if s := schemaAt(e.SchemaURL); s != nil && len(s.PatternProperties) == 1 {
-		for re := range s.PatternProperties {
-			pattern = re.String()
+	var known []string
+	if s := schemaAt(e.SchemaURL); s != nil {
+		if len(s.PatternProperties) == 1 {
+			for re := range s.PatternProperties {
+				pattern = re.String()
+			}
+		}
+		for name := range s.Properties {
+			known = append(known, name)
 		}
 	}
 	var out []Problem
 	for _, name := range k.Properties {
-		p := Problem{Pointer: ptr + "/" + escape(name), Message: "is not a known field"}
+		p := Problem{Pointer: ptr + "/" + escape(name), Message: "is not a known field" + didYouMean(name, known)}
 		switch {
 		case strings.HasSuffix(e.SchemaURL, sysctlsSchema):
 			p.Message = unknownSysctl(name)
@@ -580,6 +597,25 @@ func nearestSysctl(name string) string {
 		}
 	}
 	return best
+}
+
+// didYouMean is ` (did you mean "sysctls"?)` for a field name within suggestWithinEdits of a known one (fewest
+// edits, then alphabetical; a leading / or . not counted), else empty: wirespeed.problems.did_you_mean.
+func didYouMean(name string, known []string) string {
+	bare := strings.TrimLeft(name, "/.")
+	sorted := append([]string(nil), known...)
+	sort.Strings(sorted)
+	best, bestDistance := "", suggestWithinEdits+1
+	for _, k := range sorted {
+		if d := editDistance(bare, k); d < bestDistance {
+			best, bestDistance = k, d
+		}
+	}
+	// Fewer edits than the name is long: otherwise any short name "suggests" a rewrite of it (// -> mtu).
+	if best == "" || best == name || bestDistance >= len([]rune(bare)) {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %q?)", best)
 }
 
 // editDistance is the Levenshtein distance by code point (wirespeed.profile.edit_distance).

@@ -19,7 +19,7 @@ from wirespeed.azure.spec import ClusterSpec, NodePoolSpec, OutboundSpec, SnatAl
 from wirespeed.problems import InvalidInputError, Problem
 from wirespeed.sizing import azure_lb
 
-POOL_FORMAT = "NAME:VM_SIZE:MIN:MAX[:SURGE[:PROFILE]], e.g. apps:Standard_D16s_v6:3:20:10%:throughput"
+POOL_FORMAT = azure_lb.STACK_POOL_FORMAT
 
 # The part of a pool string each NodePoolSpec field comes from, so a component's problem names what the user wrote.
 _POOL_PARTS = {

@@ -22,6 +22,17 @@ from wirespeed.errors import UserError
 PROGRAM_TIMEOUT_S = 300
 
 
+DetailsFlag = Annotated[
+    bool,
+    typer.Option(
+        "--details",
+        help="Also print the EKS user data scripts and the tuning-path table (always in --json).",
+    ),
+]
+# --details where it would change nothing: refused, not ignored.
+NO_DETAILS = "shows a Pulumi program's user data and tuning paths; {planned} has neither, so leave {{it}} out"
+
+
 def register(app: typer.Typer) -> None:
     app.command("plan")(plan)
 
@@ -69,6 +80,7 @@ def plan(
             help="Seconds the Pulumi program may run before it is stopped and the plan fails (exit 2).",
         ),
     ] = PROGRAM_TIMEOUT_S,
+    details: DetailsFlag = False,
     as_json: JsonFlag = False,
 ) -> None:
     """Plan offline: run a Pulumi program under mocks (resources, sizing, what would replace a pool), or size a
@@ -78,7 +90,7 @@ def plan(
             fail("--workload plans a workload file: give it alone, without DIR, --stack or --compare")
         if policy_config is not None:
             fail("--policy-config checks the resources a Pulumi program registers: give DIR, not --workload")
-        _refuse_timeout(ctx, "--workload runs none, so leave {it} out")
+        _refuse_timeout(ctx, "--workload runs none, so leave {it} out", "a workload file")
         _plan_workload(workload, as_json, announce=None)
         return
     announce = None
@@ -91,7 +103,8 @@ def plan(
                 fail("--stack and --compare need a Pulumi project: no Pulumi.yaml in the current directory")
             if policy_config is not None:
                 fail("--policy-config needs a Pulumi project: no Pulumi.yaml in the current directory")
-            _refuse_timeout(ctx, "no Pulumi.yaml in the current directory, so none runs: give DIR or leave {it} out")
+            why = "no Pulumi.yaml in the current directory, so none runs: give DIR or leave {it} out"
+            _refuse_timeout(ctx, why, "the bundled example workload")
             _plan_workload(
                 None,
                 as_json,
@@ -99,14 +112,32 @@ def plan(
                 "(give DIR for a Pulumi project, --workload FILE for your own workload).",
             )
             return
+    if as_json:
+        _refuse_details(ctx, "--json always carries the user data and tuning paths: leave {it} out")
     # Read before anything is printed, so a bad config is the only line of output.
     config = load_config(policy_config, "--policy-config")
-    _plan_program(directory, stack, compare, config, as_json, announce, timeout)
+    _plan_program(directory, stack, compare, config, as_json, announce, timeout, details)
 
 
-def _refuse_timeout(ctx: typer.Context, why: str) -> None:
-    """--timeout where no Pulumi program runs: refused, not ignored."""
+def _refuse_timeout(ctx: typer.Context, why: str, planned: str) -> None:
+    """--timeout and --details where no Pulumi program runs (``planned`` is what is planned instead): refused, not
+    ignored."""
     refuse_unused(flags_given(ctx, "timeout"), "bounds a Pulumi program's run; " + why)
+    _refuse_details(ctx, NO_DETAILS.format(planned=planned))
+
+
+def _refuse_details(ctx: typer.Context, why: str) -> None:
+    refuse_unused(flags_given(ctx, "details"), why)
+
+
+def _width() -> int:
+    """The terminal's width on a terminal; else wirespeed's plain width (a log, a file, a pull request comment)."""
+    import shutil
+    import sys
+
+    from wirespeed.program.text import PLAIN_WIDTH
+
+    return shutil.get_terminal_size((PLAIN_WIDTH, 24)).columns if sys.stdout.isatty() else PLAIN_WIDTH
 
 
 def _announce(line: str, as_json: bool) -> None:
@@ -157,6 +188,7 @@ def _plan_program(
     as_json: bool,
     announce: str | None,
     timeout: int,
+    details: bool,
 ) -> None:
     from wirespeed.check.registered import verdicts
     from wirespeed.program import ProgramError
@@ -182,8 +214,7 @@ def _plan_program(
     if as_json:
         typer.echo(json.dumps({**result.to_json(), "policy": _policy_json(found)}, indent=2, sort_keys=False))
     else:
-        typer.echo(result.explain(str(directory)))
-        typer.echo(_policy_text(found))
+        typer.echo(result.explain(str(directory), found, details=details, width=_width()))
     not_fitting = [o for o in result.outbound if o.lb_plan is not None and not o.lb_plan.feasible]
     mandatory = sorted((v for v in found if v.enforcement == "mandatory"), key=lambda v: (v.rule_id, v.resource_urn))
     if mandatory and not not_fitting:
@@ -196,11 +227,17 @@ def _plan_program(
         fail(
             "; ".join(
                 f"cluster {o.cluster}: {o.lb_plan.ports_required:,} SNAT ports required but "
-                f"{o.lb_plan.ports_available:,} available"
+                f"{o.lb_plan.ports_available:,} available{_fix(o.lb_plan)}"
                 for o in not_fitting
                 if o.lb_plan is not None
             )
         )
+
+
+def _fix(plan: Any) -> str:
+    """How a load balancer plan that does not fit would (the numbers aks-snat-capacity gives in `check`)."""
+    fix = plan.fix()
+    return "" if fix is None else f"; to fit, {fix.aks_text()}"
 
 
 def _read_previous(path: Path) -> dict[str, Any]:
@@ -229,13 +266,3 @@ def _policy_json(found: list[Any]) -> dict[str, Any]:
         "passed": not any(v.enforcement == "mandatory" for v in found),
         "violations": [v.to_json() for v in found],
     }
-
-
-def _policy_text(found: list[Any]) -> str:
-    """The verdicts of wirespeed's policy rules on what the program registered, mandatory first."""
-    if not found:
-        return "Policy (wirespeed's rules, as the policy pack runs them): no violations."
-    lines = [f"Policy (wirespeed's rules, as the policy pack runs them): {len(found)} violation(s):"]
-    for v in sorted(found, key=lambda v: (v.enforcement != "mandatory", v.rule_id, v.resource_urn)):
-        lines.append(f"  {v.enforcement} {v.rule_id} on {v.resource_name} ({v.resource_type}): {v.message}")
-    return "\n".join(lines)

@@ -218,11 +218,14 @@ def _finish(plan: azure_lb.LoadBalancerPlan, plot: Path | None, as_json: bool) -
     """The plot when asked, and exit 2 when fixed IPs cannot carry the ports."""
     if plot is not None:
         _write_plot(plan, plot, as_json)
-    if not plan.feasible:
+    fix = plan.fix()
+    if fix is not None:
+        # The same numbers as aks-snat-capacity's fix in `wirespeed check`, worded with the flags typed here.
         fail(
             f"--outbound-ips {plan.outbound_ips}: {plan.outbound_ips} IP(s) x {azure_lb.PORTS_PER_IP:,} = "
             f"{plan.ports_available:,} ports available but {plan.ports_required:,} required "
-            f"({plan.allocated_outbound_ports:,} x {plan.nodes_at_max:,} nodes)"
+            f"({plan.allocated_outbound_ports:,} x {plan.nodes_at_max:,} nodes); to fit, "
+            f"{fix.text('--outbound-ips', '--ports', 'the pools (--pool)')}"
         )
 
 

@@ -27,7 +27,8 @@ from wirespeed.program.nap_review import nap_reviews
 from wirespeed.program.project import DEFAULT_STACK, SECRET_PLACEHOLDER
 from wirespeed.program.sections import Change, NapReview, OutboundReview, PoolReview, Replacement, TuningReview
 from wirespeed.program.summaries import lb_ips, namespaced, summarise
-from wirespeed.program.text import fmt
+from wirespeed.program.text import fmt, wrap_prose
+from wirespeed.rules import Violation
 from wirespeed.sizing import azure_lb, nat_gateway
 from wirespeed.sizing.errors import SizingError
 from wirespeed.values import get, plain_numbers, whole
@@ -94,14 +95,26 @@ class PlanReview:
         }
 
     # ------------------------------------------------------------------ text
-    def explain(self, location: str = ".") -> str:
-        """The plan as text; ``location`` is the project directory as the user named it."""
+    def explain(
+        self,
+        location: str = ".",
+        found: Sequence[Violation] | None = None,
+        *,
+        details: bool = False,
+        width: int | None = None,
+    ) -> str:
+        """The plan as text: the summary first (with the policy verdicts ``found``, when evaluated), then the
+        sections; user data and the tuning paths only with ``details``. ``location`` is the project directory as the
+        user named it; ``width`` wraps prose lines (never a user data script), None leaves them whole."""
+        from wirespeed.program.summary import policy_section, summary_section
+
         project = self.plan.project
         stack = f"stack {project.stack} ({project.stack_file.name})" if project.stack_file else "Pulumi.yaml defaults"
         resources = [r for r in self.plan.resources if r.type != STACK_TYPE]
         sections = [
             f"# Pulumi project {project.name} in {location}, {stack}: {len(resources)} resources, planned offline "
             "under Pulumi's mocks (no cloud account; IDs and addresses are invented)",
+            summary_section(self, found, details),
             "## Resources\n" + "\n".join(self.tree()),
         ]
         if self.pools or self.auto_provisioned:
@@ -112,13 +125,13 @@ class PlanReview:
         if self.tuning:
             sections.append("## Node tuning\n" + "\n".join(t.explain() for t in self.tuning))
         eks_user_data = user_data_section(self.plan) + karpenter_user_data(self.plan)
-        if eks_user_data:
+        if eks_user_data and details:
             sections.append("## EKS user data\n" + "\n".join(eks_user_data))
         if self.compared:
             changes = [c.explain() for c in self.changes] or ["- no outbound setting, alert or address changed"]
             sections.append("## Outbound, alert and address changes since the previous plan\n" + "\n".join(changes))
         platforms = self.tuning_platforms()
-        if platforms:
+        if platforms and details:
             sections.append("## Tuning paths\n" + "\n".join(tuning_paths.plan_lines(platforms)))
         if self.pools or self.auto_provisioned:
             sections.append("## Changes that replace a pool\n" + "\n".join(self._replacement_lines()))
@@ -128,7 +141,22 @@ class PlanReview:
         notes = self._notes()
         if notes:
             sections.append("## Notes\n" + "\n".join(f"- {n}" for n in notes))
-        return "\n\n".join(sections)
+        if found is not None:
+            sections.append(policy_section(found))
+        text = "\n\n".join(sections)
+        return text if width is None else wrap_prose(text, width)
+
+    def hidden_details(self) -> list[str]:
+        """What the text plan leaves to ``--details`` for this program (both always in ``--json``)."""
+        hidden = []
+        scripts = user_data_section(self.plan)
+        if scripts:
+            hidden.append(f"the launch templates' user data ({len(scripts):,} lines)")
+        if karpenter_user_data(self.plan):
+            hidden.append("the EC2NodeClasses' user data parts")
+        if self.tuning_platforms():
+            hidden.append("the tuning paths (which mechanism sets each setting, per platform)")
+        return hidden
 
     def tuning_platforms(self) -> tuple[tuning_paths.Platform, ...]:
         """The platforms this program tunes nodes on, for the "Tuning paths" section (wirespeed.tuning_paths)."""

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from wirespeed.errors import UserError
+from wirespeed.problems import did_you_mean, quoted_number
 from wirespeed.rules._model import ENFORCEMENTS, Enforcement, Rule
 from wirespeed.rules._registry import RULES
 
@@ -78,14 +79,18 @@ def _schema_problems(rule: Rule, values: Mapping[str, Any]) -> list[tuple[str, s
         if error.validator == "additionalProperties":
             known = ", ".join([LEVEL_KEY, *sorted(rule.config_schema)])
             for name in sorted(set(values) - set(rule.config_schema)):
-                problems.append((f"{rule.id}.{name}", f"is not a setting of this rule (known: {known})"))
+                near = did_you_mean(name, [LEVEL_KEY, *rule.config_schema])
+                problems.append((f"{rule.id}.{name}", f"is not a setting of this rule{near} (known: {known})"))
             continue
         where = ".".join([rule.id, *(str(p) for p in error.absolute_path)])
         if where in seen:
             continue  # one line per setting: its allowed range says it all (3.5 fails both type and minimum)
         seen.add(where)
         prop = rule.config_schema.get(str(error.absolute_path[0]), {}) if error.absolute_path else {}
-        problems.append((where, f"{_json(error.instance)} is not allowed: {_allowed(prop, error.message)}"))
+        allowed = _allowed(prop, error.message)
+        if isinstance(error.instance, str) and prop.get("type") in ("integer", "number"):
+            allowed = quoted_number(error.instance, allowed)
+        problems.append((where, f"{_json(error.instance)} is not allowed: {allowed}"))
     return problems
 
 
@@ -115,7 +120,10 @@ def resolve_config(user_config: Mapping[str, Any] | None, rules: Sequence[Rule] 
     by_id = {rule.id: rule for rule in rules}
     for key in user_config:
         if key not in (ALL, CHECK) and key not in by_id:
-            problems.append((str(key), f"is not a wirespeed rule (known: {ALL}, {CHECK}, {', '.join(sorted(by_id))})"))
+            near = did_you_mean(str(key), [ALL, CHECK, *by_id])
+            problems.append(
+                (str(key), f"is not a wirespeed rule{near} (known: {ALL}, {CHECK}, {', '.join(sorted(by_id))})")
+            )
     require_judged = _check_settings(user_config.get(CHECK), problems)
 
     all_level: Enforcement | None = None
@@ -124,7 +132,8 @@ def resolve_config(user_config: Mapping[str, Any] | None, rules: Sequence[Rule] 
         if isinstance(entry, Mapping):
             extra = sorted(set(entry) - {LEVEL_KEY})
             for name in extra:
-                problems.append((f"{ALL}.{name}", f"is not allowed: '{ALL}' takes only {LEVEL_KEY}"))
+                near = did_you_mean(name, [LEVEL_KEY])
+                problems.append((f"{ALL}.{name}", f"is not allowed{near}: '{ALL}' takes only {LEVEL_KEY}"))
             all_level = _level(f"{ALL}.{LEVEL_KEY}", entry.get(LEVEL_KEY), problems) if LEVEL_KEY in entry else None
         else:
             all_level = _level(ALL, entry, problems)
@@ -158,7 +167,8 @@ def _check_settings(entry: object, problems: list[tuple[str, str]]) -> bool:
         problems.append((CHECK, f'{_json(entry)} is not allowed: an object such as {{"{REQUIRE_JUDGED}": true}}'))
         return False
     for name in sorted(set(entry) - {REQUIRE_JUDGED}):
-        problems.append((f"{CHECK}.{name}", f"is not allowed: '{CHECK}' takes only {REQUIRE_JUDGED}"))
+        near = did_you_mean(name, [REQUIRE_JUDGED])
+        problems.append((f"{CHECK}.{name}", f"is not allowed{near}: '{CHECK}' takes only {REQUIRE_JUDGED}"))
     value = entry.get(REQUIRE_JUDGED, False)
     if not isinstance(value, bool):
         problems.append((f"{CHECK}.{REQUIRE_JUDGED}", f"{_json(value)} is not allowed: must be true or false"))

@@ -15,12 +15,11 @@ from wirespeed.sizing.azure_lb import (
     DEFAULT_WORKLOAD_HOLD_SECONDS,
     DOCUMENTED_DEFAULT_MAX_NODES,
     DYNAMIC_DEFAULT_TABLE,
-    MAX_OUTBOUND_IPS,
     MAX_PORTS_PER_NODE,
     PORT_GRANULARITY,
     PORTS_PER_IP,
+    capacity_fix,
 )
-from wirespeed.sizing.exact import ceil_div
 from wirespeed.sizing.nap import NapCapacity
 from wirespeed.values import NotKnown
 
@@ -226,17 +225,11 @@ def _cluster_capacity(
         return _unbounded(cluster, ports, unbounded)
     nodes = sum(p.nodes_at_max for p in pools) + sum(n.capacity.nodes_at_max for n in naps if n.capacity)
     ips, ips_from, ips_field = _aks.outbound_ips(props, lengths)
-    required, available = ports * nodes, ips * PORTS_PER_IP
-    if required <= available:
+    fixed = capacity_fix(ports, nodes, ips)
+    if fixed is None:
         return None
-    needed_ips = ceil_div(required, PORTS_PER_IP)
-    fit_ports = available // nodes // PORT_GRANULARITY * PORT_GRANULARITY
-    fixes = []
-    if needed_ips <= MAX_OUTBOUND_IPS:
-        fixes.append(f"give it at least {needed_ips} outbound IPs ({ips_field})")
-    if fit_ports >= PORT_GRANULARITY:
-        fixes.append(f"lower allocatedOutboundPorts to at most {fit_ports:,}")
-    fix = " or ".join(fixes) if fixes else "use a NAT gateway (outboundType managedNATGateway)"
+    required, available = ports * nodes, ips * PORTS_PER_IP
+    fix = fixed.text(ips_field, "allocatedOutboundPorts")
     counted = "; ".join([p.describe() for p in pools] + [n.describe() for n in naps])
     at_max = "at maxCount plus surge" + (" and NodePool ceilings plus disruption budgets" if naps else "")
     return Finding(

@@ -88,6 +88,24 @@ def surge_value(text: str) -> tuple[Fraction, bool] | None:
 _POOL_SYNTAX = "MAX[:SURGE], e.g. 100, 100:2 or 100:10%"
 
 
+# The stack config's pool string (Pulumi.yaml's wirespeed:pools and wirespeed:systemPool, read by
+# wirespeed.azure.stack_config): named here, below both, so a --pool given one can say which format it is.
+STACK_POOL_FORMAT = "NAME:VM_SIZE:MIN:MAX[:SURGE[:PROFILE]], e.g. apps:Standard_D16s_v6:3:20:10%:throughput"
+STACK_POOL_KEYS = "the wirespeed:pools and wirespeed:systemPool keys of Pulumi.yaml or a Pulumi.<stack>.yaml"
+
+
+def _extra_fields(fields: Sequence[str]) -> str:
+    """What is wrong with a --pool of more than two fields: the stack config's pool string, or a third field."""
+    if 4 <= len(fields) <= 6 and not _WHOLE.fullmatch(fields[0]) and _WHOLE.fullmatch(fields[3]):
+        sizing = ":".join(fields[3:5]) if len(fields) > 4 and fields[4] else fields[3]
+        return (
+            f"this is the stack config's pool format {STACK_POOL_FORMAT.partition(',')[0]} ({STACK_POOL_KEYS}, which "
+            f"`wirespeed plan DIR` reads); --pool takes only its MAX[:SURGE]: --pool {sizing}"
+        )
+    extra = ":".join(fields[2:])
+    return f"a third field, {extra!r}: --pool has only two, {_POOL_SYNTAX}"
+
+
 def dynamic_default_ports(nodes: int) -> int:
     """Ports per node Azure allocates when ``allocatedOutboundPorts`` is 0, for a backend pool of ``nodes``.
 
@@ -182,9 +200,17 @@ class Pool:
         where, count_word, surge_word = (
             (f"pool {name!r}", "max_count", "max_surge") if name else ("--pool", "MAX", "SURGE")
         )
+        fields = [part.strip() for part in spec.split(":")]
+        if not name and len(fields) > 2:
+            raise SizingError(where, spec, _extra_fields(fields))
         max_text, colon, surge_text = (part.strip() for part in spec.partition(":"))
         if not _WHOLE.fullmatch(max_text):
-            raise SizingError(where, spec, _POOL_SYNTAX)
+            raise SizingError(
+                where,
+                spec,
+                f"{count_word} {max_text!r} must be a whole number between 1 and {MAX_POOL_NODES:,} (AKS nodes per "
+                f"pool): {_POOL_SYNTAX}",
+            )
         max_count = int(max_text)
         if not 1 <= max_count <= MAX_POOL_NODES:
             raise SizingError(
@@ -205,7 +231,9 @@ class Pool:
                 raise SizingError(where, spec, f"{surge_word} {surge_text} must be between 0% and {MAX_SURGE_PERCENT}%")
             return cls(max_count, value, surge_is_percent=True, name=name)
         if not _WHOLE.fullmatch(surge_text):
-            raise SizingError(where, spec, f"{surge_word} must be a node count or a percent, e.g. 2 or 10%")
+            raise SizingError(
+                where, spec, f"{surge_word} {surge_text!r} must be a node count or a percent, e.g. 2 or 10%"
+            )
         surge = int(surge_text)
         if surge > MAX_POOL_NODES:
             raise SizingError(where, spec, f"{surge_word} must be between 0 and {MAX_POOL_NODES:,} nodes")
@@ -300,6 +328,57 @@ class MeasuredPeak:
 
 
 @dataclass(frozen=True)
+class CapacityFix:
+    """What makes ``ports x nodes <= ips x 64,000`` hold when it does not: the one decision of "enough" that both
+    `wirespeed check` (aks-snat-capacity) and `wirespeed size azure-lb` word, each with its own field names.
+
+    ``ips_needed`` is None when even AKS's 100 IPs cannot carry the ports; ``fit_ports`` None when not even 8 ports
+    per node fit the IPs; ``fit_nodes`` is the most nodes (maxCount plus surge, all pools) these ports and IPs hold.
+    """
+
+    ips_needed: int | None
+    fit_ports: int | None
+    fit_nodes: int
+
+    def phrases(self, ips_where: str, ports_name: str, nodes_where: str | None = None) -> list[str]:
+        """Each fix as a clause, fewest changes first; a NAT gateway when neither IPs nor ports can do it."""
+        fixes = []
+        if self.ips_needed is not None:
+            fixes.append(f"give it at least {self.ips_needed} outbound IPs ({ips_where})")
+        if self.fit_ports is not None:
+            fixes.append(f"lower {ports_name} to at most {self.fit_ports:,}")
+        if nodes_where is not None and self.fit_nodes >= 1:
+            fixes.append(
+                f"keep {nodes_where} to at most {self.fit_nodes:,} nodes at maxCount plus surge in all (it stops "
+                f"fitting at {self.fit_nodes + 1:,})"
+            )
+        return fixes or ["use a NAT gateway (outboundType managedNATGateway)"]
+
+    def aks_text(self) -> str:
+        """:meth:`text` in the AKS API's names, as `plan` and `size` print a plan that does not fit."""
+        return self.text("managedOutboundIPs.count", "allocatedOutboundPorts", "the pools")
+
+    def text(self, ips_where: str, ports_name: str, nodes_where: str | None = None) -> str:
+        """:meth:`phrases` joined, without a capital or a full stop: ``give it at least 7 ... or lower ...``."""
+        fixes = self.phrases(ips_where, ports_name, nodes_where)
+        return fixes[0] if len(fixes) == 1 else f"{', '.join(fixes[:-1])} or {fixes[-1]}"
+
+
+def capacity_fix(ports: int, nodes: int, ips: int) -> CapacityFix | None:
+    """None when ``ports`` per node on ``nodes`` nodes fit ``ips`` outbound IPs, else what would make them fit."""
+    required, available = ports * nodes, ips * PORTS_PER_IP
+    if required <= available:
+        return None
+    needed_ips = ceil_div(required, PORTS_PER_IP)
+    fit_ports = available // nodes // PORT_GRANULARITY * PORT_GRANULARITY
+    return CapacityFix(
+        ips_needed=needed_ips if needed_ips <= MAX_OUTBOUND_IPS else None,
+        fit_ports=fit_ports if fit_ports >= PORT_GRANULARITY else None,
+        fit_nodes=available // ports if ports else 0,
+    )
+
+
+@dataclass(frozen=True)
 class LoadBalancerPlan:
     """The outcome of :func:`plan_load_balancer`; ``feasible`` is False only with fixed ``outbound_ips``."""
 
@@ -329,6 +408,10 @@ class LoadBalancerPlan:
     def max_nodes_supported(self) -> int:
         """Nodes (maxCount + surge, all pools) this port and IP setting can hold before AKS rejects it."""
         return self.ports_available // self.allocated_outbound_ports
+
+    def fix(self) -> CapacityFix | None:
+        """What would make this plan fit (None when it does): :func:`capacity_fix`, as aks-snat-capacity uses it."""
+        return capacity_fix(self.allocated_outbound_ports, self.nodes_at_max, self.outbound_ips)
 
     def to_json(self) -> dict[str, Any]:
         """Stable keys, documented in docs/cli-json.md."""
@@ -376,9 +459,12 @@ class LoadBalancerPlan:
                 f"before AKS rejects the profile (InvalidLoadBalancerProfileAllocatedOutboundPorts)."
             )
         else:
+            fix = self.fix()
+            assert fix is not None, "does not fit, so there is a fix"
             lines.append(
                 f"Does NOT fit: short by {-self.headroom_ports:,} ports. AKS will reject it with "
-                "InvalidLoadBalancerProfileAllocatedOutboundPorts."
+                f"InvalidLoadBalancerProfileAllocatedOutboundPorts. To fit, "
+                f"{fix.aks_text()}."
             )
         if self.dynamic_default_ports is None:
             lines.append(
