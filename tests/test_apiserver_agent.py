@@ -242,7 +242,8 @@ def test_the_agents_token_has_exactly_its_service_accounts_rbac(agent):
         ),
         (
             ["delete", "pod", "x", "-n", NAMESPACE],
-            f'pods "x" is forbidden: {user} cannot delete resource "pods" in API group "" in the namespace "{NAMESPACE}"',
+            f'pods "x" is forbidden: {user} cannot delete resource "pods" in API group "" in the namespace '
+            f'"{NAMESPACE}"',
         ),
         (
             ["get", "configmaps", "-n", NAMESPACE],
