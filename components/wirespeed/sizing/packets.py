@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from wirespeed.catalog._model import LINE_RATE_GBPS_RANGE
+from wirespeed.catalog._model import LINE_RATE_GBPS_RANGE as LINE_RATE_GBPS_RANGE  # re-exported: sizing speaks of it
 from wirespeed.sizing.errors import check_whole
 from wirespeed.sizing.exact import Number, ceil_div, check_decimal
 
