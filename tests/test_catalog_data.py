@@ -14,7 +14,7 @@ AZURE_FAMILIES = (
     "Dasv5", "Dadsv5", "Dlsv5", "Dldsv5", "Dpsv5", "Dpdsv5", "Dplsv5", "Dsv6", "Ddsv6", "Dlsv6", "Dldsv6", "Dasv6",
     "Dadsv6", "Dalsv6", "Daldsv6", "Dpsv6", "Dpdsv6", "Dplsv6", "Dpldsv6", "Bsv2", "Basv2", "Bpsv2", "Ev4", "Esv4",
     "Edv4", "Edsv4", "Eav4", "Easv4", "Ev5", "Esv5", "Edv5", "Edsv5", "Easv5", "Eadsv5", "Epsv5", "Epdsv5", "Esv6",
-    "Edsv6", "Easv6", "Eadsv6", "Epsv6", "Epdsv6", "Fsv2", "Fasv6", "Falsv6", "Famsv6", "Lsv3", "Lasv3",
+    "Edsv6", "Easv6", "Eadsv6", "Epsv6", "Epdsv6", "Fsv2", "Fasv6", "Falsv6", "Famsv6", "Lsv3", "Lasv3", "Mv2",
 )  # fmt: skip
 # AWS lists m8idn and r8idn too (docs.aws.amazon.com/ec2/latest/instancetypes/instance-types.html, "Current
 # generation instances"); moto 5.2.1 has no records for them (the generated file says so in
