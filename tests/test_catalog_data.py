@@ -10,10 +10,11 @@ from wirespeed.catalog import generate_aws
 # Issue 25 item 5: the D, E, F, B and L families v2 to v6 a team on AKS plausibly runs, with the AMD (a), Arm (p),
 # local-disk (d) and low-memory (l) variants; every one generated from its series page's tables.
 AZURE_FAMILIES = (
-    "Dsv2", "Dv2", "Dv3", "Dsv3", "Dsv4", "Ddsv4", "Dsv5", "Ddsv5", "Dasv5", "Dadsv5", "Dlsv5", "Dpsv5", "Dpdsv5",
-    "Dplsv5", "Dsv6", "Ddsv6", "Dlsv6", "Dldsv6", "Dasv6", "Dadsv6", "Dpsv6", "Dpdsv6", "Dplsv6", "Bsv2", "Basv2",
-    "Bpsv2", "Esv4", "Edsv4", "Esv5", "Edsv5", "Easv5", "Eadsv5", "Epsv5", "Epdsv5", "Esv6", "Edsv6", "Easv6",
-    "Fsv2", "Fasv6", "Falsv6", "Famsv6", "Lsv3", "Lasv3",
+    "Dsv2", "Dv2", "Dv3", "Dsv3", "Dv4", "Dsv4", "Ddv4", "Ddsv4", "Dav4", "Dasv4", "Dv5", "Dsv5", "Ddv5", "Ddsv5",
+    "Dasv5", "Dadsv5", "Dlsv5", "Dldsv5", "Dpsv5", "Dpdsv5", "Dplsv5", "Dsv6", "Ddsv6", "Dlsv6", "Dldsv6", "Dasv6",
+    "Dadsv6", "Dalsv6", "Daldsv6", "Dpsv6", "Dpdsv6", "Dplsv6", "Dpldsv6", "Bsv2", "Basv2", "Bpsv2", "Ev4", "Esv4",
+    "Edv4", "Edsv4", "Eav4", "Easv4", "Ev5", "Esv5", "Edv5", "Edsv5", "Easv5", "Eadsv5", "Epsv5", "Epdsv5", "Esv6",
+    "Edsv6", "Easv6", "Eadsv6", "Epsv6", "Epdsv6", "Fsv2", "Fasv6", "Falsv6", "Famsv6", "Lsv3", "Lasv3", "Mv2",
 )  # fmt: skip
 # AWS lists m8idn and r8idn too (docs.aws.amazon.com/ec2/latest/instancetypes/instance-types.html, "Current
 # generation instances"); moto 5.2.1 has no records for them (the generated file says so in

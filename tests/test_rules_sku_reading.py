@@ -99,11 +99,12 @@ def test_a_size_with_no_network_optimised_alternative_gets_no_example():
 
 
 def test_the_alternative_meets_the_minimum():
-    # The smallest network-optimised sizes sustaining 25 Gb/s have 48 vCPU (32-vCPU v6 sizes reach 20 Gb/s).
+    # The smallest network-optimised sizes sustaining 25 Gb/s have 48 vCPU (32-vCPU v6 sizes reach 20 Gb/s); of those,
+    # Daldsv6's 96 GiB is the nearest memory to an 8 GiB D2s_v5 (Dadsv6 has 192).
     assert sku._size_problem("Standard_D2s_v5", 25) == (
         f"Standard_D2s_v5 (Dsv5) is not a network-optimised size: {AZURE_WHY}. It also sustains only 12.5 Gb/s, below "
         "the minimum 25 Gb/s (policy setting minimumBandwidthGbps). Choose a network-optimised size, e.g. "
-        f"Standard_D48ads_v6 (Dadsv6, 48 vCPU, 28 Gb/s); {AZURE_CMD}"
+        f"Standard_D48alds_v6 (Daldsv6, 48 vCPU, 28 Gb/s); {AZURE_CMD}"
     )
 
 
@@ -111,7 +112,7 @@ def test_a_size_sustaining_exactly_the_minimum_passes_and_one_below_says_so_with
     assert sku._size_problem("Standard_D32ds_v6", 16) is None
     assert sku._size_problem("Standard_D2ds_v6", 25) == (
         "Standard_D2ds_v6 sustains 12.5 Gb/s, below the minimum 25 Gb/s (policy setting minimumBandwidthGbps). "
-        f"Choose a larger size, e.g. Standard_D48ads_v6 (Dadsv6, 48 vCPU, 28 Gb/s); {AZURE_CMD}"
+        f"Choose a larger size, e.g. Standard_D48alds_v6 (Daldsv6, 48 vCPU, 28 Gb/s); {AZURE_CMD}"
     )
 
 
