@@ -208,6 +208,7 @@ def test_violation_json_keys():
         "type",
         "message",
         "unchecked",
+        "accepted",
     ]
 
 
