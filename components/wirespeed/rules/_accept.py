@@ -79,7 +79,7 @@ def accepted_advisories_problems(value: object, field: str = "accepted_advisorie
         where = f"{field}[{rule_id!r}]"
         if rule_id not in levels:
             near = did_you_mean(str(rule_id), list(levels))
-            problems.append(Problem.refused(field, rule_id, f"an advisory rule id{near} ({', '.join(advisory)})"))
+            problems.append(Problem.refused(field, rule_id, f"an advisory rule id ({', '.join(advisory)}){near}"))
         elif levels[rule_id] != "advisory":
             problems.append(
                 Problem.refused(
