@@ -33,7 +33,7 @@ from wirespeed.aws.snat import nat_gateway_outbound
 from wirespeed.problems import InvalidInputError
 from wirespeed.profile import Outbound
 from wirespeed.pulumi_inputs import input_properties_error
-from wirespeed.rules._accept import accepted_advisories_problems, accepted_labels
+from wirespeed.rules._accepted_args import accepted_advisories_problems, accepted_labels
 
 TYPE_TOKEN = "wirespeed:index:NatEgress"
 

@@ -33,7 +33,7 @@ from wirespeed.names import LINE_RATE_ANNOTATION, SCRAPE_INTERVAL
 from wirespeed.names import PROFILE_KEY as PROFILE_KEY
 from wirespeed.names import PROFILE_LABEL as PROFILE_LABEL
 from wirespeed.profile import Profile
-from wirespeed.rules._accept import accepted_labels
+from wirespeed.rules._accepted_args import accepted_labels
 
 Obj = dict[str, Any]
 

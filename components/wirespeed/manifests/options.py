@@ -15,7 +15,7 @@ from wirespeed import __version__
 from wirespeed.problems import InvalidInputError, Problem
 from wirespeed.profile import Profile
 from wirespeed.profiles import ASSUMPTIONS, builtin_profile
-from wirespeed.rules._accept import accepted_advisories_problems
+from wirespeed.rules._accepted_args import accepted_advisories_problems
 from wirespeed.sizing.packets import LINE_RATE_GBPS_RANGE
 
 # The agent image, built by `make image` (agent/image) and to be published under the version of this library, so a

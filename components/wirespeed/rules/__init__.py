@@ -15,7 +15,8 @@ preview makes a rule not applicable, never a crash. Nothing here imports Pulumi.
 
 from __future__ import annotations
 
-from wirespeed.rules._accept import ACCEPT_PREFIX, accept_key, accepted_advisories_problems, accepted_labels
+from wirespeed.rules._accept import ACCEPT_PREFIX, accept_key
+from wirespeed.rules._accepted_args import accepted_advisories_problems, accepted_labels
 from wirespeed.rules._config import ALL, LEVEL_KEY, Config, ConfigError, resolve_config
 from wirespeed.rules._engine import (
     check_resource,
