@@ -113,6 +113,7 @@ def aws() -> None:
         refuse(exc, workload_problems)
         raise  # refuse always raises on a problem
     refuse(None, workload_problems)
+    accepted = accepted_advisories()
     first: list[pulumi.Resource] = []
     outbound = None  # the node agent watches the NAT gateways' per-destination capacity when this stack sizes them
     if stack.egress is not None:
@@ -127,6 +128,7 @@ def aws() -> None:
                 vpc_id=stack.nat_vpc_id,
                 availability_zones=list(stack.nat_route_tables) if stack.nat_mode == "regional" else None,
                 measured_from=stack.nat_measured_from,
+                accepted_advisories={k: v for k, v in accepted.items() if k.startswith(NAT_RULES)} or None,
             ),
         )
         first.append(egress)  # nodes come up with a route out
@@ -161,6 +163,7 @@ def aws() -> None:
                 line_rates=fastest_line_rates((g.profile.name, g.plan.line_rate_gbps) for g in groups),
                 image=config.get("image") or None,
                 admission_policy=config.get_bool("tuningAdmissionPolicy") is not False,
+                accepted_advisories={k: v for k, v in accepted.items() if not k.startswith(NAT_RULES)} or None,
             ),
             pulumi.ResourceOptions(provider=provider, depends_on=groups),
         )
@@ -168,6 +171,17 @@ def aws() -> None:
     plan = stack.plan_json()
     pulumi.export("node_groups", plan["node_groups"])
     pulumi.export("nat_egress", plan["nat_egress"])
+
+
+# The rules that judge the NAT gateways (tags on them carry these reasons); every other rule judges the profiles.
+NAT_RULES = "aws-natgw-"
+
+
+def accepted_advisories() -> dict[str, str]:
+    """wirespeed:acceptedAdvisories, RULE=REASON items, as {rule: reason}; the components check each (an advisory
+    rule id, a non-empty reason of at most 256 characters) and refuse the rest, all at once."""
+    items = config.get_object("acceptedAdvisories") or []
+    return dict(str(item).partition("=")[::2] for item in items)
 
 
 def workload_nat_connections() -> tuple[int, list[Problem]]:

@@ -439,3 +439,39 @@ def test_checking_an_export_loads_no_pulumi_and_pydantic_only_for_a_profile():
     out = subprocess.run([sys.executable, "-c", code, str(plan)], capture_output=True, text=True, check=True)
     loaded = {m.split(".")[0] for m in json.loads(out.stderr.splitlines()[-1])}
     assert loaded & {"pulumi", "pulumi_policy", "pulumi_azure_native", "pulumi_kubernetes", "pydantic"} == set()
+
+
+def _accept_rings(doc: dict[str, Any]) -> None:
+    for state in _states(doc, CONFIG_MAP):
+        annotations = state["inputs"].setdefault("metadata", {}).setdefault("annotations", {})
+        annotations["wirespeed.io.accept-nic-ring-minimum"] = "bench nodes: rings measured at 2,048 without drops"
+
+
+def test_an_advisory_kept_with_a_written_reason_is_accepted_in_every_format(tmp_path):
+    source = variant(tmp_path, PR, _accept_rings)
+    config = rel(RING_ADVISORY)
+    report = json.loads(check(source, "--config", config, "--format", "json").stdout)
+    assert (report["advisory"], report["accepted"]) == (0, 1)
+    (kept,) = [v for v in report["violations"] if v["accepted"]]
+    assert (kept["rule"], kept["accepted"]) == (
+        "nic-ring-minimum",
+        "bench nodes: rings measured at 2,048 without drops",
+    )
+    sarif = json.loads(check(source, "--config", config, "--format", "sarif").stdout)
+    jsonschema.Draft4Validator(SARIF_SCHEMA).validate(sarif)
+    (suppressed,) = [r for r in sarif["runs"][0]["results"] if "suppressions" in r]
+    assert suppressed["suppressions"] == [{"kind": "inSource", "status": "accepted", "justification": kept["accepted"]}]
+    table = check(source, "--config", config, "--format", "table").stdout
+    assert "accepted: bench nodes: rings measured at 2,048 without drops" in " ".join(table.split())
+    assert "1 advisory finding(s) accepted with a written reason" in " ".join(table.split())
+    github = check(source, "--config", config, "--format", "github").stdout
+    assert "::notice " in github
+    assert "accepted: bench nodes" in github
+
+
+def test_a_mandatory_finding_with_a_written_reason_still_fails_and_says_why(tmp_path):
+    source = variant(tmp_path, PR, _accept_rings)
+    out = check(source, "--format", "json")  # nic-ring-minimum at its default level: mandatory
+    (ring,) = [v for v in json.loads(out.stdout)["violations"] if v["rule"] == "nic-ring-minimum"]
+    assert (ring["enforcement"], ring["accepted"]) == ("mandatory", None)
+    assert "a mandatory finding cannot be accepted by a written reason" in ring["message"]

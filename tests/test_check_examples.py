@@ -47,27 +47,37 @@ def test_the_examples_are_found():
     assert {"aks-dsv6", "aks-natgw", "aks-existing-cluster"} <= {e.name for e in EXAMPLES}
 
 
+def unaccepted(found: list[Any]) -> list[tuple[str, str, str, str]]:
+    """Every finding but the advisories their resource keeps with a written reason (wirespeed.io.accept-<rule>)."""
+    return [(v.enforcement, v.rule_id, v.resource_name, v.message) for v in found if not v.accepted]
+
+
 @pytest.mark.parametrize("example", [e.name for e in EXAMPLES])
 def test_every_example_passes_the_rules_under_pulumi_mocks(plans, example):
-    found = verdicts(plans[example], resolve_config(None))
-    assert [(v.rule_id, v.resource_name, v.message) for v in found if v.enforcement != "advisory"] == []
-    advisories = {(v.rule_id, v.resource_name) for v in found if v.enforcement == "advisory"}
-    assert advisories == ADVISORIES.get(example, set())
+    assert unaccepted(verdicts(plans[example], resolve_config(None))) == []
 
 
 @pytest.mark.parametrize("example", [e.name for e in EXAMPLES])
 def test_every_example_on_its_defaults_passes_the_rules_under_pulumi_mocks(default_plans, example):
-    """The same on Pulumi.yaml's defaults (no stack file): a shipped example raises no finding against itself but
-    the ones listed with their reason in ADVISORIES."""
-    found = verdicts(default_plans[example], resolve_config(None))
-    assert [(v.rule_id, v.resource_name, v.message) for v in found if v.enforcement != "advisory"] == []
-    advisories = {(v.rule_id, v.resource_name) for v in found if v.enforcement == "advisory"}
-    assert advisories == ADVISORIES.get(example, set())
+    """The same on Pulumi.yaml's defaults (no stack file): a shipped example raises no finding against itself, or
+    carries a written reason for each advisory it keeps."""
+    assert unaccepted(verdicts(default_plans[example], resolve_config(None))) == []
 
 
-# Advisory findings an example is expected to show (they never fail a gate): ENA Express needs MTU 8,900 (AWS
-# guidance), and eks-c6in's egress leaves the VPC through NAT gateways, where the path MTU is 1,500.
-ADVISORIES = {"eks-c6in": {("mtu-jumbo-path", "tuning-config-map-throughput-ena-express")}}
+ROOT_STACKS = sorted(p.name.removeprefix("Pulumi.").removesuffix(".yaml") for p in ROOT.glob("Pulumi.*.yaml"))
+
+
+@pytest.mark.parametrize("stack", [None, *ROOT_STACKS])
+def test_the_root_project_passes_the_rules_on_every_stack(stack):
+    """The root project on its defaults and on each shipped stack file (`wirespeed plan . --stack NAME`)."""
+    assert unaccepted(verdicts(run_program(ROOT, stack).resources, resolve_config(None))) == []
+
+
+def test_every_accepted_advisory_is_advisory_and_says_why(plans):
+    """What the examples keep is advisory, with its reason on the resource the rule judged."""
+    kept = [v for found in plans.values() for v in verdicts(found, resolve_config(None)) if v.accepted]
+    assert kept, "eks-c6in keeps mtu-jumbo-path with a reason"
+    assert all(v.enforcement == "advisory" and len(v.accepted or "") > 40 for v in kept)
 
 
 # --- broken variants: one registered value changed each ---------------------------------------------------

@@ -208,6 +208,7 @@ def test_violation_json_keys():
         "type",
         "message",
         "unchecked",
+        "accepted",
     ]
 
 
@@ -336,3 +337,67 @@ def test_no_rule_crashes_on_a_garbled_config_map(key, value):
     subject = resource("config_map", engine_props(config_map))
     rules.evaluate([subject])
     rules.remediate(subject, resolve_config({"all": "remediate"}))
+
+
+# --- written reasons: wirespeed.io.accept-<rule> -------------------------------------------------------------
+
+
+def _tagged_pool(reason):
+    pool = low_backlog_pool()
+    props = {**pool.props, "tags": {rules.accept_key("netdev-backlog-minimum"): reason}}
+    return resource("pool", props)
+
+
+def test_an_advisory_finding_with_a_written_reason_is_accepted():
+    config = resolve_config({"netdev-backlog-minimum": "advisory"})
+    (found,) = rules.evaluate_resource(_tagged_pool("  bench pool: drops measured and accepted  "), config)
+    assert (found.enforcement, found.accepted) == ("advisory", "bench pool: drops measured and accepted")
+    assert found.to_json()["accepted"] == "bench pool: drops measured and accepted"
+
+
+@pytest.mark.parametrize("reason", ["", "   "])
+def test_an_empty_reason_accepts_nothing(reason):
+    config = resolve_config({"netdev-backlog-minimum": "advisory"})
+    (found,) = rules.evaluate_resource(_tagged_pool(reason), config)
+    assert found.accepted is None
+
+
+@pytest.mark.parametrize("level", ["mandatory", "remediate"])
+def test_a_mandatory_finding_is_never_accepted_and_says_so(level):
+    config = resolve_config({"netdev-backlog-minimum": level})
+    (found,) = rules.evaluate_resource(_tagged_pool("we like it"), config)
+    assert (found.enforcement, found.accepted) == ("mandatory", None)
+    assert (
+        "wirespeed.io.accept-netdev-backlog-minimum reason is not applied: netdev-backlog-minimum is mandatory here, "
+        "and a mandatory finding cannot be accepted by a written reason" in found.message
+    )
+
+
+def test_a_reason_for_another_rule_accepts_nothing():
+    config = resolve_config({"netdev-backlog-minimum": "advisory"})
+    pool = low_backlog_pool()
+    tagged = resource("pool", {**pool.props, "tags": {rules.accept_key("mtu-jumbo-path"): "not this rule"}})
+    (found,) = rules.evaluate_resource(tagged, config)
+    assert found.accepted is None
+
+
+def test_components_refuse_reasons_for_mandatory_unknown_rules_and_bad_reasons():
+    problems = rules.accepted_advisories_problems(
+        {"aws-natgw-capacity": "x", "mtu-jumbo-pth": "y", "mtu-jumbo-path": " ", "aws-natgw-eip-quota": "z" * 257}
+    )
+    said = [f"{p.field}: {p.reason}" for p in problems]
+    assert said[0].startswith("accepted_advisories: 'aws-natgw-capacity' is not allowed: an advisory rule id (")
+    assert said[0].endswith(
+        "aws-natgw-capacity is mandatory, and a mandatory finding cannot be accepted by a written "
+        "reason; fix what it names"
+    )
+    assert said[1].endswith("mtu-jumbo-path)" + ' (did you mean "mtu-jumbo-path"?)')
+    assert (
+        said[2] == "accepted_advisories['mtu-jumbo-path']: ' ' is not allowed: a non-empty sentence saying why "
+        "the finding is kept"
+    )
+    assert said[3].endswith(
+        "at most 256 characters (it is written as a tag or annotation value; Azure and AWS tag "
+        "values hold 256); it has 257"
+    )
+    assert rules.accepted_labels({"mtu-jumbo-path": " why "}) == {"wirespeed.io.accept-mtu-jumbo-path": "why"}

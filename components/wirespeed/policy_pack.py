@@ -85,6 +85,8 @@ def _resource_policy(rule: Rule) -> ResourceValidationPolicy:
     def validate(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
         config = rule_config(rule, args.get_config())
         for violation in rules.check_resource(rule, resource_of(args), config):
+            if violation.accepted:
+                continue  # kept with a written reason on the resource, which the pull request reviewed
             report_violation(bridged.reported(args.resource_type, violation.message), None)
 
     def remediate(args: ResourceValidationArgs) -> Mapping[str, Any] | None:
@@ -133,6 +135,8 @@ def _stack_policy(rule: Rule) -> StackValidationPolicy:
         resources = [stack_resource_of(r) for r in args.resources]
         types = {r.urn: r.resource_type for r in args.resources}  # as the engine names them, for the messages
         for violation in rules.check_stack(rule, resources, config):
+            if violation.accepted:
+                continue  # kept with a written reason on the resource, which the pull request reviewed
             message = bridged.reported(types.get(violation.resource_urn, ""), violation.message)
             report_violation(message, violation.resource_urn)
 

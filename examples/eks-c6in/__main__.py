@@ -69,6 +69,12 @@ tuning = NodeTuning(
         profiles=[ingest.profile, graviton.profile],
         # Written on each profile's ConfigMap: the gates hold it to what its fastest type's line rate needs.
         line_rates=fastest_line_rates((g.profile.name, g.plan.line_rate_gbps) for g in (ingest, graviton)),
+        # mtu-jumbo-path is advisory: the ingest profile's MTU 8,900 is kept, and this says why (docs/policy-gates.md).
+        accepted_advisories={
+            "mtu-jumbo-path": "ENA Express sets MTU 8,900 for node-to-node traffic inside the VPC (its SRD path); "
+            "traffic out through the NAT gateways is TCP only, which path MTU discovery brings to 1,500 "
+            "(docs.aws.amazon.com/AWSEC2/latest/UserGuide/network_mtu.html)"
+        },
     ),
     pulumi.ResourceOptions(provider=provider, depends_on=[ingest, graviton]),
 )

@@ -33,6 +33,7 @@ from wirespeed.aws.snat import nat_gateway_outbound
 from wirespeed.problems import InvalidInputError
 from wirespeed.profile import Outbound
 from wirespeed.pulumi_inputs import input_properties_error
+from wirespeed.rules._accepted_args import accepted_advisories_problems, accepted_labels
 
 TYPE_TOKEN = "wirespeed:index:NatEgress"
 
@@ -80,6 +81,13 @@ class NatEgressArgs:
     tags: Mapping[str, str] = field(default_factory=dict)
     """AWS tags on every gateway, Elastic IP and alarm."""
 
+    accepted_advisories: Mapping[str, str] | None = None
+    """Advisory rule id -> the written reason this egress keeps that rule's finding (at most 256 characters), e.g.
+    ``{"aws-natgw-eip-quota": "quota L-5F53652F raised to 3 in this account (case 123)"}``: written on each gateway
+    as the tag ``wirespeed.io.accept-<rule id>``, which the policy pack and `wirespeed check` report as "accepted:
+    <reason>" instead of a finding. Mandatory rules (aws-natgw-capacity) are refused: their findings cannot be
+    accepted this way. ``None``: no reasons (docs/policy-gates.md, "Keeping an advisory with a reason")."""
+
     vpc_id: pulumi.Input[str] | None = None
     """Regional only (required there): the VPC the gateway serves."""
 
@@ -96,7 +104,11 @@ def _check(args: NatEgressArgs) -> EgressPlan:
         alarms=args.alarms,
         alarm_actions=args.alarm_actions,
     )
-    problems = [*problems, *measured_from_problems(args.measured_from, "measured_from")]
+    problems = [
+        *problems,
+        *measured_from_problems(args.measured_from, "measured_from"),
+        *accepted_advisories_problems(args.accepted_advisories),
+    ]
     if problems or plan is None:
         raise input_properties_error(InvalidInputError("invalid NatEgressArgs", problems))
     return plan
@@ -131,6 +143,7 @@ class NatEgress(pulumi.ComponentResource):
         for warning in plan.warnings:
             pulumi.log.warn(warning, resource=self)
         tags = dict(args.tags)
+        gateway_tags = tags | accepted_labels(args.accepted_advisories)  # the resource the NAT rules judge
         child = pulumi.ResourceOptions(parent=self)
         eips = {
             zone.availability_zone: [
@@ -155,7 +168,7 @@ class NatEgress(pulumi.ComponentResource):
                     subnet_id=(args.public_subnet_ids or {})[az],
                     allocation_id=addresses[0].allocation_id,
                     secondary_allocation_ids=[e.allocation_id for e in addresses[1:]] or None,
-                    tags=tags | {"Name": f"{name}-{az}"},
+                    tags=gateway_tags | {"Name": f"{name}-{az}"},
                     opts=child,
                 )
                 ips[az] = pulumi.Output.all(*[e.public_ip for e in addresses])
@@ -169,7 +182,7 @@ class NatEgress(pulumi.ComponentResource):
                     _zone_address(az, [e.allocation_id for e in addresses]) for az, addresses in eips.items()
                 ]
                 or None,
-                tags=tags | {"Name": name},
+                tags=gateway_tags | {"Name": name},
                 opts=child,
             )
             gateways = dict.fromkeys((z.availability_zone for z in plan.zones), gateway)

@@ -71,7 +71,13 @@ class Report:
 
     @property
     def advisory(self) -> list[Violation]:
-        return [v for v in self.violations if v.enforcement == "advisory"]
+        """Advisory findings not accepted with a written reason."""
+        return [v for v in self.violations if v.enforcement == "advisory" and not v.accepted]
+
+    @property
+    def accepted(self) -> list[Violation]:
+        """Advisory findings their resource keeps with a written reason (wirespeed.io.accept-<rule>)."""
+        return [v for v in self.violations if v.accepted]
 
     @property
     def blocked(self) -> bool:

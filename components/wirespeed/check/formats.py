@@ -72,14 +72,16 @@ def summary(report: Report) -> str:
         checked += f"; {unread}"
     if report.nothing_judged:
         return f"{report.file}: {nothing_judged_text(report)}; {checked}."
-    if not report.violations:
-        return f"{report.file}: no violations; {checked}."
+    accepted = len(report.accepted)
+    kept = f"; {accepted} advisory finding(s) accepted with a written reason" if accepted else ""
+    if not report.mandatory and not report.advisory and not report.unchecked:
+        return f"{report.file}: no violations{kept}; {checked}."
     verdict = "fails" if report.blocked else "passes (advisory findings only)"
     unchecked = len(report.unchecked)
     if unchecked:
         how = "accepted" if report.accepted_unchecked else "not accepted"
         checked += f"; {unchecked} rule check(s) could not read a secret ({how})"
-    return f"{report.file}: {mandatory} mandatory, {advisory} advisory; {checked}: the check {verdict}."
+    return f"{report.file}: {mandatory} mandatory, {advisory} advisory{kept}; {checked}: the check {verdict}."
 
 
 def to_json(report: Report) -> dict[str, Any]:
@@ -96,6 +98,7 @@ def to_json(report: Report) -> dict[str, Any]:
         "passed": not report.failed,
         "mandatory": len(report.mandatory),
         "advisory": len(report.advisory),
+        "accepted": len(report.accepted),
         "unchecked": len(report.unchecked),
         "violations": [
             {**v.to_json(), "line": report.lines.get(v.resource_urn)}
@@ -117,7 +120,7 @@ def render_table(report: Report, width: int | None = None) -> str:
     from wirespeed.tables import whole
 
     console = Console(width=width, record=True, file=io.StringIO(), highlight=False, color_system=None)
-    rows = [(v.enforcement, _where(v, report), v.message) for v in sorted_violations(report.violations, report.lines)]
+    rows = [(_level(v), _where(v, report), said(v)) for v in sorted_violations(report.violations, report.lines)]
     if rows:
         table = Table(show_lines=True)
         table.add_column("level", no_wrap=True)
@@ -132,6 +135,15 @@ def render_table(report: Report, width: int | None = None) -> str:
         return text
     blocks = [f"{level}  {where}".replace("\n", "\n  ") + f"\n  {message}\n" for level, where, message in rows]
     return "\n".join([*blocks, summary(report)]) + "\n"
+
+
+def _level(v: Violation) -> str:
+    return "accepted" if v.accepted else v.enforcement
+
+
+def said(v: Violation) -> str:
+    """A finding's message; an accepted one leads with its reason."""
+    return f"accepted: {v.accepted} (the finding: {v.message})" if v.accepted else v.message
 
 
 def _where(v: Violation, report: Report) -> str:
@@ -150,13 +162,13 @@ def _escape_property(text: str) -> str:
 def render_github(report: Report) -> str:
     lines = []
     for v in sorted_violations(report.violations, report.lines):
-        command = "error" if v.enforcement == "mandatory" else "warning"
+        command = "error" if v.enforcement == "mandatory" else "notice" if v.accepted else "warning"
         properties = [f"file={_escape_property(report.file)}"]
         line = report.lines.get(v.resource_urn)
         if line is not None:
             properties.append(f"line={line}")
         properties.append(f"title={_escape_property(f'{v.rule_id}: {v.resource_name}')}")
-        lines.append(f"::{command} {','.join(properties)}::{_escape_data(f'{v.message} ({v.resource_urn})')}")
+        lines.append(f"::{command} {','.join(properties)}::{_escape_data(f'{said(v)} ({v.resource_urn})')}")
     file = f"file={_escape_property(report.file)}"
     if report.nothing_judged:
         command = "error" if report.require_judged else "warning"
@@ -202,24 +214,26 @@ def to_sarif(report: Report) -> dict[str, Any]:
         line = report.lines.get(v.resource_urn)
         if line is not None:
             physical["region"] = {"startLine": line}
-        results.append(
-            {
-                "ruleId": v.rule_id,
-                "ruleIndex": index[v.rule_id],
-                "level": _SARIF_LEVEL[v.enforcement],
-                "message": {"text": v.message},
-                "locations": [
-                    {
-                        "physicalLocation": physical,
-                        "logicalLocations": [
-                            {"name": v.resource_name, "fullyQualifiedName": v.resource_urn, "kind": "resource"}
-                        ],
-                    }
-                ],
-                "partialFingerprints": {"wirespeedFinding/v1": _fingerprint(v)},
-                "properties": {"resourceType": v.resource_type, "enforcement": v.enforcement},
-            }
-        )
+        result: dict[str, Any] = {
+            "ruleId": v.rule_id,
+            "ruleIndex": index[v.rule_id],
+            "level": _SARIF_LEVEL[v.enforcement],
+            "message": {"text": v.message},
+            "locations": [
+                {
+                    "physicalLocation": physical,
+                    "logicalLocations": [
+                        {"name": v.resource_name, "fullyQualifiedName": v.resource_urn, "kind": "resource"}
+                    ],
+                }
+            ],
+            "partialFingerprints": {"wirespeedFinding/v1": _fingerprint(v)},
+            "properties": {"resourceType": v.resource_type, "enforcement": v.enforcement},
+        }
+        if v.accepted:
+            # SARIF 2.1.0 section 3.35 (suppression): "inSource", since the reason is written on the resource.
+            result["suppressions"] = [{"kind": "inSource", "status": "accepted", "justification": v.accepted}]
+        results.append(result)
     return {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",

@@ -264,5 +264,6 @@ def _read_previous(path: Path) -> dict[str, Any]:
 def _policy_json(found: list[Any]) -> dict[str, Any]:
     return {
         "passed": not any(v.enforcement == "mandatory" for v in found),
+        "accepted": sum(1 for v in found if v.accepted),
         "violations": [v.to_json() for v in found],
     }

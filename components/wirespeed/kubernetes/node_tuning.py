@@ -78,6 +78,13 @@ class NodeTuningArgs:
     ``(profile name, line rate)`` pairs, e.g. each ``NetworkOptimizedNodeGroup``'s ``(profile.name,
     line_rate_gbps)``. ``None``: no annotation (the gates assume their default line rate and say so)."""
 
+    accepted_advisories: Mapping[str, str] | None = None
+    """Advisory rule id -> the written reason these profiles keep that rule's finding (at most 256 characters), e.g.
+    ``{"mtu-jumbo-path": "..."}``: written on each profile ConfigMap as the annotation ``wirespeed.io.accept-<rule
+    id>``, which the policy pack and `wirespeed check` report as "accepted: <reason>" instead of a finding.
+    Mandatory rules are refused: their findings cannot be accepted this way. ``None``: no reasons
+    (docs/policy-gates.md, "Keeping an advisory with a reason")."""
+
 
 def _role(obj: dict[str, Any]) -> str:
     """The child's role in its resource name: kebab-case kind, plus the profile for per-profile objects."""
@@ -176,6 +183,11 @@ class NodeTuning(pulumi.ComponentResource):
             alerts=args.alerts,
             admission_policy=args.admission_policy,
             line_rates=dict(args.line_rates or {}) if isinstance(args.line_rates, Mapping | None) else args.line_rates,
+            accepted_advisories=(
+                dict(args.accepted_advisories or {})
+                if isinstance(args.accepted_advisories, Mapping | None)
+                else args.accepted_advisories
+            ),
         )
         # Everything is checked before the component itself registers: bad args leave nothing behind.
         profiles, problems = check(args.profiles, options)

@@ -33,6 +33,7 @@ from wirespeed.names import LINE_RATE_ANNOTATION, SCRAPE_INTERVAL
 from wirespeed.names import PROFILE_KEY as PROFILE_KEY
 from wirespeed.names import PROFILE_LABEL as PROFILE_LABEL
 from wirespeed.profile import Profile
+from wirespeed.rules._accepted_args import accepted_labels
 
 Obj = dict[str, Any]
 
@@ -95,8 +96,11 @@ def daemon_set_name(profile: Profile) -> str:
 def config_map(profile: Profile, options: NodeTuningOptions) -> Obj:
     meta = metadata(config_map_name(profile), "profile", options.namespace, profile.name)
     gbps = options.line_rates.get(profile.name)
+    annotations = accepted_labels(options.accepted_advisories)  # what the engine reads for an advisory's reason
     if gbps is not None:  # what the ring and backlog gates read (wirespeed.rules.tuning.config_map_rate)
-        meta["annotations"] = {LINE_RATE_ANNOTATION: line_rate_annotation(gbps)}
+        annotations[LINE_RATE_ANNOTATION] = line_rate_annotation(gbps)
+    if annotations:
+        meta["annotations"] = annotations
     return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta, "data": {PROFILE_KEY: profile_json(profile)}}
 
 

@@ -15,6 +15,7 @@ from wirespeed import __version__
 from wirespeed.problems import InvalidInputError, Problem
 from wirespeed.profile import Profile
 from wirespeed.profiles import ASSUMPTIONS, builtin_profile
+from wirespeed.rules._accepted_args import accepted_advisories_problems
 from wirespeed.sizing.packets import LINE_RATE_GBPS_RANGE
 
 # The agent image, built by `make image` (agent/image) and to be published under the version of this library, so a
@@ -72,6 +73,10 @@ class NodeTuningOptions:
     ConfigMap as the ``wirespeed.io/line-rate-gbps`` annotation, from which the ring and backlog gates size their
     minimums. A profile left out gets no annotation and the gates say they assumed a line rate.
     :func:`fastest_line_rates` derives it from the pools' sizes."""
+    accepted_advisories: Mapping[str, str] = field(default_factory=dict, hash=False)
+    """Advisory rule id -> the written reason the profiles keep that rule's finding: written on every profile
+    ConfigMap as the annotation ``wirespeed.io.accept-<rule id>`` (wirespeed.rules._accept), which the gates report
+    as "accepted: <reason>". Mandatory rules are refused."""
 
 
 def builtin_names() -> list[str]:
@@ -165,7 +170,7 @@ def check_options(options: NodeTuningOptions) -> list[Problem]:
             f"a namespace of the agent's own, not one shared with other workloads ({', '.join(SHARED_NAMESPACES)})"
         )
         problems.append(Problem("namespace", options.namespace, allowed))
-    return problems
+    return problems + accepted_advisories_problems(options.accepted_advisories)
 
 
 def has_tag_or_digest(image: str) -> bool:

@@ -81,9 +81,17 @@ def _outbound(review: PlanReview) -> list[str]:
     return ["Outbound: nothing registered egresses through a sized gateway."] if not lines else ["Outbound:", *lines]
 
 
-def _verdicts(found: Sequence[Violation]) -> list[str]:
+def _accepted_line(accepted: Sequence[Violation]) -> str:
+    return f"{len(accepted)} advisory finding(s) accepted with a written reason" if accepted else ""
+
+
+def _verdicts(all_found: Sequence[Violation]) -> list[str]:
+    found = [v for v in all_found if not v.accepted]
+    accepted = [v for v in all_found if v.accepted]
+    kept = [f"- accepted {v.rule_id} on {v.resource_name}: {v.accepted}" for v in ordered(accepted)]
     if not found:
-        return [f"{POLICY_HEADING}: no violations."]
+        said = f"; {_accepted_line(accepted)}:" if accepted else "."
+        return [f"{POLICY_HEADING}: no violations{said}", *kept]
     levels = Counter(v.enforcement for v in found)
     # Mandatory and advisory always (the two a reviewer weighs), any other level only when it occurs.
     shown = ["mandatory", "advisory", *sorted(set(levels) - {"mandatory", "advisory"})]
@@ -92,6 +100,8 @@ def _verdicts(found: Sequence[Violation]) -> list[str]:
     # One line per rule and resource: a rule that breaks on several fields of one resource is counted, not repeated.
     named = Counter(f"{v.enforcement} {v.rule_id} on {v.resource_name}" for v in ordered(found))
     lines.extend(f"- {said}" + (f" ({n} findings)" if n > 1 else "") for said, n in named.items())
+    if accepted:
+        lines.extend([f"{_accepted_line(accepted)}:", *kept])
     return lines
 
 
@@ -110,10 +120,19 @@ def summary_section(review: PlanReview, found: Sequence[Violation] | None, detai
 
 def policy_section(found: Sequence[Violation]) -> str:
     """## Policy: every verdict with its message, mandatory first (the summary lists them by name)."""
-    if not found:
-        return f"## Policy\n{POLICY_HEADING}: no violations."
-    lines = [f"{POLICY_HEADING}: {len(found)} violation(s):"]
+    violations = [v for v in found if not v.accepted]
+    accepted = [v for v in found if v.accepted]
+    lines = [
+        f"{POLICY_HEADING}: {len(violations)} violation(s):" if violations else f"{POLICY_HEADING}: no violations."
+    ]
     lines.extend(
-        f"  {v.enforcement} {v.rule_id} on {v.resource_name} ({v.resource_type}): {v.message}" for v in ordered(found)
+        f"  {v.enforcement} {v.rule_id} on {v.resource_name} ({v.resource_type}): {v.message}"
+        for v in ordered(violations)
     )
+    if accepted:
+        lines.append(f"{_accepted_line(accepted)} (each reason is written on its resource):")
+        lines.extend(
+            f"  accepted {v.rule_id} on {v.resource_name} ({v.resource_type}): {v.accepted}. The finding: {v.message}"
+            for v in ordered(accepted)
+        )
     return "## Policy\n" + "\n".join(lines)

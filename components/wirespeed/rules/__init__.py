@@ -15,6 +15,8 @@ preview makes a rule not applicable, never a crash. Nothing here imports Pulumi.
 
 from __future__ import annotations
 
+from wirespeed.rules._accept import ACCEPT_PREFIX, accept_key
+from wirespeed.rules._accepted_args import accepted_advisories_problems, accepted_labels
 from wirespeed.rules._config import ALL, LEVEL_KEY, Config, ConfigError, resolve_config
 from wirespeed.rules._engine import (
     check_resource,
@@ -43,6 +45,7 @@ from wirespeed.rules._registry import RULES, rule
 from wirespeed.values import UNKNOWN_SENTINELS
 
 __all__ = [
+    "ACCEPT_PREFIX",
     "ALL",
     "ENFORCEMENTS",
     "LEVEL_KEY",
@@ -59,6 +62,9 @@ __all__ = [
     "Scope",
     "Severity",
     "Violation",
+    "accept_key",
+    "accepted_advisories_problems",
+    "accepted_labels",
     "check_resource",
     "check_stack",
     "evaluate",

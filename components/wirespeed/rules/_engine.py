@@ -6,6 +6,7 @@ import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, cast
 
+from wirespeed.rules._accept import accepted_reason, not_applied
 from wirespeed.rules._config import Config, resolve_config
 from wirespeed.rules._model import (
     Enforcement,
@@ -80,21 +81,29 @@ def _violations(
     except SecretNotReadable as exc:
         # Never "not applicable": a gate that cannot read a value must not pass it silently.
         return [_could_not_check(rule, subject, level, unchecked_message(rule, exc.path), unknown=False)]
-    return [
-        Violation(
-            rule_id=rule.id,
-            severity=rule.severity,
-            enforcement=reported_level(level),
-            resource_urn=f.resource.urn,
-            resource_name=f.resource.name,
-            resource_type=f.resource.type,
-            message=f.message if f.unknown is None else unknown_message(rule, f.unknown),
-            unchecked=f.unknown is not None,
-            unknown=f.unknown is not None,
-        )
-        for f in findings
-        if f.unknown is None or unknown_unchecked
-    ]
+    return [_finding(rule, level, f) for f in findings if f.unknown is None or unknown_unchecked]
+
+
+def _finding(rule: Rule, level: Enforcement, found: Finding) -> Violation:
+    """One finding as reported: accepted when the rule is advisory and its resource says why it keeps it; a
+    mandatory finding keeps standing and says the reason was not applied."""
+    reported = reported_level(level)
+    reason = accepted_reason(found.resource.props, rule.id) if found.unknown is None else None
+    message = found.message if found.unknown is None else unknown_message(rule, found.unknown)
+    if reason and reported != "advisory":
+        message, reason = message + not_applied(rule.id), None
+    return Violation(
+        rule_id=rule.id,
+        severity=rule.severity,
+        enforcement=reported,
+        resource_urn=found.resource.urn,
+        resource_name=found.resource.name,
+        resource_type=found.resource.type,
+        message=message,
+        unchecked=found.unknown is not None,
+        unknown=found.unknown is not None,
+        accepted=reason,
+    )
 
 
 def check_resource(rule: Rule, resource: Resource, config: Config, unknown_unchecked: bool = False) -> list[Violation]:

@@ -65,8 +65,11 @@ class Violation:
     unchecked: bool = False
     # Why it could not: a value the plan knows only after apply (True), rather than a secret (False).
     unknown: bool = False
+    # An advisory finding its resource keeps with a written reason (tag or annotation wirespeed.io.accept-<rule>):
+    # reported as "accepted: <reason>", counted apart, never a violation (wirespeed.rules._accept).
+    accepted: str | None = None
 
-    def to_json(self) -> dict[str, str | bool]:
+    def to_json(self) -> dict[str, str | bool | None]:
         """Stable keys for `wirespeed check --format json`."""
         return {
             "rule": self.rule_id,
@@ -77,6 +80,7 @@ class Violation:
             "type": self.resource_type,
             "message": self.message,
             "unchecked": self.unchecked,
+            "accepted": self.accepted,
         }
 
 

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from wirespeed.names import NOT_NETWORK_OPTIMISED_REASON
 from wirespeed.references import AKS_NET_TUNING, DATADOG_BOTTLENECKS
 from wirespeed.rules import _aks, _nap
+from wirespeed.rules._accept import written_reason
 from wirespeed.rules._model import Finding, Reads, Resource, Rule, Settings, is_type, quoted
 from wirespeed.rules._self_managed import AUTOSCALING_GROUP, tagged_clusters
 from wirespeed.rules._userdata import read_user_data
@@ -141,9 +142,10 @@ def _size_problem(name: str, minimum: float) -> str | None:
 
 def _written_reason(container: object, *path: str) -> bool:
     """Whether the tags (or annotations) at ``path`` carry a non-empty reason for a size that is not
-    network-optimised. Read only once a size is flagged, so an unknown tag map leaves a compliant pool judged."""
-    reason = text(get(container, *path, NOT_NETWORK_OPTIMISED_REASON))
-    return bool(reason and reason.strip())
+    network-optimised: the rule's own key, read by the one reader of written reasons (rules._accept), since this
+    rule is mandatory and its exception is its own setting (acceptWrittenReason). Read only once a size is
+    flagged, so an unknown tag map leaves a compliant pool judged."""
+    return written_reason(container, *path, NOT_NETWORK_OPTIMISED_REASON) is not None
 
 
 def _aks_pool(resource: Resource, pool: object, label: str, minimum: float, accept: bool) -> Iterator[Finding]:
