@@ -336,7 +336,7 @@ def test_invalid_cluster_raises_one_error_listing_every_problem_before_registeri
         {
             "property_path": "pools[0].vm_size",
             "reason": "'Standard_D16s_v5' is not allowed: not network-optimised (NIC mellanox-or-mana, 12,500 Mb/s); "
-            "use a MANA size such as Standard_D16ads_v6, Standard_D16as_v6, Standard_E16as_v6, or set "
+            "use a MANA size such as Standard_D16s_v6, Standard_D16ads_v6, Standard_D16as_v6, or set "
             "allow_non_network_optimised to the reason this pool may use it",
         },
         {

@@ -89,7 +89,7 @@ def test_every_pool_problem_is_listed_at_once_with_field_value_and_range():
         (
             "vm_size",
             "'Standard_D16s_v5' is not allowed: not network-optimised (NIC mellanox-or-mana, 12,500 Mb/s); use a MANA "
-            "size such as Standard_D16ads_v6, Standard_D16as_v6, Standard_E16as_v6, or set allow_non_network_optimised "
+            "size such as Standard_D16s_v6, Standard_D16ads_v6, Standard_D16as_v6, or set allow_non_network_optimised "
             "to the reason this pool may use it",
         ),
         ("min_count", "5 is not allowed: must be at most max_count (4) (autoscaler range min..max)"),
@@ -160,7 +160,8 @@ def test_extra_sysctl_the_profile_already_sets_is_refused():
         pytest.param(
             "Standard_B2s",
             "'Standard_B2s' is not allowed: not in wirespeed's catalog, so accelerated networking cannot be confirmed "
-            "(unknown instance type 'Standard_B2s': no similar name; `wirespeed catalog list` shows every known type)",
+            "(unknown instance type 'Standard_B2s': did you mean Standard_B2s_v2, Standard_B32s_v2, Standard_B2ts_v2, "
+            "Standard_B2ps_v2, Standard_B2ls_v2?)",
             id="unknown-size",
         ),
         pytest.param(

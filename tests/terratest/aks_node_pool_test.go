@@ -101,7 +101,7 @@ func TestAksNodePoolRefusesEachRule(t *testing.T) {
 		{"unknown size", map[string]any{"vm_size": "Standard_Q16s_v9"}, []string{
 			"vm_size: 'Standard_Q16s_v9' is not allowed: not in wirespeed's catalog, so accelerated networking cannot be confirmed (unknown instance type 'Standard_Q16s_v9': `wirespeed catalog list` shows every known type)"}},
 		{"not network-optimised without a reason", map[string]any{"vm_size": "d8s-v5"}, []string{
-			"vm_size: 'Standard_D8s_v5' is not allowed: not network-optimised (NIC mellanox-or-mana, 12,500 Mb/s); use a MANA size such as Standard_D8ads_v6, Standard_D8as_v6, Standard_D8ds_v6, or set not_network_optimised_reason to the reason this pool may use it"}},
+			"vm_size: 'Standard_D8s_v5' is not allowed: not network-optimised (NIC mellanox-or-mana, 12,500 Mb/s); use a MANA size such as Standard_D8s_v6, Standard_D8ads_v6, Standard_D8as_v6, or set not_network_optimised_reason to the reason this pool may use it"}},
 		{"blank reason", map[string]any{"vm_size": "Standard_D8s_v5", "not_network_optimised_reason": " "}, []string{
 			"not_network_optimised_reason: ' ' is not allowed: a written reason (non-empty text) or null"}},
 		{"cluster id missing", map[string]any{"kubernetes_cluster_id": nil}, []string{
@@ -149,7 +149,7 @@ func TestAksNodePoolRefusesEachRule(t *testing.T) {
 			"vm_size": "Standard_D16s_v5", "max_count": 0, "zones": []string{"0"},
 			"extra_sysctls": map[string]string{"net.core.somaxconn": "128"},
 		}, []string{
-			"vm_size: 'Standard_D16s_v5' is not allowed: not network-optimised (NIC mellanox-or-mana, 12,500 Mb/s); use a MANA size such as Standard_D16ads_v6, Standard_D16as_v6, Standard_E16as_v6, or set not_network_optimised_reason to the reason this pool may use it",
+			"vm_size: 'Standard_D16s_v5' is not allowed: not network-optimised (NIC mellanox-or-mana, 12,500 Mb/s); use a MANA size such as Standard_D16s_v6, Standard_D16ads_v6, Standard_D16as_v6, or set not_network_optimised_reason to the reason this pool may use it",
 			"max_count: 0 is not allowed: must be a whole number between 1 and 1,000",
 			"zones[0]: '0' is not allowed: one of 1, 2, 3",
 			"extra_sysctls['net.core.somaxconn']: 128 is not allowed: must be a whole number between 4,096 and 3,240,000 (AKS's range for netCoreSomaxconn)",

@@ -263,7 +263,7 @@ func TestCheckAksExamplePassesEveryRuleButTheDisabledTuningAgent(t *testing.T) {
 	t.Run("a size the module refuses, the check refuses", func(t *testing.T) {
 		_, err := example.plan(t, edit{`vm_size               = "Standard_D16s_v6"`, `vm_size               = "Standard_D16s_v5"`})
 		requireRefusal(t, err, []string{
-			"vm_size: 'Standard_D16s_v5' is not allowed: not network-optimised (NIC mellanox-or-mana, 12,500 Mb/s); use a MANA size such as Standard_D16ads_v6, Standard_D16as_v6, Standard_E16as_v6, or set not_network_optimised_reason to the reason this pool may use it"})
+			"vm_size: 'Standard_D16s_v5' is not allowed: not network-optimised (NIC mellanox-or-mana, 12,500 Mb/s); use a MANA size such as Standard_D16s_v6, Standard_D16ads_v6, Standard_D16as_v6, or set not_network_optimised_reason to the reason this pool may use it"})
 		refused := wirespeedCheck(t, setAfter(t, plan, ingestPool, "Standard_D16s_v5", "vm_size"), withoutTuningAgent)
 		requireFound(t, "vm_size Standard_D16s_v5", refused, []string{"network-optimised-sku " + ingestPool})
 	})

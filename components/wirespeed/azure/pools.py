@@ -123,12 +123,7 @@ def accelerated_networking(instance: catalog.InstanceType) -> bool:
 
 
 def _network_optimised_alternatives(instance: catalog.InstanceType) -> list[str]:
-    same = [
-        t
-        for t in catalog.instance_types(cloud="azure", network_optimised=True)
-        if t.vcpu == instance.vcpu and t.architecture == instance.architecture
-    ]
-    return [t.name for t in sorted(same, key=lambda t: (-t.baseline_gbps, t.name))[:3]]
+    return [t.name for t in catalog.network_optimised_alternatives(instance, same_vcpu=True)[:3]]
 
 
 def _check_vm_size(out: Collector, prefix: str, spec: NodePoolSpec) -> catalog.InstanceType | None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 
 from wirespeed.catalog import _load
 from wirespeed.catalog._load import CatalogDataError
@@ -66,6 +67,7 @@ __all__ = [
     "families",
     "instance_types",
     "lookup",
+    "network_optimised_alternatives",
     "nic_driver",
     "nic_drivers",
     "nic_kinds",
@@ -147,6 +149,39 @@ def instance_types(
         and (network_optimised is None or it.network_optimised == network_optimised)
         and (min_gbps is None or it.baseline_gbps >= min_gbps)
     ]
+
+
+_VERSION_SUFFIX = re.compile(r"v\d+$")
+
+
+def network_optimised_alternatives(
+    current: InstanceType, min_gbps: float | None = None, same_vcpu: bool = False
+) -> list[InstanceType]:
+    """Network-optimised sizes to offer instead of ``current``, best first: one ranking for every piece of advice
+    (the SKU rule's "e.g." and the components' "use a MANA size such as"), so they never name different sizes.
+
+    At least ``current``'s vCPUs (exactly, with ``same_vcpu``) on the same architecture; then the same kind of size
+    (Azure's family letter: D general purpose, E memory, F compute), then the nearest memory (with F v6 in the
+    catalog a D size would otherwise be offered an F whose memory happens to be closer), the same series, the
+    faster, the name.
+    """
+    candidates = [
+        it
+        for it in instance_types(cloud=current.cloud, network_optimised=True, min_gbps=min_gbps)
+        if it.architecture == current.architecture
+        and (it.vcpu == current.vcpu if same_vcpu else it.vcpu >= current.vcpu)
+    ]
+    return sorted(
+        candidates,
+        key=lambda it: (
+            it.vcpu,
+            it.family[:1] != current.family[:1],
+            abs(it.memory_gib - current.memory_gib),
+            _VERSION_SUFFIX.sub("", it.family) != _VERSION_SUFFIX.sub("", current.family),
+            -it.baseline_gbps,
+            it.name,
+        ),
+    )
 
 
 def families(cloud: Cloud | None = None) -> list[str]:

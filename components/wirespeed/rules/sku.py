@@ -5,7 +5,6 @@ catalog (wirespeed.catalog)."""
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Iterator
 
 from wirespeed.names import NOT_NETWORK_OPTIMISED_REASON
@@ -35,7 +34,6 @@ SOURCES = (
     f"{AKS_NET_TUNING.short} (Dsv6/MANA vs Dsv3); {DATADOG_BOTTLENECKS.short} (bandwidth allowance exceeded on AWS)"
 )
 
-_VERSION_SUFFIX = re.compile(r"v\d+$")
 
 # What the check reads (Rule.reads): sizes, and the written reason where a size is flagged.
 REASON_TAG = "tags" + quoted(NOT_NETWORK_OPTIMISED_REASON)
@@ -45,35 +43,14 @@ NODE_POOL_READS = (
 )
 
 
-def _stem(family: str) -> str:
-    return _VERSION_SUFFIX.sub("", family)
-
-
 def _alternative(name: str, minimum: float) -> str:
     """A network-optimised size of the same shape that meets the minimum, as advice (or "")."""
     from wirespeed import catalog
 
-    current = catalog.lookup(name)
-    candidates = [
-        it
-        for it in catalog.instance_types(cloud=current.cloud, network_optimised=True, min_gbps=minimum)
-        if it.architecture == current.architecture and it.vcpu >= current.vcpu
-    ]
-    if not candidates:
+    ranked = catalog.network_optimised_alternatives(catalog.lookup(name), min_gbps=minimum)
+    if not ranked:
         return ""
-    # The same kind of size first (Azure's family letter: D general purpose, E memory, F compute), then the nearest
-    # memory: with F v6 in the catalog a D size would otherwise be offered an F whose memory happens to be closer.
-    best = min(
-        candidates,
-        key=lambda it: (
-            it.vcpu,
-            it.family[:1] != current.family[:1],
-            abs(it.memory_gib - current.memory_gib),
-            _stem(it.family) != _stem(current.family),
-            -it.baseline_gbps,
-            it.name,
-        ),
-    )
+    best = ranked[0]
     return f", e.g. {best.name} ({best.family}, {best.vcpu} vCPU, {best.baseline_gbps:g} Gb/s)"
 
 
