@@ -6,7 +6,9 @@ the same provider under the real engine."""
 from __future__ import annotations
 
 import ast
+import asyncio
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -113,7 +115,18 @@ def test_a_profile_document_becomes_a_profile_and_taints_become_taints():
     assert group.taints == [Taint(key="k", effect="NO_EXECUTE")]
 
 
-def test_what_no_python_program_could_pass_is_refused_all_at_once():
+@pytest.fixture
+def event_loop() -> Iterator[asyncio.AbstractEventLoop]:
+    """An Output needs a current event loop, as the provider has while it serves; an earlier test's asyncio.run()
+    leaves the main thread with none (asyncio.run sets it to None when it ends)."""
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    yield loop
+    asyncio.set_event_loop(None)
+    loop.close()
+
+
+def test_what_no_python_program_could_pass_is_refused_all_at_once(event_loop):
     known = pulumi.Output.from_input(["throughput"])
     with pytest.raises(pulumi.InputPropertiesError) as raised:
         host.to_args(
