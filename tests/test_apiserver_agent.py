@@ -346,7 +346,12 @@ def test_api_server_restart_under_a_running_agent(agent):
         subprocess.run(["ip", "link", "set", agent.link, "mtu", "1500"], check=True)
         agent.sysctl.write_text("1000\n")
         wait_for("MTU re-applied with the API server down", lambda: agent.mtu() == MTU)
-        wait_for("backlog re-applied with the API server down", lambda: int(agent.sysctl.read_text()) == BACKLOG)
+        # The stand-in sysctl is a regular file, which the agent's write truncates first (a /proc/sys file is
+        # written whole): a read between the two sees "", which is "not yet", as any other value is.
+        wait_for(
+            "backlog re-applied with the API server down",
+            lambda: agent.sysctl.read_text().strip() == str(BACKLOG),
+        )
         # A change the API server has not heard about yet: the report after the restart must carry it.
         agent.sysctl.write_text("garbage\n")
         time.sleep(2)  # at least one resync fails to report
