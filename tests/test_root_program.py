@@ -167,7 +167,8 @@ def test_unknown_stack_keys_are_refused_with_a_did_you_mean_naming_the_file_unde
     ]
     (other,) = caught.value.problems[2:]
     assert other.startswith("Pulumi.test.yaml: wirespeed:totallyOther: not a config key the project declares; the "
-                            "project declares wirespeed:allocatedOutboundPorts, wirespeed:cloud,")  # fmt: skip
+                            "project declares wirespeed:acceptedAdvisories, wirespeed:allocatedOutboundPorts, "
+                            "wirespeed:cloud,")  # fmt: skip
 
 
 @pytest.mark.parametrize(
