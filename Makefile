@@ -82,7 +82,7 @@ test-python: $(STAMP) agent apiserver engine
 test-go: agent
 	cd agent && $(PYTHON) ../scripts/testreport.py go ../$(RESULTS)/go-agent.json -count=1 -timeout 30m ./...
 	cd agent/image && $(PYTHON) ../../scripts/testreport.py go ../../$(RESULTS)/go-agent-image.json -count=1 ./...
-	$(MAKE) -C agent fuzz FUZZTIME=10s
+	$(MAKE) -C agent fuzz
 
 # The Terraform modules with the real terraform binary (tests/terratest, Go): always the provider-free parts;
 # the provider-backed plans and applies when the plugin mirror has the provider (modules/README.md).
