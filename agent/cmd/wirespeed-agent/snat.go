@@ -169,7 +169,7 @@ func startSNAT(ctx context.Context, o options, p *profile.Profile, reg prometheu
 // cannot be made (the accounting then runs per destination only).
 func watchPods(ctx context.Context, wg *sync.WaitGroup, kube *rest.Config, node string, log *slog.Logger) snat.Attributor {
 	log = log.With("component", "podowner")
-	rc, err := podowner.NewRESTClient(kube)
+	rc, err := nodestatus.NewCoreV1Client(kube)
 	if err != nil {
 		log.Error("SNAT attribution off", "err", err)
 		return nil

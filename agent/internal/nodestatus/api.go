@@ -54,6 +54,16 @@ func (n ownNode) patch(ctx context.Context, pt types.PatchType, body any, subres
 // only corev1client.NewForConfig is 26 MB stripped; one calling rest.RESTClientFor with a core/v1-only
 // scheme is 13 MB (go1.26, client-go v0.37.2, CGO_ENABLED=0 -ldflags="-s -w").
 func NewRESTAPI(cfg *rest.Config) (API, error) {
+	rc, err := NewCoreV1Client(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return restAPI{rc}, nil
+}
+
+// NewCoreV1Client is the core/v1-only REST client every API call of the agent goes through (its Node
+// report here, the pod watch of the SNAT attribution), for the binary size said above.
+func NewCoreV1Client(cfg *rest.Config) (*rest.RESTClient, error) {
 	scheme := runtime.NewScheme()
 	// core/v1 also registers metav1.Status, so API errors decode into apierrors (IsForbidden, ...).
 	if err := corev1.AddToScheme(scheme); err != nil {
@@ -71,7 +81,7 @@ func NewRESTAPI(cfg *rest.Config) (API, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes client: %w", err)
 	}
-	return restAPI{rc}, nil
+	return rc, nil
 }
 
 type restAPI struct{ c rest.Interface }

@@ -12,14 +12,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 )
-
-// Component is the user agent and the name in logs.
-const Component = "wirespeed-agent"
 
 // resyncPeriod re-delivers every cached pod to the handler (from the informer's cache: no API call), so an
 // owner that could not be read is asked for again.
@@ -39,23 +34,6 @@ type Watch struct {
 	Log     *slog.Logger
 	// Now is the clock of releases (time.Now when nil).
 	Now func() time.Time
-}
-
-// NewRESTClient returns a core/v1-only REST client (see nodestatus.NewRESTAPI for why not the typed one).
-func NewRESTClient(cfg *rest.Config) (*rest.RESTClient, error) {
-	scheme := runtime.NewScheme()
-	if err := corev1.AddToScheme(scheme); err != nil {
-		return nil, fmt.Errorf("register core/v1: %w", err)
-	}
-	c := rest.CopyConfig(cfg)
-	c.GroupVersion = &corev1.SchemeGroupVersion
-	c.APIPath = "/api"
-	c.ContentType = runtime.ContentTypeJSON
-	c.NegotiatedSerializer = serializer.NewCodecFactory(scheme).WithoutConversion()
-	if c.UserAgent == "" {
-		c.UserAgent = Component
-	}
-	return rest.RESTClientFor(c)
 }
 
 // resources are the owner kinds a Getter reads, with their plural resource names.

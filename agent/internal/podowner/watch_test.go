@@ -17,6 +17,8 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/wirespeed-io/wirespeed/agent/internal/snat"
+
+	"github.com/wirespeed-io/wirespeed/agent/internal/nodestatus"
 )
 
 // fakeAPIServer stands in for the API server (named as a fake; the lab test runs the real one): a pod list
@@ -117,7 +119,7 @@ func TestPodWatchUsesExactlyItsGrantsWithFakeAPIServer(t *testing.T) {
 	api := &fakeAPIServer{perms: map[string]bool{}}
 	srv := httptest.NewServer(api)
 	defer srv.Close()
-	rc, err := NewRESTClient(&rest.Config{Host: srv.URL})
+	rc, err := nodestatus.NewCoreV1Client(&rest.Config{Host: srv.URL})
 	if err != nil {
 		t.Fatal(err)
 	}
