@@ -129,7 +129,7 @@ func startSNAT(ctx context.Context, o options, p *profile.Profile, reg prometheu
 	}
 	_ = probe.Close()
 	m := metrics.NewSNAT(reg)
-	pressure := &snat.Pressure{Outbound: p.Outbound, ClearAfter: o.snat.clearAfter}
+	pressure := &nodestatus.Pressure{Outbound: p.Outbound, ClearAfter: o.snat.clearAfter}
 	var last *status.SNAT
 	w := &snat.Watcher{
 		Source: src, Log: log, Resynced: m.Resynced,
