@@ -15,6 +15,7 @@ import (
 	"github.com/wirespeed-io/wirespeed/agent/internal/links"
 	"github.com/wirespeed-io/wirespeed/agent/internal/profile"
 	"github.com/wirespeed-io/wirespeed/agent/internal/snat"
+	"github.com/wirespeed-io/wirespeed/agent/internal/snat/ctnetlink"
 )
 
 // Exit codes of `wirespeed-agent diagnose`.
@@ -120,7 +121,7 @@ func sampleSNAT(ctx context.Context, so snatOptions, p *profile.Profile, procRoo
 		out <- sampled{err: err}
 		return out
 	}
-	src := snat.Conntrack{ReceiveBuffer: so.receiveBuffer, Timeouts: snat.ReadTimeouts(filepath.Join(procRoot, "sys")),
+	src := ctnetlink.Conntrack{ReceiveBuffer: so.receiveBuffer, Timeouts: ctnetlink.ReadTimeouts(filepath.Join(procRoot, "sys")),
 		Classifier: &cfg.Classifier}
 	go func() {
 		res, err := snat.Sample(ctx, src, cfg, interval)

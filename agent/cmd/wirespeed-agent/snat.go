@@ -21,6 +21,7 @@ import (
 	"github.com/wirespeed-io/wirespeed/agent/internal/podowner"
 	"github.com/wirespeed-io/wirespeed/agent/internal/profile"
 	"github.com/wirespeed-io/wirespeed/agent/internal/snat"
+	"github.com/wirespeed-io/wirespeed/agent/internal/snat/ctnetlink"
 	"github.com/wirespeed-io/wirespeed/agent/internal/status"
 )
 
@@ -120,7 +121,7 @@ func startSNAT(ctx context.Context, o options, p *profile.Profile, reg prometheu
 		return func() {}
 	}
 	var wg sync.WaitGroup
-	src := snat.Conntrack{ReceiveBuffer: o.snat.receiveBuffer, Timeouts: snat.ReadTimeouts(o.procSysRoot),
+	src := ctnetlink.Conntrack{ReceiveBuffer: o.snat.receiveBuffer, Timeouts: ctnetlink.ReadTimeouts(o.procSysRoot),
 		Classifier: &cfg.Classifier}
 	probe, err := src.Subscribe()
 	if err != nil {
@@ -129,7 +130,7 @@ func startSNAT(ctx context.Context, o options, p *profile.Profile, reg prometheu
 	}
 	_ = probe.Close()
 	m := metrics.NewSNAT(reg)
-	pressure := &snat.Pressure{Outbound: p.Outbound, ClearAfter: o.snat.clearAfter}
+	pressure := &nodestatus.Pressure{Outbound: p.Outbound, ClearAfter: o.snat.clearAfter}
 	var last *status.SNAT
 	w := &snat.Watcher{
 		Source: src, Log: log, Resynced: m.Resynced,

@@ -125,14 +125,14 @@ func TestZoneFromTheNodesLabel(t *testing.T) {
 	}
 }
 
-// The pressure verdict on a snapshot that knows the workloads (snat.Pressure, as the agent runs it) reaches the
+// The pressure verdict on a snapshot that knows the workloads (Pressure, as the agent runs it) reaches the
 // condition and its Event with the spenders named.
 func TestSNATPortPressureNamesTheWorkloadsWithFakeClientset(t *testing.T) {
 	out, err := profile.Parse([]byte(`{"name":"p","outbound":{"kind":"azure-load-balancer","allocated_ports_per_node":3600}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := snat.Pressure{Outbound: out.Outbound}
+	p := Pressure{Outbound: out.Outbound}
 	dest := "52.1.2.3:443/tcp"
 	v := p.Update(snat.Snapshot{Time: time.Now(), Max: 3310, Peak: 3310, MaxDestination: dest,
 		Top: []snat.Use{{Destination: dest, InUse: 3310}}, Attributed: true, MaxWorkloads: []snat.WorkloadUse{

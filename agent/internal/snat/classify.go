@@ -1,6 +1,7 @@
 // Package snat counts the outbound SNAT ports this node uses per destination, from the kernel's conntrack
-// table: a dump, then NEW and DESTROY events (ctnetlink.go), kept in a Table (table.go) that the metrics, the
-// Node annotation and the SNATPortPressure condition read as a Snapshot.
+// table: a dump, then NEW and DESTROY events (a Source and its EventStream, watch.go: package ctnetlink reads the
+// kernel's), kept in a Table (table.go) that the metrics, the Node annotation and the SNATPortPressure condition
+// (nodestatus.Pressure) read as a Snapshot.
 //
 // Which flows count (classify.go): a flow this node started (its original source is inside the cluster: a
 // pod, or the node itself) to a peer outside the cluster network. The peer is the reply tuple's source: after
@@ -107,6 +108,10 @@ func NewClassifier(extra []netip.Prefix, udpOnePool bool) Classifier {
 	internal := append(append([]netip.Prefix{}, DefaultInternal...), extra...)
 	return Classifier{internal: internal, udpOnePool: udpOnePool}
 }
+
+// InternalPrefixes are the ranges Internal reports as inside the cluster network, for a filter that drops what
+// the Classifier would (package ctnetlink's kernel filter).
+func (c Classifier) InternalPrefixes() []netip.Prefix { return c.internal }
 
 // Internal reports whether a is inside the cluster network (never a destination).
 func (c Classifier) Internal(a netip.Addr) bool {

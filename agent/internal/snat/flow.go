@@ -18,7 +18,7 @@ type Flow struct {
 	Peer netip.AddrPort
 	// Quiet, on a DESTROY, is how long before its removal the flow went quiet: conntrack keeps a TCP entry
 	// for its TIME_WAIT (or CLOSE, after a RST) timeout after the close, and a UDP entry for its timeout
-	// after the last packet. A closed flow holds its SNAT port from then (see ctnetlink.go).
+	// after the last packet. A closed flow holds its SNAT port from then (see package ctnetlink).
 	Quiet time.Duration
 }
 

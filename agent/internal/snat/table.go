@@ -14,7 +14,7 @@ type Config struct {
 	// TCPHold is how long a TCP flow still holds its SNAT port after its close (profile tcp_hold_seconds, else
 	// hold_seconds; --snat-hold). UDPHold is the same for a UDP flow after its last packet (udp_hold_seconds,
 	// else hold_seconds): a UDP flow has no close, so conntrack destroys its entry its UDP timeout after the
-	// last packet, and the DESTROY's Flow.Quiet dates the hold back to that packet (ctdecode.go). Until the
+	// last packet, and the DESTROY's Flow.Quiet dates the hold back to that packet (package ctnetlink, ctdecode.go). Until the
 	// DESTROY the flow counts as open, so a UDPHold shorter than conntrack's UDP timeout counts it for that
 	// timeout (over, never under).
 	TCPHold, UDPHold time.Duration

@@ -18,11 +18,15 @@ const (
 // Reasons lists every resync reason, for metrics that must exist before the first one.
 var Reasons = []string{ReasonStart, ReasonOverflow, ReasonError}
 
-// Source is where a Watcher reads the conntrack table: Conntrack, the kernel's.
+// Source is where a Watcher reads the conntrack table: ctnetlink.Conntrack, the kernel's.
 type Source interface {
 	Subscribe() (EventStream, error)
 	Dump(ctx context.Context, fn func(Flow)) error
 }
+
+// ErrOverflow: the kernel dropped events because the socket's receive buffer was full (ENOBUFS). Counts
+// are then stale until a dump re-reads the table.
+var ErrOverflow = errors.New("conntrack events lost: receive buffer overflowed (ENOBUFS)")
 
 // EventStream delivers NEW and DESTROY events; Next returns ErrOverflow when some were lost.
 type EventStream interface {

@@ -3,6 +3,7 @@ package snat
 import (
 	"net/netip"
 	"reflect"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -98,7 +99,7 @@ func TestPortsAreAttributedToWorkloadsWithFakeAttributor(t *testing.T) {
 func names(us []WorkloadUse) []string {
 	var out []string
 	for _, u := range us {
-		out = append(out, u.Workload.String()+" "+commas(u.InUse))
+		out = append(out, u.Workload.String()+" "+strconv.Itoa(u.InUse))
 	}
 	return out
 }
@@ -108,17 +109,5 @@ func TestWithoutAnAttributorNothingIsAttributed(t *testing.T) {
 	tab.New(flow(1, 1000, "52.1.2.3:443", ProtoTCP), at(1))
 	if s := tab.Tick(at(2)); s.Attributed || s.Workloads != nil || s.MaxWorkloads != nil {
 		t.Fatalf("%+v", s)
-	}
-}
-
-func TestPressureNamesTheSpenders(t *testing.T) {
-	p := Pressure{Outbound: outbound(t, `{"kind":"azure-load-balancer","allocated_ports_per_node":3600}`)}
-	s := snap(0, 3310)
-	s.Attributed = true
-	s.MaxWorkloads = []WorkloadUse{{payments, s.MaxDestination, 2410}, {export, s.MaxDestination, 900}}
-	want := "52.1.2.3:443/tcp uses 3,310 of 3,600 ports (92%, threshold 80%); checkout/payments-api (Deployment) " +
-		"holds 2,410 of 3,600 ports to 52.1.2.3:443/tcp; batch/export (CronJob) 900"
-	if got := p.Update(s); !got.Pressure || got.Message != want {
-		t.Fatalf("%q\nwant %q", got.Message, want)
 	}
 }

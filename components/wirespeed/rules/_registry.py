@@ -10,10 +10,12 @@ from wirespeed.rules.aks_outbound import (
     SNAT_CAPACITY,
     SNAT_PORTS_MINIMUM,
 )
+from wirespeed.rules.mtu_jumbo_path import MTU_JUMBO_PATH
 from wirespeed.rules.natgw import NAT_GATEWAY_CAPACITY, NAT_GATEWAY_EIP_QUOTA
+from wirespeed.rules.netdev_backlog_minimum import BACKLOG_MINIMUM
+from wirespeed.rules.nic_ring_minimum import RING_MINIMUM
 from wirespeed.rules.profile_valid import PROFILE_VALID
 from wirespeed.rules.sku import NETWORK_OPTIMISED_SKU
-from wirespeed.rules.tuning import BACKLOG_MINIMUM, MTU_JUMBO_PATH, RING_MINIMUM
 
 # In the order of issue 7 (and of the README's rules table); the Elastic IP quota (issue 20) beside NAT capacity.
 RULES: tuple[Rule, ...] = (

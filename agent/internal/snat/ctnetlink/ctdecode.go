@@ -1,4 +1,4 @@
-package snat
+package ctnetlink
 
 import (
 	"encoding/binary"
@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/wirespeed-io/wirespeed/agent/internal/snat"
 )
 
 // A small ctnetlink decoder that reads only what the accounting needs (tuples, id, zone, status, TCP state)
@@ -185,7 +187,7 @@ func decodeEntry(b []byte) (e entry, ok bool) {
 // (an idle established flow reaped early, a flush) the close time is unknown and taken as the removal.
 func (t Timeouts) quiet(e *entry) time.Duration {
 	switch e.orig.proto {
-	case ProtoTCP:
+	case snat.ProtoTCP:
 		if !e.hasTCPState {
 			return 0
 		}
@@ -195,7 +197,7 @@ func (t Timeouts) quiet(e *entry) time.Duration {
 		case tcpClose:
 			return t.TCPClose
 		}
-	case ProtoUDP:
+	case snat.ProtoUDP:
 		if e.status&ipsAssured != 0 {
 			return t.UDPStream
 		}
@@ -204,8 +206,8 @@ func (t Timeouts) quiet(e *entry) time.Duration {
 	return 0
 }
 
-func (t Timeouts) flow(e *entry, destroyed bool) Flow {
-	out := Flow{ID: e.id, Zone: e.zone, Proto: e.orig.proto, OrigSrc: e.orig.src, OrigSrcPort: e.orig.sport,
+func (t Timeouts) flow(e *entry, destroyed bool) snat.Flow {
+	out := snat.Flow{ID: e.id, Zone: e.zone, Proto: e.orig.proto, OrigSrc: e.orig.src, OrigSrcPort: e.orig.sport,
 		OrigDstPort: e.orig.dport, Peer: netip.AddrPortFrom(e.reply.src, e.reply.sport)}
 	if destroyed {
 		out.Quiet = t.quiet(e)

@@ -1,4 +1,4 @@
-package snat
+package ctnetlink
 
 import (
 	"encoding/binary"
@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/wirespeed-io/wirespeed/agent/internal/snat"
 )
 
 // The kernel filter runs for real here: attached to the receiving end of a Unix datagram socket pair, the kernel
@@ -78,14 +80,14 @@ func (m ctMessage) encode() []byte {
 }
 
 // filteredPair is a socket pair whose receiving end carries the event filter for c.
-func filteredPair(t *testing.T, c Classifier) (send, recv int) {
+func filteredPair(t *testing.T, c snat.Classifier) (send, recv int) {
 	t.Helper()
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = unix.Close(fds[0]); _ = unix.Close(fds[1]) })
-	prog, err := eventFilter(c.internal)
+	prog, err := eventFilter(c.InternalPrefixes())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,10 +118,10 @@ func passes(t *testing.T, send, recv int, b []byte) bool {
 }
 
 // counted is what the agent does with a message: decode it and ask the Classifier.
-func counted(t *testing.T, c Classifier, b []byte) bool {
+func counted(t *testing.T, c snat.Classifier, b []byte) bool {
 	t.Helper()
 	n := 0
-	if err := fixtureTimeouts.events(b, func(f Flow, _ bool) {
+	if err := fixtureTimeouts.events(b, func(f snat.Flow, _ bool) {
 		if _, ok := c.Destination(f); ok {
 			n++
 		}
@@ -130,7 +132,7 @@ func counted(t *testing.T, c Classifier, b []byte) bool {
 }
 
 func TestFilterPassesWhatCountsAndDropsTheRest(t *testing.T) {
-	c := NewClassifier(mustPrefixes("203.0.113.0/28", "2001:db8:aa::/48"), false)
+	c := snat.NewClassifier(mustPrefixes("203.0.113.0/28", "2001:db8:aa::/48"), false)
 	send, recv := filteredPair(t, c)
 	a := netip.MustParseAddr
 	for _, tc := range []struct {
@@ -138,20 +140,20 @@ func TestFilterPassesWhatCountsAndDropsTheRest(t *testing.T) {
 		m    ctMessage
 		pass bool
 	}{
-		{"pod to the internet over TCP", ctMessage{proto: ProtoTCP, origSrc: a("10.244.1.10"), origDst: a("52.1.2.3"), replySrc: a("52.1.2.3")}, true},
-		{"node to the internet over UDP, destroyed", ctMessage{proto: ProtoUDP, origSrc: a("10.240.0.4"), origDst: a("8.8.8.8"), replySrc: a("8.8.8.8"), destroy: true}, true},
+		{"pod to the internet over TCP", ctMessage{proto: snat.ProtoTCP, origSrc: a("10.244.1.10"), origDst: a("52.1.2.3"), replySrc: a("52.1.2.3")}, true},
+		{"node to the internet over UDP, destroyed", ctMessage{proto: snat.ProtoUDP, origSrc: a("10.240.0.4"), origDst: a("8.8.8.8"), replySrc: a("8.8.8.8"), destroy: true}, true},
 		{"ICMP", ctMessage{proto: 1, origSrc: a("10.244.1.10"), origDst: a("52.1.2.3"), replySrc: a("52.1.2.3")}, false},
 		{"SCTP", ctMessage{proto: 132, origSrc: a("10.244.1.10"), origDst: a("52.1.2.3"), replySrc: a("52.1.2.3")}, false},
-		{"pod to pod", ctMessage{proto: ProtoTCP, origSrc: a("10.244.1.10"), origDst: a("10.244.2.7"), replySrc: a("10.244.2.7")}, false},
-		{"to an excluded CIDR", ctMessage{proto: ProtoTCP, origSrc: a("10.244.1.10"), origDst: a("203.0.113.9"), replySrc: a("203.0.113.9")}, false},
-		{"just past an excluded CIDR", ctMessage{proto: ProtoTCP, origSrc: a("10.244.1.10"), origDst: a("203.0.113.16"), replySrc: a("203.0.113.16")}, true},
-		{"a Service DNATed outside", ctMessage{proto: ProtoTCP, origSrc: a("10.244.1.10"), origDst: a("10.0.0.10"), replySrc: a("52.1.2.3")}, true},
-		{"inbound from the internet", ctMessage{proto: ProtoTCP, origSrc: a("52.1.2.3"), origDst: a("10.240.0.4"), replySrc: a("10.240.0.4")}, false},
-		{"to Azure's host address", ctMessage{proto: ProtoUDP, origSrc: a("10.240.0.4"), origDst: a("168.63.129.16"), replySrc: a("168.63.129.16")}, false},
-		{"IPv6 pod to the internet", ctMessage{proto: ProtoTCP, origSrc: a("fd00::10"), origDst: a("2600::1"), replySrc: a("2600::1")}, true},
-		{"IPv6 to an excluded CIDR", ctMessage{proto: ProtoTCP, origSrc: a("fd00::10"), origDst: a("2001:db8:aa:1::1"), replySrc: a("2001:db8:aa:1::1")}, false},
-		{"IPv6 inbound", ctMessage{proto: ProtoTCP, origSrc: a("2600::1"), origDst: a("fd00::10"), replySrc: a("fd00::10")}, false},
-		{"IPv4-mapped: left to the agent", ctMessage{proto: ProtoTCP, origSrc: a("::ffff:10.0.0.1"), origDst: a("::ffff:10.0.0.2"), replySrc: a("::ffff:10.0.0.2")}, true},
+		{"pod to pod", ctMessage{proto: snat.ProtoTCP, origSrc: a("10.244.1.10"), origDst: a("10.244.2.7"), replySrc: a("10.244.2.7")}, false},
+		{"to an excluded CIDR", ctMessage{proto: snat.ProtoTCP, origSrc: a("10.244.1.10"), origDst: a("203.0.113.9"), replySrc: a("203.0.113.9")}, false},
+		{"just past an excluded CIDR", ctMessage{proto: snat.ProtoTCP, origSrc: a("10.244.1.10"), origDst: a("203.0.113.16"), replySrc: a("203.0.113.16")}, true},
+		{"a Service DNATed outside", ctMessage{proto: snat.ProtoTCP, origSrc: a("10.244.1.10"), origDst: a("10.0.0.10"), replySrc: a("52.1.2.3")}, true},
+		{"inbound from the internet", ctMessage{proto: snat.ProtoTCP, origSrc: a("52.1.2.3"), origDst: a("10.240.0.4"), replySrc: a("10.240.0.4")}, false},
+		{"to Azure's host address", ctMessage{proto: snat.ProtoUDP, origSrc: a("10.240.0.4"), origDst: a("168.63.129.16"), replySrc: a("168.63.129.16")}, false},
+		{"IPv6 pod to the internet", ctMessage{proto: snat.ProtoTCP, origSrc: a("fd00::10"), origDst: a("2600::1"), replySrc: a("2600::1")}, true},
+		{"IPv6 to an excluded CIDR", ctMessage{proto: snat.ProtoTCP, origSrc: a("fd00::10"), origDst: a("2001:db8:aa:1::1"), replySrc: a("2001:db8:aa:1::1")}, false},
+		{"IPv6 inbound", ctMessage{proto: snat.ProtoTCP, origSrc: a("2600::1"), origDst: a("fd00::10"), replySrc: a("fd00::10")}, false},
+		{"IPv4-mapped: left to the agent", ctMessage{proto: snat.ProtoTCP, origSrc: a("::ffff:10.0.0.1"), origDst: a("::ffff:10.0.0.2"), replySrc: a("::ffff:10.0.0.2")}, true},
 		{"no protocol: left to the agent", ctMessage{noProto: true, origSrc: a("10.244.1.10"), origDst: a("10.0.0.2"), replySrc: a("10.0.0.2")}, true},
 	} {
 		if got := passes(t, send, recv, tc.m.encode()); got != tc.pass {
@@ -164,10 +166,10 @@ func TestFilterPassesWhatCountsAndDropsTheRest(t *testing.T) {
 // IPv4-mapped addresses it leaves to the agent.
 func TestFilterAgreesWithTheClassifier(t *testing.T) {
 	extra := mustPrefixes("10.244.0.0/16", "198.51.100.0/22", "100.64.7.0/31", "2001:db8:1234::/47", "2600:1f18::/33")
-	c := NewClassifier(extra, true)
+	c := snat.NewClassifier(extra, true)
 	send, recv := filteredPair(t, c)
 	r := rand.New(rand.NewPCG(19, 2))
-	all := append(append([]netip.Prefix{}, DefaultInternal...), extra...)
+	all := append(append([]netip.Prefix{}, snat.DefaultInternal...), extra...)
 	addr := func(v6 bool) netip.Addr {
 		// Half inside a random internal prefix, near its edges; half anywhere.
 		var b [16]byte
@@ -187,7 +189,7 @@ func TestFilterAgreesWithTheClassifier(t *testing.T) {
 		}
 		return a
 	}
-	protos := []uint8{ProtoTCP, ProtoUDP, ProtoTCP, ProtoUDP, 1, 58, 132}
+	protos := []uint8{snat.ProtoTCP, snat.ProtoUDP, snat.ProtoTCP, snat.ProtoUDP, 1, 58, 132}
 	for i := range 4000 {
 		v6 := i%2 == 1
 		m := ctMessage{proto: protos[r.IntN(len(protos))], origSrc: addr(v6), origDst: addr(v6), replySrc: addr(v6),
@@ -224,10 +226,10 @@ func TestFilterWithTooManyPrefixesJudgesTheProtocolOnly(t *testing.T) {
 	for i := range maxFilterPrefixes {
 		extra = append(extra, netip.PrefixFrom(netip.AddrFrom4([4]byte{198, 18, byte(i), 0}), 24))
 	}
-	c := NewClassifier(extra, false)
+	c := snat.NewClassifier(extra, false)
 	send, recv := filteredPair(t, c)
 	a := netip.MustParseAddr
-	podToPod := ctMessage{proto: ProtoTCP, origSrc: a("10.244.1.10"), origDst: a("10.244.2.7"), replySrc: a("10.244.2.7")}
+	podToPod := ctMessage{proto: snat.ProtoTCP, origSrc: a("10.244.1.10"), origDst: a("10.244.2.7"), replySrc: a("10.244.2.7")}
 	icmp := ctMessage{proto: 1, origSrc: a("10.244.1.10"), origDst: a("52.1.2.3"), replySrc: a("52.1.2.3")}
 	if !passes(t, send, recv, podToPod.encode()) || passes(t, send, recv, icmp.encode()) {
 		t.Fatal("with too many prefixes the filter should pass TCP/UDP and drop the rest")

@@ -1,4 +1,4 @@
-package snat
+package ctnetlink
 
 import (
 	"context"
@@ -16,6 +16,8 @@ import (
 	"github.com/vishvananda/netns"
 
 	"github.com/wirespeed-io/wirespeed/agent/internal/links/linkstest"
+
+	"github.com/wirespeed-io/wirespeed/agent/internal/snat"
 )
 
 // The kernel side, for real: a network namespace of the test's own with a conntrack table (an nftables rule
@@ -145,7 +147,7 @@ func (l *lab) conntrack(buffer int) Conntrack {
 func dumpCount(t *testing.T, c Conntrack, peer string, proto uint8) int {
 	t.Helper()
 	n := 0
-	err := c.Dump(context.Background(), func(f Flow) {
+	err := c.Dump(context.Background(), func(f snat.Flow) {
 		if f.Peer.String() == peer && f.Proto == proto && f.OrigSrc.String() == podAddr {
 			n++
 		}
@@ -166,12 +168,12 @@ func TestKernelDumpAndEvents(t *testing.T) {
 	}
 	defer events.Close()
 	var mu sync.Mutex
-	var news, destroys []Flow
+	var news, destroys []snat.Flow
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
 		for ctx.Err() == nil {
-			_ = events.Next(ctx, func(f Flow, destroyed bool) {
+			_ = events.Next(ctx, func(f snat.Flow, destroyed bool) {
 				mu.Lock()
 				defer mu.Unlock()
 				if f.Peer.String() != extAddr+":443" {
@@ -186,11 +188,11 @@ func TestKernelDumpAndEvents(t *testing.T) {
 		}
 	}()
 	conns := l.dial(t, 5)
-	if n := dumpCount(t, c, extAddr+":443", ProtoTCP); n != 5 {
+	if n := dumpCount(t, c, extAddr+":443", snat.ProtoTCP); n != 5 {
 		t.Fatalf("dump found %d of 5 open flows", n)
 	}
 	l.udp(t, 3)
-	if n := dumpCount(t, c, extAddr+":53", ProtoUDP); n != 3 {
+	if n := dumpCount(t, c, extAddr+":53", snat.ProtoUDP); n != 3 {
 		t.Fatalf("dump found %d of 3 UDP flows", n)
 	}
 	for _, cn := range conns[:2] {
@@ -201,7 +203,7 @@ func TestKernelDumpAndEvents(t *testing.T) {
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		time.Sleep(500 * time.Millisecond)
-		dumpCount(t, c, extAddr+":443", ProtoTCP)
+		dumpCount(t, c, extAddr+":443", snat.ProtoTCP)
 		mu.Lock()
 		n := len(destroys)
 		mu.Unlock()
@@ -234,8 +236,8 @@ func TestKernelEventOverflowIsReported(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	for {
-		err := events.Next(ctx, func(Flow, bool) {})
-		if errors.Is(err, ErrOverflow) {
+		err := events.Next(ctx, func(snat.Flow, bool) {})
+		if errors.Is(err, snat.ErrOverflow) {
 			return
 		}
 		if err != nil {
@@ -259,17 +261,17 @@ func TestKernelEventsLostWithoutASecondENOBUFSAreReported(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	l.udp(t, 500) // fills the queue: the first drop raises ENOBUFS and marks the socket congested
-	if err := events.Next(ctx, func(Flow, bool) {}); !errors.Is(err, ErrOverflow) {
+	if err := events.Next(ctx, func(snat.Flow, bool) {}); !errors.Is(err, snat.ErrOverflow) {
 		t.Fatalf("first Next after 500 unread events: %v, want ErrOverflow", err)
 	}
 	// That Next returned at the error and left the queue full: these events are all dropped, silently.
 	l.udp(t, 500)
-	if err := events.Next(ctx, func(Flow, bool) {}); !errors.Is(err, ErrOverflow) {
+	if err := events.Next(ctx, func(snat.Flow, bool) {}); !errors.Is(err, snat.ErrOverflow) {
 		t.Fatalf("Next after 500 more events dropped from a congested socket: %v, want ErrOverflow", err)
 	}
 	// Once counted, a loss is not reported again: the queue has drained and nothing was lost since.
 	l.udp(t, 1)
-	if err := events.Next(ctx, func(Flow, bool) {}); err != nil {
+	if err := events.Next(ctx, func(snat.Flow, bool) {}); err != nil {
 		t.Fatalf("Next after one more event: %v, want nil", err)
 	}
 }
@@ -288,7 +290,7 @@ func TestKernelEventsBatchAndCancel(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	news := 0
-	if err := events.Next(ctx, func(f Flow, destroyed bool) {
+	if err := events.Next(ctx, func(f snat.Flow, destroyed bool) {
 		if !destroyed && f.Peer.String() == extAddr+":53" {
 			news++
 		}
@@ -301,13 +303,13 @@ func TestKernelEventsBatchAndCancel(t *testing.T) {
 	quiet, stop := context.WithCancel(context.Background())
 	time.AfterFunc(200*time.Millisecond, stop)
 	start := time.Now()
-	err = events.Next(quiet, func(Flow, bool) {})
+	err = events.Next(quiet, func(snat.Flow, bool) {})
 	if !errors.Is(err, context.Canceled) || time.Since(start) > 5*time.Second {
 		t.Fatalf("Next on a quiet socket: %v after %s, want context.Canceled soon after 200ms", err, time.Since(start))
 	}
 	// A later Next with a live context reads again: the cancelled one left no deadline behind.
 	l.udp(t, 1)
-	if err := events.Next(ctx, func(Flow, bool) {}); err != nil {
+	if err := events.Next(ctx, func(snat.Flow, bool) {}); err != nil {
 		t.Fatalf("Next after a cancelled one: %v", err)
 	}
 }
@@ -317,7 +319,7 @@ func TestKernelEventsBatchAndCancel(t *testing.T) {
 func TestKernelFilterDropsEventsOfInternalFlows(t *testing.T) {
 	l := newLab(t)
 	c := l.conntrack(1 << 20)
-	cl := NewClassifier(nil, false)
+	cl := snat.NewClassifier(nil, false)
 	c.Classifier = &cl
 	events, err := c.Subscribe()
 	if err != nil {
@@ -329,7 +331,7 @@ func TestKernelFilterDropsEventsOfInternalFlows(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	peers := map[string]int{}
-	if err := events.Next(ctx, func(f Flow, _ bool) { peers[f.Peer.Addr().String()]++ }); err != nil {
+	if err := events.Next(ctx, func(f snat.Flow, _ bool) { peers[f.Peer.Addr().String()]++ }); err != nil {
 		t.Fatal(err)
 	}
 	if len(peers) != 1 || peers[extAddr] != 7 {
@@ -344,7 +346,7 @@ func TestKernelFilterDropsEventsOfInternalFlows(t *testing.T) {
 	defer plain.Close()
 	l.udpTo(t, podAddr, 3)
 	n := 0
-	if err := plain.Next(ctx, func(f Flow, _ bool) {
+	if err := plain.Next(ctx, func(f snat.Flow, _ bool) {
 		if f.Peer.Addr().String() == podAddr {
 			n++
 		}

@@ -1,4 +1,4 @@
-package snat
+package ctnetlink
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/wirespeed-io/wirespeed/agent/internal/snat"
 )
 
 // The event reader's batching, without a kernel conntrack table: recorded ctnetlink event datagrams
@@ -58,17 +60,17 @@ func TestNextReadsEveryQueuedDatagramInBatches(t *testing.T) {
 	if len(dgs) <= 2*eventBatch {
 		t.Fatalf("need more than %d recorded datagrams for several batches, have %d", 2*eventBatch, len(dgs))
 	}
-	var want []Flow
+	var want []snat.Flow
 	for _, b := range dgs {
 		flows, _ := reference(t, b, true)
 		want = append(want, flows...)
 	}
 	send, e := eventPair(t)
 	sendAll(t, send, dgs)
-	var got []Flow
+	var got []snat.Flow
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := e.Next(ctx, func(f Flow, _ bool) { got = append(got, f) }); err != nil {
+	if err := e.Next(ctx, func(f snat.Flow, _ bool) { got = append(got, f) }); err != nil {
 		t.Fatal(err)
 	}
 	if len(got) != len(want) {
@@ -92,13 +94,13 @@ func TestACutDatagramIsReportedAsLostEvents(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	n := 0
-	err := e.Next(ctx, func(Flow, bool) { n++ })
-	if !errors.Is(err, ErrOverflow) || n != 2 {
+	err := e.Next(ctx, func(snat.Flow, bool) { n++ })
+	if !errors.Is(err, snat.ErrOverflow) || n != 2 {
 		t.Fatalf("Next with a cut datagram: %d events handed on, err %v; want 2 and ErrOverflow", n, err)
 	}
 	sendAll(t, send, dgs[3:4])
 	n = 0
-	if err := e.Next(ctx, func(Flow, bool) { n++ }); err != nil || n != 1 {
+	if err := e.Next(ctx, func(snat.Flow, bool) { n++ }); err != nil || n != 1 {
 		t.Fatalf("Next after the overflow: %d events, err %v; want 1, nil", n, err)
 	}
 }

@@ -1,10 +1,11 @@
-package snat
+package nodestatus
 
 import (
 	"testing"
 	"time"
 
 	"github.com/wirespeed-io/wirespeed/agent/internal/profile"
+	"github.com/wirespeed-io/wirespeed/agent/internal/snat"
 )
 
 func outbound(t *testing.T, doc string) *profile.Outbound {
@@ -16,11 +17,16 @@ func outbound(t *testing.T, doc string) *profile.Outbound {
 	return p.Outbound
 }
 
-func snap(sec float64, max int) Snapshot {
-	s := Snapshot{Time: at(sec), Max: max, Peak: max, ConntrackEntries: 42}
+// at is sec seconds into the snapshots' clock.
+func at(sec float64) time.Time { return pressureEpoch.Add(time.Duration(sec * float64(time.Second))) }
+
+var pressureEpoch = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+
+func snap(sec float64, max int) snat.Snapshot {
+	s := snat.Snapshot{Time: at(sec), Max: max, Peak: max, ConntrackEntries: 42}
 	if max > 0 {
 		s.MaxDestination = "52.1.2.3:443/tcp"
-		s.Top = []Use{{Destination: s.MaxDestination, InUse: max}}
+		s.Top = []snat.Use{{Destination: s.MaxDestination, InUse: max}}
 	}
 	return s
 }
@@ -63,5 +69,23 @@ func TestNoOutboundSectionMeansNoVerdict(t *testing.T) {
 	got := p.Update(snap(0, 60_000))
 	if got.Pressure || got.Capacity != 0 || got.Message != "" || got.Max != 60_000 || len(got.Top) != 1 {
 		t.Fatalf("%+v", got)
+	}
+}
+
+var (
+	payments = snat.Workload{Namespace: "checkout", Name: "payments-api", Kind: "Deployment"}
+	export   = snat.Workload{Namespace: "batch", Name: "export", Kind: "CronJob"}
+)
+
+func TestPressureNamesTheSpenders(t *testing.T) {
+	p := Pressure{Outbound: outbound(t, `{"kind":"azure-load-balancer","allocated_ports_per_node":3600}`)}
+	s := snap(0, 3310)
+	s.Attributed = true
+	s.MaxWorkloads = []snat.WorkloadUse{{Workload: payments, Destination: s.MaxDestination, InUse: 2410},
+		{Workload: export, Destination: s.MaxDestination, InUse: 900}}
+	want := "52.1.2.3:443/tcp uses 3,310 of 3,600 ports (92%, threshold 80%); checkout/payments-api (Deployment) " +
+		"holds 2,410 of 3,600 ports to 52.1.2.3:443/tcp; batch/export (CronJob) 900"
+	if got := p.Update(s); !got.Pressure || got.Message != want {
+		t.Fatalf("%q\nwant %q", got.Message, want)
 	}
 }

@@ -1,4 +1,4 @@
-package snat
+package ctnetlink
 
 import (
 	"encoding/binary"
@@ -7,6 +7,8 @@ import (
 
 	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
+
+	"github.com/wirespeed-io/wirespeed/agent/internal/snat"
 )
 
 // A classic BPF socket filter (SO_ATTACH_FILTER) on the event socket drops, inside the kernel, the events the
@@ -61,8 +63,8 @@ func eventFilter(internal []netip.Prefix) ([]bpf.RawInstruction, error) {
 	find(ctaProtoNum, true)
 	b.op(bpf.TAX{})
 	b.op(bpf.LoadIndirect{Off: nlaHeaderBytes, Size: 1})
-	b.op(bpf.JumpIf{Cond: bpf.JumpEqual, Val: ProtoTCP, SkipTrue: 2})
-	b.op(bpf.JumpIf{Cond: bpf.JumpEqual, Val: ProtoUDP, SkipTrue: 1})
+	b.op(bpf.JumpIf{Cond: bpf.JumpEqual, Val: snat.ProtoTCP, SkipTrue: 2})
+	b.op(bpf.JumpIf{Cond: bpf.JumpEqual, Val: snat.ProtoUDP, SkipTrue: 1})
 	b.jump("drop")
 	prefixes := internal
 	if len(prefixes) > maxFilterPrefixes {

@@ -1,4 +1,4 @@
-package snat
+package ctnetlink
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/wirespeed-io/wirespeed/agent/internal/snat"
 )
 
 // holdsAttributor stands in for the pod watch (named as a fake: the holders are given, not watched; the
@@ -19,11 +21,11 @@ type holdsAttributor struct {
 }
 
 type fakeHold struct {
-	w        Workload
+	w        snat.Workload
 	from, to time.Time
 }
 
-func (h *holdsAttributor) Attribute(a netip.Addr, firstSeen time.Time) Workload {
+func (h *holdsAttributor) Attribute(a netip.Addr, firstSeen time.Time) snat.Workload {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	hs := h.holds[a]
@@ -32,11 +34,11 @@ func (h *holdsAttributor) Attribute(a netip.Addr, firstSeen time.Time) Workload 
 			continue
 		}
 		if !hs[i].to.IsZero() && !hs[i].to.After(firstSeen) {
-			return UnknownWorkload
+			return snat.UnknownWorkload
 		}
 		return hs[i].w
 	}
-	return UnknownWorkload
+	return snat.UnknownWorkload
 }
 
 // Real kernel flows from three "pod" addresses to two external destinations, counted by the real Watcher
@@ -67,18 +69,18 @@ func TestKernelFlowsPerWorkloadWithFakeAttributor(t *testing.T) {
 			}
 		}()
 	}
-	worker := Workload{Namespace: "batch", Name: "report", Kind: "Job"}
-	newcomer := Workload{Namespace: "data", Name: "pg", Kind: "StatefulSet"}
+	worker := snat.Workload{Namespace: "batch", Name: "report", Kind: "Job"}
+	newcomer := snat.Workload{Namespace: "data", Name: "pg", Kind: "StatefulSet"}
 	attr := &holdsAttributor{holds: map[netip.Addr][]fakeHold{
 		netip.MustParseAddr("10.244.1.10"): {{w: payments, from: time.Now().Add(-time.Minute)}},
 		netip.MustParseAddr("10.244.1.11"): {{w: export, from: time.Now().Add(-time.Minute)}},
 		netip.MustParseAddr("10.244.1.12"): {{w: worker, from: time.Now().Add(-time.Minute)}},
 	}}
-	tab := NewTable(Config{Classifier: NewClassifier(nil, false), TCPHold: time.Minute, UDPHold: time.Minute, Top: 5,
+	tab := snat.NewTable(snat.Config{Classifier: snat.NewClassifier(nil, false), TCPHold: time.Minute, UDPHold: time.Minute, Top: 5,
 		PeakWindow: time.Hour, MaxTracked: 1000, Attributor: attr, WorkloadTop: 10}, time.Now())
 	var mu sync.Mutex
-	var last Snapshot
-	w := &Watcher{Table: tab, Source: l.conntrack(1 << 20), Ticked: func(s Snapshot) {
+	var last snat.Snapshot
+	w := &snat.Watcher{Table: tab, Source: l.conntrack(1 << 20), Ticked: func(s snat.Snapshot) {
 		mu.Lock()
 		defer mu.Unlock()
 		last = s

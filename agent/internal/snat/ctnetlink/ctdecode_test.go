@@ -1,4 +1,4 @@
-package snat
+package ctnetlink
 
 import (
 	"encoding/binary"
@@ -10,6 +10,8 @@ import (
 
 	"github.com/mdlayher/netlink"
 	"github.com/ti-mo/conntrack"
+
+	"github.com/wirespeed-io/wirespeed/agent/internal/snat"
 )
 
 // testdata/events.bin and testdata/dump.bin are ctnetlink datagrams recorded from Linux 6.18.44 (Debian 12
@@ -36,7 +38,7 @@ var fixtureTimeouts = Timeouts{TCPTimeWait: 25 * time.Second, TCPClose: 10 * tim
 
 // reference decodes a datagram the way the agent did before ctdecode.go: every message into a ti-mo/conntrack
 // Flow, then the fields the accounting reads.
-func reference(t testing.TB, b []byte, events bool) (flows []Flow, destroyed []bool) {
+func reference(t testing.TB, b []byte, events bool) (flows []snat.Flow, destroyed []bool) {
 	msgs, err := syscall.ParseNetlinkMessage(b)
 	if err != nil {
 		t.Fatal(err)
@@ -57,21 +59,21 @@ func reference(t testing.TB, b []byte, events bool) (flows []Flow, destroyed []b
 	return flows, destroyed
 }
 
-func referenceFlow(f *conntrack.Flow, destroyed bool) Flow {
-	out := Flow{ID: f.ID, Zone: f.Zone, Proto: f.TupleOrig.Proto.Protocol, OrigSrc: f.TupleOrig.IP.SourceAddress,
+func referenceFlow(f *conntrack.Flow, destroyed bool) snat.Flow {
+	out := snat.Flow{ID: f.ID, Zone: f.Zone, Proto: f.TupleOrig.Proto.Protocol, OrigSrc: f.TupleOrig.IP.SourceAddress,
 		OrigSrcPort: f.TupleOrig.Proto.SourcePort, OrigDstPort: f.TupleOrig.Proto.DestinationPort}
 	out.Peer = netip.AddrPortFrom(f.TupleReply.IP.SourceAddress, f.TupleReply.Proto.SourcePort)
 	if !destroyed {
 		return out
 	}
 	switch {
-	case out.Proto == ProtoTCP && f.ProtoInfo.TCP != nil && f.ProtoInfo.TCP.State == tcpTimeWait:
+	case out.Proto == snat.ProtoTCP && f.ProtoInfo.TCP != nil && f.ProtoInfo.TCP.State == tcpTimeWait:
 		out.Quiet = fixtureTimeouts.TCPTimeWait
-	case out.Proto == ProtoTCP && f.ProtoInfo.TCP != nil && f.ProtoInfo.TCP.State == tcpClose:
+	case out.Proto == snat.ProtoTCP && f.ProtoInfo.TCP != nil && f.ProtoInfo.TCP.State == tcpClose:
 		out.Quiet = fixtureTimeouts.TCPClose
-	case out.Proto == ProtoUDP && f.Status.Assured():
+	case out.Proto == snat.ProtoUDP && f.Status.Assured():
 		out.Quiet = fixtureTimeouts.UDPStream
-	case out.Proto == ProtoUDP:
+	case out.Proto == snat.ProtoUDP:
 		out.Quiet = fixtureTimeouts.UDP
 	}
 	return out
@@ -81,9 +83,9 @@ func TestDecodeEventsMatchesTiMo(t *testing.T) {
 	var news, destroys int
 	for i, b := range datagrams(t, "events.bin") {
 		want, wantDestroyed := reference(t, b, true)
-		var got []Flow
+		var got []snat.Flow
 		var gotDestroyed []bool
-		err := fixtureTimeouts.events(b, func(f Flow, d bool) { got, gotDestroyed = append(got, f), append(gotDestroyed, d) })
+		err := fixtureTimeouts.events(b, func(f snat.Flow, d bool) { got, gotDestroyed = append(got, f), append(gotDestroyed, d) })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -112,8 +114,8 @@ func TestDecodeDumpMatchesTiMo(t *testing.T) {
 	total := 0
 	for i, b := range datagrams(t, "dump.bin") {
 		want, _ := reference(t, b, false)
-		var got []Flow
-		done, err := fixtureTimeouts.dumped(b, func(f Flow) { got = append(got, f) })
+		var got []snat.Flow
+		done, err := fixtureTimeouts.dumped(b, func(f snat.Flow) { got = append(got, f) })
 		if err != nil || done {
 			t.Fatalf("datagram %d: done %v, err %v", i, done, err)
 		}
@@ -135,14 +137,14 @@ func TestDecodeDumpMatchesTiMo(t *testing.T) {
 func TestDecodeRejectsMalformed(t *testing.T) {
 	b := datagrams(t, "events.bin")[0]
 	for _, cut := range []int{3, 15, len(b) - 1} {
-		if err := fixtureTimeouts.events(b[:cut], func(Flow, bool) { t.Errorf("a flow from %d bytes", cut) }); err == nil {
+		if err := fixtureTimeouts.events(b[:cut], func(snat.Flow, bool) { t.Errorf("a flow from %d bytes", cut) }); err == nil {
 			t.Errorf("%d of %d bytes: no error", cut, len(b))
 		}
 	}
 	// A header claiming more than the datagram holds is an error, not a read past its end.
 	bad := append([]byte(nil), b...)
 	binary.NativeEndian.PutUint32(bad, uint32(len(b)+100))
-	if err := fixtureTimeouts.events(bad, func(Flow, bool) {}); err == nil {
+	if err := fixtureTimeouts.events(bad, func(snat.Flow, bool) {}); err == nil {
 		t.Error("oversized length: no error")
 	}
 }
@@ -155,12 +157,12 @@ func BenchmarkDecodeEvents(b *testing.B) {
 	b.Run("decoder=agent", func(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
-			_ = fixtureTimeouts.events(dgs[i%len(dgs)], func(Flow, bool) {})
+			_ = fixtureTimeouts.events(dgs[i%len(dgs)], func(snat.Flow, bool) {})
 		}
 	})
 	b.Run("decoder=agent+table", func(b *testing.B) {
 		table := benchTable(1 << 20)
-		apply := func(f Flow, destroyed bool) {
+		apply := func(f snat.Flow, destroyed bool) {
 			if destroyed {
 				table.Destroy(f, t0)
 			} else {
@@ -188,7 +190,7 @@ func FuzzDecode(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		_ = fixtureTimeouts.events(b, func(Flow, bool) {})
-		_, _ = fixtureTimeouts.dumped(b, func(Flow) {})
+		_ = fixtureTimeouts.events(b, func(snat.Flow, bool) {})
+		_, _ = fixtureTimeouts.dumped(b, func(snat.Flow) {})
 	})
 }

@@ -1,4 +1,7 @@
-package snat
+// Package ctnetlink reads the kernel's conntrack table for the SNAT accounting (package snat): Conntrack is a
+// snat.Source, a dump and a subscription to NEW and DESTROY events over ctnetlink, decoded into snat.Flows
+// (ctdecode.go), with a kernel filter that drops the events the accounting would ignore (filter.go).
+package ctnetlink
 
 import (
 	"context"
@@ -18,11 +21,9 @@ import (
 	"github.com/mdlayher/socket"
 	"github.com/ti-mo/netfilter"
 	"golang.org/x/sys/unix"
-)
 
-// ErrOverflow: the kernel dropped events because the socket's receive buffer was full (ENOBUFS). Counts
-// are then stale until a dump re-reads the table.
-var ErrOverflow = errors.New("conntrack events lost: receive buffer overflowed (ENOBUFS)")
+	"github.com/wirespeed-io/wirespeed/agent/internal/snat"
+)
 
 // Conntrack reads the kernel's conntrack table over ctnetlink (NETLINK_NETFILTER, what `conntrack -L/-E`
 // use), decoding only the attributes the accounting reads (ctdecode.go). It needs CAP_NET_ADMIN in the
@@ -39,7 +40,7 @@ type Conntrack struct {
 	Timeouts Timeouts
 	// Classifier, when set, has the kernel drop the events of flows it would not count before they reach the
 	// event socket (filter.go). Dumps are not filtered.
-	Classifier *Classifier
+	Classifier *snat.Classifier
 }
 
 // Timeouts are the conntrack timeouts that keep an entry after its flow went quiet
@@ -143,7 +144,7 @@ type Events struct {
 }
 
 // Subscribe joins the event groups. Subscribe before dumping, so no change between the two is missed.
-func (c Conntrack) Subscribe() (EventStream, error) {
+func (c Conntrack) Subscribe() (snat.EventStream, error) {
 	conn, err := c.open("ctnetlink-events")
 	if err != nil {
 		return nil, err
@@ -164,7 +165,7 @@ func (c Conntrack) Subscribe() (EventStream, error) {
 		return nil, fmt.Errorf("duplicate ctnetlink socket: %w", err)
 	}
 	if c.Classifier != nil {
-		prog, err := eventFilter(c.Classifier.internal)
+		prog, err := eventFilter(c.Classifier.InternalPrefixes())
 		if err == nil {
 			err = attachFilter(fd, prog)
 		}
@@ -253,7 +254,7 @@ func (e *Events) end() {
 // batchInterval. It returns ErrOverflow when events were lost; the subscription stays usable. When ctx ends it
 // still hands on what is queued, so a caller that stops at a deadline (Sample) misses none of the events before
 // it, and returns ctx's error (with ErrOverflow if events were lost).
-func (e *Events) Next(ctx context.Context, fn func(f Flow, destroyed bool)) error {
+func (e *Events) Next(ctx context.Context, fn func(f snat.Flow, destroyed bool)) error {
 	if d := batchInterval - time.Since(e.read); d > 0 {
 		e.pause.Reset(d)
 		select {
@@ -280,7 +281,7 @@ var errNone = errors.New("no conntrack events queued")
 
 // read1 is one read of the socket: the first recvmmsg with flags, then more without waiting as long as each
 // fills the batch (more may be queued). It returns errNone when the first found nothing.
-func (e *Events) read1(flags int, fn func(f Flow, destroyed bool)) error {
+func (e *Events) read1(flags int, fn func(f snat.Flow, destroyed bool)) error {
 	if !e.begin() {
 		return fmt.Errorf("receive conntrack events: %w", errClosed)
 	}
@@ -290,7 +291,7 @@ func (e *Events) read1(flags int, fn func(f Flow, destroyed bool)) error {
 }
 
 // drain is read1's reading: recvmmsg until a call returns less than a full batch.
-func (e *Events) drain(flags int, fn func(f Flow, destroyed bool)) error {
+func (e *Events) drain(flags int, fn func(f snat.Flow, destroyed bool)) error {
 	for got := 0; ; flags = unix.MSG_DONTWAIT {
 		n, err := e.receive(flags, fn)
 		got += n
@@ -321,7 +322,7 @@ func (e *Events) lost(err error) error {
 	}
 	e.drops = drops
 	if err == nil || errors.Is(err, errNone) {
-		return ErrOverflow
+		return snat.ErrOverflow
 	}
 	return err
 }
@@ -343,13 +344,13 @@ func socketDrops(fd int) (uint32, error) {
 // came (EAGAIN: none queued, or the receive timeout passed) or on an error. A datagram too large for its
 // slot lost its events: it is reported as an overflow (after the rest of the batch), so the table is dumped
 // again.
-func (e *Events) receive(flags int, fn func(f Flow, destroyed bool)) (n int, err error) {
+func (e *Events) receive(flags int, fn func(f snat.Flow, destroyed bool)) (n int, err error) {
 	n, err = recvBatch(e.fd, e.hdrs, flags)
 	switch {
 	case errors.Is(err, unix.EAGAIN), errors.Is(err, unix.EINTR):
 		return 0, nil
 	case errors.Is(err, unix.ENOBUFS):
-		return 0, ErrOverflow
+		return 0, snat.ErrOverflow
 	case err != nil:
 		return 0, fmt.Errorf("receive conntrack events: %w", err)
 	}
@@ -357,7 +358,7 @@ func (e *Events) receive(flags int, fn func(f Flow, destroyed bool)) (n int, err
 	for i := range n {
 		size := int(e.hdrs[i].n)
 		if size > eventBytes || e.hdrs[i].hdr.Flags&unix.MSG_TRUNC != 0 {
-			cut = fmt.Errorf("%w: a %d-byte event datagram did not fit its %d-byte slot", ErrOverflow, size, eventBytes)
+			cut = fmt.Errorf("%w: a %d-byte event datagram did not fit its %d-byte slot", snat.ErrOverflow, size, eventBytes)
 			continue
 		}
 		slot := e.buf[i*eventBytes : i*eventBytes+size]
@@ -381,7 +382,7 @@ func recvBatch(fd int, hdrs []mmsghdr, flags int) (int, error) {
 }
 
 // events hands each NEW and DESTROY event of one datagram to fn.
-func (t Timeouts) events(b []byte, fn func(f Flow, destroyed bool)) error {
+func (t Timeouts) events(b []byte, fn func(f snat.Flow, destroyed bool)) error {
 	for m := messages(b); ; {
 		typ, flags, data, ok, err := m.next()
 		if !ok || err != nil {
@@ -415,7 +416,7 @@ var ErrDumpInterrupted = errors.New("conntrack dump interrupted")
 
 // Dump reads the whole table (IPv4 and IPv6), one datagram at a time, handing each entry to fn: memory
 // stays at one receive buffer however large the table is.
-func (c Conntrack) Dump(ctx context.Context, fn func(Flow)) error {
+func (c Conntrack) Dump(ctx context.Context, fn func(snat.Flow)) error {
 	conn, err := c.open("ctnetlink-dump")
 	if err != nil {
 		return err
@@ -444,7 +445,7 @@ func (c Conntrack) Dump(ctx context.Context, fn func(Flow)) error {
 }
 
 // dumpPart reads one datagram of a dump; done at its end (NLMSG_DONE).
-func (c Conntrack) dumpPart(ctx context.Context, conn *socket.Conn, buf []byte, fn func(Flow)) (bool, error) {
+func (c Conntrack) dumpPart(ctx context.Context, conn *socket.Conn, buf []byte, fn func(snat.Flow)) (bool, error) {
 	n, _, flags, _, err := conn.Recvmsg(ctx, buf, nil, 0)
 	if err != nil {
 		return false, fmt.Errorf("receive conntrack dump: %w", err)
@@ -456,7 +457,7 @@ func (c Conntrack) dumpPart(ctx context.Context, conn *socket.Conn, buf []byte, 
 }
 
 // dumped hands each entry of one dump datagram to fn; done at the dump's end (NLMSG_DONE).
-func (t Timeouts) dumped(b []byte, fn func(Flow)) (bool, error) {
+func (t Timeouts) dumped(b []byte, fn func(snat.Flow)) (bool, error) {
 	for m := messages(b); ; {
 		typ, flags, data, ok, err := m.next()
 		if err != nil {

@@ -1,4 +1,4 @@
-package snat
+package nodestatus
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/wirespeed-io/wirespeed/agent/internal/profile"
+	"github.com/wirespeed-io/wirespeed/agent/internal/snat"
 	"github.com/wirespeed-io/wirespeed/agent/internal/status"
 )
 
@@ -27,7 +28,7 @@ type Pressure struct {
 }
 
 // Update judges one snapshot.
-func (p *Pressure) Update(s Snapshot) status.SNAT {
+func (p *Pressure) Update(s snat.Snapshot) status.SNAT {
 	out := status.SNAT{Max: s.Max, Peak: s.Peak, ConntrackEntries: max(s.ConntrackEntries, 0),
 		Top: []status.SNATDestination{}}
 	for _, u := range s.Top[:min(len(s.Top), annotationTop)] {
@@ -52,7 +53,7 @@ func (p *Pressure) Update(s Snapshot) status.SNAT {
 	return out
 }
 
-func (p *Pressure) message(s Snapshot, capacity, threshold int) string {
+func (p *Pressure) message(s snat.Snapshot, capacity, threshold int) string {
 	shared := ""
 	if p.Outbound.Limits().Shared {
 		shared = "; this node alone, the gateway's IPs serve every node behind it"
@@ -79,7 +80,7 @@ func (p *Pressure) message(s Snapshot, capacity, threshold int) string {
 // spenders names the busiest destination's top workloads (Snapshot.MaxWorkloads), so whoever reads the
 // condition or its Event knows which team to call: "; checkout/payments-api (Deployment) holds 2,410 of
 // 3,600 ports to 52.1.2.3:443/tcp; batch/export (CronJob) 900".
-func spenders(s Snapshot, capacity int) string {
+func spenders(s snat.Snapshot, capacity int) string {
 	var b strings.Builder
 	for i, u := range s.MaxWorkloads {
 		if i == 0 {
