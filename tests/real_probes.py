@@ -136,6 +136,35 @@ def _al2023_backlog(data: bytes) -> bytes:
     return data.replace(AL2023_SHELL, b"sysctl -w net.core.netdev_max_backlog=16384\n    " + AL2023_SHELL)
 
 
+# The AKSNodeClass of Karpenter's Azure perftest example, and its two NodePools' pin on one size.
+PERFTEST_IMAGE = b"spec:\n  imageFamily: Ubuntu\n"
+PERFTEST_PIN = (
+    b"        - key: karpenter.azure.com/sku-name\n          operator: In\n          values: [Standard_D2s_v4]\n"
+)
+
+
+def _perftest_backlog(data: bytes) -> bytes:
+    assert data.count(PERFTEST_IMAGE) == 1
+    sysctls = b"  linuxOSConfig:\n    sysctls:\n      netCoreNetdevMaxBacklog: 4096\n"
+    return data.replace(PERFTEST_IMAGE, PERFTEST_IMAGE + sysctls)
+
+
+def _perftest_unpinned(data: bytes) -> bytes:
+    assert data.count(PERFTEST_PIN) == 2
+    return data.replace(PERFTEST_PIN, b"")
+
+
+# The al2023 example's NodePool: its last requirement, before the node class reference.
+AL2023_GENERATION = b'          values: ["2"]\n      nodeClassRef:\n'
+
+
+def _al2023_family(data: bytes) -> bytes:
+    assert data.count(AL2023_GENERATION) == 1
+    family = b'        - key: karpenter.k8s.aws/instance-family\n          operator: In\n          values: ["c6in"]\n'
+    head, tail = AL2023_GENERATION.split(b"      nodeClassRef:\n")
+    return data.replace(AL2023_GENERATION, head + family + b"      nodeClassRef:\n" + tail)
+
+
 AZURERM = "registry.terraform.io/hashicorp/azurerm"
 
 # The ways a probe's cluster writes its network_profile (azurerm 3.x names). Optional+Computed blocks and
@@ -608,6 +637,24 @@ PROBES: tuple[Probe, ...] = (
         "karpenter-aws-al2023-custom-userdata.yaml",
         "the EC2NodeClass userData's shell part sets net.core.netdev_max_backlog=16384",
         _al2023_backlog,
+    ),
+    Probe(
+        "karpenter-azure-perftest--node-class-backlog-4096.yaml",
+        "karpenter-azure-perftest.yaml",
+        "the AKSNodeClass sets spec.linuxOSConfig.sysctls.netCoreNetdevMaxBacklog: 4096",
+        _perftest_backlog,
+    ),
+    Probe(
+        "karpenter-azure-perftest--sku-name-unpinned.yaml",
+        "karpenter-azure-perftest.yaml",
+        "both NodePools' karpenter.azure.com/sku-name requirement (Standard_D2s_v4) removed",
+        _perftest_unpinned,
+    ),
+    Probe(
+        "karpenter-aws-al2023-custom-userdata--instance-family-c6in.yaml",
+        "karpenter-aws-al2023-custom-userdata.yaml",
+        "the NodePool also requires karpenter.k8s.aws/instance-family In [c6in]",
+        _al2023_family,
     ),
 )
 

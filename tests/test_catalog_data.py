@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from wirespeed import catalog
@@ -15,7 +17,11 @@ AZURE_FAMILIES = (
     "Dadsv6", "Dalsv6", "Daldsv6", "Dpsv6", "Dpdsv6", "Dplsv6", "Dpldsv6", "Bsv2", "Basv2", "Bpsv2", "Ev4", "Esv4",
     "Edv4", "Edsv4", "Eav4", "Easv4", "Ev5", "Esv5", "Edv5", "Edsv5", "Easv5", "Eadsv5", "Epsv5", "Epdsv5", "Esv6",
     "Edsv6", "Easv6", "Eadsv6", "Epsv6", "Epdsv6", "Fsv2", "Fasv6", "Falsv6", "Famsv6", "Lsv3", "Lasv3", "Mv2",
+    "Dpldsv5", "Ev3", "Esv3", "Ebsv5", "Ebdsv5", "Lsv4", "Lasv4", "Lasv5", "Msv2", "Mdsv2", "Msv3", "Mdsv3", "Mbsv3",
+    "Mbdsv3",
 )  # fmt: skip
+# The memory-optimised Dv2/DSv2 sizes (D11-D15) are a second table on their own page, so a family of their own.
+AZURE_MEMORY_DV2 = ("Dv2 11-15", "DSv2 11-15")
 # AWS lists m8idn and r8idn too (docs.aws.amazon.com/ec2/latest/instancetypes/instance-types.html, "Current
 # generation instances"); moto 5.2.1 has no records for them (the generated file says so in
 # families.missing_from_source, checked below).
@@ -30,8 +36,9 @@ AWS_COMPARISON = ("m7i", "c7i", "m6i")
 def test_every_azure_family_present_with_a_cited_source(family: str) -> None:
     sizes = [t for t in catalog.instance_types(cloud="azure") if t.family == family]
     assert sizes, f"{family} missing"
-    slug = family.lower() + "-series"
-    assert all(slug in t.source and "MicrosoftDocs/azure-compute-docs" in t.source for t in sizes)
+    # The family's own page (dsv3-series), a page it shares (ev3-esv3-series) or a named one (msv2-mm-series).
+    slug = re.compile(re.escape(family.lower()) + r"(-[a-z0-9]+)*-series")
+    assert all(slug.search(t.source) and "MicrosoftDocs/azure-compute-docs" in t.source for t in sizes)
     assert all("generate_azure" in t.source for t in sizes)  # one source: the tables file, never a hand-typed row
     assert all(t.nic == ("mana" if family.endswith("v6") else "mellanox-or-mana") for t in sizes)
     assert all(t.network_optimised == family.endswith("v6") for t in sizes)
@@ -226,6 +233,23 @@ def test_the_azure_generator_refuses_a_size_in_two_families_and_keeps_a_note() -
         ("Standard_E192ids_v6", "Edsv6", 200, "x86_64"),
         ("Standard_F64als_v6", "Falsv6", 36, "x86_64"),
         ("Standard_L80as_v3", "Lasv3", 32, "x86_64"),
+        ("Standard_D64plds_v5", "Dpldsv5", 40, "arm64"),
+        ("Standard_E2_v3", "Ev3", 1, "x86_64"),
+        ("Standard_E8s_v3", "Esv3", 4, "x86_64"),
+        ("Standard_E64is_v3", "Esv3", 30, "x86_64"),
+        ("Standard_DS13_v2", "DSv2 11-15", 6, "x86_64"),
+        ("Standard_D15_v2", "Dv2 11-15", 25, "x86_64"),
+        ("Standard_E112ibds_v5", "Ebdsv5", 40, "x86_64"),
+        ("Standard_E16bs_v5", "Ebsv5", 12.5, "x86_64"),
+        ("Standard_L96s_v4", "Lsv4", 41, "x86_64"),
+        ("Standard_L48as_v4", "Lasv4", 28, "x86_64"),
+        ("Standard_L160ias_v5", "Lasv5", 200, "x86_64"),
+        ("Standard_M192idms_v2", "Mdsv2", 30, "x86_64"),
+        ("Standard_M32ms_v2", "Msv2", 8, "x86_64"),
+        ("Standard_M48s_1_v3", "Msv3", 16, "x86_64"),
+        ("Standard_M12ds_v3", "Mdsv3", 4, "x86_64"),
+        ("Standard_M176bs_v3", "Mbsv3", 50, "x86_64"),
+        ("Standard_M64bds_1_v3", "Mbdsv3", 20, "x86_64"),
     ],
 )
 def test_spot_values_of_the_families_added_for_issue_25(name: str, family: str, gbps: float, arch: str) -> None:
@@ -233,3 +257,62 @@ def test_spot_values_of_the_families_added_for_issue_25(name: str, family: str, 
     size = catalog.lookup(name)
     assert (size.family, size.burst_gbps, size.architecture) == (family, gbps, arch)
     assert size.nic == ("mana" if family.endswith("v6") else "mellanox-or-mana")
+
+
+@pytest.mark.parametrize("family", AZURE_MEMORY_DV2)
+def test_the_memory_optimised_dv2_sizes_come_from_their_own_table(family: str) -> None:
+    sizes = [t for t in catalog.instance_types(cloud="azure") if t.family == family]
+    assert [t.vcpu for t in sizes] == [2, 4, 8, 16, 20]
+    assert all(
+        "dv2-dsv2-series-memory" in t.source and f"'## {family.replace(' ', '-series ')}'" in t.source for t in sizes
+    )
+
+
+def _wide(columns: dict[str, str], header: str, rows: list[str]) -> dict[str, object]:
+    return {
+        "family": "Xv9",
+        "page": "p",
+        "file": "f",
+        "commit": "0" * 40,
+        "nic": "mellanox-or-mana",
+        "architecture": "x86_64",
+        "network_optimised": False,
+        "accelerated_networking": "Supported (required)",
+        "table": {"section": "## Xv9-series", "header": header, "columns": columns, "rows": rows},
+    }
+
+
+def test_the_azure_generator_reads_a_one_table_page_with_nics_and_bandwidth_in_one_column() -> None:
+    from wirespeed.catalog import generate_azure
+
+    joined = {"vcpu": "vCPU", "memory_gib": "Memory: GiB", "max_nics/max_bandwidth_mbps": "Max NICs/ bandwidth (Mbps)"}
+    header = "| **Size** | **vCPU** | Memory: GiB | Disks | Max NICs/  bandwidth  (Mbps) |"
+    rows = [
+        "| **Standard_X2_v9**<sup>1</sup>  | 2  | 16  | 4/8x500 | 2/1,000  |",
+        "| Standard_X1_v9 | 1 | 8 | 2 | 2/500 |",
+    ]
+    entry = generate_azure.family_entry(_wide(joined, header, rows), 0)
+    assert entry["sizes"] == [
+        {"name": "Standard_X2_v9", "vcpu": 2, "memory_gib": 16, "max_nics": 2, "max_bandwidth_mbps": 1000}
+    ]
+    assert "the table under '## Xv9-series': vCPU, Memory: GiB, Max NICs/ bandwidth (Mbps)" in entry["source"]
+    assert entry["left_out"].startswith("Standard_X1_v9: fewer than 2 vCPUs")
+
+
+def test_the_azure_generator_refuses_a_one_table_row_it_cannot_read() -> None:
+    from wirespeed.catalog import generate_azure
+
+    apart = {"vcpu": "vCPU", "memory_gib": "Memory: GiB", "max_nics": "Max NICs", "max_bandwidth_mbps": "Bandwidth"}
+    header = "| Size | vCPU | Memory: GiB | Max NICs| Bandwidth |"
+    ok = "| Standard_X8_v9 | 8 | 64 | 8|16,000 |"
+    assert generate_azure.family_entry(_wide(apart, header, [ok]), 0)["sizes"][0]["max_bandwidth_mbps"] == 16000
+    with pytest.raises(generate_azure.GeneratorError, match=r"'16,000\+' is not a figure"):
+        generate_azure.family_entry(_wide(apart, header, [ok.replace("16,000", "16,000+")]), 0)
+    with pytest.raises(generate_azure.GeneratorError, match="4 cells, the header has 5"):
+        generate_azure.family_entry(_wide(apart, header, ["| Standard_X8_v9 | 8 | 64 | 8 |"]), 0)
+    with pytest.raises(generate_azure.GeneratorError, match="'Bandwidth' is not a header cell"):
+        generate_azure.family_entry(_wide(apart, header.replace("Bandwidth", "Mbps"), [ok]), 0)
+    with pytest.raises(generate_azure.GeneratorError, match="is not a size name, or is listed twice"):
+        generate_azure.family_entry(_wide(apart, header, [ok, ok]), 0)
+    with pytest.raises(generate_azure.GeneratorError, match="allowed:"):
+        generate_azure.family_entry(_wide({"vcpu": "vCPU"}, header, [ok]), 0)

@@ -140,7 +140,8 @@ def test_messages_on_kubernetes_manifests_name_the_path_under_manifest():
     messages = {(v["rule"], v["urn"]): v["message"] for v in json.loads(out.stdout)["violations"]}
     nap_pool = messages[("network-optimised-sku", "kubernetes_manifest.nap_pool")]
     assert nap_pool.startswith(
-        "requirements admit DS_v2 (Dsv2: Standard_DS2_v2, Standard_DS3_v2, ...), D_v2 (Dv2: Standard_D2_v2, "
+        "requirements admit DS_v2 (DSv2 11-15 and Dsv2: Standard_DS11_v2, Standard_DS12_v2, ...), D_v2 (Dv2 and "
+        "Dv2 11-15: Standard_D2_v2, "
     )
     assert nap_pool.endswith("(In Terraform: requirements is manifest.spec.template.spec.requirements.)")
     assert messages[("netdev-backlog-minimum", "kubernetes_manifest.nap_node_class")].endswith(

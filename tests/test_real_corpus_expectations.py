@@ -556,6 +556,62 @@ CASES: tuple[Case, ...] = (
         "read, and silent: the userData sets 16,384",
         lambda path: read()(path) or silent("netdev-backlog-minimum")(path),
     ),
+    # A node class is judged at the fastest size the NodePools that reference it pin, never an assumed 25 Gb/s
+    # when they pin one; when they pin none, the assumption says so.
+    Case(
+        "karpenter-azure-perftest.yaml",
+        "netdev-backlog-minimum",
+        "judges the AKSNodeClass at the one size both NodePools pin, Standard_D2s_v4's 5 Gb/s (minimum 1,626)",
+        fires(
+            "netdev-backlog-minimum",
+            at="AKSNodeClass",
+            words="minimum 1,626 for Standard_D2s_v4's line rate 5 Gb/s (catalog), the only size NodePools "
+            "'default', 'spot' pin for it",
+        ),
+    ),
+    Case(
+        "karpenter-azure-perftest--node-class-backlog-4096.yaml",
+        "netdev-backlog-minimum",
+        "silent: 4,096 holds Standard_D2s_v4's stall (an assumed 25 Gb/s would ask 8,128)",
+        lambda path: read()(path) or silent("netdev-backlog-minimum")(path),
+    ),
+    Case(
+        "karpenter-azure-perftest--sku-name-unpinned.yaml",
+        "netdev-backlog-minimum",
+        "with no size pinned, says it assumed 25 Gb/s and that the NodePools pin no size",
+        fires(
+            "netdev-backlog-minimum",
+            at="AKSNodeClass",
+            words="an assumed line rate of 25 Gb/s (an AKSNodeClass does not fix a size: NodePools 'default', "
+            "'spot' pin no size",
+        ),
+    ),
+    Case(
+        "karpenter-azure-general-purpose.yaml",
+        "netdev-backlog-minimum",
+        "judges the AKSNodeClass at the fastest D size the NodePool's sku-family D admits, naming it",
+        fires("netdev-backlog-minimum", at="AKSNodeClass", words="sizes NodePool 'general-purpose' pins for it"),
+    ),
+    Case(
+        "karpenter-aws-general-purpose.yaml",
+        "netdev-backlog-minimum",
+        "instance-category and generation pin no type: the 25 Gb/s is said to be assumed, and why",
+        fires(
+            "netdev-backlog-minimum",
+            at="EC2NodeClass",
+            words="an assumed line rate of 25 Gb/s (an EC2NodeClass does not fix a size: NodePool 'general-purpose' "
+            "pins no size (no requirement on node.kubernetes.io/instance-type, karpenter.k8s.aws/instance-family)",
+        ),
+    ),
+    Case(
+        "karpenter-aws-al2023-custom-userdata--instance-family-c6in.yaml",
+        "netdev-backlog-minimum",
+        "judges the EC2NodeClass at the fastest c6in type the NodePool pins, naming it",
+        both(
+            fires("netdev-backlog-minimum", at="EC2NodeClass", words="below the minimum 65,020 for c6in."),
+            fires("netdev-backlog-minimum", at="EC2NodeClass", words="'s line rate 200 Gb/s (catalog), the fastest"),
+        ),
+    ),
 )
 
 

@@ -65,9 +65,11 @@ def test_naps_own_default_node_pool_admits_older_families():
     ]
     assert ("Ds_v5", "Dsv5") in old
     named = []
-    for series, family in sorted(set(old)):
-        sizes = [it.name for it, labels in karpenter_azure._azure_labels() if labels.series == series][:2]
-        named.append(f"{series} ({family}: {', '.join(sizes)}, ...)")
+    for series in sorted({series for series, _ in old}):
+        # One series may span catalog families (DS_v2: Dsv2 and the memory-optimised DSv2 11-15): all are named.
+        members = [it for it, labels in karpenter_azure._azure_labels() if labels.series == series]
+        families = " and ".join(dict.fromkeys(it.family for it in members))
+        named.append(f"{series} ({families}: {', '.join(it.name for it in members[:2])}, ...)")
     assert validate(SKU, "node_pool", node_pool(ARCH, FAMILY_D)) == [
         f"requirements admit {', '.join(named)}, not network-optimised: "
         f"{AZURE_WHY} Keep only network-optimised series: {SERIES_HINT} "
@@ -206,8 +208,9 @@ def test_without_the_annotation_the_default_line_rate_is_assumed():
     del balanced["metadata"]["annotations"]
     [message] = validate(BACKLOG, "aks_node_class", balanced, {"defaultLineRateGbps": 100})
     assert (
-        "an assumed line rate of 100 Gb/s (an AKSNodeClass does not fix a size: its NodePools choose them, and it "
-        "has no wirespeed.io/line-rate-gbps annotation; policy setting defaultLineRateGbps)" in message
+        "an assumed line rate of 100 Gb/s (an AKSNodeClass does not fix a size: its NodePools choose them, and none "
+        "is in view of a check of this object alone, and it has no wirespeed.io/line-rate-gbps annotation; policy "
+        "setting defaultLineRateGbps)" in message
     )
     assert validate(BACKLOG, "aks_node_class", balanced) == []
     assert len(validate(BACKLOG, "aks_node_class", balanced, {"minimumBacklog": 16384})) == 1
@@ -239,3 +242,53 @@ def test_tuning_agent_present_counts_nap_pools_for_the_aks_cluster_only():
     assert [(message.split(" but ")[0], where) for message, where in reported] == [
         ("this cluster has 1 node pool(s) and 1 node auto-provisioning NodePool(s)", urn("cluster", "aks"))
     ]
+
+
+# --- a node class judged by the NodePools that reference it (Rule.related) ------------------------------------------
+
+NODE_CLASS_TYPE = f"kubernetes:karpenter.azure.com/{karpenter_azure.NODE_CLASS_VERSIONS[0]}:AKSNodeClass"
+NODE_POOL_TYPE = "kubernetes:karpenter.sh/v1:NodePool"
+
+
+def sku_name(*names):
+    return {"key": "karpenter.azure.com/sku-name", "operator": "In", "values": list(names)}
+
+
+def backlog_messages(node_class_props, *pools):
+    """netdev-backlog-minimum's messages on the class when the whole input (class and NodePools) is evaluated."""
+    from wirespeed.rules import Resource, evaluate
+
+    resources = [Resource(NODE_CLASS_TYPE, "net", "urn:class", node_class_props)]
+    resources += [Resource(NODE_POOL_TYPE, f"pool{i}", f"urn:pool{i}", p) for i, p in enumerate(pools)]
+    return [v.message for v in evaluate(resources) if v.rule_id == BACKLOG and v.resource_urn == "urn:class"]
+
+
+def test_a_node_class_is_judged_at_the_fastest_size_its_node_pools_pin():
+    # 9,753 holds Standard_D64s_v6's 30 Gb/s; without the NodePools in view the class's annotation (41 Gb/s) judges.
+    at_30 = node_class({"netCoreNetdevMaxBacklog": 9753})
+    assert validate(BACKLOG, "aks_node_class", at_30) != []
+    both = (node_pool(ARCH, sku_name("Standard_D16s_v6")), node_pool(ARCH, sku_name("Standard_D64s_v6")))
+    assert backlog_messages(at_30, *both) == []
+    [message] = backlog_messages(node_class({"netCoreNetdevMaxBacklog": 9752}), *both)
+    assert (
+        "below the minimum 9,753 for Standard_D64s_v6's line rate 30 Gb/s (catalog), the fastest of the 2 sizes "
+        "NodePools 'net', 'net' pin for it" in message
+    )
+
+
+def test_a_pin_beats_the_annotation_and_an_unpinned_or_unreferenced_class_says_what_it_assumed():
+    fast = node_class({"netCoreNetdevMaxBacklog": 16384})  # enough for the 41 Gb/s its annotation declares
+    assert backlog_messages(fast, node_pool(ARCH, sku_name("Standard_D16s_v6"))) == []
+    [message] = backlog_messages(fast, node_pool(ARCH, sku_name("Standard_E192is_v6")))
+    assert "the minimum 65,020 for Standard_E192is_v6's line rate 200 Gb/s (catalog), the only size NodePool" in message
+    plain = node_class({"netCoreNetdevMaxBacklog": 1000})
+    del plain["metadata"]["annotations"]
+    elsewhere = node_pool(ARCH, sku_name("Standard_D16s_v6"))
+    elsewhere["spec"]["template"]["spec"]["nodeClassRef"]["name"] = "other"
+    [message] = backlog_messages(plain, elsewhere)
+    assert "an assumed line rate of 25 Gb/s (an AKSNodeClass does not fix a size: no NodePool in the input " in message
+    assert "references AKSNodeClass 'net', and it has no wirespeed.io/line-rate-gbps annotation" in message
+    [message] = backlog_messages(plain, node_pool(ARCH))
+    assert "NodePool 'net' pins no size (no requirement on karpenter.azure.com/sku-series, " in message
+    [message] = backlog_messages(plain, node_pool(ARCH, sku_name("Standard_D4s_v9")))
+    assert "NodePool 'net' pins only sizes wirespeed's catalog does not know" in message

@@ -42,7 +42,7 @@ from wirespeed.catalog.karpenter_azure import GROUP, NODE_CLASS_VERSIONS
 from wirespeed.check import check_text
 from wirespeed.check import terraform as tf
 from wirespeed.check.readers import Document
-from wirespeed.rules import RULES, Resource, Rule, resolve_config, type_key
+from wirespeed.rules import RULES, Resource, Rule, resolve_config, type_key, viewing
 from wirespeed.rules._model import Reads
 from wirespeed.rules.sku import NODE_POOL_TYPES
 from wirespeed.rules.tuning import EC2_NODE_CLASS_TYPES
@@ -241,7 +241,21 @@ def _pulumi_stacks() -> Iterator[list[Resource]]:
     for token in NODE_POOL_TYPES:
         nap_pool = nap_objects()["NodePool"]
         yield [cluster, Resource(token, "net", f"urn:{token}:net", nap_pool), *pools]
-    yield [Resource(TYPES["node_tuning"], "tuning", "urn:tuning", {}), *pools]
+    # An AKSNodeClass and an EC2NodeClass with the NodePools that reference them (netdev-backlog-minimum judges a
+    # node class at the fastest size they pin).
+    nap = nap_objects()
+    aks_class = f"kubernetes:{GROUP}/{NODE_CLASS_VERSIONS[0]}:AKSNodeClass"
+    example = ROOT / "tests" / "fixtures" / "real" / "karpenter-aws-al2023-custom-userdata.yaml"
+    ec2 = {d["kind"]: d for d in yaml.safe_load_all(example.read_text()) if d}
+    for token in NODE_POOL_TYPES:
+        yield [
+            Resource(aks_class, "net", "urn:class:net", nap["AKSNodeClass"]),
+            Resource(token, "net", "urn:pool:net", nap["NodePool"]),
+        ]
+        yield [
+            Resource(EC2_NODE_CLASS_TYPES[0], "al2023", "urn:class:al2023", ec2["EC2NodeClass"]),
+            Resource(token, "default", "urn:pool:default", ec2["NodePool"]),
+        ]
 
 
 def _terraform_stacks() -> Iterator[list[Resource]]:
@@ -266,10 +280,14 @@ def _run(rule: Rule, stack: Sequence[Resource], settings: Mapping[str, Any], log
         viewed = [_recorded(r, log) for r in stack]
         guarded(lambda: rule.check(viewed, settings))  # type: ignore[arg-type]
         return
-    for resource in stack:
-        if rule.applies_to(resource.type):
-            recorded = _recorded(resource, log)
-            guarded(lambda recorded=recorded: rule.check(recorded, settings))  # type: ignore[arg-type,misc]
+    # A rule judging some types by others (Rule.related) has those in view, recorded as they are read.
+    related = rule.related
+    in_view = [_recorded(r, log) for r in stack if related is not None and related.wants(r.type)]
+    with viewing(in_view):
+        for resource in stack:
+            if rule.applies_to(resource.type):
+                recorded = _recorded(resource, log)
+                guarded(lambda recorded=recorded: rule.check(recorded, settings))  # type: ignore[arg-type,misc]
 
 
 @functools.cache
@@ -288,7 +306,9 @@ def recorded_reads(rule_id: str) -> dict[tuple[str, str, str], set[str]]:
 
 
 def declared(rule: Rule) -> dict[tuple[str, str, str], Reads]:
-    return {type_key(r.type): r for r in rule.reads}
+    """What the rule declares it reads, per type: on its own types, and on those it judges them by (Related)."""
+    related = rule.related.reads if rule.related is not None else ()
+    return {type_key(r.type): r for r in (*rule.reads, *related)}
 
 
 # --- the declaration is well formed and names the rule's types ---------------------------------------------------

@@ -23,7 +23,17 @@ from wirespeed.check import coverage
 from wirespeed.check.coverage import Unread
 from wirespeed.check.readers import PREVIEW, STACK_EXPORT, Document, Shape, UnreadableInputError
 from wirespeed.check.secrets import SecretsError, StackSecrets
-from wirespeed.rules import RULES, Config, Resource, Rule, Violation, check_resource, evaluate_stack, type_key
+from wirespeed.rules import (
+    RULES,
+    Config,
+    Resource,
+    Rule,
+    Violation,
+    check_resource,
+    evaluate_stack,
+    type_key,
+    viewing,
+)
 
 __all__ = ["Report", "SecretsError", "StackSecrets", "UnreadableInputError", "check_text", "line_numbers"]
 
@@ -102,6 +112,7 @@ class _Selector:
         self._stack_keys = {type_key(t) for r in stack_rules for t in r.types}
         self._resource_cache: dict[str, list[Rule]] = {}
         self._stack_cache: dict[str, bool] = {}
+        self._related = [r.related for r in self._resource_rules if r.related is not None]
 
     def resource_rules(self, type_token: str) -> list[Rule]:
         """The resource rules that check this type, in rule order (what ``evaluate_resource`` would run)."""
@@ -113,6 +124,10 @@ class _Selector:
     def reads(self, type_token: str) -> bool:
         """Whether some enabled rule reads resources of this type."""
         return bool(self.resource_rules(type_token)) or self.stack_rules_read(type_token)
+
+    def related(self, type_token: str) -> bool:
+        """Whether some enabled resource rule reads this type to judge another (Rule.related): kept in view."""
+        return any(related.wants(type_token) for related in self._related)
 
     def stack_rules_read(self, type_token: str) -> bool:
         if self._keep_all:
@@ -146,6 +161,19 @@ def check_text(
     count = judged = 0
     root = _RootStack()
     not_read: Counter[str] = Counter()  # resources no rule reads, by type as the document names it
+
+    def judge(resource: Resource, offset: int, applicable: Sequence[Rule]) -> None:
+        # A Terraform plan is judged once, before apply: what it cannot know is "could not be checked" (the
+        # document knows it is a plan once reading has begun).
+        judged_once = document.terraform is not None
+        found = [v for rule in applicable for v in check_resource(rule, resource, config, judged_once)]
+        if found:
+            violations.extend(found)
+            offsets[resource.urn] = offset
+
+    # Resources a rule judges by others (an AKSNodeClass by its NodePools, Rule.related) wait for the whole input.
+    deferred: list[tuple[Resource, int, list[Rule]]] = []
+    related: list[Resource] = []
     for resource, offset in document.located():
         count += 1
         root.see(resource, offset)
@@ -154,28 +182,21 @@ def check_text(
         else:
             not_read[document.source_type(resource.urn, resource.type)] += 1
         applicable = select.resource_rules(resource.type)
-        if applicable:
-            # A Terraform plan is judged once, before apply: what it cannot know is "could not be checked".
-            judged_once = document.terraform is not None
-            found = [v for rule in applicable for v in check_resource(rule, resource, config, judged_once)]
-            if found:
-                violations.extend(found)
-                offsets[resource.urn] = offset
+        judge(resource, offset, [r for r in applicable if not r.defers(resource.type)])
+        later = [r for r in applicable if r.defers(resource.type)]
+        if later:
+            deferred.append((resource, offset, later))
+        if select.related(resource.type):
+            related.append(resource)
         if select.stack_rules_read(resource.type):
             kept.append(resource)
             offsets.setdefault(resource.urn, offset)
+    with viewing(related):
+        for resource, offset, later in deferred:
+            judge(resource, offset, later)
     violations.extend(evaluate_stack(kept, config, rules, unknown_unchecked=document.terraform is not None))
-    why = (
-        f"`{PREVIEW.name}` prints every secret as [secret]; check a `pulumi stack export` of the stack instead"
-        if document.shape is PREVIEW
-        else document.secrets.why_unreadable()
-    )
-    violations = [_unchecked(document.adjust(v), why, accept_unchecked_secrets) for v in violations]
+    violations = _as_reported(document, violations, root, offsets, accept_unchecked_secrets)
     assert document.shape is not None  # located() raises before finishing without one
-    if document.shape in (STACK_EXPORT, PREVIEW) and root.urn:
-        violations = [_on_the_stack(v, root.urn) for v in violations]
-        if root.offset is not None:
-            offsets.setdefault(root.urn, root.offset)
     reported = {v.resource_urn: offsets[v.resource_urn] for v in violations if v.resource_urn in offsets}
     return Report(
         file=file,
@@ -191,6 +212,28 @@ def check_text(
         producer=document.producer,
         require_judged=require_judged or config.require_judged,
     )
+
+
+def _as_reported(
+    document: Document,
+    violations: Sequence[Violation],
+    root: _RootStack,
+    offsets: dict[str, int],
+    accept_unchecked_secrets: bool,
+) -> list[Violation]:
+    """The violations as the report gives them: secrets nobody decrypted said so, and a stack-level finding of a
+    stack export or preview on its root stack (whose offset joins ``offsets``)."""
+    why = (
+        f"`{PREVIEW.name}` prints every secret as [secret]; check a `pulumi stack export` of the stack instead"
+        if document.shape is PREVIEW
+        else document.secrets.why_unreadable()
+    )
+    found = [_unchecked(document.adjust(v), why, accept_unchecked_secrets) for v in violations]
+    if document.shape in (STACK_EXPORT, PREVIEW) and root.urn:
+        found = [_on_the_stack(v, root.urn) for v in found]
+        if root.offset is not None:
+            offsets.setdefault(root.urn, root.offset)
+    return found
 
 
 STACK_TYPE = "pulumi:pulumi:Stack"

@@ -34,12 +34,15 @@ from wirespeed.rules._model import (
     Enforcement,
     Finding,
     Reads,
+    Related,
     Resource,
     Rule,
     Scope,
     Severity,
     Violation,
+    in_view,
     type_key,
+    viewing,
 )
 from wirespeed.rules._registry import RULES, rule
 from wirespeed.values import UNKNOWN_SENTINELS
@@ -57,6 +60,7 @@ __all__ = [
     "Enforcement",
     "Finding",
     "Reads",
+    "Related",
     "Resource",
     "Rule",
     "Scope",
@@ -70,10 +74,12 @@ __all__ = [
     "evaluate",
     "evaluate_resource",
     "evaluate_stack",
+    "in_view",
     "remediate",
     "remediate_with",
     "reported_level",
     "resolve_config",
     "rule",
     "type_key",
+    "viewing",
 ]

@@ -16,6 +16,7 @@ from wirespeed.rules._model import (
     Rule,
     StackCheck,
     Violation,
+    viewing,
 )
 from wirespeed.rules._registry import RULES
 from wirespeed.values import BLINDED_SECRET, NotKnown, SecretNotReadable
@@ -176,14 +177,15 @@ def evaluate(
     # Rules per type token, worked out once per distinct token rather than once per resource.
     by_type: dict[str, list[Rule]] = {}
     found: list[Violation] = []
-    for resource in resources:
-        applicable = by_type.get(resource.type)
-        if applicable is None:
-            applicable = by_type[resource.type] = [
-                r for r in rules if r.scope == "resource" and r.applies_to(resource.type)
-            ]
-        for rule in applicable:
-            found.extend(check_resource(rule, resource, config))
+    with viewing(resources):  # a rule judging one type by others (Rule.related) sees the whole stack
+        for resource in resources:
+            applicable = by_type.get(resource.type)
+            if applicable is None:
+                applicable = by_type[resource.type] = [
+                    r for r in rules if r.scope == "resource" and r.applies_to(resource.type)
+                ]
+            for rule in applicable:
+                found.extend(check_resource(rule, resource, config))
     return found + evaluate_stack(resources, config, rules)
 
 

@@ -33,9 +33,10 @@ def _line_rate_schema() -> dict[str, Mapping[str, Any]]:
             "minimum": float(low),
             "maximum": high,
             "default": line_rate.DEFAULT_LINE_RATE_GBPS,
-            "description": "Line rate (Gb/s) assumed where the resource does not say it (a tuning ConfigMap "
-            f"or an AKSNodeClass without the {LINE_RATE_ANNOTATION} annotation, a launch template without an "
-            "instanceType); every verdict built on it says so.",
+            "description": "Line rate (Gb/s) assumed where the resource does not say it (a tuning ConfigMap, "
+            f"or an AKSNodeClass or EC2NodeClass, without the {LINE_RATE_ANNOTATION} annotation, the class's NodePools "
+            "pinning no size the catalog knows; a launch template without an instanceType); every verdict built on "
+            "it says so.",
         }
     }
 

@@ -7,9 +7,11 @@ unknown values during preview). Nothing here imports Pulumi.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -128,6 +130,46 @@ def quoted(key: str) -> str:
 
 
 @dataclass(frozen=True)
+class Related:
+    """Other resources a resource rule reads to judge some of its own types: an AKSNodeClass (``types``) by the
+    NodePools that reference it (``reads``: their types and the paths read on them, as :class:`Reads` declares).
+
+    A resource of ``types`` is judged with every resource of the ``reads`` types in the input in view
+    (:func:`in_view`): ``wirespeed check`` judges it once the whole input is read, :func:`evaluate` with the whole
+    stack. A Pulumi resource policy sees one resource, so :func:`in_view` is None there and the check says what it
+    assumed without them.
+    """
+
+    types: tuple[str, ...]
+    reads: tuple[Reads, ...]
+
+    def judges(self, type_token: str) -> bool:
+        return type_key(type_token) in _keys(self.types)
+
+    def wants(self, type_token: str) -> bool:
+        return type_key(type_token) in _keys(tuple(r.type for r in self.reads))
+
+
+_IN_VIEW: ContextVar[tuple[Resource, ...] | None] = ContextVar("wirespeed_rules_in_view", default=None)
+
+
+def in_view() -> tuple[Resource, ...] | None:
+    """The input's other resources a resource rule's check may read (:class:`Related`), or None when the rule
+    judges one resource alone (a Pulumi resource policy)."""
+    return _IN_VIEW.get()
+
+
+@contextlib.contextmanager
+def viewing(resources: Iterable[Resource]) -> Iterator[None]:
+    """Put ``resources`` in view of the resource checks run inside the block (:func:`in_view`)."""
+    token = _IN_VIEW.set(tuple(resources))
+    try:
+        yield
+    finally:
+        _IN_VIEW.reset(token)
+
+
+@dataclass(frozen=True)
 class Rule:
     """One policy: its metadata (checked by tests on every rule), where it applies and the check itself.
 
@@ -151,6 +193,11 @@ class Rule:
     reads: tuple[Reads, ...]
     check: ResourceCheck | StackCheck
     remediate: Remediation | None = None
+    related: Related | None = None
+
+    def defers(self, type_token: str) -> bool:
+        """Whether this resource rule judges resources of ``type_token`` with others in view (:class:`Related`)."""
+        return self.related is not None and self.related.judges(type_token)
 
     def applies_to(self, type_token: str) -> bool:
         """Whether a resource of ``type_token`` is one this rule checks (always true for stack rules)."""

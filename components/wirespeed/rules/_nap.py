@@ -8,7 +8,8 @@ stay with the EC2 reading in :mod:`wirespeed.rules.sku`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from wirespeed.catalog import InstanceType
@@ -19,7 +20,22 @@ from wirespeed.sizing import azure_lb
 from wirespeed.sizing.nap import DEFAULT_BUDGET, NapCapacity, budget_nodes, check_budget, cpu_quantity
 from wirespeed.values import elements, get, text
 
+NODE_POOL_TYPES = ("kubernetes:karpenter.sh/v1:NodePool", "kubernetes:karpenter.sh/v1beta1:NodePool")
 REQUIREMENTS = ("spec", "template", "spec", "requirements")
+NODE_CLASS_REF = ("spec", "template", "spec", "nodeClassRef")
+# Karpenter's EKS labels that pin instance types (karpenter.sh/docs/concepts/scheduling, "Well-Known Labels").
+EKS_INSTANCE_FAMILY = "karpenter.k8s.aws/instance-family"
+# The requirement keys that pin sizes, per cloud, for messages.
+PIN_KEYS = {
+    "azure": nap.SIZE_KEYS,
+    "aws": (nap.INSTANCE_TYPE, EKS_INSTANCE_FAMILY),
+}
+# What :func:`pinned_by_node_pools` reads on each NodePool in view (Rule.related).
+NODE_POOL_PIN_READS = (
+    "metadata.name",
+    *(f"spec.template.spec.nodeClassRef.{k}" for k in ("group", "kind", "name")),
+    *(f"spec.template.spec.requirements[].{path}" for path in ("key", "operator", "values[]")),
+)
 SYSCTLS = ("spec", "linuxOSConfig", "sysctls")
 LIMIT_CPU = ("spec", "limits", "cpu")
 BUDGETS = ("spec", "disruption", "budgets")
@@ -58,8 +74,10 @@ def _by_series(sizes: Sequence[InstanceType]) -> str:
     groups: dict[str, list[InstanceType]] = {}
     for size in sizes:
         groups.setdefault(nap.sku_labels(size).series, []).append(size)
+    # One provider series may span catalog families (DS_v2: Dsv2 and the memory-optimised DSv2 11-15).
     return ", ".join(
-        f"{series} ({group[0].family}: {', '.join(t.name for t in group[:2])}{', ...' if len(group) > 2 else ''})"
+        f"{series} ({' and '.join(dict.fromkeys(t.family for t in group))}: "
+        f"{', '.join(t.name for t in group[:2])}{', ...' if len(group) > 2 else ''})"
         for series, group in sorted(groups.items())
     )
 
@@ -110,6 +128,69 @@ def node_pool_findings(resource: Resource, minimum: float) -> Iterator[Finding]:
             f"requirements admit {sizes}, below the minimum {minimum:g} Gb/s (policy setting minimumBandwidthGbps). "
             f"{fix} (`{CATALOG_CMD} --min-gbps {minimum:g}`).",
         )
+
+
+@dataclass(frozen=True)
+class Pinned:
+    """What the NodePools referencing one node class pin: their names (``pools``), those that restrict sizes
+    (``pinning``), and the catalog sizes those admit (``sizes``, catalog order)."""
+
+    pools: tuple[str, ...]
+    pinning: tuple[str, ...]
+    sizes: tuple[InstanceType, ...]
+
+    def fastest(self) -> InstanceType | None:
+        """The pinned size with the highest line rate (burst bandwidth; by name among equals), or None."""
+        return max(self.sizes, key=lambda t: (t.burst_gbps, t.name), default=None)
+
+
+def _references(pool: Any, name: str, group: str, kind: str) -> bool:
+    """Whether a NodePool's nodeClassRef names this node class (a v1beta1 NodePool may leave out group and kind)."""
+    ref = get(pool, *NODE_CLASS_REF)
+    return (
+        text(get(ref, "name")) == name
+        and text(get(ref, "group")) in (None, group)
+        and text(get(ref, "kind")) in (None, kind)
+    )
+
+
+def _eks_pinned(found: Sequence[Requirement]) -> list[InstanceType] | None:
+    """The catalog's AWS types an EKS NodePool's instance-type or instance-family ``In`` admits, or None when it
+    pins neither (its instance-category or generation alone leave every type of those open)."""
+    from wirespeed import catalog
+
+    names = {v for r in found if r.key == nap.INSTANCE_TYPE and r.operator == "In" for v in r.values}
+    families = {v for r in found if r.key == EKS_INSTANCE_FAMILY and r.operator == "In" for v in r.values}
+    if not names and not families:
+        return None
+    return [
+        t
+        for t in catalog.instance_types(cloud="aws")
+        if (not names or t.name in names) and (not families or t.family in families)
+    ]
+
+
+def pinned_by_node_pools(pools: Iterable[Resource], name: str, group: str, kind: str, cloud: str) -> Pinned:
+    """What the NodePools among ``pools`` that reference node class ``name`` (of ``group``/``kind``) pin: on
+    Azure the sizes their requirements admit once they restrict a size key (:func:`nap.restricts_sizes`), on EKS the
+    types their instance-type or instance-family requirement names."""
+    names: list[str] = []
+    pinning: list[str] = []
+    sizes: dict[str, InstanceType] = {}
+    for pool in pools:
+        if not _references(pool.props, name, group, kind):
+            continue
+        names.append(node_pool_name(pool))
+        found = requirements(pool.props)
+        if cloud == "azure":
+            admitted_here = [t for t, _ in nap.admitted(found)] if nap.restricts_sizes(found) else None
+        else:
+            admitted_here = _eks_pinned(found)
+        if admitted_here is None:
+            continue
+        pinning.append(node_pool_name(pool))
+        sizes.update((t.name, t) for t in admitted_here)
+    return Pinned(tuple(names), tuple(pinning), tuple(sizes.values()))
 
 
 def node_class_label(resource: Resource) -> str:

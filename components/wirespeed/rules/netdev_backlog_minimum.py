@@ -4,10 +4,10 @@ profiles."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from wirespeed.catalog.karpenter_azure import LINUX_OS_CONFIG_SINCE, NODE_CLASS_TYPES
+from wirespeed.catalog.karpenter_azure import GROUP, LINUX_OS_CONFIG_SINCE, NODE_CLASS_KIND, NODE_CLASS_TYPES
 from wirespeed.names import LINE_RATE_ANNOTATION, PROFILE_LABEL
 from wirespeed.references import ELASTIC_AKS
 from wirespeed.rules import _aks, _k8s, _nap
@@ -21,7 +21,7 @@ from wirespeed.rules._line_rate import (
     _size_rate,
     config_map_rate,
 )
-from wirespeed.rules._model import Finding, Reads, Resource, Rule, Settings, is_type, quoted
+from wirespeed.rules._model import Finding, Reads, Related, Resource, Rule, Settings, in_view, is_type, quoted
 from wirespeed.rules._userdata import read_user_data
 from wirespeed.sizing import line_rate
 from wirespeed.sizing.backlog import BACKLOG_MAX, BACKLOG_MIN, KERNEL_DEFAULT
@@ -35,7 +35,8 @@ LAUNCH_CONFIGURATION = "aws:ec2/launchConfiguration:LaunchConfiguration"
 # karpenter.k8s.aws/v1 since Karpenter 1.0 and v1beta1 before it (karpenter.sh/docs/upgrading/v1-migration), its
 # spec.userData the plain-text user data Karpenter merges with its own bootstrap (AL2023 and AL2: MIME parts,
 # Bottlerocket: TOML; karpenter.sh/docs/concepts/nodeclasses, "spec.userData"). wirespeed.aws.karpenter writes v1.
-EC2_NODE_CLASS_TYPES = tuple(f"kubernetes:karpenter.k8s.aws/{v}:EC2NodeClass" for v in ("v1", "v1beta1"))
+EC2_NODE_CLASS_GROUP = "karpenter.k8s.aws"
+EC2_NODE_CLASS_TYPES = tuple(f"kubernetes:{EC2_NODE_CLASS_GROUP}/{v}:EC2NodeClass" for v in ("v1", "v1beta1"))
 EC2_NODE_CLASS_READS = (
     "spec.userData",
     "spec.amiFamily",
@@ -126,16 +127,58 @@ def _aks_pool_backlog(resource: Resource, pool: Any, label: str, settings: Setti
     )
 
 
-def node_class_rate(resource: Resource, settings: Settings) -> line_rate.LineRate:
-    """An AKSNodeClass names no size (its NodePools choose them): the line rate its LINE_RATE_ANNOTATION declares
-    (AutoProvisionedPool and `render aks-nap` write its NodePool's fastest admitted size there), else the default."""
-    raw = get(resource.props, "metadata", "annotations", LINE_RATE_ANNOTATION)
-    missing = (
-        f"an AKSNodeClass does not fix a size: its NodePools choose them, and it has no {LINE_RATE_ANNOTATION} "
-        "annotation"
+def _pools_pin(pools: Sequence[str]) -> str:
+    """``NodePool 'a' pins`` / ``NodePools 'a', 'b' pin``."""
+    shown = ", ".join(repr(p) for p in pools[:3]) + (", ..." if len(pools) > 3 else "")
+    return f"NodePool {shown} pins" if len(pools) == 1 else f"NodePools {shown} pin"
+
+
+def _pinned_rate(resource: Resource, group: str, kind: str, cloud: str) -> tuple[line_rate.LineRate | None, str]:
+    """The line rate of the fastest size the NodePools in view that reference this node class pin (a node of any
+    of them may launch, so the backlog must hold the fastest one's stall), or None and what the NodePools left
+    open, for the message."""
+    pools = in_view()
+    if pools is None:
+        return None, "its NodePools choose them, and none is in view of a check of this object alone"
+    name = text(get(resource.props, "metadata", "name")) or resource.name
+    pinned = _nap.pinned_by_node_pools(
+        (p for p in pools if is_type(p, *_nap.NODE_POOL_TYPES)), name, group, kind, cloud
     )
-    where = f"its annotation {LINE_RATE_ANNOTATION}"
-    return _declared_rate(raw, where, " (its NodePool's fastest admitted size)", missing, settings)
+    fastest = pinned.fastest()
+    if fastest is not None:
+        which = "the only size" if len(pinned.sizes) == 1 else f"the fastest of the {len(pinned.sizes):,} sizes"
+        phrase = (
+            f"{fastest.name}'s line rate {fastest.burst_gbps:g} Gb/s (catalog), {which} "
+            f"{_pools_pin(pinned.pinning)} for it"
+        )
+        return line_rate.LineRate(fastest.burst_gbps, phrase, known=True), ""
+    if not pinned.pools:
+        return None, f"no NodePool in the input references {kind} {name!r}"
+    if pinned.pinning:
+        return None, f"{_pools_pin(pinned.pinning)} only sizes wirespeed's catalog does not know"
+    keys = ", ".join(_nap.PIN_KEYS[cloud])
+    return None, f"{_pools_pin(pinned.pools)} no size (no requirement on {keys})"
+
+
+def _node_class_rate(
+    resource: Resource, settings: Settings, kind: str, pinned: tuple[line_rate.LineRate | None, str], why_there: str
+) -> line_rate.LineRate:
+    """A node class fixes no size (its NodePools choose them): the fastest size its NodePools pin; without one, the
+    line rate its LINE_RATE_ANNOTATION declares; else the assumed default, saying what was missing."""
+    rate, open_ = pinned
+    if rate is not None:
+        return rate
+    raw = get(resource.props, "metadata", "annotations", LINE_RATE_ANNOTATION)
+    missing = f"an {kind} does not fix a size: {open_}, and it has no {LINE_RATE_ANNOTATION} annotation"
+    return _declared_rate(raw, f"its annotation {LINE_RATE_ANNOTATION}", why_there, missing, settings)
+
+
+def node_class_rate(resource: Resource, settings: Settings) -> line_rate.LineRate:
+    """An AKSNodeClass's line rate: the fastest size its NodePools pin (a requirement on sku-name, sku-series,
+    sku-family, sku-version or instance-type), else its LINE_RATE_ANNOTATION (AutoProvisionedPool and `render
+    aks-nap` write its NodePool's fastest admitted size there), else the assumed default."""
+    pinned = _pinned_rate(resource, GROUP, NODE_CLASS_KIND, "azure")
+    return _node_class_rate(resource, settings, NODE_CLASS_KIND, pinned, " (its NodePool's fastest admitted size)")
 
 
 def _node_class_backlog(resource: Resource, settings: Settings) -> Finding | None:
@@ -202,14 +245,10 @@ def _launch_template_backlog(resource: Resource, settings: Settings) -> Finding 
 
 
 def ec2_node_class_rate(resource: Resource, settings: Settings) -> line_rate.LineRate:
-    """An EC2NodeClass names no instance type (its NodePools choose them): the line rate its LINE_RATE_ANNOTATION
-    declares, else the assumed default."""
-    raw = get(resource.props, "metadata", "annotations", LINE_RATE_ANNOTATION)
-    missing = (
-        f"an EC2NodeClass does not fix an instance type: its NodePools choose them, and it has no "
-        f"{LINE_RATE_ANNOTATION} annotation"
-    )
-    return _declared_rate(raw, f"its annotation {LINE_RATE_ANNOTATION}", "", missing, settings)
+    """An EC2NodeClass's line rate: the fastest instance type its NodePools pin (instance-type or instance-family
+    ``In``), else its LINE_RATE_ANNOTATION, else the assumed default."""
+    pinned = _pinned_rate(resource, EC2_NODE_CLASS_GROUP, "EC2NodeClass", "aws")
+    return _node_class_rate(resource, settings, "EC2NodeClass", pinned, "")
 
 
 def _windows_node_class(props: Any) -> bool:
@@ -356,4 +395,9 @@ BACKLOG_MINIMUM = Rule(
     ),
     check=check_backlog,
     remediate=remediate_backlog,
+    # A node class is judged at the fastest size the NodePools that reference it pin.
+    related=Related(
+        types=(*NODE_CLASS_TYPES, *EC2_NODE_CLASS_TYPES),
+        reads=tuple(Reads(t, _nap.NODE_POOL_PIN_READS) for t in _nap.NODE_POOL_TYPES),
+    ),
 )

@@ -18,7 +18,7 @@ from wirespeed.rules.tuning import LAUNCH_CONFIGURATION, LAUNCH_TEMPLATE
 from wirespeed.values import elements, get, text
 
 NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
-NODE_POOL_TYPES = ("kubernetes:karpenter.sh/v1:NodePool", "kubernetes:karpenter.sh/v1beta1:NodePool")
+NODE_POOL_TYPES = _nap.NODE_POOL_TYPES  # Karpenter NodePools, EKS's and AKS node auto-provisioning's
 # docs.aws.amazon.com/eks/latest/APIReference/API_CreateNodegroup.html (instanceTypes): without a launch
 # template that names one, a managed node group defaults to t3.medium.
 EKS_DEFAULT_INSTANCE_TYPE = "t3.medium"
