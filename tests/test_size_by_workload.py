@@ -147,6 +147,24 @@ def test_azure_lb_names_the_workloads_of_the_busiest_node_at_its_peak(lab: Lab) 
     assert found["query"].startswith("topk(20, sum by (namespace, workload, kind, destination) ")
 
 
+def test_azure_lb_sized_from_a_burst_names_the_scraped_peak_s_workloads_and_says_so(lab: Lab) -> None:
+    args = ["azure-lb", "--pool", "20", "--from-prometheus", lab.url, "--selector", 'node="aks-apps-2"']
+    code, out, err = _size(*args, "--by-workload", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    found = data["measured_peak"]["prometheus"]["by_workload"]
+    # Sized from aks-apps-2's own peak gauge (2,800: 3,504 ports); its rows are those of the scraped 2,500.
+    assert data["allocated_outbound_ports"] == found["allocation"] == 3_504
+    assert _rows_of(found) == [
+        ("checkout", "payments-api", "Deployment", A, 1_500),
+        ("batch", "export", "CronJob", A, 1_000),
+    ]
+    assert (found["peak"], found["unnamed_ports"]) == (2_500, 0)
+    assert found["note"] == (
+        "Sized from the agent's between-scrape peak, which names no workloads: these held the scraped peak."
+    )
+
+
 def test_azure_lb_text_output(lab: Lab) -> None:
     code, out, err = _size("azure-lb", "--pool", "20", "--from-prometheus", lab.url, "--by-workload")
     assert code == 0, err
@@ -272,6 +290,7 @@ class _Scripted(http.server.BaseHTTPRequestHandler):
     """A Prometheus stand-in: the peak queries get one series each; the by-workload query gets ``workloads``."""
 
     workloads: bytes = b""
+    window_has_series = False
 
     def do_POST(self) -> None:
         import urllib.parse
@@ -286,7 +305,8 @@ class _Scripted(http.server.BaseHTTPRequestHandler):
         if "by_workload" in query and query.startswith("topk(20"):
             body = self.workloads
         elif "by_workload" in query:  # the count of any by-workload series over the window
-            body = json.dumps({"status": "success", "data": {"resultType": "vector", "result": []}}).encode()
+            count = [{"metric": {}, "value": [1_790_000_000, "3"]}] if self.window_has_series else []
+            body = json.dumps({"status": "success", "data": {"resultType": "vector", "result": count}}).encode()
         elif query.startswith("wirespeed_agent_snat_ports_"):  # a peak's raw samples, for its time
             body = json.dumps(
                 {
@@ -311,8 +331,9 @@ class _Scripted(http.server.BaseHTTPRequestHandler):
 
 
 @contextlib.contextmanager
-def _scripted(workloads: bytes) -> Iterator[str]:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), type("H", (_Scripted,), {"workloads": workloads}))
+def _scripted(workloads: bytes, window_has_series: bool = False) -> Iterator[str]:
+    handler = type("H", (_Scripted,), {"workloads": workloads, "window_has_series": window_has_series})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
@@ -337,6 +358,15 @@ def test_no_by_workload_series_is_an_error_naming_the_agent_flag_and_version() -
         "default; it needs the agent's Kubernetes report and its list/watch grant on pods, docs/node-tuning.md), or "
         "leave --by-workload out\n"
     )
+
+
+def test_series_elsewhere_in_the_window_but_none_at_the_peak_is_said_not_refused() -> None:
+    """The count over the window finds series (attribution was turned on after the peak): the plan stands."""
+    with _scripted(_vector(), window_has_series=True) as url:
+        code, out, err = _size("azure-lb", "--pool", "5", "--from-prometheus", url, "--by-workload")
+    assert code == 0, err
+    assert "  none: the agents exported no by-workload series at that moment (attribution was off then" in out
+    assert "pulumi config set wirespeed:measuredPeakPortsPerNode 3100" in out
 
 
 @pytest.mark.parametrize(
