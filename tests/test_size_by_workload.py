@@ -216,6 +216,24 @@ def test_aws_natgw_names_each_az_s_workloads_at_its_peak(lab: Lab) -> None:
     assert (by_zone["z2"]["peak"], by_zone["z2"]["unnamed_ports"]) == (700, 0)
 
 
+def test_a_zone_matcher_in_the_selector_picks_targets_by_their_ports_in_use_zone(lab: Lab) -> None:
+    """The by-workload series carry no zone label: a zone matcher applied to them as is would match nothing."""
+    args = ["--from-prometheus", lab.url, "--step", STEP, "--selector", 'zone=~"z.*"', "--by-workload", "--json"]
+    code, out, err = _size("aws-natgw", *args)
+    assert code == 0, err
+    by_zone = json.loads(out)["prometheus"]["by_workload"]
+    assert [r[4] for r in _rows_of(by_zone["z1"])] == [3_600, 1_700, 100]
+    assert [r[4] for r in _rows_of(by_zone["z2"])] == [400, 300]
+    code, out, err = _size("azure-natgw", *args)
+    assert code == 0, err
+    # Only z2's targets: every flow there is aks-apps-3's.
+    code, out, err = _size("azure-natgw", *args[:5], 'zone="z2"', *args[6:])
+    assert code == 0, err
+    found = json.loads(out)["measured"]["prometheus"]["by_workload"]
+    assert _rows_of(found) == [("web", "frontend", "StatefulSet", C, 400), ("", "unknown", "unknown", C, 300)]
+    assert 'wirespeed_agent_snat_ports_in_use{zone="z2"}' in found["query"]
+
+
 def test_aws_natgw_text_output(lab: Lab) -> None:
     code, out, err = _size("aws-natgw", "--from-prometheus", lab.url, "--step", STEP, "--by-workload")
     assert code == 0, err

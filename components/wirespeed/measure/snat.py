@@ -45,6 +45,7 @@ STEP_RANGE_S = (1, 3_600)
 # `kubernetes_node`/`nodename` of hand-written scrape configs, else the scrape target.
 NODE_LABELS = ("node", "kubernetes_node", "nodename", "instance", "pod")
 # A label selector wirespeed adds to every series it reads: comma-separated PromQL matchers.
+_LABEL = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)")
 _MATCHER = re.compile(r'\s*[A-Za-z_][A-Za-z0-9_]*\s*(=~|!~|!=|=)\s*"(?:[^"\\]|\\.)*"\s*')
 
 
@@ -78,6 +79,12 @@ def check_selector(text: str | None) -> str:
             'cluster="prod",zone=~"eu-west-1.*"'
         )
     return ",".join(p.strip() for p in parts)
+
+
+def selector_matchers(selector: str) -> list[tuple[str, str]]:
+    """A checked ``--selector`` (:func:`check_selector`) as (label name, matcher) pairs, in its order."""
+    parts = _split_matchers(selector) if selector else []
+    return [(match[1], p.strip()) for p in parts or [] if (match := _LABEL.match(p))]
 
 
 def _split_matchers(text: str) -> list[str] | None:

@@ -22,7 +22,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from wirespeed.measure.prometheus import PrometheusError, Sample
-from wirespeed.measure.snat import Measurement, Peak, duration_seconds, iso, matchers_of, quote_label
+from wirespeed.measure.snat import (
+    Measurement,
+    Peak,
+    duration_seconds,
+    iso,
+    matchers_of,
+    quote_label,
+    selector_matchers,
+)
 from wirespeed.names import (
     AGENT_NAME,
     SNAT_BY_WORKLOAD_FLAG,
@@ -98,13 +106,19 @@ class Scope:
     """The matchers name one node's target: a row is one series, read raw (no subquery step) over the window."""
 
     def series(self, measurement: Measurement) -> str:
-        """The PromQL of the by-workload gauge in this scope (the selector included)."""
-        own = f"{SNAT_PORTS_IN_USE_BY_WORKLOAD}{matchers_of(*self.matchers, measurement.selector)}"
-        if self.zone is None:
+        """The PromQL of the by-workload gauge in this scope (the selector included). The gauge has no ``zone``
+        label, so the AZ, and any ``zone`` matcher of ``--selector``, pick their targets from ports_in_use's."""
+        pairs = selector_matchers(measurement.selector)
+        other = [m for label, m in pairs if label != "zone"]
+        zones = [m for label, m in pairs if label == "zone"]
+        if self.zone is not None:
+            zones.insert(0, f"zone={quote_label(self.zone)}")
+        own = f"{SNAT_PORTS_IN_USE_BY_WORKLOAD}{matchers_of(*self.matchers, *other)}"
+        if not zones:
             return own
-        zone = matchers_of(f"zone={quote_label(self.zone)}", measurement.selector)
+        targets = f"{SNAT_PORTS_IN_USE}{matchers_of(*zones, *other)}"
         # group by gives 1 per target in the AZ: the product keeps the left side's values and labels.
-        return f"({own} * on (job, instance) group_left () group by (job, instance) ({SNAT_PORTS_IN_USE}{zone}))"
+        return f"({own} * on (job, instance) group_left () group by (job, instance) ({targets}))"
 
 
 def node_scope(peak: Peak) -> Scope:
@@ -176,8 +190,11 @@ def at_peak(measurement: Measurement, peak: Peak, scope: Scope) -> AtPeak:
 
 def require_series(measurement: Measurement) -> None:
     """PrometheusError when no agent exported the by-workload gauge in the window: say what turns it on."""
-    query = f"count(count_over_time({SNAT_PORTS_IN_USE_BY_WORKLOAD}{matchers_of(measurement.selector)}"
-    query += f"[{measurement.window}]))"
+    every = every_flow_scope().series(measurement)
+    if every.startswith(SNAT_PORTS_IN_USE_BY_WORKLOAD):  # a plain selector: its raw samples
+        query = f"count(count_over_time({every}[{measurement.window}]))"
+    else:  # joined to a zone: a subquery
+        query = f"count(max_over_time({every}[{measurement.window}:{measurement.step}]))"
     kind, series = measurement.prometheus.query(query, measurement.at)
     if kind == "vector" and series:
         return
