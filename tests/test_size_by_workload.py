@@ -288,6 +288,20 @@ def test_azure_lb_plot_gains_the_workloads_panel(lab: Lab, tmp_path: Path) -> No
     assert all(q.endswith("[2s])[10m:2s]") for q in raw)
 
 
+def test_azure_lb_plot_with_a_zone_matcher_reads_the_joined_rows_through_a_subquery(lab: Lab, tmp_path: Path) -> None:
+    png = tmp_path / "lb.png"
+    args = ["azure-lb", "--pool", "20", "--from-prometheus", lab.url, "--window", "10m", "--selector", 'zone="z1"']
+    code, out, err = _size(*args, "--by-workload", "--plot", str(png), "--json")
+    assert code == 0, err
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    prometheus = json.loads(out)["measured_peak"]["prometheus"]
+    assert [r[4] for r in _rows_of(prometheus["by_workload"])] == [2_100, 700, 100]
+    # A join is an expression, which a range cannot follow: the plot's reads are subqueries at the step.
+    plotted = [q for q in prometheus["queries"] if q.startswith("max_over_time(sum by (namespace")]
+    assert len(plotted) == 3
+    assert all(q.endswith("[30s:30s])[10m:30s]") for q in plotted)
+
+
 def test_plot_of_a_nat_gateway_needs_by_workload(tmp_path: Path) -> None:
     code, out, err = _size("azure-natgw", "--from-prometheus", "http://127.0.0.1:9", "--plot", str(tmp_path / "p.png"))
     assert (code, out) == (2, "")

@@ -120,6 +120,10 @@ class Scope:
         # group by gives 1 per target in the AZ: the product keeps the left side's values and labels.
         return f"({own} * on (job, instance) group_left () group by (job, instance) ({targets}))"
 
+    def selects(self, measurement: Measurement) -> bool:
+        """Whether :meth:`series` is a plain series selector (no join), which a range ``[...]`` may follow."""
+        return self.series(measurement).startswith(SNAT_PORTS_IN_USE_BY_WORKLOAD)
+
 
 def node_scope(peak: Peak) -> Scope:
     """The series of the peak's own node (every label of its target: what both gauges' scrape shares) and
@@ -191,7 +195,7 @@ def at_peak(measurement: Measurement, peak: Peak, scope: Scope) -> AtPeak:
 def require_series(measurement: Measurement) -> None:
     """PrometheusError when no agent exported the by-workload gauge in the window: say what turns it on."""
     every = every_flow_scope().series(measurement)
-    if every.startswith(SNAT_PORTS_IN_USE_BY_WORKLOAD):  # a plain selector: its raw samples
+    if every_flow_scope().selects(measurement):  # a plain selector: its raw samples
         query = f"count(count_over_time({every}[{measurement.window}]))"
     else:  # joined to a zone: a subquery
         query = f"count(max_over_time({every}[{measurement.window}:{measurement.step}]))"
@@ -240,12 +244,15 @@ def over_window(measurement: Measurement, found: AtPeak, limit: int = PLOT_WORKL
     each the highest value of its slice of the window), for the plot."""
     window = duration_seconds(measurement.window, "--window", 1, math.inf)
     slice_s = max(1, math.ceil(window / PLOT_POINTS))
-    if not found.scope.per_node:  # a sum across nodes is sampled at --step: a slice holds at least one step
+    # One node's series without a join are read raw; a sum across nodes, or a join to the zone, is an expression,
+    # sampled at --step: a slice holds at least one step.
+    raw = found.scope.per_node and found.scope.selects(measurement)
+    if not raw:
         slice_s = max(slice_s, math.ceil(duration_seconds(measurement.step, "--step", 0, math.inf)))
     out = []
     for row in [r for r in found.rows if not r.is_other][:limit]:
         scope = Scope(found.scope.matchers + _exact_row(row, found.scope), found.scope.zone)
-        if found.scope.per_node:
+        if raw:
             inner = f"{scope.series(measurement)}[{slice_s}s]"  # the raw samples: nothing between scrapes is lost
         else:
             inner = f"sum by ({', '.join(_GROUP)}) ({scope.series(measurement)})[{slice_s}s:{measurement.step}]"
