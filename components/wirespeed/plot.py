@@ -90,7 +90,8 @@ def draw_workloads(ax: Axes, attribution: Attribution) -> None:
     peak = attribution.found.peak
     stamps = [t for line in attribution.timelines for t, _ in line.points] or [peak.time]
     end, start = max(*stamps, peak.time), min(stamps)
-    unit, size = ("hours", 3_600.0) if end - start >= 2 * 3_600 else ("minutes", 60.0)
+    span = end - start
+    unit, size = ("hours", 3_600.0) if span >= 2 * 3_600 else ("minutes", 60.0) if span >= 120 else ("seconds", 1.0)
     for line in attribution.timelines:
         ax.step([(t - end) / size for t, _ in line.points], [v for _, v in line.points], where="pre",
                 label=f"{line.row.name} to {line.row.destination}")  # fmt: skip
