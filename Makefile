@@ -136,6 +136,7 @@ regen: $(STAMP)
 		tests/test_azure_nap.py
 	$(BIN)/python tests/fixtures/terraform/handwritten.py
 	UPDATE_GOLDEN=1 $(BIN)/pytest -q tests/test_check_cli.py tests/test_policy_pack.py tests/test_examples_aks.py \
+		tests/test_size_by_workload.py \
 		tests/test_plan_program_golden.py tests/test_check_terraform.py tests/test_real_corpus.py
 
 clean:

@@ -34,6 +34,7 @@ from wirespeed.names import (
     SNAT_ALLOCATED_PORTS,
     SNAT_CONNTRACK_ENTRIES,
     SNAT_PORTS_IN_USE,
+    SNAT_PORTS_IN_USE_BY_WORKLOAD,
     SNAT_PORTS_IN_USE_MAX,
     SNAT_PORTS_PEAK,
 )
@@ -51,12 +52,15 @@ def free_port() -> int:
 
 @dataclass
 class NodeState:
-    """What one stand-in serves: ports in use per destination, its peak gauge and its capacity."""
+    """What one stand-in serves: ports in use per destination, its peak gauge and its capacity, and with attribution
+    on the ports per (namespace, workload, kind, destination), the agent's ``("", "other", "", "other")`` row
+    included (None: an agent without attribution, which exports no such series)."""
 
     in_use: dict[str, int] = field(default_factory=dict)
     peak: int | None = None
     allocated: int | None = None
     kind: str = "azure-load-balancer"
+    workloads: dict[tuple[str, str, str, str], int] | None = None
 
 
 class StandInAgent:
@@ -116,6 +120,13 @@ class StandInAgent:
                 f'{SNAT_ALLOCATED_PORTS}{{kind="{state.kind}",{zone}}} {state.allocated}',
             ]
         lines += [f"# TYPE {SNAT_CONNTRACK_ENTRIES} gauge", f"{SNAT_CONNTRACK_ENTRIES} {sum(state.in_use.values())}"]
+        if state.workloads is not None:
+            lines.append(f"# TYPE {SNAT_PORTS_IN_USE_BY_WORKLOAD} gauge")
+            lines += [
+                f'{SNAT_PORTS_IN_USE_BY_WORKLOAD}{{namespace="{ns}",workload="{name}",kind="{kind}",'
+                f'destination="{d}"}} {v}'
+                for (ns, name, kind, d), v in sorted(state.workloads.items())
+            ]
         return "\n".join(lines) + "\n"
 
     def close(self) -> None:

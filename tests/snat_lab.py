@@ -23,6 +23,7 @@ import contextlib
 import ctypes
 import json
 import os
+import re
 import secrets
 import socket
 import subprocess
@@ -277,9 +278,9 @@ def parse_metrics(text: str) -> dict[str, float]:
             continue
         series, _, value = line.rpartition(" ")
         name, brace, labels = series.partition("{")
-        if brace:
-            pairs = sorted(p for p in labels.rstrip("}").split('",') if p)
-            series = name + "{" + ",".join(p if p.endswith('"') else p + '"' for p in pairs) + "}"
+        if brace:  # labels sorted by name, as series() writes them; an empty value stays ""
+            pairs = sorted(re.findall(r'([A-Za-z_][A-Za-z0-9_]*)="((?:[^"\\]|\\.)*)"', labels))
+            series = name + "{" + ",".join(f'{k}="{v}"' for k, v in pairs) + "}"
         out[series] = float(value)
     return out
 

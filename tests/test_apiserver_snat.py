@@ -43,9 +43,9 @@ PROFILE: dict[str, Any] = {
 }
 
 
-def kubeconfig_for_node(server: ApiServer, tmp: Path) -> Path:
-    """The rendered install for this profile, the own-node policy, the Node (with its zone) and a token bound to a
-    Pod of the agent's ServiceAccount on it: what the DaemonSet's pod would hold."""
+def kubeconfig_for_node(server: ApiServer, tmp: Path, node_name: str = NODE) -> Path:
+    """The rendered install for this profile, the own-node policy, the Node ``node_name`` (with its zone) and a token
+    bound to a Pod of the agent's ServiceAccount on it: what the DaemonSet's pod would hold."""
     profile = tmp / "profile.json"
     profile.write_text(json.dumps(PROFILE))
     assert WIRESPEED
@@ -55,10 +55,11 @@ def kubeconfig_for_node(server: ApiServer, tmp: Path) -> Path:
     ).stdout  # fmt: skip
     server.apply(rendered)  # the install carries the admission policy that confines the agent to its own Node
     node = {"apiVersion": "v1", "kind": "Node",
-            "metadata": {"name": NODE, "labels": {"topology.kubernetes.io/zone": ZONE}}}  # fmt: skip
+            "metadata": {"name": node_name, "labels": {"topology.kubernetes.io/zone": ZONE}}}  # fmt: skip
     server.apply(yaml.safe_dump(node))
-    server.kubectl("create", "-f", "-", stdin=json.dumps(bound_pod("wirespeed-agent-snat", NODE)))
-    token = server.token_request(NAMESPACE, "wirespeed-agent", pod="wirespeed-agent-snat")
+    pod = f"wirespeed-agent-{node_name}"
+    server.kubectl("create", "-f", "-", stdin=json.dumps(bound_pod(pod, node_name)))
+    token = server.token_request(NAMESPACE, "wirespeed-agent", pod=pod)
     return server.write_kubeconfig(tmp / "agent.kubeconfig", "wirespeed-agent", token)
 
 

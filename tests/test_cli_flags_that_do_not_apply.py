@@ -23,6 +23,13 @@ TOKEN = "/run/secrets/prometheus-token"  # never read: refused before anything i
 WORKLOAD = str(ROOT / "examples" / "workloads" / "checkout-api.json")
 
 
+# --plot of a NAT gateway draws the --by-workload answer.
+PLOT_ALONE = (
+    "error: --plot p.png: only with --from-prometheus URL --by-workload (it draws the top workloads over the window); "
+    "add them, or leave --plot out"
+)
+
+
 def measured(flags: str, them: bool = False) -> str:
     return f"error: {flags}: {MEASURED}; leave {'them' if them else 'it'} out, {MEASURED_FIX}"
 
@@ -65,7 +72,13 @@ REFUSED = [
                  ["--timeout", "--selector", "--bearer-token-file"],
                  measured(f'--timeout 5, --selector cluster="prod", --bearer-token-file {TOKEN}', them=True),
                  id="azure-lb-prometheus-flags-at-once"),
+    pytest.param(["size", "azure-lb", "--pool", "10", "--ports", "1024", "--by-workload"], ["--by-workload"],
+                 measured("--by-workload"), id="azure-lb-by-workload"),
     # size azure-natgw
+    pytest.param(["size", "azure-natgw", "--flows", "1000", "--by-workload"], ["--by-workload"],
+                 measured("--by-workload"), id="azure-natgw-by-workload"),
+    pytest.param(["size", "azure-natgw", "--flows", "1000", "--plot", "p.png"], ["--plot"], PLOT_ALONE,
+                 id="azure-natgw-plot"),
     pytest.param(["size", "azure-natgw", "--flows", "1000", "--headroom", "25%"], ["--headroom"],
                  "error: --headroom 25%: only with --from-prometheus (--flows is the demand as given)",
                  id="azure-natgw-headroom"),
@@ -93,6 +106,10 @@ REFUSED = [
                  ["--window", "--step", "--timeout", "--selector", "--bearer-token-file"],
                  measured(f'--window 7d, --timeout 9, --selector az="a", --step 30s, --bearer-token-file {TOKEN}',
                           them=True), id="aws-natgw-prometheus-flags"),
+    pytest.param(["size", "aws-natgw", "--connections", "1000", "--by-workload"], ["--by-workload"],
+                 measured("--by-workload"), id="aws-natgw-by-workload"),
+    pytest.param(["size", "aws-natgw", "--from-prometheus", "http://127.0.0.1:9", "--plot", "p.png"], ["--plot"],
+                 PLOT_ALONE, id="aws-natgw-plot-without-by-workload"),
     # plan: --timeout bounds a Pulumi program; a workload file runs none.
     pytest.param(["plan", "--workload", WORKLOAD, "--timeout", "5"], ["--timeout"],
                  "error: --timeout 5: bounds a Pulumi program's run; --workload runs none, so leave it out",

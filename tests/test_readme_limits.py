@@ -13,7 +13,7 @@ import typer.main
 from wirespeed import io_limits, yaml_input
 from wirespeed.audit import aws_collect
 from wirespeed.cli import app
-from wirespeed.measure import prometheus
+from wirespeed.measure import prometheus, workloads
 
 ROOT = Path(__file__).resolve().parent.parent
 LIMITS = ROOT / "docs" / "limits.md"
@@ -96,6 +96,7 @@ def test_the_file_caps_table_is_what_the_readers_enforce():
         size(prometheus.MAX_TOKEN_BYTES),
         size(io_limits.KUBECONFIG_LIMIT),
         size(io_limits.API_PAGE_LIMIT),
+        size(prometheus.MAX_RESPONSE_BYTES),
         size(aws_collect.MAX_RESPONSE_BYTES),
         size(go_constant("agent/internal/profile/profile.go", "MaxFileBytes")),
         size(go_constant("agent/cmd/wirespeed-agent/bootstrap.go", "maxUserData")),
@@ -107,11 +108,15 @@ def test_the_file_caps_table_is_what_the_readers_enforce():
     assert labels[3].startswith("`--bearer-token-file`")
     assert labels[4].startswith("`wirespeed drift --kubeconfig`")
     assert labels[5].startswith("one page of a list `wirespeed drift` reads")
-    assert labels[6].startswith("each AWS API response `wirespeed audit aws` reads")
+    assert labels[6].startswith("each Prometheus answer `wirespeed size ... --from-prometheus` reads")
+    # The row's bounds on what --by-workload asks for are the ones its queries use.
+    assert f"at most {workloads.MAX_WORKLOADS} rows per peak" in labels[6]
+    assert f"at most {workloads.PLOT_POINTS} points per workload" in labels[6]
+    assert labels[7].startswith("each AWS API response `wirespeed audit aws` reads")
     # drift reads the same kubeconfig files as the agent, under the same cap.
     agent_cap = go_constant("agent/cmd/wirespeed-agent/kubeconfig.go", "maxKubeconfigBytes")
     assert agent_cap == io_limits.KUBECONFIG_LIMIT
-    assert labels[7:] == [
+    assert labels[8:] == [
         "the agent's `--profile`",
         "the agent's `bootstrap --user-data`",
         "the agent's `--kubeconfig`",

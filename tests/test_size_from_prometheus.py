@@ -163,6 +163,17 @@ def test_a_selector_matching_nothing_is_an_error_naming_the_window(lab: Lab) -> 
     assert err.count("\n") == 1
 
 
+def test_by_workload_from_agents_without_attribution_names_the_agent_flag(lab: Lab) -> None:
+    """This lab's stand-ins serve no wirespeed_agent_snat_ports_in_use_by_workload (agents without attribution)."""
+    code, out, err = _size("azure-natgw", "--from-prometheus", lab.url, "--step", STEP, "--by-workload")
+    assert (code, out) == (2, "")
+    assert err.startswith(
+        f"error: --by-workload: --from-prometheus {lab.url} has no wirespeed_agent_snat_ports_in_use_by_workload "
+        "series in the last 7d: run the wirespeed-agent of wirespeed 0.1.0 or later with --snat-by-workload on"
+    ), err
+    assert err.count("\n") == 1
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -38,6 +38,14 @@ SNAT_CONNTRACK_ENTRIES = "wirespeed_agent_snat_conntrack_entries"
 SNAT_RESYNCS = "wirespeed_agent_snat_resyncs_total"  # {reason="overflow"|"start"|"error"}
 # The destination label value the agent sums every destination outside a node's top K into.
 SNAT_OTHER_DESTINATION = "other"
+# {namespace, workload, kind, destination}: the ports one workload's flows to one destination hold on the node (issue
+# 29); the node's top K pairs (--snat-workload-top), the rest as workload="other" destination="other" (kind "").
+SNAT_PORTS_IN_USE_BY_WORKLOAD = "wirespeed_agent_snat_ports_in_use_by_workload"
+SNAT_OTHER_WORKLOAD = "other"
+# The first wirespeed whose agent exports SNAT_PORTS_IN_USE_BY_WORKLOAD (agent commit 62db406; the agent image is
+# tagged with the library's version, wirespeed.manifests.DEFAULT_IMAGE), and the agent flag that turns it on.
+SNAT_BY_WORKLOAD_SINCE = "0.1.0"
+SNAT_BY_WORKLOAD_FLAG = "--snat-by-workload"
 
 # The annotation on a tuning profile's ConfigMap that says the fastest line rate (Gb/s) of the nodes it tunes: the
 # ring and backlog gates size their minimums from it (a ConfigMap alone cannot say which pools run it). NodeTuning

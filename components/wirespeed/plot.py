@@ -1,10 +1,14 @@
-"""`wirespeed size azure-lb --plot`: SNAT port demand and capacity against node count."""
+"""`wirespeed size ... --plot`: SNAT port demand and capacity against node count (azure-lb), and with
+`--from-prometheus --by-workload` the top workloads' ports over the measured window (every command)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from wirespeed.measure.snat import iso
+from wirespeed.measure.workloads import Attribution
 from wirespeed.sizing.azure_lb import (
     DYNAMIC_DEFAULT_TABLE,
     PORTS_PER_IP,
@@ -20,16 +24,17 @@ if TYPE_CHECKING:
 DOES_NOT_FIT_GID = "wirespeed-does-not-fit"
 
 
-def plot_load_balancer(plan: LoadBalancerPlan, path: Path) -> None:
-    """Write a PNG: explicit-port demand, IP capacity, and what the dynamic default would give in total."""
+def plot_load_balancer(plan: LoadBalancerPlan, path: Path, workloads: Attribution | None = None) -> None:
+    """Write a PNG: explicit-port demand, IP capacity, and what the dynamic default would give in total; with
+    ``workloads``, a third panel of the top workloads over the measured window."""
     import matplotlib.pyplot as plt
 
-    fig = draw_load_balancer(plan)
+    fig = draw_load_balancer(plan, workloads)
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
 
-def draw_load_balancer(plan: LoadBalancerPlan) -> Figure:
+def draw_load_balancer(plan: LoadBalancerPlan, workloads: Attribution | None = None) -> Figure:
     """The figure :func:`plot_load_balancer` writes (the caller closes it)."""
     import matplotlib
 
@@ -39,11 +44,69 @@ def draw_load_balancer(plan: LoadBalancerPlan) -> Figure:
     top = min(DYNAMIC_DEFAULT_TABLE[-1][0], max(60, int(plan.max_nodes_supported * 1.2), plan.nodes_at_max + 10))
     nodes = list(range(1, top + 1))
 
-    fig, (total_ax, node_ax) = plt.subplots(2, 1, figsize=(12, 7), sharex=True)
+    if workloads is None:
+        fig, (total_ax, node_ax) = plt.subplots(2, 1, figsize=(12, 7), sharex=True)
+    else:
+        fig = plt.figure(figsize=(12, 10.5))
+        grid = fig.add_gridspec(3, 1)
+        total_ax = fig.add_subplot(grid[0])
+        node_ax = fig.add_subplot(grid[1], sharex=total_ax)
+        draw_workloads(fig.add_subplot(grid[2]), workloads)
     _draw_totals(total_ax, plan, nodes, top)
     _draw_per_node(node_ax, plan, nodes, top)
     fig.tight_layout()
     return fig
+
+
+def plot_workloads(attributions: Sequence[Attribution], path: Path) -> None:
+    """Write a PNG of the top workloads over the window, one panel per peak (an AZ each for AWS)."""
+    import matplotlib.pyplot as plt
+
+    fig = draw_workload_panels(attributions)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def draw_workload_panels(attributions: Sequence[Attribution]) -> Figure:
+    """The figure :func:`plot_workloads` writes (the caller closes it)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    count = max(1, len(attributions))
+    fig, axes = plt.subplots(count, 1, figsize=(12, 3.5 * count + 0.5), squeeze=False)
+    for ax, attribution in zip(axes[:, 0], attributions, strict=False):
+        draw_workloads(ax, attribution)
+    fig.tight_layout()
+    return fig
+
+
+def draw_workloads(ax: Axes, attribution: Attribution) -> None:
+    """Each top workload's ports over the window (each point the highest of its slice, drawn over the slice it
+    closes), the allocation the peak is sized against, and the peak's moment; time runs to the window's end."""
+    from matplotlib.ticker import StrMethodFormatter
+
+    peak = attribution.found.peak
+    stamps = [t for line in attribution.timelines for t, _ in line.points] or [peak.time]
+    end, start = max(*stamps, peak.time), min(stamps)
+    span = end - start
+    unit, size = ("hours", 3_600.0) if span >= 2 * 3_600 else ("minutes", 60.0) if span >= 120 else ("seconds", 1.0)
+    for line in attribution.timelines:
+        ax.step([(t - end) / size for t, _ in line.points], [v for _, v in line.points], where="pre",
+                label=f"{line.row.name} to {line.row.destination}")  # fmt: skip
+    if attribution.allocation:
+        ax.axhline(attribution.allocation, color="tab:red", linestyle="--",
+                   label=f"allocation {attribution.allocation:,}: {attribution.allocation_of}")  # fmt: skip
+    ax.axvline((peak.time - end) / size, color="grey", linestyle=":",
+               label=f"peak {peak.value:,} at {iso(peak.time)}")  # fmt: skip
+    if not attribution.timelines:
+        ax.text(0.5, 0.5, "no by-workload series over the window", transform=ax.transAxes, ha="center", va="center")
+    ax.yaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
+    ax.set_ylabel("SNAT ports")
+    ax.set_xlabel(f"{unit} before {iso(end)}")
+    ax.set_title(f"Top workloads {attribution.where}", fontsize="medium")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")
 
 
 def _draw_totals(total_ax: Axes, plan: LoadBalancerPlan, nodes: list[int], top: int) -> None:

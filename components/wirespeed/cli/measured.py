@@ -29,7 +29,16 @@ from wirespeed.measure.snat import (
     check_selector,
     duration_seconds,
 )
-from wirespeed.names import SNAT_PORTS_IN_USE, SNAT_PORTS_PEAK
+from wirespeed.measure.workloads import (
+    Attribution,
+    Scope,
+    at_peak,
+    destination_scope,
+    every_flow_scope,
+    node_scope,
+    over_window,
+)
+from wirespeed.names import SNAT_PORTS_IN_USE, SNAT_PORTS_IN_USE_BY_WORKLOAD, SNAT_PORTS_PEAK
 from wirespeed.sizing import azure_lb
 from wirespeed.sizing.aws_nat import AwsNatPlan, AzNat, measured_plan
 from wirespeed.sizing.exact import decimal_text, exact
@@ -40,7 +49,7 @@ from wirespeed.sizing.measured import (
     plan_aws_nat_measured,
     plan_azure_nat_measured,
 )
-from wirespeed.sizing.nat_gateway import ZONAL
+from wirespeed.sizing.nat_gateway import AZURE_CONNECTIONS_PER_DESTINATION_PER_IP, AZURE_PORTS_PER_IP, ZONAL
 
 FromPrometheusOption = Annotated[
     str | None,
@@ -79,6 +88,15 @@ TokenOption = Annotated[
     typer.Option(
         "--bearer-token-file",
         help="With --from-prometheus: a file holding a bearer token for the server (a service account token).",
+    ),
+]
+ByWorkloadOption = Annotated[
+    bool,
+    typer.Option(
+        "--by-workload",
+        help=f"With --from-prometheus: name the workloads that held the ports at the measured peak (namespace, "
+        f"workload, kind, destination, ports, share of the peak and of the allocation), from the agents' "
+        f"{SNAT_PORTS_IN_USE_BY_WORKLOAD}; with --plot, the top workloads over the window.",
     ),
 ]
 HeadroomText = Annotated[
@@ -182,6 +200,24 @@ def _prometheus_json(measurement: Measurement, **peaks: Any) -> dict[str, Any]:
     }
 
 
+def _attribute(
+    measurement: Measurement,
+    peak: Peak,
+    scope: Scope,
+    where: str,
+    allocation: tuple[int, str],
+    plot: bool,
+    note: str = "",
+) -> Attribution:
+    """`--by-workload`: who held ``peak``'s ports (and with ``plot`` the top ones over the window), or exit 2."""
+    try:
+        found = at_peak(measurement, peak, scope)
+        timelines = over_window(measurement, found) if plot else ()
+    except UserError as exc:
+        fail(str(exc))
+    return Attribution(where, found, allocation[0], allocation[1], timelines, note)
+
+
 def _pin(lines: list[str], keys: list[tuple[str, str]]) -> None:
     lines.append("Pin it in the stack (a plan then shows where the number came from):")
     lines += [f"  pulumi config set {key} {shlex.quote(value)}" for key, value in keys]
@@ -193,9 +229,12 @@ def azure_lb_from_prometheus(
     pools: list[azure_lb.Pool],
     multiplier: Fraction,
     outbound_ips: int | None,
-) -> tuple[azure_lb.LoadBalancerPlan, list[str], dict[str, Any]]:
+    by_workload: bool = False,
+    plot: bool = False,
+) -> tuple[azure_lb.LoadBalancerPlan, list[str], dict[str, Any], Attribution | None]:
     """The plan sized from the busiest node's busiest destination (or the agents' between-scrape peak when higher),
-    the lines saying what was measured, and the JSON of the measurement."""
+    the lines saying what was measured, the JSON of the measurement, and with ``by_workload`` who held the ports at
+    the scraped peak (the agent's own peak gauge names no workloads)."""
     try:
         peak = measurement.node_peak()
         burst = measurement.between_scrapes()
@@ -212,6 +251,7 @@ def azure_lb_from_prometheus(
     names = {"outbound IPs": "outbound IPs for --pool x the measured peak", "outbound_ips": "--outbound-ips",
              "ports per node": "ports per node for the measured peak x --headroom"}  # fmt: skip
     plan = run(lambda: azure_lb.plan_load_balancer(pools, measured=measured, outbound_ips=outbound_ips), names)
+    attributed = _azure_lb_workloads(measurement, plan, peak, sized_from is not peak, plot) if by_workload else None
     lines = _asked(measurement)
     lines.append(f"Peak: {peak.describe()} ({SNAT_PORTS_IN_USE}).")
     if burst is None:
@@ -224,17 +264,37 @@ def azure_lb_from_prometheus(
     else:
         lines.append(f"Between scrapes: {burst.value:,} at most ({SNAT_PORTS_PEAK}); the scraped peak stands.")
     details = _prometheus_json(measurement, peak=peak, between_scrapes=burst)
-    return plan, lines, details
+    if attributed is not None:
+        details["by_workload"] = attributed.to_json()
+    return plan, lines, details, attributed
 
 
-def emit_azure_lb(plan: azure_lb.LoadBalancerPlan, lines: list[str], details: dict[str, Any], as_json: bool) -> None:
+def _azure_lb_workloads(
+    measurement: Measurement, plan: azure_lb.LoadBalancerPlan, peak: Peak, from_burst: bool, plot: bool
+) -> Attribution:
+    """Who held the scraped peak's ports on its node, against the node's allocatedOutboundPorts."""
+    note = ""
+    if from_burst:
+        note = "Sized from the agent's between-scrape peak, which names no workloads: these held the scraped peak."
+    allocation = (plan.allocated_outbound_ports, "allocatedOutboundPorts, one node's ports to one destination")
+    where = f"to {peak.destination} on node {peak.node}"
+    return _attribute(measurement, peak, node_scope(peak), where, allocation, plot, note)
+
+
+def emit_azure_lb(
+    plan: azure_lb.LoadBalancerPlan,
+    lines: list[str],
+    details: dict[str, Any],
+    as_json: bool,
+    attributed: Attribution | None = None,
+) -> None:
     if as_json:
         data = plan.to_json()
         data["measured_peak"]["prometheus"] = details
         typer.echo(json.dumps(data, indent=2))
         return
     assert plan.measured is not None
-    out = [*lines, plan.explain()]
+    out = [*lines, plan.explain(), *(attributed.lines() if attributed else [])]
     _pin(out, [("wirespeed:measuredPeakPortsPerNode", str(plan.measured.ports_in_use)),
                ("wirespeed:measuredPeakSource", plan.measured.source),
                ("wirespeed:headroomPercent", decimal_text((exact(plan.measured.headroom) - 1) * 100))])  # fmt: skip
@@ -242,7 +302,11 @@ def emit_azure_lb(plan: azure_lb.LoadBalancerPlan, lines: list[str], details: di
 
 
 # ---------------------------------------------------------------------- azure-natgw
-def azure_natgw_from_prometheus(measurement: Measurement, multiplier: Fraction, as_json: bool) -> None:
+def azure_natgw_from_prometheus(
+    measurement: Measurement, multiplier: Fraction, as_json: bool, by_workload: bool = False, plot: bool = False
+) -> list[Attribution]:
+    """Print the plan from the measured peaks; with ``by_workload`` who held the ports of the peak that decides the
+    IP count (returned, for the plot)."""
     try:
         total = measurement.total_peak()
         busiest = measurement.destination_peaks()[0]
@@ -257,17 +321,41 @@ def azure_natgw_from_prometheus(measurement: Measurement, multiplier: Fraction, 
         {"flows": "the measured flows", "headroom": "--headroom"},
     )
     plan = run(lambda: plan_azure_nat_measured(demand), {"flows": "the measured flows"})
+    attributed = (
+        [_azure_natgw_workloads(measurement, plan.ips, plan.binding, total, busiest, plot)] if by_workload else []
+    )
     if as_json:
         data = plan.to_json()
         data["measured"]["prometheus"] = _prometheus_json(measurement, total=total, busiest_destination=busiest)
+        if attributed:
+            data["measured"]["prometheus"]["by_workload"] = attributed[0].to_json()
         typer.echo(json.dumps(data, indent=2))
-        return
+        return attributed
     lines = _asked(measurement)
     lines.append(f"Peak of all flows through the gateway: {total.describe('flows')} (every node, every destination).")
     lines.append(f"Peak to one destination: {busiest.describe('flows')} (summed over nodes).")
     lines.append(plan.explain())
+    lines += [line for a in attributed for line in a.lines()]
     _pin(lines, [("wirespeed:natGatewayIpCount", str(plan.ips)), ("wirespeed:measuredPeakSource", origin)])
     typer.echo("\n".join(lines))
+    return attributed
+
+
+def _azure_natgw_workloads(
+    measurement: Measurement, ips: int, binding: str, total: Peak, busiest: Peak, plot: bool
+) -> Attribution:
+    """The workloads of the peak that decides the IP count: the busiest destination's (summed over nodes) against
+    the IPs' connections to one destination, or every flow against the IPs' ports."""
+    if binding == "destination":
+        allocation = (
+            ips * AZURE_CONNECTIONS_PER_DESTINATION_PER_IP,
+            f"{ips} IP(s) x {AZURE_CONNECTIONS_PER_DESTINATION_PER_IP:,} connections to one destination",
+        )
+        where = f"to {busiest.destination} (summed over nodes; it decides the IP count)"
+        return _attribute(measurement, busiest, destination_scope(busiest), where, allocation, plot)
+    allocation = (ips * AZURE_PORTS_PER_IP, f"{ips} IP(s) x {AZURE_PORTS_PER_IP:,} ports")
+    where = "of every flow through the gateway (every node and destination; it decides the IP count)"
+    return _attribute(measurement, total, every_flow_scope(), where, allocation, plot)
 
 
 # ---------------------------------------------------------------------- aws-natgw
@@ -287,14 +375,24 @@ def aws_zone_peaks(measurement: Measurement) -> tuple[dict[str, Peak], dict[str,
 
 
 def aws_natgw_from_prometheus(
-    measurement: Measurement, multiplier: Fraction, mode: str, ip_mode: str, as_json: bool
-) -> None:
+    measurement: Measurement,
+    multiplier: Fraction,
+    mode: str,
+    ip_mode: str,
+    as_json: bool,
+    by_workload: bool = False,
+    plot: bool = False,
+) -> list[Attribution]:
+    """Print the plan per AZ from the measured peaks; with ``by_workload`` who held the ports of each AZ's busiest
+    destination at its peak (returned, for the plot; AZs with only the fallback figure name none)."""
     busiest, fallback = aws_zone_peaks(measurement)
     demands = [_zone_demand(measurement, zone, busiest, fallback, multiplier) for zone in sorted({*busiest, *fallback})]
     plans = run(lambda: plan_aws_nat_measured(demands, mode), {"connections": "the measured connections"})
     # The gateways and the account quotas the measured AZs' Elastic IPs need, as `size aws-natgw` without
     # --from-prometheus reports them.
     whole = measured_plan(mode, ip_mode, [AzNat(p.demand.zone, p.plan, p.demand.destination) for p in plans])
+    attributed = [_aws_workloads(measurement, p, busiest[p.demand.zone], plot) for p in plans
+                  if by_workload and p.demand.zone in busiest]  # fmt: skip
     if as_json:
         data = whole.to_json() | {
             "zones": [p.to_json() for p in plans],
@@ -302,9 +400,21 @@ def aws_natgw_from_prometheus(
                 measurement, zones={z: p.to_json() for z, p in sorted({**busiest, **fallback}.items())}
             ),
         }
+        if by_workload:
+            data["prometheus"]["by_workload"] = {a.found.scope.zone or "": a.to_json() for a in attributed}
         typer.echo(json.dumps(data, indent=2))
-        return
-    typer.echo("\n".join(_aws_lines(measurement, plans, whole, busiest, fallback)))
+        return attributed
+    lines = _aws_lines(measurement, plans, whole, busiest, fallback)
+    typer.echo("\n".join(lines + [line for a in attributed for line in a.lines()]))
+    return attributed
+
+
+def _aws_workloads(measurement: Measurement, plan: AwsZoneMeasuredPlan, peak: Peak, plot: bool) -> Attribution:
+    """Who held the ports of one AZ's busiest destination at its peak, against that AZ's IPs."""
+    zone = plan.demand.zone
+    allocation = (plan.plan.capacity, f"{plan.plan.ips} IP(s) x {plan.plan.per_ip:,} connections to one destination")
+    where = f"to {peak.destination} in {zone or '(no zone label)'} (summed over its nodes)"
+    return _attribute(measurement, peak, destination_scope(peak, zone), where, allocation, plot)
 
 
 def _zone_demand(

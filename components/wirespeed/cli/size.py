@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import StrEnum
 from fractions import Fraction
 from pathlib import Path
@@ -14,6 +15,7 @@ from wirespeed.cli._common import JsonFlag, WholeHelp, emit, fail, flags_given, 
 from wirespeed.install_hint import install_extra
 from wirespeed.measure.prometheus import DEFAULT_TIMEOUT_S
 from wirespeed.measure.snat import DEFAULT_STEP, DEFAULT_WINDOW
+from wirespeed.measure.workloads import Attribution
 from wirespeed.sizing import aws_nat, azure_lb, backlog, nat_gateway, rings
 from wirespeed.sizing.errors import SizingError
 from wirespeed.sizing.packets import DEFAULT_PACKET_BYTES
@@ -51,7 +53,7 @@ SIZE_FLAGS = {
 }
 
 # The flags that say how Prometheus is read: without --from-prometheus nothing reads them.
-MEASURED_ONLY = ("window", "timeout", "selector", "step", "bearer_token_file")
+MEASURED_ONLY = ("window", "timeout", "selector", "step", "bearer_token_file", "by_workload")
 MEASURED_ONLY_REASON = (
     "only with --from-prometheus (how the measured peak is read from Prometheus); leave {it} out, or size from "
     "the measured peak with --from-prometheus URL"
@@ -127,10 +129,31 @@ PlotOption = Annotated[
     Path | None,
     typer.Option(
         metavar="FILE.png",
-        help="Draw port demand and capacity against node count (needs matplotlib; without it the sizing is still "
-        "printed, a warning says how to add it, and the exit status is the sizing's).",
+        help="Draw port demand and capacity against node count, and with --by-workload the top workloads over the "
+        "window (needs matplotlib; without it the sizing is still printed, a warning says how to add it, and the exit "
+        "status is the sizing's).",
     ),
 ]
+WorkloadPlotOption = Annotated[
+    Path | None,
+    typer.Option(
+        metavar="FILE.png",
+        help="With --from-prometheus --by-workload: draw the top workloads' ports over the window (needs matplotlib; "
+        "without it the sizing is still printed and a warning says how to add it).",
+    ),
+]
+
+
+def _workload_plot(plot: Path | None, by_workload: bool) -> None:
+    """``--plot`` of azure-natgw and aws-natgw: a drawing of the --by-workload answer, so only with it."""
+    if plot is None:
+        return
+    if not by_workload:
+        fail(
+            f"--plot {plot}: only with --from-prometheus URL --by-workload (it draws the top workloads over the "
+            "window); add them, or leave --plot out"
+        )
+    writable_file(plot, "--plot", (".png",))
 
 
 @size_app.command("azure-lb", help=AZURE_LB_HELP, epilog=AZURE_LB_EPILOG)
@@ -149,6 +172,7 @@ def size_azure_lb(
     timeout: measured.TimeoutOption = DEFAULT_TIMEOUT_S,
     selector: measured.SelectorOption = None,
     bearer_token_file: measured.TokenOption = None,
+    by_workload: measured.ByWorkloadOption = False,
 ) -> None:
     _refuse_measured_only(ctx, from_prometheus)
     if plot is not None:
@@ -157,9 +181,12 @@ def size_azure_lb(
         _check_measured_flags(ports, connections_per_second, hold_seconds)
         pools = _parse_pools(pool)
         source = measured.source(from_prometheus, window, timeout, selector, token=bearer_token_file)
-        lb, lines, details = measured.azure_lb_from_prometheus(source, pools, measured.headroom(headroom), outbound_ips)
-        measured.emit_azure_lb(lb, lines, details, as_json)
-        _finish(lb, plot, as_json)
+        multiplier = measured.headroom(headroom)
+        lb, lines, details, attributed = measured.azure_lb_from_prometheus(
+            source, pools, multiplier, outbound_ips, by_workload, plot is not None
+        )
+        measured.emit_azure_lb(lb, lines, details, as_json, attributed)
+        _finish(lb, plot, as_json, attributed)
         return
     _check_demand(ports, connections_per_second, hold_seconds, headroom)
     pools = _parse_pools(pool)
@@ -214,10 +241,12 @@ def _check_measured_flags(ports: int | None, connections_per_second: float | Non
         )
 
 
-def _finish(plan: azure_lb.LoadBalancerPlan, plot: Path | None, as_json: bool) -> None:
+def _finish(
+    plan: azure_lb.LoadBalancerPlan, plot: Path | None, as_json: bool, workloads: Attribution | None = None
+) -> None:
     """The plot when asked, and exit 2 when fixed IPs cannot carry the ports."""
     if plot is not None:
-        _write_plot(plan, plot, as_json)
+        _write_plot(plot, as_json, lambda path: _plot_load_balancer(plan, path, workloads))
     fix = plan.fix()
     if fix is not None:
         # The same numbers as aks-snat-capacity's fix in `wirespeed check`, worded with the flags typed here.
@@ -265,7 +294,19 @@ def _matplotlib_missing() -> bool:
         return True
 
 
-def _write_plot(plan: azure_lb.LoadBalancerPlan, plot: Path, as_json: bool) -> None:
+def _plot_load_balancer(plan: azure_lb.LoadBalancerPlan, path: Path, workloads: Attribution | None) -> None:
+    from wirespeed.plot import plot_load_balancer
+
+    plot_load_balancer(plan, path, workloads)
+
+
+def _plot_workloads(attributions: list[Attribution], path: Path) -> None:
+    from wirespeed.plot import plot_workloads
+
+    plot_workloads(attributions, path)
+
+
+def _write_plot(plot: Path, as_json: bool, draw: Callable[[Path], None]) -> None:
     """The plot, or without matplotlib one ``warning:`` line saying how to add it (the sizing is already out).
 
     Exit status stays the sizing's (0, or 2 when fixed IPs cannot carry the ports): the plot is a drawing of an
@@ -277,10 +318,8 @@ def _write_plot(plan: azure_lb.LoadBalancerPlan, plot: Path, as_json: bool) -> N
             err=True,
         )
         return
-    from wirespeed.plot import plot_load_balancer
-
     try:
-        plot_load_balancer(plan, plot)
+        draw(plot)
     except OSError as exc:  # checked above; still possible (disk full, a race, root on a read-only mount)
         fail(f"--plot: {str(plot)!r}: cannot be written: {exc.strerror or exc}")
     if not as_json:
@@ -321,13 +360,19 @@ def size_azure_natgw(
     selector: measured.SelectorOption = None,
     step: measured.StepOption = DEFAULT_STEP,
     bearer_token_file: measured.TokenOption = None,
+    by_workload: measured.ByWorkloadOption = False,
+    plot: WorkloadPlotOption = None,
 ) -> None:
     _refuse_measured_only(ctx, from_prometheus)
     if (flows is None) == (from_prometheus is None):
         fail("--flows: give --flows N (the subnet's peak concurrent flows) or --from-prometheus URL, one of the two")
+    _workload_plot(plot, by_workload)
     if from_prometheus is not None:
         source = measured.source(from_prometheus, window, timeout, selector, step, bearer_token_file)
-        measured.azure_natgw_from_prometheus(source, measured.headroom(headroom), as_json)
+        multiplier = measured.headroom(headroom)
+        found = measured.azure_natgw_from_prometheus(source, multiplier, as_json, by_workload, plot is not None)
+        if plot is not None:
+            _write_plot(plot, as_json, lambda path: _plot_workloads(found, path))
         return
     if headroom is not None:
         fail(f"--headroom {headroom}: only with --from-prometheus (--flows is the demand as given)")
@@ -408,8 +453,11 @@ def size_aws_natgw(
     selector: measured.SelectorOption = None,
     step: measured.StepOption = DEFAULT_STEP,
     bearer_token_file: measured.TokenOption = None,
+    by_workload: measured.ByWorkloadOption = False,
+    plot: WorkloadPlotOption = None,
 ) -> None:
     _refuse_measured_only(ctx, from_prometheus)
+    _workload_plot(plot, by_workload)
     if az or from_prometheus is not None:
         spread = "each AZ is named by --az" if az else "the measured AZs are the AZs"
         refuse_unused(
@@ -423,7 +471,11 @@ def size_aws_natgw(
         if modes:
             fail("; ".join(f"--{p.field.replace('_', '-')}: {p.value!r} is not allowed: {p.allowed}" for p in modes))
         source = measured.source(from_prometheus, window, timeout, selector, step, bearer_token_file)
-        measured.aws_natgw_from_prometheus(source, measured.headroom(headroom), mode, ip_mode, as_json)
+        found = measured.aws_natgw_from_prometheus(
+            source, measured.headroom(headroom), mode, ip_mode, as_json, by_workload, plot is not None
+        )
+        if plot is not None:
+            _write_plot(plot, as_json, lambda path: _plot_workloads(found, path))
         return
     if headroom is not None:
         fail(f"--headroom {headroom}: only with --from-prometheus (--connections and --az are the demand as given)")

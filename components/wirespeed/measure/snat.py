@@ -45,6 +45,7 @@ STEP_RANGE_S = (1, 3_600)
 # `kubernetes_node`/`nodename` of hand-written scrape configs, else the scrape target.
 NODE_LABELS = ("node", "kubernetes_node", "nodename", "instance", "pod")
 # A label selector wirespeed adds to every series it reads: comma-separated PromQL matchers.
+_LABEL = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)")
 _MATCHER = re.compile(r'\s*[A-Za-z_][A-Za-z0-9_]*\s*(=~|!~|!=|=)\s*"(?:[^"\\]|\\.)*"\s*')
 
 
@@ -80,6 +81,12 @@ def check_selector(text: str | None) -> str:
     return ",".join(p.strip() for p in parts)
 
 
+def selector_matchers(selector: str) -> list[tuple[str, str]]:
+    """A checked ``--selector`` (:func:`check_selector`) as (label name, matcher) pairs, in its order."""
+    parts = _split_matchers(selector) if selector else []
+    return [(match[1], p.strip()) for p in parts or [] if (match := _LABEL.match(p))]
+
+
 def _split_matchers(text: str) -> list[str] | None:
     """``text`` split at the commas outside quoted values; None when a quote is left open."""
     parts, current, quoted, escaped = [], "", False, False
@@ -101,19 +108,19 @@ def _split_matchers(text: str) -> list[str] | None:
     return parts
 
 
-def _selector(*matchers: str) -> str:
+def matchers_of(*matchers: str) -> str:
     """``{a,b}`` of the non-empty matchers; nothing at all when there are none."""
     given = [m for m in matchers if m]
     return "{" + ",".join(given) + "}" if given else ""
 
 
-def _quote(value: str) -> str:
+def quote_label(value: str) -> str:
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
 def _exactly(labels: Mapping[str, str]) -> str:
     """Matchers for one series: every label equal."""
-    return ",".join(f"{k}={_quote(v)}" for k, v in sorted(labels.items()) if k != "__name__")
+    return ",".join(f"{k}={quote_label(v)}" for k, v in sorted(labels.items()) if k != "__name__")
 
 
 def iso(stamp: float) -> str:
@@ -231,7 +238,7 @@ class Measurement:
     # ------------------------------------------------------------------ Azure load balancer: per node
     def node_peak(self) -> Peak:
         """The most ports one node held to one destination over the window."""
-        matchers = _selector(f'destination!="{SNAT_OTHER_DESTINATION}"', self.selector)
+        matchers = matchers_of(f'destination!="{SNAT_OTHER_DESTINATION}"', self.selector)
         query = f"topk(1, max_over_time({SNAT_PORTS_IN_USE}{matchers}[{self.window}]))"
         found = self._instant(query)
         if not found:
@@ -243,7 +250,7 @@ class Measurement:
     def between_scrapes(self) -> Peak | None:
         """The agent's own peak gauge at its highest over the window (it sees bursts between scrapes); None when the
         agents export none."""
-        query = f"topk(1, max_over_time({SNAT_PORTS_PEAK}{_selector(self.selector)}[{self.window}]))"
+        query = f"topk(1, max_over_time({SNAT_PORTS_PEAK}{matchers_of(self.selector)}[{self.window}]))"
         found = self._instant(query)
         if not found:
             return None
@@ -254,14 +261,14 @@ class Measurement:
     # ------------------------------------------------------------------ NAT gateways: sums across nodes
     def _sum_peaks(self, by: tuple[str, ...], extra: str = "") -> list[tuple[str, Sample, str]]:
         """(query, series, range query of its points) per group of the per-``by`` sum at its peak over the window."""
-        matchers = _selector(extra, self.selector)
+        matchers = matchers_of(extra, self.selector)
         grouping = f" by ({', '.join(by)})" if by else ""
         inner = f"sum{grouping} ({SNAT_PORTS_IN_USE}{matchers})"
         query = f"max_over_time({inner}[{self.window}:{self.step}])"
         found = []
         for series in self._instant(query):
-            exact = [f"{k}={_quote(series.labels.get(k, ''))}" for k in by]
-            own = _selector("" if "destination" in by else extra, self.selector, *exact)
+            exact = [f"{k}={quote_label(series.labels.get(k, ''))}" for k in by]
+            own = matchers_of("" if "destination" in by else extra, self.selector, *exact)
             found.append((query, series, f"sum{grouping} ({SNAT_PORTS_IN_USE}{own})[{self.window}:{self.step}]"))
         return found
 
@@ -299,7 +306,7 @@ class Measurement:
     def zone_peak_fallback(self) -> list[Peak]:
         """The conservative per-zone figure when no per-destination series exist: every node's own peak (each to its
         busiest destination, at its own moment) summed by zone; an over-estimate, never an under-estimate."""
-        query = f"sum by (zone) (max_over_time({SNAT_PORTS_PEAK}{_selector(self.selector)}[{self.window}]))"
+        query = f"sum by (zone) (max_over_time({SNAT_PORTS_PEAK}{matchers_of(self.selector)}[{self.window}]))"
         return [
             Peak(_count(s.value, query, self), self.at or s.time, query, dict(s.labels)) for s in self._instant(query)
         ]
