@@ -228,7 +228,7 @@ ARTEFACTS: dict[str, Generated] = {
     "numbers with one home": Generated(
         tuple(numbers.slot_paths()),
         lambda text: next(line for line in text.splitlines() if numbers.MARKER in line),
-        ("written into this file by python -m wirespeed.numbers (make regen) from their one home",),
+        ("written here by python -m wirespeed.numbers (make regen) from their one home",),
         lambda path: numbers.rendered(path.relative_to(ROOT).as_posix(), path.read_text()),
         "python -m wirespeed.numbers",
     ),

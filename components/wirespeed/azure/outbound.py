@@ -24,11 +24,11 @@ from wirespeed.sizing.snat_limits import (
 )
 from wirespeed.values import whole
 
-# learn.microsoft.com/azure/aks/configure-load-balancer-standard and the NAT gateway profile in the 2025-09-01
-# API: outbound idle timeout 4..120 minutes; defaults 30 (load balancer) and 4 (NAT gateway).
-IDLE_TIMEOUT_RANGE = (4, 120)
-LB_DEFAULT_IDLE_TIMEOUT = 30
-NAT_DEFAULT_IDLE_TIMEOUT = 4
+# The outbound idle timeout's range and defaults, cited at their homes in wirespeed.sizing (below this layer, so the
+# agent's UDP hold bound derives from them too).
+IDLE_TIMEOUT_RANGE = azure_lb.OUTBOUND_IDLE_TIMEOUT_RANGE
+LB_DEFAULT_IDLE_TIMEOUT = azure_lb.AKS_LB_DEFAULT_IDLE_TIMEOUT
+NAT_DEFAULT_IDLE_TIMEOUT = nat_gateway.AZURE_DEFAULT_IDLE_TIMEOUT
 # Azure Monitor metric alerts take severity 0 (critical) .. 4 (verbose) (Microsoft.Insights/metricAlerts).
 SEVERITY_RANGE = (0, 4)
 
