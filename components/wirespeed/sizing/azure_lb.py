@@ -31,9 +31,10 @@ PORT_GRANULARITY = 8
 # nodes per cluster needs a quota increase from support.
 MAX_POOL_NODES = 1_000
 MAX_CLUSTER_NODES = 5_000
-# learn.microsoft.com/azure/aks/configure-load-balancer-standard ("Configure the load balancer idle timeout") and the
-# 2025-09-01 Microsoft.ContainerService API: loadBalancerProfile.idleTimeoutInMinutes (and the NAT gateway profile's)
-# 4..120 minutes; AKS's load balancer default is 30 (the NAT gateway's is nat_gateway.AZURE_DEFAULT_IDLE_TIMEOUT).
+# learn.microsoft.com/azure/aks/configure-load-balancer-standard and the
+# 2025-09-01 Microsoft.ContainerService API: loadBalancerProfile.idleTimeoutInMinutes and
+# ManagedClusterNATGatewayProfile's ("minimum": 4, "maximum": 120) are 4..120 minutes; AKS's load balancer default is
+# 30 (the NAT gateway's is nat_gateway.AZURE_DEFAULT_IDLE_TIMEOUT).
 OUTBOUND_IDLE_TIMEOUT_RANGE = (4, 120)
 AKS_LB_DEFAULT_IDLE_TIMEOUT = 30
 # AKS API, AgentPoolUpgradeSettings.maxSurge (the Microsoft.ContainerService REST spec, as rendered in the SDK

@@ -249,7 +249,9 @@ def _nat_case(name: str, cloud: str, demand: int | float, mode: str | None = Non
         if cloud == "azure":
             plan = nat_gateway.plan_azure_nat_gateway(demand)  # type: ignore[arg-type]  # floats: invalid on purpose
         else:
-            plan = nat_gateway.plan_aws_nat_gateway(demand, mode or nat_gateway.ZONAL)  # type: ignore[arg-type]
+            # Only an absent mode takes the module's default: "" is given, and refused there as here.
+            zonal_unless_given = nat_gateway.ZONAL if mode is None else mode
+            plan = nat_gateway.plan_aws_nat_gateway(demand, zonal_unless_given)  # type: ignore[arg-type]
     except InfeasibleError as exc:
         case["expected"] = {
             "feasible": False,
