@@ -119,3 +119,12 @@ def test_a_slot_of_one_number_is_not_a_copy_of_another_of_the_same_digits() -> N
 def test_examples_are_scanned() -> None:
     assert "examples/aks-dsv6/__main__.py" in numbers.scanned_files()
     assert "examples/aks-natgw/Pulumi.yaml" in numbers.scanned_files()
+
+
+def test_the_go_constants_are_written_from_the_homes() -> None:
+    """The agent's compile-time copies (its --listen default, the image's exposed port) come from the registry."""
+    assert (numbers.ROOT / numbers.GO_FILE).read_text() == numbers.go_source(), "run python -m wirespeed.numbers"
+    port = next(number for number in numbers.REGISTRY if number.go_name == "MetricsPort")
+    assert f"const MetricsPort = {port.value}\n" in numbers.go_source()
+    main = (numbers.ROOT / "agent/cmd/wirespeed-agent/main.go").read_text()
+    assert '"listen", ":"+strconv.Itoa(numbers.MetricsPort)' in main
