@@ -151,6 +151,16 @@ ARTEFACTS: dict[str, Generated] = {
         read("components/wirespeed/data/snat_limits.json"),
         "cp components/wirespeed/data/snat_limits.json agent/internal/profile/snat_limits.json",
     ),
+    "message table (agent copy)": Generated(
+        ("agent/internal/profile/message_table.json",),
+        json_key("//"),
+        (
+            "agent/internal/profile/message_table.json is generated from it by `make regen`",
+            "edit components/wirespeed/data/message_table.json",
+        ),
+        read("components/wirespeed/data/message_table.json"),
+        "cp components/wirespeed/data/message_table.json agent/internal/profile/message_table.json",
+    ),
     "NIC driver facts (agent copy)": Generated(
         ("agent/internal/rings/nic_drivers.json",),
         json_key("//"),

@@ -40,6 +40,7 @@ from pydantic import (
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, InitErrorDetails, PydanticCustomError, core_schema
 
+from wirespeed import message_table
 from wirespeed.errors import UserError
 from wirespeed.problems import SUGGEST_WITHIN_EDITS, did_you_mean, edit_distance, quoted_number
 from wirespeed.sizing import snat_limits
@@ -93,19 +94,18 @@ _GLOB_ITEM = rf"{_GLOB_CHAR}(?:-{_GLOB_CHAR})?"
 # A '^' right after '[' negates (Go); the class still needs an item after it.
 _GLOB_FIRST = r"(?:[^\]\\\-^]|\\.)" + rf"(?:-{_GLOB_CHAR})?"
 GLOB_PATTERN = rf"^(?:[^\[\\]|\\.|\[(?:\^{_GLOB_ITEM}|{_GLOB_FIRST})(?:{_GLOB_ITEM})*\])*$"
-GLOB_ALLOWED = (
-    "must be a well-formed glob: * ? literal characters, and classes [...] closed by ']' holding at least one "
-    "character or range (escape ] and - inside a class with \\)"
-)
+GLOB_ALLOWED = message_table.say("glob")
+# Messages are worded in the shared table (wirespeed.message_table), which the Go agent reads too.
+WHOLE_NUMBER = message_table.must_be_types("integer")
 
 
 def _whole_number(value: object) -> object:
     """Accept ints and integral floats (Pulumi's numbers); refuse bools, strings and fractions."""
     if isinstance(value, bool | str):
-        raise ValueError("must be a whole number")
+        raise ValueError(WHOLE_NUMBER)
     if isinstance(value, float):
         if not value.is_integer():
-            raise ValueError("must be a whole number")
+            raise ValueError(WHOLE_NUMBER)
         return int(value)
     return value
 
@@ -134,8 +134,8 @@ class Range:
 
     def _check(self, value: int) -> int:
         if not self.low <= value <= self.high or value % self.multiple_of:
-            step = f"a multiple of {self.multiple_of:,} " if self.multiple_of > 1 else ""
-            raise ValueError(f"must be {step}between {self.low:,} and {self.high:,}")
+            step = message_table.say("range_step", step=f"{self.multiple_of:,}") if self.multiple_of > 1 else ""
+            raise ValueError(message_table.say("range", step=step, low=f"{self.low:,}", high=f"{self.high:,}"))
         return value
 
 
@@ -277,11 +277,9 @@ def nearest_sysctl(name: str) -> str | None:
 def unknown_sysctl(name: str) -> str:
     """The refusal of a sysctl outside the allow-list, word for word what the Go agent says."""
     near = nearest_sysctl(name)
-    hint = f" (did you mean {_json(near)}?)" if near else ""
-    return (
-        f"{_json(name)} is not allowed: must be one of the {len(KNOWN_SYSCTLS)} sysctls wirespeed sets{hint}: "
-        + ", ".join(KNOWN_SYSCTLS)
-    )
+    hint = message_table.say("sysctl_hint", near=_json(near)) if near else ""
+    names = message_table.LIST_SEPARATOR.join(KNOWN_SYSCTLS)
+    return message_table.say("unknown_sysctl", name=_json(name), count=len(KNOWN_SYSCTLS), hint=hint, names=names)
 
 
 class MTU(_Strict):
@@ -308,7 +306,7 @@ TCP_HOLD = Range(*snat_limits.TCP_HOLD_SECONDS_RANGE)
 UDP_HOLD = Range(*snat_limits.UDP_HOLD_SECONDS_RANGE)
 MAX_EXCLUDE_CIDRS = 256  # wirespeed's bound: a pod and a service range per cluster, with room for many more
 CIDR_FORMAT = "cidr"  # a JSON Schema format the Go agent registers: the message below, the same rules
-CIDR_ALLOWED = "must be an IPv4 or IPv6 CIDR such as 10.244.0.0/16 or fd00::/8"
+CIDR_ALLOWED = message_table.say("cidr")
 
 
 def _cidr(value: str) -> str:
@@ -419,7 +417,7 @@ class Outbound(_Strict):
     def _hold_not_null(cls, value: object) -> object:
         # Absent means hold_seconds; a stated null is refused, as the schema's integer type refuses it in Go.
         if value is None:
-            raise PydanticCustomError("int_type", "must be a whole number")
+            raise PydanticCustomError("int_type", WHOLE_NUMBER)
         return value
 
     def tcp_hold(self) -> int:
@@ -438,7 +436,7 @@ class Outbound(_Strict):
         if kind is not None and snat_limits.KINDS[kind].sized_by != info.field_name:
             raise ValueError(_only_with(str(info.field_name)))
         if value is None:
-            raise PydanticCustomError("int_type", "must be a whole number")
+            raise PydanticCustomError("int_type", WHOLE_NUMBER)
         return value
 
     @field_validator("public_ips")
@@ -449,7 +447,8 @@ class Outbound(_Strict):
         bounds = PUBLIC_IPS_RANGES.get(info.data.get("kind"))  # type: ignore[arg-type]
         if value is None or bounds is None or bounds.low <= value <= bounds.high:
             return value
-        raise ValueError(f"must be between {bounds.low:,} and {bounds.high:,} {_with_kind(info.data['kind'])}")
+        within = message_table.say("range", step="", low=f"{bounds.low:,}", high=f"{bounds.high:,}")
+        raise ValueError(f"{within} {_with_kind(info.data['kind'])}")
 
     @model_validator(mode="wrap")
     @classmethod
@@ -586,8 +585,7 @@ def _json(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=repr)
 
 
-def _plural(n: int, one: str) -> str:
-    return f"{n} {one}" if n == 1 else f"{n} {one}s"
+_plural = message_table.plural
 
 
 def _literal_values(expected: str) -> list[Any] | None:
@@ -600,36 +598,37 @@ def _literal_values(expected: str) -> list[Any] | None:
     return list(parsed) if isinstance(parsed, list) else None
 
 
-# pydantic error types for a value of the wrong JSON type, in the words the Go agent uses.
-_TYPE_WORDS = {
-    "string_type": "a string",
-    "dict_type": "an object",
-    "model_type": "an object",
-    "model_attributes_type": "an object",
-    "list_type": "a list",
-    "int_type": "a whole number",
-    "bool_type": "true or false",
+# pydantic error types for a value of the wrong JSON type, as the JSON type the shared table words (as Go does).
+_JSON_TYPE = {
+    "string_type": "string",
+    "dict_type": "object",
+    "model_type": "object",
+    "model_attributes_type": "object",
+    "list_type": "array",
+    "int_type": "integer",
+    "bool_type": "boolean",
 }
 
 
 def _allowed(error: Mapping[str, Any]) -> str:
     kind, ctx = error["type"], error.get("ctx") or {}
-    if kind in _TYPE_WORDS:
-        return f"must be {_TYPE_WORDS[kind]}"
+    say = message_table.say
+    if kind in _JSON_TYPE:
+        return message_table.must_be_types(_JSON_TYPE[kind])
     if kind == "string_pattern_mismatch":
-        return GLOB_ALLOWED if ctx["pattern"] == GLOB_PATTERN else f"must match {ctx['pattern']}"
+        return GLOB_ALLOWED if ctx["pattern"] == GLOB_PATTERN else say("must_match", pattern=ctx["pattern"])
     if kind == "literal_error" and (values := _literal_values(str(ctx.get("expected", "")))):
         if len(values) == 1:
-            return f"must be {_json(values[0])}"
-        return "must be one of " + ", ".join(_json(v) for v in values)
+            return say("must_be", what=_json(values[0]))
+        return say("must_be_one_of", values=message_table.LIST_SEPARATOR.join(_json(v) for v in values))
     if kind == "too_long":
-        return f"must have at most {_plural(ctx['max_length'], 'item')}"
+        return say("at_most_items", count=_plural(ctx["max_length"], "item"))
     if kind == "too_short":
-        return f"must have at least {_plural(ctx['min_length'], 'item')}"
+        return say("at_least_items", count=_plural(ctx["min_length"], "item"))
     if kind == "string_too_short":
-        return f"must be at least {_plural(ctx['min_length'], 'character')} long"
+        return say("at_least_long", count=_plural(ctx["min_length"], "character"))
     if kind == "string_too_long":
-        return f"must be at most {_plural(ctx['max_length'], 'character')} long"
+        return say("at_most_long", count=_plural(ctx["max_length"], "character"))
     return str(error["msg"]).removeprefix("Value error, ")
 
 
@@ -669,20 +668,16 @@ def _describe(error: Mapping[str, Any]) -> str:
     """One problem in the words the Go agent uses too (tests/vectors/profiles.json holds both's exact text):
     "is required", "is not a known field", or "<value as JSON> is not allowed: <what is>"."""
     if error["type"] == "missing":
-        return "is required"
+        return message_table.say("required")
     if error["type"] == "extra_forbidden":
         loc = error["loc"]
         if len(loc) == 2 and loc[0] == "sysctls":
             return unknown_sysctl(str(loc[1]))
-        return "is not a known field" + did_you_mean(str(loc[-1]), _fields_at(loc[:-1]))
+        return message_table.say("unknown_field", hint=did_you_mean(str(loc[-1]), _fields_at(loc[:-1])))
     allowed, value = _allowed(error), error.get("input")
-    if isinstance(value, str) and allowed in _NUMBER_WORDS:
+    if isinstance(value, str) and allowed in message_table.NUMBER_WORDS:
         allowed = quoted_number(value, allowed)
-    return f"{_json(value)} is not allowed: {allowed}"
-
-
-# What a number field says it must be: a string there gets quoted_number's fix (write it without quotes).
-_NUMBER_WORDS = ("must be a whole number", "must be a number")
+    return message_table.say("not_allowed", value=_json(value), allowed=allowed)
 
 
 _Model = TypeVar("_Model", bound=BaseModel)
@@ -723,7 +718,8 @@ def load_profile(text: str) -> Profile:
         # json raises these for numbers past int's digit limit and for nesting past the recursion limit.
         raise ProfileError([("/", f"not valid JSON: {exc}")]) from None
     if not isinstance(data, dict):
-        raise ProfileError([("/", f"{_json(data)} is not allowed: must be an object")])
+        not_object = message_table.say("not_allowed", value=_json(data), allowed=message_table.must_be_types("object"))
+        raise ProfileError([("/", not_object)])
     return validate_profile(data)
 
 
