@@ -117,6 +117,11 @@ def _whole(name: str, value: float) -> int:
     return int(value)
 
 
+def _around(path: str, before: str, after: str) -> Slot:
+    """A slot for the digits between two literal texts on a line (thousands separators allowed)."""
+    return Slot(path, re.escape(before) + r"(?P<n>[\d,]+)" + re.escape(after))
+
+
 def _small(digits: str) -> str:
     """A regex for a small number's digits standing alone: not inside a word (ipv4), a decimal or a bigger number."""
     return rf"(?<![\w.,]){digits}(?![\w]|[.,]\d)"
@@ -396,6 +401,31 @@ REGISTRY: tuple[Number, ...] = (
             Slot("agent/README.md", r"\n`(?P<n>\d+)/tcp`, the labels"),
         ),
         go_name="MetricsPort",
+    ),
+    Number(
+        name="SNAT ports per public IP of an Azure NAT gateway",
+        value=nat_gateway.AZURE_PORTS_PER_IP,
+        home="components/wirespeed/sizing/nat_gateway.py",
+        spell=_thousands,
+        digits=r"(?<![\d,_.])64[,_]?512(?![\d,_]|\.\d)",
+        meaning=r".",
+        slots=(
+            _around("Pulumi.yaml", "outbound flows of the cluster (", " per IP)"),
+            _around("components/wirespeed/azure/spec.py", "IPs sized at ", " ports each (max"),
+            _around("docs/cli-json.md", "| public IPs (", " ports each, max"),
+            _around("docs/cli-json.md", "that limit's (", " ports, or"),
+            _around("docs/sizing.md", "# Azure NAT gateway IPs (", " ports each, max"),
+            _around("docs/sizing.md", "| Azure NAT gateway | ", " ports per IP,"),
+            _around("docs/sizing.md", "11,000 / ", " ports and"),
+            _around("examples/aks-natgw/Pulumi.yaml", "sizes the NAT gateway's IPs (", " ports each, max"),
+            _around("examples/aks-natgw/README.md", "SNAT ports on demand (", " per public IP"),
+            _around("examples/aks-natgw/__main__.py", "SNAT ports on demand (", " per IP)"),
+            _around("modules/aks-outbound/README.md", "sized from `nat_gateway_flows` (", " ports per IP,"),
+            _around("modules/aks-outbound/variables.tf", "NAT gateway IPs sized at ", " ports each"),
+            _around("modules/aks-outbound/variables.tf", "(ports on demand, ", " per IP). Create-only"),
+            _around("modules/sizing/README.md", "\n", " ports per IP, up to"),
+            _around("modules/sizing/outputs.tf", "demand, per_ip (", "), capacity"),
+        ),
     ),
 )
 

@@ -17,6 +17,7 @@ from typing import Any, cast
 
 from wirespeed.sizing.errors import InfeasibleError, SizingError, check_whole
 from wirespeed.sizing.exact import Number, ceil_div, check_decimal, decimal_text, exact, round_up_to_multiple
+from wirespeed.sizing.nat_gateway import AZURE_PORTS_PER_IP as AZURE_NAT_PORTS_PER_IP
 
 # learn.microsoft.com/azure/load-balancer/outbound-rules#scale: 64,000 SNAT ports per frontend public IP.
 PORTS_PER_IP = 64_000
@@ -531,8 +532,8 @@ def _workload_ports(workload: Workload | MeasuredPeak, dyn: int | None) -> tuple
             f"ports per node: {allocated:,} required but at most {MAX_PORTS_PER_NODE:,} are allowed",
             required=allocated,
             available=MAX_PORTS_PER_NODE,
-            suggestion="spread the calls over more destinations or connection-pool them, or use a NAT "
-            "gateway (outboundType managedNATGateway: ports are allocated on demand, 64,512 per IP)",
+            suggestion="spread the calls over more destinations or connection-pool them, or use a NAT gateway "
+            f"(outboundType managedNATGateway: ports are allocated on demand, {AZURE_NAT_PORTS_PER_IP:,} per IP)",
         )
     return allocated, ports_from
 

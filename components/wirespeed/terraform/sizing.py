@@ -220,10 +220,10 @@ def vectors_document() -> dict[str, Any]:
 # (name, cloud, demand[, AWS availability mode]): flows for Azure, connections to the busiest destination for AWS.
 NAT_CASES: list[tuple[Any, ...]] = [
     ("azure_one_flow", "azure", 1),
-    ("azure_exactly_one_ip", "azure", 64_512),
-    ("azure_one_over_one_ip", "azure", 64_513),
-    ("azure_sixteen_ips", "azure", 16 * 64_512),
-    ("azure_infeasible", "azure", 16 * 64_512 + 1),
+    ("azure_exactly_one_ip", "azure", nat_gateway.AZURE_PORTS_PER_IP),
+    ("azure_one_over_one_ip", "azure", nat_gateway.AZURE_PORTS_PER_IP + 1),
+    ("azure_sixteen_ips", "azure", nat_gateway.AZURE_MAX_IPS * nat_gateway.AZURE_PORTS_PER_IP),
+    ("azure_infeasible", "azure", nat_gateway.AZURE_MAX_IPS * nat_gateway.AZURE_PORTS_PER_IP + 1),
     ("azure_invalid_zero", "azure", 0),
     ("azure_invalid_fraction", "azure", 1.5),
     ("aws_default_quota", "aws", 110_000),
