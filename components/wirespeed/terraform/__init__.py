@@ -32,6 +32,7 @@ GENERATORS: tuple[str, ...] = (
     "wirespeed.terraform.aws_nat_egress",
     "wirespeed.terraform.ring_rounding",
     "wirespeed.terraform.thousands",
+    "wirespeed.terraform.suggestions",
 )
 
 
