@@ -427,6 +427,33 @@ REGISTRY: tuple[Number, ...] = (
             _around("modules/sizing/outputs.tf", "demand, per_ip (", "), capacity"),
         ),
     ),
+    Number(
+        name="SNAT ports per frontend public IP of an Azure load balancer",
+        value=azure_lb.PORTS_PER_IP,
+        home="components/wirespeed/sizing/azure_lb.py",
+        spell=_thousands,
+        digits=r"(?<![\d,_.])64[,_]?000(?![\d,_]|\.\d)",
+        meaning=r"(?i)\bIPs?\b|IP\(s\)|outbound_ips",
+        slots=(
+            _around("docs/cli-json.md", "| `outbound_ips x ", "` |"),
+            _around("docs/sizing.md", "7 IP(s) x ", " = 448,000 available"),
+            _around("examples/aks-dsv6/README.md", "252,000 ports; ", " per IP."),
+            _around("examples/aks-existing-cluster/README.md", "pool) <= ", " x outbound IPs`"),
+            _around("modules/aks-outbound/README.md", "2 IP(s) x ", " = 128,000 available"),
+            _around("modules/sizing/README.md", "The limits (", " ports per IP,"),
+            _around("modules/sizing/outputs.tf", '"outbound_ips x ', '."'),
+        ),
+    ),
+    Number(
+        name="Most allocatedOutboundPorts per node on AKS (the same digits as the per-IP ports, another limit)",
+        value=azure_lb.MAX_PORTS_PER_NODE,
+        home="components/wirespeed/sizing/azure_lb.py",
+        spell=_thousands,
+        digits=r"(?<![\d,_.])64[,_]?000(?![\d,_]|\.\d)",
+        meaning=r"(?i)multiple of|per node|allocatedOutboundPorts|allocated_outbound_ports",
+        slots=(Slot("Pulumi.yaml", r"SNAT ports per node \(multiple of 8, up to (?P<n>\d+)\)", _plain),),
+        examples=(("agent/internal/profile/profile.go", '"must be a multiple of 8 between 8 and 64,000"'),),
+    ),
 )
 
 

@@ -194,11 +194,12 @@ def _check_load_balancer(
     else:
         ports = spec.allocated_outbound_ports
         count = whole(ports)
-        if count is None or not 8 <= count <= azure_lb.MAX_PORTS_PER_NODE or count % 8:
+        step, most = azure_lb.PORT_GRANULARITY, azure_lb.MAX_PORTS_PER_NODE
+        if count is None or not step <= count <= most or count % step:
             out.add(
                 join(prefix, "allocated_outbound_ports"),
-                f"{ports!r} is not allowed: a multiple of 8 between 8 and 64,000 (0 would hand the choice to "
-                "Azure, which halves it as the pool grows)",
+                f"{ports!r} is not allowed: a multiple of {step} between {step} and {most:,} (0 would hand the "
+                "choice to Azure, which halves it as the pool grows)",
             )
             return None
     if pools is None or timeout is None or fixed_ips is False:

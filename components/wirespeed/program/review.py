@@ -338,8 +338,8 @@ def review(plan: ProgramPlan) -> PlanReview:
                         nodes += p.sizing_pool().nodes_at_max
                 findings.append(
                     f"cluster {name} is looked up, not managed here: this program adds {nodes:,} node(s) at peak "
-                    "(maxCount + surge) to its outbound; check its allocatedOutboundPorts x all nodes <= 64,000 x "
-                    "outbound IPs (`wirespeed size azure-lb`)"
+                    "(maxCount + surge) to its outbound; check its allocatedOutboundPorts x all nodes <= "
+                    f"{azure_lb.PORTS_PER_IP:,} x outbound IPs (`wirespeed size azure-lb`)"
                 )
             continue
         cluster_naps = [n for n in naps if n.cluster == name]

@@ -508,7 +508,11 @@ def _explicit_ports(ports: int, dyn: int | None, notes: list[str]) -> tuple[int,
     """The ports a user gave, checked; noted when below what Azure's default would give."""
     ports = check_whole("ports", ports, PORT_GRANULARITY, MAX_PORTS_PER_NODE)
     if ports % PORT_GRANULARITY:
-        raise SizingError("ports", ports, f"must be a multiple of {PORT_GRANULARITY} between 8 and 64,000")
+        raise SizingError(
+            "ports",
+            ports,
+            f"must be a multiple of {PORT_GRANULARITY} between {PORT_GRANULARITY} and {MAX_PORTS_PER_NODE:,}",
+        )
     if dyn is not None and ports < dyn:
         notes.append(f"Warning: {ports:,} is below the {dyn:,} Azure would allocate by default at this size.")
     return ports, "given explicitly"
