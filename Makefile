@@ -117,6 +117,7 @@ regen: $(STAMP)
 	cp components/wirespeed/data/profile.schema.json agent/internal/profile/profile.schema.json
 	$(BIN)/python -m wirespeed.sizing.snat_limits > components/wirespeed/data/snat_limits.json
 	cp components/wirespeed/data/snat_limits.json agent/internal/profile/snat_limits.json
+	cp components/wirespeed/data/message_table.json agent/internal/profile/message_table.json
 	cp components/wirespeed/data/nic_drivers.json agent/internal/rings/nic_drivers.json
 	cp agent/internal/nodestatus/rbac.yaml components/wirespeed/data/agent-rbac.yaml
 	cp agent/internal/nodestatus/own-node-policy.yaml components/wirespeed/data/agent-own-node-policy.yaml

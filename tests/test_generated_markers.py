@@ -151,6 +151,16 @@ ARTEFACTS: dict[str, Generated] = {
         read("components/wirespeed/data/snat_limits.json"),
         "cp components/wirespeed/data/snat_limits.json agent/internal/profile/snat_limits.json",
     ),
+    "message table (agent copy)": Generated(
+        ("agent/internal/profile/message_table.json",),
+        json_key("//"),
+        (
+            "agent/internal/profile/message_table.json is generated from it by `make regen`",
+            "edit components/wirespeed/data/message_table.json",
+        ),
+        read("components/wirespeed/data/message_table.json"),
+        "cp components/wirespeed/data/message_table.json agent/internal/profile/message_table.json",
+    ),
     "NIC driver facts (agent copy)": Generated(
         ("agent/internal/rings/nic_drivers.json",),
         json_key("//"),
@@ -228,7 +238,7 @@ ARTEFACTS: dict[str, Generated] = {
     "numbers with one home": Generated(
         tuple(numbers.slot_paths()),
         lambda text: next(line for line in text.splitlines() if numbers.MARKER in line),
-        ("written into this file by python -m wirespeed.numbers (make regen) from their one home",),
+        ("written here by python -m wirespeed.numbers (make regen) from their one home",),
         lambda path: numbers.rendered(path.relative_to(ROOT).as_posix(), path.read_text()),
         "python -m wirespeed.numbers",
     ),

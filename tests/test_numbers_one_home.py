@@ -7,7 +7,9 @@ from __future__ import annotations
 import pytest
 
 from wirespeed import numbers
-from wirespeed.sizing import aks_sysctls, azure_lb, snat_limits
+from wirespeed.azure import outbound, stack_config
+from wirespeed.azure.spec import SnatAlertSpec
+from wirespeed.sizing import aks_sysctls, azure_lb, nat_gateway, snat_limits
 
 NAMES = [number.name for number in numbers.REGISTRY]
 
@@ -74,3 +76,55 @@ def test_two_meanings_of_the_hold_have_two_names() -> None:
 def test_the_backlog_number_is_the_aks_range() -> None:
     backlog = next(number for number in numbers.REGISTRY if "backlog" in number.name)
     assert backlog.value == aks_sysctls.BY_KERNEL_NAME["net.core.netdev_max_backlog"].high
+
+
+def test_one_number_in_two_spellings_is_written_from_one_home() -> None:
+    """The headroom lives once (the sizing's 1.25); Pulumi.yaml takes it as a percent, the modules as a multiplier."""
+    headroom = next(number for number in numbers.REGISTRY if number.name.startswith("Workload headroom"))
+    assert headroom.value == 25 == stack_config.DEFAULT_HEADROOM_PERCENT
+    for path, written, stale in (
+        (
+            "Pulumi.yaml",
+            'measured peak, 0..900 percent."\n    default: 25\n',
+            'measured peak, 0..900 percent."\n    default: 30\n',
+        ),
+        ("modules/aks-outbound/variables.tf", "default     = 1.25\n", "default     = 1.5\n"),
+        ("modules/sizing/variables.tf", "optional(number, 1.25)", "optional(number, 1.5)"),
+    ):
+        text = (numbers.ROOT / path).read_text()
+        assert written in text
+        assert numbers.rendered(path, text.replace(written, stale, 1)) == text
+
+
+def test_ranges_derive_from_their_homes() -> None:
+    """A range typed in another unit is computed from the home, not typed again (0..900 percent is 1..10 x)."""
+    assert stack_config.HEADROOM_PERCENT_RANGE == (0, 900)
+    assert outbound.IDLE_TIMEOUT_RANGE == azure_lb.OUTBOUND_IDLE_TIMEOUT_RANGE == (4, 120)
+    assert snat_limits.UDP_HOLD_SECONDS_RANGE == (0, 120 * 60)
+    assert outbound.NAT_DEFAULT_IDLE_TIMEOUT == nat_gateway.AZURE_DEFAULT_IDLE_TIMEOUT
+    assert outbound.LB_DEFAULT_IDLE_TIMEOUT == azure_lb.AKS_LB_DEFAULT_IDLE_TIMEOUT
+    assert SnatAlertSpec().threshold_percent == snat_limits.DEFAULT_PRESSURE_PERCENT
+
+
+def test_a_slot_of_one_number_is_not_a_copy_of_another_of_the_same_digits() -> None:
+    """The 4 of the idle timeout's "4..120" is the range's slot, not a copy of the NAT gateway's default 4."""
+    nat = next(number for number in numbers.REGISTRY if number.name.startswith("Azure NAT gateway's default idle"))
+    path = "modules/aks-outbound/variables.tf"
+    text = (numbers.ROOT / path).read_text()
+    assert "idle timeout, 4..120 minutes" in text
+    assert list(numbers.copies(nat, path, text)) == []
+    assert list(numbers.copies(nat, path, text + "\n# idle timeout: 4 minutes on a NAT gateway\n")) != []
+
+
+def test_examples_are_scanned() -> None:
+    assert "examples/aks-dsv6/__main__.py" in numbers.scanned_files()
+    assert "examples/aks-natgw/Pulumi.yaml" in numbers.scanned_files()
+
+
+def test_the_go_constants_are_written_from_the_homes() -> None:
+    """The agent's compile-time copies (its --listen default, the image's exposed port) come from the registry."""
+    assert (numbers.ROOT / numbers.GO_FILE).read_text() == numbers.go_source(), "run python -m wirespeed.numbers"
+    port = next(number for number in numbers.REGISTRY if number.go_name == "MetricsPort")
+    assert f"const MetricsPort = {port.value}\n" in numbers.go_source()
+    main = (numbers.ROOT / "agent/cmd/wirespeed-agent/main.go").read_text()
+    assert '"listen", ":"+strconv.Itoa(numbers.MetricsPort)' in main

@@ -31,6 +31,7 @@ LAYERS: tuple[frozenset[str], ...] = (
             "io_limits",
             "names",
             "problems",
+            "message_table",
             "values",
             "install_hint",
             "references",

@@ -25,6 +25,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 	"golang.org/x/mod/modfile"
+
+	"github.com/wirespeed-io/wirespeed/agent/internal/numbers"
 )
 
 // DefaultRepository is where releases are published, tagged v<library version>. The rendered manifests take the
@@ -47,9 +49,12 @@ type platform struct{ arch, variant string }
 // the variant the OCI image-index spec names for arm64 (image-spec image-index.md, "platform.variant").
 var platforms = []platform{{arch: "amd64"}, {arch: "arm64", variant: "v8"}}
 
+// metricsPort is the agent's --listen default and the DaemonSet's containerPort (TestImageConfig), as the image
+// config's ExposedPorts key.
+func metricsPort() string { return strconv.Itoa(numbers.MetricsPort) + "/tcp" }
+
 const (
 	entrypoint  = "/wirespeed-agent"
-	metricsPort = "9808/tcp" // the agent's --listen default and the DaemonSet's containerPort (TestImageConfig)
 	layoutDir   = "oci"
 	archiveName = "wirespeed-agent.oci.tar"
 )
@@ -294,7 +299,7 @@ func platformImage(bin string, p platform, m meta, labels map[string]string) (v1
 			// root-owned 0644, so another uid would need CAP_DAC_OVERRIDE too (agent/README.md, "Privileges").
 			User:         "0:0",
 			WorkingDir:   "/",
-			ExposedPorts: map[string]struct{}{metricsPort: {}},
+			ExposedPorts: map[string]struct{}{metricsPort(): {}},
 			Labels:       labels,
 		},
 		RootFS: v1.RootFS{Type: "layers"},

@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/BurntSushi/toml v1.5.0
 	github.com/google/go-containerregistry v0.22.1
+	github.com/wirespeed-io/wirespeed/agent v0.0.0-00010101000000-000000000000
 	golang.org/x/mod v0.41.0
 	sigs.k8s.io/yaml v1.6.0
 )
@@ -25,7 +26,6 @@ require (
 	github.com/opencontainers/go-digest v1.0.0 // indirect
 	github.com/opencontainers/image-spec v1.1.1 // indirect
 	github.com/sirupsen/logrus v1.9.4 // indirect
-	github.com/wirespeed-io/wirespeed/agent v0.0.0-00010101000000-000000000000
 	golang.org/x/sync v0.23.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
 	gotest.tools/v3 v3.5.2 // indirect

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from fnmatch import fnmatch
 from pathlib import Path
 
-from wirespeed.sizing import aks_sysctls, azure_lb
+from wirespeed.manifests import node_tuning
+from wirespeed.sizing import aks_sysctls, azure_lb, nat_gateway, snat_limits
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -36,20 +37,30 @@ SURFACES = (
     "README.md",
     "agent/README.md",
     "docs/*.md",
+    "examples/*.py",
+    "examples/*.md",
+    "examples/*.yaml",
+    "examples/*.tf",
+    "examples/*.json",
 )
 # Not scanned: Go tests, module tests, the generated Azure README (wirespeed.azure.docs renders it from the code)
 # and this registry, whose patterns and examples spell the numbers on purpose.
 NOT_SCANNED = (
+    "agent/internal/numbers/numbers.go",  # GO_FILE, written whole from the registry
     "agent/*_test.go",
     "*/tests/*",
     "components/wirespeed/azure/README.md",
     "components/wirespeed/numbers.py",
 )
 # What every file with a slot says at its top, so whoever edits it knows those digits are written from elsewhere.
+# One line short enough for a Python comment.
 MARKER = (
-    "Numbers registered in wirespeed.numbers are written into this file by python -m wirespeed.numbers (make regen) "
-    "from their one home; do not edit them here."
+    "Registered numbers are written here by python -m wirespeed.numbers (make regen) from their one home: "
+    "do not edit them."
 )
+# The Go agent's copy of the numbers it needs at compile time (a flag default, the image's exposed port): the
+# registry's numbers with a go_name, as Go constants. The agent imports it instead of typing the digits.
+GO_FILE = "agent/internal/numbers/numbers.go"
 # Generated regions inside a scanned file (modules' input tables come from variables.tf through tfdocs).
 GENERATED_REGION = re.compile(r"<!-- BEGIN_TF_DOCS -->.*?<!-- END_TF_DOCS -->", re.S)
 
@@ -60,6 +71,8 @@ class Slot:
 
     path: str
     pattern: str
+    spell: Callable[[int], str] | None = None
+    """How this slot writes the number when not as the number's own ``spell`` (the headroom 25 as ``1.25``)."""
 
 
 @dataclass(frozen=True)
@@ -76,9 +89,13 @@ class Number:
     """A regex for words on the same line that tie the digits to this number's meaning (a 240 that is a bucket count
     or part of an address is not the SNAT hold)."""
     slots: tuple[Slot, ...]
+    go_name: str | None = None
+    """The Go constant the agent reads it as (in GO_FILE), when Go needs it at compile time (a flag's default)."""
     examples: tuple[tuple[str, str], ...] = ()
-    """(path, words on the line) of worked examples: inputs that happen to equal the value, or arithmetic shown
-    with it (``1.36 x 240 x 1.25 = 408``), which stay right if the default changes."""
+    """(path, words on the line) of lines that are not copies: worked examples (inputs that happen to equal the
+    value, or arithmetic shown with it, ``1.36 x 240 x 1.25 = 408``, which stay right if the default changes), and
+    other facts that share the digits and the words (the NAT gateway's fixed 4-minute UDP timer beside the 4-minute
+    default TCP idle timeout), each cited at its own home."""
 
 
 def _plain(value: int) -> str:
@@ -89,7 +106,48 @@ def _thousands(value: int) -> str:
     return f"{value:,}"
 
 
+def _multiplier(percent: int) -> str:
+    """A headroom percent as the multiplier the sizing takes: 25 as ``1.25``."""
+    return f"{1 + percent / 100:g}"
+
+
+def _whole(name: str, value: float) -> int:
+    if value != int(value):
+        raise ValueError(f"{name} {value} is not a whole number: the registry holds whole numbers")
+    return int(value)
+
+
+def _around(path: str, before: str, after: str) -> Slot:
+    """A slot for the digits between two literal texts on a line (thousands separators allowed)."""
+    return Slot(path, re.escape(before) + r"(?P<n>[\d,]+)" + re.escape(after))
+
+
+def _small(digits: str) -> str:
+    """A regex for a small number's digits standing alone: not inside a word (ipv4), a decimal or a bigger number."""
+    return rf"(?<![\w.,]){digits}(?![\w]|[.,]\d)"
+
+
 _AKS_BACKLOG = aks_sysctls.BY_KERNEL_NAME["net.core.netdev_max_backlog"]
+
+# Where the idle timeout's range is spelled "4..120": (path, the words before it).
+_IDLE_RANGE_TEXTS = (
+    ("Pulumi.yaml", r"Outbound idle timeout, "),
+    ("components/wirespeed/azure/spec.py", r"Outbound flow idle timeout, "),
+    ("modules/aks-outbound/variables.tf", r"Outbound flow idle timeout, "),
+    ("modules/aks-outbound/README.md", r"\n- Idle timeout "),
+    ("examples/aks-natgw/Pulumi.yaml", r"NAT gateway idle timeout, "),
+    ("examples/aks-natgw/README.md", r"`idleTimeoutMinutes` \("),
+)
+# Lines where another 4 sits beside "idle": the load balancer's 4-minute TCP release, the NAT gateway's fixed UDP
+# timer, the azurerm provider's own lower bound, and test inputs.
+_IDLE_OTHER_FOURS = (
+    ("components/wirespeed/sizing/azure_lb.py", "port 4 minutes after a FIN/ACK"),
+    ("components/wirespeed/sizing/snat_limits.py", "TCP 4 minutes after a FIN/ACK"),
+    ("components/wirespeed/sizing/snat_limits.py", "its UDP idle timeout is 4 minutes and not configurable"),
+    ("components/wirespeed/sizing/snat_limits.py", "AZURE_NAT_GATEWAY_UDP_IDLE_SECONDS = 4 * 60"),
+    ("components/wirespeed/terraform/aks_outbound.py", '"idle_timeout_minutes": 4}'),
+    ("modules/aks-outbound/README.md", "idle timeout of 4..100 minutes on `load_balancer_profile`"),
+)
 
 REGISTRY: tuple[Number, ...] = (
     Number(
@@ -104,7 +162,7 @@ REGISTRY: tuple[Number, ...] = (
             Slot("modules/aks-outbound/variables.tf", r'variable "hold_seconds" \{\n[^}]*?Default (?P<n>\d+)\."'),
             Slot("modules/aks-outbound/variables.tf", r'variable "hold_seconds" \{\n[^}]*?default     = (?P<n>\d+)\n'),
             Slot("modules/node-tuning/variables.tf", r"hold_seconds \(default (?P<n>\d+):"),
-            Slot("modules/sizing/variables.tf", r"hold_seconds\n    \(1\.\.3,600, default (?P<n>\d+)\)"),
+            Slot("modules/sizing/variables.tf", r"hold_seconds\n    \(1\.\.[\d,]+, default (?P<n>\d+)\)"),
             Slot("modules/sizing/variables.tf", r"hold_seconds           = optional\(number, (?P<n>\d+)\)"),
             Slot("docs/sizing.md", r"\(`--hold-seconds`, default (?P<n>\d+)\)"),
             Slot("docs/sizing.md", r"less than the hold time ago \((?P<n>\d+) s\)"),
@@ -113,11 +171,14 @@ REGISTRY: tuple[Number, ...] = (
             Slot("agent/README.md", r"`--snat-hold` overrides both, default (?P<n>\d+) s"),
             Slot("agent/README.md", r"releasing a TCP port (?P<n>\d+) s after a FIN/ACK"),
             Slot("agent/README.md", r"16 s after a RST, so (?P<n>\d+) s over-counts"),
+            Slot("examples/aks-dsv6/README.md", r"reuse cooldown, ~(?P<n>\d+) s\."),
+            Slot("examples/aks-dsv6/__main__.py", r"is then held ~(?P<n>\d+) s \(connection"),
         ),
         examples=(
             ("components/wirespeed/sizing/azure_lb.py", "needs exactly 408 ports"),
             ("modules/sizing/README.md", "held 240 s"),
             ("modules/sizing/README.md", "hold_seconds           = 240"),
+            ("examples/workloads/checkout-api.json", '"hold_seconds": 240'),
         ),
     ),
     Number(
@@ -131,6 +192,267 @@ REGISTRY: tuple[Number, ...] = (
             Slot("modules/sizing/README.md", r"within AKS's 1,000\.\.(?P<n>[\d,]+)\."),
             Slot("docs/cli-json.md", r"more than AKS's (?P<n>[\d,]+) would be needed"),
         ),
+    ),
+    Number(
+        name="Workload headroom, percent (the sizing's default multiplier 1.25)",
+        value=round((azure_lb.DEFAULT_HEADROOM - 1) * 100),
+        home="components/wirespeed/sizing/azure_lb.py",
+        spell=_plain,
+        digits=r"(?<![\w.,])(1\.25|25)(?![\w]|[.,]\d)",
+        meaning=r"(?i)headroom",
+        slots=(
+            Slot("Pulumi.yaml", r"wirespeed:headroomPercent:\n(?:    .*\n)*?    default: (?P<n>\d+)"),
+            Slot(
+                "modules/aks-outbound/variables.tf",
+                r'variable "headroom" \{\n[^}]*?Default (?P<n>[\d.]+)\."',
+                _multiplier,
+            ),
+            Slot(
+                "modules/aks-outbound/variables.tf",
+                r'variable "headroom" \{\n[^}]*?default     = (?P<n>[\d.]+)\n',
+                _multiplier,
+            ),
+            Slot("modules/sizing/variables.tf", r"headroom \(1\.\.\d+, default (?P<n>[\d.]+)\)", _multiplier),
+            Slot(
+                "modules/sizing/variables.tf",
+                r"headroom               = optional\(number, (?P<n>[\d.]+)\)",
+                _multiplier,
+            ),
+            Slot("docs/sizing.md", r"--headroom (?P<n>\d+)% \(default\)"),
+            Slot(
+                "components/wirespeed/azure/spec.py",
+                r"or the measured peak, 1\.\.\d+\. Default (?P<n>[\d.]+)\.\"\"\"",
+                _multiplier,
+            ),
+        ),
+        examples=(
+            ("Pulumi.measured.yaml", "wirespeed:headroomPercent: 25"),
+            ("components/wirespeed/azure/stack_config.py", "plus a quarter"),
+            ("components/wirespeed/cli/measured.py", "a percent (25%) or a multiplier (1.25)"),
+            ("components/wirespeed/cli/measured.py", "from {low} to {high} (1.25)"),
+            ("components/wirespeed/cli/measured.py", "``25%`` is 1.25"),
+            ("components/wirespeed/cli/size.py", "a multiplier (1.25) or a percent (25%)"),
+            ("components/wirespeed/sizing/measured.py", "``1.25`` as ``25%``"),
+            ("docs/sizing.md", "`wirespeed:headroomPercent 25`"),
+            ("examples/aks-dsv6/README.md", "12/s x 240 s x 1.25 headroom"),
+            ("examples/workloads/checkout-api.json", '"headroom": 1.25'),
+            ("modules/sizing/README.md", "with 1.25 headroom is 408 ports"),
+            ("modules/sizing/README.md", "headroom               = 1.25"),
+        ),
+    ),
+    Number(
+        name="Headroom ceiling (the sizing's multiplier 10, wirespeed:headroomPercent's 900)",
+        value=_whole("HEADROOM_RANGE's top", azure_lb.HEADROOM_RANGE[1]),
+        home="components/wirespeed/sizing/azure_lb.py",
+        spell=_plain,
+        digits=_small("(10|900)"),
+        meaning=r"(?i)headroom",
+        slots=(
+            Slot("Pulumi.yaml", r"or the measured peak, 0\.\.(?P<n>\d+) percent", lambda top: str((top - 1) * 100)),
+            Slot("modules/aks-outbound/variables.tf", r"Multiplier over the mean ports in use, 1\.\.(?P<n>\d+)\."),
+            Slot("modules/sizing/variables.tf", r"headroom \(1\.\.(?P<n>\d+), default"),
+            Slot("components/wirespeed/azure/spec.py", r"or the measured peak, 1\.\.(?P<n>\d+)\. Default"),
+        ),
+        examples=(
+            # Surges of 10% and test inputs on a line that names the headroom.
+            ("docs/sizing.md", "default 10%, the AKS API default"),
+            ("examples/workloads/README.md", '`"10%"`), `outbound`'),
+            ("components/wirespeed/terraform/aks_outbound.py", '("invalid_headroom", [(10, "10%")]'),
+            ("components/wirespeed/terraform/aks_outbound.py", '("infeasible_ports_per_node", [(10, "1")]'),
+            ("components/wirespeed/terraform/sizing.py", '("invalid_headroom", [(10, "10%")]'),
+        ),
+    ),
+    Number(
+        name="SNAT pressure threshold, percent (the agent's SNATPortPressure and the UsedSnatPorts alert)",
+        value=snat_limits.DEFAULT_PRESSURE_PERCENT,
+        home="components/wirespeed/sizing/snat_limits.py",
+        spell=_plain,
+        digits=_small(r"80(\.0)?"),
+        meaning=r"(?i)pressure|threshold|alert|UsedSnatPorts",
+        slots=(
+            Slot("Pulumi.yaml", r"wirespeed:snatAlertPercent:\n(?:    .*\n)*?    default: (?P<n>\d+)"),
+            Slot("agent/README.md", r"`outbound\.pressure_percent` \(default (?P<n>\d+)\)"),
+            Slot(
+                "components/wirespeed/azure/spec.py", r"Percent of the allocated ports, 1\.\.99\. Default (?P<n>\d+)\."
+            ),
+            Slot("docs/sizing.md", r"when one destination passes\n(?P<n>\d+)% of it"),
+            Slot("modules/node-tuning/README.md", r"fires\) when one passes (?P<n>\d+)% of"),
+            Slot("modules/node-tuning/variables.tf", r"pressure_percent \(default (?P<n>\d+)\)"),
+            Slot("examples/eks-regional-nat/README.md", r"when one destination on a node passes (?P<n>\d+)% of"),
+        ),
+        examples=(
+            ("Pulumi.dev.yaml", "wirespeed:snatAlertPercent: 80"),
+            ("agent/README.md", "(81%, threshold 80%)"),
+            ("agent/README.md", "80%); checkout/payments-api"),
+            ("components/wirespeed/drift/judge.py", "threshold 80%)``"),
+            ("examples/aks-dsv6/README.md", "`UsedSnatPorts` > 80% of 3,600"),
+            ("examples/aks-dsv6/__main__.py", "SnatAlertSpec(threshold_percent=80)"),
+        ),
+    ),
+    Number(
+        name="The root project's connections/s per node (Pulumi.yaml's wirespeed:connectionsPerSecond default)",
+        value=12,
+        home="Pulumi.yaml",
+        spell=_plain,
+        digits=_small(r"12(\.0)?"),
+        meaning=r"(?i)connections.?per.?second|connectionsPerSecond|connections/s",
+        slots=(),
+        examples=(
+            # Inputs that are 12 on purpose: each example's own workload, and command lines.
+            ("Pulumi.dev.yaml", "wirespeed:connectionsPerSecond: 12"),
+            ("README.md", "--connections-per-second 12"),
+            ("components/wirespeed/cli/size.py", "--connections-per-second 12"),
+            ("docs/aks.md", "12 connections/s per node"),
+            ("docs/aks.md", "connections_per_second=12"),
+            ("docs/inputs.md", "write 12 without quotes"),
+            ("docs/sizing.md", "--connections-per-second 12"),
+            ("examples/aks-dsv6/README.md", "12 new connections/s per node"),
+            ("examples/aks-dsv6/__main__.py", "12 new connections/s per node"),
+            ("examples/aks-existing-cluster/Pulumi.dev.yaml", "connectionsPerSecond: 12"),
+            ("examples/aks-nap/README.md", "12 new connections/s x 240 s x 1.25"),
+            ("examples/workloads/README.md", "12 new connections/s per node"),
+            ("examples/workloads/checkout-api.json", '"connections_per_second": 12'),
+        ),
+    ),
+    Number(
+        name="Outbound idle timeout's minimum, minutes (load balancer and NAT gateway)",
+        value=azure_lb.OUTBOUND_IDLE_TIMEOUT_RANGE[0],
+        home="components/wirespeed/sizing/azure_lb.py",
+        spell=_plain,
+        digits=_small("4"),
+        meaning=r"(?i)idle",
+        slots=tuple(Slot(path, rf"{lead}(?P<n>\d+)\.\.\d+") for path, lead in _IDLE_RANGE_TEXTS),
+        examples=_IDLE_OTHER_FOURS,
+    ),
+    Number(
+        name="Outbound idle timeout's maximum, minutes (load balancer and NAT gateway)",
+        value=azure_lb.OUTBOUND_IDLE_TIMEOUT_RANGE[1],
+        home="components/wirespeed/sizing/azure_lb.py",
+        spell=_plain,
+        digits=_small("120"),
+        meaning=r"(?i)idle",
+        slots=(
+            *(Slot(path, rf"{lead}\d+\.\.(?P<n>\d+)") for path, lead in _IDLE_RANGE_TEXTS),
+            Slot("modules/aks-outbound/README.md", r"below AKS's (?P<n>\d+): the provider"),
+            Slot("modules/aks-outbound/README.md", r"the provider refuses 101\.\.(?P<n>\d+)\."),
+        ),
+        examples=(("components/wirespeed/terraform/aks_outbound.py", '"idle_timeout_minutes": 120'),),
+    ),
+    Number(
+        name="AKS's default load balancer idle timeout, minutes",
+        value=azure_lb.AKS_LB_DEFAULT_IDLE_TIMEOUT,
+        home="components/wirespeed/sizing/azure_lb.py",
+        spell=_plain,
+        digits=_small("30"),
+        meaning=r"(?i)idle",
+        slots=(
+            Slot("Pulumi.yaml", r"0 takes the default \((?P<n>\d+) load balancer"),
+            Slot("components/wirespeed/azure/spec.py", r"minutes\. Default (?P<n>\d+) \(load balancer\)"),
+            Slot("modules/aks-outbound/variables.tf", r"Default null: (?P<n>\d+) \(load balancer\)"),
+            Slot("modules/aks-outbound/README.md", r"; default (?P<n>\d+) \(load balancer\)"),
+        ),
+        examples=(
+            ("agent/internal/probe/server.go", "idleTimeout = 30 * time.Second"),  # the probe's HTTP keep-alive
+        ),
+    ),
+    Number(
+        name="Azure NAT gateway's default idle timeout, minutes",
+        value=nat_gateway.AZURE_DEFAULT_IDLE_TIMEOUT,
+        home="components/wirespeed/sizing/nat_gateway.py",
+        spell=_plain,
+        digits=_small("4"),
+        meaning=r"(?i)idle",
+        slots=(
+            Slot("Pulumi.yaml", r"load balancer, (?P<n>\d+) NAT gateway\)"),
+            Slot("components/wirespeed/azure/spec.py", r"\(load balancer\) or (?P<n>\d+) \(NAT gateway\)\.\"\"\""),
+            Slot("modules/aks-outbound/variables.tf", r"\(load balancer\) or (?P<n>\d+) \(NAT gateway\)\.\""),
+            Slot("modules/aks-outbound/README.md", r"\(load balancer\) or (?P<n>\d+) \(NAT gateway\)\.\n"),
+            Slot(
+                "examples/aks-natgw/Pulumi.yaml",
+                r"aks-natgw:idleTimeoutMinutes:\n(?:    .*\n)*?    default: (?P<n>\d+)",
+            ),
+            Slot("examples/aks-natgw/README.md", r"idle timeout (?P<n>\d+) min \|"),
+        ),
+        examples=_IDLE_OTHER_FOURS,
+    ),
+    Number(
+        name="Longest hold, seconds (the workload sizing's 1..3,600 and the agent's 0..3,600)",
+        value=azure_lb.WORKLOAD_HOLD_SECONDS_RANGE[1],
+        home="components/wirespeed/sizing/azure_lb.py",
+        spell=_thousands,
+        digits=r"(?<![\d,_.])3[,_]?600(?![\d,_]|\.\d)",
+        meaning=r"(?i)hold_seconds|hold seconds|SNAT port stays taken",
+        slots=(
+            Slot("components/wirespeed/azure/spec.py", r"reuse cooldown\)\. 1\.\.(?P<n>[\d,]+)\.\"\"\""),
+            Slot("modules/aks-outbound/variables.tf", r"reuse cooldown\), 1\.\.(?P<n>[\d,]+)\. Default"),
+            Slot("modules/sizing/variables.tf", r"hold_seconds\n    \(1\.\.(?P<n>[\d,]+), default"),
+        ),
+    ),
+    Number(
+        name="The agent's metrics port (--listen's default, the DaemonSet's containerPort, the image's exposed port)",
+        value=node_tuning.METRICS_PORT,
+        home="components/wirespeed/manifests/node_tuning.py",
+        spell=_plain,
+        digits=r"(?<![\d.])9808(?!\d)",
+        meaning=r".",
+        slots=(
+            Slot("agent/README.md", r"\| `--listen ADDR` \| `:(?P<n>\d+)` \|"),
+            Slot("agent/README.md", r"next to the metrics' (?P<n>\d+)\)"),
+            Slot("agent/README.md", r"\n`(?P<n>\d+)/tcp`, the labels"),
+        ),
+        go_name="MetricsPort",
+    ),
+    Number(
+        name="SNAT ports per public IP of an Azure NAT gateway",
+        value=nat_gateway.AZURE_PORTS_PER_IP,
+        home="components/wirespeed/sizing/nat_gateway.py",
+        spell=_thousands,
+        digits=r"(?<![\d,_.])64[,_]?512(?![\d,_]|\.\d)",
+        meaning=r".",
+        slots=(
+            _around("Pulumi.yaml", "outbound flows of the cluster (", " per IP)"),
+            _around("components/wirespeed/azure/spec.py", "IPs sized at ", " ports each (max"),
+            _around("docs/cli-json.md", "| public IPs (", " ports each, max"),
+            _around("docs/cli-json.md", "that limit's (", " ports, or"),
+            _around("docs/sizing.md", "# Azure NAT gateway IPs (", " ports each, max"),
+            _around("docs/sizing.md", "| Azure NAT gateway | ", " ports per IP,"),
+            _around("docs/sizing.md", "11,000 / ", " ports and"),
+            _around("examples/aks-natgw/Pulumi.yaml", "sizes the NAT gateway's IPs (", " ports each, max"),
+            _around("examples/aks-natgw/README.md", "SNAT ports on demand (", " per public IP"),
+            _around("examples/aks-natgw/__main__.py", "SNAT ports on demand (", " per IP)"),
+            _around("modules/aks-outbound/README.md", "sized from `nat_gateway_flows` (", " ports per IP,"),
+            _around("modules/aks-outbound/variables.tf", "NAT gateway IPs sized at ", " ports each"),
+            _around("modules/aks-outbound/variables.tf", "(ports on demand, ", " per IP). Create-only"),
+            _around("modules/sizing/README.md", "\n", " ports per IP, up to"),
+            _around("modules/sizing/outputs.tf", "demand, per_ip (", "), capacity"),
+        ),
+    ),
+    Number(
+        name="SNAT ports per frontend public IP of an Azure load balancer",
+        value=azure_lb.PORTS_PER_IP,
+        home="components/wirespeed/sizing/azure_lb.py",
+        spell=_thousands,
+        digits=r"(?<![\d,_.])64[,_]?000(?![\d,_]|\.\d)",
+        meaning=r"(?i)\bIPs?\b|IP\(s\)|outbound_ips",
+        slots=(
+            _around("docs/cli-json.md", "| `outbound_ips x ", "` |"),
+            _around("docs/sizing.md", "7 IP(s) x ", " = 448,000 available"),
+            _around("examples/aks-dsv6/README.md", "252,000 ports; ", " per IP."),
+            _around("examples/aks-existing-cluster/README.md", "pool) <= ", " x outbound IPs`"),
+            _around("modules/aks-outbound/README.md", "2 IP(s) x ", " = 128,000 available"),
+            _around("modules/sizing/README.md", "The limits (", " ports per IP,"),
+            _around("modules/sizing/outputs.tf", '"outbound_ips x ', '."'),
+        ),
+    ),
+    Number(
+        name="Most allocatedOutboundPorts per node on AKS (the same digits as the per-IP ports, another limit)",
+        value=azure_lb.MAX_PORTS_PER_NODE,
+        home="components/wirespeed/sizing/azure_lb.py",
+        spell=_thousands,
+        digits=r"(?<![\d,_.])64[,_]?000(?![\d,_]|\.\d)",
+        meaning=r"(?i)multiple of|per node|allocatedOutboundPorts|allocated_outbound_ports",
+        slots=(Slot("Pulumi.yaml", r"SNAT ports per node \(multiple of 8, up to (?P<n>\d+)\)", _plain),),
+        examples=(("agent/internal/profile/profile.go", '"must be a multiple of 8 between 8 and 64,000"'),),
     ),
 )
 
@@ -156,7 +478,7 @@ def rendered(path: str, text: str) -> str:
                 continue
             (match,) = _slot_matches(number, slot, text)
             start, end = match.span("n")
-            text = text[:start] + number.spell(number.value) + text[end:]
+            text = text[:start] + (slot.spell or number.spell)(number.value) + text[end:]
     return text
 
 
@@ -176,9 +498,12 @@ def scanned_files() -> list[str]:
 
 def copies(number: Number, path: str, text: str) -> Iterator[tuple[int, str]]:
     """(line number, line) of each literal copy of ``number`` in ``text`` that is not its home, a slot or an example."""
-    if path == number.home:
-        return
-    spans = [m.span("n") for slot in number.slots if slot.path == path for m in re.finditer(slot.pattern, text)]
+    if any(path == other.home for other in REGISTRY if other is number or other.value == number.value):
+        return  # its home, or the home of another number of the same value (the idle timeout's minimum and NAT's 4)
+    # Every slot's digits are written from a home, whichever number's: the 4 of the idle timeout's range "4..120" is
+    # not a copy of the NAT gateway's default idle timeout of 4.
+    spans = [m.span("n") for other in REGISTRY for slot in other.slots if slot.path == path
+             for m in re.finditer(slot.pattern, text)]  # fmt: skip
     spans += [m.span() for m in GENERATED_REGION.finditer(text)]
     offset = 0
     for lineno, line in enumerate(text.splitlines(keepends=True), 1):
@@ -191,7 +516,31 @@ def copies(number: Number, path: str, text: str) -> Iterator[tuple[int, str]]:
         offset += len(line)
 
 
+def go_source() -> str:
+    """GO_FILE's text: one constant per registered number with a go_name, documented with its name and home."""
+    lines = [
+        "// Code generated by python -m wirespeed.numbers (make regen) from wirespeed.numbers.REGISTRY. DO NOT EDIT.",
+        "",
+        "// Package numbers holds the numbers the agent shares with wirespeed's Python side, each written from its one",
+        "// home (the file named beside it), so the two never disagree.",
+        "package numbers",
+    ]
+    for number in REGISTRY:
+        if number.go_name is not None:
+            lines += [
+                "",
+                f'// {number.go_name} is "{number.name}", defined in {number.home}.',
+                f"const {number.go_name} = {number.value}",
+            ]
+    return "\n".join(lines) + "\n"
+
+
 def main() -> int:
+    go = ROOT / GO_FILE
+    if not go.is_file() or go.read_text() != go_source():
+        go.parent.mkdir(parents=True, exist_ok=True)
+        go.write_text(go_source())
+        print(f"wrote {GO_FILE}")
     for path in slot_paths():
         file = ROOT / path
         text = file.read_text()

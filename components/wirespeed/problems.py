@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from wirespeed import message_table
+
 
 @dataclass(frozen=True)
 class Problem:
@@ -60,9 +62,9 @@ class InvalidInputError(ValueError):
         super().__init__(f"{heading}:\n" + "\n".join(f"  {p}" for p in self.problems))
 
 
-# A name this many edits or fewer from a known one is suggested as the one meant; the Go agent suggests with the
-# same bound (agent/internal/profile: suggestWithinEdits), so both name the same field for the same typo.
-SUGGEST_WITHIN_EDITS = 3
+# A name this many edits or fewer from a known one is suggested as the one meant; the Go agent reads the same bound
+# from the same message table (agent/internal/profile), so both name the same field for the same typo.
+SUGGEST_WITHIN_EDITS = message_table.SUGGEST_WITHIN_EDITS
 
 
 def edit_distance(a: str, b: str) -> int:
@@ -94,14 +96,14 @@ def nearest(name: str, known: Iterable[str]) -> str | None:
 def did_you_mean(name: str, known: Iterable[str]) -> str:
     """`` (did you mean "sysctls"?)`` for a likely typo, else empty."""
     near = nearest(name, known)
-    return f' (did you mean "{near}"?)' if near else ""
+    return message_table.say("did_you_mean", near=near) if near else ""
 
 
-def quoted_number(text: str, must: str = "must be a number") -> str:
+def quoted_number(text: str, must: str = message_table.NUMBER_WORDS[1]) -> str:
     """Why a number written as a JSON string is refused, and the fix: the one rule for every JSON input wirespeed
     reads (profiles, workload files, policy config; docs/inputs.md says it once). The Go agent words a profile's
     the same (agent/internal/profile: quotedNumber)."""
-    return f"{must}, not a string: write {text} without quotes"
+    return message_table.say("quoted_number", must=must, text=text)
 
 
 def unknown_keys(file: str, keys: Sequence[str], known: Sequence[str]) -> list[Problem]:

@@ -1,3 +1,4 @@
+# Registered numbers are written here by python -m wirespeed.numbers (make regen) from their one home: do not edit them.
 """A new AKS cluster whose egress uses an AKS-managed NAT gateway, sized from the cluster's concurrent flows.
 
 A NAT gateway hands out SNAT ports on demand (64,512 per IP) rather than a fixed share per node, so there is no

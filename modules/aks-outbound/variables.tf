@@ -1,4 +1,4 @@
-# Numbers registered in wirespeed.numbers are written into this file by python -m wirespeed.numbers (make regen) from their one home; do not edit them here.
+# Registered numbers are written here by python -m wirespeed.numbers (make regen) from their one home: do not edit them.
 variable "pools" {
   description = <<-EOT
     Every node pool behind the cluster's load balancer (the system pool too): max_count (1..1,000) and max_surge, a node

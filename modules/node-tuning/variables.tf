@@ -1,4 +1,4 @@
-# Numbers registered in wirespeed.numbers are written into this file by python -m wirespeed.numbers (make regen) from their one home; do not edit them here.
+# Registered numbers are written here by python -m wirespeed.numbers (make regen) from their one home: do not edit them.
 variable "admission_policy" {
   description = <<-EOT
     Create the ValidatingAdmissionPolicy (and binding) that lets the agent change only its own Node's

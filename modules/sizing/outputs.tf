@@ -1,3 +1,4 @@
+# Registered numbers are written here by python -m wirespeed.numbers (make regen) from their one home: do not edit them.
 output "allocated_outbound_ports" {
   description = "SNAT ports per node to set as loadBalancerProfile.allocatedOutboundPorts."
   value       = local.lb ? local.allocated : null

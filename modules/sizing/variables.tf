@@ -1,4 +1,4 @@
-# Numbers registered in wirespeed.numbers are written into this file by python -m wirespeed.numbers (make regen) from their one home; do not edit them here.
+# Registered numbers are written here by python -m wirespeed.numbers (make regen) from their one home: do not edit them.
 variable "allocated_outbound_ports" {
   description = "Explicit SNAT ports per node (a multiple of 8, 8..64,000). Give this or workload, not both."
   type        = number

@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -29,6 +30,7 @@ import (
 	"github.com/wirespeed-io/wirespeed/agent/internal/links"
 	"github.com/wirespeed-io/wirespeed/agent/internal/metrics"
 	"github.com/wirespeed-io/wirespeed/agent/internal/nodestatus"
+	"github.com/wirespeed-io/wirespeed/agent/internal/numbers"
 	"github.com/wirespeed-io/wirespeed/agent/internal/profile"
 	"github.com/wirespeed-io/wirespeed/agent/internal/reconcile"
 	"github.com/wirespeed-io/wirespeed/agent/internal/status"
@@ -73,7 +75,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.dryRun, "dry-run", false, "never write; report drift")
 	fs.DurationVar(&o.resync, "resync", 60*time.Second, "period of the full reconcile that catches changes made by others")
 	fs.DurationVar(&o.debounce, "debounce", 100*time.Millisecond, "per-link settle window after link events")
-	fs.StringVar(&o.listen, "listen", ":9808", "`addr` for /metrics, /healthz, /readyz; empty disables")
+	fs.StringVar(&o.listen, "listen", ":"+strconv.Itoa(numbers.MetricsPort), "`addr` for /metrics, /healthz, /readyz; empty disables")
 	fs.StringVar(&o.nodeName, "node-name", os.Getenv("NODE_NAME"), "this node's `name` (default $NODE_NAME)")
 	fs.BoolVar(&o.kube, "kube", true, "report to Kubernetes (in-cluster, or with --kubeconfig)")
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig `file` (default: in-cluster service account)")

@@ -2,7 +2,6 @@ package nodestatus
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -93,11 +92,6 @@ func spenders(s snat.Snapshot, capacity int) string {
 	return b.String()
 }
 
-// commas writes n with thousands separators, as the Python side writes numbers.
-func commas(n int) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
+// commas writes n with thousands separators as the Python side does: profile.Thousands, the agent's one grouping
+// (held to tests/vectors/thousands.json).
+func commas(n int) string { return profile.Thousands(n) }

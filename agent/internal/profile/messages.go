@@ -184,26 +184,8 @@ func schemaAt(schemaLoc string) *jsonschema.Schema {
 }
 
 // An interface glob that path.Match would report as ErrBadPattern (and then match no link) is refused by the
-// schema's pattern (wirespeed.profile.GLOB_PATTERN); its message is the Python side's GLOB_ALLOWED, word for
-// word (tests/vectors/profiles.json).
-const (
-	globPatternPrefix = `^(?:[^\[\\]|\\.|\[`
-	globAllowed       = "must be a well-formed glob: * ? literal characters, and classes [...] closed by ']' " +
-		`holding at least one character or range (escape ] and - inside a class with \)`
-)
-
-// JSON type names in words (the "must be ..." half of a message).
-var typeWords = map[string]string{
-	"integer": "a whole number", "number": "a number", "string": "a string", "object": "an object",
-	"array": "a list", "boolean": "true or false", "null": "null",
-}
-
-func plural(n int, one string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, one)
-	}
-	return fmt.Sprintf("%d %ss", n, one)
-}
+// schema's pattern (wirespeed.profile.GLOB_PATTERN) with the shared table's "glob" message.
+const globPatternPrefix = `^(?:[^\[\\]|\\.|\[`
 
 // describe words one failed keyword the way wirespeed.profile does (tests/vectors/profiles.json holds
 // the exact messages both must give): "<pointer>: is required", "<pointer>: is not a known field", or
@@ -214,7 +196,7 @@ func describe(e *jsonschema.ValidationError, doc any) []Problem {
 	case *kind.Required:
 		var out []Problem
 		for _, name := range k.Missing {
-			out = append(out, Problem{Pointer: ptr + "/" + escape(name), Message: "is required"})
+			out = append(out, Problem{Pointer: ptr + "/" + escape(name), Message: say("required")})
 		}
 		return out
 	case *kind.AdditionalProperties:
@@ -224,11 +206,10 @@ func describe(e *jsonschema.ValidationError, doc any) []Problem {
 		if s := schemaAt(e.SchemaURL); s != nil && s.Pattern != nil {
 			pattern = s.Pattern.String()
 		}
-		return []Problem{{Pointer: ptr + "/" + escape(k.Property),
-			Message: fmt.Sprintf("%s is not allowed: must match %s", show(k.Property), pattern)}}
+		return []Problem{{Pointer: ptr + "/" + escape(k.Property), Message: mustMatch(k.Property, pattern)}}
 	}
 	value := lookup(doc, e.InstanceLocation)
-	message := fmt.Sprintf("%s is not allowed: %s", show(value), quotedNumber(value, allowed(e)))
+	message := say("not_allowed", "value", show(value), "allowed", quotedNumber(value, allowed(e)))
 	return []Problem{{Pointer: ptr, Message: message}}
 }
 
@@ -236,10 +217,15 @@ func describe(e *jsonschema.ValidationError, doc any) []Problem {
 // wirespeed.problems.quoted_number words it for every JSON input. Any other refusal is returned as it is.
 func quotedNumber(value any, allowed string) string {
 	text, isString := value.(string)
-	if !isString || (allowed != "must be a whole number" && allowed != "must be a number") {
+	if !isString || (allowed != mustBeTypes("integer") && allowed != mustBeTypes("number")) {
 		return allowed
 	}
-	return fmt.Sprintf("%s, not a string: write %s without quotes", allowed, text)
+	return say("quoted_number", "must", allowed, "text", text)
+}
+
+// mustMatch refuses a name for its spelling: `"X" is not allowed: must match PATTERN`.
+func mustMatch(name, pattern string) string {
+	return say("not_allowed", "value", show(name), "allowed", say("must_match", "pattern", pattern))
 }
 
 // unknownFields words the fields an object does not know. An object whose keys follow a pattern (rings by
@@ -259,12 +245,12 @@ func unknownFields(e *jsonschema.ValidationError, k *kind.AdditionalProperties, 
 	}
 	var out []Problem
 	for _, name := range k.Properties {
-		p := Problem{Pointer: ptr + "/" + escape(name), Message: "is not a known field" + didYouMean(name, known)}
+		p := Problem{Pointer: ptr + "/" + escape(name), Message: say("unknown_field", "hint", didYouMean(name, known))}
 		switch {
 		case strings.HasSuffix(e.SchemaURL, sysctlsSchema):
 			p.Message = unknownSysctl(name)
 		case pattern != "":
-			p.Message = fmt.Sprintf("%s is not allowed: must match %s", show(name), pattern)
+			p.Message = mustMatch(name, pattern)
 		}
 		out = append(out, p)
 	}
@@ -273,10 +259,10 @@ func unknownFields(e *jsonschema.ValidationError, k *kind.AdditionalProperties, 
 
 // The sysctls section is an allow-list (the schema's properties, generated from wirespeed.profile.Sysctls): a
 // name outside it is refused with the list and, for a likely typo, the name meant.
-const (
-	sysctlsSchema      = "#/$defs/Sysctls"
-	suggestWithinEdits = 3 // wirespeed.profile.SUGGEST_WITHIN_EDITS
-)
+const sysctlsSchema = "#/$defs/Sysctls"
+
+// suggestWithinEdits is the shared table's bound on a "did you mean" (wirespeed.problems.SUGGEST_WITHIN_EDITS).
+var suggestWithinEdits = messages.SuggestWithinEdits
 
 // KnownSysctls lists every sysctl a profile may set, sorted, read from the embedded schema.
 var KnownSysctls = knownSysctls(schemaJSON)
@@ -308,10 +294,10 @@ func knownSysctls(schema []byte) []string {
 func unknownSysctl(name string) string {
 	hint := ""
 	if near := nearestSysctl(name); near != "" {
-		hint = fmt.Sprintf(" (did you mean %s?)", show(near))
+		hint = say("sysctl_hint", "near", show(near))
 	}
-	return fmt.Sprintf("%s is not allowed: must be one of the %d sysctls wirespeed sets%s: %s",
-		show(name), len(KnownSysctls), hint, strings.Join(KnownSysctls, ", "))
+	return say("unknown_sysctl", "name", show(name), "count", strconv.Itoa(len(KnownSysctls)), "hint", hint,
+		"names", strings.Join(KnownSysctls, messages.ListSeparator))
 }
 
 // nearestSysctl is the known sysctl name is most likely a typo of (fewest edits, then alphabetical), or "".
@@ -341,7 +327,7 @@ func didYouMean(name string, known []string) string {
 	if best == "" || best == name || bestDistance >= len([]rune(bare)) {
 		return ""
 	}
-	return fmt.Sprintf(" (did you mean %q?)", best)
+	return say("did_you_mean", "near", best)
 }
 
 // editDistance is the Levenshtein distance by code point (wirespeed.profile.edit_distance).
@@ -378,37 +364,31 @@ func allowed(e *jsonschema.ValidationError) string {
 		}
 		return allowedRange(s)
 	case *kind.Type:
-		words := make([]string, len(k.Want))
-		for i, w := range k.Want {
-			if words[i] = typeWords[w]; words[i] == "" {
-				words[i] = w
-			}
-		}
-		return "must be " + strings.Join(words, " or ")
+		return mustBeTypes(k.Want...)
 	case *kind.Pattern:
 		if strings.HasPrefix(k.Want, globPatternPrefix) {
-			return globAllowed
+			return say("glob")
 		}
-		return "must match " + k.Want
+		return say("must_match", "pattern", k.Want)
 	case *kind.Const:
-		return "must be " + show(k.Want)
+		return say("must_be", "what", show(k.Want))
 	case *kind.Enum:
 		want := make([]string, len(k.Want))
 		for i, w := range k.Want {
 			want[i] = show(w)
 		}
-		return "must be one of " + strings.Join(want, ", ")
+		return say("must_be_one_of", "values", strings.Join(want, messages.ListSeparator))
 	case *kind.MinItems:
-		return "must have at least " + plural(k.Want, "item")
+		return say("at_least_items", "count", plural(k.Want, "item"))
 	case *kind.MaxItems:
-		return "must have at most " + plural(k.Want, "item")
+		return say("at_most_items", "count", plural(k.Want, "item"))
 	case *kind.MinLength:
-		return "must be at least " + plural(k.Want, "character") + " long"
+		return say("at_least_long", "count", plural(k.Want, "character"))
 	case *kind.MaxLength:
-		return "must be at most " + plural(k.Want, "character") + " long"
+		return say("at_most_long", "count", plural(k.Want, "character"))
 	case *kind.Format:
 		if k.Want == cidrFormat {
-			return cidrAllowed
+			return say("cidr")
 		}
 	case *kind.Not:
 		// A field one kind of outbound section refuses: the schema says which kinds take it.
@@ -426,8 +406,8 @@ func allowedRange(s *jsonschema.Schema) string {
 	if s != nil {
 		lo, hi = ratString(s.Minimum), ratString(s.Maximum)
 		if s.MultipleOf != nil {
-			step = "a multiple of " + ratString(s.MultipleOf) + " "
+			step = say("range_step", "step", ratString(s.MultipleOf))
 		}
 	}
-	return fmt.Sprintf("must be %sbetween %s and %s", step, lo, hi)
+	return say("range", "step", step, "low", lo, "high", hi)
 }

@@ -15,11 +15,8 @@ const (
 )
 
 // cidrFormat is the JSON Schema format of outbound.exclude_cidrs items; the Python model registers the same
-// rule (wirespeed.profile._cidr) and words a failure the same way.
-const (
-	cidrFormat  = "cidr"
-	cidrAllowed = "must be an IPv4 or IPv6 CIDR such as 10.244.0.0/16 or fd00::/8"
-)
+// rule (wirespeed.profile._cidr), and both word a failure with the shared table's "cidr" message.
+const cidrFormat = "cidr"
 
 // validCIDR accepts what netip.ParsePrefix does: an address (no zone, no leading zeros) and a decimal
 // prefix length; host bits may be set. Non-strings are left to the "type" keyword.
@@ -29,7 +26,7 @@ func validCIDR(v any) error {
 		return nil
 	}
 	if _, err := netip.ParsePrefix(s); err != nil {
-		return fmt.Errorf("%s", cidrAllowed)
+		return fmt.Errorf("%s", say("cidr"))
 	}
 	return nil
 }

@@ -24,11 +24,11 @@ from wirespeed.sizing.snat_limits import (
 )
 from wirespeed.values import whole
 
-# learn.microsoft.com/azure/aks/configure-load-balancer-standard and the NAT gateway profile in the 2025-09-01
-# API: outbound idle timeout 4..120 minutes; defaults 30 (load balancer) and 4 (NAT gateway).
-IDLE_TIMEOUT_RANGE = (4, 120)
-LB_DEFAULT_IDLE_TIMEOUT = 30
-NAT_DEFAULT_IDLE_TIMEOUT = 4
+# The outbound idle timeout's range and defaults, cited at their homes in wirespeed.sizing (below this layer, so the
+# agent's UDP hold bound derives from them too).
+IDLE_TIMEOUT_RANGE = azure_lb.OUTBOUND_IDLE_TIMEOUT_RANGE
+LB_DEFAULT_IDLE_TIMEOUT = azure_lb.AKS_LB_DEFAULT_IDLE_TIMEOUT
+NAT_DEFAULT_IDLE_TIMEOUT = nat_gateway.AZURE_DEFAULT_IDLE_TIMEOUT
 # Azure Monitor metric alerts take severity 0 (critical) .. 4 (verbose) (Microsoft.Insights/metricAlerts).
 SEVERITY_RANGE = (0, 4)
 
@@ -194,11 +194,12 @@ def _check_load_balancer(
     else:
         ports = spec.allocated_outbound_ports
         count = whole(ports)
-        if count is None or not 8 <= count <= azure_lb.MAX_PORTS_PER_NODE or count % 8:
+        step, most = azure_lb.PORT_GRANULARITY, azure_lb.MAX_PORTS_PER_NODE
+        if count is None or not step <= count <= most or count % step:
             out.add(
                 join(prefix, "allocated_outbound_ports"),
-                f"{ports!r} is not allowed: a multiple of 8 between 8 and 64,000 (0 would hand the choice to "
-                "Azure, which halves it as the pool grows)",
+                f"{ports!r} is not allowed: a multiple of {step} between {step} and {most:,} (0 would hand the "
+                "choice to Azure, which halves it as the pool grows)",
             )
             return None
     if pools is None or timeout is None or fixed_ips is False:

@@ -1,3 +1,4 @@
+# Registered numbers are written here by python -m wirespeed.numbers (make regen) from their one home: do not edit them.
 """The AKS components' arguments as plain dataclasses: no Pulumi import, so plans and policies can share them.
 
 Every field documents its default, its allowed range and what it conflicts with. The Pulumi components
@@ -12,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from wirespeed.manifests.node_tuning import PROFILE_LABEL
-from wirespeed.sizing import azure_lb
+from wirespeed.sizing import azure_lb, snat_limits
 
 if TYPE_CHECKING:
     from wirespeed.profile import Profile
@@ -239,7 +240,7 @@ class SnatAlertSpec:
     0). Load balancer outbound only.
     """
 
-    threshold_percent: float = 80.0
+    threshold_percent: float = snat_limits.DEFAULT_SNAT_ALERT_PERCENT
     """Percent of the allocated ports, 1..99. Default 80."""
 
     severity: int = 2

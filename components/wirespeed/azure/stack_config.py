@@ -105,8 +105,12 @@ def _positive_or_none(value: Any) -> Any:
     return None if value in (0, None, "") else value
 
 
-# wirespeed's bounds for wirespeed:headroomPercent: the sizing's headroom multiplier 1..10 (wirespeed.sizing.azure_lb).
-HEADROOM_PERCENT_RANGE = (0, 900)
+# wirespeed's bounds for wirespeed:headroomPercent: the sizing's headroom multipliers (azure_lb.HEADROOM_RANGE) in
+# percent.
+HEADROOM_PERCENT_RANGE = (
+    round((azure_lb.HEADROOM_RANGE[0] - 1) * 100),
+    round((azure_lb.HEADROOM_RANGE[1] - 1) * 100),
+)
 # The sizing's default multiplier as the percent the stack key takes (1.25 -> 25), not a second copy of it.
 DEFAULT_HEADROOM_PERCENT = round((azure_lb.DEFAULT_HEADROOM - 1) * 100)
 

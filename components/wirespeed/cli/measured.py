@@ -103,7 +103,8 @@ HeadroomText = Annotated[
     str | None,
     typer.Option(
         "--headroom",
-        help="Headroom over the measured peak: a percent (25%) or a multiplier (1.25). Default 25%.",
+        help="Headroom over the measured peak: a percent (25%) or a multiplier (1.25). "
+        f"Default {decimal_text((exact(azure_lb.DEFAULT_HEADROOM) - 1) * 100)}%.",
     ),
 ]
 
@@ -157,7 +158,7 @@ def _token(path: Path) -> str:
 
 
 def headroom(text: str | None) -> Fraction:
-    """``--headroom`` as a multiplier: ``25%`` is 1.25, ``1.25`` is 1.25. Default 1.25."""
+    """``--headroom`` as a multiplier: ``25%`` is 1.25, ``1.25`` is 1.25. Default azure_lb.DEFAULT_HEADROOM."""
     if text is None:
         return exact(azure_lb.DEFAULT_HEADROOM)
     low, high = azure_lb.HEADROOM_RANGE

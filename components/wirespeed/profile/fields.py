@@ -17,6 +17,8 @@ from pydantic import (
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
 
+from wirespeed import message_table
+
 DRIVER_NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,31}$"
 PROFILE_NAME_PATTERN = r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"
 # An interface-name glob as the agent matches it (Go's path.Match): literals, * and ?, a backslash escape, or a
@@ -29,19 +31,18 @@ _GLOB_ITEM = rf"{_GLOB_CHAR}(?:-{_GLOB_CHAR})?"
 # A '^' right after '[' negates (Go); the class still needs an item after it.
 _GLOB_FIRST = r"(?:[^\]\\\-^]|\\.)" + rf"(?:-{_GLOB_CHAR})?"
 GLOB_PATTERN = rf"^(?:[^\[\\]|\\.|\[(?:\^{_GLOB_ITEM}|{_GLOB_FIRST})(?:{_GLOB_ITEM})*\])*$"
-GLOB_ALLOWED = (
-    "must be a well-formed glob: * ? literal characters, and classes [...] closed by ']' holding at least one "
-    "character or range (escape ] and - inside a class with \\)"
-)
+GLOB_ALLOWED = message_table.say("glob")
+# Messages are worded in the shared table (wirespeed.message_table), which the Go agent reads too.
+WHOLE_NUMBER = message_table.must_be_types("integer")
 
 
 def _whole_number(value: object) -> object:
     """Accept ints and integral floats (Pulumi's numbers); refuse bools, strings and fractions."""
     if isinstance(value, bool | str):
-        raise ValueError("must be a whole number")
+        raise ValueError(WHOLE_NUMBER)
     if isinstance(value, float):
         if not value.is_integer():
-            raise ValueError("must be a whole number")
+            raise ValueError(WHOLE_NUMBER)
         return int(value)
     return value
 
@@ -70,8 +71,8 @@ class Range:
 
     def _check(self, value: int) -> int:
         if not self.low <= value <= self.high or value % self.multiple_of:
-            step = f"a multiple of {self.multiple_of:,} " if self.multiple_of > 1 else ""
-            raise ValueError(f"must be {step}between {self.low:,} and {self.high:,}")
+            step = message_table.say("range_step", step=f"{self.multiple_of:,}") if self.multiple_of > 1 else ""
+            raise ValueError(message_table.say("range", step=step, low=f"{self.low:,}", high=f"{self.high:,}"))
         return value
 
 

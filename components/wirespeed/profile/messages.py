@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from wirespeed import message_table
 from wirespeed.errors import UserError
 from wirespeed.problems import did_you_mean, quoted_number
 from wirespeed.profile.fields import GLOB_ALLOWED, GLOB_PATTERN
@@ -38,8 +39,7 @@ def _json(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=repr)
 
 
-def _plural(n: int, one: str) -> str:
-    return f"{n} {one}" if n == 1 else f"{n} {one}s"
+_plural = message_table.plural
 
 
 def _literal_values(expected: str) -> list[Any] | None:
@@ -52,36 +52,37 @@ def _literal_values(expected: str) -> list[Any] | None:
     return list(parsed) if isinstance(parsed, list) else None
 
 
-# pydantic error types for a value of the wrong JSON type, in the words the Go agent uses.
-_TYPE_WORDS = {
-    "string_type": "a string",
-    "dict_type": "an object",
-    "model_type": "an object",
-    "model_attributes_type": "an object",
-    "list_type": "a list",
-    "int_type": "a whole number",
-    "bool_type": "true or false",
+# pydantic error types for a value of the wrong JSON type, as the JSON type the shared table words (as Go does).
+_JSON_TYPE = {
+    "string_type": "string",
+    "dict_type": "object",
+    "model_type": "object",
+    "model_attributes_type": "object",
+    "list_type": "array",
+    "int_type": "integer",
+    "bool_type": "boolean",
 }
 
 
 def _allowed(error: Mapping[str, Any]) -> str:
     kind, ctx = error["type"], error.get("ctx") or {}
-    if kind in _TYPE_WORDS:
-        return f"must be {_TYPE_WORDS[kind]}"
+    say = message_table.say
+    if kind in _JSON_TYPE:
+        return message_table.must_be_types(_JSON_TYPE[kind])
     if kind == "string_pattern_mismatch":
-        return GLOB_ALLOWED if ctx["pattern"] == GLOB_PATTERN else f"must match {ctx['pattern']}"
+        return GLOB_ALLOWED if ctx["pattern"] == GLOB_PATTERN else say("must_match", pattern=ctx["pattern"])
     if kind == "literal_error" and (values := _literal_values(str(ctx.get("expected", "")))):
         if len(values) == 1:
-            return f"must be {_json(values[0])}"
-        return "must be one of " + ", ".join(_json(v) for v in values)
+            return say("must_be", what=_json(values[0]))
+        return say("must_be_one_of", values=message_table.LIST_SEPARATOR.join(_json(v) for v in values))
     if kind == "too_long":
-        return f"must have at most {_plural(ctx['max_length'], 'item')}"
+        return say("at_most_items", count=_plural(ctx["max_length"], "item"))
     if kind == "too_short":
-        return f"must have at least {_plural(ctx['min_length'], 'item')}"
+        return say("at_least_items", count=_plural(ctx["min_length"], "item"))
     if kind == "string_too_short":
-        return f"must be at least {_plural(ctx['min_length'], 'character')} long"
+        return say("at_least_long", count=_plural(ctx["min_length"], "character"))
     if kind == "string_too_long":
-        return f"must be at most {_plural(ctx['max_length'], 'character')} long"
+        return say("at_most_long", count=_plural(ctx["max_length"], "character"))
     return str(error["msg"]).removeprefix("Value error, ")
 
 
@@ -120,31 +121,25 @@ def _fields_at(loc: Sequence[object]) -> list[str]:
 def unknown_sysctl(name: str) -> str:
     """The refusal of a sysctl outside the allow-list, word for word what the Go agent says."""
     near = nearest_sysctl(name)
-    hint = f" (did you mean {_json(near)}?)" if near else ""
-    return (
-        f"{_json(name)} is not allowed: must be one of the {len(KNOWN_SYSCTLS)} sysctls wirespeed sets{hint}: "
-        + ", ".join(KNOWN_SYSCTLS)
-    )
+    hint = message_table.say("sysctl_hint", near=_json(near)) if near else ""
+    names = message_table.LIST_SEPARATOR.join(KNOWN_SYSCTLS)
+    return message_table.say("unknown_sysctl", name=_json(name), count=len(KNOWN_SYSCTLS), hint=hint, names=names)
 
 
 def _describe(error: Mapping[str, Any]) -> str:
     """One problem in the words the Go agent uses too (tests/vectors/profiles.json holds both's exact text):
     "is required", "is not a known field", or "<value as JSON> is not allowed: <what is>"."""
     if error["type"] == "missing":
-        return "is required"
+        return message_table.say("required")
     if error["type"] == "extra_forbidden":
         loc = error["loc"]
         if len(loc) == 2 and loc[0] == "sysctls":
             return unknown_sysctl(str(loc[1]))
-        return "is not a known field" + did_you_mean(str(loc[-1]), _fields_at(loc[:-1]))
+        return message_table.say("unknown_field", hint=did_you_mean(str(loc[-1]), _fields_at(loc[:-1])))
     allowed, value = _allowed(error), error.get("input")
-    if isinstance(value, str) and allowed in _NUMBER_WORDS:
+    if isinstance(value, str) and allowed in message_table.NUMBER_WORDS:
         allowed = quoted_number(value, allowed)
-    return f"{_json(value)} is not allowed: {allowed}"
-
-
-# What a number field says it must be: a string there gets quoted_number's fix (write it without quotes).
-_NUMBER_WORDS = ("must be a whole number", "must be a number")
+    return message_table.say("not_allowed", value=_json(value), allowed=allowed)
 
 
 _Model = TypeVar("_Model", bound=BaseModel)
@@ -185,5 +180,6 @@ def load_profile(text: str) -> Profile:
         # json raises these for numbers past int's digit limit and for nesting past the recursion limit.
         raise ProfileError([("/", f"not valid JSON: {exc}")]) from None
     if not isinstance(data, dict):
-        raise ProfileError([("/", f"{_json(data)} is not allowed: must be an object")])
+        not_object = message_table.say("not_allowed", value=_json(data), allowed=message_table.must_be_types("object"))
+        raise ProfileError([("/", not_object)])
     return validate_profile(data)

@@ -23,8 +23,10 @@ from pydantic import (
 )
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
+from wirespeed import message_table
 from wirespeed.profile.fields import (
     PROFILE_NAME_PATTERN,
+    WHOLE_NUMBER,
     DriverName,
     NamePattern,
     Range,
@@ -115,7 +117,7 @@ TCP_HOLD = Range(*snat_limits.TCP_HOLD_SECONDS_RANGE)
 UDP_HOLD = Range(*snat_limits.UDP_HOLD_SECONDS_RANGE)
 MAX_EXCLUDE_CIDRS = 256  # wirespeed's bound: a pod and a service range per cluster, with room for many more
 CIDR_FORMAT = "cidr"  # a JSON Schema format the Go agent registers: the message below, the same rules
-CIDR_ALLOWED = "must be an IPv4 or IPv6 CIDR such as 10.244.0.0/16 or fd00::/8"
+CIDR_ALLOWED = message_table.say("cidr")
 
 
 def _cidr(value: str) -> str:
@@ -226,7 +228,7 @@ class Outbound(_Strict):
     def _hold_not_null(cls, value: object) -> object:
         # Absent means hold_seconds; a stated null is refused, as the schema's integer type refuses it in Go.
         if value is None:
-            raise PydanticCustomError("int_type", "must be a whole number")
+            raise PydanticCustomError("int_type", WHOLE_NUMBER)
         return value
 
     def tcp_hold(self) -> int:
@@ -245,7 +247,7 @@ class Outbound(_Strict):
         if kind is not None and snat_limits.KINDS[kind].sized_by != info.field_name:
             raise ValueError(_only_with(str(info.field_name)))
         if value is None:
-            raise PydanticCustomError("int_type", "must be a whole number")
+            raise PydanticCustomError("int_type", WHOLE_NUMBER)
         return value
 
     @field_validator("public_ips")
@@ -256,7 +258,8 @@ class Outbound(_Strict):
         bounds = PUBLIC_IPS_RANGES.get(info.data.get("kind"))  # type: ignore[arg-type]
         if value is None or bounds is None or bounds.low <= value <= bounds.high:
             return value
-        raise ValueError(f"must be between {bounds.low:,} and {bounds.high:,} {_with_kind(info.data['kind'])}")
+        within = message_table.say("range", step="", low=f"{bounds.low:,}", high=f"{bounds.high:,}")
+        raise ValueError(f"{within} {_with_kind(info.data['kind'])}")
 
     @model_validator(mode="wrap")
     @classmethod

@@ -338,8 +338,8 @@ def review(plan: ProgramPlan) -> PlanReview:
                         nodes += p.sizing_pool().nodes_at_max
                 findings.append(
                     f"cluster {name} is looked up, not managed here: this program adds {nodes:,} node(s) at peak "
-                    "(maxCount + surge) to its outbound; check its allocatedOutboundPorts x all nodes <= 64,000 x "
-                    "outbound IPs (`wirespeed size azure-lb`)"
+                    "(maxCount + surge) to its outbound; check its allocatedOutboundPorts x all nodes <= "
+                    f"{azure_lb.PORTS_PER_IP:,} x outbound IPs (`wirespeed size azure-lb`)"
                 )
             continue
         cluster_naps = [n for n in naps if n.cluster == name]
@@ -399,7 +399,12 @@ def _outbound(
         )
     if outbound_type == "managedNATGateway":
         nat = get(network, "natGatewayProfile") or {}
-        count = whole(get(nat, "managedOutboundIPProfile", "count")) or 1
+        given = whole(get(nat, "managedOutboundIPProfile", "count"))
+        # An absent count is AKS's default, 1 (ManagedClusterManagedOutboundIPProfile.count in the AKS API, e.g.
+        # learn.microsoft.com/dotnet/api/microsoft.azure.management.containerservice.models.
+        # managedclustermanagedoutboundipprofile.count: "range of 1 to 16 (inclusive). The default value is 1."); an
+        # explicit 0 stays 0, which AKS refuses.
+        count = 1 if given is None else given
         nodes = sum(p.nodes_at_max for p in sizing_pools)
         findings.append(
             f"NAT gateway ports are shared on demand: {count} IP(s) x {nat_gateway.AZURE_PORTS_PER_IP:,} = "

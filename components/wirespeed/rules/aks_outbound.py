@@ -318,7 +318,7 @@ SNAT_PORTS_MINIMUM = Rule(
 SNAT_CAPACITY = Rule(
     id="aks-snat-capacity",
     description="Per AKS cluster, allocated ports x (maxCount + surge of every pool, node ceiling + disruption budget "
-    "of every node auto-provisioning NodePool) fit in 64,000 x outbound IPs.",
+    f"of every node auto-provisioning NodePool) fit in {PORTS_PER_IP:,} x outbound IPs.",
     severity="critical",
     default_enforcement="mandatory",
     remediation="Add outbound IPs (managedOutboundIPs.count, listed IPs or a larger prefix) or lower "

@@ -17,6 +17,7 @@ from typing import Any, cast
 
 from wirespeed.sizing.errors import InfeasibleError, SizingError, check_whole
 from wirespeed.sizing.exact import Number, ceil_div, check_decimal, decimal_text, exact, round_up_to_multiple
+from wirespeed.sizing.nat_gateway import AZURE_PORTS_PER_IP as AZURE_NAT_PORTS_PER_IP
 
 # learn.microsoft.com/azure/load-balancer/outbound-rules#scale: 64,000 SNAT ports per frontend public IP.
 PORTS_PER_IP = 64_000
@@ -31,6 +32,12 @@ PORT_GRANULARITY = 8
 # nodes per cluster needs a quota increase from support.
 MAX_POOL_NODES = 1_000
 MAX_CLUSTER_NODES = 5_000
+# learn.microsoft.com/azure/aks/configure-load-balancer-standard and the
+# 2025-09-01 Microsoft.ContainerService API: loadBalancerProfile.idleTimeoutInMinutes and
+# ManagedClusterNATGatewayProfile's ("minimum": 4, "maximum": 120) are 4..120 minutes; AKS's load balancer default is
+# 30 (the NAT gateway's is nat_gateway.AZURE_DEFAULT_IDLE_TIMEOUT).
+OUTBOUND_IDLE_TIMEOUT_RANGE = (4, 120)
+AKS_LB_DEFAULT_IDLE_TIMEOUT = 30
 # AKS API, AgentPoolUpgradeSettings.maxSurge (the Microsoft.ContainerService REST spec, as rendered in the SDK
 # references, e.g. learn.microsoft.com/javascript/api/@azure-rest/arm-containerservice/agentpoolupgradesettings):
 # "If a percentage is specified, it is the percentage of the total agent pool size at the time of the upgrade.
@@ -501,7 +508,11 @@ def _explicit_ports(ports: int, dyn: int | None, notes: list[str]) -> tuple[int,
     """The ports a user gave, checked; noted when below what Azure's default would give."""
     ports = check_whole("ports", ports, PORT_GRANULARITY, MAX_PORTS_PER_NODE)
     if ports % PORT_GRANULARITY:
-        raise SizingError("ports", ports, f"must be a multiple of {PORT_GRANULARITY} between 8 and 64,000")
+        raise SizingError(
+            "ports",
+            ports,
+            f"must be a multiple of {PORT_GRANULARITY} between {PORT_GRANULARITY} and {MAX_PORTS_PER_NODE:,}",
+        )
     if dyn is not None and ports < dyn:
         notes.append(f"Warning: {ports:,} is below the {dyn:,} Azure would allocate by default at this size.")
     return ports, "given explicitly"
@@ -525,8 +536,8 @@ def _workload_ports(workload: Workload | MeasuredPeak, dyn: int | None) -> tuple
             f"ports per node: {allocated:,} required but at most {MAX_PORTS_PER_NODE:,} are allowed",
             required=allocated,
             available=MAX_PORTS_PER_NODE,
-            suggestion="spread the calls over more destinations or connection-pool them, or use a NAT "
-            "gateway (outboundType managedNATGateway: ports are allocated on demand, 64,512 per IP)",
+            suggestion="spread the calls over more destinations or connection-pool them, or use a NAT gateway "
+            f"(outboundType managedNATGateway: ports are allocated on demand, {AZURE_NAT_PORTS_PER_IP:,} per IP)",
         )
     return allocated, ports_from
 

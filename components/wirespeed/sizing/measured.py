@@ -2,7 +2,8 @@
 behind one gateway (``wirespeed size azure-natgw --from-prometheus URL``, and aws-natgw). Pure.
 
 An Azure NAT gateway serves a whole subnet: every node's flows share its IPs. Two limits apply per public IP
-(wirespeed.sizing.nat_gateway): 64,512 SNAT ports, and 50,000 concurrent connections to one destination endpoint.
+(wirespeed.sizing.nat_gateway): AZURE_PORTS_PER_IP SNAT ports, and 50,000 concurrent connections to one destination
+endpoint.
 The measured peaks give both demands (all flows through the gateway, and the busiest single destination), each
 with headroom on top; the IP count is the larger of the two needs.
 
@@ -72,7 +73,8 @@ class AzureNatMeasuredPlan:
 
     @property
     def binding(self) -> str:
-        """Which limit decides the IP count: ``ports`` (64,512 per IP) or ``destination`` (50,000 per IP)."""
+        """Which limit decides the IP count: ``ports`` (per IP, nat_gateway.AZURE_PORTS_PER_IP) or ``destination``
+        (50,000 per IP)."""
         return "destination" if self.ips_for_destination > self.ips_for_ports else "ports"
 
     @property

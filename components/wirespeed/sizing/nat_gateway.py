@@ -14,6 +14,10 @@ AZURE_MAX_IPS = 16
 # Same page, "Performance": up to 50,000 concurrent connections per public IP to the same destination endpoint
 # (TCP and UDP), whatever the 64,512 ports per IP: the ceiling one busy destination reaches first.
 AZURE_CONNECTIONS_PER_DESTINATION_PER_IP = 50_000
+# AKS's NAT gateway profile (ManagedClusterNATGatewayProfile in the Microsoft.ContainerService API, 2025-09-01):
+# idleTimeoutInMinutes "default": 4, within the same schema's "minimum" and "maximum"
+# (azure_lb.OUTBOUND_IDLE_TIMEOUT_RANGE). That is the TCP idle timeout; the gateway's UDP timer is fixed (snat_limits).
+AZURE_DEFAULT_IDLE_TIMEOUT = 4
 # docs.aws.amazon.com/vpc/latest/userguide/nat-gateway-basics.html: "Each IPv4 address can support up to 55,000
 # simultaneous connections to each unique destination" (destination IP, port and protocol), and a NAT gateway takes
 # "up to 8 IPv4 addresses ... (1 primary IPv4 address and 7 secondary IPv4 addresses)": the zonal gateway's limit.

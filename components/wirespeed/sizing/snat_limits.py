@@ -115,14 +115,18 @@ PUBLIC_IPS_RANGES: dict[OutboundKind, tuple[int, int]] = {
 # wirespeed's choice, not a cloud's: warn at 80% of a destination's capacity, early enough to add ports or IPs.
 PRESSURE_PERCENT_RANGE = (1, 100)
 DEFAULT_PRESSURE_PERCENT = 80
+# The Azure Monitor alert on the load balancer's UsedSnatPorts (azure.spec.SnatAlertSpec, Pulumi.yaml's
+# wirespeed:snatAlertPercent) warns at the same share of a node's allocated ports, for the same reason.
+DEFAULT_SNAT_ALERT_PERCENT = float(DEFAULT_PRESSURE_PERCENT)
 # How long a closed flow still holds its port. ASOS on an AKS load balancer ([asos-aks-sizing],
 # docs/references.md): a port is reusable for the same destination about 4 minutes after use
 # (azure_lb.AZURE_LB_TCP_RELEASE_SECONDS). The load balancer's own release
 # rules (learn.microsoft.com/azure/load-balancer/load-balancer-outbound-connections, "SNAT port release behavior"):
 # TCP 4 minutes after a FIN/ACK, 15 s after a RST, at once when the idle timeout is reached; UDP only when the idle
 # timeout is reached. So the default is exact after a FIN and over-counts after a RST; a UDP port stays taken for the
-# outbound rule's idle timeout after the flow's last packet (4 min by default, 30 on AKS), which a hold below it
-# under-counts: hence udp_hold_seconds (below), filled from the idle timeout. Azure NAT gateway holds a port
+# outbound rule's idle timeout after the flow's last packet (Azure's default, or AKS's,
+# azure_lb.AKS_LB_DEFAULT_IDLE_TIMEOUT), which a hold below it under-counts: hence udp_hold_seconds (below), filled
+# from the idle timeout. Azure NAT gateway holds a port
 # 65 s after a FIN, 16 s after a RST and 65 s after a UDP flow ends (learn.microsoft.com/azure/nat-gateway/
 # nat-gateway-resource, "Port reuse timers"); the default over-counts there, never under-counts. This is the agent's
 # hold (the profile's outbound.hold_seconds): whole seconds, and 0 is real (it counts open flows only), where the
@@ -132,10 +136,10 @@ DEFAULT_AGENT_HOLD_SECONDS = azure_lb.AZURE_LB_TCP_RELEASE_SECONDS
 # Per protocol (the profile's tcp_hold_seconds / udp_hold_seconds; hold_seconds stays the hold of a protocol given
 # none of its own). TCP is held after the flow's close, so its bound is the single hold's. A UDP flow has no close:
 # conntrack drops its entry a timeout after the last packet, and the egress holds the port for its own idle timeout
-# from that packet, so the UDP bound is the longest idle timeout the egresses take: 120 minutes for an Azure load
-# balancer's outbound rule and an Azure NAT gateway (wirespeed.azure.outbound.IDLE_TIMEOUT_RANGE, cited there).
+# from that packet, so the UDP bound is the longest idle timeout the egresses take, the same for an Azure load
+# balancer's outbound rule and an Azure NAT gateway (the top of azure_lb.OUTBOUND_IDLE_TIMEOUT_RANGE, cited there).
 TCP_HOLD_SECONDS_RANGE = AGENT_HOLD_SECONDS_RANGE
-UDP_HOLD_SECONDS_RANGE = (0, 120 * 60)
+UDP_HOLD_SECONDS_RANGE = (0, azure_lb.OUTBOUND_IDLE_TIMEOUT_RANGE[1] * 60)
 # What a component fills for UDP from the egress it creates, in seconds after a flow's last packet:
 # - Azure load balancer: the outbound rule's idleTimeoutInMinutes x 60 (learn.microsoft.com/azure/load-balancer/
 #   load-balancer-outbound-connections, "SNAT port release behavior": a UDP port is released only when the idle

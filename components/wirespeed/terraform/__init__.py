@@ -31,6 +31,8 @@ GENERATORS: tuple[str, ...] = (
     "wirespeed.terraform.aws_eks_node_group",
     "wirespeed.terraform.aws_nat_egress",
     "wirespeed.terraform.ring_rounding",
+    "wirespeed.terraform.thousands",
+    "wirespeed.terraform.suggestions",
 )
 
 

@@ -123,6 +123,8 @@ def facts_document() -> dict[str, Any]:
 
 # (name, pools as (max_count, max_surge), OutboundSpec fields). ip_mode "created" is included: the module creates
 # the IPs itself (the Pulumi cluster component's "created" mode), so its count is part of what is compared.
+# The most flows a NAT gateway carries: every IP it takes, each with its ports (the homes of both).
+_NAT_MAX_FLOWS = nat_gateway.AZURE_MAX_IPS * nat_gateway.AZURE_PORTS_PER_IP
 CASES: list[tuple[str, list[tuple[int, str]], dict[str, Any]]] = [
     ("lb_ports_managed", [(10, "10%")], {"allocated_outbound_ports": 1024}),
     ("lb_workload_two_pools", [(250, "64.4%"), (20, "2")], {"connections_per_second": 1.36}),
@@ -176,7 +178,7 @@ CASES: list[tuple[str, list[tuple[int, str]], dict[str, Any]]] = [
     ("infeasible_fixed_ips", [(100, "10%")], {"allocated_outbound_ports": 4096, "outbound_ip_count": 2}),
     ("infeasible_ports_per_node", [(10, "1")], {"connections_per_second": 300, "headroom": 1}),
     ("infeasible_over_100_ips", [(1000, "100%"), (1000, "100%")], {"allocated_outbound_ports": 4096}),
-    ("infeasible_nat_flows", [(10, "1")], {"type": "managedNATGateway", "nat_gateway_flows": 16 * 64_512 + 1}),
+    ("infeasible_nat_flows", [(10, "1")], {"type": "managedNATGateway", "nat_gateway_flows": _NAT_MAX_FLOWS + 1}),
     (
         "invalid_nat_with_ports",
         [(10, "1")],

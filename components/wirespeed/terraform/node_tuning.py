@@ -269,9 +269,9 @@ def _case(
         inputs["image"] = image
     if namespace is not None:
         inputs["namespace"] = namespace
-    options = NodeTuningOptions(
-        image=image or DEFAULT_IMAGE,
-        namespace=namespace or DEFAULT_NAMESPACE,
+    options = NodeTuningOptions(  # only null takes the module's default: "" is given, and refused there as here
+        image=DEFAULT_IMAGE if image is None else image,
+        namespace=DEFAULT_NAMESPACE if namespace is None else namespace,
         pod_monitor=pod_monitor,
         alerts=alerts,
         admission_policy=admission_policy,

@@ -220,10 +220,10 @@ def vectors_document() -> dict[str, Any]:
 # (name, cloud, demand[, AWS availability mode]): flows for Azure, connections to the busiest destination for AWS.
 NAT_CASES: list[tuple[Any, ...]] = [
     ("azure_one_flow", "azure", 1),
-    ("azure_exactly_one_ip", "azure", 64_512),
-    ("azure_one_over_one_ip", "azure", 64_513),
-    ("azure_sixteen_ips", "azure", 16 * 64_512),
-    ("azure_infeasible", "azure", 16 * 64_512 + 1),
+    ("azure_exactly_one_ip", "azure", nat_gateway.AZURE_PORTS_PER_IP),
+    ("azure_one_over_one_ip", "azure", nat_gateway.AZURE_PORTS_PER_IP + 1),
+    ("azure_sixteen_ips", "azure", nat_gateway.AZURE_MAX_IPS * nat_gateway.AZURE_PORTS_PER_IP),
+    ("azure_infeasible", "azure", nat_gateway.AZURE_MAX_IPS * nat_gateway.AZURE_PORTS_PER_IP + 1),
     ("azure_invalid_zero", "azure", 0),
     ("azure_invalid_fraction", "azure", 1.5),
     ("aws_default_quota", "aws", 110_000),
@@ -249,7 +249,9 @@ def _nat_case(name: str, cloud: str, demand: int | float, mode: str | None = Non
         if cloud == "azure":
             plan = nat_gateway.plan_azure_nat_gateway(demand)  # type: ignore[arg-type]  # floats: invalid on purpose
         else:
-            plan = nat_gateway.plan_aws_nat_gateway(demand, mode or nat_gateway.ZONAL)  # type: ignore[arg-type]
+            # Only an absent mode takes the module's default: "" is given, and refused there as here.
+            zonal_unless_given = nat_gateway.ZONAL if mode is None else mode
+            plan = nat_gateway.plan_aws_nat_gateway(demand, zonal_unless_given)  # type: ignore[arg-type]
     except InfeasibleError as exc:
         case["expected"] = {
             "feasible": False,
