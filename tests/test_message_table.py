@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 AGENT_PROFILE = ROOT / "agent" / "internal" / "profile"
 # The profile's model, the Python half of what Go ports (problems.py's other refusals, in repr's words, are Python's
 # alone; its did-you-mean and quoted-number fix read the table).
-PYTHON_SIDES = (ROOT / "components" / "wirespeed" / "profile.py",)
+PYTHON_SIDES = tuple(sorted((ROOT / "components" / "wirespeed" / "profile").glob("*.py")))
 _GO_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"|`[^`]*`')
 
 

@@ -452,7 +452,7 @@ REGISTRY: tuple[Number, ...] = (
         digits=r"(?<![\d,_.])64[,_]?000(?![\d,_]|\.\d)",
         meaning=r"(?i)multiple of|per node|allocatedOutboundPorts|allocated_outbound_ports",
         slots=(Slot("Pulumi.yaml", r"SNAT ports per node \(multiple of 8, up to (?P<n>\d+)\)", _plain),),
-        examples=(("agent/internal/profile/profile.go", '"must be a multiple of 8 between 8 and 64,000"'),),
+        examples=(("agent/internal/profile/messages.go", '"must be a multiple of 8 between 8 and 64,000"'),),
     ),
 )
 
