@@ -32,6 +32,7 @@ def python_examples() -> list[Path]:
             found.append(project.parent)
     return found
 
+
 # Capability bits (include/uapi/linux/capability.h) a test needs to create network namespaces and links.
 NETNS_CAPABILITIES = {"CAP_SYS_ADMIN": 21, "CAP_NET_ADMIN": 12}
 PROC_SELF_STATUS = Path("/proc/self/status")  # replaced by tests/test_netns_marker.py to run unprivileged
