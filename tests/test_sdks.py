@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -31,6 +30,7 @@ import pytest
 
 import pulumi_cli
 from conftest import ROOT, require
+from test_pulumi_engine_build import required
 
 SDK = ROOT / "sdk"
 SCHEMA = json.loads((ROOT / "provider" / "schema.json").read_text())
@@ -76,16 +76,27 @@ def _committed() -> dict[str, bytes]:
 
 def test_the_sdk_generator_uses_the_pinned_pulumi_release():
     """One pin for pkg/v3 (test/pulumi/versions): the generators are the engine's release (scripts/gen-sdks.sh
-    refuses to run otherwise)."""
+    refuses to run otherwise), resolved with the engine's builder's replace, so both share the Go build cache."""
     pinned = pulumi_cli.pins()[pulumi_cli.CLI_MODULE].version
-    required = re.search(
-        r"^(?:require)?\s+github\.com/pulumi/pulumi/pkg/v3 (\S+)$", (SDKGEN / "go.mod").read_text(), re.M
-    )
-    assert required, "test/pulumi/sdkgen/go.mod no longer requires github.com/pulumi/pulumi/pkg/v3"
-    assert required.group(1) == pinned, (
-        f"test/pulumi/sdkgen/go.mod requires pkg/v3 {required.group(1)}, test/pulumi/versions pins {pinned}: run "
+    assert required(SDKGEN / "go.mod", pulumi_cli.CLI_MODULE) == pinned, (
+        f"test/pulumi/sdkgen/go.mod does not require pkg/v3 {pinned} as test/pulumi/versions pins: run "
         f"(cd test/pulumi/sdkgen && go get github.com/pulumi/pulumi/pkg/v3@{pinned} && go mod tidy), then make regen"
     )
+    replaces = [
+        [line for line in (folder / "go.mod").read_text().splitlines() if line.startswith("replace ")]
+        for folder in (SDKGEN, SDKGEN.parent / "cli")
+    ]
+    assert replaces[0] == replaces[1]
+
+
+def test_the_go_sources_are_gofmt_clean_and_vetted():
+    """The generator and the Go example (the SDK's own files are gofmt'ed by the generator, and vetted below)."""
+    _need("go", "test/pulumi/sdkgen and examples/go-node-tuning are Go")
+    unformatted = _run(["gofmt", "-l", SDKGEN, GO_EXAMPLE], ROOT)
+    assert unformatted.returncode == 0, unformatted.stderr
+    assert unformatted.stdout == "", f"gofmt needed: {unformatted.stdout}"
+    vetted = _run(["go", "vet", "-trimpath", "."], SDKGEN)
+    assert vetted.returncode == 0, vetted.stdout + vetted.stderr
 
 
 def test_the_committed_sdks_are_what_the_generators_write(tmp_path):
