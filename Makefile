@@ -110,8 +110,9 @@ engine:
 	./scripts/build-pulumi-engine.sh
 
 # Regenerate committed artifacts after changing the models, sizing, the agent's RBAC, the manifests, the alert rules
-# or dashboard, the components' arguments or outputs (the provider's schema), the pinned moto, or a number with one
-# home (wirespeed.numbers writes its copies in Terraform, Pulumi.yaml and the docs).
+# or dashboard, the components' arguments or outputs (the provider's schema, and from it the SDKs in sdk/: Go needed),
+# the pinned moto, or a number with one home (wirespeed.numbers writes its copies in Terraform, Pulumi.yaml and the
+# docs).
 regen: $(STAMP)
 	$(BIN)/wirespeed profile schema > components/wirespeed/data/profile.schema.json
 	cp components/wirespeed/data/profile.schema.json agent/internal/profile/profile.schema.json
@@ -129,6 +130,7 @@ regen: $(STAMP)
 	$(BIN)/python -m wirespeed.numbers
 	$(BIN)/python -m wirespeed.tuning_paths
 	$(BIN)/python -m wirespeed.provider schema > provider/schema.json
+	./scripts/gen-sdks.sh
 	cd tests/terratest && go run ./cmd/tfdocs
 	cd agent && go test -count=1 ./internal/metrics -run TestREADMEListsEveryMetric -update
 	UPDATE_GOLDEN=1 $(BIN)/pytest -q tests/test_render_node_tuning.py tests/test_alerts.py tests/test_dashboard.py

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from hypothesis import settings
 
 from apiserver import ApiServer, PrerequisiteMissingError, running
@@ -18,6 +19,19 @@ settings.load_profile("wirespeed")
 
 ROOT = Path(__file__).resolve().parent.parent
 VECTORS = ROOT / "tests" / "vectors"
+
+
+def python_examples() -> list[Path]:
+    """The example projects written in Python (`runtime: python`, or `runtime: {name: python}`): the ones
+    `wirespeed plan` runs and a requirements.txt installs. Examples in other languages (examples/ts-aks,
+    examples/go-node-tuning) use the generated SDKs instead; tests/test_sdks.py compiles them."""
+    found = []
+    for project in sorted((ROOT / "examples").glob("*/Pulumi.yaml")):
+        runtime = yaml.safe_load(project.read_text())["runtime"]
+        if (runtime["name"] if isinstance(runtime, dict) else runtime) == "python":
+            found.append(project.parent)
+    return found
+
 
 # Capability bits (include/uapi/linux/capability.h) a test needs to create network namespaces and links.
 NETNS_CAPABILITIES = {"CAP_SYS_ADMIN": 21, "CAP_NET_ADMIN": 12}

@@ -18,13 +18,13 @@ from typing import Any
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, python_examples
 from wirespeed.check.registered import verdicts
 from wirespeed.program import RegisteredResource, run_program
 from wirespeed.program.model import type_matches
 from wirespeed.rules import resolve_config
 
-EXAMPLES = sorted(p.parent for p in (ROOT / "examples").glob("*/Pulumi.yaml"))
+EXAMPLES = python_examples()
 Resources = tuple[RegisteredResource, ...]
 
 

@@ -20,10 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, require
+from conftest import ROOT, python_examples, require
 from test_plan_program_golden import GOLDEN, PROJECTS
 
-EXAMPLES = sorted(p.parent.name for p in (ROOT / "examples").glob("*/Pulumi.yaml"))
+EXAMPLES = [p.name for p in python_examples()]
 # The golden plan of each example and the stack it is planned with (tests/test_plan_program_golden.py).
 GOLDEN_PLANS = {directory.removeprefix("examples/"): (name, stack) for name, directory, stack in PROJECTS}
 

@@ -7,10 +7,10 @@ import re
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, python_examples
 from pins import EXTRAS, VERSION, exact_pins, requirement_lines
 
-EXAMPLES = sorted(p.parent.name for p in (ROOT / "examples").glob("*/Pulumi.yaml"))
+EXAMPLES = [p.name for p in python_examples()]
 
 
 def test_the_pulumi_extra_pins_exactly_the_sdks_plan_and_the_examples_import():

@@ -1,0 +1,2 @@
+// Package wirespeed exports types, functions, subpackages for provisioning wirespeed resources.
+package wirespeed
