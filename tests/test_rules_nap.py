@@ -292,3 +292,31 @@ def test_a_pin_beats_the_annotation_and_an_unpinned_or_unreferenced_class_says_w
     assert "NodePool 'net' pins no size (no requirement on karpenter.azure.com/sku-series, " in message
     [message] = backlog_messages(plain, node_pool(ARCH, sku_name("Standard_D4s_v9")))
     assert "NodePool 'net' pins only sizes wirespeed's catalog does not know" in message
+
+
+def test_an_eks_node_pools_bandwidth_range_narrows_the_types_its_families_pin():
+    # The graviton NodePool of examples/eks-karpenter pins arm64 families up to 100 Gb/s baseline: r8gn.metal-48xl
+    # (600 Gb/s) is in a pinned family, but Karpenter never launches it there, so it must not decide the backlog.
+    from wirespeed import catalog
+    from wirespeed.rules import Resource
+    from wirespeed.rules._nap import pinned_by_node_pools
+
+    families = sorted({t.family for t in catalog.instance_types(cloud="aws") if t.family.endswith("gn")})
+    ref = {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "graviton"}
+
+    def pinned(*extra):
+        requirements = [{"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": families}, *extra]
+        props = {
+            "metadata": {"name": "graviton"},
+            "spec": {"template": {"spec": {"nodeClassRef": ref, "requirements": requirements}}},
+        }
+        pool = Resource(NODE_POOL_TYPE, "graviton", "urn:pool", props)
+        return pinned_by_node_pools([pool], "graviton", "karpenter.k8s.aws", "EC2NodeClass", "aws").sizes
+
+    everything = pinned()
+    assert max(t.baseline_gbps for t in everything) > 100
+    capped = pinned({"key": "karpenter.k8s.aws/instance-network-bandwidth", "operator": "Lt", "values": ["100001"]})
+    assert capped
+    assert {t.name for t in capped} == {t.name for t in everything if t.baseline_gbps <= 100}
+    # Every *gn family is Graviton: an amd64 requirement leaves none of them.
+    assert pinned({"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]}) == ()

@@ -154,20 +154,36 @@ def _references(pool: Any, name: str, group: str, kind: str) -> bool:
     )
 
 
+# The well-known labels Karpenter puts on an EC2 node that wirespeed's catalog can give for a type
+# (karpenter.sh/docs/concepts/scheduling, "Well-Known Labels"): instance-network-bandwidth is the type's baseline
+# bandwidth in Mb/s, as wirespeed.aws.karpenter writes its bandwidth range. Requirements on other keys (zone,
+# capacity type) do not narrow which types may launch here.
+EKS_BANDWIDTH = "karpenter.k8s.aws/instance-network-bandwidth"
+_EKS_ARCH = {"x86_64": "amd64", "arm64": "arm64"}
+
+
+def _eks_labels(t: InstanceType) -> dict[str, str]:
+    return {
+        nap.INSTANCE_TYPE: t.name,
+        EKS_INSTANCE_FAMILY: t.family,
+        "kubernetes.io/arch": _EKS_ARCH.get(t.architecture, t.architecture),
+        "karpenter.k8s.aws/instance-cpu": str(t.vcpu),
+        EKS_BANDWIDTH: str(round(t.baseline_gbps * 1000)),
+    }
+
+
 def _eks_pinned(found: Sequence[Requirement]) -> list[InstanceType] | None:
-    """The catalog's AWS types an EKS NodePool's instance-type or instance-family ``In`` admits, or None when it
-    pins neither (its instance-category or generation alone leave every type of those open)."""
+    """The catalog's AWS types an EKS NodePool's requirements admit once its instance-type or instance-family
+    ``In`` pins them (every requirement on a label the catalog gives, the bandwidth range included, narrows them
+    further), or None when it pins neither (its instance-category or generation alone leave every type open)."""
     from wirespeed import catalog
 
-    names = {v for r in found if r.key == nap.INSTANCE_TYPE and r.operator == "In" for v in r.values}
-    families = {v for r in found if r.key == EKS_INSTANCE_FAMILY and r.operator == "In" for v in r.values}
-    if not names and not families:
+    if not any(r.key in (nap.INSTANCE_TYPE, EKS_INSTANCE_FAMILY) and r.operator == "In" for r in found):
         return None
-    return [
-        t
-        for t in catalog.instance_types(cloud="aws")
-        if (not names or t.name in names) and (not families or t.family in families)
-    ]
+    types = catalog.instance_types(cloud="aws")
+    keys = set(_eks_labels(types[0])) if types else set()
+    narrowing = [r for r in found if r.key in keys]
+    return [t for t in types if all(r.admits(_eks_labels(t)) for r in narrowing)]
 
 
 def pinned_by_node_pools(pools: Iterable[Resource], name: str, group: str, kind: str, cloud: str) -> Pinned:
