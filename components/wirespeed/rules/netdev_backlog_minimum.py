@@ -312,6 +312,7 @@ def remediate_backlog(resource: Resource, settings: Settings) -> Mapping[str, An
 
 BACKLOG_MINIMUM = Rule(
     id="netdev-backlog-minimum",
+    order=40,
     description="Nodes run with net.core.netdev_max_backlog at or above the minimum for their line rate, in a "
     "value AKS accepts.",
     severity="high",
@@ -357,3 +358,5 @@ BACKLOG_MINIMUM = Rule(
     check=check_backlog,
     remediate=remediate_backlog,
 )
+
+RULE = BACKLOG_MINIMUM
