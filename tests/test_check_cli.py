@@ -6,7 +6,8 @@ Golden files live in tests/golden/check/; after an intended change to the rules 
 
     UPDATE_GOLDEN=1 .venv/bin/pytest tests/test_check_cli.py
 
-and review the diff.
+and review the diff. The golden files refer to the rule catalog (components/wirespeed/data/rule-catalog.json)
+instead of repeating it: tests/fixtures/rule_catalog.py replaces only what equals the catalog.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from hypothesis import strategies as st
 
 from clirun import invoke, wirespeed
 from conftest import ROOT
+from fixtures.rule_catalog import golden_form
 from test_cli_robustness import Invocation, assert_contract, mutated
 from wirespeed.check import Report
 from wirespeed.check.formats import render_github
@@ -189,8 +191,10 @@ def test_output_matches_the_golden_file(case, fmt):
     golden = GOLDEN / f"{case}.{FORMATS[fmt]}"
     if UPDATE:
         golden.parent.mkdir(parents=True, exist_ok=True)
-        golden.write_text(out.stdout)
-    assert out.stdout == golden.read_text(), f"{golden.name} is stale: UPDATE_GOLDEN=1 pytest {__file__}"
+        golden.write_text(golden_form(out.stdout, FORMATS[fmt]))
+    assert golden_form(out.stdout, FORMATS[fmt]) == golden.read_text(), (
+        f"{golden.name} is stale: UPDATE_GOLDEN=1 pytest {__file__}"
+    )
 
 
 @pytest.mark.parametrize("source", [PR, EXPORT, PREVIEW], ids=["violations", "clean-export", "clean-preview"])

@@ -23,7 +23,7 @@ from conftest import ROOT
 from wirespeed.check import check_text, manifests
 from wirespeed.check.readers import WHAT_TO_RUN, Document, UnreadableInputError
 from wirespeed.rules import resolve_config
-from wirespeed.rules.tuning import EC2_NODE_CLASS_TYPES
+from wirespeed.rules.netdev_backlog_minimum import EC2_NODE_CLASS_TYPES
 from wirespeed.values import plain
 
 REAL = ROOT / "tests" / "fixtures" / "real"

@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 from clirun import invoke
 from conftest import ROOT, require, require_provider
+from fixtures.rule_catalog import golden_form
 from test_cli_robustness import mutated
 from wirespeed.check import check_text
 from wirespeed.check import terraform as tf
@@ -163,8 +164,10 @@ def test_output_matches_the_golden_file(case):
     assert out.returncode == 1, out.stderr
     golden = GOLDEN / f"{case}.{suffix}"
     if UPDATE:
-        golden.write_text(out.stdout)
-    assert out.stdout == golden.read_text(), f"{golden.name} is stale: UPDATE_GOLDEN=1 pytest {__file__}"
+        golden.write_text(golden_form(out.stdout, suffix))
+    assert golden_form(out.stdout, suffix) == golden.read_text(), (
+        f"{golden.name} is stale: UPDATE_GOLDEN=1 pytest {__file__}"
+    )
 
 
 def test_line_numbers_point_at_the_resource_change():

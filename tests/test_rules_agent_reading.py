@@ -8,12 +8,14 @@ from __future__ import annotations
 import pytest
 
 from fixtures.rules.engine import tuning_objects
-from wirespeed.rules import agent
 from wirespeed.rules._k8s import DAEMON_SET
 from wirespeed.rules._model import Resource
+from wirespeed.rules._node_pools import EKS_CLUSTER, NODE_GROUP
+from wirespeed.rules.tuning_agent_least_privilege import check_least_privilege
+from wirespeed.rules.tuning_agent_present import check_agent_present
 from wirespeed.values import UNKNOWN, NotKnown
 
-EKS = agent.EKS_CLUSTER
+EKS = EKS_CLUSTER
 AKS = "azure-native:containerservice:ManagedCluster"
 NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
 HINT = "as `wirespeed render node-tuning` renders it."
@@ -25,14 +27,14 @@ def eks(name, props=None):
 
 def group(name, cluster_name, depends_on=()):
     deps = {"clusterName": list(depends_on)} if depends_on else {}
-    return Resource(agent.NODE_GROUP, name, f"urn:{name}", {"clusterName": cluster_name}, property_dependencies=deps)
+    return Resource(NODE_GROUP, name, f"urn:{name}", {"clusterName": cluster_name}, property_dependencies=deps)
 
 
 def described(resources):
     """What each finding says the cluster has (the text between 'this cluster has ' and ' but'); a cluster whose
     pools are known only after apply as ``(name, "unknown: <path>")``."""
     found = []
-    for finding in agent.check_agent_present(resources, {}):
+    for finding in check_agent_present(resources, {}):
         if finding.unknown is not None:
             found.append((finding.resource.name, f"unknown: {finding.unknown}"))
             continue
@@ -81,7 +83,7 @@ def daemon_set(edit):
 
 
 def least_privilege(edit):
-    return [f.message for f in agent.check_least_privilege(daemon_set(edit), {})]
+    return [f.message for f in check_least_privilege(daemon_set(edit), {})]
 
 
 def test_an_unnamed_container_is_named_by_where_it_sits():

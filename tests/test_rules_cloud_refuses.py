@@ -111,7 +111,7 @@ def test_the_profile_rules_findings_name_the_config_map_and_say_everything():
     """The rule's own findings, exactly: a data value that is not text, and a profile with several problems listed
     in order and joined, with what to do about it."""
     from wirespeed.rules import Resource
-    from wirespeed.rules.profile_valid import check_profile_valid
+    from wirespeed.rules.tuning_profile_valid import check_profile_valid
 
     token = "kubernetes:core/v1:ConfigMap"
     not_text = Resource(token, "tuning", "urn:cm", {"data": {"profile.json": 5}})

@@ -3,8 +3,13 @@ and plain documents (the `wirespeed check` path), and that no rule crashes on an
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import pkgutil
 import re
+import sys
+import types
+from pathlib import Path
 
 import jsonschema
 import pytest
@@ -15,23 +20,7 @@ from pulumi_policy.proxy import UNKNOWN_NUMBER_VALUE, UNKNOWN_OBJECT_VALUE, UNKN
 from fixtures.rules.engine import TYPES, config_map_with, engine_props, fixture, launch_template, tuning_objects
 from wirespeed import rules
 from wirespeed.references import REPORTS
-from wirespeed.rules import RULES, ConfigError, Resource, resolve_config
-
-ISSUE_7_RULES = [
-    "aks-allocated-outbound-ports-default",
-    "aks-snat-capacity",
-    "aks-snat-ports-minimum",
-    "netdev-backlog-minimum",
-    "nic-ring-minimum",
-    "network-optimised-sku",
-    "tuning-agent-present",
-    "tuning-agent-least-privilege",
-    "aws-natgw-capacity",
-    "aws-natgw-eip-quota",
-    "mtu-jumbo-path",
-]
-ISSUE_17_RULES = ["tuning-profile-valid"]
-ISSUE_25_RULES = ["aks-basic-load-balancer"]
+from wirespeed.rules import RULES, ConfigError, Resource, _registry, resolve_config
 
 
 def resource(kind, props, name="subject", outputs=None):
@@ -42,8 +31,39 @@ def resource(kind, props, name="subject", outputs=None):
 # --- metadata -----------------------------------------------------------------------------------------------------
 
 
-def test_every_rule_of_issue_7_exists_once_in_order():
-    assert [r.id for r in RULES] == ISSUE_7_RULES + ISSUE_17_RULES + ISSUE_25_RULES
+def test_the_registry_finds_every_rule_module_once_in_declared_order():
+    """Each public module of wirespeed.rules exporting RULE is one rule, named by its ID; RULES is in ascending,
+    unique ``order`` (so a new rule with the next order goes last and reorders no output)."""
+    package = Path(rules.__file__).parent
+    declaring = sorted(
+        p.stem
+        for p in package.glob("*.py")
+        if not p.stem.startswith("_") and re.search(r"^RULE = ", p.read_text(), re.MULTILINE)
+    )
+    assert sorted(_registry.module_name(r.id) for r in RULES) == declaring
+    assert len({r.id for r in RULES}) == len(RULES)
+    orders = [r.order for r in RULES]
+    assert orders == sorted(set(orders))
+    assert orders[0] > 0
+
+
+def test_the_registry_refuses_a_rule_without_its_own_place(monkeypatch):
+    last = RULES[-1]
+    clash = dataclasses.replace(RULES[0], id="zz-clash", order=last.order)
+    module = types.ModuleType("wirespeed.rules.zz_clash")
+    module.RULE = clash  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "wirespeed.rules.zz_clash", module)
+    real = pkgutil.iter_modules
+    monkeypatch.setattr(
+        pkgutil,
+        "iter_modules",
+        lambda path: [*real(path), pkgutil.ModuleInfo(None, "zz_clash", False)],  # type: ignore[arg-type]
+    )
+    with pytest.raises(ValueError, match=rf"'{last.id}' and 'zz-clash' both declare order={last.order}"):
+        _registry.discover()
+    module.RULE = dataclasses.replace(clash, id="other-name", order=last.order + 10)  # type: ignore[attr-defined]
+    with pytest.raises(ValueError, match=r"rule 'other-name' belongs in other_name\.py"):
+        _registry.discover()
 
 
 @pytest.mark.parametrize("rule", RULES, ids=lambda r: r.id)
@@ -156,7 +176,7 @@ def test_config_errors_are_all_reported_at_once():
                 "netdev-backlog-minimum": {"enforcementLevel": "warn", "minimumBacklog": 500},
             }
         )
-    known = ", ".join(sorted(ISSUE_7_RULES + ISSUE_17_RULES + ISSUE_25_RULES))
+    known = ", ".join(sorted(r.id for r in RULES))
     assert str(caught.value) == (
         "invalid policy config:\n"
         '  aks-snat-port-minimum: is not a wirespeed rule (did you mean "aks-snat-ports-minimum"?) '

@@ -38,6 +38,7 @@ def res(name: str = "a", type_: str = THING, **kw: Any) -> Resource:
 def rule(rule_id: str, scope: str = "resource", check: Any = None, **kw: Any) -> Rule:
     return Rule(
         id=rule_id,
+        order=kw.pop("order", 10),
         description="d",
         severity=kw.pop("severity", "high"),
         default_enforcement=kw.pop("default_enforcement", "mandatory"),

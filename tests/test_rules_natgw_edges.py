@@ -7,23 +7,25 @@ from __future__ import annotations
 
 import pytest
 
-from wirespeed.rules import natgw
 from wirespeed.rules._model import Resource
+from wirespeed.rules._natgw import NAT_GATEWAY
+from wirespeed.rules.aws_natgw_capacity import check_nat_gateway
+from wirespeed.rules.aws_natgw_eip_quota import check_eip_quota
 from wirespeed.values import UNKNOWN, NotKnown
 
 PEAK = "peakConnectionsPerDestination"
 
 
 def gateway(**props):
-    return Resource(natgw.NAT_GATEWAY, "gw", "urn:gw", props)
+    return Resource(NAT_GATEWAY, "gw", "urn:gw", props)
 
 
 def capacity(resource, demand):
-    return [f.message for f in natgw.check_nat_gateway(resource, {PEAK: demand})]
+    return [f.message for f in check_nat_gateway(resource, {PEAK: demand})]
 
 
 def quota(resource, accounts):
-    return [f.message for f in natgw.check_eip_quota(resource, {"accountQuota": accounts})]
+    return [f.message for f in check_eip_quota(resource, {"accountQuota": accounts})]
 
 
 def test_a_gateway_without_connectivity_type_is_public_and_told_exactly_what_to_add():

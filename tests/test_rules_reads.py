@@ -44,8 +44,8 @@ from wirespeed.check import terraform as tf
 from wirespeed.check.readers import Document
 from wirespeed.rules import RULES, Resource, Rule, resolve_config, type_key, viewing
 from wirespeed.rules._model import Reads
-from wirespeed.rules.sku import NODE_POOL_TYPES
-from wirespeed.rules.tuning import EC2_NODE_CLASS_TYPES
+from wirespeed.rules._node_pools import NODE_POOL_TYPES
+from wirespeed.rules.netdev_backlog_minimum import EC2_NODE_CLASS_TYPES
 from wirespeed.values import NotKnown, SecretNotReadable, plain
 
 TERRAFORM = ROOT / "tests" / "fixtures" / "terraform"
@@ -487,7 +487,7 @@ def _set_rings(document: dict[str, Any]) -> None:
 
 
 # (rule, plan, address, what changes, the change to that resource's change.after)
-END_TO_END: list[tuple[str, str, str, str, Callable[[dict[str, Any]], None]]] = [
+TERRAFORM_CASES: list[tuple[str, str, str, str, Callable[[dict[str, Any]], None]]] = [
     (
         "aks-allocated-outbound-ports-default",
         "azure-good",
@@ -572,11 +572,19 @@ def _reported(path: Path) -> set[tuple[str, str]]:
     return {(v["rule"], v["urn"]) for v in json.loads(out.stdout)["violations"]}
 
 
-def test_every_rule_has_an_end_to_end_terraform_case():
-    assert sorted({case[0] for case in END_TO_END}) == sorted(RULE_IDS)
+@pytest.mark.parametrize("rule", RULES, ids=RULE_IDS)
+def test_every_rule_has_an_end_to_end_terraform_case(rule):
+    cases = [case for case in TERRAFORM_CASES if case[0] == rule.id]
+    assert len(cases) == 1, f"{rule.id}: add one (rule, plan, address, change, edit) row to TERRAFORM_CASES"
 
 
-@pytest.mark.parametrize(("rule_id", "plan", "address", "change", "edit"), END_TO_END, ids=[c[0] for c in END_TO_END])
+def test_every_terraform_case_names_a_rule():
+    assert {case[0] for case in TERRAFORM_CASES} <= set(RULE_IDS)
+
+
+@pytest.mark.parametrize(
+    ("rule_id", "plan", "address", "change", "edit"), TERRAFORM_CASES, ids=[c[0] for c in TERRAFORM_CASES]
+)
 def test_one_attribute_changed_in_a_passing_plan_makes_check_report_the_rule(
     tmp_path, rule_id, plan, address, change, edit
 ):

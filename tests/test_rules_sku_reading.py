@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from wirespeed.rules import sku
+from wirespeed.rules import network_optimised_sku as sku
 from wirespeed.rules._model import Resource
+from wirespeed.rules._node_pools import NODE_GROUP
 from wirespeed.values import UNKNOWN, NotKnown
 
 NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
@@ -51,7 +52,7 @@ def test_an_unknown_requirement_names_where_it_is(requirement, path):
 
 
 def test_an_unknown_node_group_instance_type_names_where_it_is():
-    group = Resource(sku.NODE_GROUP, "g", "urn:g", {"instanceTypes": [UNKNOWN]})
+    group = Resource(NODE_GROUP, "g", "urn:g", {"instanceTypes": [UNKNOWN]})
     with pytest.raises(NotKnown) as info:
         list(sku._node_group(group, 10))
     assert info.value.path == "instanceTypes.0"

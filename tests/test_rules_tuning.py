@@ -564,7 +564,7 @@ def test_on_aks_ena_rings_are_not_flagged_and_the_vf_rings_cite_azures_evidence(
 
 def test_on_aks_remediation_leaves_ena_rings_alone():
     from fixtures.rules.engine import TYPES
-    from wirespeed.rules import tuning
+    from wirespeed.rules import nic_ring_minimum
     from wirespeed.rules._model import Resource
 
     config_map = annotated(profile="balanced")
@@ -575,7 +575,7 @@ def test_on_aks_remediation_leaves_ena_rings_alone():
         config_map,
         parent=AKS_TUNING,
     )
-    fixed = tuning.remediate_rings(resource, {})
+    fixed = nic_ring_minimum.remediate_rings(resource, {})
     assert fixed is not None
     rings = json.loads(fixed["data"]["profile.json"])["rings"]
     assert rings["ena"] == profile_document(config_map)["rings"]["ena"]  # untouched: it cannot apply on AKS

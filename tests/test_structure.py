@@ -46,7 +46,7 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"manifests", "userdata"}),
     frozenset({"check", "policy_pack", "tables", "tuning_paths", "kubernetes", "drift", "pulumi_inputs"}),
     frozenset({"azure", "aws"}),
-    frozenset({"program", "terraform", "numbers", "audit", "measure", "plot", "provider"}),
+    frozenset({"program", "terraform", "numbers", "rule_catalog", "audit", "measure", "plot", "provider"}),
     frozenset({"cli", "__main__"}),
 )
 LAYER_OF = {name: index for index, names in enumerate(LAYERS) for name in names}

@@ -23,7 +23,7 @@ from typing import Any
 from wirespeed import catalog
 from wirespeed.aws.capacity import alternatives
 from wirespeed.rules._userdata import read_user_data
-from wirespeed.rules.tuning import BACKLOG_SYSCTL
+from wirespeed.rules.netdev_backlog_minimum import BACKLOG_SYSCTL
 from wirespeed.sizing import line_rate, queues
 from wirespeed.sizing.nat_gateway import (
     AWS_CONNECTIONS_PER_IP,

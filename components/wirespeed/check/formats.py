@@ -24,12 +24,12 @@ from urllib.parse import quote
 import wirespeed
 from wirespeed.check import Report, sorted_violations
 from wirespeed.rules import Rule, Violation
+from wirespeed.rules._catalog import SARIF_LEVEL, entry, sarif_rule
 
 FORMATS = ("table", "json", "github", "sarif")
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-# SARIF result.level for each reported enforcement level; a disabled rule's default level is "none".
-_SARIF_LEVEL = {"mandatory": "error", "remediate": "error", "advisory": "warning", "disabled": "none"}
+_SARIF_LEVEL = SARIF_LEVEL
 
 
 _UNREAD_SHOWN = 8  # types named in a summary line; the JSON and SARIF list them all
@@ -188,16 +188,8 @@ def _artifact_uri(file: str) -> str:
 
 
 def _rule_descriptor(rule: Rule, report: Report) -> dict[str, Any]:
-    level = report.config.level(rule.id)
-    return {
-        "id": rule.id,
-        "name": rule.id,
-        "shortDescription": {"text": rule.description},
-        "fullDescription": {"text": f"{rule.description} Source: {rule.source}"},
-        "help": {"text": rule.remediation},
-        "defaultConfiguration": {"level": _SARIF_LEVEL[level], "enabled": level != "disabled"},
-        "properties": {"tags": ["wirespeed", f"scope:{rule.scope}"], "severity": rule.severity, "enforcement": level},
-    }
+    """The rule's catalog entry (components/wirespeed/data/rule-catalog.json) at the level this run reports it."""
+    return sarif_rule(entry(rule), report.config.level(rule.id))
 
 
 def _fingerprint(v: Violation) -> str:

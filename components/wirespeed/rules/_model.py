@@ -178,10 +178,13 @@ class Rule:
     ``azure-native:containerservice:AgentPool``. A stack rule sees every resource and filters itself.
     ``config_schema`` is the JSON Schema of the rule's settings (``properties``, each with a ``default``),
     as Pulumi's ``PolicyConfigSchema`` takes it. ``reads`` declares the properties the check reads, per type
-    (:class:`Reads`). ``remediate`` is set only where rewriting the resource is safe.
+    (:class:`Reads`). ``remediate`` is set only where rewriting the resource is safe. ``order`` places the rule in
+    :data:`wirespeed.rules.RULES` (and so in every output that lists rules): ascending, unique, in steps of 10 so a
+    rule can go between two others; the registry refuses a rule without one.
     """
 
     id: str
+    order: int
     description: str
     severity: Severity
     default_enforcement: Enforcement

@@ -3,7 +3,7 @@
 
 A NodePool is Azure's when its ``nodeClassRef.group`` is ``karpenter.azure.com``, or, without a node class
 reference, when a requirement uses a ``karpenter.azure.com/`` or ``kubernetes.azure.com/`` key; EKS NodePools
-stay with the EC2 reading in :mod:`wirespeed.rules.sku`.
+stay with the EC2 reading in :mod:`wirespeed.rules.network_optimised_sku`.
 """
 
 from __future__ import annotations

@@ -1,38 +1,64 @@
-"""Every rule, in one tuple: what the engine and config resolution run when no rule list is given."""
+"""Every rule, found rather than listed: what the engine and config resolution run when no rule list is given.
+
+A rule is one module of this package named by its rule ID (``netdev-backlog-minimum`` is
+``netdev_backlog_minimum.py``) that exports it as ``RULE``; modules whose name starts with ``_`` hold what several
+rules share, and a module without ``RULE`` (``tuning``, ``agent``...: the old homes, re-exporting) is not a rule.
+:data:`RULES` is in ascending :attr:`Rule.order`, the order of every output that lists rules (the pack, ``check``'s
+SARIF rules and JSON ``rules``, the pack README's table, components/wirespeed/data/rule-catalog.json), so adding a
+rule never reorders the others. docs/architecture.md ("To add a rule") says which files a new rule touches.
+"""
 
 from __future__ import annotations
 
-from wirespeed.rules._model import Rule
-from wirespeed.rules.agent import AGENT_LEAST_PRIVILEGE, AGENT_PRESENT
-from wirespeed.rules.aks_outbound import (
-    ALLOCATED_PORTS_DEFAULT,
-    BASIC_LOAD_BALANCER,
-    SNAT_CAPACITY,
-    SNAT_PORTS_MINIMUM,
-)
-from wirespeed.rules.mtu_jumbo_path import MTU_JUMBO_PATH
-from wirespeed.rules.natgw import NAT_GATEWAY_CAPACITY, NAT_GATEWAY_EIP_QUOTA
-from wirespeed.rules.netdev_backlog_minimum import BACKLOG_MINIMUM
-from wirespeed.rules.nic_ring_minimum import RING_MINIMUM
-from wirespeed.rules.profile_valid import PROFILE_VALID
-from wirespeed.rules.sku import NETWORK_OPTIMISED_SKU
+import importlib
+import itertools
+import pkgutil
+from pathlib import Path
 
-# In the order of issue 7 (and of the README's rules table); the Elastic IP quota (issue 20) beside NAT capacity.
-RULES: tuple[Rule, ...] = (
-    ALLOCATED_PORTS_DEFAULT,
-    SNAT_CAPACITY,
-    SNAT_PORTS_MINIMUM,
-    BACKLOG_MINIMUM,
-    RING_MINIMUM,
-    NETWORK_OPTIMISED_SKU,
-    AGENT_PRESENT,
-    AGENT_LEAST_PRIVILEGE,
-    NAT_GATEWAY_CAPACITY,
-    NAT_GATEWAY_EIP_QUOTA,
-    MTU_JUMBO_PATH,
-    PROFILE_VALID,  # issue 17: a profile the agent refuses must not pass the other profile rules silently
-    BASIC_LOAD_BALANCER,  # issue 25: the retired SKU the SNAT rules cannot size, last so existing orders stay
-)
+from wirespeed.rules._model import Rule
+
+PACKAGE = "wirespeed.rules"
+HERE = Path(__file__).parent  # the package's folder (not the package: its __init__ imports this module)
+
+
+def module_name(rule_id: str) -> str:
+    """The module a rule lives in: its ID with ``-`` as ``_`` (``mtu-jumbo-path`` -> ``mtu_jumbo_path``)."""
+    return rule_id.replace("-", "_")
+
+
+def discover() -> tuple[Rule, ...]:
+    """Each module's ``RULE``, in :attr:`Rule.order`; ValueError when a module's rule is misnamed or two rules
+    claim one place."""
+    found: list[Rule] = []
+    for info in pkgutil.iter_modules([str(HERE)]):
+        if info.name.startswith("_"):
+            continue
+        declared = getattr(importlib.import_module(f"{PACKAGE}.{info.name}"), "RULE", None)
+        if declared is None:
+            continue
+        if not isinstance(declared, Rule) or module_name(declared.id) != info.name:
+            raise ValueError(
+                f"{PACKAGE}.{info.name}.RULE is {getattr(declared, 'id', declared)!r}: a rule module exports its own "
+                f"rule as RULE and is named by its ID (rule {getattr(declared, 'id', '?')!r} belongs in "
+                f"{module_name(str(getattr(declared, 'id', '?')))}.py)"
+            )
+        found.append(declared)
+    found.sort(key=lambda r: r.order)
+    for before, after in itertools.pairwise(found):
+        if before.order == after.order:
+            raise ValueError(
+                f"rules {before.id!r} and {after.id!r} both declare order={after.order}: each rule's order is unique; "
+                f"give the newer one order={found[-1].order + 10} (after the last rule)"
+            )
+    if found and found[0].order <= 0:
+        raise ValueError(
+            f"rule {found[0].id!r} declares order={found[0].order}: order is a positive int; give it "
+            f"order={found[-1].order + 10} to place it after the last rule"
+        )
+    return tuple(found)
+
+
+RULES: tuple[Rule, ...] = discover()
 
 
 def rule(rule_id: str) -> Rule:

@@ -52,6 +52,7 @@ def check_mtu_path(resources: Sequence[Resource], settings: Settings) -> Iterato
 
 MTU_JUMBO_PATH = Rule(
     id="mtu-jumbo-path",
+    order=110,
     description="Jumbo MTU in a tuning profile only where node traffic never leaves through a gateway.",
     severity="medium",
     default_enforcement="advisory",
@@ -65,3 +66,5 @@ MTU_JUMBO_PATH = Rule(
     reads=(Reads(_k8s.CONFIG_MAP, (_k8s.PROFILE_READ,)), *(Reads(g) for g in GATEWAYS)),
     check=check_mtu_path,
 )
+
+RULE = MTU_JUMBO_PATH

@@ -351,6 +351,7 @@ def remediate_backlog(resource: Resource, settings: Settings) -> Mapping[str, An
 
 BACKLOG_MINIMUM = Rule(
     id="netdev-backlog-minimum",
+    order=40,
     description="Nodes run with net.core.netdev_max_backlog at or above the minimum for their line rate, in a "
     "value AKS accepts.",
     severity="high",
@@ -401,3 +402,5 @@ BACKLOG_MINIMUM = Rule(
         reads=tuple(Reads(t, _nap.NODE_POOL_PIN_READS) for t in _nap.NODE_POOL_TYPES),
     ),
 )
+
+RULE = BACKLOG_MINIMUM

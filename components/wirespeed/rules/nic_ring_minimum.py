@@ -226,6 +226,7 @@ def remediate_rings(resource: Resource, settings: Settings) -> Mapping[str, Any]
 
 RING_MINIMUM = Rule(
     id="nic-ring-minimum",
+    order=50,
     description="Tuning profiles ask for RX/TX rings at or above the minimum for their nodes' line rate and within "
     "each driver's maximum.",
     severity="medium",
@@ -253,3 +254,5 @@ RING_MINIMUM = Rule(
     check=check_rings,
     remediate=remediate_rings,
 )
+
+RULE = RING_MINIMUM

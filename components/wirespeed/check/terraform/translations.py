@@ -21,11 +21,10 @@ from wirespeed.check.terraform.kubernetes import config_map, daemon_set, manifes
 from wirespeed.rules import Resource
 from wirespeed.rules._aks import AGENT_POOL, CLUSTER, PUBLIC_IP_PREFIX
 from wirespeed.rules._k8s import CONFIG_MAP, DAEMON_SET
+from wirespeed.rules._natgw import NAT_GATEWAY
+from wirespeed.rules._node_pools import EKS_CLUSTER, NODE_GROUP
 from wirespeed.rules._self_managed import AUTOSCALING_GROUP
-from wirespeed.rules.agent import EKS_CLUSTER
-from wirespeed.rules.natgw import NAT_GATEWAY
-from wirespeed.rules.sku import NODE_GROUP
-from wirespeed.rules.tuning import LAUNCH_CONFIGURATION, LAUNCH_TEMPLATE
+from wirespeed.rules.netdev_backlog_minimum import LAUNCH_CONFIGURATION, LAUNCH_TEMPLATE
 from wirespeed.values import at
 
 
