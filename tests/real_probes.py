@@ -154,17 +154,6 @@ def _perftest_unpinned(data: bytes) -> bytes:
     return data.replace(PERFTEST_PIN, b"")
 
 
-# The al2023 example's NodePool: its last requirement, before the node class reference.
-AL2023_GENERATION = b'          values: ["2"]\n      nodeClassRef:\n'
-
-
-def _al2023_family(data: bytes) -> bytes:
-    assert data.count(AL2023_GENERATION) == 1
-    family = b'        - key: karpenter.k8s.aws/instance-family\n          operator: In\n          values: ["c6in"]\n'
-    head, tail = AL2023_GENERATION.split(b"      nodeClassRef:\n")
-    return data.replace(AL2023_GENERATION, head + family + b"      nodeClassRef:\n" + tail)
-
-
 AZURERM = "registry.terraform.io/hashicorp/azurerm"
 
 # The ways a probe's cluster writes its network_profile (azurerm 3.x names). Optional+Computed blocks and
@@ -649,12 +638,6 @@ PROBES: tuple[Probe, ...] = (
         "karpenter-azure-perftest.yaml",
         "both NodePools' karpenter.azure.com/sku-name requirement (Standard_D2s_v4) removed",
         _perftest_unpinned,
-    ),
-    Probe(
-        "karpenter-aws-al2023-custom-userdata--instance-family-c6in.yaml",
-        "karpenter-aws-al2023-custom-userdata.yaml",
-        "the NodePool also requires karpenter.k8s.aws/instance-family In [c6in]",
-        _al2023_family,
     ),
 )
 

@@ -595,21 +595,12 @@ CASES: tuple[Case, ...] = (
     Case(
         "karpenter-aws-general-purpose.yaml",
         "netdev-backlog-minimum",
-        "instance-category and generation pin no type: the 25 Gb/s is said to be assumed, and why",
+        "an EC2NodeClass fixes no type: the 25 Gb/s is said to be assumed, and why",
         fires(
             "netdev-backlog-minimum",
             at="EC2NodeClass",
-            words="an assumed line rate of 25 Gb/s (an EC2NodeClass does not fix a size: NodePool 'general-purpose' "
-            "pins no size (no requirement on node.kubernetes.io/instance-type, karpenter.k8s.aws/instance-family)",
-        ),
-    ),
-    Case(
-        "karpenter-aws-al2023-custom-userdata--instance-family-c6in.yaml",
-        "netdev-backlog-minimum",
-        "judges the EC2NodeClass at the fastest c6in type the NodePool pins, naming it",
-        both(
-            fires("netdev-backlog-minimum", at="EC2NodeClass", words="below the minimum 65,020 for c6in."),
-            fires("netdev-backlog-minimum", at="EC2NodeClass", words="'s line rate 200 Gb/s (catalog), the fastest"),
+            words="an assumed line rate of 25 Gb/s (an EC2NodeClass does not fix an instance type: its NodePools "
+            "choose them, and it has no wirespeed.io/line-rate-gbps annotation",
         ),
     ),
 )

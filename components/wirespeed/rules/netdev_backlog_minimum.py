@@ -245,10 +245,16 @@ def _launch_template_backlog(resource: Resource, settings: Settings) -> Finding 
 
 
 def ec2_node_class_rate(resource: Resource, settings: Settings) -> line_rate.LineRate:
-    """An EC2NodeClass's line rate: the fastest instance type its NodePools pin (instance-type or instance-family
-    ``In``), else its LINE_RATE_ANNOTATION, else the assumed default."""
-    pinned = _pinned_rate(resource, EC2_NODE_CLASS_GROUP, "EC2NodeClass", "aws")
-    return _node_class_rate(resource, settings, "EC2NodeClass", pinned, "")
+    """An EC2NodeClass names no instance type (its NodePools choose them): the line rate its LINE_RATE_ANNOTATION
+    declares, else the assumed default. Not yet the fastest type its NodePools pin, as for an AKSNodeClass: the
+    KarpenterNodePool component sizes its classes by baseline bandwidth while this rule judges a type at its burst
+    rate, so wirespeed's own EC2NodeClasses would fail it; both must first agree on one "enough"."""
+    raw = get(resource.props, "metadata", "annotations", LINE_RATE_ANNOTATION)
+    missing = (
+        f"an EC2NodeClass does not fix an instance type: its NodePools choose them, and it has no "
+        f"{LINE_RATE_ANNOTATION} annotation"
+    )
+    return _declared_rate(raw, f"its annotation {LINE_RATE_ANNOTATION}", "", missing, settings)
 
 
 def _windows_node_class(props: Any) -> bool:
@@ -398,7 +404,7 @@ BACKLOG_MINIMUM = Rule(
     remediate=remediate_backlog,
     # A node class is judged at the fastest size the NodePools that reference it pin.
     related=Related(
-        types=(*NODE_CLASS_TYPES, *EC2_NODE_CLASS_TYPES),
+        types=NODE_CLASS_TYPES,
         reads=tuple(Reads(t, _nap.NODE_POOL_PIN_READS) for t in _nap.NODE_POOL_TYPES),
     ),
 )
