@@ -163,12 +163,14 @@ def network_optimised_alternatives(
     At least ``current``'s vCPUs (exactly, with ``same_vcpu``) on the same architecture; then the same kind of size
     (Azure's family letter: D general purpose, E memory, F compute), then the nearest memory (with F v6 in the
     catalog a D size would otherwise be offered an F whose memory happens to be closer), the same series, the
-    faster, the name.
+    faster, the name. Never a size of a preview series (``InstanceType.preview``): a team is not told to move
+    production onto a series Microsoft has not made generally available.
     """
     candidates = [
         it
         for it in instance_types(cloud=current.cloud, network_optimised=True, min_gbps=min_gbps)
-        if it.architecture == current.architecture
+        if not it.preview
+        and it.architecture == current.architecture
         and (it.vcpu == current.vcpu if same_vcpu else it.vcpu >= current.vcpu)
     ]
     return sorted(

@@ -119,6 +119,7 @@ def azure_types() -> tuple[InstanceType, ...]:
         nic = cast(Nic, fam.get_str("nic", AZURE_NICS))
         arch = cast(Architecture, fam.get_str("architecture", ARCHITECTURES))
         optimised = fam.get_bool("network_optimised")
+        preview = fam.get_bool("preview") if fam.has("preview") else False
         source = fam.get_str("source")
         for j, size_raw in enumerate(fam.get_list("sizes")):
             size = _Obj(size_raw, f"{fam.where}.sizes[{j}]")
@@ -142,6 +143,7 @@ def azure_types() -> tuple[InstanceType, ...]:
                     efa=False,
                     architecture=arch,
                     source=source,
+                    preview=preview,
                 )
             )
     return tuple(out)

@@ -51,7 +51,8 @@ COMMENT = (
     "(mlx4_en/mlx5_core) or MANA hosts, so the agent must detect the driver on the node. network_optimised: Azure "
     "sells no network-optimised series; wirespeed marks the Azure Boost (MANA) series, whose NIC offers MTU 9,000 "
     "and larger rings. Each family cites the doc page and the MicrosoftDocs/azure-compute-docs file and commit it "
-    "was read from."
+    "was read from. preview: true on a family whose page titles the series '(Preview)': judged like any other, "
+    "never offered as a network-optimised alternative."
 )
 
 _ROW = re.compile(r"\|\s*(?P<name>Standard_[A-Za-z0-9_]+)\s*\|\s*(?P<a>[0-9.,]+)\s*\|\s*(?P<b>[0-9.,]+)\s*\|")
@@ -187,6 +188,10 @@ def family_entry(family: Mapping[str, Any], index: int) -> dict[str, Any]:
             f"accelerated networking {family['accelerated_networking']}; {GENERATED})"
         ),
     }
+    if "preview" in family:
+        if family["preview"] is not True:
+            raise GeneratorError(f"{where} ({name}): preview {family['preview']!r}; allowed: true, or no key")
+        entry["preview"] = True
     if "note" in family:
         entry["note"] = family["note"]
     if left_out:
