@@ -66,6 +66,7 @@ __all__ = [
     "driver_guesses",
     "families",
     "instance_types",
+    "left_out",
     "lookup",
     "network_optimised_alternatives",
     "nic_driver",
@@ -124,6 +125,16 @@ def lookup(name: str) -> InstanceType:
 
     close = difflib.get_close_matches(key, list(index), n=_SUGGESTIONS, cutoff=0.6)
     raise UnknownInstanceType(name, [index[k].name for k in close])
+
+
+def left_out(name: str) -> str | None:
+    """Why the catalog does not hold ``name`` although its family's page lists it (the page's tables name it
+    differently, or give only a lower bound for its bandwidth), or None: ``Standard_L48s_v2`` -> ``"Lsv2: ..."``."""
+    key = normalise_name(name)
+    for size, (family, why) in _load.azure_skipped().items():
+        if normalise_name(size) == key:
+            return f"{family}: {why}"
+    return None
 
 
 def instance_types(

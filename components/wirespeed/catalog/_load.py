@@ -150,6 +150,24 @@ def azure_types() -> tuple[InstanceType, ...]:
 
 
 @functools.cache
+def azure_skipped() -> dict[str, tuple[str, str]]:
+    """The sizes Azure families' pages list but the catalog leaves out (``skipped``: the page names them differently
+    in two tables, or gives only a lower bound for their bandwidth), by size name: (family, why)."""
+    doc = _Obj(read_data(AZURE_FILE), AZURE_FILE)
+    out: dict[str, tuple[str, str]] = {}
+    for i, fam_raw in enumerate(doc.get_list("families")):
+        fam = _Obj(fam_raw, f"{AZURE_FILE}:families[{i}]")
+        if not fam.has("skipped"):
+            continue
+        for j, skip_raw in enumerate(fam.get_list("skipped")):
+            skip = _Obj(skip_raw, f"{fam.where}.skipped[{j}]")
+            why = skip.get_str("why")
+            for name in skip.get_strs("names"):
+                out[name] = (fam.get_str("family"), why)
+    return out
+
+
+@functools.cache
 def aws_types() -> tuple[InstanceType, ...]:
     doc = _Obj(read_data(AWS_FILE), AWS_FILE)
     src = _Obj(doc.raw("source"), f"{AWS_FILE}:source")
