@@ -19,7 +19,7 @@ AZURE_FAMILIES = (
     "Edsv6", "Easv6", "Eadsv6", "Epsv6", "Epdsv6", "Fsv2", "Fasv6", "Falsv6", "Famsv6", "Lsv3", "Lasv3", "Mv2",
     "Dpldsv5", "Ev3", "Esv3", "Ebsv5", "Ebdsv5", "Lsv4", "Lasv4", "Lasv5", "Msv2", "Mdsv2", "Msv3", "Mdsv3", "Mbsv3",
     "Mbdsv3", "Dnsv6", "Dndsv6", "Dnlsv6", "Dnldsv6", "Ensv6", "Endsv6", "Laosv4", "Laosv5", "Ebsv6", "Ebdsv6",
-    "Msv4", "Mdsv4", "Mbsv4", "Mbdsv4", "Lsv2",
+    "Msv4", "Mdsv4", "Mbsv4", "Mbdsv4", "Lsv2", "FXmsv2", "FXmdsv2",
 )  # fmt: skip
 # The families whose pages title their series "(Preview)" (azure_size_tables.json notes quote each heading).
 AZURE_PREVIEW = ("Dnsv6", "Dndsv6", "Dnlsv6", "Dnldsv6", "Ensv6", "Endsv6", "Ebsv6", "Ebdsv6", "Msv4", "Mdsv4", "Mbsv4",
@@ -269,6 +269,8 @@ def test_the_azure_generator_refuses_a_size_in_two_families_and_keeps_a_note() -
         ("Standard_M128bs_1_v4", "Mbsv4", 80, "x86_64"),
         ("Standard_M304bds_4_v4", "Mbdsv4", 100, "x86_64"),
         ("Standard_L32s_v2", "Lsv2", 12.8, "x86_64"),
+        ("Standard_FX96ms_v2", "FXmsv2", 70, "x86_64"),
+        ("Standard_FX4mds_v2", "FXmdsv2", 25, "x86_64"),
     ],
 )
 def test_spot_values_of_the_families_added_for_issue_25(name: str, family: str, gbps: float, arch: str) -> None:
