@@ -140,6 +140,12 @@ def test_every_catalog_size_has_the_providers_labels():
         ("Standard_D4_v5", ("D", "D_v5", "5")),
         ("Standard_NC24ads_A100_v4", ("N", "NCads_v4", "4")),
         ("Standard_F8s", ("F", "Fs", "1")),
+        # skewer v0.0.24's vmsize_test.go (the version karpenter-provider-azure v1.14.2 builds with): n and o.
+        ("Standard_D8ns_v6", ("D", "Dns_v6", "6")),
+        ("Standard_L12aos_v4", ("L", "Laos_v4", "4")),
+        ("Standard_D4fs_v6", ("D", "Dfs_v6", "6")),
+        ("Standard_D16nlds_v6", ("D", "Dnlds_v6", "6")),
+        ("Standard_L160iaos_v5", ("L", "Liaos_v5", "5")),
     ],
 )
 def test_size_names_parse_as_skewer_parses_them(name, labels):
@@ -153,6 +159,7 @@ def test_size_names_parse_as_skewer_parses_them(name, labels):
         pytest.param(AutoProvisionedPoolSpec(name="a", cpu_limit=640, min_vcpu=16, max_vcpu=64), id="vcpu-bounds"),
         pytest.param(AutoProvisionedPoolSpec(name="a", cpu_limit=640, architectures=("arm64",)), id="arm64"),
         pytest.param(AutoProvisionedPoolSpec(name="a", cpu_limit=640, families=("Esv6",)), id="esv6"),
+        pytest.param(AutoProvisionedPoolSpec(name="a", cpu_limit=640, families=("Dnsv6",)), id="named-preview"),
     ],
 )
 def test_requirements_admit_exactly_the_network_optimised_sizes_asked_for(spec):
@@ -163,7 +170,9 @@ def test_requirements_admit_exactly_the_network_optimised_sizes_asked_for(spec):
         for r in pool["spec"]["template"]["spec"]["requirements"]
     ]
     arches = spec.architectures
-    families = spec.families or {t.family for t in catalog.instance_types(cloud="azure", network_optimised=True)}
+    # The default: every network-optimised family that is not a preview series (Dnsv6... are launched only if named).
+    optimised = catalog.instance_types(cloud="azure", network_optimised=True)
+    families = spec.families or {t.family for t in optimised if not t.preview}
     expected = {
         t.name
         for t in catalog.instance_types(cloud="azure")
@@ -182,8 +191,13 @@ def test_requirements_admit_exactly_the_network_optimised_sizes_asked_for(spec):
 def test_the_series_and_versions_come_from_the_catalog_not_a_list():
     plan = plan_nap(AutoProvisionedPoolSpec(name="a", cpu_limit=640))
     requirement = {r.key: r.values for r in plan.requirements}
-    optimised = [t for t in catalog.instance_types(cloud="azure", network_optimised=True) if t.architecture == "x86_64"]
+    optimised = [
+        t
+        for t in catalog.instance_types(cloud="azure", network_optimised=True)
+        if t.architecture == "x86_64" and not t.preview
+    ]
     assert set(requirement[karpenter_azure.SKU_SERIES]) == {karpenter_azure.sku_labels(t).series for t in optimised}
+    assert "Dns_v6" not in requirement[karpenter_azure.SKU_SERIES]  # a preview series only when named
     assert requirement[karpenter_azure.SKU_VERSION] == ("6",)
     # F: the Azure Boost compute-optimised families (Fasv6, Falsv6, Famsv6) are network-optimised sizes too.
     assert requirement[karpenter_azure.SKU_FAMILY] == ("D", "E", "F")

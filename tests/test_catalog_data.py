@@ -18,8 +18,12 @@ AZURE_FAMILIES = (
     "Edv4", "Edsv4", "Eav4", "Easv4", "Ev5", "Esv5", "Edv5", "Edsv5", "Easv5", "Eadsv5", "Epsv5", "Epdsv5", "Esv6",
     "Edsv6", "Easv6", "Eadsv6", "Epsv6", "Epdsv6", "Fsv2", "Fasv6", "Falsv6", "Famsv6", "Lsv3", "Lasv3", "Mv2",
     "Dpldsv5", "Ev3", "Esv3", "Ebsv5", "Ebdsv5", "Lsv4", "Lasv4", "Lasv5", "Msv2", "Mdsv2", "Msv3", "Mdsv3", "Mbsv3",
-    "Mbdsv3",
+    "Mbdsv3", "Dnsv6", "Dndsv6", "Dnlsv6", "Dnldsv6", "Ensv6", "Endsv6", "Laosv4", "Laosv5", "Ebsv6", "Ebdsv6",
+    "Msv4", "Mdsv4", "Mbsv4", "Mbdsv4", "Lsv2", "FXmsv2", "FXmdsv2",
 )  # fmt: skip
+# The families whose pages title their series "(Preview)" (azure_size_tables.json notes quote each heading).
+AZURE_PREVIEW = ("Dnsv6", "Dndsv6", "Dnlsv6", "Dnldsv6", "Ensv6", "Endsv6", "Ebsv6", "Ebdsv6", "Msv4", "Mdsv4", "Mbsv4",
+                 "Mbdsv4")  # fmt: skip
 # The memory-optimised Dv2/DSv2 sizes (D11-D15) are a second table on their own page, so a family of their own.
 AZURE_MEMORY_DV2 = ("Dv2 11-15", "DSv2 11-15")
 # AWS lists m8idn and r8idn too (docs.aws.amazon.com/ec2/latest/instancetypes/instance-types.html, "Current
@@ -250,6 +254,23 @@ def test_the_azure_generator_refuses_a_size_in_two_families_and_keeps_a_note() -
         ("Standard_M12ds_v3", "Mdsv3", 4, "x86_64"),
         ("Standard_M176bs_v3", "Mbsv3", 50, "x86_64"),
         ("Standard_M64bds_1_v3", "Mbdsv3", 20, "x86_64"),
+        ("Standard_D2ns_v6", "Dnsv6", 25, "x86_64"),
+        ("Standard_D64nds_v6", "Dndsv6", 100, "x86_64"),
+        ("Standard_D4nls_v6", "Dnlsv6", 30, "x86_64"),
+        ("Standard_D128nlds_v6", "Dnldsv6", 200, "x86_64"),
+        ("Standard_E48ns_v6", "Ensv6", 75, "x86_64"),
+        ("Standard_E96nds_v6", "Endsv6", 150, "x86_64"),
+        ("Standard_L12aos_v4", "Laosv4", 18.75, "x86_64"),
+        ("Standard_L160iaos_v5", "Laosv5", 200, "x86_64"),
+        ("Standard_E96bs_v6", "Ebsv6", 41, "x86_64"),
+        ("Standard_E192ibds_v6", "Ebdsv6", 200, "x86_64"),
+        ("Standard_M48ls_v4", "Msv4", 16, "x86_64"),
+        ("Standard_M256lds_v4", "Mdsv4", 50, "x86_64"),
+        ("Standard_M128bs_1_v4", "Mbsv4", 80, "x86_64"),
+        ("Standard_M304bds_4_v4", "Mbdsv4", 100, "x86_64"),
+        ("Standard_L32s_v2", "Lsv2", 12.8, "x86_64"),
+        ("Standard_FX96ms_v2", "FXmsv2", 70, "x86_64"),
+        ("Standard_FX4mds_v2", "FXmdsv2", 25, "x86_64"),
     ],
 )
 def test_spot_values_of_the_families_added_for_issue_25(name: str, family: str, gbps: float, arch: str) -> None:
@@ -316,3 +337,90 @@ def test_the_azure_generator_refuses_a_one_table_row_it_cannot_read() -> None:
         generate_azure.family_entry(_wide(apart, header, [ok, ok]), 0)
     with pytest.raises(generate_azure.GeneratorError, match="allowed:"):
         generate_azure.family_entry(_wide({"vcpu": "vCPU"}, header, [ok]), 0)
+
+
+def test_preview_is_set_on_exactly_the_families_whose_pages_say_preview() -> None:
+    azure = catalog.instance_types(cloud="azure")
+    assert sorted({t.family for t in azure if t.preview}) == sorted(AZURE_PREVIEW)
+    assert not any(t.preview for t in catalog.instance_types(cloud="aws"))
+    # --json: the key only where it is true, so every other size keeps the keys it had.
+    assert catalog.lookup("Standard_D16ns_v6").to_json()["preview"] is True
+    assert "preview" not in catalog.lookup("Standard_D16s_v6").to_json()
+
+
+def test_the_azure_generator_passes_preview_on_and_refuses_anything_but_true() -> None:
+    from wirespeed.catalog import generate_azure
+
+    family = {
+        "family": "Xnsv9",
+        "page": "p",
+        "file": "f",
+        "commit": "0" * 40,
+        "nic": "mana",
+        "architecture": "x86_64",
+        "network_optimised": True,
+        "accelerated_networking": "Supported",
+        "basics": ["| Standard_X2ns_v9 | 2 | 8 |"],
+        "network": ["| Standard_X2ns_v9 | 4 | 25000 |"],
+    }
+    assert "preview" not in generate_azure.family_entry(family, 0)
+    assert generate_azure.family_entry(family | {"preview": True}, 0)["preview"] is True
+    with pytest.raises(generate_azure.GeneratorError, match="preview False; allowed: true, or no key"):
+        generate_azure.family_entry(family | {"preview": False}, 0)
+
+
+@pytest.mark.parametrize(
+    ("name", "family"),
+    [
+        # Lsv2's Network tab: "16,000+", a lower bound (L80s_v2 written L80s_v26 there and in the Basics tab).
+        ("Standard_L48s_v2", "Lsv2"),
+        ("Standard_L80s_v2", "Lsv2"),
+        ("Standard_L80s_v26", "Lsv2"),
+        # Names the page's Basics and Network tabs give differently.
+        ("Standard_M304bs_4_v4", "Mbsv4"),
+        ("Standard_M304bs_2_v4", "Mbsv4"),
+        ("Standard_M48bds_v4", "Mbdsv4"),
+        ("Standard_M176bds_4_v4", "Mbdsv4"),
+    ],
+)
+def test_a_skipped_size_is_not_in_the_catalog_and_says_why(name: str, family: str) -> None:
+    with pytest.raises(catalog.UnknownInstanceType):
+        catalog.lookup(name)
+    why = catalog.left_out(name)
+    assert why is not None
+    assert why.startswith(f"{family}: ")
+    assert ("lower bound" in why) == (family == "Lsv2")
+
+
+def test_a_lower_bound_is_never_a_figure() -> None:
+    # The rest of Lsv2 is there; nothing in the catalog came from a "16,000+" row.
+    assert [t.name for t in catalog.instance_types(cloud="azure") if t.family == "Lsv2"] == [
+        "Standard_L8s_v2",
+        "Standard_L16s_v2",
+        "Standard_L32s_v2",
+    ]
+    assert catalog.left_out("Standard_L32s_v2") is None
+
+
+def test_the_azure_generator_refuses_a_skipped_size_still_in_the_tables() -> None:
+    from wirespeed.catalog import generate_azure
+
+    family = {
+        "family": "Xsv9",
+        "page": "p",
+        "file": "f",
+        "commit": "0" * 40,
+        "nic": "mellanox-or-mana",
+        "architecture": "x86_64",
+        "network_optimised": False,
+        "accelerated_networking": "Supported",
+        "basics": ["| Standard_X2s_v9 | 2 | 8 |"],
+        "network": ["| Standard_X2s_v9 | 2 | 12500 |"],
+    }
+    skip = {"names": ["Standard_X4s_v9"], "rows": ["| Standard_X4s_v9 | 2 | 16,000+ |"], "why": "a lower bound"}
+    entry = generate_azure.family_entry(family | {"skipped": [skip]}, 0)
+    assert entry["skipped"] == [{"names": ["Standard_X4s_v9"], "why": "a lower bound"}]
+    with pytest.raises(generate_azure.GeneratorError, match=r"\['Standard_X2s_v9'\] also in the tables"):
+        generate_azure.family_entry(family | {"skipped": [skip | {"names": ["Standard_X2s_v9"]}]}, 0)
+    with pytest.raises(generate_azure.GeneratorError, match="why: ''; allowed: a sentence"):
+        generate_azure.family_entry(family | {"skipped": [skip | {"why": ""}]}, 0)

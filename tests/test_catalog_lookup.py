@@ -139,3 +139,11 @@ def test_import_reads_no_data_file() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["0", "0", "0"]
+
+
+def test_no_alternative_is_a_preview_size() -> None:
+    # Dnsv6's D2ns_v6 (2 vCPU, 25 Gb/s) would otherwise rank first for a 2-vCPU D size asking for 25 Gb/s.
+    assert catalog.lookup("Standard_D2ns_v6").preview
+    for size in catalog.instance_types(cloud="azure", network_optimised=False):
+        assert not any(t.preview for t in catalog.network_optimised_alternatives(size, min_gbps=25)), size.name
+    assert all(not t.preview for t in catalog.network_optimised_alternatives(catalog.lookup("Standard_D2s_v5")))

@@ -30,6 +30,14 @@ def test_catalog_list_filters():
     assert all(t["network_optimised"] and t["baseline_gbps"] >= 100 for t in json.loads(out.stdout))
 
 
+def test_catalog_list_marks_a_preview_series():
+    out = wirespeed("catalog", "list", "--cloud", "azure", "--min-gbps", "200")
+    assert out.returncode == 0, out.stderr
+    rows = {line.split()[0]: line for line in out.stdout.splitlines()[1:] if line.strip()}
+    assert rows["Standard_D128ns_v6"].rstrip().endswith("preview")
+    assert not rows["Standard_E192is_v6"].rstrip().endswith("preview")
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

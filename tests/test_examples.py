@@ -124,4 +124,5 @@ def test_plan_says_what_to_set_and_offers_network_optimised_types():
     alternatives = result.alternatives()
     assert alternatives, "the bundled example uses a Dsv5 size, which is not network-optimised"
     assert all(t.network_optimised and t.vcpu == result.instance.vcpu for t in alternatives)
+    assert not any(t.preview for t in alternatives)  # Dnsv6's sizes are faster, but a preview series is never offered
     assert [t.baseline_gbps for t in alternatives] == sorted((t.baseline_gbps for t in alternatives), reverse=True)

@@ -239,6 +239,15 @@ def test_a_size_the_catalog_lacks_is_a_finding_never_silence():
     assert message.endswith("or record why this one is acceptable.")
 
 
+def test_a_size_whose_bandwidth_is_only_a_lower_bound_is_judged_undocumented_and_says_why():
+    # Lsv2's Network tab gives L48s_v2 "16,000+": a floor, so the catalog leaves the size out rather than store it.
+    props = fixture("aks_agent_pool")
+    props["vmSize"] = "Standard_L48s_v2"
+    [message] = validate(SKU, "pool", props)
+    assert "Standard_L48s_v2 is not in wirespeed's catalog: cannot tell its bandwidth or NIC (its series" in message
+    assert "Lsv2: the Network tab gives its bandwidth as '16,000+', a lower bound" in message
+
+
 def test_a_size_the_catalog_lacks_is_accepted_with_a_written_reason():
     props = fixture("aks_agent_pool")
     props["vmSize"] = "Standard_NV36ads_A10_v5"

@@ -101,13 +101,14 @@ class WorkloadPlan:
         return "\n\n".join(sections)
 
     def alternatives(self) -> list[catalog.InstanceType]:
-        """Network-optimised types of the same cloud and vCPU count, when the chosen one is not."""
+        """Network-optimised types of the same cloud and vCPU count, when the chosen one is not; never a preview
+        series' size (a team is not told to move production onto one)."""
         if self.instance.network_optimised:
             return []
         same_shape = [
             t
             for t in catalog.instance_types(cloud=self.instance.cloud, network_optimised=True)
-            if t.vcpu == self.instance.vcpu and t.architecture == self.instance.architecture
+            if t.vcpu == self.instance.vcpu and t.architecture == self.instance.architecture and not t.preview
         ]
         return sorted(same_shape, key=lambda t: (-t.baseline_gbps, t.name))
 

@@ -102,10 +102,13 @@ class NapPlan:
 
 def _families(out: Collector, spec: AutoProvisionedPoolSpec, architectures: Sequence[str]) -> list[str]:
     """The catalog families the pool may launch: given (each known; a slow one only with a reason) or every
-    network-optimised family of the architectures."""
+    network-optimised family of the architectures that is not a preview series (a preview family is launched only
+    when named: production is not moved onto a series Microsoft has not made generally available)."""
     azure = catalog.instance_types(cloud="azure")
     if spec.families is None:
-        return sorted({t.family for t in azure if t.network_optimised and t.architecture in architectures})
+        return sorted(
+            {t.family for t in azure if t.network_optimised and not t.preview and t.architecture in architectures}
+        )
     known = {t.family: t.network_optimised for t in azure}
     families: list[str] = []
     for index, family in enumerate(spec.families):

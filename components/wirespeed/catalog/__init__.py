@@ -66,6 +66,7 @@ __all__ = [
     "driver_guesses",
     "families",
     "instance_types",
+    "left_out",
     "lookup",
     "network_optimised_alternatives",
     "nic_driver",
@@ -126,6 +127,16 @@ def lookup(name: str) -> InstanceType:
     raise UnknownInstanceType(name, [index[k].name for k in close])
 
 
+def left_out(name: str) -> str | None:
+    """Why the catalog does not hold ``name`` although its family's page lists it (the page's tables name it
+    differently, or give only a lower bound for its bandwidth), or None: ``Standard_L48s_v2`` -> ``"Lsv2: ..."``."""
+    key = normalise_name(name)
+    for size, (family, why) in _load.azure_skipped().items():
+        if normalise_name(size) == key:
+            return f"{family}: {why}"
+    return None
+
+
 def instance_types(
     cloud: Cloud | None = None,
     network_optimised: bool | None = None,
@@ -163,12 +174,14 @@ def network_optimised_alternatives(
     At least ``current``'s vCPUs (exactly, with ``same_vcpu``) on the same architecture; then the same kind of size
     (Azure's family letter: D general purpose, E memory, F compute), then the nearest memory (with F v6 in the
     catalog a D size would otherwise be offered an F whose memory happens to be closer), the same series, the
-    faster, the name.
+    faster, the name. Never a size of a preview series (``InstanceType.preview``): a team is not told to move
+    production onto a series Microsoft has not made generally available.
     """
     candidates = [
         it
         for it in instance_types(cloud=current.cloud, network_optimised=True, min_gbps=min_gbps)
-        if it.architecture == current.architecture
+        if not it.preview
+        and it.architecture == current.architecture
         and (it.vcpu == current.vcpu if same_vcpu else it.vcpu >= current.vcpu)
     ]
     return sorted(

@@ -119,6 +119,7 @@ def azure_types() -> tuple[InstanceType, ...]:
         nic = cast(Nic, fam.get_str("nic", AZURE_NICS))
         arch = cast(Architecture, fam.get_str("architecture", ARCHITECTURES))
         optimised = fam.get_bool("network_optimised")
+        preview = fam.get_bool("preview") if fam.has("preview") else False
         source = fam.get_str("source")
         for j, size_raw in enumerate(fam.get_list("sizes")):
             size = _Obj(size_raw, f"{fam.where}.sizes[{j}]")
@@ -142,9 +143,28 @@ def azure_types() -> tuple[InstanceType, ...]:
                     efa=False,
                     architecture=arch,
                     source=source,
+                    preview=preview,
                 )
             )
     return tuple(out)
+
+
+@functools.cache
+def azure_skipped() -> dict[str, tuple[str, str]]:
+    """The sizes Azure families' pages list but the catalog leaves out (``skipped``: the page names them differently
+    in two tables, or gives only a lower bound for their bandwidth), by size name: (family, why)."""
+    doc = _Obj(read_data(AZURE_FILE), AZURE_FILE)
+    out: dict[str, tuple[str, str]] = {}
+    for i, fam_raw in enumerate(doc.get_list("families")):
+        fam = _Obj(fam_raw, f"{AZURE_FILE}:families[{i}]")
+        if not fam.has("skipped"):
+            continue
+        for j, skip_raw in enumerate(fam.get_list("skipped")):
+            skip = _Obj(skip_raw, f"{fam.where}.skipped[{j}]")
+            why = skip.get_str("why")
+            for name in skip.get_strs("names"):
+                out[name] = (fam.get_str("family"), why)
+    return out
 
 
 @functools.cache

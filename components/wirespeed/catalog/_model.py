@@ -110,6 +110,9 @@ class InstanceType:
     Bandwidth is the instance's aggregate over all NICs in Gbit/s. ``baseline_gbps`` is what the instance
     can sustain; ``burst_gbps`` what it reaches for a while ("Up to N Gigabit" on AWS). They are equal when
     the figure is fixed, and on Azure, whose docs give a single upper limit per size.
+
+    ``preview``: the size's series page titles it "(Preview)" (Azure's Dnsv6, Ensv6...): its figures are judged like
+    any other's, but it is never offered as an alternative to move production to.
     """
 
     cloud: Cloud
@@ -126,6 +129,7 @@ class InstanceType:
     efa: bool
     architecture: Architecture
     source: str
+    preview: bool = False
 
     @property
     def max_bandwidth_mbps(self) -> int:
@@ -137,8 +141,11 @@ class InstanceType:
         return self.burst_gbps > self.baseline_gbps
 
     def to_json(self) -> dict[str, object]:
-        """Every field plus ``max_bandwidth_mbps``: the stable keys of ``wirespeed catalog ... --json``."""
+        """Every field plus ``max_bandwidth_mbps``: the stable keys of ``wirespeed catalog ... --json``; ``preview``
+        only on a preview series' sizes (``true``), so the keys of every other size stay as they were."""
         out: dict[str, object] = asdict(self)
+        if not self.preview:
+            del out["preview"]
         out["max_bandwidth_mbps"] = self.max_bandwidth_mbps
         return out
 

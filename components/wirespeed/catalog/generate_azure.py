@@ -13,6 +13,12 @@ the header row and the size rows, each as the page has it, and which header cell
 bandwidth); the generator finds those columns by their header text and refuses a row whose cell count, size name or
 figure does not read (a bandwidth of ``16,000+`` is a floor, not a limit, and is refused, not rounded).
 
+A size whose rows cannot be taken as the page has them (its tables name it differently, or its bandwidth is only a
+lower bound) is moved out of the tables into the family's ``skipped`` list: the names, the page's rows and why. The
+catalog then does not hold it, so the rules judge it as a size whose bandwidth and NIC nothing documents (never
+waved through), and say why it was left out. A lower bound is not stored as a figure: the backlog and ring minimums
+grow with the rate, so sizing from a floor would under-size them.
+
     python -m wirespeed.catalog.generate_azure            # rewrite azure_sizes.json's generated families
     python -m wirespeed.catalog.generate_azure --check    # exit 1 if it is stale
 
@@ -51,7 +57,8 @@ COMMENT = (
     "(mlx4_en/mlx5_core) or MANA hosts, so the agent must detect the driver on the node. network_optimised: Azure "
     "sells no network-optimised series; wirespeed marks the Azure Boost (MANA) series, whose NIC offers MTU 9,000 "
     "and larger rings. Each family cites the doc page and the MicrosoftDocs/azure-compute-docs file and commit it "
-    "was read from."
+    "was read from. preview: true on a family whose page titles the series '(Preview)': judged like any other, "
+    "never offered as a network-optimised alternative."
 )
 
 _ROW = re.compile(r"\|\s*(?P<name>Standard_[A-Za-z0-9_]+)\s*\|\s*(?P<a>[0-9.,]+)\s*\|\s*(?P<b>[0-9.,]+)\s*\|")
@@ -154,12 +161,34 @@ def _read_from(family: Mapping[str, Any]) -> str:
     return f"the table under {family['table']['section']!r}: {columns}"
 
 
+def skipped_sizes(family: Mapping[str, Any], listed: Iterable[str], where: str) -> list[dict[str, Any]]:
+    """A family's ``skipped`` rows: sizes the page lists but whose rows cannot be taken as they are (the tables name
+    the size differently, or give a bandwidth as a lower bound such as ``16,000+``). Each keeps the names the page
+    gives it, the page's rows and why; none may also be among the sizes the tables list, or it was not skipped."""
+    out: list[dict[str, Any]] = []
+    taken = set(listed)
+    for i, skip in enumerate(family.get("skipped", [])):
+        here = f"{where}.skipped[{i}]"
+        names, rows, why = skip.get("names"), skip.get("rows"), skip.get("why")
+        if not names or not all(isinstance(n, str) and _SIZE_NAME.fullmatch(n) for n in names):
+            raise GeneratorError(f"{here}.names: {names!r}; allowed: a list of the Standard_... names the page uses")
+        if not rows or not all(isinstance(r, str) and r.strip().startswith("|") for r in rows):
+            raise GeneratorError(f"{here}.rows: {rows!r}; allowed: the page's '| ... |' rows for the size")
+        if not isinstance(why, str) or not why.strip():
+            raise GeneratorError(f"{here}.why: {why!r}; allowed: a sentence saying why the rows are not taken")
+        if taken & set(names):
+            raise GeneratorError(f"{here}: {sorted(taken & set(names))} also in the tables; remove the rows there")
+        out.append({"names": list(names), "why": why})
+    return out
+
+
 def family_entry(family: Mapping[str, Any], index: int) -> dict[str, Any]:
     where = f"{TABLES.name}:families[{index}]"
     name = family["family"]
     if family["accelerated_networking"] not in ACCELERATED:
         raise GeneratorError(f"{where} ({name}): accelerated networking {family['accelerated_networking']!r}")
     basics, network = _tables(family, where)
+    skipped = skipped_sizes(family, [*basics, *network], f"{where} ({name})")
     if set(basics) != set(network):
         raise GeneratorError(
             f"{where} ({name}): the Basics and Network tables list different sizes: "
@@ -187,10 +216,16 @@ def family_entry(family: Mapping[str, Any], index: int) -> dict[str, Any]:
             f"accelerated networking {family['accelerated_networking']}; {GENERATED})"
         ),
     }
+    if "preview" in family:
+        if family["preview"] is not True:
+            raise GeneratorError(f"{where} ({name}): preview {family['preview']!r}; allowed: true, or no key")
+        entry["preview"] = True
     if "note" in family:
         entry["note"] = family["note"]
     if left_out:
         entry["left_out"] = f"{', '.join(left_out)}: fewer than {MIN_VCPU} vCPUs, which AKS does not run nodes on"
+    if skipped:
+        entry["skipped"] = skipped
     entry["sizes"] = sizes
     return entry
 

@@ -12,7 +12,7 @@ NodePool chooses VM sizes by requirements on the well-known labels the provider 
 - ``karpenter.azure.com/sku-cpu`` / ``kubernetes.azure.com/sku-cpu``: vCPUs; ``.../sku-memory``: memory in MiB;
 - ``karpenter.azure.com/sku-networking-accelerated``: ``true`` when the size has accelerated networking.
 
-The parts come from the size name as Azure/skewer parses it (vmsize.go, ``skuSizeScheme``; Series = family +
+The parts come from the size name as Azure/skewer v0.0.24 parses it (vmsize.go, ``skuSizeScheme``; Series = family +
 sub-family + additive features + ``_`` + version), which the provider calls for every SKU
 (pkg/providers/instancetype/instancetype.go, ``computeRequirements``; utils.ExtractVersionFromVMSize for the version).
 
@@ -63,10 +63,15 @@ ARCH_LABELS = {"x86_64": "amd64", "arm64": "arm64"}
 # NodePool CRD (karpenter.sh_nodepools.yaml): requirement operators.
 OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Gte", "Lte")
 
-# Azure/skewer vmsize.go (main @ 0119bd0cb17c), skuSizeScheme, applied to the size without "Standard_".
+# Azure/skewer vmsize.go at v0.0.24 (commit 1b511013c03b), skuSizeScheme, applied to the size without "Standard_":
+# the skewer karpenter-provider-azure v1.14.2 builds against (its go.mod: github.com/Azure/skewer v0.0.24). v0.0.24
+# reads the additive letters f, n and o (its vmsize_test.go: Standard_D8ns_v6 -> series Dns_v6, Standard_L12aos_v4
+# -> Laos_v4; learn.microsoft.com/azure/virtual-machines/vm-naming-conventions, MicrosoftDocs/azure-compute-docs
+# articles/virtual-machines/vm-naming-conventions.md @ eba18e57f661: "n = network optimized"); skewer's main
+# (0119bd0cb17c) still does not, so a provider on it would skip those sizes ("parsing VM size", instancetypes.go).
 _SKU_SIZE_SCHEME = re.compile(
-    r"^([A-Z])([A-Z]?)([A-Z]?)([0-9]+)-?((?:[0-9]+)?)((?:[abcdeilmtspPr]+|C+|NP)?)_?(?:([A-Z][0-9]+)_?)?"
-    r"(_cc_)?(_[0-9]+_)?(_MI300X_)?(_H100_)?((?:[vV][1-9])?)?(_Promo)?$"
+    r"^([A-Z])([A-Z]?)([A-Z]?)([0-9]+)-?((?:[0-9]+)?)((?:[abcdeiflmnotspPr]+|C+|NP)?)_?"
+    r"(?:(xl_[A-Z]+[0-9]+[A-Z]*|[A-Z]+[0-9]+)_?)?(_cc_)?(_[0-9]+_)?(_MI300X_)?(_H100_)?((?:[vV][1-9])?)?(_Promo)?$"
 )
 
 

@@ -46,7 +46,8 @@ def catalog_list(
     rows = []
     for t in types:
         bw = f"{t.baseline_gbps:g}" if t.burst_gbps == t.baseline_gbps else f"{t.baseline_gbps:g}/{t.burst_gbps:g}"
-        extras = ", ".join(name for name, on in (("ENA Express", t.ena_express), ("EFA", t.efa)) if on)
+        flags = (("ENA Express", t.ena_express), ("EFA", t.efa), ("preview", t.preview))
+        extras = ", ".join(name for name, on in flags if on)
         rows.append(
             (t.name, t.cloud, str(t.vcpu), f"{t.memory_gib:g}", bw, str(t.max_nics), t.nic,
              "yes" if t.network_optimised else "", extras)

@@ -67,7 +67,9 @@ def is_azure_node_pool(props: Any) -> bool:
 def _optimised_series() -> list[str]:
     from wirespeed import catalog
 
-    return sorted({nap.sku_labels(t).series for t in catalog.instance_types(cloud="azure", network_optimised=True)})
+    # A preview series (InstanceType.preview) is never the series a NodePool is told to move to.
+    optimised = catalog.instance_types(cloud="azure", network_optimised=True)
+    return sorted({nap.sku_labels(t).series for t in optimised if not t.preview})
 
 
 def _by_series(sizes: Sequence[InstanceType]) -> str:

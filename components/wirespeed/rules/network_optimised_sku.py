@@ -72,8 +72,14 @@ def _not_optimised(name: str, family: str, cloud: str, alternative: str, cloud_c
 
 
 def _not_in_catalog(name: str, suggestions: list[str], minimum: float) -> str:
-    """A size the catalog lacks is never waved through (issue 25): the rule cannot tell its bandwidth or NIC."""
+    """A size the catalog lacks is never waved through (issue 25): the rule cannot tell its bandwidth or NIC. A size
+    its family's page lists but the catalog leaves out (a bandwidth given only as a lower bound) says why."""
+    from wirespeed import catalog
+
+    why = catalog.left_out(name)
     near = f" (did you mean {', '.join(suggestions)}?)" if suggestions else ""
+    if why is not None:
+        near = f" (its series page lists it, but the catalog leaves it out: {why})"
     return (
         f"{name} is not in wirespeed's catalog: cannot tell its bandwidth or NIC{near}, so it cannot be held to the "
         f"minimum {minimum:g} Gb/s or its NIC judged. Choose a size the catalog holds (`wirespeed catalog list "
