@@ -414,6 +414,44 @@ def test_nat_gateway_sized_from_flows():
     assert plan.outbound.load_balancer is None
 
 
+def test_nat_gateway_sku_is_standard_unless_given_and_says_what_the_sku_is():
+    for stated in (None, "Standard"):
+        outbound = OutboundSpec(type="managedNATGateway", nat_gateway_flows=150_000, nat_gateway_sku=stated)
+        plan = plan_cluster(cluster(outbound=outbound)).outbound
+        assert plan.nat_gateway_sku == "Standard"
+        assert plan.to_json()["nat_gateway_sku"] == "Standard"
+        assert "Standard NAT gateway: zonal (one availability zone), up to 50 Gbps" in plan.explain()
+
+
+@pytest.mark.parametrize(
+    ("sku", "reason"),
+    [
+        pytest.param("Basic", "'Basic' is not allowed: 'Standard' or 'StandardV2'", id="unknown"),
+        pytest.param(
+            "StandardV2",
+            "'StandardV2' is not allowed with the pinned pulumi-azure-native 3.29.0: its containerservice API "
+            "2025-09-01 has no natGatewayProfile.sku, so AKS would create a Standard (zonal) NAT gateway; StandardV2 "
+            "needs API 2026-06-01. Use 'Standard' here, or a userAssignedNATGateway you create as StandardV2 "
+            "(`wirespeed size azure-natgw --sku StandardV2` sizes it)",
+            id="standard-v2-on-the-pinned-sdk",
+        ),
+    ],
+)
+def test_a_nat_gateway_sku_the_component_cannot_create_is_refused_naming_why(sku, reason):
+    for sizing in ({"nat_gateway_flows": 150_000}, {"nat_gateway_ip_count": 2}):
+        outbound = OutboundSpec(type="managedNATGateway", nat_gateway_sku=sku, **sizing)
+        assert problems_of(lambda o=outbound: plan_cluster(cluster(outbound=o))) == [
+            ("outbound.nat_gateway_sku", reason)
+        ]
+
+
+def test_a_nat_gateway_sku_on_a_load_balancer_is_refused():
+    outbound = OutboundSpec(allocated_outbound_ports=1024, nat_gateway_sku="Standard")
+    assert problems_of(lambda: plan_cluster(cluster(outbound=outbound))) == [
+        ("outbound.nat_gateway_sku", "'Standard' is not allowed with loadBalancer: NAT gateway setting")
+    ]
+
+
 def test_snat_alert_threshold_is_a_share_of_the_explicit_ports():
     plan = plan_cluster(
         cluster(outbound=OutboundSpec(allocated_outbound_ports=4000), snat_alert=SnatAlertSpec(threshold_percent=80))
@@ -693,3 +731,20 @@ def test_every_tuned_profile_holds_udp_for_the_egress_the_cluster_creates(config
         assert profile.outbound is not None
         assert (profile.outbound.kind, profile.outbound.udp_hold_seconds) == (kind, udp_hold)
         assert profile.outbound.tcp_hold() == 240  # TCP keeps the team's hold, the default here
+
+
+def test_the_stack_config_names_the_nat_gateway_sku_by_its_stack_key():
+    from wirespeed.azure.stack_config import StackConfigError, cluster_spec
+
+    base = {
+        "location": "westeurope",
+        "systemPool": "system:Standard_D4s_v6:2:3",
+        "outboundType": "managedNATGateway",
+        "natGatewayFlows": 150_000,
+    }
+    assert cluster_spec({**base, "natGatewaySku": "Standard"}).outbound.nat_gateway_sku == "Standard"
+    assert cluster_spec({**base, "natGatewaySku": ""}).outbound.nat_gateway_sku is None  # Pulumi.yaml's default
+    with pytest.raises(StackConfigError) as caught:
+        cluster_spec({**base, "natGatewaySku": "StandardV2"})
+    assert [p.field for p in caught.value.problems] == ["wirespeed:natGatewaySku"]
+    assert "StandardV2 needs API 2026-06-01" in caught.value.problems[0].reason

@@ -229,6 +229,11 @@ class OutboundSpec:
     """Peak concurrent outbound flows of the whole cluster; IPs sized at 64,512 ports each (max 16). Conflicts
     with ``nat_gateway_ip_count``. NAT gateway only."""
 
+    nat_gateway_sku: str | None = None
+    """The managed NAT gateway's SKU: ``Standard`` (zonal; what AKS creates on the pinned API, the default) or
+    ``StandardV2`` (zone-redundant), which the component refuses until its pinned SDK can set
+    ``natGatewayProfile.sku`` (see :data:`wirespeed.azure.outbound.COMPONENT_NAT_SKUS`). NAT gateway only."""
+
 
 @dataclass(frozen=True, kw_only=True)
 class SnatAlertSpec:

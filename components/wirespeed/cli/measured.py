@@ -40,7 +40,7 @@ from wirespeed.sizing.measured import (
     plan_aws_nat_measured,
     plan_azure_nat_measured,
 )
-from wirespeed.sizing.nat_gateway import ZONAL
+from wirespeed.sizing.nat_gateway import AZURE_STANDARD, ZONAL
 
 FromPrometheusOption = Annotated[
     str | None,
@@ -242,7 +242,9 @@ def emit_azure_lb(plan: azure_lb.LoadBalancerPlan, lines: list[str], details: di
 
 
 # ---------------------------------------------------------------------- azure-natgw
-def azure_natgw_from_prometheus(measurement: Measurement, multiplier: Fraction, as_json: bool) -> None:
+def azure_natgw_from_prometheus(
+    measurement: Measurement, multiplier: Fraction, as_json: bool, sku: str = AZURE_STANDARD
+) -> None:
     try:
         total = measurement.total_peak()
         busiest = measurement.destination_peaks()[0]
@@ -256,7 +258,7 @@ def azure_natgw_from_prometheus(measurement: Measurement, multiplier: Fraction, 
         lambda: AzureNatDemand(total.value, busiest.value, str(busiest.destination), origin, multiplier),
         {"flows": "the measured flows", "headroom": "--headroom"},
     )
-    plan = run(lambda: plan_azure_nat_measured(demand), {"flows": "the measured flows"})
+    plan = run(lambda: plan_azure_nat_measured(demand, sku), {"flows": "the measured flows", "sku": "--sku"})
     if as_json:
         data = plan.to_json()
         data["measured"]["prometheus"] = _prometheus_json(measurement, total=total, busiest_destination=busiest)
@@ -266,7 +268,10 @@ def azure_natgw_from_prometheus(measurement: Measurement, multiplier: Fraction, 
     lines.append(f"Peak of all flows through the gateway: {total.describe('flows')} (every node, every destination).")
     lines.append(f"Peak to one destination: {busiest.describe('flows')} (summed over nodes).")
     lines.append(plan.explain())
-    _pin(lines, [("wirespeed:natGatewayIpCount", str(plan.ips)), ("wirespeed:measuredPeakSource", origin)])
+    pins = [("wirespeed:natGatewayIpCount", str(plan.ips)), ("wirespeed:measuredPeakSource", origin)]
+    if sku != AZURE_STANDARD:
+        pins.insert(1, ("wirespeed:natGatewaySku", sku))
+    _pin(lines, pins)
     typer.echo("\n".join(lines))
 
 
