@@ -748,3 +748,16 @@ def test_the_stack_config_names_the_nat_gateway_sku_by_its_stack_key():
         cluster_spec({**base, "natGatewaySku": "StandardV2"})
     assert [p.field for p in caught.value.problems] == ["wirespeed:natGatewaySku"]
     assert "StandardV2 needs API 2026-06-01" in caught.value.problems[0].reason
+
+
+def test_accepted_advisories_on_a_cluster_take_only_advisory_rules_with_a_reason():
+    nat = OutboundSpec(type="managedNATGateway", nat_gateway_ip_count=2)
+    kept = {"aks-natgw-zone-redundant": "StandardV2 waits for the SDK pin to reach AKS API 2026-06-01"}
+    plan_cluster(cluster(outbound=nat, accepted_advisories=kept))  # an advisory rule with a reason: accepted
+    refused = {"aks-snat-capacity": "we know", "aks-natgw-zone-redundant": " "}
+    assert [
+        path for path, _ in problems_of(lambda: plan_cluster(cluster(outbound=nat, accepted_advisories=refused)))
+    ] == [
+        "accepted_advisories",
+        "accepted_advisories['aks-natgw-zone-redundant']",
+    ]

@@ -32,6 +32,7 @@ ISSUE_7_RULES = [
 ]
 ISSUE_17_RULES = ["tuning-profile-valid"]
 ISSUE_25_RULES = ["aks-basic-load-balancer"]
+ISSUE_29_RULES = ["aks-natgw-zone-redundant"]
 
 
 def resource(kind, props, name="subject", outputs=None):
@@ -43,7 +44,7 @@ def resource(kind, props, name="subject", outputs=None):
 
 
 def test_every_rule_of_issue_7_exists_once_in_order():
-    assert [r.id for r in RULES] == ISSUE_7_RULES + ISSUE_17_RULES + ISSUE_25_RULES
+    assert [r.id for r in RULES] == ISSUE_7_RULES + ISSUE_17_RULES + ISSUE_25_RULES + ISSUE_29_RULES
 
 
 @pytest.mark.parametrize("rule", RULES, ids=lambda r: r.id)
@@ -73,8 +74,9 @@ def test_only_tuning_profile_rules_remediate():
     assert [r.id for r in RULES if r.remediate] == ["netdev-backlog-minimum", "nic-ring-minimum"]
 
 
-def test_mtu_and_the_nat_eip_quota_are_advisory_and_everything_else_mandatory_by_default():
+def test_mtu_the_nat_eip_quota_and_nat_zones_are_advisory_and_everything_else_mandatory_by_default():
     assert {r.id: r.default_enforcement for r in RULES if r.default_enforcement != "mandatory"} == {
+        "aks-natgw-zone-redundant": "advisory",
         "aws-natgw-eip-quota": "advisory",
         "mtu-jumbo-path": "advisory",
     }
@@ -156,7 +158,7 @@ def test_config_errors_are_all_reported_at_once():
                 "netdev-backlog-minimum": {"enforcementLevel": "warn", "minimumBacklog": 500},
             }
         )
-    known = ", ".join(sorted(ISSUE_7_RULES + ISSUE_17_RULES + ISSUE_25_RULES))
+    known = ", ".join(sorted(ISSUE_7_RULES + ISSUE_17_RULES + ISSUE_25_RULES + ISSUE_29_RULES))
     assert str(caught.value) == (
         "invalid policy config:\n"
         '  aks-snat-port-minimum: is not a wirespeed rule (did you mean "aks-snat-ports-minimum"?) '

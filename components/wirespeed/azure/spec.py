@@ -299,6 +299,12 @@ class ClusterSpec:
     (``NodeTuningArgs.admission_policy``; Kubernetes 1.30+, so a ``kubernetes_version`` below 1.30 is refused with it).
     ``False`` only for an older cluster: the agent's RBAC then lets it patch any Node. Default on."""
 
+    accepted_advisories: Mapping[str, str] | None = None
+    """Advisory findings on the cluster this stack keeps, ``{rule id: reason}`` (e.g. ``aks-natgw-zone-redundant``
+    while the pinned SDK cannot set StandardV2): written as the cluster's ``wirespeed.io.accept-RULE`` tags, which
+    the policy pack and ``wirespeed check`` report as accepted. Only advisory rules; a reason of at most 256
+    characters."""
+
     snat_alert: SnatAlertSpec | None = None
     """Metric alert on SNAT port use; default None (off). Load balancer outbound only."""
 

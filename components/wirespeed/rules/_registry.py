@@ -10,7 +10,7 @@ from wirespeed.rules.aks_outbound import (
     SNAT_CAPACITY,
     SNAT_PORTS_MINIMUM,
 )
-from wirespeed.rules.natgw import NAT_GATEWAY_CAPACITY, NAT_GATEWAY_EIP_QUOTA
+from wirespeed.rules.natgw import NAT_GATEWAY_CAPACITY, NAT_GATEWAY_EIP_QUOTA, NAT_GATEWAY_ZONE_REDUNDANT
 from wirespeed.rules.profile_valid import PROFILE_VALID
 from wirespeed.rules.sku import NETWORK_OPTIMISED_SKU
 from wirespeed.rules.tuning import BACKLOG_MINIMUM, MTU_JUMBO_PATH, RING_MINIMUM
@@ -30,6 +30,7 @@ RULES: tuple[Rule, ...] = (
     MTU_JUMBO_PATH,
     PROFILE_VALID,  # issue 17: a profile the agent refuses must not pass the other profile rules silently
     BASIC_LOAD_BALANCER,  # issue 25: the retired SKU the SNAT rules cannot size, last so existing orders stay
+    NAT_GATEWAY_ZONE_REDUNDANT,  # issue 29: a zonal Standard NAT gateway for pools in several zones; StandardV2
 )
 
 
