@@ -429,10 +429,11 @@ def test_nat_gateway_sku_is_standard_unless_given_and_says_what_the_sku_is():
         pytest.param("Basic", "'Basic' is not allowed: 'Standard' or 'StandardV2'", id="unknown"),
         pytest.param(
             "StandardV2",
-            "'StandardV2' is not allowed with the pinned pulumi-azure-native 3.29.0: its containerservice API "
-            "2025-09-01 has no natGatewayProfile.sku, so AKS would create a Standard (zonal) NAT gateway; StandardV2 "
-            "needs API 2026-06-01. Use 'Standard' here, or a userAssignedNATGateway you create as StandardV2 "
-            "(`wirespeed size azure-natgw --sku StandardV2` sizes it)",
+            "'StandardV2' is not allowed: neither the pinned pulumi-azure-native 3.29.0 (AKS API 2025-09-01) nor "
+            "azurerm_kubernetes_cluster's nat_gateway_profile (idle_timeout_in_minutes, managed_outbound_ip_count) "
+            "can set natGatewayProfile.sku (AKS API 2026-06-01), so AKS would create a Standard (zonal) NAT gateway; "
+            "use 'Standard', or a userAssignedNATGateway you create as StandardV2 (`wirespeed size azure-natgw --sku "
+            "StandardV2` sizes it)",
             id="standard-v2-on-the-pinned-sdk",
         ),
     ],
@@ -747,7 +748,7 @@ def test_the_stack_config_names_the_nat_gateway_sku_by_its_stack_key():
     with pytest.raises(StackConfigError) as caught:
         cluster_spec({**base, "natGatewaySku": "StandardV2"})
     assert [p.field for p in caught.value.problems] == ["wirespeed:natGatewaySku"]
-    assert "StandardV2 needs API 2026-06-01" in caught.value.problems[0].reason
+    assert "can set natGatewayProfile.sku (AKS API 2026-06-01)" in caught.value.problems[0].reason
 
 
 def test_accepted_advisories_on_a_cluster_take_only_advisory_rules_with_a_reason():

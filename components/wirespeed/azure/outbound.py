@@ -38,6 +38,15 @@ NAT_DEFAULT_IDLE_TIMEOUT = 4
 # specification/containerservice/resource-manager/Microsoft.ContainerService/aks/stable/2026-06-01/managedClusters.json
 # at commit 079dcbac5a6ec3c3585067160dc21e2a0baf6824): add StandardV2 here when the pin moves to an SDK on that API.
 COMPONENT_NAT_SKUS = (nat_gateway.AZURE_STANDARD,)
+# Why StandardV2 is refused, for the component and modules/aks-outbound alike (generated into its facts): the azurerm
+# kubernetes_cluster nat_gateway_profile block documents idle_timeout_in_minutes and managed_outbound_ip_count only
+# (registry.terraform.io/providers/hashicorp/azurerm/latest/docs/resources/kubernetes_cluster).
+NAT_SKU_UNBUILDABLE = (
+    "is not allowed: neither the pinned pulumi-azure-native 3.29.0 (AKS API 2025-09-01) nor "
+    "azurerm_kubernetes_cluster's nat_gateway_profile (idle_timeout_in_minutes, managed_outbound_ip_count) can set "
+    "natGatewayProfile.sku (AKS API 2026-06-01), so AKS would create a Standard (zonal) NAT gateway; use 'Standard', "
+    "or a userAssignedNATGateway you create as StandardV2 (`wirespeed size azure-natgw --sku StandardV2` sizes it)"
+)
 # Azure Monitor metric alerts take severity 0 (critical) .. 4 (verbose) (Microsoft.Insights/metricAlerts).
 SEVERITY_RANGE = (0, 4)
 
@@ -190,13 +199,7 @@ def _check_nat_sku(out: Collector, given: str | None) -> str | None:
         out.add(field, f"{given!r} is not allowed: " + " or ".join(repr(n) for n in nat_gateway.AZURE_NAT_SKU_NAMES))
         return None
     if sku not in COMPONENT_NAT_SKUS:
-        out.add(
-            field,
-            f"{given!r} is not allowed with the pinned pulumi-azure-native 3.29.0: its containerservice API "
-            "2025-09-01 has no natGatewayProfile.sku, so AKS would create a Standard (zonal) NAT gateway; StandardV2 "
-            "needs API 2026-06-01. Use 'Standard' here, or a userAssignedNATGateway you create as StandardV2 "
-            "(`wirespeed size azure-natgw --sku StandardV2` sizes it)",
-        )
+        out.add(field, f"{given!r} {NAT_SKU_UNBUILDABLE}")
         return None
     return sku
 
