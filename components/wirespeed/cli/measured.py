@@ -268,10 +268,8 @@ def azure_natgw_from_prometheus(
     lines.append(f"Peak of all flows through the gateway: {total.describe('flows')} (every node, every destination).")
     lines.append(f"Peak to one destination: {busiest.describe('flows')} (summed over nodes).")
     lines.append(plan.explain())
-    pins = [("wirespeed:natGatewayIpCount", str(plan.ips)), ("wirespeed:measuredPeakSource", origin)]
-    if sku != AZURE_STANDARD:
-        pins.insert(1, ("wirespeed:natGatewaySku", sku))
-    _pin(lines, pins)
+    # No wirespeed:natGatewaySku pin: the root program creates Standard only (azure.outbound.COMPONENT_NAT_SKUS).
+    _pin(lines, [("wirespeed:natGatewayIpCount", str(plan.ips)), ("wirespeed:measuredPeakSource", origin)])
     typer.echo("\n".join(lines))
 
 
