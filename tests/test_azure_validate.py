@@ -414,6 +414,45 @@ def test_nat_gateway_sized_from_flows():
     assert plan.outbound.load_balancer is None
 
 
+def test_nat_gateway_sku_is_standard_unless_given_and_says_what_the_sku_is():
+    for stated in (None, "Standard"):
+        outbound = OutboundSpec(type="managedNATGateway", nat_gateway_flows=150_000, nat_gateway_sku=stated)
+        plan = plan_cluster(cluster(outbound=outbound)).outbound
+        assert plan.nat_gateway_sku == "Standard"
+        assert plan.to_json()["nat_gateway_sku"] == "Standard"
+        assert "Standard NAT gateway: zonal (one availability zone), up to 50 Gbps" in plan.explain()
+
+
+@pytest.mark.parametrize(
+    ("sku", "reason"),
+    [
+        pytest.param("Basic", "'Basic' is not allowed: 'Standard' or 'StandardV2'", id="unknown"),
+        pytest.param(
+            "StandardV2",
+            "'StandardV2' is not allowed: neither the pinned pulumi-azure-native 3.29.0 (AKS API 2025-09-01) nor "
+            "azurerm_kubernetes_cluster's nat_gateway_profile (idle_timeout_in_minutes, managed_outbound_ip_count) "
+            "can set natGatewayProfile.sku (AKS API 2026-06-01), so AKS would create a Standard (zonal) NAT gateway; "
+            "use 'Standard', or a userAssignedNATGateway you create as StandardV2 (`wirespeed size azure-natgw --sku "
+            "StandardV2` sizes it)",
+            id="standard-v2-on-the-pinned-sdk",
+        ),
+    ],
+)
+def test_a_nat_gateway_sku_the_component_cannot_create_is_refused_naming_why(sku, reason):
+    for sizing in ({"nat_gateway_flows": 150_000}, {"nat_gateway_ip_count": 2}):
+        outbound = OutboundSpec(type="managedNATGateway", nat_gateway_sku=sku, **sizing)
+        assert problems_of(lambda o=outbound: plan_cluster(cluster(outbound=o))) == [
+            ("outbound.nat_gateway_sku", reason)
+        ]
+
+
+def test_a_nat_gateway_sku_on_a_load_balancer_is_refused():
+    outbound = OutboundSpec(allocated_outbound_ports=1024, nat_gateway_sku="Standard")
+    assert problems_of(lambda: plan_cluster(cluster(outbound=outbound))) == [
+        ("outbound.nat_gateway_sku", "'Standard' is not allowed with loadBalancer: NAT gateway setting")
+    ]
+
+
 def test_snat_alert_threshold_is_a_share_of_the_explicit_ports():
     plan = plan_cluster(
         cluster(outbound=OutboundSpec(allocated_outbound_ports=4000), snat_alert=SnatAlertSpec(threshold_percent=80))
@@ -693,3 +732,33 @@ def test_every_tuned_profile_holds_udp_for_the_egress_the_cluster_creates(config
         assert profile.outbound is not None
         assert (profile.outbound.kind, profile.outbound.udp_hold_seconds) == (kind, udp_hold)
         assert profile.outbound.tcp_hold() == 240  # TCP keeps the team's hold, the default here
+
+
+def test_the_stack_config_names_the_nat_gateway_sku_by_its_stack_key():
+    from wirespeed.azure.stack_config import StackConfigError, cluster_spec
+
+    base = {
+        "location": "westeurope",
+        "systemPool": "system:Standard_D4s_v6:2:3",
+        "outboundType": "managedNATGateway",
+        "natGatewayFlows": 150_000,
+    }
+    assert cluster_spec({**base, "natGatewaySku": "Standard"}).outbound.nat_gateway_sku == "Standard"
+    assert cluster_spec({**base, "natGatewaySku": ""}).outbound.nat_gateway_sku is None  # Pulumi.yaml's default
+    with pytest.raises(StackConfigError) as caught:
+        cluster_spec({**base, "natGatewaySku": "StandardV2"})
+    assert [p.field for p in caught.value.problems] == ["wirespeed:natGatewaySku"]
+    assert "can set natGatewayProfile.sku (AKS API 2026-06-01)" in caught.value.problems[0].reason
+
+
+def test_accepted_advisories_on_a_cluster_take_only_advisory_rules_with_a_reason():
+    nat = OutboundSpec(type="managedNATGateway", nat_gateway_ip_count=2)
+    kept = {"aks-natgw-zone-redundant": "StandardV2 waits for the SDK pin to reach AKS API 2026-06-01"}
+    plan_cluster(cluster(outbound=nat, accepted_advisories=kept))  # an advisory rule with a reason: accepted
+    refused = {"aks-snat-capacity": "we know", "aks-natgw-zone-redundant": " "}
+    assert [
+        path for path, _ in problems_of(lambda: plan_cluster(cluster(outbound=nat, accepted_advisories=refused)))
+    ] == [
+        "accepted_advisories",
+        "accepted_advisories['aks-natgw-zone-redundant']",
+    ]

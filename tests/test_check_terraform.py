@@ -583,6 +583,7 @@ UNKNOWN_CASES: dict[str, tuple[Any, ...]] = {
         {
             ("aks-allocated-outbound-ports-default", "azurerm_kubernetes_cluster.c"),
             ("aks-basic-load-balancer", "azurerm_kubernetes_cluster.c"),
+            ("aks-natgw-zone-redundant", "azurerm_kubernetes_cluster.c"),  # outbound_type unknown: maybe a NAT gateway
             ("aks-snat-capacity", "azurerm_kubernetes_cluster.c"),
             ("aks-snat-ports-minimum", "azurerm_kubernetes_cluster.c"),
         },

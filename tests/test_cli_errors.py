@@ -67,7 +67,7 @@ def test_a_bug_surfaces_as_a_traceback_with_a_faulty_library_stub(monkeypatch):
     """A stand-in for a bug (none is known): a KeyError inside the library must not read as bad input."""
     from wirespeed.sizing import nat_gateway
 
-    def faulty(flows: int) -> None:
+    def faulty(flows: int, sku: str) -> None:
         raise KeyError("a bug")
 
     monkeypatch.setattr(nat_gateway, "plan_azure_nat_gateway", faulty)
@@ -78,7 +78,7 @@ def test_a_bug_surfaces_as_a_traceback_with_a_faulty_library_stub(monkeypatch):
 def test_a_bug_in_a_fresh_process_exits_1_with_a_traceback_with_a_faulty_library_stub():
     code = (
         "import sys; from wirespeed.sizing import nat_gateway\n"
-        "def faulty(flows): raise KeyError('a bug')\n"
+        "def faulty(flows, sku): raise KeyError('a bug')\n"
         "nat_gateway.plan_azure_nat_gateway = faulty\n"
         "from wirespeed.cli import main\n"
         "sys.argv = ['wirespeed', 'size', 'azure-natgw', '--flows', '10']\n"

@@ -166,7 +166,7 @@ def test_the_same_flags_where_they_apply_are_answered(args, said):
 ALWAYS_APPLY = {
     "size azure-lb": {"--pool", "--ports", "--connections-per-second", "--outbound-ips", "--json", "--plot",
                       "--from-prometheus"},
-    "size azure-natgw": {"--flows", "--json", "--from-prometheus"},
+    "size azure-natgw": {"--flows", "--sku", "--json", "--from-prometheus"},
     "size aws-natgw": {"--connections", "--az", "--mode", "--json", "--from-prometheus"},
     "size rings": {"--driver", "--line-rate-gbps", "--stall-ms", "--packet-bytes", "--queues", "--json"},
     "size backlog": {"--line-rate-gbps", "--stall-ms", "--packet-bytes", "--cloud", "--json"},

@@ -30,7 +30,7 @@ SAMPLES: dict[str, list[list[str]]] = {
         ["--pool", "60:10%", "--pool", "5:1", "--connections-per-second", "12"],
         ["--pool", "1000:0", "--pool", "500:0", "--ports", "64"],
     ],
-    "size azure-natgw": [["--flows", "200000"]],
+    "size azure-natgw": [["--flows", "200000"], ["--flows", "200000", "--sku", "StandardV2"]],
     "size aws-natgw": [["--connections", "120000"]],
     "size rings": [["--driver", "mlx5_core", "--line-rate-gbps", "100"], ["--driver", "ena", "--line-rate-gbps", "1"]],
     "size backlog": [

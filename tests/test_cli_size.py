@@ -248,6 +248,21 @@ def test_nat_gateways():
     assert [(q["quota_code"], q["required"]) for q in data["quotas"]] == [("L-5F53652F", 3), ("L-0263D0A3", 9)]
 
 
+def test_azure_natgw_standard_v2_sizes_the_same_ips_and_says_what_the_sku_changes():
+    standard = json.loads(wirespeed("size", "azure-natgw", "--flows", "200000", "--json").stdout)
+    v2 = json.loads(wirespeed("size", "azure-natgw", "--flows", "200000", "--sku", "StandardV2", "--json").stdout)
+    assert {k: v for k, v in v2.items() if k != "sku"} == {k: v for k, v in standard.items() if k != "sku"}
+    assert (standard["sku"]["name"], standard["sku"]["zone_redundant"], standard["sku"]["public_ip_sku"]) == (
+        "Standard", False, "Standard")  # fmt: skip
+    assert v2["sku"] == {
+        "name": "StandardV2", "zone_redundant": True, "gbps": 100, "packets_per_second": 10_000_000,
+        "public_ip_sku": "StandardV2",
+    }  # fmt: skip
+    prose = wirespeed("size", "azure-natgw", "--flows", "200000", "--sku", "StandardV2").stdout
+    assert "StandardV2 NAT gateway: zone-redundant, up to 100 Gbps" in prose
+    assert "StandardV2 public IPs or prefixes only." in prose
+
+
 def test_aws_nat_regional_per_az_and_automatic():
     regional = wirespeed(
         "size", "aws-natgw", "--az", "eu-west-1a=120000", "--az", "eu-west-1b=600000", "--mode", "regional", "--json"
@@ -277,6 +292,11 @@ def test_aws_nat_regional_per_az_and_automatic():
             "error: --flows: 2,000,000 required but 16 IPs give at most 1,032,192; split egress across subnets "
             "with their own NAT gateways, or reuse connections",
             id="azure-infeasible",
+        ),
+        pytest.param(
+            ["azure-natgw", "--flows", "10", "--sku", "standardv2"],
+            "error: --sku 'standardv2' is not allowed: 'Standard' or 'StandardV2'",
+            id="azure-sku",
         ),
         pytest.param(
             ["azure-natgw", "--flows", "0"],

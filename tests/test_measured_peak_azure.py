@@ -82,6 +82,16 @@ def test_nat_gateway_ips_come_from_the_busier_of_both_limits() -> None:
         plan_azure_nat_measured(AzureNatDemand(800_000, 700_000, "52.1.2.3:443/tcp", SOURCE))
 
 
+def test_a_measured_standard_v2_plan_has_the_same_limits_and_names_its_sku() -> None:
+    demand = AzureNatDemand(150_000, 130_000, "52.1.2.3:443/tcp", SOURCE)
+    standard, v2 = plan_azure_nat_measured(demand), plan_azure_nat_measured(demand, "StandardV2")
+    assert {k: v for k, v in v2.to_json().items() if k != "sku"} == {
+        k: v for k, v in standard.to_json().items() if k != "sku"
+    }
+    assert (standard.to_json()["sku"]["name"], v2.to_json()["sku"]["name"]) == ("Standard", "StandardV2")
+    assert v2.explain().splitlines()[-1].startswith("StandardV2 NAT gateway: zone-redundant")
+
+
 def test_sized_outbound_keeps_the_team_s_threshold_exclusions_and_hold() -> None:
     base = Outbound(kind="aws-nat-gateway", public_ips=2, pressure_percent=70, exclude_cidrs=["10.0.0.0/8"])
     section = sized_outbound("azure-load-balancer", 4_096, base)

@@ -93,8 +93,9 @@ def test_only_tuning_profile_rules_remediate():
     assert [r.id for r in RULES if r.remediate] == ["netdev-backlog-minimum", "nic-ring-minimum"]
 
 
-def test_mtu_and_the_nat_eip_quota_are_advisory_and_everything_else_mandatory_by_default():
+def test_mtu_the_nat_eip_quota_and_nat_zones_are_advisory_and_everything_else_mandatory_by_default():
     assert {r.id: r.default_enforcement for r in RULES if r.default_enforcement != "mandatory"} == {
+        "aks-natgw-zone-redundant": "advisory",
         "aws-natgw-eip-quota": "advisory",
         "mtu-jumbo-path": "advisory",
     }

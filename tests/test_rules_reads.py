@@ -256,6 +256,21 @@ def _pulumi_stacks() -> Iterator[list[Resource]]:
             Resource(EC2_NODE_CLASS_TYPES[0], "al2023", "urn:class:al2023", ec2["EC2NodeClass"]),
             Resource(token, "default", "urn:pool:default", ec2["NodePool"]),
         ]
+    yield [Resource(TYPES["node_tuning"], "tuning", "urn:tuning", {}), *pools]
+    # aks-natgw-zone-redundant: a Standard AKS-managed NAT gateway, the zones of an inline and a separate pool.
+    nat = _edited(fixture("aks_cluster"), _zonal_nat_gateway)
+    zoned = Resource(TYPES["pool"], "zoned", "urn:zoned-pool", pool | {"name": "zoned", "availabilityZones": ["3"]})
+    yield [Resource(TYPES["cluster"], "aks", "urn:cluster:aks", nat), zoned, *pools]
+    exported = {("name" if k == "resourceName" else k): v for k, v in nat.items()}  # a stack export's outputs
+    yield [Resource(TYPES["cluster"], "aks", "urn:cluster:aks", exported), zoned, *pools]
+
+
+def _zonal_nat_gateway(p: dict[str, Any]) -> None:
+    p["networkProfile"] = {
+        "outboundType": "managedNATGateway",
+        "natGatewayProfile": {"sku": "Standard", "managedOutboundIPProfile": {"count": 2}},
+    }
+    p["agentPoolProfiles"][0]["availabilityZones"] = ["1", "2"]
 
 
 def _terraform_stacks() -> Iterator[list[Resource]]:
@@ -372,6 +387,16 @@ MORE_TERRAFORM: list[tuple[str, dict[str, Any]]] = [
             "network_profile": [{"load_balancer_profile": [{"outbound_ip_prefix_ids": ["/prefix/a"]}]}],
         },
     ),
+    # Pools in several zones (azurerm `zones`), which aks-natgw-zone-redundant reads.
+    (
+        "azurerm_kubernetes_cluster",
+        {
+            "name": "zoned",
+            "default_node_pool": [{"name": "system", "vm_size": "Standard_D4s_v6", "zones": ["1", "2", "3"]}],
+            "network_profile": [{"outbound_type": "managedNATGateway"}],
+        },
+    ),
+    ("azurerm_kubernetes_cluster_node_pool", {"name": "zoned", "vm_size": "Standard_D16s_v6", "zones": ["1", "2"]}),
     ("kubernetes_daemon_set_v1", {"spec": [{"template": [{"spec": [{"host_ipc": True}]}]}]}),
     ("azurerm_kubernetes_cluster_node_pool", {"name": "net", "vm_size": "Standard_D16s_v6", "node_labels": {"a": "b"}}),
     ("kubernetes_config_map_v1", {"metadata": [{"name": "p", "annotations": {"wirespeed.io/line-rate-gbps": "100"}}]}),
@@ -494,6 +519,20 @@ TERRAFORM_CASES: list[tuple[str, str, str, str, Callable[[dict[str, Any]], None]
         CLUSTER,
         "outbound_ports_allocated 0",
         lambda a: _balancer(a).update(outbound_ports_allocated=0),
+    ),
+    (
+        "aks-natgw-zone-redundant",
+        "azure-good",
+        CLUSTER,
+        "a managed NAT gateway (no sku: Standard) for a default pool in zones 1, 2, 3",
+        lambda a: (
+            a["network_profile"][0].update(
+                outbound_type="managedNATGateway",
+                load_balancer_profile=[],
+                nat_gateway_profile=[{"managed_outbound_ip_count": 2, "idle_timeout_in_minutes": 4}],
+            ),
+            a["default_node_pool"][0].update(zones=["1", "2", "3"]),
+        ),
     ),
     (
         "aks-basic-load-balancer",

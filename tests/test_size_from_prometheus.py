@@ -153,6 +153,19 @@ def test_azure_natgw_prose_names_both_limits_and_what_to_pin(lab: Lab) -> None:
     assert "  pulumi config set wirespeed:natGatewayIpCount 1" in out
 
 
+def test_azure_natgw_standard_v2_from_the_measured_peak_sizes_the_same_and_names_its_sku(lab: Lab) -> None:
+    code, out, err = _size("azure-natgw", "--from-prometheus", lab.url, "--step", STEP, "--sku", "StandardV2", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert (data["ips"], data["demand"], data["per_ip"]) == (1, 11_000, 64_512)  # the same ports per IP as Standard
+    assert (data["sku"]["name"], data["sku"]["zone_redundant"], data["sku"]["public_ip_sku"]) == (
+        "StandardV2", True, "StandardV2")  # fmt: skip
+    code, out, err = _size("azure-natgw", "--from-prometheus", lab.url, "--step", STEP, "--sku", "StandardV2")
+    assert code == 0, err
+    assert "StandardV2 NAT gateway: zone-redundant, up to 100 Gbps" in out
+    assert "wirespeed:natGatewaySku" not in out  # the root program creates Standard only: nothing to pin
+
+
 def test_a_selector_matching_nothing_is_an_error_naming_the_window(lab: Lab) -> None:
     code, out, err = _size("azure-lb", "--pool", "5", "--from-prometheus", lab.url, "--selector", 'cluster="none"')
     assert (code, out) == (2, "")

@@ -93,8 +93,47 @@ def test_azure_plan_json_and_explain_in_full():
         "headroom": 64_511,
         "warnings": [],
         "measured": None,
+        "sku": {
+            "name": "Standard",
+            "zone_redundant": False,
+            "gbps": 50,
+            "packets_per_second": 5_000_000,
+            "public_ip_sku": "Standard",
+        },
     }
-    assert plan.explain() == "64,513 concurrent flows / 64,512 per IP -> 2 IP(s), 129,024 capacity (64,511 spare)."
+    assert plan.explain() == (
+        "64,513 concurrent flows / 64,512 per IP -> 2 IP(s), 129,024 capacity (64,511 spare).\n"
+        "Standard NAT gateway: zonal (one availability zone), up to 50 Gbps and 5,000,000 packets/s; Standard public "
+        "IPs or prefixes only."
+    )
+
+
+def test_standard_v2_plan_is_zone_redundant_takes_only_standard_v2_ips_and_sizes_the_same_ports():
+    # nat-sku: both SKUs give 64,512 SNAT ports per IP and 16 IPv4 IPs; StandardV2 spans zones, 100 Gbps, 10M pps.
+    v1, v2 = plan_azure_nat_gateway(64_513), plan_azure_nat_gateway(64_513, "StandardV2")
+    assert (v2.ips, v2.capacity, v2.per_ip) == (v1.ips, v1.capacity, v1.per_ip) == (2, 129_024, 64_512)
+    assert v2.to_json()["sku"] == {
+        "name": "StandardV2",
+        "zone_redundant": True,
+        "gbps": 100,
+        "packets_per_second": 10_000_000,
+        "public_ip_sku": "StandardV2",
+    }
+    assert v2.explain().splitlines()[1] == (
+        "StandardV2 NAT gateway: zone-redundant, up to 100 Gbps and 10,000,000 packets/s; StandardV2 public IPs or "
+        "prefixes only."
+    )
+    with pytest.raises(InfeasibleError, match="16 IPs give at most 1,032,192"):
+        plan_azure_nat_gateway(16 * 64_512 + 1, "StandardV2")
+
+
+@pytest.mark.parametrize("sku", ["Basic", "standardv2", "", None, 2])
+def test_an_unknown_azure_sku_names_the_field_the_value_and_the_skus(sku):
+    with pytest.raises(SizingError) as caught:
+        plan_azure_nat_gateway(1, sku)
+    assert caught.value.field == "sku"
+    assert caught.value.value == sku
+    assert caught.value.allowed == "'Standard' or 'StandardV2'"
 
 
 def test_aws_plan_json_and_explain_in_full_with_the_quota_warning():

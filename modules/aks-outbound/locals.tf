@@ -58,6 +58,9 @@ locals {
     idle_timeout_in_minutes   = local.idle_timeout_minutes
   } : null
 
+  # The NAT gateway's SKU and what it gives (zones, throughput, the public IP SKU it takes); null with a load balancer.
+  nat_gateway_sku = local.nat ? try(local.outbound_facts.nat_skus[coalesce(var.nat_gateway_sku, "Standard")], null) : null
+
   outbound_ip_count = local.lb_ready ? module.sizing.outbound_ips : try(local.nat_gateway_profile.managed_outbound_ip_count, null)
 
   # The tuning profile's outbound section for these nodes (modules/node-tuning's outbound): what the agent's

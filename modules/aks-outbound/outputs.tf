@@ -19,6 +19,11 @@ output "nat_gateway_profile" {
   value       = local.nat_gateway_profile
 }
 
+output "nat_gateway_sku" {
+  description = "The NAT gateway's SKU (null with a load balancer): name, zone_redundant, gbps, packets_per_second, public_ip_sku."
+  value       = local.nat_gateway_sku
+}
+
 output "outbound_ip_count" {
   description = "Outbound IPs of the load balancer or the NAT gateway."
   value       = local.outbound_ip_count

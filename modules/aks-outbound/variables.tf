@@ -226,6 +226,31 @@ variable "nat_gateway_ip_count" {
   }
 }
 
+variable "nat_gateway_sku" {
+  description = <<-EOT
+    The managed NAT gateway's SKU: null or Standard (zonal, what AKS creates here). StandardV2 (zone-redundant, the
+    same 64,512 ports per IP and 16 IPs) is refused: azurerm_kubernetes_cluster's nat_gateway_profile cannot set
+    natGatewayProfile.sku. NAT gateway only.
+  EOT
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.nat_gateway_sku == null || contains(keys(local.outbound_facts.nat_skus), coalesce(var.nat_gateway_sku, "-"))
+    error_message = "nat_gateway_sku: '${coalesce(var.nat_gateway_sku, "null")}' is not allowed: ${local.outbound_facts.allowed.nat_gateway_sku}"
+  }
+
+  validation {
+    condition     = var.outbound_type != "managedNATGateway" || var.nat_gateway_sku == null || !contains(keys(local.outbound_facts.nat_skus), coalesce(var.nat_gateway_sku, "-")) || contains(local.outbound_facts.nat_buildable_skus, coalesce(var.nat_gateway_sku, "-"))
+    error_message = "nat_gateway_sku: '${coalesce(var.nat_gateway_sku, "null")}' ${local.outbound_facts.nat_sku_unbuildable}"
+  }
+
+  validation {
+    condition     = var.outbound_type != "loadBalancer" || var.nat_gateway_sku == null
+    error_message = "nat_gateway_sku: '${coalesce(var.nat_gateway_sku, "null")}' is not allowed with loadBalancer: NAT gateway setting"
+  }
+}
+
 variable "outbound_ip_count" {
   description = <<-EOT
     Fix the load balancer's IP count (1..100) instead of minimising it; the ports are then checked against it. Required

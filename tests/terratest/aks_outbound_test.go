@@ -10,6 +10,7 @@ const outboundHarness = `
 output "outbound_type" { value = var.outbound_type }
 output "load_balancer_profile" { value = local.load_balancer_profile }
 output "nat_gateway_profile" { value = local.nat_gateway_profile }
+output "nat_gateway_sku" { value = local.nat_gateway_sku }
 output "public_ip_count" { value = local.public_ip_count }
 output "outbound_ip_count" { value = local.outbound_ip_count }
 output "nodes_at_max" { value = local.lb_ready ? module.sizing.nodes_at_max : null }
@@ -74,6 +75,8 @@ func TestAksOutboundRefusesEachRule(t *testing.T) {
 			"nat_gateway_flows: 10 is not allowed with loadBalancer: NAT gateway setting"}},
 		{"load balancer with a NAT IP count", lb, map[string]any{"nat_gateway_ip_count": 2}, []string{
 			"nat_gateway_ip_count: 2 is not allowed with loadBalancer: NAT gateway setting"}},
+		{"NAT SKU in lower case", nat, map[string]any{"nat_gateway_sku": "standardv2"}, []string{
+			"nat_gateway_sku: 'standardv2' is not allowed: 'Standard' or 'StandardV2'"}},
 		{"idle timeout fraction", lb, map[string]any{"idle_timeout_minutes": 4.5}, []string{
 			"idle_timeout_minutes: 4.5 is not allowed: must be a whole number between 4 and 120"}},
 		{"several problems, all reported", lb, map[string]any{

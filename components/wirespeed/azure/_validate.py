@@ -36,6 +36,7 @@ from wirespeed.manifests.access import ADMISSION_POLICY_MIN_KUBERNETES, admissio
 from wirespeed.manifests.options import DEFAULT_IMAGE, NodeTuningOptions, check_options
 from wirespeed.problems import Problem
 from wirespeed.profile import Profile, with_outbound
+from wirespeed.rules._accepted_args import accepted_advisories_problems
 
 __all__ = [
     "IDLE_TIMEOUT_RANGE",
@@ -151,6 +152,7 @@ def plan_cluster(spec: ClusterSpec) -> ClusterPlan:
     every problem. Outbound is sized over every agent pool at maxCount + surge and every NAP pool at its node
     ceiling + disruption budget."""
     out = Collector()
+    out.problems.extend(accepted_advisories_problems(spec.accepted_advisories))
     system, problems = check_pool(spec.system_pool, "system_pool", system=True)
     out.problems.extend(problems)
     plans: list[PoolPlan] = []

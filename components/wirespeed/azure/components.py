@@ -21,6 +21,7 @@ from wirespeed.azure.topology import cluster_load_balancer_id
 from wirespeed.names import CLUSTER_TYPE
 from wirespeed.problems import Problem
 from wirespeed.pulumi_inputs import input_properties_error
+from wirespeed.rules._accepted_args import accepted_labels
 from wirespeed.sizing.aks_sysctls import sdk_field
 
 POOL_TYPE = "wirespeed:index:NetworkOptimizedNodePool"
@@ -345,8 +346,14 @@ class NetworkOptimizedCluster(pulumi.ComponentResource):
             ],
             network_profile=self._network_profile(self.plan),
             **self._node_provisioning(),
+            **self._accepted_tags(args),
             opts=pulumi.ResourceOptions(parent=self),
         )
+
+    @staticmethod
+    def _accepted_tags(args: ClusterSpec) -> dict[str, Any]:
+        """The advisories kept with a reason, as the tags the policy pack reads on the cluster it judges."""
+        return {"tags": accepted_labels(args.accepted_advisories)} if args.accepted_advisories else {}
 
     def _node_provisioning(self) -> dict[str, Any]:
         """NAP on, with no default NodePools, when the cluster has auto-provisioned pools: AKS's default ``default``

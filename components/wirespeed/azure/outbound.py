@@ -16,6 +16,7 @@ from wirespeed.azure.spec import AutoProvisionedPoolSpec, NodePoolSpec, Outbound
 from wirespeed.profile import Outbound, sized_outbound
 from wirespeed.sizing import azure_lb, nat_gateway
 from wirespeed.sizing.errors import InfeasibleError, SizingError
+from wirespeed.sizing.nat_gateway import AZURE_STANDARD
 from wirespeed.sizing.snat_limits import (
     AZURE_LOAD_BALANCER,
     AZURE_NAT_GATEWAY,
@@ -29,6 +30,23 @@ from wirespeed.values import whole
 IDLE_TIMEOUT_RANGE = azure_lb.OUTBOUND_IDLE_TIMEOUT_RANGE
 LB_DEFAULT_IDLE_TIMEOUT = azure_lb.AKS_LB_DEFAULT_IDLE_TIMEOUT
 NAT_DEFAULT_IDLE_TIMEOUT = nat_gateway.AZURE_DEFAULT_IDLE_TIMEOUT
+# The NAT gateway SKUs this component can create. pulumi-azure-native 3.29.0 (pyproject.toml's pin) builds managed
+# clusters on containerservice API 2025-09-01, whose ManagedClusterNATGatewayProfile has no ``sku``
+# (ManagedClusterNATGatewayProfileArgs takes idle_timeout_in_minutes and managed_outbound_ip_profile only), so AKS
+# creates a Standard gateway. ``natGatewayProfile.sku`` ("Standard", "StandardV2"; "Defaults to 'StandardV2' where
+# available in the region, otherwise 'Standard'") arrives in API 2026-06-01 (Azure/azure-rest-api-specs
+# specification/containerservice/resource-manager/Microsoft.ContainerService/aks/stable/2026-06-01/managedClusters.json
+# at commit 079dcbac5a6ec3c3585067160dc21e2a0baf6824): add StandardV2 here when the pin moves to an SDK on that API.
+COMPONENT_NAT_SKUS = (nat_gateway.AZURE_STANDARD,)
+# Why StandardV2 is refused, for the component and modules/aks-outbound alike (generated into its facts): the azurerm
+# kubernetes_cluster nat_gateway_profile block documents idle_timeout_in_minutes and managed_outbound_ip_count only
+# (registry.terraform.io/providers/hashicorp/azurerm/latest/docs/resources/kubernetes_cluster).
+NAT_SKU_UNBUILDABLE = (
+    "is not allowed: neither the pinned pulumi-azure-native 3.29.0 (AKS API 2025-09-01) nor "
+    "azurerm_kubernetes_cluster's nat_gateway_profile (idle_timeout_in_minutes, managed_outbound_ip_count) can set "
+    "natGatewayProfile.sku (AKS API 2026-06-01), so AKS would create a Standard (zonal) NAT gateway; use 'Standard', "
+    "or a userAssignedNATGateway you create as StandardV2 (`wirespeed size azure-natgw --sku StandardV2` sizes it)"
+)
 # Azure Monitor metric alerts take severity 0 (critical) .. 4 (verbose) (Microsoft.Insights/metricAlerts).
 SEVERITY_RANGE = (0, 4)
 
@@ -47,6 +65,8 @@ class OutboundPlan:
     existing_prefix_ids: tuple[str, ...] = ()
     measured_from: str | None = None
     """NAT gateway: where the figure its IPs were sized from was measured (a load balancer's is in its plan)."""
+    nat_gateway_sku: str = AZURE_STANDARD
+    """NAT gateway: its SKU (one of :data:`COMPONENT_NAT_SKUS`)."""
 
     @property
     def outbound_ips(self) -> int:
@@ -68,6 +88,7 @@ class OutboundPlan:
                 }
         else:
             out.update(ips=self.nat_gateway_ips, nat_gateway=self.nat_gateway.to_json() if self.nat_gateway else None)
+            out["nat_gateway_sku"] = self.nat_gateway_sku
             if self.measured_from is not None:
                 out["measured_from"] = self.measured_from
         return out
@@ -78,7 +99,8 @@ class OutboundPlan:
         measured = f" Measured: {self.measured_from}." if self.measured_from else ""
         if self.nat_gateway is not None:
             return self.nat_gateway.explain() + measured
-        return f"Managed NAT gateway with {self.nat_gateway_ips} IP(s) (given explicitly).{measured}"
+        facts = nat_gateway.AZURE_NAT_SKUS[self.nat_gateway_sku].facts()
+        return f"Managed NAT gateway with {self.nat_gateway_ips} IP(s) (given explicitly). {facts}{measured}"
 
     def profile_outbound(self, base: Outbound | None = None) -> Outbound:
         """The profile's outbound section for the nodes behind this egress: the load balancer's ports per node, or
@@ -130,6 +152,7 @@ def _check_nat_gateway(out: Collector, spec: OutboundSpec, timeout: int | None) 
     if spec.existing_ip_ids or spec.existing_prefix_ids or spec.ip_mode != "managed":
         out.add(join(prefix, "ip_mode"), f"{spec.ip_mode!r} is not allowed with managedNATGateway: only 'managed' "
                 "(AKS creates the NAT gateway's IPs)")  # fmt: skip
+    sku = _check_nat_sku(out, spec.nat_gateway_sku)
     given = (spec.nat_gateway_ip_count is not None) + (spec.nat_gateway_flows is not None)
     if given != 1:
         out.add(
@@ -143,7 +166,8 @@ def _check_nat_gateway(out: Collector, spec: OutboundSpec, timeout: int | None) 
                         nat_gateway.AZURE_MAX_IPS)  # fmt: skip
     else:
         try:
-            sized = nat_gateway.plan_azure_nat_gateway(spec.nat_gateway_flows)  # type: ignore[arg-type]
+            flows, sized_sku = spec.nat_gateway_flows, sku or AZURE_STANDARD
+            sized = nat_gateway.plan_azure_nat_gateway(flows, sized_sku)  # type: ignore[arg-type]
             ips = sized.ips
         except (SizingError, InfeasibleError) as exc:
             out.add(join(prefix, "nat_gateway_flows"), str(exc).removeprefix("flows: "))
@@ -154,7 +178,7 @@ def _check_nat_gateway(out: Collector, spec: OutboundSpec, timeout: int | None) 
             measured_from = azure_lb.check_source("measured_from", spec.measured_from)
         except SizingError as exc:
             out.add(join(prefix, exc.field), f"{exc.value!r} is not allowed: {exc.allowed}")
-    if ips is None or timeout is None:
+    if ips is None or timeout is None or sku is None:
         return None
     return OutboundPlan(
         type=spec.type,
@@ -162,14 +186,29 @@ def _check_nat_gateway(out: Collector, spec: OutboundSpec, timeout: int | None) 
         nat_gateway=sized,
         nat_gateway_ips=ips,
         measured_from=measured_from,
+        nat_gateway_sku=sku,
     )
+
+
+def _check_nat_sku(out: Collector, given: str | None) -> str | None:
+    """The NAT gateway's SKU (Standard when not given); None, with the problem added, when the component cannot
+    create it: an unknown name, or StandardV2 on the pinned SDK (COMPONENT_NAT_SKUS)."""
+    field = join("outbound", "nat_gateway_sku")
+    sku = nat_gateway.AZURE_STANDARD if given is None else given
+    if sku not in nat_gateway.AZURE_NAT_SKUS:
+        out.add(field, f"{given!r} is not allowed: " + " or ".join(repr(n) for n in nat_gateway.AZURE_NAT_SKU_NAMES))
+        return None
+    if sku not in COMPONENT_NAT_SKUS:
+        out.add(field, f"{given!r} {NAT_SKU_UNBUILDABLE}")
+        return None
+    return sku
 
 
 def _check_load_balancer(
     out: Collector, spec: OutboundSpec, pools: Sequence[azure_lb.Pool] | None, timeout: int | None
 ) -> OutboundPlan | None:
     prefix = "outbound"
-    for name in ("nat_gateway_ip_count", "nat_gateway_flows"):
+    for name in ("nat_gateway_ip_count", "nat_gateway_flows", "nat_gateway_sku"):
         if getattr(spec, name) is not None:
             out.add(
                 join(prefix, name), f"{getattr(spec, name)!r} is not allowed with loadBalancer: NAT gateway setting"

@@ -230,6 +230,11 @@ class OutboundSpec:
     """Peak concurrent outbound flows of the whole cluster; IPs sized at 64,512 ports each (max 16). Conflicts
     with ``nat_gateway_ip_count``. NAT gateway only."""
 
+    nat_gateway_sku: str | None = None
+    """The managed NAT gateway's SKU: ``Standard`` (zonal; what AKS creates on the pinned API, the default) or
+    ``StandardV2`` (zone-redundant), which the component refuses until its pinned SDK can set
+    ``natGatewayProfile.sku`` (see :data:`wirespeed.azure.outbound.COMPONENT_NAT_SKUS`). NAT gateway only."""
+
 
 @dataclass(frozen=True, kw_only=True)
 class SnatAlertSpec:
@@ -294,6 +299,12 @@ class ClusterSpec:
     """Install the admission policy that lets the agent change only its own Node's annotation and conditions
     (``NodeTuningArgs.admission_policy``; Kubernetes 1.30+, so a ``kubernetes_version`` below 1.30 is refused with it).
     ``False`` only for an older cluster: the agent's RBAC then lets it patch any Node. Default on."""
+
+    accepted_advisories: Mapping[str, str] | None = None
+    """Advisory findings on the cluster this stack keeps, ``{rule id: reason}`` (e.g. ``aks-natgw-zone-redundant``
+    while the pinned SDK cannot set StandardV2): written as the cluster's ``wirespeed.io.accept-RULE`` tags, which
+    the policy pack and ``wirespeed check`` report as accepted. Only advisory rules; a reason of at most 256
+    characters."""
 
     snat_alert: SnatAlertSpec | None = None
     """Metric alert on SNAT port use; default None (off). Load balancer outbound only."""

@@ -46,6 +46,7 @@ _KEYS = {
     "outbound.idle_timeout_minutes": "wirespeed:idleTimeoutMinutes",
     "outbound.nat_gateway_ip_count": "wirespeed:natGatewayIpCount",
     "outbound.nat_gateway_flows": "wirespeed:natGatewayFlows",
+    "outbound.nat_gateway_sku": "wirespeed:natGatewaySku",
     "outbound": "wirespeed:pools with wirespeed:connectionsPerSecond or wirespeed:allocatedOutboundPorts",
 }
 # Component argument names that appear in a problem's allowed text, in the stack config's terms.
@@ -158,6 +159,7 @@ def cluster_spec(config: Mapping[str, Any]) -> ClusterSpec:
         idle_timeout_minutes=_positive_or_none(config.get("idleTimeoutMinutes")),
         nat_gateway_ip_count=_positive_or_none(config.get("natGatewayIpCount")) if nat else None,
         nat_gateway_flows=_positive_or_none(config.get("natGatewayFlows")) if nat else None,
+        nat_gateway_sku=(config.get("natGatewaySku") or None) if nat else None,
     )
     alert_percent = _positive_or_none(config.get("snatAlertPercent"))
     spec = ClusterSpec(

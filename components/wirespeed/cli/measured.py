@@ -49,7 +49,12 @@ from wirespeed.sizing.measured import (
     plan_aws_nat_measured,
     plan_azure_nat_measured,
 )
-from wirespeed.sizing.nat_gateway import AZURE_CONNECTIONS_PER_DESTINATION_PER_IP, AZURE_PORTS_PER_IP, ZONAL
+from wirespeed.sizing.nat_gateway import (
+    AZURE_CONNECTIONS_PER_DESTINATION_PER_IP,
+    AZURE_PORTS_PER_IP,
+    AZURE_STANDARD,
+    ZONAL,
+)
 
 FromPrometheusOption = Annotated[
     str | None,
@@ -304,10 +309,15 @@ def emit_azure_lb(
 
 # ---------------------------------------------------------------------- azure-natgw
 def azure_natgw_from_prometheus(
-    measurement: Measurement, multiplier: Fraction, as_json: bool, by_workload: bool = False, plot: bool = False
+    measurement: Measurement,
+    multiplier: Fraction,
+    as_json: bool,
+    by_workload: bool = False,
+    plot: bool = False,
+    sku: str = AZURE_STANDARD,
 ) -> list[Attribution]:
-    """Print the plan from the measured peaks; with ``by_workload`` who held the ports of the peak that decides the
-    IP count (returned, for the plot)."""
+    """Print the plan from the measured peaks for a gateway of ``sku``; with ``by_workload`` who held the ports of
+    the peak that decides the IP count (returned, for the plot)."""
     try:
         total = measurement.total_peak()
         busiest = measurement.destination_peaks()[0]
@@ -321,7 +331,7 @@ def azure_natgw_from_prometheus(
         lambda: AzureNatDemand(total.value, busiest.value, str(busiest.destination), origin, multiplier),
         {"flows": "the measured flows", "headroom": "--headroom"},
     )
-    plan = run(lambda: plan_azure_nat_measured(demand), {"flows": "the measured flows"})
+    plan = run(lambda: plan_azure_nat_measured(demand, sku), {"flows": "the measured flows", "sku": "--sku"})
     attributed = (
         [_azure_natgw_workloads(measurement, plan.ips, plan.binding, total, busiest, plot)] if by_workload else []
     )
@@ -337,6 +347,7 @@ def azure_natgw_from_prometheus(
     lines.append(f"Peak to one destination: {busiest.describe('flows')} (summed over nodes).")
     lines.append(plan.explain())
     lines += [line for a in attributed for line in a.lines()]
+    # No wirespeed:natGatewaySku pin: the root program creates Standard only (azure.outbound.COMPONENT_NAT_SKUS).
     _pin(lines, [("wirespeed:natGatewayIpCount", str(plan.ips)), ("wirespeed:measuredPeakSource", origin)])
     typer.echo("\n".join(lines))
     return attributed

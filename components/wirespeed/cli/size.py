@@ -344,7 +344,11 @@ def _parse_pools(specs: list[str]) -> list[azure_lb.Pool]:
 
 AZURE_NATGW_HELP = (
     f"Size an Azure NAT gateway: public IPs ({nat_gateway.AZURE_PORTS_PER_IP:,} SNAT ports each, at most "
-    f"{nat_gateway.AZURE_MAX_IPS}), allocated on demand."
+    f"{nat_gateway.AZURE_MAX_IPS}), allocated on demand; --sku StandardV2 for the zone-redundant gateway."
+)
+AZURE_NATGW_SKU_HELP = "NAT gateway SKU: " + "; ".join(
+    f"{s.name} ({'zone-redundant' if s.zone_redundant else 'zonal'}, {s.gbps} Gbps, {s.public_ip_sku} public IPs)"
+    for s in nat_gateway.AZURE_NAT_SKUS.values()
 )
 
 
@@ -352,6 +356,7 @@ AZURE_NATGW_HELP = (
 def size_azure_natgw(
     ctx: typer.Context,
     flows: Annotated[int | None, typer.Option(help="Peak concurrent outbound flows from the whole subnet.")] = None,
+    sku: Annotated[str, typer.Option(help=AZURE_NATGW_SKU_HELP)] = nat_gateway.AZURE_STANDARD,
     as_json: JsonFlag = False,
     from_prometheus: measured.FromPrometheusOption = None,
     window: measured.WindowOption = DEFAULT_WINDOW,
@@ -367,10 +372,12 @@ def size_azure_natgw(
     if (flows is None) == (from_prometheus is None):
         fail("--flows: give --flows N (the subnet's peak concurrent flows) or --from-prometheus URL, one of the two")
     _workload_plot(plot, by_workload)
+    if sku not in nat_gateway.AZURE_NAT_SKUS:
+        fail(f"--sku {sku!r} is not allowed: " + " or ".join(repr(n) for n in nat_gateway.AZURE_NAT_SKU_NAMES))
     if from_prometheus is not None:
         source = measured.source(from_prometheus, window, timeout, selector, step, bearer_token_file)
         multiplier = measured.headroom(headroom)
-        found = measured.azure_natgw_from_prometheus(source, multiplier, as_json, by_workload, plot is not None)
+        found = measured.azure_natgw_from_prometheus(source, multiplier, as_json, by_workload, plot is not None, sku)
         if plot is not None:
             _write_plot(plot, as_json, lambda path: _plot_workloads(found, path))
         return
@@ -378,7 +385,7 @@ def size_azure_natgw(
         fail(f"--headroom {headroom}: only with --from-prometheus (--flows is the demand as given)")
     assert flows is not None, "one of the two, checked above"
     given = flows
-    emit(run(lambda: nat_gateway.plan_azure_nat_gateway(given), SIZE_FLAGS), as_json)
+    emit(run(lambda: nat_gateway.plan_azure_nat_gateway(given, sku), SIZE_FLAGS), as_json)
 
 
 AWS_NATGW_HELP = (

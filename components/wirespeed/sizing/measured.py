@@ -66,6 +66,7 @@ class AzureNatMeasuredPlan:
     demand: AzureNatDemand
     ips_for_ports: int
     ips_for_destination: int
+    sku: nat_gateway.AzureNatSku = nat_gateway.AZURE_NAT_SKUS[nat_gateway.AZURE_STANDARD]
 
     @property
     def ips(self) -> int:
@@ -80,8 +81,8 @@ class AzureNatMeasuredPlan:
     @property
     def per_ip(self) -> int:
         if self.binding == "destination":
-            return nat_gateway.AZURE_CONNECTIONS_PER_DESTINATION_PER_IP
-        return nat_gateway.AZURE_PORTS_PER_IP
+            return self.sku.connections_per_destination_per_ip
+        return self.sku.ports_per_ip
 
     @property
     def demand_with_headroom(self) -> int:
@@ -110,6 +111,7 @@ class AzureNatMeasuredPlan:
                 "headroom_percent": _plain((exact(d.headroom) - 1) * 100),
                 "source": d.source,
             },
+            "sku": self.sku.to_json(),
         }
 
     def explain(self) -> str:
@@ -117,32 +119,35 @@ class AzureNatMeasuredPlan:
         room = headroom_text(d.headroom)
         flows = with_headroom(d.flows, d.headroom)
         to_one = with_headroom(d.destination_flows, d.headroom)
-        per_dest = nat_gateway.AZURE_CONNECTIONS_PER_DESTINATION_PER_IP
+        per_dest = self.sku.connections_per_destination_per_ip
         decided = "the busiest destination decides" if self.binding == "destination" else "the port total decides"
         return "\n".join(
             [
                 f"All flows: a measured peak of {d.flows:,} + {room} headroom = {flows:,} / "
-                f"{nat_gateway.AZURE_PORTS_PER_IP:,} ports per IP -> {self.ips_for_ports} IP(s).",
+                f"{self.sku.ports_per_ip:,} ports per IP -> {self.ips_for_ports} IP(s).",
                 f"Busiest destination {d.busiest_destination}: a measured peak of {d.destination_flows:,} + {room} "
                 f"headroom = {to_one:,} / {per_dest:,} connections per IP to one destination -> "
                 f"{self.ips_for_destination} IP(s).",
                 f"NAT gateway IPs: {self.ips} ({decided}; measured: {d.source}).",
+                self.sku.facts(),
             ]
         )
 
 
-def plan_azure_nat_measured(demand: AzureNatDemand) -> AzureNatMeasuredPlan:
-    """Public IPs an Azure NAT gateway needs for the measured peaks plus headroom; :class:`InfeasibleError` when
-    even 16 IPs cannot carry them."""
+def plan_azure_nat_measured(demand: AzureNatDemand, sku: str = nat_gateway.AZURE_STANDARD) -> AzureNatMeasuredPlan:
+    """Public IPs an Azure NAT gateway of ``sku`` needs for the measured peaks plus headroom; :class:`InfeasibleError`
+    when even its 16 IPs cannot carry them."""
+    chosen = nat_gateway.azure_nat_sku(sku)
     flows = with_headroom(demand.flows, demand.headroom)
     to_one = with_headroom(demand.destination_flows, demand.headroom)
-    per_dest = nat_gateway.AZURE_CONNECTIONS_PER_DESTINATION_PER_IP
+    per_dest = chosen.connections_per_destination_per_ip
     plan = AzureNatMeasuredPlan(
         demand,
-        max(1, ceil_div(flows, nat_gateway.AZURE_PORTS_PER_IP)),
+        max(1, ceil_div(flows, chosen.ports_per_ip)),
         max(1, ceil_div(to_one, per_dest)),
+        chosen,
     )
-    most = nat_gateway.AZURE_MAX_IPS
+    most = chosen.max_ipv4
     if plan.ips > most:
         if plan.binding == "destination":
             raise InfeasibleError(
@@ -154,9 +159,9 @@ def plan_azure_nat_measured(demand: AzureNatDemand) -> AzureNatMeasuredPlan:
                 "NAT gateways",
             )
         raise InfeasibleError(
-            f"flows: {flows:,} required but {most} IPs give at most {most * nat_gateway.AZURE_PORTS_PER_IP:,}",
+            f"flows: {flows:,} required but {most} IPs give at most {most * chosen.ports_per_ip:,}",
             required=flows,
-            available=most * nat_gateway.AZURE_PORTS_PER_IP,
+            available=most * chosen.ports_per_ip,
             suggestion="split egress across subnets with their own NAT gateways, or reuse connections",
         )
     return plan

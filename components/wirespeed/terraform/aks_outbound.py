@@ -94,6 +94,11 @@ def facts_document() -> dict[str, Any]:
                 "udp_hold_seconds_per_idle_minute": snat_limits.udp_hold_from_idle_timeout(1),
                 "nat_udp_hold_seconds": snat_limits.AZURE_NAT_GATEWAY_UDP_HOLD_SECONDS,
                 "nat_max_ips": nat_gateway.AZURE_MAX_IPS,
+                # The NAT gateway SKUs (wirespeed.sizing.nat_gateway, each fact cited there), the ones the module
+                # can create (wirespeed.azure.outbound.COMPONENT_NAT_SKUS) and why the others are refused.
+                "nat_skus": {name: sku.to_json() for name, sku in nat_gateway.AZURE_NAT_SKUS.items()},
+                "nat_buildable_skus": list(outbound.COMPONENT_NAT_SKUS),
+                "nat_sku_unbuildable": outbound.NAT_SKU_UNBUILDABLE,
                 "max_outbound_ips": azure_lb.MAX_OUTBOUND_IPS,
                 "ports_per_ip": azure_lb.PORTS_PER_IP,
                 "max_pool_nodes": azure_lb.MAX_POOL_NODES,
@@ -109,6 +114,7 @@ def facts_document() -> dict[str, Any]:
                     "max_count": whole_between(1, azure_lb.MAX_POOL_NODES),
                     "idle_timeout_minutes": whole_between(*outbound.IDLE_TIMEOUT_RANGE),
                     "nat_gateway_ip_count": whole_between(1, nat_gateway.AZURE_MAX_IPS),
+                    "nat_gateway_sku": " or ".join(repr(n) for n in nat_gateway.AZURE_NAT_SKU_NAMES),
                     "outbound_ip_count": whole_between(1, azure_lb.MAX_OUTBOUND_IPS),
                 },
                 "suggestion": {
@@ -190,6 +196,22 @@ CASES: list[tuple[str, list[tuple[int, str]], dict[str, Any]]] = [
         {"type": "managedNATGateway", "nat_gateway_ip_count": 2, "existing_ip_ids": ["/ip/a"]},
     ),
     ("invalid_nat_ip_count", [(10, "1")], {"type": "managedNATGateway", "nat_gateway_ip_count": 17}),
+    (
+        "nat_sku_standard",
+        [(10, "1")],
+        {"type": "managedNATGateway", "nat_gateway_ip_count": 2, "nat_gateway_sku": "Standard"},
+    ),
+    (
+        "invalid_nat_sku_standard_v2",
+        [(10, "1")],
+        {"type": "managedNATGateway", "nat_gateway_flows": 150_000, "nat_gateway_sku": "StandardV2"},
+    ),
+    (
+        "invalid_nat_sku_unknown",
+        [(10, "1")],
+        {"type": "managedNATGateway", "nat_gateway_ip_count": 2, "nat_gateway_sku": "Basic"},
+    ),
+    ("invalid_sku_with_lb", [(10, "1")], {"allocated_outbound_ports": 1024, "nat_gateway_sku": "Standard"}),
     ("invalid_nat_neither", [(10, "1")], {"type": "managedNATGateway"}),
     ("invalid_existing_without_ids", [(10, "1")], {"allocated_outbound_ports": 1024, "ip_mode": "existing"}),
     (
@@ -252,6 +274,7 @@ def _case(name: str, pools: list[tuple[int, str]], fields: dict[str, Any]) -> di
         "nat_gateway_profile": None
         if lb is not None
         else {"managed_outbound_ip_count": plan.nat_gateway_ips, "idle_timeout_in_minutes": plan.idle_timeout_minutes},
+        "nat_gateway_sku": None if lb is not None else nat_gateway.AZURE_NAT_SKUS[plan.nat_gateway_sku].to_json(),
         "public_ip_count": lb.outbound_ips if created and lb is not None else 0,
         "outbound_ip_count": plan.outbound_ips,
         "nodes_at_max": lb.nodes_at_max if lb is not None else None,

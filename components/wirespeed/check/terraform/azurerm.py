@@ -36,6 +36,9 @@ def aks_pool_profile(pool: Any, name: Any = None) -> Any:
             "enableAutoScaling": autoscale,
             "minCount": at(pool, "min_count"),
             "maxCount": at(pool, "max_count"),
+            # azurerm `zones` (default_node_pool and kubernetes_cluster_node_pool): the pool's availability zones,
+            # which the NAT gateway zone rule compares with a zonal gateway's one zone.
+            "availabilityZones": at(pool, "zones"),
             "osType": at(pool, "os_type"),
             "tags": at(pool, "tags"),  # network-optimised-sku reads the written reason from them
             # The profile label the backlog gate names in its message; labels unknown until apply read as absent, so
