@@ -88,6 +88,7 @@ export class NetworkOptimizedCluster extends pulumi.ComponentResource {
             if (args?.resourceGroupName === undefined && !opts.urn) {
                 throw new Error("Missing required property 'resourceGroupName'");
             }
+            resourceInputs["acceptedAdvisories"] = args?.acceptedAdvisories;
             resourceInputs["autoProvisionedPools"] = args?.autoProvisionedPools;
             resourceInputs["clusterName"] = args?.clusterName;
             resourceInputs["dnsPrefix"] = args?.dnsPrefix;
@@ -131,6 +132,13 @@ export class NetworkOptimizedCluster extends pulumi.ComponentResource {
  * The set of arguments for constructing a NetworkOptimizedCluster resource.
  */
 export interface NetworkOptimizedClusterArgs {
+    /**
+     * Advisory findings on the cluster this stack keeps, ``{rule id: reason}`` (e.g. ``aks-natgw-zone-redundant``
+     *     while the pinned SDK cannot set StandardV2): written as the cluster's ``wirespeed.io.accept-RULE`` tags, which
+     *     the policy pack and ``wirespeed check`` report as accepted. Only advisory rules; a reason of at most 256
+     *     characters.
+     */
+    acceptedAdvisories?: {[key: string]: string};
     /**
      * Node auto-provisioning pools, each created as an ``AutoProvisionedPool`` through the cluster's credentials.
      *     Given any, the cluster turns NAP on (``nodeProvisioningProfile`` mode ``Auto``, default NodePools ``None``, so

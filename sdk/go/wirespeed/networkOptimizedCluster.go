@@ -64,6 +64,11 @@ func NewNetworkOptimizedCluster(ctx *pulumi.Context,
 }
 
 type networkOptimizedClusterArgs struct {
+	// Advisory findings on the cluster this stack keeps, ``{rule id: reason}`` (e.g. ``aks-natgw-zone-redundant``
+	//     while the pinned SDK cannot set StandardV2): written as the cluster's ``wirespeed.io.accept-RULE`` tags, which
+	//     the policy pack and ``wirespeed check`` report as accepted. Only advisory rules; a reason of at most 256
+	//     characters.
+	AcceptedAdvisories map[string]string `pulumi:"acceptedAdvisories"`
 	// Node auto-provisioning pools, each created as an ``AutoProvisionedPool`` through the cluster's credentials.
 	//     Given any, the cluster turns NAP on (``nodeProvisioningProfile`` mode ``Auto``, default NodePools ``None``, so
 	//     only these pools launch nodes) and counts each at its node ceiling plus disruption budget in outbound sizing.
@@ -103,6 +108,11 @@ type networkOptimizedClusterArgs struct {
 
 // The set of arguments for constructing a NetworkOptimizedCluster resource.
 type NetworkOptimizedClusterArgs struct {
+	// Advisory findings on the cluster this stack keeps, ``{rule id: reason}`` (e.g. ``aks-natgw-zone-redundant``
+	//     while the pinned SDK cannot set StandardV2): written as the cluster's ``wirespeed.io.accept-RULE`` tags, which
+	//     the policy pack and ``wirespeed check`` report as accepted. Only advisory rules; a reason of at most 256
+	//     characters.
+	AcceptedAdvisories map[string]string
 	// Node auto-provisioning pools, each created as an ``AutoProvisionedPool`` through the cluster's credentials.
 	//     Given any, the cluster turns NAP on (``nodeProvisioningProfile`` mode ``Auto``, default NodePools ``None``, so
 	//     only these pools launch nodes) and counts each at its node ceiling plus disruption budget in outbound sizing.

@@ -851,6 +851,10 @@ type OutboundSpec struct {
 	NatGatewayFlows *int `pulumi:"natGatewayFlows"`
 	// Managed NAT gateway IPs, 1..16. Conflicts with ``nat_gateway_flows``. NAT gateway only.
 	NatGatewayIpCount *int `pulumi:"natGatewayIpCount"`
+	// The managed NAT gateway's SKU: ``Standard`` (zonal; what AKS creates on the pinned API, the default) or
+	//     ``StandardV2`` (zone-redundant), which the component refuses until its pinned SDK can set
+	//     ``natGatewayProfile.sku`` (see :data:`wirespeed.azure.outbound.COMPONENT_NAT_SKUS`). NAT gateway only.
+	NatGatewaySku *string `pulumi:"natGatewaySku"`
 	// Fix the IP count (1..100) instead of minimising it; the ports are then checked against it. Required with
 	//     ``existing_prefix_ids`` (the IPs the prefixes hold); must equal the number of ``existing_ip_ids``.
 	OutboundIpCount *int `pulumi:"outboundIpCount"`
@@ -910,6 +914,10 @@ type OutboundSpecArgs struct {
 	NatGatewayFlows *int `pulumi:"natGatewayFlows"`
 	// Managed NAT gateway IPs, 1..16. Conflicts with ``nat_gateway_flows``. NAT gateway only.
 	NatGatewayIpCount *int `pulumi:"natGatewayIpCount"`
+	// The managed NAT gateway's SKU: ``Standard`` (zonal; what AKS creates on the pinned API, the default) or
+	//     ``StandardV2`` (zone-redundant), which the component refuses until its pinned SDK can set
+	//     ``natGatewayProfile.sku`` (see :data:`wirespeed.azure.outbound.COMPONENT_NAT_SKUS`). NAT gateway only.
+	NatGatewaySku *string `pulumi:"natGatewaySku"`
 	// Fix the IP count (1..100) instead of minimising it; the ports are then checked against it. Required with
 	//     ``existing_prefix_ids`` (the IPs the prefixes hold); must equal the number of ``existing_ip_ids``.
 	OutboundIpCount *int `pulumi:"outboundIpCount"`
@@ -1074,6 +1082,14 @@ func (o OutboundSpecOutput) NatGatewayFlows() pulumi.IntPtrOutput {
 // Managed NAT gateway IPs, 1..16. Conflicts with “nat_gateway_flows“. NAT gateway only.
 func (o OutboundSpecOutput) NatGatewayIpCount() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v OutboundSpec) *int { return v.NatGatewayIpCount }).(pulumi.IntPtrOutput)
+}
+
+// The managed NAT gateway's SKU: “Standard“ (zonal; what AKS creates on the pinned API, the default) or
+//
+//	``StandardV2`` (zone-redundant), which the component refuses until its pinned SDK can set
+//	``natGatewayProfile.sku`` (see :data:`wirespeed.azure.outbound.COMPONENT_NAT_SKUS`). NAT gateway only.
+func (o OutboundSpecOutput) NatGatewaySku() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v OutboundSpec) *string { return v.NatGatewaySku }).(pulumi.StringPtrOutput)
 }
 
 // Fix the IP count (1..100) instead of minimising it; the ports are then checked against it. Required with
@@ -1246,6 +1262,19 @@ func (o OutboundSpecPtrOutput) NatGatewayIpCount() pulumi.IntPtrOutput {
 		}
 		return v.NatGatewayIpCount
 	}).(pulumi.IntPtrOutput)
+}
+
+// The managed NAT gateway's SKU: “Standard“ (zonal; what AKS creates on the pinned API, the default) or
+//
+//	``StandardV2`` (zone-redundant), which the component refuses until its pinned SDK can set
+//	``natGatewayProfile.sku`` (see :data:`wirespeed.azure.outbound.COMPONENT_NAT_SKUS`). NAT gateway only.
+func (o OutboundSpecPtrOutput) NatGatewaySku() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *OutboundSpec) *string {
+		if v == nil {
+			return nil
+		}
+		return v.NatGatewaySku
+	}).(pulumi.StringPtrOutput)
 }
 
 // Fix the IP count (1..100) instead of minimising it; the ports are then checked against it. Required with

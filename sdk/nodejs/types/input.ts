@@ -237,6 +237,12 @@ export interface OutboundSpecArgs {
      */
     natGatewayIpCount?: number;
     /**
+     * The managed NAT gateway's SKU: ``Standard`` (zonal; what AKS creates on the pinned API, the default) or
+     *     ``StandardV2`` (zone-redundant), which the component refuses until its pinned SDK can set
+     *     ``natGatewayProfile.sku`` (see :data:`wirespeed.azure.outbound.COMPONENT_NAT_SKUS`). NAT gateway only.
+     */
+    natGatewaySku?: string;
+    /**
      * Fix the IP count (1..100) instead of minimising it; the ports are then checked against it. Required with
      *     ``existing_prefix_ids`` (the IPs the prefixes hold); must equal the number of ``existing_ip_ids``.
      */

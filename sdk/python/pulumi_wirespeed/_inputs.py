@@ -782,6 +782,12 @@ class OutboundSpecArgsDict(TypedDict):
     """
     Managed NAT gateway IPs, 1..16. Conflicts with ``nat_gateway_flows``. NAT gateway only.
     """
+    nat_gateway_sku: NotRequired[_builtins.str]
+    """
+    The managed NAT gateway's SKU: ``Standard`` (zonal; what AKS creates on the pinned API, the default) or
+        ``StandardV2`` (zone-redundant), which the component refuses until its pinned SDK can set
+        ``natGatewayProfile.sku`` (see :data:`wirespeed.azure.outbound.COMPONENT_NAT_SKUS`). NAT gateway only.
+    """
     outbound_ip_count: NotRequired[_builtins.int]
     """
     Fix the IP count (1..100) instead of minimising it; the ports are then checked against it. Required with
@@ -807,6 +813,7 @@ class OutboundSpecArgs:
                  measured_peak_ports_per_node: Optional[_builtins.int] = None,
                  nat_gateway_flows: Optional[_builtins.int] = None,
                  nat_gateway_ip_count: Optional[_builtins.int] = None,
+                 nat_gateway_sku: Optional[_builtins.str] = None,
                  outbound_ip_count: Optional[_builtins.int] = None,
                  type: Optional[_builtins.str] = None):
         """
@@ -839,6 +846,9 @@ class OutboundSpecArgs:
         :param _builtins.int nat_gateway_flows: Peak concurrent outbound flows of the whole cluster; IPs sized at 64,512 ports each (max 16). Conflicts
                    with ``nat_gateway_ip_count``. NAT gateway only.
         :param _builtins.int nat_gateway_ip_count: Managed NAT gateway IPs, 1..16. Conflicts with ``nat_gateway_flows``. NAT gateway only.
+        :param _builtins.str nat_gateway_sku: The managed NAT gateway's SKU: ``Standard`` (zonal; what AKS creates on the pinned API, the default) or
+                   ``StandardV2`` (zone-redundant), which the component refuses until its pinned SDK can set
+                   ``natGatewayProfile.sku`` (see :data:`wirespeed.azure.outbound.COMPONENT_NAT_SKUS`). NAT gateway only.
         :param _builtins.int outbound_ip_count: Fix the IP count (1..100) instead of minimising it; the ports are then checked against it. Required with
                    ``existing_prefix_ids`` (the IPs the prefixes hold); must equal the number of ``existing_ip_ids``.
         :param _builtins.str type: ``loadBalancer`` (default) or ``managedNATGateway``. Create-only on AKS.
@@ -867,6 +877,8 @@ class OutboundSpecArgs:
             pulumi.set(__self__, "nat_gateway_flows", nat_gateway_flows)
         if nat_gateway_ip_count is not None:
             pulumi.set(__self__, "nat_gateway_ip_count", nat_gateway_ip_count)
+        if nat_gateway_sku is not None:
+            pulumi.set(__self__, "nat_gateway_sku", nat_gateway_sku)
         if outbound_ip_count is not None:
             pulumi.set(__self__, "outbound_ip_count", outbound_ip_count)
         if type is not None:
@@ -1025,6 +1037,20 @@ class OutboundSpecArgs:
     @nat_gateway_ip_count.setter
     def nat_gateway_ip_count(self, value: Optional[_builtins.int]):
         pulumi.set(self, "nat_gateway_ip_count", value)
+
+    @_builtins.property
+    @pulumi.getter(name="natGatewaySku")
+    def nat_gateway_sku(self) -> Optional[_builtins.str]:
+        """
+        The managed NAT gateway's SKU: ``Standard`` (zonal; what AKS creates on the pinned API, the default) or
+            ``StandardV2`` (zone-redundant), which the component refuses until its pinned SDK can set
+            ``natGatewayProfile.sku`` (see :data:`wirespeed.azure.outbound.COMPONENT_NAT_SKUS`). NAT gateway only.
+        """
+        return pulumi.get(self, "nat_gateway_sku")
+
+    @nat_gateway_sku.setter
+    def nat_gateway_sku(self, value: Optional[_builtins.str]):
+        pulumi.set(self, "nat_gateway_sku", value)
 
     @_builtins.property
     @pulumi.getter(name="outboundIpCount")

@@ -22,6 +22,7 @@ class NetworkOptimizedClusterArgs:
     def __init__(__self__, *,
                  location: _builtins.str,
                  resource_group_name: pulumi.Input[_builtins.str],
+                 accepted_advisories: Optional[Mapping[str, _builtins.str]] = None,
                  auto_provisioned_pools: Optional[Sequence['AutoProvisionedPoolSpecArgs']] = None,
                  cluster_name: Optional[_builtins.str] = None,
                  dns_prefix: Optional[_builtins.str] = None,
@@ -39,6 +40,10 @@ class NetworkOptimizedClusterArgs:
 
         :param _builtins.str location: Azure region, e.g. ``westeurope``. Required.
         :param pulumi.Input[_builtins.str] resource_group_name: Resource group for the cluster, its public IPs and the alert. Required.
+        :param Mapping[str, _builtins.str] accepted_advisories: Advisory findings on the cluster this stack keeps, ``{rule id: reason}`` (e.g. ``aks-natgw-zone-redundant``
+                   while the pinned SDK cannot set StandardV2): written as the cluster's ``wirespeed.io.accept-RULE`` tags, which
+                   the policy pack and ``wirespeed check`` report as accepted. Only advisory rules; a reason of at most 256
+                   characters.
         :param Sequence['AutoProvisionedPoolSpecArgs'] auto_provisioned_pools: Node auto-provisioning pools, each created as an ``AutoProvisionedPool`` through the cluster's credentials.
                    Given any, the cluster turns NAP on (``nodeProvisioningProfile`` mode ``Auto``, default NodePools ``None``, so
                    only these pools launch nodes) and counts each at its node ceiling plus disruption budget in outbound sizing.
@@ -61,6 +66,8 @@ class NetworkOptimizedClusterArgs:
         """
         pulumi.set(__self__, "location", location)
         pulumi.set(__self__, "resource_group_name", resource_group_name)
+        if accepted_advisories is not None:
+            pulumi.set(__self__, "accepted_advisories", accepted_advisories)
         if auto_provisioned_pools is not None:
             pulumi.set(__self__, "auto_provisioned_pools", auto_provisioned_pools)
         if cluster_name is not None:
@@ -109,6 +116,21 @@ class NetworkOptimizedClusterArgs:
     @resource_group_name.setter
     def resource_group_name(self, value: pulumi.Input[_builtins.str]):
         pulumi.set(self, "resource_group_name", value)
+
+    @_builtins.property
+    @pulumi.getter(name="acceptedAdvisories")
+    def accepted_advisories(self) -> Optional[Mapping[str, _builtins.str]]:
+        """
+        Advisory findings on the cluster this stack keeps, ``{rule id: reason}`` (e.g. ``aks-natgw-zone-redundant``
+            while the pinned SDK cannot set StandardV2): written as the cluster's ``wirespeed.io.accept-RULE`` tags, which
+            the policy pack and ``wirespeed check`` report as accepted. Only advisory rules; a reason of at most 256
+            characters.
+        """
+        return pulumi.get(self, "accepted_advisories")
+
+    @accepted_advisories.setter
+    def accepted_advisories(self, value: Optional[Mapping[str, _builtins.str]]):
+        pulumi.set(self, "accepted_advisories", value)
 
     @_builtins.property
     @pulumi.getter(name="autoProvisionedPools")
@@ -268,6 +290,7 @@ class NetworkOptimizedCluster(pulumi.ComponentResource):
     def __init__(__self__,
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
+                 accepted_advisories: Optional[Mapping[str, _builtins.str]] = None,
                  auto_provisioned_pools: Optional[Sequence[Union['AutoProvisionedPoolSpecArgs', 'AutoProvisionedPoolSpecArgsDict']]] = None,
                  cluster_name: Optional[_builtins.str] = None,
                  dns_prefix: Optional[_builtins.str] = None,
@@ -294,6 +317,10 @@ class NetworkOptimizedCluster(pulumi.ComponentResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
+        :param Mapping[str, _builtins.str] accepted_advisories: Advisory findings on the cluster this stack keeps, ``{rule id: reason}`` (e.g. ``aks-natgw-zone-redundant``
+                   while the pinned SDK cannot set StandardV2): written as the cluster's ``wirespeed.io.accept-RULE`` tags, which
+                   the policy pack and ``wirespeed check`` report as accepted. Only advisory rules; a reason of at most 256
+                   characters.
         :param Sequence[Union['AutoProvisionedPoolSpecArgs', 'AutoProvisionedPoolSpecArgsDict']] auto_provisioned_pools: Node auto-provisioning pools, each created as an ``AutoProvisionedPool`` through the cluster's credentials.
                    Given any, the cluster turns NAP on (``nodeProvisioningProfile`` mode ``Auto``, default NodePools ``None``, so
                    only these pools launch nodes) and counts each at its node ceiling plus disruption budget in outbound sizing.
@@ -346,6 +373,7 @@ class NetworkOptimizedCluster(pulumi.ComponentResource):
     def _internal_init(__self__,
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
+                 accepted_advisories: Optional[Mapping[str, _builtins.str]] = None,
                  auto_provisioned_pools: Optional[Sequence[Union['AutoProvisionedPoolSpecArgs', 'AutoProvisionedPoolSpecArgsDict']]] = None,
                  cluster_name: Optional[_builtins.str] = None,
                  dns_prefix: Optional[_builtins.str] = None,
@@ -371,6 +399,7 @@ class NetworkOptimizedCluster(pulumi.ComponentResource):
                 raise TypeError('__props__ is only valid when passed in combination with a valid opts.id to get an existing resource')
             __props__ = NetworkOptimizedClusterArgs.__new__(NetworkOptimizedClusterArgs)
 
+            __props__.__dict__["accepted_advisories"] = accepted_advisories
             __props__.__dict__["auto_provisioned_pools"] = auto_provisioned_pools
             __props__.__dict__["cluster_name"] = cluster_name
             __props__.__dict__["dns_prefix"] = dns_prefix
