@@ -15,10 +15,10 @@ const (
 
 // Node is a Node the agent can see, as the continuous mode needs it.
 type Node struct {
-	Name string
-	Zone string // topology.kubernetes.io/zone
-	Pool string // the node pool (PoolLabels), "" when none names it
-	Addr string // InternalIP, without the port
+	Name string `json:"name"`
+	Zone string `json:"zone"` // topology.kubernetes.io/zone
+	Pool string `json:"pool"` // the node pool (nodestatus.PoolLabels), "" when none names it
+	Addr string `json:"addr"` // InternalIP, without the port
 }
 
 // tier orders candidates for self: another zone and another pool first, then another zone or another pool,
