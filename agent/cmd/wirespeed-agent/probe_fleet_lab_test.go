@@ -143,6 +143,18 @@ func TestProbeLabFleetNamesTheBacklogOnTheRightSide(t *testing.T) {
 	if server["backlog/local"] == 0 {
 		t.Logf("server: no tail of its own probe fell in the bursts this run (%v); not asserted", server)
 	}
+	// diagnose on the client node shows the same round's tails and their cause and side.
+	dcmd := exec.Command("ip", "netns", "exec", lab.client, lab.bin, "diagnose", "--interval", "100ms", "--snat=false",
+		"--proc-root", frozen, "--probe-from", "http://"+labClientAddr+":9808/probe")
+	raw, err := dcmd.CombinedOutput()
+	out := string(raw)
+	if code := dcmd.ProcessState.ExitCode(); err != nil && code != diagnoseFindings {
+		t.Fatalf("diagnose: %v\n%s", err, out)
+	}
+	t.Logf("client node's diagnose:\n%s", out)
+	if !regexp.MustCompile(`probe, last round .* tails, .*\(backlog on peer side \d+\)`).MatchString(out) {
+		t.Fatalf("diagnose does not show the round's backlog tails on the peer side:\n%s", out)
+	}
 	if !strings.Contains(clientLines, `wirespeed_agent_probe_rtt_seconds_count{peer_node="server",peer_zone="z2",zones="cross"}`) {
 		t.Fatalf("client: no rtt histogram for the peer in zone z2, cross-zone:\n%s", clientLines)
 	}
