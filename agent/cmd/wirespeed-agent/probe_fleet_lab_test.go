@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wirespeed-io/wirespeed/agent/internal/numbers"
 )
 
 // frozenProc is a procfs stand-in for a node whose drop counters do not move: softnet_stat and the protocol
@@ -51,7 +53,7 @@ func fleetAgent(t *testing.T, bin, ns, name, addr, peer string, extra ...string)
 		t.Fatal(err)
 	}
 	args := []string{"netns", "exec", ns, "taskset", "-c", "0", bin, "--profile", profile, "--dry-run", "--kube=false",
-		"--snat=false", "--listen", addr + ":9808", "--node-name", name, "--probe", "--probe-static-peers", peer,
+		"--snat=false", "--listen", addr + labMetricsPort, "--node-name", name, "--probe", "--probe-static-peers", peer,
 		"--probe-streams", "8", "--probe-rate", "200", "--probe-interval", "500ms", "--probe-round", "6s"}
 	cmd := exec.Command("ip", append(args, extra...)...)
 	stderr, err := cmd.StderrPipe()
@@ -80,12 +82,15 @@ func fleetAgent(t *testing.T, bin, ns, name, addr, peer string, extra ...string)
 	}
 }
 
+// labMetricsPort is each lab daemon's --listen port, on its namespace's address.
+var labMetricsPort = ":" + strconv.Itoa(numbers.MetricsPort)
+
 var tailsSeries = regexp.MustCompile(`(?m)^wirespeed_agent_probe_tails_total\{cause="([a-z_]+)",peer_node="([a-z]+)",side="([a-z]+)"\} (\d+)`)
 
 // scrapeTails reads wirespeed_agent_probe_tails_total from the agent's /metrics in ns, as "cause/side" -> tails.
 func scrapeTails(t *testing.T, ns, addr string) (map[string]uint64, string) {
 	t.Helper()
-	out := sh(t, "ip", "netns", "exec", ns, "curl", "-sf", "http://"+addr+":9808/metrics")
+	out := sh(t, "ip", "netns", "exec", ns, "curl", "-sf", "http://"+addr+labMetricsPort+"/metrics")
 	m := map[string]uint64{}
 	for _, g := range tailsSeries.FindAllStringSubmatch(out, -1) {
 		n, _ := strconv.ParseUint(g[4], 10, 64)
@@ -145,7 +150,7 @@ func TestProbeLabFleetNamesTheBacklogOnTheRightSide(t *testing.T) {
 	}
 	// diagnose on the client node shows the same round's tails and their cause and side.
 	dcmd := exec.Command("ip", "netns", "exec", lab.client, lab.bin, "diagnose", "--interval", "100ms", "--snat=false",
-		"--proc-root", frozen, "--probe-from", "http://"+labClientAddr+":9808/probe")
+		"--proc-root", frozen, "--probe-from", "http://"+labClientAddr+labMetricsPort+"/probe")
 	raw, err := dcmd.CombinedOutput()
 	out := string(raw)
 	if code := dcmd.ProcessState.ExitCode(); err != nil && code != diagnoseFindings {

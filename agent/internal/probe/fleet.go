@@ -24,7 +24,7 @@ const (
 	// into each node, under the 100 kb/s the issue allows.
 	DefaultFleetRate = 2.0
 	// DefaultProbePort is the host port the continuous mode serves and dials. Not registered with IANA; it
-	// sits next to the metrics port (numbers.MetricsPort, 9808) and is a flag.
+	// sits next to the metrics port (numbers.MetricsPort) and is a flag.
 	DefaultProbePort = 9809
 )
 
