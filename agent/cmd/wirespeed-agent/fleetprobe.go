@@ -19,6 +19,7 @@ import (
 	"github.com/wirespeed-io/wirespeed/agent/internal/metrics"
 	"github.com/wirespeed-io/wirespeed/agent/internal/nodestatus"
 	"github.com/wirespeed-io/wirespeed/agent/internal/probe"
+	"github.com/wirespeed-io/wirespeed/agent/internal/profile"
 )
 
 // fleetOptions are the continuous probe's flags (agent/README.md, "Continuous probe"). Off by default.
@@ -36,6 +37,41 @@ type fleetOptions struct {
 	// staticPeers replaces the Node list (tests, and clusters without the nodes list grant):
 	// name=addr[@zone], comma-separated.
 	staticPeers string
+	// set: the flags given on the command line, which a profile's probe section does not override.
+	portSet, peersSet, streamsSet bool
+}
+
+// visit records which of the flags the profile's probe section could set were given.
+func (f *fleetOptions) visit(fs *flag.FlagSet) {
+	fs.Visit(func(fl *flag.Flag) {
+		switch fl.Name {
+		case "probe-port":
+			f.portSet = true
+		case "probe-peers":
+			f.peersSet = true
+		case "probe-streams":
+			f.streamsSet = true
+		}
+	})
+}
+
+// fromProfile turns the probe on when the profile has a probe section, its fields the defaults of the flags
+// not given, then checks the flags as --probe does.
+func (f *fleetOptions) fromProfile(p *profile.Probe) error {
+	if p == nil {
+		return nil
+	}
+	f.on = true
+	if !f.portSet {
+		f.port = p.Port
+	}
+	if !f.peersSet {
+		f.peers = p.Peers
+	}
+	if !f.streamsSet {
+		f.streams = p.Streams
+	}
+	return f.check()
 }
 
 func (f *fleetOptions) register(fs *flag.FlagSet) {

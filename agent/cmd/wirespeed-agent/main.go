@@ -88,6 +88,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if err := o.snat.check(fs); err != nil {
 		return o, err
 	}
+	o.fleet.visit(fs)
 	if err := o.fleet.check(); err != nil {
 		return o, err
 	}
@@ -142,6 +143,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	p, err := profile.Load(o.profile)
 	if err != nil {
 		log.Error("profile rejected; nothing applied", "err", err)
+		return exitUsage
+	}
+	if err := o.fleet.fromProfile(p.Probe); err != nil {
+		log.Error("bad flags for the profile's probe section; nothing applied", "err", err)
 		return exitUsage
 	}
 	ln, err := preflight(o)

@@ -53,6 +53,7 @@ func TestParseFlags(t *testing.T) {
 				o.fleet = fleetDefaults
 				o.fleet.on, o.fleet.port, o.fleet.peers, o.fleet.streams, o.fleet.rate = true, 7000, 3, 2, 5
 				o.fleet.round, o.fleet.staticPeers = 10*time.Second, "b=10.0.0.2@z2"
+				o.fleet.portSet, o.fleet.peersSet, o.fleet.streamsSet = true, true, true
 				return o
 			}()},
 		{name: "probe peers above the bound", args: []string{"--profile", "p", "--probe", "--probe-peers", "33"},
@@ -61,7 +62,7 @@ func TestParseFlags(t *testing.T) {
 			"--probe-static-peers", "b=not-an-ip"},
 			err: `--probe-streams 0: must be between 1 and 64; --probe-static-peers "b=not-an-ip": want name=ip[@zone]`},
 		{name: "probe flags unchecked while off", args: []string{"--profile", "p.json", "--probe-peers", "0"},
-			want: func() options { o := defaults; o.fleet.peers = 0; return o }()},
+			want: func() options { o := defaults; o.fleet.peers, o.fleet.peersSet = 0, true; return o }()},
 		{name: "snat flags", args: []string{"--profile", "p.json", "--snat=false", "--snat-hold", "3s", "--snat-top", "5",
 			"--snat-peak-window", "1h", "--snat-exclude-cidr", "10.244.0.0/16", "--snat-exclude-cidr", "fd00::/8",
 			"--snat-max-flows", "1000", "--snat-pressure-clear-after", "1s", "--snat-receive-buffer", "4096",
