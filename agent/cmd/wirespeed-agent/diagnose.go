@@ -7,12 +7,17 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"path/filepath"
+	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/wirespeed-io/wirespeed/agent/internal/diagnose"
 	"github.com/wirespeed-io/wirespeed/agent/internal/ethioctl"
 	"github.com/wirespeed-io/wirespeed/agent/internal/links"
+	"github.com/wirespeed-io/wirespeed/agent/internal/numbers"
+	"github.com/wirespeed-io/wirespeed/agent/internal/probe"
 	"github.com/wirespeed-io/wirespeed/agent/internal/profile"
 	"github.com/wirespeed-io/wirespeed/agent/internal/snat"
 	"github.com/wirespeed-io/wirespeed/agent/internal/snat/ctnetlink"
@@ -35,6 +40,8 @@ func runDiagnose(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	procRoot := fs.String("proc-root", "/proc", "`dir` of the procfs to read (the host's, with hostNetwork)")
 	sysRoot := fs.String("sys-root", "/sys", "`dir` holding the host's sysfs (SR-IOV physfn, driver fallback)")
 	profilePath := fs.String("profile", "", "profile JSON `file`: with an outbound section, SNAT pressure becomes a finding")
+	probeFrom := fs.String("probe-from", "http://127.0.0.1:"+strconv.Itoa(numbers.MetricsPort)+"/probe",
+		"`url` of the daemon's continuous probe (its --listen, /probe); nothing is shown when it does not answer; empty skips it")
 	var so snatOptions
 	so.register(fs)
 	if err := fs.Parse(args); err != nil {
@@ -86,6 +93,7 @@ func runDiagnose(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	} else if s.ok {
 		diagnose.AddSNAT(&res, s.res, p.Outbound)
 	}
+	addProbe(ctx, &res, *probeFrom)
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -127,5 +135,68 @@ func sampleSNAT(ctx context.Context, so snatOptions, p *profile.Profile, procRoo
 		res, err := snat.Sample(ctx, src, cfg, interval)
 		out <- sampled{res: res, ok: err == nil, err: err}
 	}()
+	return out
+}
+
+// addProbe adds the daemon's last probe round at url to res (nothing when url is empty).
+func addProbe(ctx context.Context, res *diagnose.Result, url string) {
+	if url == "" {
+		return
+	}
+	if round, err := fetchProbeRound(ctx, url); err != nil {
+		res.Unavailable = append(res.Unavailable, "probe: "+err.Error())
+	} else {
+		res.Probe = round
+	}
+}
+
+// fetchProbeRound reads the daemon's last probe round from url. No daemon there (connection refused), a
+// daemon without --probe (404) or no round yet is (nil, nil): nothing to show. The answer is bounded (1 MiB).
+func fetchProbeRound(ctx context.Context, url string) (*diagnose.ProbeRound, error) {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	if resp.StatusCode == http.StatusNotFound {
+		return nil, nil
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%s: %s", url, resp.Status)
+	}
+	var body struct {
+		Last *probe.FleetRound `json:"last_round"`
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&body); err != nil {
+		return nil, fmt.Errorf("%s: %w", url, err)
+	}
+	if body.Last == nil {
+		return nil, nil
+	}
+	return probeRound(body.Last, time.Now()), nil
+}
+
+func probeRound(l *probe.FleetRound, now time.Time) *diagnose.ProbeRound {
+	r := l.Report
+	out := &diagnose.ProbeRound{EndedSecondsAgo: now.Sub(l.Ended).Seconds(), DurationSeconds: r.DurationSeconds,
+		ProbePeer: diagnose.ProbePeer{RoundTrips: r.RoundTrips, Tails: r.Tails, Retransmits: r.Retransmits,
+			CausesBySide: r.CausesBySide}}
+	for i, p := range r.Peers {
+		pp := diagnose.ProbePeer{Peer: p.Peer, RoundTrips: p.RoundTrips, Tails: p.Tails, Retransmits: p.Retransmits,
+			CausesBySide: p.CausesBySide}
+		if i < len(l.Peers) {
+			pp.Peer, pp.Zone = l.Peers[i].Name, l.Peers[i].Zone
+		}
+		out.Peers = append(out.Peers, pp)
+	}
 	return out
 }

@@ -56,6 +56,7 @@ type options struct {
 	kube        bool
 	kubeconfig  string
 	snat        snatOptions
+	fleet       fleetOptions
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -80,10 +81,15 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.kube, "kube", true, "report to Kubernetes (in-cluster, or with --kubeconfig)")
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig `file` (default: in-cluster service account)")
 	o.snat.register(fs)
+	o.fleet.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
 	if err := o.snat.check(fs); err != nil {
+		return o, err
+	}
+	o.fleet.visit(fs)
+	if err := o.fleet.check(); err != nil {
 		return o, err
 	}
 	if fs.NArg() > 0 {
@@ -137,6 +143,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	p, err := profile.Load(o.profile)
 	if err != nil {
 		log.Error("profile rejected; nothing applied", "err", err)
+		return exitUsage
+	}
+	if err := o.fleet.fromProfile(p.Probe); err != nil {
+		log.Error("bad flags for the profile's probe section; nothing applied", "err", err)
 		return exitUsage
 	}
 	ln, err := preflight(o)
@@ -195,8 +205,18 @@ func daemon(ctx context.Context, o options, ln net.Listener, p *profile.Profile,
 	if err != nil {
 		log.Error("kubernetes reporting disabled", "err", err)
 	}
+	handlers := map[string]http.Handler{}
+	if o.fleet.on {
+		h, stop, err := startFleetProbe(ctx, o, reg, kube, log)
+		if err != nil {
+			log.Error("probe disabled", "err", err)
+		} else {
+			handlers["/probe"] = h
+			defer stop()
+		}
+	}
 	if ln != nil {
-		srv := serve(ln, reg, health, log)
+		srv := serve(ln, reg, health, log, handlers)
 		defer shutdown(srv)
 	}
 	if reporter != nil {
@@ -345,8 +365,11 @@ func closeListener(ln net.Listener) {
 	}
 }
 
-func serve(ln net.Listener, reg *prometheus.Registry, h *metrics.Health, log *slog.Logger) *http.Server {
+func serve(ln net.Listener, reg *prometheus.Registry, h *metrics.Health, log *slog.Logger, extra map[string]http.Handler) *http.Server {
 	mux := http.NewServeMux()
+	for path, handler := range extra {
+		mux.Handle(path, handler)
+	}
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
 	mux.HandleFunc("/healthz", h.Healthz)
 	mux.HandleFunc("/readyz", h.Readyz)

@@ -28,8 +28,11 @@ func TestParseFlags(t *testing.T) {
 	t.Setenv("NODE_NAME", "from-env")
 	snatDefaults := snatOptions{on: true, hold: 240 * time.Second, top: 20, peakWindow: 24 * time.Hour,
 		maxFlows: 262144, clearAfter: 5 * time.Minute, receiveBuffer: 4 << 20, byWorkload: true, workloadTop: 20}
+	fleetDefaults := fleetOptions{port: 9809, peers: 8, streams: 4, rate: 2, threshold: 150 * time.Millisecond,
+		interval: time.Second, round: time.Minute, nodeRefresh: 10 * time.Minute, procRoot: "/proc"}
 	defaults := options{profile: "p.json", procSysRoot: "/proc/sys", sysRoot: "/sys", resync: 60 * time.Second,
-		debounce: 100 * time.Millisecond, listen: ":9808", nodeName: "from-env", kube: true, snat: snatDefaults}
+		debounce: 100 * time.Millisecond, listen: ":9808", nodeName: "from-env", kube: true, snat: snatDefaults,
+		fleet: fleetDefaults}
 	cases := []struct {
 		name string
 		args []string
@@ -42,7 +45,24 @@ func TestParseFlags(t *testing.T) {
 			"--node-name", "n1", "--proc-sys-root", "/host/proc/sys", "--sys-root", "/host/sys"},
 			want: options{profile: "p.json", procSysRoot: "/host/proc/sys", sysRoot: "/host/sys", once: true,
 				dryRun: true, resync: 10 * time.Second, debounce: 50 * time.Millisecond, listen: "",
-				nodeName: "n1", kube: false, kubeconfig: "/etc/kube.conf", snat: snatDefaults}},
+				nodeName: "n1", kube: false, kubeconfig: "/etc/kube.conf", snat: snatDefaults, fleet: fleetDefaults}},
+		{name: "probe flags", args: []string{"--profile", "p.json", "--probe", "--probe-port", "7000", "--probe-peers", "3",
+			"--probe-streams", "2", "--probe-rate", "5", "--probe-round", "10s", "--probe-static-peers", "b=10.0.0.2@z2"},
+			want: func() options {
+				o := defaults
+				o.fleet = fleetDefaults
+				o.fleet.on, o.fleet.port, o.fleet.peers, o.fleet.streams, o.fleet.rate = true, 7000, 3, 2, 5
+				o.fleet.round, o.fleet.staticPeers = 10*time.Second, "b=10.0.0.2@z2"
+				o.fleet.portSet, o.fleet.peersSet, o.fleet.streamsSet = true, true, true
+				return o
+			}()},
+		{name: "probe peers above the bound", args: []string{"--profile", "p", "--probe", "--probe-peers", "33"},
+			err: "--probe-peers 33: must be between 1 and 32"},
+		{name: "probe streams and static peers wrong", args: []string{"--profile", "p", "--probe", "--probe-streams", "0",
+			"--probe-static-peers", "b=not-an-ip"},
+			err: `--probe-streams 0: must be between 1 and 64; --probe-static-peers "b=not-an-ip": want name=ip[@zone]`},
+		{name: "probe flags unchecked while off", args: []string{"--profile", "p.json", "--probe-peers", "0"},
+			want: func() options { o := defaults; o.fleet.peers, o.fleet.peersSet = 0, true; return o }()},
 		{name: "snat flags", args: []string{"--profile", "p.json", "--snat=false", "--snat-hold", "3s", "--snat-top", "5",
 			"--snat-peak-window", "1h", "--snat-exclude-cidr", "10.244.0.0/16", "--snat-exclude-cidr", "fd00::/8",
 			"--snat-max-flows", "1000", "--snat-pressure-clear-after", "1s", "--snat-receive-buffer", "4096",

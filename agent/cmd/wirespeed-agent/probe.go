@@ -36,6 +36,8 @@ type probeOptions struct {
 	interval  time.Duration
 	procRoot  string
 	json      bool
+	// peerCounters asks each peer for its counters' deltas, so the report names the side of each cause.
+	peerCounters bool
 }
 
 // parseProbeFlags checks every flag and reports all problems at once.
@@ -53,6 +55,7 @@ func parseProbeFlags(args []string, stderr io.Writer) (probeOptions, error) {
 	fs.DurationVar(&o.interval, "interval", probe.DefaultInterval, "how often the node's drop counters are read to name the cause of tails")
 	fs.StringVar(&o.procRoot, "proc-root", "/proc", "`dir` of the procfs to read drop counters from (the host's, with hostNetwork)")
 	fs.BoolVar(&o.json, "json", false, "print the report as JSON")
+	fs.BoolVar(&o.peerCounters, "peer-counters", false, "ask each peer for its drop counters' deltas every --interval, to name the side (local or peer) of each tail's cause")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -148,8 +151,10 @@ func runProbe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
+	counters, closeCounters := nodeDropCounters(o.procRoot)
+	defer closeCounters()
 	if o.listen != "" {
-		wait, err := serveProbe(ctx, o.listen, log)
+		wait, err := serveProbe(ctx, o.listen, counters, log)
 		if err != nil {
 			fmt.Fprintf(stderr, "probe: error: %v\n", err)
 			return probeUsage
@@ -160,10 +165,8 @@ func runProbe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		<-ctx.Done()
 		return probeOK
 	}
-	counters, closeCounters := nodeDropCounters(o.procRoot)
-	defer closeCounters()
 	rep := probe.Run(ctx, probe.Config{Peers: o.peers, Streams: o.streams, Rate: o.rate, Duration: o.duration,
-		Threshold: o.threshold, Interval: o.interval, Counters: counters})
+		Threshold: o.threshold, Interval: o.interval, Counters: counters, PeerCounters: o.peerCounters})
 	if err := writeProbeReport(stdout, rep, o.json); err != nil {
 		fmt.Fprintf(stderr, "probe: write: %v\n", err)
 		return probeUnanswered
@@ -198,14 +201,15 @@ func nodeDropCounters(procRoot string) (probe.DropCounters, func()) {
 	return read, func() { _ = et.Close() }
 }
 
-// serveProbe answers probe round trips on addr until ctx ends; wait returns once the server has stopped.
-func serveProbe(ctx context.Context, addr string, log *slog.Logger) (wait func(), err error) {
+// serveProbe answers probe round trips, and counters requests from counters, on addr until ctx ends; wait
+// returns once the server has stopped.
+func serveProbe(ctx context.Context, addr string, counters probe.DropCounters, log *slog.Logger) (wait func(), err error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("--listen %q: %w", addr, err)
 	}
 	log.Info("probe serving", "addr", ln.Addr().String())
-	srv := probe.NewServer(probe.ServerConfig{Log: log})
+	srv := probe.NewServer(probe.ServerConfig{Counters: counters, Log: log})
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

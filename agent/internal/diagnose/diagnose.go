@@ -178,4 +178,6 @@ type Result struct {
 	Unavailable          []string `json:"unavailable,omitempty"`
 	// SNAT names the busiest outbound destinations and the SNAT ports they hold (AddSNAT).
 	SNAT *snat.SampleResult `json:"snat,omitempty"`
+	// Probe is the continuous probe's last round (the daemon's /probe), when it runs on this node.
+	Probe *ProbeRound `json:"probe,omitempty"`
 }

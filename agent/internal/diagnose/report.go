@@ -43,6 +43,7 @@ func WriteText(w io.Writer, r Result) error {
 		fmt.Fprintf(&b, "\ncontext: TCP retransmitted %.1f segments/s\n", r.RetransmitsPerSecond)
 	}
 	writeSNAT(&b, r.SNAT)
+	writeProbe(&b, r.Probe)
 	for _, u := range r.Unavailable {
 		fmt.Fprintf(&b, "not read: %s\n", u)
 	}

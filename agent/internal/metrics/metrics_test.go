@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/wirespeed-io/wirespeed/agent/internal/probe"
 	"github.com/wirespeed-io/wirespeed/agent/internal/snat"
 	"github.com/wirespeed-io/wirespeed/agent/internal/status"
 )
@@ -285,6 +286,13 @@ func TestREADMEListsEveryMetric(t *testing.T) {
 		Workloads: []snat.WorkloadUse{{Workload: snat.Workload{Namespace: "shop", Name: "web", Kind: "Deployment"},
 			Destination: "52.1.2.3:443/tcp", InUse: 1}}},
 		status.SNAT{Kind: "azure-load-balancer", Capacity: 1024})
+	// The continuous probe's families (registered with --probe), each with one series.
+	pr := NewProbe(reg)
+	self, peer := probe.Node{Name: "a", Zone: "z1"}, probe.Node{Name: "b", Zone: "z2"}
+	pr.Peers(self, []probe.Node{peer})
+	pr.RoundTrip(self, peer, time.Millisecond)
+	pr.Round(self, []probe.Node{peer}, probe.Report{Peers: []probe.Result{{Retransmits: 1,
+		CausesBySide: map[string]map[string]uint64{"peer": {"backlog": 1}}}}})
 	families, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)

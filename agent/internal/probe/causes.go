@@ -23,8 +23,26 @@ type TailInterval struct {
 	StartSeconds float64           `json:"start_seconds"`
 	Tails        uint64            `json:"tails"`
 	Drops        map[string]uint64 `json:"drops"`
-	Cause        string            `json:"cause"`
+	// PeerDrops are the peer's counters' deltas over the interval, as it answered them (per peer only).
+	PeerDrops map[string]uint64 `json:"peer_drops,omitempty"`
+	Cause     string            `json:"cause"`
+	Side      string            `json:"side"`
 }
+
+// The side a tail's cause is on: this node's counters rose (local), the peer's (peer), both by as much
+// (both: two namespaces of one kernel, whose softnet_stat is global, look like that), or none (unknown).
+const (
+	SideLocal   = "local"
+	SidePeer    = "peer"
+	SideBoth    = "both"
+	SideUnknown = "unknown"
+)
+
+// Sides are every side a tail is attributed to, for bounded metric labels.
+var Sides = []string{SideLocal, SidePeer, SideBoth, SideUnknown}
+
+// Causes are every cause a tail is attributed to, for bounded metric labels.
+var Causes = append(append([]string{}, causeOrder...), CauseUnexplained)
 
 // timeline holds the counters read at the start of the run and every interval after it, then once more when
 // every stream has finished: interval k runs from snaps[k] to snaps[k+1].
@@ -90,23 +108,61 @@ func cause(d map[string]uint64) string {
 	return best
 }
 
-// attribute turns tails per interval into causes and the list of intervals with tails.
+// causeAndSide names the cause of an interval's tails from this node's drops dl and the peer's dp (nil when
+// not known): the counter that rose most on either side, ties between causes by causeOrder; the same cause
+// rising by as much on both sides is side both.
+func causeAndSide(dl, dp map[string]uint64) (string, string) {
+	lc, pc := cause(dl), cause(dp)
+	ln, pn := dl[lc], dp[pc]
+	switch {
+	case ln == 0 && pn == 0:
+		return CauseUnexplained, SideUnknown
+	case ln > pn:
+		return lc, SideLocal
+	case pn > ln:
+		return pc, SidePeer
+	case lc == pc:
+		return lc, SideBoth
+	case slices.Index(causeOrder, lc) < slices.Index(causeOrder, pc):
+		return lc, SideLocal
+	default:
+		return pc, SidePeer
+	}
+}
+
+// attribute turns tails per interval into causes and the list of intervals with tails, from this node's
+// counters alone.
 func attribute(tl *timeline, tailsAt map[int]uint64) (map[string]uint64, []TailInterval) {
+	causes, _, out := attributeSides(tl, nil, tailsAt)
+	return causes, out
+}
+
+// attributeSides turns tails per interval into causes, causes by side (side, then cause, to tails) and the
+// intervals with tails, from this node's timeline local and the peer's timeline peer (either may be nil).
+func attributeSides(local, peer *timeline, tailsAt map[int]uint64) (map[string]uint64, map[string]map[string]uint64, []TailInterval) {
 	causes := map[string]uint64{}
+	bySide := map[string]map[string]uint64{}
 	var out []TailInterval
 	for k := range sortedKeys(tailsAt) {
 		n := tailsAt[k]
-		ti := TailInterval{Tails: n, Cause: CauseUnexplained}
-		if tl != nil {
-			ti.StartSeconds = (time.Duration(k) * tl.interval).Seconds()
+		ti := TailInterval{Tails: n}
+		switch {
+		case local != nil:
+			ti.StartSeconds = (time.Duration(k) * local.interval).Seconds()
+		case peer != nil:
+			ti.StartSeconds = (time.Duration(k) * peer.interval).Seconds()
 		}
-		if d, ok := tl.deltas(k); ok {
-			ti.Drops, ti.Cause = d, cause(d)
-		}
+		ti.Drops, _ = local.deltas(k)
+		ti.PeerDrops, _ = peer.deltas(k)
+		ti.Cause, ti.Side = causeAndSide(ti.Drops, ti.PeerDrops)
 		causes[ti.Cause] += n
+		if bySide[ti.Side] == nil {
+			bySide[ti.Side] = map[string]uint64{}
+		}
+		bySide[ti.Side][ti.Cause] += n
 		out = append(out, ti)
 	}
-	return causes, out
+	return causes, bySide, out
 }
 
 func sortedKeys(m map[int]uint64) func(yield func(int) bool) {

@@ -48,8 +48,14 @@ type Config struct {
 	// Counters, when set, are read every Interval; each interval's tails are attributed to the counter
 	// that rose in it. Without them every tail is unexplained.
 	Counters DropCounters
-	Interval time.Duration
-	Clock    clock.Clock
+	// PeerCounters asks each peer for its own counters' deltas every Interval (the counters exchange), so a
+	// tail's cause is named on the side whose counters rose.
+	PeerCounters bool
+	Interval     time.Duration
+	// OnRoundTrip, when set, is called with every round trip as it ends (from the streams' goroutines at
+	// once): the continuous mode's histograms.
+	OnRoundTrip func(peer int, rtt time.Duration)
+	Clock       clock.Clock
 	// Dial opens a connection to a peer (net.Dialer's by default); tests dial from another namespace.
 	Dial func(ctx context.Context, addr string) (net.Conn, error)
 }
@@ -113,6 +119,7 @@ func Run(ctx context.Context, cfg Config) Report {
 	} else {
 		sampled <- nil
 	}
+	peerTL, peersDone := samplePeers(ctx, cfg, start, stop)
 	tallies := make([][]tally, len(cfg.Peers))
 	var wg sync.WaitGroup
 	for p, peer := range cfg.Peers {
@@ -121,19 +128,47 @@ func Run(ctx context.Context, cfg Config) Report {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				st := stream{cfg: cfg, peer: peer, start: start, end: end, t: &tallies[p][s]}
+				st := stream{cfg: cfg, peer: peer, index: p, start: start, end: end, t: &tallies[p][s]}
 				st.run(ctx)
 			}()
 		}
 	}
 	wg.Wait()
 	close(stop)
-	return newReport(cfg, tallies, <-sampled)
+	local := <-sampled
+	peersDone()
+	return newReport(cfg, tallies, local, peerTL)
+}
+
+// samplePeers samples every peer's counters (when cfg.PeerCounters) as the local ones are sampled; done waits
+// for the samplers, after stop is closed, and closes their connections.
+func samplePeers(ctx context.Context, cfg Config, start time.Time, stop <-chan struct{}) ([]*timeline, func()) {
+	if !cfg.PeerCounters {
+		return nil, func() {}
+	}
+	tls := make([]*timeline, len(cfg.Peers))
+	var wg sync.WaitGroup
+	var closers []func()
+	for p, peer := range cfg.Peers {
+		read, closeConn := peerCounters(ctx, cfg, peer)
+		closers = append(closers, closeConn)
+		pc := cfg
+		pc.Counters = read
+		wg.Add(1)
+		go func() { defer wg.Done(); tls[p] = sample(ctx, pc, start, stop) }()
+	}
+	return tls, func() {
+		wg.Wait()
+		for _, c := range closers {
+			c()
+		}
+	}
 }
 
 type stream struct {
 	cfg        Config
 	peer       string
+	index      int // of peer in cfg.Peers
 	start, end time.Time
 	t          *tally
 }
@@ -227,6 +262,9 @@ func (s *stream) session(ctx context.Context, c net.Conn) error {
 // tail ends at least one RTO later, often in the next interval.
 func (s *stream) record(began time.Time, rtt time.Duration, retransmitted uint32) {
 	s.t.hist.Observe(rtt)
+	if s.cfg.OnRoundTrip != nil {
+		s.cfg.OnRoundTrip(s.index, rtt)
+	}
 	if rtt > s.cfg.Threshold {
 		s.t.tails++
 		if s.t.tailsAt == nil {

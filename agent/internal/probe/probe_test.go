@@ -5,10 +5,14 @@ import (
 	"errors"
 	"io"
 	"net"
+	"reflect"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"k8s.io/utils/clock"
 )
 
 // serve starts a probe server on a loopback port for the test's lifetime.
@@ -245,5 +249,71 @@ func TestTokenBucket(t *testing.T) {
 		if got[i] != want[i] {
 			t.Fatalf("takes %v, want %v", got, want)
 		}
+	}
+}
+
+// The counters exchange: the server answers its counters' rise since this connection's previous ask (zero
+// the first time), a fall as no drop, reads them at most once per MinInterval however often it is asked, and
+// says so when it cannot read them.
+func TestCountersExchangeAnswersDeltas(t *testing.T) {
+	var mu sync.Mutex
+	reads, backlog := 0, uint64(100)
+	counters := func() (map[string]uint64, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		reads++
+		return map[string]uint64{"backlog": backlog, "rx_ring_overflow": 9, "allowance": 0, "conntrack": 0}, nil
+	}
+	_, addr := serve(t, ServerConfig{Counters: counters})
+	d := net.Dialer{}
+	cfg := Config{Clock: clock.RealClock{}, Dial: func(ctx context.Context, a string) (net.Conn, error) { return d.DialContext(ctx, "tcp", a) }}
+	read, closeConn := peerCounters(context.Background(), cfg, addr)
+	defer closeConn()
+	first, err := read()
+	if err != nil || first["backlog"] != 0 || first["rx_ring_overflow"] != 0 {
+		t.Fatalf("first answer %v, %v: want zeros (the base)", first, err)
+	}
+	time.Sleep(MinInterval)
+	mu.Lock()
+	backlog += 7
+	mu.Unlock()
+	second, err := read()
+	if err != nil || second["backlog"] != 7 || second["rx_ring_overflow"] != 0 {
+		t.Fatalf("second answer %v, %v: want backlog 7", second, err)
+	}
+	for range 5 { // asked again at once: the cached reading, no new read
+		if _, err := read(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mu.Lock()
+	if reads != 2 {
+		t.Errorf("%d readings for 7 asks within MinInterval of each other after the first: want 2", reads)
+	}
+	backlog = 3 // fell (a counter reset): no drop
+	mu.Unlock()
+	time.Sleep(MinInterval)
+	if third, err := read(); err != nil || third["backlog"] != 7 {
+		t.Fatalf("after a fall %v, %v: want backlog still 7", third, err)
+	}
+
+	_, bare := serve(t, ServerConfig{})
+	readBare, closeBare := peerCounters(context.Background(), cfg, bare)
+	defer closeBare()
+	if _, err := readBare(); !errors.Is(err, errPeerCountersUnread) {
+		t.Fatalf("a server without counters: %v, want errPeerCountersUnread", err)
+	}
+}
+
+func TestCountersAnswerRoundTripsAndRefusesGarbage(t *testing.T) {
+	d := map[string]uint64{"rx_ring_overflow": 1, "backlog": 1 << 40, "allowance": 3, "conntrack": 4}
+	got, ok, err := decodeCounters(encodeCounters(d, true))
+	if err != nil || !ok || !reflect.DeepEqual(got, d) {
+		t.Fatalf("%v %v %v", got, ok, err)
+	}
+	var bad [CountersAnswerSize]byte
+	bad[0] = 'x'
+	if _, _, err := decodeCounters(bad); !errors.Is(err, ErrNotProbe) {
+		t.Fatalf("garbage: %v", err)
 	}
 }

@@ -13,6 +13,7 @@ package probe
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -53,4 +54,41 @@ func writeHello(c net.Conn, deadline time.Time) error {
 	}
 	_, err := c.Write(Hello[:])
 	return err
+}
+
+// The counters exchange: on a probe connection, CountersRequest asks the server for the rise of its drop
+// counters since this connection's previous CountersRequest (zero the first time), and the server answers
+// with a fixed CountersAnswerSize bytes: CountersResponse, a flag (1: the counters were read, 0: they could
+// not be, and the values are zero), then one big-endian uint64 per cause of CounterOrder. It costs one
+// round trip of the source's rate limit; it says nothing of the node but these four sums.
+const (
+	CountersRequest    byte = 'c'
+	CountersResponse   byte = 'C'
+	CountersAnswerSize      = 2 + 8*4
+)
+
+// CounterOrder is the order of the counters in a counters answer, and the order ties between causes break in.
+var CounterOrder = causeOrder
+
+func encodeCounters(d map[string]uint64, ok bool) [CountersAnswerSize]byte {
+	var b [CountersAnswerSize]byte
+	b[0] = CountersResponse
+	if ok {
+		b[1] = 1
+	}
+	for i, c := range CounterOrder {
+		binary.BigEndian.PutUint64(b[2+8*i:], d[c])
+	}
+	return b
+}
+
+func decodeCounters(b [CountersAnswerSize]byte) (map[string]uint64, bool, error) {
+	if b[0] != CountersResponse || b[1] > 1 {
+		return nil, false, fmt.Errorf("%w: counters answer %q", ErrNotProbe, b[:2])
+	}
+	d := make(map[string]uint64, len(CounterOrder))
+	for i, c := range CounterOrder {
+		d[c] = binary.BigEndian.Uint64(b[2+8*i:])
+	}
+	return d, b[1] == 1, nil
 }

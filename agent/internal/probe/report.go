@@ -28,10 +28,14 @@ type Result struct {
 	Percentiles Percentiles       `json:"percentiles_seconds"`
 	MaxSeconds  *float64          `json:"max_seconds"`
 	Causes      map[string]uint64 `json:"causes"`
+	// CausesBySide are the tails by the side their cause is on (local, peer, both, unknown), then by cause.
+	CausesBySide map[string]map[string]uint64 `json:"causes_by_side"`
 	// TailIntervals are the intervals tails began in, with the drop counters' deltas (totals only).
 	TailIntervals []TailInterval `json:"tail_intervals,omitempty"`
 	Errors        uint64         `json:"errors"`
 	LastError     string         `json:"last_error,omitempty"`
+	// PeerCountersError says why the peer's counters were not read for every interval (per peer only).
+	PeerCountersError string `json:"peer_counters_error,omitempty"`
 	// Counts per bucket of Report.BucketBounds (the last one above the last bound); not cumulative.
 	Counts []uint64 `json:"bucket_counts"`
 }
@@ -48,6 +52,9 @@ type Report struct {
 	// CountersError says why and the intervals they do not cover count as unexplained.
 	CountersRead  bool   `json:"counters_read"`
 	CountersError string `json:"counters_error,omitempty"`
+	// PeerCounters says whether the peers were asked for their counters (Config.PeerCounters); a peer whose
+	// counters could not be read for the whole run has its PeerCountersError.
+	PeerCounters bool `json:"peer_counters"`
 	Result
 	Peers []Result `json:"peers"`
 }
@@ -63,7 +70,10 @@ func (r Report) Failed() []string {
 	return out
 }
 
-func newReport(cfg Config, tallies [][]tally, tl *timeline) Report {
+// newReport builds the report from every stream's tally, this node's timeline tl and each peer's (peerTL[p],
+// nil entries or a nil slice when the peers' counters were not asked). The totals' causes are the sums of the
+// peers' (each with its own peer's counters); the totals' tail intervals are named by this node's counters.
+func newReport(cfg Config, tallies [][]tally, tl *timeline, peerTL []*timeline) Report {
 	r := Report{
 		DurationSeconds:  cfg.Duration.Seconds(),
 		Streams:          cfg.Streams,
@@ -72,20 +82,33 @@ func newReport(cfg Config, tallies [][]tally, tl *timeline) Report {
 		BucketBounds:     Bounds,
 		IntervalSeconds:  cfg.Interval.Seconds(),
 		CountersRead:     tl != nil && tl.err == nil,
+		PeerCounters:     cfg.PeerCounters,
 		Peers:            make([]Result, len(cfg.Peers)),
 	}
 	var all tally
+	r.Causes, r.CausesBySide = map[string]uint64{}, map[string]map[string]uint64{}
 	for p, streams := range tallies {
 		var peer tally
 		for i := range streams {
 			peer.merge(&streams[i])
 		}
 		r.Peers[p] = result(cfg.Peers[p], &peer)
-		r.Peers[p].Causes, _ = attribute(tl, peer.tailsAt)
+		var ptl *timeline
+		if p < len(peerTL) {
+			ptl = peerTL[p]
+		}
+		pr := &r.Peers[p]
+		pr.Causes, pr.CausesBySide, pr.TailIntervals = attributeSides(tl, ptl, peer.tailsAt)
+		if ptl != nil && ptl.err != nil {
+			pr.PeerCountersError = ptl.err.Error()
+		}
+		addCauses(r.Causes, r.CausesBySide, pr.Causes, pr.CausesBySide)
 		all.merge(&peer)
 	}
+	causes, bySide := r.Causes, r.CausesBySide
 	r.Result = result("", &all)
-	r.Causes, r.TailIntervals = attribute(tl, all.tailsAt)
+	r.Causes, r.CausesBySide = causes, bySide
+	_, r.TailIntervals = attribute(tl, all.tailsAt)
 	if tl != nil && tl.err != nil {
 		r.CountersError = tl.err.Error()
 	}
@@ -118,4 +141,18 @@ func result(peer string, t *tally) Result {
 		r.MaxSeconds = &m
 	}
 	return r
+}
+
+func addCauses(causes map[string]uint64, bySide map[string]map[string]uint64, c map[string]uint64, s map[string]map[string]uint64) {
+	for k, n := range c {
+		causes[k] += n
+	}
+	for side, m := range s {
+		if bySide[side] == nil {
+			bySide[side] = map[string]uint64{}
+		}
+		for k, n := range m {
+			bySide[side][k] += n
+		}
+	}
 }

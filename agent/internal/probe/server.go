@@ -18,7 +18,7 @@ import (
 // agent is never refused; anything beyond them is not a wirespeed probe and costs the node nothing more.
 const (
 	DefaultMaxConns          = 1024             // connections at once, all sources
-	DefaultMaxConnsPerSource = MaxStreams       // one source address: one agent's streams to this node
+	DefaultMaxConnsPerSource = MaxStreams + 1   // one source address: one agent's streams and its counters connection
 	DefaultRatePerSource     = MaxRoundTripRate // round trips/s one source may ask for (bucket of 1 s)
 	helloTimeout             = 5 * time.Second
 	// A stream at the lowest rate (MinRate) asks every second; a connection silent for 30 s is gone.
@@ -30,18 +30,22 @@ type ServerConfig struct {
 	MaxConns          int
 	MaxConnsPerSource int
 	RatePerSource     float64
-	Clock             clock.PassiveClock
-	Log               *slog.Logger
+	// Counters, when set, are this node's drop counters, answered (as deltas) to a CountersRequest; they
+	// are read at most once per MinInterval however many peers ask. Without them the answer says unread.
+	Counters DropCounters
+	Clock    clock.PassiveClock
+	Log      *slog.Logger
 }
 
 // ServerStats counts what the server answered and refused.
 type ServerStats struct {
-	RoundTrips   atomic.Uint64
-	Accepted     atomic.Uint64
-	NotProbe     atomic.Uint64 // bad hello or a byte other than Request
-	OverConns    atomic.Uint64 // refused: too many connections (all, or from one source)
-	OverRate     atomic.Uint64 // closed: the source asked faster than RatePerSource
-	ClosedByPeer atomic.Uint64
+	RoundTrips       atomic.Uint64
+	CountersAnswered atomic.Uint64
+	Accepted         atomic.Uint64
+	NotProbe         atomic.Uint64 // bad hello or a byte other than Request
+	OverConns        atomic.Uint64 // refused: too many connections (all, or from one source)
+	OverRate         atomic.Uint64 // closed: the source asked faster than RatePerSource
+	ClosedByPeer     atomic.Uint64
 }
 
 // Server answers probe round trips.
@@ -52,6 +56,11 @@ type Server struct {
 	mu      sync.Mutex
 	conns   int
 	sources map[netip.Addr]*source
+
+	countersMu   sync.Mutex
+	countersAt   time.Time
+	countersLast map[string]uint64
+	countersErr  error
 }
 
 type source struct {
@@ -174,6 +183,7 @@ func (s *Server) handle(c net.Conn, addr netip.Addr) {
 		return
 	}
 	var b [1]byte
+	var prev map[string]uint64 // this connection's previous counters reading
 	for {
 		if err := c.SetReadDeadline(s.cfg.Clock.Now().Add(idleTimeout)); err != nil {
 			return
@@ -182,7 +192,7 @@ func (s *Server) handle(c net.Conn, addr netip.Addr) {
 			s.Stats.ClosedByPeer.Add(1)
 			return
 		}
-		if b[0] != Request {
+		if b[0] != Request && b[0] != CountersRequest {
 			s.Stats.NotProbe.Add(1)
 			return
 		}
@@ -194,12 +204,56 @@ func (s *Server) handle(c net.Conn, addr netip.Addr) {
 		if err := c.SetWriteDeadline(s.cfg.Clock.Now().Add(helloTimeout)); err != nil {
 			return
 		}
-		if _, err := c.Write([]byte{Response}); err != nil {
+		answer := []byte{Response}
+		if b[0] == CountersRequest {
+			a := s.countersAnswer(&prev)
+			answer = a[:]
+			s.Stats.CountersAnswered.Add(1)
+		}
+		if _, err := c.Write(answer); err != nil {
 			return
 		}
-		s.Stats.RoundTrips.Add(1)
+		if b[0] == Request {
+			s.Stats.RoundTrips.Add(1)
+		}
 	}
 }
+
+// countersAnswer is the answer to a CountersRequest on a connection whose previous reading was *prev: the
+// counters' rise since then (a fall is no drop), and *prev becomes this reading.
+func (s *Server) countersAnswer(prev *map[string]uint64) [CountersAnswerSize]byte {
+	now, err := s.readCounters()
+	if err != nil {
+		*prev = nil
+		return encodeCounters(nil, false)
+	}
+	d := map[string]uint64{}
+	for name, v := range now {
+		if p, ok := (*prev)[name]; ok && v > p {
+			d[name] = v - p
+		}
+	}
+	*prev = now
+	return encodeCounters(d, true)
+}
+
+// readCounters reads the node's counters, or returns the reading taken less than MinInterval ago: a
+// thousand peers asking cost one reading per MinInterval.
+func (s *Server) readCounters() (map[string]uint64, error) {
+	if s.cfg.Counters == nil {
+		return nil, errNoCounters
+	}
+	s.countersMu.Lock()
+	defer s.countersMu.Unlock()
+	now := s.cfg.Clock.Now()
+	if s.countersAt.IsZero() || now.Sub(s.countersAt) >= MinInterval {
+		s.countersLast, s.countersErr = s.cfg.Counters()
+		s.countersAt = now
+	}
+	return s.countersLast, s.countersErr
+}
+
+var errNoCounters = errors.New("the server reads no counters")
 
 // tokenBucket allows rate events per second with a burst of one second's worth.
 type tokenBucket struct {

@@ -73,6 +73,7 @@ type Profile struct {
 	Sysctls       map[string]int64    `json:"sysctls,omitempty"`
 	MTU           *MTU                `json:"mtu,omitempty"`
 	Outbound      *Outbound           `json:"outbound,omitempty"`
+	Probe         *Probe              `json:"probe,omitempty"`
 }
 
 // Selector picks the links the agent tunes (see links.Select).
@@ -197,6 +198,7 @@ func (r *raw) UnmarshalJSON(b []byte) error {
 		Sysctls  map[string]*int64   `json:"sysctls"`
 		MTU      *MTU                `json:"mtu"`
 		Outbound *rawOutbound        `json:"outbound"`
+		Probe    *rawProbe           `json:"probe"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
@@ -214,6 +216,7 @@ func (r *raw) UnmarshalJSON(b []byte) error {
 		p.MTU.Drivers = nil
 	}
 	p.Outbound = in.Outbound.withDefaults()
+	p.Probe = in.Probe.withDefaults()
 	if in.Interfaces != nil {
 		if in.Interfaces.Roles != nil {
 			p.Interfaces.Roles = *in.Interfaces.Roles

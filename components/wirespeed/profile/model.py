@@ -299,6 +299,29 @@ def _init_errors(exc: ValidationError) -> list[InitErrorDetails]:
     return out
 
 
+# The continuous probe's bounds and defaults are the agent's (agent/internal/probe: MaxFleetPeers, MaxStreams,
+# DefaultFleetPeers, DefaultStreams, DefaultProbePort); the agent's TestProbeSectionMatchesTheAgent holds the
+# schema generated from these to them. The peers bound keeps a fleet at N x peers x streams connections, not N².
+PROBE_PORT = Range(1, 65_535)  # a TCP port (RFC 793: 16 bits; 0 is no port to listen on)
+PROBE_PEERS = Range(1, 32)
+PROBE_STREAMS = Range(1, 64)
+
+
+class Probe(_Strict):
+    """The agent's continuous request/response probe (agent/README.md, "Continuous probe"): present, it runs
+    (as the agent's --probe flag does); each field is the default of its --probe-* flag, which overrides it."""
+
+    port: Annotated[int, WholeNumber, PROBE_PORT] = Field(
+        default=9_809, description="host TCP port the probe serves and dials (open it between nodes)"
+    )
+    peers: Annotated[int, WholeNumber, PROBE_PEERS] = Field(
+        default=8, description="peers probed, chosen by rendezvous hashing, other zones and pools first"
+    )
+    streams: Annotated[int, WholeNumber, PROBE_STREAMS] = Field(
+        default=4, description="synchronous 1-byte request/response streams per peer"
+    )
+
+
 class Profile(_Strict):
     """A tuning profile, as the node agent reads it."""
 
@@ -325,6 +348,7 @@ class Profile(_Strict):
     sysctls: Sysctls = Field(default_factory=Sysctls)
     mtu: MTU | None = Field(default=None, description="absent: MTU is left alone")
     outbound: Outbound | None = Field(default=None, description="absent: no SNATPortPressure condition")
+    probe: Probe | None = Field(default=None, description="absent: no continuous probe (unless the agent's --probe)")
 
     @field_validator("comment")
     @classmethod
