@@ -229,7 +229,7 @@ variable "nat_gateway_ip_count" {
 variable "nat_gateway_sku" {
   description = <<-EOT
     The managed NAT gateway's SKU: null or Standard (zonal, what AKS creates here). StandardV2 (zone-redundant, the
-    same 64,512 ports per IP and 16 IPs) is refused: azurerm_kubernetes_cluster's nat_gateway_profile cannot set
+    same ports per IP and IP limit as Standard) is refused: azurerm_kubernetes_cluster's nat_gateway_profile cannot set
     natGatewayProfile.sku. NAT gateway only.
   EOT
   type        = string
