@@ -183,6 +183,22 @@ def slope(points: list[tuple[int, float]]) -> tuple[float, float]:
     return my - b * mx, b
 
 
+def bytecode_state() -> dict[str, Any]:
+    """Whether the SDK's modules are imported from cached bytecode or compiled from source on every run: a venv
+    that uv made without --compile-bytecode has no .pyc files, and with PYTHONDONTWRITEBYTECODE set (common in CI
+    and container images) Python never writes them, so each plan compiles every SDK module it imports."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("pulumi_azure_native")
+    cached = Path(importlib.util.cache_from_source(spec.origin)) if spec and spec.origin else None
+    prefix = os.environ.get("PYTHONPYCACHEPREFIX")
+    return {
+        "PYTHONDONTWRITEBYTECODE": os.environ.get("PYTHONDONTWRITEBYTECODE"),
+        "PYTHONPYCACHEPREFIX": prefix,
+        "sdk_pyc_present": bool(cached and cached.exists()),
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=5)
@@ -224,6 +240,7 @@ def main() -> int:
         "source": bl.source(),
         "method": "fresh process per run, 1 warm-up, wall from perf_counter, peak RSS from wait4 ru_maxrss",
         "synthetic_pool_kind": kind,
+        "bytecode": bytecode_state(),
         "targets_s": {"each example": TARGET_EXAMPLE_S, "40 pools": TARGET_40_POOLS_S},
         "growth_cpu": {"intercept_s": round(intercept, 3), "per_pool_ms": round(per_pool * 1000, 1)},
         "growth_in_process_warm": {
