@@ -8,7 +8,9 @@ import os
 import re
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -189,7 +191,9 @@ def test_dashboard_validates_against_grafana_s_published_schema(tmp_path: Path) 
         pytest.param(lambda b: b["panels"][0].update(id="1"), "Type 'string' is not assignable", id="id-type"),
     ],
 )
-def test_the_schema_check_rejects_what_grafana_s_schema_does_not_have(tmp_path: Path, change, message) -> None:
+def test_the_schema_check_rejects_what_grafana_s_schema_does_not_have(
+    tmp_path: Path, change: Callable[[dict[str, Any]], object], message: str
+) -> None:
     board = monitoring.dashboard()
     change(board)
     out = _grafana_schema_check(tmp_path, board)

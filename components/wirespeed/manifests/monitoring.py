@@ -262,7 +262,7 @@ _AGENT_UP = f'up{{job=~"{AGENT_JOB}", {_AGENT_FILTER}}}'
 # (kubernetes/kube-state-metrics docs/metrics/cluster/node-metrics.md, kube_node_labels; the allowlist flag in
 # docs/developer/cli-arguments.md). AKS: learn.microsoft.com/azure/aks/use-labels ("kubernetes.azure.com/agentpool");
 # EKS: docs.aws.amazon.com/eks/latest/userguide/managed-node-groups.html ("eks.amazonaws.com/nodegroup");
-# Karpenter: karpenter.sh/docs/reference/instance-types ("karpenter.sh/nodepool").
+# Karpenter: karpenter.sh/docs/concepts/scheduling/ ("Well-Known Labels": karpenter.sh/nodepool).
 POOL_LABELS = ("kubernetes.azure.com/agentpool", "eks.amazonaws.com/nodegroup", "karpenter.sh/nodepool")
 
 
