@@ -34,15 +34,20 @@ $(TOOLS_UV):
 $(BIN)/python: | $(UV_NEEDED)
 	$(UV) venv --python $(PYTHON) $(VENV)
 
+# --compile-bytecode: uv installs no .pyc files unless asked (pip compiles by default), and where
+# PYTHONDONTWRITEBYTECODE is set (CI runners, container images) Python never writes them, so every
+# `wirespeed plan` compiled the SDK modules it imports from source: ~3 s of CPU a plan (bench/plan/RESULTS.md).
 $(DEMO_STAMP): pyproject.toml | $(BIN)/python
 	@echo '==> installing wirespeed and the Pulumi SDKs it is tested against into $(VENV) (first time: ~90 MB from PyPI)'
-	$(UV) pip install --python $(BIN)/python -e '.[pulumi]'
+	$(UV) pip install --python $(BIN)/python --compile-bytecode -e '.[pulumi]'
 	@touch $@
 
 venv: $(STAMP)
+# The project's own modules too (an editable install's source is outside site-packages).
 $(STAMP): pyproject.toml | $(BIN)/python
 	@echo '==> installing wirespeed with every extra and the development tools into $(VENV)'
-	$(UV) pip install --python $(BIN)/python -e '.[dev]'
+	$(UV) pip install --python $(BIN)/python --compile-bytecode -e '.[dev]'
+	$(BIN)/python -m compileall -q components
 	@touch $@
 
 # The library's wheel in dist/: for an internal package index, or `pip install --find-links dist -r

@@ -8,12 +8,15 @@ import os
 import re
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 
 from clirun import wirespeed
+from grafana_schema import SCHEMA_TYPES, schema_modules
 from wirespeed.manifests import monitoring
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,9 +41,15 @@ def _queries_in(board: dict[str, object]) -> list[str]:
     return [t["expr"] for p in panels for t in p["targets"]]
 
 
+def _as_grafana_sends_it(query: str) -> str:
+    """Grafana's variables are not PromQL: promtool sees the window Grafana would pick at a 30 s scrape and each
+    filter at All as a regex."""
+    query = query.replace("$__rate_interval", "2m")
+    return re.sub(r"\$(cluster|pool|node|host)\b", "(a|b.c)", query)
+
+
 def test_every_query_parses_with_promtool(tmp_path: Path) -> None:
-    # Grafana's $__rate_interval is not PromQL: promtool sees the window Grafana would pick at a 30 s scrape.
-    queries = [q.replace("$__rate_interval", "2m") for q in _queries_in(monitoring.dashboard())]
+    queries = [_as_grafana_sends_it(q) for q in _queries_in(monitoring.dashboard()) + monitoring.variable_queries()]
     rules = {
         "groups": [
             {
@@ -97,9 +106,99 @@ def test_every_panel_has_its_own_id_and_the_board_no_deprecated_style() -> None:
 
 def test_every_panel_reads_the_datasource_variable() -> None:
     board = monitoring.dashboard()
-    assert [v["name"] for v in board["templating"]["list"]] == ["datasource"]
+    assert board["templating"]["list"][0]["name"] == "datasource"
     for panel in board["panels"]:
         assert panel["datasource"] == {"type": "prometheus", "uid": "${datasource}"}, panel["title"]
+    for variable in board["templating"]["list"][1:]:
+        assert variable["datasource"] == {"type": "prometheus", "uid": "${datasource}"}, variable["name"]
+
+
+def test_cluster_pool_and_node_filters_are_optional_multi_value_with_all() -> None:
+    variables = {v["name"]: v for v in monitoring.dashboard()["templating"]["list"]}
+    assert list(variables) == ["datasource", "cluster", "pool", "node", "host"]
+    for name in ("cluster", "pool", "node", "host"):
+        assert variables[name]["multi"], name
+        assert variables[name]["includeAll"], name
+        assert variables[name]["current"] == {"text": "All", "value": "$__all", "selected": True}, name
+    # All matches series without the label, so a setup with no cluster label or no kube-state-metrics loses nothing.
+    assert variables["cluster"]["allValue"] == variables["pool"]["allValue"] == ".*"
+    # node's All is the listed nodes (the pool choice reaches the panels through it); host is only a helper.
+    assert "allValue" not in variables["node"]
+    assert "allValue" not in variables["host"]
+    assert variables["host"]["hide"] == 2
+    assert all(variables[n]["hide"] == 0 for n in ("cluster", "pool", "node"))
+    assert variables["pool"]["regex"] == (
+        "/(?:label_kubernetes_azure_com_agentpool|label_eks_amazonaws_com_nodegroup|label_karpenter_sh_nodepool)="
+        '"([^"]+)"/'
+    )
+
+
+def test_every_query_is_filtered_by_cluster_and_node() -> None:
+    for query in _queries_in(monitoring.dashboard()):
+        selectors = re.findall(r"\b([a-z_]+)\{([^}]*)\}", query)
+        assert selectors, query
+        for metric, matchers in selectors:
+            assert 'cluster=~"$cluster"' in matchers, (metric, query)
+            if metric.startswith("node_"):
+                assert 'instance=~"($host|$node)(:[0-9]+)?"' in matchers, (metric, query)
+            else:
+                assert 'node=~"$node"' in matchers, (metric, query)
+
+
+@pytest.mark.parametrize(
+    ("instance", "node", "host"),
+    [
+        ("10.224.0.4:9100", "aks-apps-1234-vmss000000", "10.224.0.4"),  # node-exporter's own instance
+        ("aks-apps-1234-vmss000000", "aks-apps-1234-vmss000000", "10.224.0.4"),  # kube-prometheus: the node name
+    ],
+)
+def test_a_chosen_node_matches_node_exporter_s_instance_either_way(instance: str, node: str, host: str) -> None:
+    # Grafana sends one chosen value as itself (regex-escaped) and Prometheus anchors the regex.
+    pattern = re.search(r'instance=~"([^"]+)"', monitoring.PANELS[0].queries[0].expr)
+    assert pattern
+    regex = pattern.group(1).replace("$host", re.escape(host)).replace("$node", re.escape(node))
+    assert re.fullmatch(regex, instance)
+    assert not re.fullmatch(regex, "10.224.0.5:9100")
+
+
+def _grafana_schema_check(tmp_path: Path, board: object) -> subprocess.CompletedProcess[str]:
+    """Type-check the board against @grafana/schema's Dashboard with TypeScript: an object literal assigned to the
+    type fails on every field the schema lacks (excess property check) and every value of the wrong type."""
+    modules = schema_modules()
+    (tmp_path / "node_modules").symlink_to(modules)
+    (tmp_path / "board.ts").write_text(
+        f'import type {{ Dashboard }} from "{SCHEMA_TYPES}";\nexport const board: Dashboard = {json.dumps(board)};\n'
+    )
+    tsc = [shutil.which("node") or "node", str(modules / "typescript" / "bin" / "tsc")]
+    flags = ["--strict", "--noEmit", "--module", "commonjs", "--moduleResolution", "node", "--target", "es2020"]
+    return subprocess.run([*tsc, *flags, "board.ts"], cwd=tmp_path, capture_output=True, text=True, check=False)
+
+
+def test_dashboard_validates_against_grafana_s_published_schema(tmp_path: Path) -> None:
+    out = _grafana_schema_check(tmp_path, monitoring.dashboard())
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        pytest.param(lambda b: b.update(style="dark"), "'\"style\"' does not exist in type 'Dashboard'", id="style"),
+        pytest.param(
+            lambda b: b["templating"]["list"][1].update(auto=False),
+            "'\"auto\"' does not exist in type 'VariableModel'",
+            id="auto",
+        ),
+        pytest.param(lambda b: b["panels"][0].update(id="1"), "Type 'string' is not assignable", id="id-type"),
+    ],
+)
+def test_the_schema_check_rejects_what_grafana_s_schema_does_not_have(
+    tmp_path: Path, change: Callable[[dict[str, Any]], object], message: str
+) -> None:
+    board = monitoring.dashboard()
+    change(board)
+    out = _grafana_schema_check(tmp_path, board)
+    assert out.returncode != 0
+    assert message in out.stdout, out.stdout + out.stderr
 
 
 def test_rendered_dashboard_matches_golden() -> None:

@@ -244,18 +244,72 @@ _RATE = "$__rate_interval"
 _DRIVER_COUNTER = "wirespeed_agent_nic_driver_counter_total"
 _PHYSICAL = 'device!~"lo|veth.*|lxc.*|cali.*|cilium.*"'  # pod and loopback links: drops there are not the NIC's
 
+# The dashboard's filters (its template variables, :func:`_variables`). Every selector carries them; each variable
+# offers "All", and a label a setup does not have leaves its filter at All, which matches series without it.
+# - cluster: the `cluster` label a multi-cluster setup puts on every series (Prometheus external_labels or a
+#   relabeling; Thanos, Mimir). Its All is `.*`, which also matches series that have no such label.
+# - pool: the node pool, from kube-state-metrics' kube_node_labels (`label_<name>` per node label it is allowed to
+#   export, --metric-labels-allowlist=nodes=[...]): AKS's kubernetes.azure.com/agentpool, EKS managed node groups'
+#   eks.amazonaws.com/nodegroup, Karpenter's karpenter.sh/nodepool (POOL_LABELS). It narrows the node list.
+# - node: the agent's `node` label (the PodMonitor's NODE_NAME_RELABELING); its All is every node listed, so a pool
+#   choice reaches the panels through it. node-exporter's series have no `node`: they are matched on `instance`,
+#   which is the node's name (kube-prometheus relabels it so) or its IP with the port, the agent's host IP (the
+#   agent runs on the host network, so its own `instance` is the node's IP: the hidden variable `host`).
+_AGENT_FILTER = 'cluster=~"$cluster", node=~"$node"'
+_NODE_EXPORTER_FILTER = 'cluster=~"$cluster", instance=~"($host|$node)(:[0-9]+)?"'
+_AGENT_UP = f'up{{job=~"{AGENT_JOB}", {_AGENT_FILTER}}}'
+# kube-state-metrics writes a node label as label_<name> with every character outside [a-zA-Z0-9_] as '_'
+# (kubernetes/kube-state-metrics docs/metrics/cluster/node-metrics.md, kube_node_labels; the allowlist flag in
+# docs/developer/cli-arguments.md). AKS: learn.microsoft.com/azure/aks/use-labels ("kubernetes.azure.com/agentpool");
+# EKS: docs.aws.amazon.com/eks/latest/userguide/managed-node-groups.html ("eks.amazonaws.com/nodegroup");
+# Karpenter: karpenter.sh/docs/concepts/scheduling/ ("Well-Known Labels": karpenter.sh/nodepool).
+POOL_LABELS = ("kubernetes.azure.com/agentpool", "eks.amazonaws.com/nodegroup", "karpenter.sh/nodepool")
+
+
+def _ksm_label(node_label: str) -> str:
+    return "label_" + re.sub(r"[^a-zA-Z0-9_]", "_", node_label)
+
+
+def _agent(metric: str, matchers: str = "") -> str:
+    """An agent series' selector, filtered by the dashboard's variables."""
+    return f"{metric}{{{matchers + ', ' if matchers else ''}{_AGENT_FILTER}}}"
+
+
+def _node_exporter(metric: str, matchers: str = "") -> str:
+    """A node-exporter series' selector, filtered by the dashboard's variables."""
+    return f"{metric}{{{matchers + ', ' if matchers else ''}{_NODE_EXPORTER_FILTER}}}"
+
+
+def _pool_nodes() -> str:
+    """The agent's nodes in the chosen clusters and pools; every agent node where kube-state-metrics is not there."""
+    agent_up = f'up{{job=~"{AGENT_JOB}", cluster=~"$cluster"}}'
+    in_pool = " or ".join(f'kube_node_labels{{cluster=~"$cluster", {_ksm_label(n)}=~"$pool"}}' for n in POOL_LABELS)
+    no_ksm = f'{agent_up} unless on () kube_node_labels{{cluster=~"$cluster"}}'
+    return f"group by (node) ({agent_up} and on (node) ({in_pool}) or {no_ksm})"
+
+
+_ONE_DESTINATION_HERE = f"{_ONE_DESTINATION}, {_AGENT_FILTER}"
+_RING_OVERFLOW = 'cause="rx_ring_overflow"'
+_NOT_RING_OVERFLOW = 'cause!="rx_ring_overflow"'
+_AWS_NAT_HERE = _agent(SNAT_ALLOCATED_PORTS, f'kind="{snat_limits.AWS_NAT_GATEWAY}"')
+
 PANELS: tuple[PanelSpec, ...] = (
     PanelSpec(
         "Backlog drops (softnet)",
         "enqueue_to_backlog drops per node (node-exporter). Fix: net.core.netdev_max_backlog.",
         "pps",
-        (Query(f"sum by (instance) (rate(node_softnet_dropped_total[{_RATE}]))", "{{instance}}"),),
+        (Query(f"sum by (instance) (rate({_node_exporter('node_softnet_dropped_total')}[{_RATE}]))", "{{instance}}"),),
     ),
     PanelSpec(
         "Time squeeze (softnet)",
         "Times receive processing ran out of budget (node-exporter). Fix: net.core.netdev_budget.",
         "ops",
-        (Query(f"sum by (instance) (rate(node_softnet_times_squeezed_total[{_RATE}]))", "{{instance}}"),),
+        (
+            Query(
+                f"sum by (instance) (rate({_node_exporter('node_softnet_times_squeezed_total')}[{_RATE}]))",
+                "{{instance}}",
+            ),
+        ),
     ),
     PanelSpec(
         "RX ring overflow (driver counters)",
@@ -263,7 +317,7 @@ PANELS: tuple[PanelSpec, ...] = (
         "pps",
         (
             Query(
-                f'sum by (instance, interface, driver) (rate({_DRIVER_COUNTER}{{cause="rx_ring_overflow"}}[{_RATE}]))',
+                f"sum by (instance, interface, driver) (rate({_agent(_DRIVER_COUNTER, _RING_OVERFLOW)}[{_RATE}]))",
                 "{{instance}} {{interface}} {{driver}}",
             ),
         ),
@@ -274,8 +328,7 @@ PANELS: tuple[PanelSpec, ...] = (
         "pps",
         (
             Query(
-                f"sum by (instance, interface, counter) "
-                f'(rate({_DRIVER_COUNTER}{{cause!="rx_ring_overflow"}}[{_RATE}]))',
+                f"sum by (instance, interface, counter) (rate({_agent(_DRIVER_COUNTER, _NOT_RING_OVERFLOW)}[{_RATE}]))",
                 "{{instance}} {{counter}}",
             ),
         ),
@@ -286,7 +339,8 @@ PANELS: tuple[PanelSpec, ...] = (
         "pps",
         (
             Query(
-                f"sum by (instance, device) (rate(node_network_receive_drop_total{{{_PHYSICAL}}}[{_RATE}]))",
+                f"sum by (instance, device) (rate({_node_exporter('node_network_receive_drop_total', _PHYSICAL)}"
+                f"[{_RATE}]))",
                 "{{instance}} {{device}}",
             ),
         ),
@@ -295,15 +349,23 @@ PANELS: tuple[PanelSpec, ...] = (
         "Conntrack fill",
         "Entries over the table's limit (node-exporter). Fix: net.netfilter.nf_conntrack_max.",
         "percentunit",
-        (Query("max by (instance) (node_nf_conntrack_entries / node_nf_conntrack_entries_limit)", "{{instance}}"),),
+        (
+            Query(
+                f"max by (instance) ({_node_exporter('node_nf_conntrack_entries')} / "
+                f"{_node_exporter('node_nf_conntrack_entries_limit')})",
+                "{{instance}}",
+            ),
+        ),
     ),
     PanelSpec(
         "RX ring: current vs max",
         "The ring size each NIC runs with and the largest it supports (wirespeed agent).",
         "short",
         (
-            Query('wirespeed_agent_ring_current_entries{direction="rx"}', "{{instance}} {{interface}} current"),
-            Query('wirespeed_agent_ring_max_entries{direction="rx"}', "{{instance}} {{interface}} max"),
+            Query(
+                _agent("wirespeed_agent_ring_current_entries", 'direction="rx"'), "{{instance}} {{interface}} current"
+            ),
+            Query(_agent("wirespeed_agent_ring_max_entries", 'direction="rx"'), "{{instance}} {{interface}} max"),
         ),
     ),
     PanelSpec(
@@ -311,8 +373,12 @@ PANELS: tuple[PanelSpec, ...] = (
         "net.core.netdev_max_backlog as the profile asks and as the node runs (wirespeed agent).",
         "short",
         (
-            Query('wirespeed_agent_sysctl_desired{sysctl="net.core.netdev_max_backlog"}', "{{instance}} desired"),
-            Query('wirespeed_agent_sysctl_current{sysctl="net.core.netdev_max_backlog"}', "{{instance}} current"),
+            Query(
+                _agent("wirespeed_agent_sysctl_desired", 'sysctl="net.core.netdev_max_backlog"'), "{{instance}} desired"
+            ),
+            Query(
+                _agent("wirespeed_agent_sysctl_current", 'sysctl="net.core.netdev_max_backlog"'), "{{instance}} current"
+            ),
         ),
     ),
     PanelSpec(
@@ -320,7 +386,7 @@ PANELS: tuple[PanelSpec, ...] = (
         "Ports in use per node and destination, open flows plus closed ones still holding their port (wirespeed "
         "agent); the ten busiest.",
         "short",
-        (Query(f"topk(10, {SNAT_PORTS_IN_USE}{{{_ONE_DESTINATION}}})", "{{node}} {{destination}}"),),
+        (Query(f"topk(10, {SNAT_PORTS_IN_USE}{{{_ONE_DESTINATION_HERE}}})", "{{node}} {{destination}}"),),
     ),
     PanelSpec(
         "SNAT: peak vs allocated",
@@ -328,8 +394,8 @@ PANELS: tuple[PanelSpec, ...] = (
         "profile sized (allocated ports, or the NAT gateway's IPs). Fix: `wirespeed size ... --from-prometheus`.",
         "short",
         (
-            Query(f"max by (instance, node) ({SNAT_PORTS_PEAK})", "{{node}} peak"),
-            Query(f"max by (instance, node) ({SNAT_ALLOCATED_PORTS})", "{{node}} allocated"),
+            Query(f"max by (instance, node) ({_agent(SNAT_PORTS_PEAK)})", "{{node}} peak"),
+            Query(f"max by (instance, node) ({_agent(SNAT_ALLOCATED_PORTS)})", "{{node}} allocated"),
         ),
     ),
     PanelSpec(
@@ -339,7 +405,8 @@ PANELS: tuple[PanelSpec, ...] = (
         "percentunit",
         (
             Query(
-                f"max by (instance, node) ({SNAT_PORTS_IN_USE_MAX} / ignoring (kind, zone) {SNAT_ALLOCATED_PORTS})",
+                f"max by (instance, node) ({_agent(SNAT_PORTS_IN_USE_MAX)} / ignoring (kind, zone) "
+                f"{_agent(SNAT_ALLOCATED_PORTS)})",
                 "{{node}}",
             ),
         ),
@@ -350,20 +417,20 @@ PANELS: tuple[PanelSpec, ...] = (
         "short",
         (
             Query(
-                f"topk(10, sum by (zone, destination) ({SNAT_PORTS_IN_USE}{{{_ONE_DESTINATION}}} and on (instance, "
-                f"job) {_AWS_NAT}))",
+                f"topk(10, sum by (zone, destination) ({SNAT_PORTS_IN_USE}{{{_ONE_DESTINATION_HERE}}} "
+                f"and on (instance, job) {_AWS_NAT_HERE}))",
                 "{{zone}} {{destination}}",
             ),
         ),
     ),
     PanelSpec(
         "Nodes degraded, drifting, agents down",
-        "Counts across the fleet (wirespeed agent; up from the scrape).",
+        "Counts across the chosen nodes (wirespeed agent; up from the scrape).",
         "short",
         (
-            Query("sum(wirespeed_agent_degraded)", "degraded"),
-            Query("sum(wirespeed_agent_drift)", "drifting"),
-            Query(f'count(up{{job=~"{AGENT_JOB}"}} == 0) or vector(0)', "agents down"),
+            Query(f"sum({_agent('wirespeed_agent_degraded')})", "degraded"),
+            Query(f"sum({_agent('wirespeed_agent_drift')})", "drifting"),
+            Query(f"count({_AGENT_UP} == 0) or vector(0)", "agents down"),
         ),
     ),
 )
@@ -372,6 +439,62 @@ PANELS: tuple[PanelSpec, ...] = (
 def dashboard_queries() -> list[str]:
     """Every PromQL expression on the dashboard, in panel order."""
     return [q.expr for p in PANELS for q in p.queries]
+
+
+def variable_queries() -> list[str]:
+    """The PromQL inside each query variable's ``query_result(...)`` or ``label_values(...)``, in variable order."""
+    return [expr for _, _, expr, _ in _FILTERS]
+
+
+# (name, label, PromQL, regex): the dashboard's filters in the order Grafana resolves them (each reads those before
+# it). query_result() and label_values() are the Prometheus data source's variable functions
+# (grafana.com/docs/grafana/latest/datasources/prometheus/template-variables/, "Query types"); the regex keeps the
+# value (its first capture group) out of each returned series. `host` is hidden: the chosen nodes' IPs.
+_FILTERS: tuple[tuple[str, str, str, str], ...] = (
+    ("cluster", "Cluster", f'up{{job=~"{AGENT_JOB}"}}', ""),
+    (
+        "pool",
+        "Pool",
+        'kube_node_labels{cluster=~"$cluster"}',
+        "/(?:" + "|".join(_ksm_label(n) for n in POOL_LABELS) + ')="([^"]+)"/',
+    ),
+    ("node", "Node", _pool_nodes(), '/node="([^"]+)"/'),
+    ("host", "", f"group by (instance) ({_AGENT_UP})", '/instance="([^"]+):[0-9]+"/'),
+)
+# Fields grafana-foundation-sdk 10.1.0 writes that Grafana's current dashboard schema has no more (@grafana/schema
+# 13.2.3, dist/types/raw/dashboard/x/types.gen.d.ts: Dashboard has no `style`, the theme being the viewer's
+# preference; VariableModel has no `auto`, `auto_count`, `auto_min` nor `id`). tests/test_dashboard.py checks the
+# board against that schema.
+_NOT_IN_SCHEMA = {"board": ("style",), "variable": ("auto", "auto_count", "auto_min", "id")}
+
+
+def _variables(datasource: Any) -> list[Any]:
+    """The data source picker, then cluster, pool, node (and the hidden host) as multi-value filters with All."""
+    from grafana_foundation_sdk.builders.dashboard import DatasourceVariable, QueryVariable
+    from grafana_foundation_sdk.models.dashboard import VariableHide, VariableOption, VariableRefresh, VariableSort
+
+    variables: list[Any] = [DatasourceVariable("datasource").label("Prometheus").type("prometheus")]
+    for name, label, expr, regex in _FILTERS:
+        variable = (
+            QueryVariable(name)
+            .datasource(datasource)
+            # label_values() gives the label's values outright; query_result() gives whole series for the regex.
+            .query(f"label_values({expr}, {name})" if not regex else f"query_result({expr})")
+            .refresh(VariableRefresh.ON_TIME_RANGE_CHANGED)
+            .sort(VariableSort.ALPHABETICAL_CASE_INSENSITIVE_ASC)
+            .include_all(True)
+            .multi(True)
+            .current(VariableOption(selected=True, text="All", value="$__all"))
+        )
+        if regex:
+            variable = variable.regex(regex)
+        # cluster and pool: All is `.*`, which matches series without the label too. node and host: All is the
+        # nodes listed, which is how a pool choice reaches the panels.
+        if name in ("cluster", "pool"):
+            variable = variable.all_value(".*")
+        variable = variable.label(label) if label else variable.hide(VariableHide.HIDE_VARIABLE)
+        variables.append(variable)
+    return variables
 
 
 def dashboard(uid: str = DASHBOARD_UID) -> Obj:
@@ -383,7 +506,7 @@ def dashboard(uid: str = DASHBOARD_UID) -> Obj:
     if problem:
         raise ValueError(f"uid: {problem}")
     from grafana_foundation_sdk.builders.common import VizLegendOptions, VizTooltipOptions
-    from grafana_foundation_sdk.builders.dashboard import Dashboard, DatasourceVariable
+    from grafana_foundation_sdk.builders.dashboard import Dashboard
     from grafana_foundation_sdk.builders.prometheus import Dataquery
     from grafana_foundation_sdk.builders.timeseries import Panel as Timeseries
     from grafana_foundation_sdk.cog.encoder import JSONEncoder
@@ -397,8 +520,9 @@ def dashboard(uid: str = DASHBOARD_UID) -> Obj:
         .tags(["wirespeed", "network"])
         .refresh("1m")
         .time("now-6h", "now")
-        .with_variable(DatasourceVariable("datasource").label("Prometheus").type("prometheus"))
     )
+    for variable in _variables(datasource):
+        board = board.with_variable(variable)
     for number, spec in enumerate(PANELS, start=1):
         panel = (
             Timeseries()
@@ -425,8 +549,9 @@ def dashboard(uid: str = DASHBOARD_UID) -> Obj:
             panel = panel.with_target(Dataquery().expr(query.expr).legend_format(query.legend).ref_id(ref))
         board = board.with_panel(panel)
     encoded: Obj = json.loads(json.dumps(board.build(), cls=JSONEncoder))
-    # The SDK writes `style: "dark"` by default; Grafana's dashboard kind no longer has the field (its spec in
-    # grafana/grafana docs/sources/developers/kinds/core/dashboard/schema-reference.md at 01639dccf972 lists no
-    # `style`; the theme is the viewer's preference), so the board leaves it out.
-    encoded.pop("style", None)
+    for key in _NOT_IN_SCHEMA["board"]:
+        encoded.pop(key, None)
+    for variable in encoded["templating"]["list"]:
+        for key in _NOT_IN_SCHEMA["variable"]:
+            variable.pop(key, None)
     return encoded
