@@ -47,6 +47,9 @@ func benchOwner(i int) (kind, apiVersion, name string) {
 	return "ReplicaSet", "apps/v1", fmt.Sprintf("web-%d-7d9f8", i/10)
 }
 
+// benchNamespace is pod i's namespace: a workload's pods share one, 50 namespaces in all.
+func benchNamespace(i int) string { return fmt.Sprintf("ns-%d", (i/10)%50) }
+
 // benchPodList is a PodList of benchPods pods as the API server sends it: labels, a container with an image,
 // ports, resources and environment (dropped by trim, but decoded first), the status a kubelet writes.
 func benchPodList() string {
@@ -57,14 +60,14 @@ func benchPodList() string {
 			b.WriteByte(',')
 		}
 		kind, api, owner := benchOwner(i)
-		fmt.Fprintf(&b, `{"metadata":{"name":"%s-%d","namespace":"ns-%d","uid":"pod-%d","resourceVersion":"%d",`+
+		fmt.Fprintf(&b, `{"metadata":{"name":"%s-%d","namespace":"%s","uid":"pod-%d","resourceVersion":"%d",`+
 			`"labels":{"app":"%s","pod-template-hash":"7d9f8"},"ownerReferences":[{"apiVersion":"%s","kind":"%s",`+
 			`"name":"%s","uid":"owner-%s","controller":true}]},"spec":{"nodeName":"%s","containers":[{"name":"app",`+
 			`"image":"registry.example/app:1.2.3","ports":[{"containerPort":8080}],"env":[{"name":"MODE","value":"prod"}],`+
 			`"resources":{"requests":{"cpu":"100m","memory":"128Mi"}}}]},"status":{"phase":"Running",`+
 			`"startTime":"2026-12-01T00:00:00Z","podIP":"%s","podIPs":[{"ip":"%s"}],"hostIP":"10.224.0.4",`+
 			`"hostIPs":[{"ip":"10.224.0.4"}]}}`,
-			owner, i, i%50, i, 100+i, owner, api, kind, owner, owner, benchNode, benchPodAddr(i), benchPodAddr(i))
+			owner, i, benchNamespace(i), i, 100+i, owner, api, kind, owner, owner, benchNode, benchPodAddr(i), benchPodAddr(i))
 	}
 	b.WriteString(`]}`)
 	return b.String()
@@ -131,7 +134,7 @@ func BenchmarkPodWatch(b *testing.B) {
 			time.Sleep(time.Millisecond)
 		}
 		b.StopTimer()
-		if got := h.Attribute(benchPodAddr(12), benchEpoch); got != (snat.Workload{Namespace: "ns-12", Name: "web-1", Kind: "Deployment"}) {
+		if got := h.Attribute(benchPodAddr(12), benchEpoch); got != (snat.Workload{Namespace: "ns-1", Name: "web-1", Kind: "Deployment"}) {
 			b.Fatalf("pod 12 is %v", got)
 		}
 		kept = liveHeap() - before
@@ -152,7 +155,7 @@ func benchHistory() *History {
 	o := &Owners{Get: benchGetter}
 	for i := range benchPods {
 		kind, api, name := benchOwner(i)
-		meta := &metav1.ObjectMeta{Name: fmt.Sprintf("%s-%d", name, i), Namespace: fmt.Sprintf("ns-%d", i%50),
+		meta := &metav1.ObjectMeta{Name: fmt.Sprintf("%s-%d", name, i), Namespace: benchNamespace(i),
 			OwnerReferences: []metav1.OwnerReference{{APIVersion: api, Kind: kind, Name: name,
 				UID: types.UID("owner-" + name), Controller: ptr(true)}}}
 		w, err := o.Workload(context.Background(), meta)
@@ -164,10 +167,11 @@ func benchHistory() *History {
 	return h
 }
 
-// benchFlow is the flow in slot i (of benchOpen), its generation-th occupant: pod i%5000 (ten flows each)
-// to destination i%50.
+// benchFlow is the flow in slot i (of benchOpen), its generation-th occupant: pod i%5000, whose ten flows go
+// to ten of the 50 destinations (so the 1,000 workloads spread over most destinations, as a node's do).
 func benchFlow(i, generation int) snat.Flow {
-	peer := netip.AddrPortFrom(netip.AddrFrom4([4]byte{192, 0, 2, byte(1 + i%benchDests)}), 443)
+	dest := (3*(i%benchPods) + i/benchPods) % benchDests
+	peer := netip.AddrPortFrom(netip.AddrFrom4([4]byte{192, 0, 2, byte(1 + dest)}), 443)
 	return snat.Flow{ID: uint32(generation*benchOpen + i + 1), Proto: snat.ProtoTCP, OrigSrc: benchPodAddr(i % benchPods),
 		OrigSrcPort: uint16(1024 + (i+generation*7)%60000), OrigDstPort: 443, Peer: peer}
 }
