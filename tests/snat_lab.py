@@ -177,6 +177,7 @@ class Lab:
     prefix: str
     tmp: Path
     processes: list[Process] = field(default_factory=list)
+    more_pods: list[str] = field(default_factory=list)  # namespaces add_pod made, removed with the lab
 
     @property
     def pod(self) -> str:
@@ -189,6 +190,23 @@ class Lab:
     @property
     def dst(self) -> str:
         return f"{self.prefix}-dst"
+
+    def add_pod(self, subnet: int) -> tuple[str, str]:
+        """Another pod namespace on the node: 10.244.<subnet>.10 behind the node's 10.244.<subnet>.1 (its own
+        veth, as a CNI gives each pod), masqueraded like the first. Returns (namespace, pod address)."""
+        assert 2 <= subnet <= 254, subnet  # 10.244.1.0/24 is the lab's first pod
+        ns, address = f"{self.prefix}-pod{subnet}", f"10.244.{subnet}.10"
+        ip("netns", "add", ns)
+        self.more_pods.append(ns)
+        ip("-n", ns, "link", "set", "lo", "up")
+        ip("link", "add", f"{self.prefix}q", "netns", ns, "type", "veth", "peer", "name", f"pod{subnet}", "netns",
+           self.node)  # fmt: skip
+        ip("-n", ns, "link", "set", f"{self.prefix}q", "name", "eth0")
+        for where, dev, addr in [(ns, "eth0", f"{address}/24"), (self.node, f"pod{subnet}", f"10.244.{subnet}.1/24")]:
+            ip("-n", where, "addr", "add", addr, "dev", dev)
+            ip("-n", where, "link", "set", dev, "up")
+        ip("-n", ns, "route", "add", "default", "via", f"10.244.{subnet}.1")
+        return ns, address
 
     def exec(self, ns: str, *args: str, **kwargs: Any) -> subprocess.CompletedProcess[str]:
         return subprocess.run(["ip", "netns", "exec", ns, *args], capture_output=True, text=True, **kwargs)
@@ -332,7 +350,7 @@ def lab(tmp: Path) -> Iterator[Lab]:
     finally:
         for p in reversed(lb.processes):
             p.stop()
-        for ns in made:
+        for ns in made + lb.more_pods:
             subprocess.run(["ip", "netns", "del", ns], check=False, capture_output=True)
 
 

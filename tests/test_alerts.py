@@ -65,6 +65,30 @@ def _aws_nodes(ports: int) -> dict[str, str]:
     return series
 
 
+def _by_workload(node: str, destination: str, workloads: dict[tuple[str, str, str], int]) -> dict[str, str]:
+    """The agent's per-workload series of one node to one destination: (namespace, workload, kind) -> ports."""
+    return {
+        f'wirespeed_agent_snat_ports_in_use_by_workload{{{node},destination="{destination}",kind="{kind}",'
+        f'namespace="{namespace}",workload="{workload}"}}': f"{ports}x40"
+        for (namespace, workload, kind), ports in workloads.items()
+    }
+
+
+PAYMENTS, EXPORT = ("checkout", "payments-api", "Deployment"), ("batch", "export", "CronJob")
+OTHER = ("", "other", "other")  # the agent's sum of the workloads past its top K: never named by an alert
+
+
+def _aws_workloads() -> dict[str, str]:
+    """The AZ's two nodes at 25,000 each: node 5 has payments-api 14,000 and export 11,000, node 6 payments-api
+    12,000 and export 13,000, so the zone's top (payments-api, 26,000) is not node 6's; a load-balancer node's
+    40,000 of one workload in the same zone is not behind the gateway and is not summed."""
+    series = {}
+    for index, (payments, export) in ((5, (14_000, 11_000)), (6, (12_000, 13_000))):
+        node = f'instance="10.0.1.{index}:9808",node="ip-10-0-1-{index}",{JOB}'
+        series |= _by_workload(node, "52.1.2.3:443/tcp", {PAYMENTS: payments, EXPORT: export})
+    return series | _by_workload(NODE1, "52.1.2.3:443/tcp", {("batch", "huge", "Job"): 40_000})
+
+
 CASES = [
     Case(
         "WirespeedRingOverflowRising",
@@ -130,6 +154,32 @@ CASES = [
         },
         labels={"instance": "10.0.0.4:9808", "node": "aks-apps-1", "destination": "52.1.2.3:443/tcp"},
     ),
+    # The same pressure with the agent's per-workload series: the workload holding the most ports to the pressed
+    # destination is in the alert's labels (payments-api's 1,200, not "other"'s 1,400 summed from many, nor the
+    # 3,000 a workload holds to a destination that is not pressed).
+    Case(
+        "WirespeedSNATPortPressure",
+        firing={
+            f'wirespeed_agent_snat_ports_in_use{{{NODE1},destination="52.1.2.3:443/tcp",zone="z1"}}': "3500x40",
+            f'wirespeed_agent_snat_ports_in_use{{{NODE1},destination="52.9.9.9:443/tcp",zone="z1"}}': "3000x40",
+            f'wirespeed_agent_snat_allocated_ports{{{NODE1},kind="azure-load-balancer",zone="z1"}}': "4096x40",
+            **_by_workload(NODE1, "52.1.2.3:443/tcp", {PAYMENTS: 1200, EXPORT: 900, OTHER: 1400}),
+            **_by_workload(NODE1, "52.9.9.9:443/tcp", {("batch", "huge", "Job"): 3000}),
+        },
+        quiet={
+            f'wirespeed_agent_snat_ports_in_use{{{NODE1},destination="52.1.2.3:443/tcp",zone="z1"}}': "2000x40",
+            f'wirespeed_agent_snat_allocated_ports{{{NODE1},kind="azure-load-balancer",zone="z1"}}': "4096x40",
+            **_by_workload(NODE1, "52.1.2.3:443/tcp", {PAYMENTS: 2000}),
+        },
+        labels={
+            "instance": "10.0.0.4:9808",
+            "node": "aks-apps-1",
+            "destination": "52.1.2.3:443/tcp",
+            "namespace": "checkout",
+            "workload": "payments-api",
+            "kind": "Deployment",
+        },
+    ),
     # Two nodes of one AZ, 25,000 connections each to one destination: 50,000 of the gateway's 55,000 (one IP) fires
     # though neither node alone is near it; 20,000 each (73%) does not, nor does a load-balancer node in the zone.
     Case(
@@ -141,6 +191,24 @@ CASES = [
         },
         quiet=_aws_nodes(20_000),
         labels={"zone": "eu-west-1a", "destination": "52.1.2.3:443/tcp"},
+    ),
+    # The same with per-workload series: the zone's top workload summed over its gateway's nodes names the alert.
+    Case(
+        "WirespeedNATGatewayAZPressure",
+        firing={
+            **_aws_nodes(25_000),
+            f'wirespeed_agent_snat_ports_in_use{{{NODE1},destination="52.1.2.3:443/tcp",zone="eu-west-1a"}}': "4e4x40",
+            f'wirespeed_agent_snat_allocated_ports{{{NODE1},kind="azure-load-balancer",zone="eu-west-1a"}}': "64e3x40",
+            **_aws_workloads(),
+        },
+        quiet={**_aws_nodes(20_000), **_aws_workloads()},
+        labels={
+            "zone": "eu-west-1a",
+            "destination": "52.1.2.3:443/tcp",
+            "namespace": "checkout",
+            "workload": "payments-api",
+            "kind": "Deployment",
+        },
     ),
     Case(
         "WirespeedAgentMissing",

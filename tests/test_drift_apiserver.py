@@ -170,6 +170,15 @@ def snat_status(when: datetime, snat: dict[str, Any] | None) -> str:
     return json.dumps(doc, separators=(",", ":"))
 
 
+# The pressed destination's top workloads as the agent's annotation names them (status.SNATWorkload).
+SPENDERS = [
+    {"namespace": "checkout", "workload": "payments-api", "kind": "Deployment", "destination": "52.1.2.3:443/tcp",
+     "ports_in_use": 2410},
+    {"namespace": "batch", "workload": "export", "kind": "CronJob", "destination": "52.1.2.3:443/tcp",
+     "ports_in_use": 890},
+]  # fmt: skip
+
+
 def snat(max_ports: int, pressure: bool) -> dict[str, Any]:
     return {"top": [{"destination": "52.1.2.3:443/tcp", "ports_in_use": max_ports}], "max": max_ports,
             "peak": max_ports, "capacity": 4096, "pressure": pressure, "conntrack_entries": max_ports + 40}  # fmt: skip
@@ -190,7 +199,7 @@ def cluster_with_snat(apiserver: ApiServer, tmp_path_factory: pytest.TempPathFac
     apiserver.apply(rendered)
     now = datetime.now(UTC)
     nodes = [
-        node("snat-pressure", "egress", snat_status(now, snat(3300, True))),
+        node("snat-pressure", "egress", snat_status(now, snat(3300, True) | {"workloads": SPENDERS})),
         node("snat-relieved", "egress", snat_status(now, snat(1200, False))),
         node("snat-unmeasured", "egress", snat_status(now, None)),
     ]
@@ -222,7 +231,7 @@ def test_drift_reports_snat_port_pressure_with_destination_and_numbers(cluster_w
     assert [kind for kind, _ in found["snat-unmeasured"][1]] == ["snat-unmeasured"]
     assert (data["tuned"], data["drifted"], data["pressure"]) == (1, 1, 1)
     pressed = next(n for n in data["nodes"] if n["name"] == "snat-pressure")
-    assert pressed["snat"] == snat(3300, True)
+    assert pressed["snat"] == snat(3300, True) | {"workloads": SPENDERS}
 
 
 def test_drift_prose_names_the_node_under_pressure(cluster_with_snat):
@@ -231,6 +240,10 @@ def test_drift_prose_names_the_node_under_pressure(cluster_with_snat):
     lines = out.stdout.splitlines()
     assert "snat-pressure (profile egress): under SNAT port pressure" in lines
     assert f"  snat-pressure: {PRESSURE_MESSAGE}" in lines
+    assert (
+        "  top workloads to 52.1.2.3:443/tcp: checkout/payments-api (Deployment) 2,410 ports, "
+        "batch/export (CronJob) 890" in lines
+    )
     assert lines[-1] == (
         "3 nodes: 1 tuned, 1 drifted, 1 under SNAT port pressure, 0 without a wirespeed.io/profile label "
         "(snat-unmeasured 1, snat-pressure 1)"

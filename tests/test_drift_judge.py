@@ -375,3 +375,39 @@ def test_the_profile_s_outbound_section_is_what_drift_expects():
     profile = with_outbound(builtin_profile("throughput"), sized_outbound("aws-nat-gateway", 2))
     expected = expected_profile("throughput", json.dumps(profile.to_json_dict()))
     assert (expected.snat_capacity, expected.snat_threshold) == (110_000, 80)
+
+
+# The agent's annotation names the pressed destination's top workloads (status.SNATWorkload): drift carries them
+# in its JSON and says them under the node in its prose.
+WORKLOADS = [
+    {"namespace": "checkout", "workload": "payments-api", "kind": "Deployment", "destination": "52.1.2.3:443/tcp",
+     "ports_in_use": 2410},
+    {"namespace": "batch", "workload": "export", "kind": "CronJob", "destination": "52.1.2.3:443/tcp",
+     "ports_in_use": 900},
+    {"namespace": "", "workload": "aks-pool-1", "kind": "node", "destination": "52.1.2.3:443/tcp", "ports_in_use": 7},
+]  # fmt: skip
+
+
+def test_a_pressed_node_s_top_workloads_are_in_the_json_and_the_prose():
+    facts = NodeFacts("n1", {"wirespeed.io/profile": "throughput"},
+                      {ANNOTATION_KEY: json.dumps(report(snat=SNAT | {"workloads": WORKLOADS}))}, None,
+                      PRESSURE_CONDITION)  # fmt: skip
+    result = judge([facts], WATCHED, NOW)
+    assert result.to_json()["nodes"][0]["snat"]["workloads"] == WORKLOADS
+    assert result.explain().splitlines()[:3] == [
+        "n1 (profile throughput): under SNAT port pressure",
+        "  snat-pressure: 52.1.2.3:443/tcp uses 3,300 of 4,096 ports (81%, threshold 80%)",
+        "  top workloads to 52.1.2.3:443/tcp: checkout/payments-api (Deployment) 2,410 ports, batch/export (CronJob) "
+        "900, aks-pool-1 (node) 7",
+    ]
+
+
+def test_a_calm_node_s_workloads_are_not_said_and_malformed_ones_are_dropped():
+    calm = SNAT | {"pressure": False, "max": 1200, "workloads": WORKLOADS}
+    facts = NodeFacts("n1", {"wirespeed.io/profile": "throughput"}, {ANNOTATION_KEY: json.dumps(report(snat=calm))},
+                      None)  # fmt: skip
+    assert "top workloads" not in judge([facts], WATCHED, NOW).explain()
+    bad = [WORKLOADS[0] | {"ports_in_use": -1}, WORKLOADS[1] | {"extra": 1}, {"workload": "x"}, "x", WORKLOADS[2]]
+    verdict = judge_node(node(report(snat=SNAT | {"workloads": bad})), WATCHED, NOW, timedelta(minutes=15))
+    assert verdict.snat is not None
+    assert verdict.snat["workloads"] == [WORKLOADS[2]]

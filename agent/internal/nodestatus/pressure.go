@@ -33,6 +33,10 @@ func (p *Pressure) Update(s snat.Snapshot) status.SNAT {
 	for _, u := range s.Top[:min(len(s.Top), annotationTop)] {
 		out.Top = append(out.Top, status.SNATDestination{Destination: u.Destination, PortsInUse: u.InUse})
 	}
+	for _, u := range s.MaxWorkloads {
+		out.Workloads = append(out.Workloads, status.SNATWorkload{Namespace: u.Workload.Namespace,
+			Workload: u.Workload.Name, Kind: u.Workload.Kind, Destination: u.Destination, PortsInUse: u.InUse})
+	}
 	if p.Outbound == nil {
 		return out
 	}

@@ -2,6 +2,7 @@ package nodestatus
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -151,5 +152,13 @@ func TestSNATPortPressureNamesTheWorkloadsWithFakeClientset(t *testing.T) {
 	}
 	if got := h.events(); len(got) != 1 || got[0] != "Warning SNATPortPressure x1: "+want {
 		t.Fatalf("events %q", got)
+	}
+	// The annotation carries them as data, for `wirespeed drift`.
+	wantWorkloads := []status.SNATWorkload{
+		{Namespace: "checkout", Workload: "payments-api", Kind: "Deployment", Destination: dest, PortsInUse: 2410},
+		{Namespace: "batch", Workload: "export", Kind: "CronJob", Destination: dest, PortsInUse: 900},
+	}
+	if a := h.annotation(); a.SNAT == nil || !slices.Equal(a.SNAT.Workloads, wantWorkloads) {
+		t.Fatalf("annotation's snat %+v, want workloads %+v", a.SNAT, wantWorkloads)
 	}
 }

@@ -84,6 +84,19 @@ type SNAT struct {
 	// Message is the SNATPortPressure condition's message.
 	Message          string `json:"message,omitempty"`
 	ConntrackEntries int    `json:"conntrack_entries"`
+	// Workloads are the busiest destination's top workloads (at most 3, busiest first), absent without
+	// attribution: who to call when it is pressed, for `wirespeed drift`.
+	Workloads []SNATWorkload `json:"workloads,omitempty"`
+}
+
+// SNATWorkload is the ports one workload holds to one destination: Kind is a Kubernetes kind (Deployment,
+// CronJob, ...), "node" (the node's own address) or "unknown" (no pod on the node held the address).
+type SNATWorkload struct {
+	Namespace   string `json:"namespace"`
+	Workload    string `json:"workload"`
+	Kind        string `json:"kind"`
+	Destination string `json:"destination"`
+	PortsInUse  int    `json:"ports_in_use"`
 }
 
 // SNATDestination is one destination ("52.1.2.3:443/tcp") and the SNAT ports its flows hold.

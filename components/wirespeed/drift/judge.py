@@ -175,7 +175,45 @@ def _snat_report(report: Mapping[str, Any]) -> dict[str, Any] | None:
         for t in (top if isinstance(top, list) else [])
         if isinstance(t, dict) and isinstance(t.get("destination"), str) and _count(t.get("ports_in_use")) is not None
     ]
+    workloads = raw.get("workloads")
+    if isinstance(workloads, list):
+        out["workloads"] = [w for w in workloads if _is_workload(w)]
     return out
+
+
+_WORKLOAD_TEXT = ("namespace", "workload", "kind", "destination")
+
+
+def _is_workload(value: object) -> bool:
+    """One of the report's ``snat.workloads`` (the busiest destination's top workloads): every field there, the
+    right type, and nothing else."""
+    return (
+        isinstance(value, dict)
+        and set(value) == {*_WORKLOAD_TEXT, "ports_in_use"}
+        and all(isinstance(value[k], str) for k in _WORKLOAD_TEXT)
+        and _count(value["ports_in_use"]) is not None
+    )
+
+
+def workload_name(w: Mapping[str, Any]) -> str:
+    """How the agent's messages name a workload: ``checkout/payments-api (Deployment)``, ``aks-pool-1 (node)``
+    (agent/internal/snat/workload.go, Workload.String)."""
+    if w["kind"] == "unknown":
+        return "unknown (no pod on this node held the address)"
+    name = f"{w['namespace']}/{w['workload']}" if w["namespace"] else w["workload"]
+    return f"{name} ({w['kind']})"
+
+
+def top_workloads_line(snat: Mapping[str, Any] | None) -> str | None:
+    """``top workloads to 52.1.2.3:443/tcp: checkout/payments-api (Deployment) 2,410 ports, batch/export (CronJob)
+    900``, from the report's ``snat.workloads``; None when it names none."""
+    workloads = (snat or {}).get("workloads") or []
+    if not workloads:
+        return None
+    named = ", ".join(
+        f"{workload_name(w)} {w['ports_in_use']:,}" + (" ports" if i == 0 else "") for i, w in enumerate(workloads)
+    )
+    return f"top workloads to {workloads[0]['destination']}: {named}"
 
 
 def _count(value: object) -> int | None:
@@ -326,6 +364,9 @@ class DriftReport:
             said = "drifted" if verdict.state == "drifted" else "under SNAT port pressure"
             lines.append(f"{verdict.node} (profile {verdict.profile}): {said}")
             lines += [f"  {f.kind}: {f.message}" for f in verdict.findings]
+            pressed = any(f.kind in PRESSURE_KINDS for f in verdict.findings)
+            if pressed and (top := top_workloads_line(verdict.snat)):
+                lines.append(f"  {top}")
         pressure = len(self.under_pressure)
         summary = (
             f"{len(self.verdicts)} nodes: {self.count('tuned')} tuned, {self.count('drifted')} drifted, "

@@ -21,7 +21,9 @@ from wirespeed.names import (
     AGENT_NAME,
     SNAT_ALLOCATED_PORTS,
     SNAT_OTHER_DESTINATION,
+    SNAT_OTHER_WORKLOAD,
     SNAT_PORTS_IN_USE,
+    SNAT_PORTS_IN_USE_BY_WORKLOAD,
     SNAT_PORTS_IN_USE_MAX,
     SNAT_PORTS_PEAK,
 )
@@ -75,6 +77,21 @@ class Alert:
 SNAT_PRESSURE_RATIO = snat_limits.DEFAULT_PRESSURE_PERCENT / 100
 _ONE_DESTINATION = f'destination!="{SNAT_OTHER_DESTINATION}"'  # "other" is many destinations summed
 _AWS_NAT = f'{SNAT_ALLOCATED_PORTS}{{kind="{snat_limits.AWS_NAT_GATEWAY}"}}'
+
+
+# The labels the agent's per-workload series names a workload by (agent/internal/metrics/README.md).
+_WORKLOAD_LABELS = "namespace, workload, kind"
+_NAMED_WORKLOAD = f'{SNAT_PORTS_IN_USE_BY_WORKLOAD}{{workload!="{SNAT_OTHER_WORKLOAD}"}}'  # "other" is many summed
+
+
+def _with_top_workload(expr: str, by: str, workloads: str) -> str:
+    """``expr`` (one series per ``by``, its value the share of capacity) with the labels of the workload holding
+    the most ports to that destination (``workloads``: one series per ``by`` and workload); where the agent
+    exports no per-workload series (--snat-by-workload=false, or an agent older than it), ``expr`` alone, so the
+    alert fires without them rather than not at all."""
+    top = f"topk by ({by}) (1, {workloads})"
+    named = f"({expr}) * on ({by}) group_left ({_WORKLOAD_LABELS}) (0 * {top} + 1)"
+    return f"({named}) or on ({by}) ({expr})"
 
 
 def _driver_rate(selector: str, by: str) -> str:
@@ -164,15 +181,21 @@ ALERTS: tuple[Alert, ...] = (
         name="WirespeedSNATPortPressure",
         # Per destination, so the alert names it: each destination's ports in use over the node's per-destination
         # capacity (the profile's outbound section, as the agent exports it).
-        expr=f"max by (instance, node, destination) ({SNAT_PORTS_IN_USE}{{{_ONE_DESTINATION}}} / ignoring "
-        f"(destination, zone, kind) group_left {SNAT_ALLOCATED_PORTS}) > {SNAT_PRESSURE_RATIO:g}",
+        # The workload holding the most ports to it joins the alert's labels (namespace, workload, kind).
+        expr=_with_top_workload(
+            f"max by (instance, node, destination) ({SNAT_PORTS_IN_USE}{{{_ONE_DESTINATION}}} / ignoring "
+            f"(destination, zone, kind) group_left {SNAT_ALLOCATED_PORTS}) > {SNAT_PRESSURE_RATIO:g}",
+            "instance, destination",
+            _NAMED_WORKLOAD,
+        ),
         for_="5m",
         severity="warning",
         summary="SNAT ports to {{ $labels.destination }} near capacity on {{ $labels.node }} ({{ $labels.instance }})",
         description=f"One destination (IP, port, protocol) holds more than {snat_limits.DEFAULT_PRESSURE_PERCENT}% of "
         "the SNAT ports this node may use for it (the profile's outbound section: allocatedOutboundPorts behind an AKS "
         "load balancer, or the NAT gateway's IPs); new connections to it fail once none are free. The Node condition "
-        "SNATPortPressure and `wirespeed drift` name it too.",
+        "SNATPortPressure and `wirespeed drift` name it too. The labels namespace, workload and kind name the workload "
+        "holding the most of them (absent when the agent runs with --snat-by-workload=false).",
         fix="Size from the measured peak: `wirespeed size azure-lb --from-prometheus URL --pool ...` (or azure-natgw, "
         "aws-natgw) and pin it (wirespeed:measuredPeakPortsPerNode); or reuse connections to that destination.",
     ),
@@ -181,15 +204,22 @@ ALERTS: tuple[Alert, ...] = (
         # Fleet-level: an AWS NAT gateway's 55,000 connections per IP to one destination are shared by every node of
         # its AZ, so no single node sees the pressure. Sums the nodes behind AWS NAT gateways by zone and
         # destination, against that zone's capacity (the smallest any of its nodes reports).
-        expr=f"sum by (zone, destination) ({SNAT_PORTS_IN_USE}{{{_ONE_DESTINATION}}} and on (instance, job) "
-        f"{_AWS_NAT}) / on (zone) group_left min by (zone) ({_AWS_NAT}) > {SNAT_PRESSURE_RATIO:g}",
+        # The workload holding the most of them, summed over the zone's nodes, joins the alert's labels.
+        expr=_with_top_workload(
+            f"sum by (zone, destination) ({SNAT_PORTS_IN_USE}{{{_ONE_DESTINATION}}} and on (instance, job) "
+            f"{_AWS_NAT}) / on (zone) group_left min by (zone) ({_AWS_NAT}) > {SNAT_PRESSURE_RATIO:g}",
+            "zone, destination",
+            f"sum by (zone, destination, {_WORKLOAD_LABELS}) ({_NAMED_WORKLOAD} * on (instance, job) group_left "
+            f"(zone) (0 * {_AWS_NAT} + 1))",
+        ),
         for_="5m",
         severity="warning",
         summary="NAT gateway in {{ $labels.zone }}: connections to {{ $labels.destination }} near capacity",
         description=f"Summed over every node behind the zone's AWS NAT gateway, one destination holds more than "
         f"{snat_limits.DEFAULT_PRESSURE_PERCENT}% of the {nat_gateway.AWS_CONNECTIONS_PER_IP:,} connections per IP "
         "the gateway's IPs give it; then ErrorPortAllocation rises and connections fail. Assumes one cluster's nodes "
-        "per Prometheus (add your cluster label to the sum otherwise).",
+        "per Prometheus (add your cluster label to the sum otherwise). The labels namespace, workload and kind name "
+        "the workload holding the most of them over the zone's nodes (absent without per-workload series).",
         fix="`wirespeed size aws-natgw --from-prometheus URL` sizes each AZ's IPs from the measured sums; add IPs to "
         "that zone's gateway or spread calls over more destination IPs.",
     ),
