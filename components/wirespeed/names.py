@@ -51,3 +51,16 @@ SNAT_BY_WORKLOAD_FLAG = "--snat-by-workload"
 # ring and backlog gates size their minimums from it (a ConfigMap alone cannot say which pools run it). NodeTuning
 # and `wirespeed render node-tuning --line-rate` write it from the pools' sizes (wirespeed.manifests.options).
 LINE_RATE_ANNOTATION = "wirespeed.io/line-rate-gbps"
+
+# The node agent's continuous probe series (issue 30 item 2; agent/internal/metrics/README.md once the agent exports
+# them): what `wirespeed prove`, the WirespeedRetransmissionTails alert and the dashboard read.
+# A histogram of round trips in seconds (buckets 10 us to 2 s, one bound just under the 200 ms minimum RTO), labels
+# peer_node, peer_zone, same_zone ("true"|"false").
+PROBE_RTT = "wirespeed_agent_probe_rtt_seconds"
+PROBE_TAILS = "wirespeed_agent_probe_tails_total"  # {peer_node, cause, side="local"|"peer"}
+PROBE_RETRANSMITS = "wirespeed_agent_probe_retransmits_total"  # TCP_INFO retransmissions of the probe's own sockets
+# A tail's causes: the node settings that drop (ring overflow, backlog, conntrack) or the cloud's allowance, and none.
+PROBE_NODE_SETTING_CAUSES = ("rx_ring_overflow", "backlog", "allowance", "conntrack")
+PROBE_UNEXPLAINED = "unexplained"
+PROBE_CAUSES = (*PROBE_NODE_SETTING_CAUSES, PROBE_UNEXPLAINED)
+PROBE_SIDES = ("local", "peer")
