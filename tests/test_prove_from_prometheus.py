@@ -34,6 +34,7 @@ import pytest
 
 from clirun import wirespeed
 from prometheus_lab import PROMETHEUS, running_prometheus
+from test_cli_json_keys import DOCUMENTED
 from wirespeed.measure.snat import iso
 from wirespeed.names import PROBE_CAUSES, PROBE_RETRANSMITS, PROBE_RTT, PROBE_SIDES, PROBE_TAILS
 
@@ -332,3 +333,25 @@ def test_unreachable_server_names_the_flag() -> None:
     out = wirespeed("prove", "--from-prometheus", f"http://127.0.0.1:{port}", "--before", BEFORE, "--after", AFTER)
     assert out.returncode == 2
     assert out.stderr.startswith(f"error: --from-prometheus http://127.0.0.1:{port}: cannot reach the server")
+
+
+def test_json_keys_are_the_documented_ones(url: str) -> None:
+    """docs/cli-json.md's `wirespeed prove --json` section (tests/test_cli_json_keys.py parses it; prove needs a
+    Prometheus, so its sample runs here)."""
+    keys, nested = DOCUMENTED["prove"]
+    code, out, err = _prove(url, "--json")
+    assert code == 3, err
+    data = json.loads(out)
+    assert set(data) == keys
+    assert nested == {
+        "queries": frozenset({"window", "time", "query"}),
+        "groups": frozenset({"group", "enough", "before", "after"}),
+    }
+    assert all(set(q) == nested["queries"] for q in data["queries"])
+    assert all(set(g) == nested["groups"] for g in data["groups"])
+    arm = {"round_trips", "percentiles_seconds", "tails", "tails_per_million", "causes", "retransmits"}
+    for group in data["groups"]:
+        for window in ("before", "after"):
+            assert set(group[window]) == arm
+            assert set(group[window]["percentiles_seconds"]) == {"p50", "p99", "p999", "p9999"}
+            assert all(set(c) == {"cause", "side", "tails", "per_million"} for c in group[window]["causes"])
