@@ -26,7 +26,7 @@ import threading
 import time
 import urllib.parse
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,6 +35,7 @@ import pytest
 from clirun import wirespeed
 from prometheus_lab import PROMETHEUS, running_prometheus
 from test_cli_json_keys import DOCUMENTED
+from test_size_from_prometheus import BIG, answering  # noqa: F401 (answering: the hostile-server fixture)
 from wirespeed.measure.snat import iso
 from wirespeed.names import PROBE_CAUSES, PROBE_RETRANSMITS, PROBE_RTT, PROBE_SIDES, PROBE_TAILS
 
@@ -355,3 +356,28 @@ def test_json_keys_are_the_documented_ones(url: str) -> None:
             assert set(group[window]) == arm
             assert set(group[window]["percentiles_seconds"]) == {"p50", "p99", "p999", "p9999"}
             assert all(set(c) == {"cause", "side", "tails", "per_million"} for c in group[window]["causes"])
+
+
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        pytest.param({"body": BIG.encode()}, "larger than 32 MiB; narrow --selector, or --by a label with", id="big"),
+        pytest.param({"content_type": "text/html", "body": b"<html>Sign in</html>"}, "answered text/html", id="html"),
+        pytest.param(
+            {"body": b'{"status": "success", "data": {"resultType": "vector", "result": []}}', "delay": 5},
+            "no answer within 1 s (--timeout)",
+            id="silent",
+        ),
+    ],
+)
+def test_a_wrong_answer_is_one_error_line(
+    answering: Callable[..., str],  # noqa: F811 (the fixture imported above)
+    answer: dict[str, object],
+    message: str,
+) -> None:
+    server = answering(**answer)
+    out = wirespeed("prove", "--from-prometheus", server, "--before", BEFORE, "--after", AFTER, "--timeout", "1")
+    assert (out.returncode, out.stdout) == (2, "")
+    assert out.stderr.startswith(f"error: --from-prometheus {server}"), out.stderr
+    assert message in out.stderr
+    assert out.stderr.count("\n") == 1

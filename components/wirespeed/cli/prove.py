@@ -125,7 +125,8 @@ def _checked(
             fail(problems[0])
         fail_all("wirespeed prove: the flags are not usable", problems)
     token = _token(token_file) if token_file is not None else None
-    prometheus = run(lambda: Prometheus(url, Deadline(timeout), bearer_token=token))
+    narrow = "--selector, or --by a label with fewer values"
+    prometheus = run(lambda: Prometheus(url, Deadline(timeout), bearer_token=token, narrow=narrow))
     return Proof(prometheus, windows, by, checked_selector, min_round_trips)
 
 
