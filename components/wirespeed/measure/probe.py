@@ -45,6 +45,8 @@ DEFAULT_GROUP_LABEL = "profile"
 _LABEL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _NUMBER = re.compile(r"[0-9]+(\.[0-9]+)?")
 _NOW = re.compile(r"now(?:\s*-\s*(\S+))?")
+# The times a window may name: from the Unix epoch to the last second datetime can print (year 9999).
+_LAST_SECOND = 253_402_300_799
 # A window END this far past the local clock is refused: clocks of a laptop and a Prometheus server differ by seconds.
 _FUTURE_SLACK_S = 300
 _TIME_FORMS = (
@@ -96,14 +98,18 @@ def _instant(text: str, flag: str, now: float) -> tuple[float | None, str | None
         except PrometheusError:
             return None, bad
     if _NUMBER.fullmatch(raw):
-        return float(raw), None
-    try:
-        moment = datetime.fromisoformat(raw)
-    except ValueError:
-        return None, bad
-    if moment.tzinfo is None:
-        return None, f"{flag}: {raw!r} is not allowed: give the time's zone (Z for UTC): {_TIME_FORMS}"
-    return moment.timestamp(), None
+        stamp = float(raw)
+    else:
+        try:
+            moment = datetime.fromisoformat(raw)
+            stamp = moment.timestamp()
+        except (ValueError, OverflowError):
+            return None, bad
+        if moment.tzinfo is None:
+            return None, f"{flag}: {raw!r} is not allowed: give the time's zone (Z for UTC): {_TIME_FORMS}"
+    if not 0 <= stamp <= _LAST_SECOND:
+        return None, f"{flag}: {raw!r} is not allowed: a time from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z"
+    return stamp, None
 
 
 def parse_window(text: str, flag: str, now: float) -> tuple[Window | None, list[str]]:
