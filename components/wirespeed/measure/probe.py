@@ -42,6 +42,7 @@ MIN_ROUND_TRIPS_FLOOR = 10_000
 # agent/internal/probe/client.go) one node makes 320 round trips a second: 100,000 in about 5 minutes.
 DEFAULT_MIN_ROUND_TRIPS = 100_000
 DEFAULT_GROUP_LABEL = "profile"
+_OWN_LABELS = ("le", "cause", "side")  # the labels prove's own queries group by
 _LABEL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _NUMBER = re.compile(r"[0-9]+(\.[0-9]+)?")
 _NOW = re.compile(r"now(?:\s*-\s*(\S+))?")
@@ -154,6 +155,11 @@ def parse_windows(before: str, after: str, now: float | None = None) -> tuple[li
 def check_group_label(label: str) -> str | None:
     """None when ``label`` is a Prometheus label name, else why not (prometheus.io/docs/concepts/data_model/: label
     names match [a-zA-Z_][a-zA-Z0-9_]*; names beginning with __ are reserved for internal use)."""
+    if label in _OWN_LABELS:
+        return (
+            f"--by: {label!r} is not allowed: prove already splits by it ({', '.join(_OWN_LABELS)}); give a label that "
+            "names a group of nodes, e.g. profile"
+        )
     if _LABEL_NAME.fullmatch(label) and not label.startswith("__"):
         return None
     return f"--by: {label!r} is not allowed: a label name ([a-zA-Z_][a-zA-Z0-9_]*, not starting with __), e.g. profile"
