@@ -137,10 +137,13 @@ def _json(proof: Proof) -> str:
 
 
 def seconds_text(seconds: float, digits: int = 3) -> str:
-    """A round trip for people: 87.4 us, 12.3 ms, 1.41 s (``digits`` significant digits)."""
-    unit, scale = next((u, s) for u, s in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)) if seconds >= s or u == "us")
-    value = seconds / scale
-    return f"{value:.{digits}g} {unit}" if value < 10**digits else f"{value:.0f} {unit}"
+    """A round trip for people: 87.4 us, 12.3 ms, 1.41 s (``digits`` significant digits; 999.7 us is 1 ms)."""
+    text = ""
+    for name, scale in (("us", 1e-6), ("ms", 1e-3), ("s", 1.0)):
+        text = f"{seconds / scale:.{digits}g} {name}"
+        if float(text.split()[0]) < 1000:
+            break
+    return text
 
 
 def _percentile_text(p: Percentile | None) -> str:

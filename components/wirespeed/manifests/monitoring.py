@@ -36,8 +36,9 @@ GROUP = "wirespeed-node-network"
 # agent. The regex matches both.
 AGENT_JOB = f".*{AGENT_NAME}.*"
 RULE_WINDOW = "5m"  # rate() window: 10 scrapes at the PodMonitor's 30 s interval
-# WirespeedRetransmissionTails' window: at the probe's defaults (320 round trips/s per node) 15 minutes is 288,000
-# round trips, so one tail in it is 3.5 per million, the rate the alert means to catch.
+# WirespeedRetransmissionTails' window: 15 probe rounds (the agent counts tails when a round ends, every minute by
+# default); at the probe's defaults (64 round trips/s per node, agent/internal/probe) 57,600 round trips, so one
+# tail is 17 per million of them.
 TAILS_WINDOW = "15m"
 DASHBOARD_UID = "wirespeed-node-network"
 # Grafana's dashboard UID rule: "can have a maximum length of 40 characters" of letters, digits, '-' and '_'
@@ -211,8 +212,8 @@ ALERTS: tuple[Alert, ...] = (
         "{{ $labels.node }} -> {{ $labels.peer_node }}",
         description=f"The wirespeed probe from {{{{ $labels.node }}}} to {{{{ $labels.peer_node }}}} saw round trips "
         f"over its tail threshold in the last {TAILS_WINDOW}, in intervals where the {{{{ $labels.cause }}}} counter "
-        "rose on the {{ $labels.side }} node (local: the prober, peer: the node it probes): requests waited for a TCP "
-        "retransmission (at least the 200 ms minimum RTO).",
+        "rose on the {{ $labels.side }} side (local: the prober, peer: the node it probes, or both): requests waited "
+        "for a TCP retransmission (at least the 200 ms minimum RTO).",
         fix="On the node the side names: rx_ring_overflow: raise the profile's rx ring (`wirespeed size rings`); "
         'backlog: raise sysctls."net.core.netdev_max_backlog" (`wirespeed size backlog`); conntrack: raise '
         'sysctls."net.netfilter.nf_conntrack_max"; allowance: a larger or network-optimised size. Then compare with '

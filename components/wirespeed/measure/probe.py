@@ -6,12 +6,14 @@ group (a label the agent's series carry: ``profile`` by default), the round trip
 (``increase()`` of the ``_bucket`` counters over the window), the tails by cause and side, and the probe sockets'
 retransmissions, and turns the buckets into percentiles the way Prometheus' ``histogram_quantile`` does.
 
-Resolution, honestly: a histogram knows only how many round trips fell in each bucket, so a percentile is a point
+Resolution, honestly: a histogram knows only how many round trips fell in each bucket (the agent's are two per
+decade, a factor of 3.16, with bounds just under each retransmission timeout), so a percentile is a point
 interpolated linearly inside the bucket that holds it (prometheus.io/docs/prometheus/latest/querying/functions/
 #histogram_quantile: "linear interpolation within a bucket"); the answer carries that bucket's bounds, and one in the
 +Inf bucket is only "above the last bound". ``increase()`` extrapolates to the window's edges when the first and last
 samples do not sit on them (same page, #increase: "extrapolated to cover the full time range"), so counts can be
-fractional: they are estimates of whole numbers.
+fractional: they are estimates of whole numbers. The agent counts tails when a probe round ends (--probe-round,
+a minute by default), so a window's tails can be a round late at either edge.
 
 Enough to say: with n round trips, the number beyond the q-quantile is Binomial(n, 1 - q) (the order statistics of a
 sample: en.wikipedia.org/wiki/Order_statistic, "the k-th order statistic ... binomial"), so p99.99 is decided by no
@@ -38,8 +40,9 @@ QUANTILES = (("p50", 0.5), ("p99", 0.99), ("p999", 0.999), ("p9999", 0.9999))
 QUANTILE_NAMES = {"p50": "p50", "p99": "p99", "p999": "p99.9", "p9999": "p99.99"}
 # The fewest round trips per window and group for any verdict: 1 / (1 - 0.9999), one round trip beyond p99.99.
 MIN_ROUND_TRIPS_FLOOR = 10_000
-# The default: about 10 beyond p99.99 (module docstring). At the probe's defaults (8 peers x 4 streams x 10/s,
-# agent/internal/probe/client.go) one node makes 320 round trips a second: 100,000 in about 5 minutes.
+# The default: about 10 beyond p99.99 (module docstring). At the continuous probe's defaults (8 peers x 4 streams x
+# 2/s: DefaultFleetPeers, DefaultStreams, DefaultFleetRate in agent/internal/probe) one node makes 64 round trips a
+# second: 100,000 in about 26 minutes, or 5 minutes of five nodes.
 DEFAULT_MIN_ROUND_TRIPS = 100_000
 DEFAULT_GROUP_LABEL = "profile"
 _OWN_LABELS = ("le", "cause", "side")  # the labels prove's own queries group by
