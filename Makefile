@@ -146,6 +146,7 @@ regen: $(STAMP)
 	$(BIN)/python tests/fixtures/terraform/handwritten.py
 	UPDATE_GOLDEN=1 $(BIN)/pytest -q tests/test_check_cli.py tests/test_examples_aks.py \
 		tests/test_size_by_workload.py \
+		tests/test_prove_from_prometheus.py \
 		tests/test_plan_program_golden.py tests/test_check_terraform.py tests/test_real_corpus.py
 
 clean:

@@ -163,17 +163,32 @@ class Lab:
 @contextlib.contextmanager
 def prometheus_lab(tmp_path: Path, nodes: Mapping[str, str]) -> Iterator[Lab]:
     """Stand-ins for the agents of ``nodes`` (name -> zone) and a Prometheus scraping them; yields the lab."""
-    assert PROMETHEUS, "prometheus missing: run scripts/install-system-deps.sh (Debian package prometheus)"
     agents = [StandInAgent(node, zone) for node, zone in nodes.items()]
+    try:
+        targets = [(a.port, {"node": a.node}) for a in agents]
+        with running_prometheus(tmp_path, targets, SCRAPE_INTERVAL_S) as url:
+            yield Lab(url, agents)
+    finally:
+        for agent in agents:
+            agent.close()
+
+
+@contextlib.contextmanager
+def running_prometheus(
+    tmp_path: Path, targets: list[tuple[int, dict[str, str]]], scrape_interval_s: float
+) -> Iterator[str]:
+    """A Prometheus scraping each (loopback port, target labels) every ``scrape_interval_s``; yields its URL."""
+    assert PROMETHEUS, "prometheus missing: run scripts/install-system-deps.sh (Debian package prometheus)"
     port = free_port()
+    interval_ms = int(scrape_interval_s * 1000)
     config = {
         "global": {"scrape_interval": "1s", "scrape_timeout": "400ms"},
         "scrape_configs": [
             {
                 "job_name": "wirespeed-system/wirespeed-agent",
-                "scrape_interval": f"{int(SCRAPE_INTERVAL_S * 1000)}ms",
-                "scrape_timeout": "400ms",
-                "static_configs": [{"targets": [f"127.0.0.1:{a.port}"], "labels": {"node": a.node}} for a in agents],
+                "scrape_interval": f"{interval_ms}ms",
+                "scrape_timeout": f"{min(400, interval_ms)}ms",
+                "static_configs": [{"targets": [f"127.0.0.1:{p}"], "labels": labels} for p, labels in targets],
             }
         ],
     }
@@ -191,10 +206,10 @@ def prometheus_lab(tmp_path: Path, nodes: Mapping[str, str]) -> Iterator[Lab]:
         stderr=subprocess.STDOUT,
         start_new_session=True,
     )
-    lab = Lab(f"http://127.0.0.1:{port}", agents)
+    url = f"http://127.0.0.1:{port}"
     try:
-        _wait_ready(lab.url, process, tmp_path / "prometheus.log")
-        yield lab
+        _wait_ready(url, process, tmp_path / "prometheus.log")
+        yield url
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGTERM)
@@ -204,8 +219,6 @@ def prometheus_lab(tmp_path: Path, nodes: Mapping[str, str]) -> Iterator[Lab]:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait(timeout=20)
         log.close()
-        for agent in agents:
-            agent.close()
 
 
 def _wait_ready(url: str, process: subprocess.Popen[bytes], log: Path, timeout_s: float = 60) -> None:

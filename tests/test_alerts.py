@@ -23,6 +23,7 @@ import yaml
 
 from clirun import wirespeed
 from wirespeed.manifests import NodeTuningOptions, monitoring, node_tuning_objects
+from wirespeed.names import PROBE_TAILS
 from wirespeed.profiles import builtin_profile
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -210,6 +211,23 @@ CASES = [
             "kind": "Deployment",
         },
     ),
+    # Probe tails the agent attributed to the peer's backlog fire, naming the pair, the cause and the side; as many
+    # tails left unexplained (no counter rose) do not, nor do backlog tails that stopped long ago.
+    Case(
+        "WirespeedRetransmissionTails",
+        firing={f'{PROBE_TAILS}{{{NODE1},peer_node="aks-apps-2",cause="backlog",side="peer"}}': "0+2x40"},
+        quiet={
+            f'{PROBE_TAILS}{{{NODE1},peer_node="aks-apps-2",cause="unexplained",side="local"}}': "0+2x40",
+            f'{PROBE_TAILS}{{{NODE1},peer_node="aks-apps-3",cause="backlog",side="local"}}': "0+5x5 25+0x35",
+        },
+        labels={
+            "instance": "10.0.0.4:9808",
+            "node": "aks-apps-1",
+            "peer_node": "aks-apps-2",
+            "cause": "backlog",
+            "side": "peer",
+        },
+    ),
     Case(
         "WirespeedAgentMissing",
         firing={f'up{{instance="n1",{JOB}}}': "0x40"},
@@ -261,6 +279,7 @@ def test_issue_alerts_are_all_there() -> None:
         "WirespeedDrift",
         "WirespeedSNATPortPressure",
         "WirespeedNATGatewayAZPressure",
+        "WirespeedRetransmissionTails",
         "WirespeedAgentMissing",
     }
 

@@ -132,8 +132,8 @@ def _records(data: Any) -> list[dict[str, Any]]:
     return data if isinstance(data, list) else [data]
 
 
-# Commands whose --json needs a live cluster: their keys are checked against this doc where one runs.
-CLUSTER_COMMANDS = {"drift": "tests/test_drift_apiserver.py"}
+# Commands whose --json needs a live cluster or Prometheus: their keys are checked against this doc where one runs.
+CLUSTER_COMMANDS = {"drift": "tests/test_drift_apiserver.py", "prove": "tests/test_prove_from_prometheus.py"}
 
 
 def test_the_doc_parses_into_the_sections_it_has():

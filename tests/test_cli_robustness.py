@@ -275,8 +275,14 @@ def invocations(draw: st.DrawFn, files: Files) -> Invocation:
 # --- the contract ---------------------------------------------------------------------------------------------
 
 
-# `plan` lists every problem a program's pulumi.InputPropertiesError names.
-LISTS_EVERY_PROBLEM = {("profile", "validate"), ("render", "node-tuning"), ("render", "aks-nap"), ("plan",)}
+# `plan` lists every problem a program's pulumi.InputPropertiesError names; `prove` every bad flag.
+LISTS_EVERY_PROBLEM = {
+    ("profile", "validate"),
+    ("render", "node-tuning"),
+    ("render", "aks-nap"),
+    ("plan",),
+    ("prove",),  # every bad flag at once
+}
 
 
 # `check` exits 1 for a verdict (a mandatory policy violation): printed on stdout, nothing on stderr.

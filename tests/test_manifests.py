@@ -405,7 +405,12 @@ def test_pod_monitor_scrapes_every_agent_pod():
             "path": "/metrics",
             "interval": "30s",
             "relabelings": [
-                {"sourceLabels": ["__meta_kubernetes_pod_node_name"], "targetLabel": "node", "action": "replace"}
+                {"sourceLabels": ["__meta_kubernetes_pod_node_name"], "targetLabel": "node", "action": "replace"},
+                {
+                    "sourceLabels": ["__meta_kubernetes_pod_label_wirespeed_io_profile"],
+                    "targetLabel": "profile",
+                    "action": "replace",
+                },
             ],
         }
     ]

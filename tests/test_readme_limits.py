@@ -74,9 +74,11 @@ def test_the_deadlines_table_is_what_each_command_declares():
             seconds(prometheus.DEFAULT_TIMEOUT_S),
             f"{low:,g}..{high:,g} s",
         ),
+        "`wirespeed prove`": ("`--timeout`", seconds(prometheus.DEFAULT_TIMEOUT_S), f"{low:,g}..{high:,g} s"),
     }
-    # The size commands take the Prometheus default as theirs.
+    # The size commands and prove take the Prometheus default as theirs.
     assert timeout_option("size", "azure-lb").default == prometheus.DEFAULT_TIMEOUT_S
+    assert timeout_option("prove").default == prometheus.DEFAULT_TIMEOUT_S
 
 
 def go_constant(relative: str, name: str) -> int:

@@ -51,3 +51,16 @@ SNAT_BY_WORKLOAD_FLAG = "--snat-by-workload"
 # ring and backlog gates size their minimums from it (a ConfigMap alone cannot say which pools run it). NodeTuning
 # and `wirespeed render node-tuning --line-rate` write it from the pools' sizes (wirespeed.manifests.options).
 LINE_RATE_ANNOTATION = "wirespeed.io/line-rate-gbps"
+
+# The node agent's continuous probe series (issue 30 item 2; agent/internal/metrics/README.md, `--probe`): what
+# `wirespeed prove`, the WirespeedRetransmissionTails alert and the dashboard read.
+# A histogram of round trips in seconds, labels peer_node, peer_zone, zones ("same"|"cross"); its 15 bounds are two per
+# decade from 10 us and one just under each retransmission timeout (199.5 ms, 398 ms, 794 ms, 1.995 s).
+PROBE_RTT = "wirespeed_agent_probe_rtt_seconds"
+PROBE_TAILS = "wirespeed_agent_probe_tails_total"  # {peer_node, cause, side}: counted when a probe round ends
+PROBE_RETRANSMITS = "wirespeed_agent_probe_retransmits_total"  # {peer_node}: TCP_INFO of the probe's own sockets
+# A tail's causes: the node settings that drop (ring overflow, backlog, conntrack) or the cloud's allowance, and none.
+PROBE_NODE_SETTING_CAUSES = ("rx_ring_overflow", "backlog", "allowance", "conntrack")
+PROBE_UNEXPLAINED = "unexplained"
+PROBE_CAUSES = (*PROBE_NODE_SETTING_CAUSES, PROBE_UNEXPLAINED)
+PROBE_SIDES = ("local", "peer", "both", "unknown")  # where the counter rose: the prober, the probed node, both

@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
+    from wirespeed.measure.probe import Proof
+
 # The id of the shading that marks a plan which does not fit (tests find the marker by it).
 DOES_NOT_FIT_GID = "wirespeed-does-not-fit"
 
@@ -185,3 +187,32 @@ def _draw_per_node(node_ax: Axes, plan: LoadBalancerPlan, nodes: list[int], top:
     node_ax.set_xlabel("nodes in the backend pool")
     node_ax.set_ylabel("ports per node")
     node_ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")
+
+
+def plot_proof(proof: Proof, path: Path) -> None:
+    """Write a PNG: per group of `wirespeed prove`, its percentiles before and after (log scale), with the 200 ms
+    minimum RTO marked (a tail above it waited out a retransmission timeout)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from wirespeed.measure.probe import QUANTILE_NAMES
+
+    groups = proof.groups or []
+    fig, axes = plt.subplots(1, max(len(groups), 1), figsize=(4.5 * max(len(groups), 1), 4), squeeze=False)
+    for ax, group in zip(axes[0], groups, strict=False):
+        names = list(QUANTILE_NAMES)
+        for offset, (label, arm) in enumerate((("before", group.before), ("after", group.after))):
+            found = {p.name: p.seconds for p in arm.percentiles()}
+            xs = [i + (offset - 0.5) * 0.4 for i in range(len(names))]
+            ax.bar(xs, [found.get(n, 0.0) for n in names], width=0.4, label=label)
+        ax.set_yscale("log")
+        ax.axhline(0.2, color="grey", linestyle="--", linewidth=1, label="200 ms minimum RTO")
+        ax.set_xticks(range(len(names)), [QUANTILE_NAMES[n] for n in names])
+        ax.set_ylabel("round trip (s)")
+        ax.set_title(f"{proof.by} {group.name}" if group.name else f"no {proof.by} label")
+        ax.legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)

@@ -19,6 +19,7 @@ from wirespeed.cli.check import register as register_check
 from wirespeed.cli.drift import register as register_drift
 from wirespeed.cli.plan import register as register_plan
 from wirespeed.cli.profile import profile_app
+from wirespeed.cli.prove import register as register_prove
 from wirespeed.cli.render import render_app
 from wirespeed.cli.render_nap import register as register_render_nap
 from wirespeed.cli.size import size_app
@@ -67,6 +68,7 @@ app.add_typer(audit_app, name="audit")
 register_plan(app)
 register_check(app)
 register_drift(app)
+register_prove(app)
 
 
 def main() -> None:

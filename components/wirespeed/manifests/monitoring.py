@@ -19,6 +19,8 @@ from typing import Any
 from wirespeed.manifests.metadata import metadata
 from wirespeed.names import (
     AGENT_NAME,
+    PROBE_NODE_SETTING_CAUSES,
+    PROBE_TAILS,
     SNAT_ALLOCATED_PORTS,
     SNAT_OTHER_DESTINATION,
     SNAT_OTHER_WORKLOAD,
@@ -36,6 +38,10 @@ GROUP = "wirespeed-node-network"
 # agent. The regex matches both.
 AGENT_JOB = f".*{AGENT_NAME}.*"
 RULE_WINDOW = "5m"  # rate() window: 10 scrapes at the PodMonitor's 30 s interval
+# WirespeedRetransmissionTails' window: 15 probe rounds (the agent counts tails when a round ends, every minute by
+# default); at the probe's defaults (64 round trips/s per node, agent/internal/probe) 57,600 round trips, so one
+# tail is 17 per million of them.
+TAILS_WINDOW = "15m"
 DASHBOARD_UID = "wirespeed-node-network"
 # Grafana's dashboard UID rule: "can have a maximum length of 40 characters" of letters, digits, '-' and '_'
 # (grafana.com/docs/grafana/latest/developers/http_api/dashboard/, "Identifier (id) vs unique identifier (uid)").
@@ -76,6 +82,7 @@ class Alert:
 # for a profile that keeps the default; the agent exports the capacity, not each profile's threshold.
 SNAT_PRESSURE_RATIO = snat_limits.DEFAULT_PRESSURE_PERCENT / 100
 _ONE_DESTINATION = f'destination!="{SNAT_OTHER_DESTINATION}"'  # "other" is many destinations summed
+_NODE_SETTING_CAUSES = "|".join(PROBE_NODE_SETTING_CAUSES)
 _AWS_NAT = f'{SNAT_ALLOCATED_PORTS}{{kind="{snat_limits.AWS_NAT_GATEWAY}"}}'
 
 
@@ -222,6 +229,25 @@ ALERTS: tuple[Alert, ...] = (
         "the workload holding the most of them over the zone's nodes (absent without per-workload series).",
         fix="`wirespeed size aws-natgw --from-prometheus URL` sizes each AZ's IPs from the measured sums; add IPs to "
         "that zone's gateway or spread calls over more destination IPs.",
+    ),
+    Alert(
+        name="WirespeedRetransmissionTails",
+        # Tails the agent's probe attributed to a counter that rose on one side (not "unexplained"): requests that
+        # waited for a TCP retransmission because a node setting, or the cloud's allowance, dropped a segment.
+        expr=f"sum by (instance, node, peer_node, cause, side) (increase({PROBE_TAILS}"
+        f'{{cause=~"{_NODE_SETTING_CAUSES}"}}[{TAILS_WINDOW}])) > 0',
+        for_="5m",
+        severity="warning",
+        summary="Retransmission tails from {{ $labels.cause }} on the {{ $labels.side }} side of "
+        "{{ $labels.node }} -> {{ $labels.peer_node }}",
+        description=f"The wirespeed probe from {{{{ $labels.node }}}} to {{{{ $labels.peer_node }}}} saw round trips "
+        f"over its tail threshold in the last {TAILS_WINDOW}, in intervals where the {{{{ $labels.cause }}}} counter "
+        "rose on the {{ $labels.side }} side (local: the prober, peer: the node it probes, or both): requests waited "
+        "for a TCP retransmission (at least the 200 ms minimum RTO).",
+        fix="On the node the side names: rx_ring_overflow: raise the profile's rx ring (`wirespeed size rings`); "
+        'backlog: raise sysctls."net.core.netdev_max_backlog" (`wirespeed size backlog`); conntrack: raise '
+        'sysctls."net.netfilter.nf_conntrack_max"; allowance: a larger or network-optimised size. Then compare with '
+        "`wirespeed prove --from-prometheus URL --before ... --after ...`.",
     ),
     Alert(
         name="WirespeedAgentMissing",

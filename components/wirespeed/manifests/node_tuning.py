@@ -40,6 +40,15 @@ Obj = dict[str, Any]
 CHECKSUM_ANNOTATION = "wirespeed.io/profile-sha256"
 # Prometheus Operator RelabelConfig (monitoring.coreos.com/v1): the pod's node name as the label `node`.
 NODE_NAME_RELABELING = {"sourceLabels": ["__meta_kubernetes_pod_node_name"], "targetLabel": "node", "action": "replace"}
+# The agent pod's wirespeed.io/profile label as the label `profile`, which `wirespeed prove` groups by. Prometheus'
+# Kubernetes pod role gives each pod label as __meta_kubernetes_pod_label_<labelname> "with any unsupported
+# characters converted to an underscore" (prometheus.io/docs/prometheus/latest/configuration/configuration/
+# #kubernetes_sd_config, role pod).
+PROFILE_RELABELING = {
+    "sourceLabels": ["__meta_kubernetes_pod_label_" + "".join(c if c.isalnum() else "_" for c in PROFILE_LABEL)],
+    "targetLabel": "profile",
+    "action": "replace",
+}
 
 # Where the pod sees things; the agent's flags point at them (agent/cmd/wirespeed-agent/main.go).
 PROFILE_DIR = "/etc/wirespeed"
@@ -219,8 +228,9 @@ def pod_monitor(options: NodeTuningOptions) -> Obj:
                     "path": "/metrics",
                     "interval": SCRAPE_INTERVAL,
                     # The agent runs on the host network, so `instance` is the node's IP: add the node's name, which
-                    # the alerts, the dashboard and `wirespeed size --from-prometheus` name nodes by.
-                    "relabelings": [copy.deepcopy(NODE_NAME_RELABELING)],
+                    # the alerts, the dashboard and `wirespeed size --from-prometheus` name nodes by, and the
+                    # profile, which `wirespeed prove` compares before and after by.
+                    "relabelings": [copy.deepcopy(NODE_NAME_RELABELING), copy.deepcopy(PROFILE_RELABELING)],
                 }
             ],
         },

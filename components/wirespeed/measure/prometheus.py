@@ -78,6 +78,8 @@ class Prometheus:
     bearer_token: str | None = None
     flag: str = "--from-prometheus"
     max_bytes: int = MAX_RESPONSE_BYTES
+    narrow: str = "--selector or --window"
+    """What the user can narrow when an answer is too large (the command's own flags)."""
     queries: list[str] = field(default_factory=list)
     """Every PromQL expression asked, in order (the CLI prints them)."""
 
@@ -169,7 +171,7 @@ class Prometheus:
             if size > self.max_bytes:
                 raise PrometheusError(
                     f"{self._where()}: the answer is larger than {self.max_bytes // (1024 * 1024)} MiB; narrow "
-                    "--selector or --window"
+                    f"{self.narrow}"
                 )
             if self.deadline.remaining() <= 0:
                 raise PrometheusError(f"{self._where()}: no answer within {self.deadline.seconds:g} s (--timeout)")
