@@ -13,7 +13,7 @@ from typing import Any
 from pulumi_azure_native import containerservice
 
 from wirespeed.azure import outbound
-from wirespeed.rules.natgw import NAT_SKU_FIELD
+from wirespeed.rules.aks_natgw_zone_redundant import NAT_SKU_FIELD
 from wirespeed.sizing import nat_gateway
 
 SPEC = json.loads((Path(__file__).parent / "fixtures" / "azure-rest-api-specs" / "nat-gateway-sku.json").read_text())
