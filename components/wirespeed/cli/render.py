@@ -113,7 +113,7 @@ def _as_flag(problem: Problem) -> str:
     return str(problem)
 
 
-# The --outbound options, typed once here so the command's signature stays a list of them.
+# The --outbound, --line-rate and --probe-port options, typed once here so the command's signature stays a list of them.
 OutboundKindOption = Annotated[
     str | None,
     typer.Option(
@@ -129,6 +129,23 @@ AllocatedPortsOption = Annotated[
 PublicIpsOption = Annotated[
     int | None,
     typer.Option(help="With a NAT gateway --outbound: its public IPs (AWS: of the gateway in the nodes' AZ)."),
+]
+LineRateOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--line-rate",
+        help="PROFILE=GBPS: the fastest line rate of the nodes running PROFILE (a size's: `wirespeed catalog "
+        "show SIZE`), written on its ConfigMap as wirespeed.io/line-rate-gbps so the ring and backlog gates hold "
+        "it to that line rate instead of assuming one. Repeat per profile.",
+    ),
+]
+ProbePortOption = Annotated[
+    int | None,
+    typer.Option(
+        help="Run the agent's continuous probe (agent/README.md, 'Continuous probe') serving and dialing this host "
+        "TCP port (the agent's default is 9809): sets the probe section's port in every profile (its own peers and "
+        "streams kept) and declares the port on the DaemonSet, to allow between nodes (docs/node-tuning.md).",
+    ),
 ]
 PressureOption = Annotated[
     int | None, typer.Option(help="With --outbound: the SNATPortPressure threshold, % of one destination's ports.")
@@ -195,23 +212,8 @@ def render_node_tuning(
     allocated_ports: AllocatedPortsOption = None,
     public_ips: PublicIpsOption = None,
     pressure_percent: PressureOption = None,
-    probe_port: Annotated[
-        int | None,
-        typer.Option(
-            help="Run the agent's continuous probe (agent/README.md, 'Continuous probe') serving and dialing this host "
-            "TCP port (the agent's default is 9809): sets the probe section's port in every profile (its own peers and "
-            "streams kept) and declares the port on the DaemonSet, to allow between nodes (docs/node-tuning.md).",
-        ),
-    ] = None,
-    line_rate: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--line-rate",
-            help="PROFILE=GBPS: the fastest line rate of the nodes running PROFILE (a size's: `wirespeed catalog "
-            "show SIZE`), written on its ConfigMap as wirespeed.io/line-rate-gbps so the ring and backlog gates hold "
-            "it to that line rate instead of assuming one. Repeat per profile.",
-        ),
-    ] = None,
+    probe_port: ProbePortOption = None,
+    line_rate: LineRateOption = None,
 ) -> None:
     """Print the tuning DaemonSet (one per profile), its Namespace, RBAC, admission policy and profile ConfigMaps."""
     from wirespeed import __version__
@@ -227,8 +229,7 @@ def render_node_tuning(
         line_rates=rates,
     )
     section, outbound_errors = _outbound(outbound, allocated_ports, public_ips, pressure_percent)
-    probe, probe_errors = _probe(probe_port)
-    checked = _checked_profiles(profile, options, section, outbound_errors + rate_errors + probe_errors, probe)
+    checked = _checked_profiles(profile, options, section, outbound_errors + rate_errors, probe_port)
     objects = node_tuning_objects(checked, options)
     if output is Output.json:
         import json
@@ -289,18 +290,19 @@ def _checked_profiles(
     options: NodeTuningOptions,
     section: Outbound | None,
     outbound_errors: list[str],
-    probe: Probe | None = None,
+    probe_port: int | None = None,
 ) -> list[Profile]:
     """The --profile flags loaded and checked with the other flags (the --outbound and --probe-port ones' problems
-    given), each with ``section`` when --outbound was given and ``probe``'s port when --probe-port was; every problem
-    printed and exit 2 if any."""
+    given), each with ``section`` when --outbound was given and a probe section on ``probe_port`` when --probe-port was;
+    every problem printed and exit 2 if any."""
     from wirespeed.manifests import DEFAULT_PROFILES, check
     from wirespeed.manifests.options import check_options, check_probe_ports
     from wirespeed.profile import apply_outbound
 
     specs, errors = _load_all(flags or list(DEFAULT_PROFILES))
     loaded = not errors
-    errors += outbound_errors
+    probe, probe_errors = _probe(probe_port)
+    errors += outbound_errors + probe_errors
     profiles: list[Profile] = []
     if not loaded:  # a profile did not load: check the other flags, not the profiles that are left
         problems = check_options(options)
