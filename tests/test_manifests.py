@@ -185,6 +185,42 @@ def test_probes_hit_healthz_and_readyz_on_the_metrics_port():
     assert agent["readinessProbe"]["httpGet"] == {"path": "/readyz", "port": "metrics"}
 
 
+def with_probe(profile: Profile, name: str, **probe: int) -> Profile:
+    return validate_profile(profile.to_json_dict() | {"name": name, "probe": probe})
+
+
+def test_a_profile_with_a_probe_section_declares_the_probe_host_port():
+    """The probe serves on the host (hostNetwork): the pod says which host port, so NetworkPolicy and security
+    groups can be written for it; only the DaemonSet of the profile that runs the probe carries it."""
+    probed, custom = with_probe(THROUGHPUT, "probed"), with_probe(BALANCED, "custom-port", port=19_809)
+    objs = objects(probed, custom, THROUGHPUT)
+    ports = {d["metadata"]["name"]: container([d])["ports"] for d in objs if d["kind"] == "DaemonSet"}
+    metrics = {"name": "metrics", "containerPort": 9808, "protocol": "TCP"}
+    assert ports == {
+        "wirespeed-agent-probed": [
+            metrics,
+            {"name": "probe", "containerPort": 9809, "hostPort": 9809, "protocol": "TCP"},
+        ],
+        "wirespeed-agent-custom-port": [
+            metrics,
+            {"name": "probe", "containerPort": 19_809, "hostPort": 19_809, "protocol": "TCP"},
+        ],
+        "wirespeed-agent-throughput": [metrics],
+    }
+    for obj in objs:
+        kubernetes_validate.validate(obj, K8S_SCHEMA_VERSIONS[0], strict=True)
+
+
+def test_a_probe_on_the_metrics_port_is_refused():
+    with pytest.raises(NodeTuningError) as caught:
+        objects(THROUGHPUT, with_probe(BALANCED, "clash", port=9808))
+    assert caught.value.problems == [
+        Problem("profiles[1].probe.port", 9808, "a TCP port other than the metrics port 9808")
+    ]
+    _, problems = check([with_probe(BALANCED, "clash", port=9808)], NodeTuningOptions())
+    assert [p.field for p in problems] == ["profiles[0].probe.port"]
+
+
 def test_memory_request_and_limit_cover_the_measured_rss():
     # bench/agent/RESULTS.md: VmHWM up to 21,396 KiB. Request and limit must be above it.
     peak_mib = 21_396 / 1024
@@ -238,9 +274,10 @@ def test_cluster_role_is_exactly_the_node_verbs_and_the_pod_watchs_reads():
     }
     # The SNAT attribution's reads (agent/internal/podowner): its own node's pods (field selector spec.nodeName;
     # RBAC cannot narrow a list to one node) and the ReplicaSet or Job a pod names, to reach its Deployment or CronJob.
-    # Reads only: no write beyond the Node's report is granted.
+    # Reads only: no write beyond the Node's report is granted. `list` on nodes: the continuous probe's choice of
+    # peers (agent/README.md, "Continuous probe": GET /api/v1/nodes?resourceVersion=0, at most every 10m).
     assert rules == {
-        (("",), ("nodes",)): {"get", "patch"},
+        (("",), ("nodes",)): {"get", "list", "patch"},
         (("",), ("nodes/status",)): {"patch"},
         (("",), ("pods",)): {"list", "watch"},
         (("apps",), ("replicasets",)): {"get"},

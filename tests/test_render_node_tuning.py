@@ -51,6 +51,8 @@ CASES = {
         "--allocated-ports",
         "4096",
     ],
+    # The continuous probe on its default port (issue 30): the probe section in the profile, the port on the pod.
+    "probe-port": ["--profile", "throughput", "--probe-port", "9809"],
 }
 
 
@@ -151,6 +153,16 @@ def test_without_the_admission_policy_the_header_says_what_is_lost():
         pytest.param(
             ["--public-ips", "2"], "error: --public-ips: only with --outbound\n", id="outbound-sizing-without-kind"
         ),
+        pytest.param(
+            ["--probe-port", "9808"],
+            "error: --probe-port: 9808 is not allowed; allowed: a TCP port other than the metrics port 9808\n",
+            id="probe-on-the-metrics-port",
+        ),
+        pytest.param(
+            ["--probe-port", "65536"],
+            "error: --probe-port: 65536 is not allowed; allowed: a TCP port, must be between 1 and 65,535\n",
+            id="probe-port-out-of-range",
+        ),
     ],
 )
 def test_bad_input_exits_2_naming_each_problem(args, stderr):
@@ -218,3 +230,22 @@ def test_outbound_keeps_a_profile_s_own_threshold_and_exclusions(tmp_path):
         "balanced": {"kind": "aws-nat-gateway", "public_ips": 3, "pressure_percent": 80, "exclude_cidrs": [],
                      "hold_seconds": 240},
     }  # fmt: skip
+
+
+def test_probe_port_keeps_a_profile_s_own_peers_and_streams(tmp_path):
+    """--probe-port sets the port of every profile's probe section; a profile's own peers and streams stay."""
+    own = json.loads(CUSTOM_PROFILE.read_text()) | {"probe": {"peers": 3, "streams": 2}}
+    path = tmp_path / "own.json"
+    path.write_text(json.dumps(own))
+    out = render("--profile", str(path), "--profile", "balanced", "--probe-port", "7000", "--output", "json")
+    assert out.returncode == 0, out.stderr
+    objects = json.loads(out.stdout)
+    sections = {
+        json.loads(o["data"]["profile.json"])["name"]: json.loads(o["data"]["profile.json"])["probe"]
+        for o in objects
+        if o["kind"] == "ConfigMap"
+    }
+    assert sections == {own["name"]: {"port": 7000, "peers": 3, "streams": 2},
+                        "balanced": {"port": 7000, "peers": 8, "streams": 4}}  # fmt: skip
+    ports = [o["spec"]["template"]["spec"]["containers"][0]["ports"][-1] for o in objects if o["kind"] == "DaemonSet"]
+    assert ports == [{"name": "probe", "containerPort": 7000, "hostPort": 7000, "protocol": "TCP"}] * 2

@@ -84,7 +84,12 @@ def test_every_builtin_profile_and_monitoring_option_has_a_vector() -> None:
             for alerts in (False, True):
                 assert (profiles, pod_monitor, alerts) in combos
     refused = {c["errors"][0]["variable"] for c in cases if "errors" in c}
-    assert refused == {"profiles", "image", "namespace", "outbound"}
+    assert refused == {"profiles", "image", "namespace", "outbound", "probe_port"}
+    # The probe port: composed with and without an outbound section, and at both ends of its range.
+    probed = [c["inputs"] for c in cases if "expected" in c and "probe_port" in c["inputs"]]
+    assert any("outbound" in i for i in probed)
+    assert any("outbound" not in i for i in probed)
+    assert {1, 65_535} <= {i["probe_port"] for i in probed}
     # Every kind of outbound section, each composed by the module as the renderer writes it.
     assert {c["inputs"]["outbound"]["kind"] for c in cases if "expected" in c and "outbound" in c["inputs"]} == set(
         snat_limits.KINDS

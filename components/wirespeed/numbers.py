@@ -391,7 +391,7 @@ REGISTRY: tuple[Number, ...] = (
     Number(
         name="The agent's metrics port (--listen's default, the DaemonSet's containerPort, the image's exposed port)",
         value=node_tuning.METRICS_PORT,
-        home="components/wirespeed/manifests/node_tuning.py",
+        home="components/wirespeed/manifests/options.py",
         spell=_plain,
         digits=r"(?<![\d.])9808(?!\d)",
         meaning=r".",

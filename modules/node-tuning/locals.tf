@@ -53,6 +53,17 @@ locals {
   ])
   outbound_text = "{\n    ${join(",\n    ", local.outbound_members)}\n  }"
 
+  # The probe section (var.probe_port) after it: the profile model's last member, written as json.dumps(indent=2)
+  # writes it; and the container port the renderer declares for it (local.wirespeed.probe.container_port, at the
+  # user's port).
+  probe_text = var.probe_port == null ? "" : format(
+    ",\n  \"probe\": {\n    \"port\": %d,\n    \"peers\": %d,\n    \"streams\": %d\n  }",
+    var.probe_port, local.wirespeed.probe.peers, local.wirespeed.probe.streams,
+  )
+  probe_ports = [for port in(var.probe_port == null ? [] : [var.probe_port]) : merge(
+    local.wirespeed.probe.container_port, { containerPort = port, hostPort = port }
+  )]
+
   tuned = { for name in local.profiles : name => {
     config_map = merge(local.rendered.profiles[name].config_map, {
       data = { (local.wirespeed.profile_key) = local.profile_texts[name] }
@@ -65,14 +76,22 @@ locals {
               (local.wirespeed.checksum_annotation) = sha256(local.profile_texts[name])
             })
           })
+          spec = merge(local.rendered.profiles[name].daemon_set.spec.template.spec, {
+            containers = [for c in local.rendered.profiles[name].daemon_set.spec.template.spec.containers : merge(c, {
+              ports = concat(c.ports, local.probe_ports)
+            })]
+          })
         })
       })
     })
   } }
 
-  profile_texts = { for name in local.profiles : name => var.outbound == null ? local.rendered.profiles[name].config_map.data[local.wirespeed.profile_key] : format(
+  outbound_texts = { for name in local.profiles : name => var.outbound == null ? local.rendered.profiles[name].config_map.data[local.wirespeed.profile_key] : format(
     "%s,\n  \"outbound\": %s\n}\n",
     trimsuffix(local.rendered.profiles[name].config_map.data[local.wirespeed.profile_key], "\n}\n"),
     local.outbound_text,
+  ) }
+  profile_texts = { for name in local.profiles : name => var.probe_port == null ? local.outbound_texts[name] : format(
+    "%s%s\n}\n", trimsuffix(local.outbound_texts[name], "\n}\n"), local.probe_text,
   ) }
 }

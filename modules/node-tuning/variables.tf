@@ -65,8 +65,8 @@ variable "objects_json" {
   }
 
   validation {
-    condition     = var.objects_json == null || (var.profiles == null && var.image == null && var.namespace == null && !var.pod_monitor && !var.alerts && var.admission_policy && var.outbound == null)
-    error_message = "objects_json: given with ${join(", ", compact([var.profiles == null ? "" : "profiles", var.image == null ? "" : "image", var.namespace == null ? "" : "namespace", var.pod_monitor ? "pod_monitor" : "", var.alerts ? "alerts" : "", var.admission_policy ? "" : "admission_policy", var.outbound == null ? "" : "outbound"]))} is not allowed; allowed: objects_json alone (pass those to wirespeed render node-tuning instead)."
+    condition     = var.objects_json == null || (var.profiles == null && var.image == null && var.namespace == null && !var.pod_monitor && !var.alerts && var.admission_policy && var.outbound == null && var.probe_port == null)
+    error_message = "objects_json: given with ${join(", ", compact([var.profiles == null ? "" : "profiles", var.image == null ? "" : "image", var.namespace == null ? "" : "namespace", var.pod_monitor ? "pod_monitor" : "", var.alerts ? "alerts" : "", var.admission_policy ? "" : "admission_policy", var.outbound == null ? "" : "outbound", var.probe_port == null ? "" : "probe_port"]))} is not allowed; allowed: objects_json alone (pass those to wirespeed render node-tuning instead)."
   }
 }
 
@@ -200,5 +200,26 @@ variable "profiles" {
   validation {
     condition     = var.profiles == null ? true : length(distinct(var.profiles)) == length(var.profiles)
     error_message = "profiles: ${jsonencode(var.profiles == null ? [] : distinct([for i, name in var.profiles : name if contains(slice(var.profiles, 0, i), name)]))} is not allowed more than once; allowed: each profile name at most once (two DaemonSets selecting one wirespeed.io/profile label would fight over the same nodes)."
+  }
+}
+
+variable "probe_port" {
+  description = <<-EOT
+    Run the agent's continuous probe (agent/README.md, "Continuous probe") serving and dialing this host TCP port
+    (the agent's default is 9809): sets a probe section with this port (and the default peers and streams) in every
+    profile, and declares the port on each DaemonSet, to allow between nodes in NetworkPolicy and security groups
+    (docs/node-tuning.md, "Probe port"). Null: no probe.
+  EOT
+  type        = number
+  default     = null
+
+  validation {
+    condition = var.probe_port == null ? true : (
+      var.probe_port == floor(var.probe_port) &&
+      var.probe_port >= local.wirespeed.probe.port.low &&
+      var.probe_port <= local.wirespeed.probe.port.high &&
+      var.probe_port != local.wirespeed.probe.metrics_port
+    )
+    error_message = "probe_port: ${jsonencode(var.probe_port)} is not allowed; allowed: ${local.wirespeed.probe.port.allowed}."
   }
 }

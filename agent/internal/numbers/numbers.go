@@ -4,5 +4,5 @@
 // home (the file named beside it), so the two never disagree.
 package numbers
 
-// MetricsPort is "The agent's metrics port (--listen's default, the DaemonSet's containerPort, the image's exposed port)", defined in components/wirespeed/manifests/node_tuning.py.
+// MetricsPort is "The agent's metrics port (--listen's default, the DaemonSet's containerPort, the image's exposed port)", defined in components/wirespeed/manifests/options.py.
 const MetricsPort = 9808

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from wirespeed.manifests.options import NodeTuningOptions
     from wirespeed.problems import Problem
     from wirespeed.profile import Outbound, Profile
+    from wirespeed.profile.model import Probe
 
 render_app = typer.Typer(
     rich_markup_mode=None,  # click's plain help: rich cut long flag names at 80 columns (--accept-unchecked-se…)
@@ -112,7 +113,7 @@ def _as_flag(problem: Problem) -> str:
     return str(problem)
 
 
-# The --outbound options, typed once here so the command's signature stays a list of them.
+# The --outbound, --line-rate and --probe-port options, typed once here so the command's signature stays a list of them.
 OutboundKindOption = Annotated[
     str | None,
     typer.Option(
@@ -128,6 +129,23 @@ AllocatedPortsOption = Annotated[
 PublicIpsOption = Annotated[
     int | None,
     typer.Option(help="With a NAT gateway --outbound: its public IPs (AWS: of the gateway in the nodes' AZ)."),
+]
+LineRateOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--line-rate",
+        help="PROFILE=GBPS: the fastest line rate of the nodes running PROFILE (a size's: `wirespeed catalog "
+        "show SIZE`), written on its ConfigMap as wirespeed.io/line-rate-gbps so the ring and backlog gates hold "
+        "it to that line rate instead of assuming one. Repeat per profile.",
+    ),
+]
+ProbePortOption = Annotated[
+    int | None,
+    typer.Option(
+        help="Run the agent's continuous probe (agent/README.md, 'Continuous probe') serving and dialing this host "
+        "TCP port (the agent's default is 9809): sets the probe section's port in every profile (its own peers and "
+        "streams kept) and declares the port on the DaemonSet, to allow between nodes (docs/node-tuning.md).",
+    ),
 ]
 PressureOption = Annotated[
     int | None, typer.Option(help="With --outbound: the SNATPortPressure threshold, % of one destination's ports.")
@@ -194,15 +212,8 @@ def render_node_tuning(
     allocated_ports: AllocatedPortsOption = None,
     public_ips: PublicIpsOption = None,
     pressure_percent: PressureOption = None,
-    line_rate: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--line-rate",
-            help="PROFILE=GBPS: the fastest line rate of the nodes running PROFILE (a size's: `wirespeed catalog "
-            "show SIZE`), written on its ConfigMap as wirespeed.io/line-rate-gbps so the ring and backlog gates hold "
-            "it to that line rate instead of assuming one. Repeat per profile.",
-        ),
-    ] = None,
+    probe_port: ProbePortOption = None,
+    line_rate: LineRateOption = None,
 ) -> None:
     """Print the tuning DaemonSet (one per profile), its Namespace, RBAC, admission policy and profile ConfigMaps."""
     from wirespeed import __version__
@@ -218,7 +229,7 @@ def render_node_tuning(
         line_rates=rates,
     )
     section, outbound_errors = _outbound(outbound, allocated_ports, public_ips, pressure_percent)
-    checked = _checked_profiles(profile, options, section, outbound_errors + rate_errors)
+    checked = _checked_profiles(profile, options, section, outbound_errors + rate_errors, probe_port)
     objects = node_tuning_objects(checked, options)
     if output is Output.json:
         import json
@@ -249,24 +260,57 @@ def _line_rates(flags: list[str]) -> tuple[dict[str, float], list[str]]:
     return rates, errors
 
 
+def _probe(port: int | None) -> tuple[Probe | None, list[str]]:
+    """--probe-port as a probe section's port (checked by the profile's own model), or its problem."""
+    from pydantic import ValidationError
+
+    from wirespeed.profile.model import Probe
+
+    if port is None:
+        return None, []
+    try:
+        return Probe.model_validate({"port": port}), []
+    except ValidationError as exc:
+        return None, [
+            f"--probe-port: {port!r} is not allowed; allowed: a TCP port, {error['msg'].removeprefix('Value error, ')}"
+            for error in exc.errors()
+        ]
+
+
+def _with_probe(profile: Profile, probe: Probe | None) -> Profile:
+    """``profile`` whose probe section serves ``probe``'s port (its own peers and streams kept); unchanged when None."""
+    if probe is None:
+        return profile
+    own = profile.probe or probe
+    return profile.model_copy(update={"probe": own.model_copy(update={"port": probe.port})})
+
+
 def _checked_profiles(
-    flags: list[str] | None, options: NodeTuningOptions, section: Outbound | None, outbound_errors: list[str]
+    flags: list[str] | None,
+    options: NodeTuningOptions,
+    section: Outbound | None,
+    outbound_errors: list[str],
+    probe_port: int | None = None,
 ) -> list[Profile]:
-    """The --profile flags loaded and checked with the other flags (the --outbound ones' problems given), each with
-    ``section`` when --outbound was given; every problem printed and exit 2 if any."""
+    """The --profile flags loaded and checked with the other flags (the --outbound and --probe-port ones' problems
+    given), each with ``section`` when --outbound was given and a probe section on ``probe_port`` when --probe-port was;
+    every problem printed and exit 2 if any."""
     from wirespeed.manifests import DEFAULT_PROFILES, check
-    from wirespeed.manifests.options import check_options
+    from wirespeed.manifests.options import check_options, check_probe_ports
     from wirespeed.profile import apply_outbound
 
     specs, errors = _load_all(flags or list(DEFAULT_PROFILES))
     loaded = not errors
-    errors += outbound_errors
+    probe, probe_errors = _probe(probe_port)
+    errors += outbound_errors + probe_errors
     profiles: list[Profile] = []
     if not loaded:  # a profile did not load: check the other flags, not the profiles that are left
         problems = check_options(options)
     else:
         profiles, problems = check(specs, options)
-        profiles = [apply_outbound(p, section) for p in profiles]
+        profiles = [_with_probe(apply_outbound(p, section), probe) for p in profiles]
+        if probe is not None and not problems:
+            problems = [replace(p, field="--probe-port") for p in check_probe_ports(profiles)[:1]]
     errors += [_as_flag(problem) for problem in problems]
     if errors:
         fail_all(f"node tuning not rendered: {len(errors)} problem(s)", errors)

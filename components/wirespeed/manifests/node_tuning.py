@@ -20,11 +20,13 @@ from typing import Any
 from wirespeed.manifests.access import access_objects
 from wirespeed.manifests.metadata import labels, metadata
 from wirespeed.manifests.monitoring import prometheus_rule
+from wirespeed.manifests.options import METRICS_PORT as METRICS_PORT  # re-exported: wirespeed.numbers reads it here
 from wirespeed.manifests.options import (
     NodeTuningError,
     NodeTuningOptions,
     check_line_rates,
     check_options,
+    check_probe_ports,
     check_profiles,
     line_rate_annotation,
 )
@@ -56,7 +58,6 @@ PROFILE_DIR = "/etc/wirespeed"
 # net.core.netdev_max_backlog resolves to <root>/net/core/netdev_max_backlog (agent/internal/sysctl).
 PROC_SYS_ROOT = "/host/proc/sys"
 SYS_ROOT = "/host/sys"
-METRICS_PORT = 9808  # the agent's --listen default and the image's exposed port (agent/image)
 
 # Memory from bench/agent/RESULTS.md ("Memory"): VmRSS 19.9-20.7 MiB, VmHWM up to 21.4 MiB after 200 link
 # adds, 13 MiB of it the static binary's own file pages. The request covers that peak with ~50% headroom so
@@ -123,14 +124,26 @@ def agent_args() -> list[str]:
     ]
 
 
-def _container(options: NodeTuningOptions) -> Obj:
+def container_ports(profile: Profile) -> list[Obj]:
+    """The metrics port, and the continuous probe's when the profile has a probe section (the agent then serves
+    it on the host, agent/README.md "Continuous probe"). With hostNetwork the container port is the host's port, and
+    the API server sets hostPort to it anyway; the probe's is written out so NetworkPolicy and security-group
+    authors (docs/node-tuning.md, "Probe port") and scanners see which host port the pod holds."""
+    ports: list[Obj] = [{"name": "metrics", "containerPort": METRICS_PORT, "protocol": "TCP"}]
+    if profile.probe is not None:
+        port = profile.probe.port
+        ports.append({"name": "probe", "containerPort": port, "hostPort": port, "protocol": "TCP"})
+    return ports
+
+
+def _container(profile: Profile, options: NodeTuningOptions) -> Obj:
     return {
         "name": "agent",
         "image": options.image,
         "imagePullPolicy": "IfNotPresent",
         "args": agent_args(),
         "env": [{"name": "NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}}],
-        "ports": [{"name": "metrics", "containerPort": METRICS_PORT, "protocol": "TCP"}],
+        "ports": container_ports(profile),
         # /healthz fails only when three resyncs in a row did not finish; /readyz once the first reconcile ran.
         "livenessProbe": {
             "httpGet": {"path": "/healthz", "port": "metrics"},
@@ -196,7 +209,7 @@ def daemon_set(profile: Profile, options: NodeTuningOptions) -> Obj:
                     "nodeSelector": {"kubernetes.io/os": "linux", PROFILE_LABEL: profile.name},
                     # Every taint (any key, any effect): a tainted pool is still a pool whose NICs need tuning.
                     "tolerations": [{"operator": "Exists"}],
-                    "containers": [_container(options)],
+                    "containers": [_container(profile, options)],
                     "volumes": [
                         {
                             "name": "profile",
@@ -243,7 +256,8 @@ def node_tuning_objects(profiles: Sequence[Profile], options: NodeTuningOptions 
     Raises :class:`NodeTuningError` listing every bad input (no profile, duplicate names, image, namespace).
     """
     options = options or NodeTuningOptions()
-    problems = check_profiles(profiles) + check_line_rates(profiles, options) + check_options(options)
+    problems = check_profiles(profiles) + check_probe_ports(profiles)
+    problems += check_line_rates(profiles, options) + check_options(options)
     if problems:
         raise NodeTuningError(problems)
     objects = [namespace_object(options), *access_objects(options)]

@@ -39,6 +39,8 @@ IMAGE_PATTERN = re.compile(
 )
 IMAGE_ALLOWED = "an image reference with a tag or digest, e.g. REGISTRY/NAME:TAG or REGISTRY/NAME@sha256:HEX"
 
+METRICS_PORT = 9808  # the agent's --listen default and the image's exposed port (agent/image)
+
 # RFC 1123 label: what Kubernetes accepts as a Namespace name.
 NAMESPACE_PATTERN = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 NAMESPACE_ALLOWED = "an RFC 1123 label: lowercase letters, digits and '-', 1-63 characters"
@@ -114,11 +116,21 @@ def check_profiles(profiles: Sequence[Profile], field: str = "profiles") -> list
     return problems
 
 
+def check_probe_ports(profiles: Sequence[Profile], field: str = "profiles") -> list[Problem]:
+    """A probe section's port is not the metrics port: both are the agent's listeners on the host network, and the
+    second bind would fail at start."""
+    return [
+        Problem(f"{field}[{index}].probe.port", p.probe.port, f"a TCP port other than the metrics port {METRICS_PORT}")
+        for index, p in enumerate(profiles)
+        if p.probe is not None and p.probe.port == METRICS_PORT
+    ]
+
+
 def check(specs: Sequence[str | Profile], options: NodeTuningOptions) -> tuple[list[Profile], list[Problem]]:
     """Resolve the profiles and check everything, collecting every problem."""
     profiles, problems = resolve_profiles(specs)
     if not problems:
-        problems = check_profiles(profiles) + check_line_rates(profiles, options)
+        problems = check_profiles(profiles) + check_probe_ports(profiles) + check_line_rates(profiles, options)
     return profiles, problems + check_options(options)
 
 

@@ -90,6 +90,33 @@ run "older_cluster_without_admission_policy" {
   }
 }
 
+run "probe_port_declares_the_port_and_writes_the_section" {
+  command = plan
+
+  variables {
+    profiles   = ["balanced", "throughput"]
+    probe_port = 19809
+  }
+
+  assert {
+    condition = alltrue([for name in ["balanced", "throughput"] : (
+      kubernetes_manifest.object["DaemonSet/wirespeed-system/wirespeed-agent-${name}"].manifest.spec.template.spec.containers[0].ports[1] == { name = "probe", containerPort = 19809, hostPort = 19809, protocol = "TCP" } &&
+      jsondecode(kubernetes_manifest.object["ConfigMap/wirespeed-system/wirespeed-profile-${name}"].manifest.data["profile.json"]).probe == { port = 19809, peers = 8, streams = 4 }
+    )])
+    error_message = "the probe port is not on every DaemonSet, or the probe section not in every profile"
+  }
+}
+
+run "refuses_a_probe_on_the_metrics_port" {
+  command = plan
+
+  variables {
+    probe_port = 9808
+  }
+
+  expect_failures = [var.probe_port]
+}
+
 run "refuses_an_unknown_profile" {
   command = plan
 

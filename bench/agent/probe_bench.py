@@ -1,0 +1,269 @@
+#!/usr/bin/env python3
+"""Continuous probe cost: the agent's CPU, RSS and network bandwidth with --probe at 8 peers x 4 streams at the
+default rate (issue 30, item 5: under 1% of one core, under 5 MiB, under 100 kb/s per node), and the agent's whole
+RSS with the probe, SNAT accounting and tuning all on (under 25 MiB).
+
+Nine network namespaces of the bench's own: ``node`` (the node measured) and eight peers, each joined to the node
+by its own veth pair (node side ``wpn<i>`` 10.77.<i>.1/24, peer side ``eth0`` 10.77.<i>.2/24), so every probe byte
+the node sends or receives crosses one of the node's eight veths and nothing else does.
+
+Two phases of peers, both the shipped agent binary:
+
+- ``serve``: each peer only serves the probe (``wirespeed-agent probe --listen :9809``): the node's own probing,
+  8 peers x 4 streams, alone;
+- ``fleet``: each peer is a daemon with ``--probe --probe-static-peers node=10.77.<i>.1``: it serves the node's
+  streams and probes the node with 4 streams of its own. On a fleet each node is chosen as a peer by P others on
+  average (rendezvous hashing), so here the node probes 8 x 4 streams and serves 8 x 4, as in steady state.
+
+Arms, each the shipped agent in ``node`` (--kube=false, --listen 127.0.0.1:9808, every probe flag at its default:
+8 peers, 4 streams, 2 round trips a second per stream, port 9809, rounds of 1m):
+
+- ``off`` (serve phase): no --probe, --snat=false, a profile selecting no link: the baseline, no probe traffic;
+- ``probe`` (both phases): the same with ``--probe --probe-static-peers peer1=10.77.1.2,...,peer8=10.77.8.2``;
+- ``all`` (fleet phase): --probe, --snat=true (conntrack accounting, the agent's default) and a profile that tunes:
+  the built-in throughput profile selecting the node's eight veths with ``mtu`` 9000 (set on the real veths; the
+  arm records wpn1's MTU) and its sysctls written under a scratch --proc-sys-root (a copy of the node namespace's
+  /proc/sys/net, so no host sysctl changes).
+
+Each arm: start, --warmup s, then --seconds s measured: CPU = user+system ticks of the agent over the window
+(/proc/PID/stat), VmRSS sampled each second (mean, max), VmHWM at the end, bandwidth = the bytes the node's eight
+veths counted (/sys/class/net/wpn*/statistics/{rx,tx}_bytes in the node namespace, Ethernet frames) over the window,
+in kb/s (1,000 bits) each way. Probe arms record their wirespeed_agent_probe_* counts to show they ran. Added = the
+arm minus the off arm.
+
+Usage: probe [--warmup S] [--seconds S] [--repeat N] [--json OUT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import benchlib as bl
+
+PEERS = 8
+PREFIX = f"wsp{os.getpid() % 10000}"
+NODE = f"{PREFIX}-node"
+PEER_NS = [f"{PREFIX}-p{i}" for i in range(1, PEERS + 1)]
+NO_LINK = {"name": "bench-probe", "interfaces": {"roles": ["virtual"], "include": ["no-such-link*"], "exclude": []}}
+TICK = os.sysconf("SC_CLK_TCK")
+METRICS_PORT = 9808
+PROBE_PORT = 9809  # the agent's --probe-port default (agent/internal/probe DefaultProbePort)
+VENV_PYTHON = bl.REPO / ".venv" / "bin" / "python"  # `make venv`: the wirespeed CLI prints the built-in profile
+
+
+def nsexec(ns: str, *args: str) -> list[str]:
+    return ["ip", "netns", "exec", ns, *args]
+
+
+def node_ip(i: int) -> str:
+    return f"10.77.{i}.1"
+
+
+def peer_ip(i: int) -> str:
+    return f"10.77.{i}.2"
+
+
+def wire() -> None:
+    for i, ns in enumerate(PEER_NS, start=1):
+        bl.sh(["ip", "link", "add", f"wpn{i}", "netns", NODE, "type", "veth", "peer", "name", "eth0", "netns", ns])
+        bl.sh(["ip", "-n", NODE, "addr", "add", f"{node_ip(i)}/24", "dev", f"wpn{i}"])
+        bl.sh(["ip", "-n", NODE, "link", "set", f"wpn{i}", "up"])
+        bl.sh(["ip", "-n", ns, "addr", "add", f"{peer_ip(i)}/24", "dev", "eth0"])
+        bl.sh(["ip", "-n", ns, "link", "set", "eth0", "up"])
+
+
+def cpu_ticks(pid: int) -> int:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of proc(5)'s stat)
+
+
+def status_kib(pid: int, key: str) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(key + ":"):
+            return int(line.split()[1])
+    raise KeyError(key)
+
+
+def veth_bytes() -> tuple[int, int]:
+    """(rx, tx) bytes summed over the node's eight veths, read in the node namespace (sysfs is per namespace)."""
+    paths = [f"/sys/class/net/wpn{i}/statistics/{d}_bytes" for i in range(1, PEERS + 1) for d in ("rx", "tx")]
+    values = [int(v) for v in bl.sh(nsexec(NODE, "cat", *paths)).split()]
+    return sum(values[0::2]), sum(values[1::2])
+
+
+def http_get(ns: str, path: str) -> str:
+    url = f"http://127.0.0.1:{METRICS_PORT}{path}"
+    code = f"import urllib.request as u; print(u.urlopen({url!r}, timeout=5).read().decode())"
+    return bl.sh(nsexec(ns, sys.executable, "-c", code))
+
+
+def probe_samples() -> dict[str, float]:
+    out = {}
+    for line in http_get(NODE, "/metrics").splitlines():
+        if line.startswith("wirespeed_agent_probe_") and ("_count" in line or "_total" in line):
+            key, _, value = line.rpartition(" ")
+            out[key] = float(value)
+    return out
+
+
+def tuning_profile(tmp: Path) -> Path:
+    """The built-in throughput profile selecting the node's veths, with an MTU: a profile that really tunes."""
+    text = subprocess.run(
+        [str(VENV_PYTHON if VENV_PYTHON.exists() else sys.executable), "-m", "wirespeed", "profile", "show",
+         "throughput", "--json"],
+        check=True, capture_output=True, text=True, cwd=bl.REPO,
+    ).stdout  # fmt: skip
+    profile = json.loads(text)
+    profile["name"] = "bench-probe-tuning"
+    profile["interfaces"] = {"roles": ["virtual"], "include": ["wpn*"], "exclude": []}
+    profile["mtu"] = {"value": 9000}
+    path = tmp / "tuning.json"
+    path.write_text(json.dumps(profile))
+    return path
+
+
+def scratch_proc_sys(tmp: Path) -> Path:
+    """A writable copy of the node namespace's /proc/sys/net (unreadable entries skipped) for --proc-sys-root."""
+    root = tmp / "proc-sys"
+    shutil.rmtree(root, ignore_errors=True)  # a fresh copy per arm: the last arm's writes are not this one's start
+    root.mkdir()
+    subprocess.run(nsexec(NODE, "cp", "-r", "/proc/sys/net", str(root)), capture_output=True, timeout=120)
+    return root
+
+
+def agent_args(agent: Path, profile: Path, arm: str, proc_sys: Path) -> list[str]:
+    args = [str(agent), f"--profile={profile}", "--kube=false", "--node-name=node",
+            f"--listen=127.0.0.1:{METRICS_PORT}", f"--proc-sys-root={proc_sys}"]  # fmt: skip
+    if arm == "off":
+        return [*args, "--snat=false"]
+    peers = ",".join(f"peer{i}={peer_ip(i)}" for i in range(1, PEERS + 1))
+    args += ["--probe", f"--probe-static-peers={peers}"]
+    return [*args, "--snat=false"] if arm == "probe" else [*args, "--snat=true"]
+
+
+def run_arm(agent: Path, tmp: Path, arm: str, warmup: float, seconds: float) -> dict[str, Any]:
+    if arm == "all":
+        profile, proc_sys = tuning_profile(tmp), scratch_proc_sys(tmp)
+    else:
+        profile, proc_sys = tmp / "no-link.json", tmp / "empty-proc-sys"
+        profile.write_text(json.dumps(NO_LINK))
+        proc_sys.mkdir(exist_ok=True)
+    log = (tmp / f"node-{arm}.log").open("w")
+    launcher = subprocess.Popen(nsexec(NODE, *agent_args(agent, profile, arm, proc_sys)), stderr=log)
+    pid = launcher.pid  # `ip netns exec` execs the agent in place
+    try:
+        time.sleep(warmup)
+        (rx0, tx0), ticks0, t0 = veth_bytes(), cpu_ticks(pid), time.monotonic()
+        rss = []
+        while time.monotonic() - t0 < seconds:
+            time.sleep(1)
+            rss.append(status_kib(pid, "VmRSS"))
+        (rx1, tx1), ticks1, t1 = veth_bytes(), cpu_ticks(pid), time.monotonic()
+        window = t1 - t0
+        result: dict[str, Any] = {
+            "arm": arm,
+            "window_s": round(window, 2),
+            "cpu_ticks": ticks1 - ticks0,
+            "cpu_pct_of_one_core": round(100 * (ticks1 - ticks0) / TICK / window, 3),
+            "rss_mean_mib": round(statistics.mean(rss) / 1024, 2),
+            "rss_max_mib": round(max(rss) / 1024, 2),
+            "hwm_mib": round(status_kib(pid, "VmHWM") / 1024, 2),
+            "veth_rx_bytes": rx1 - rx0,
+            "veth_tx_bytes": tx1 - tx0,
+            "rx_kbps": round((rx1 - rx0) * 8 / 1000 / window, 2),
+            "tx_kbps": round((tx1 - tx0) * 8 / 1000 / window, 2),
+        }
+        if arm != "off":
+            result["probe_metrics"] = probe_samples()
+            result["mtu_wpn1"] = bl.sh(["ip", "-n", NODE, "-o", "link", "show", "wpn1"]).split(" mtu ")[1].split()[0]
+        bl.log(f"arm {json.dumps({k: v for k, v in result.items() if k != 'probe_metrics'})}")
+        return result
+    finally:
+        bl.terminate(launcher, timeout=30)
+        log.close()
+
+
+def start_peers(agent: Path, tmp: Path, fleet: bool) -> list[subprocess.Popen[bytes]]:
+    """Fleet: each peer is a daemon probing the node (4 streams) while it serves; else it only serves the probe."""
+    profile = tmp / "no-link.json"
+    profile.write_text(json.dumps(NO_LINK))
+    (tmp / "empty-proc-sys").mkdir(exist_ok=True)
+    peers = []
+    for i, ns in enumerate(PEER_NS, start=1):
+        args = [str(agent), f"--profile={profile}", "--kube=false", f"--node-name=peer{i}", "--snat=false",
+                f"--listen=127.0.0.1:{METRICS_PORT}", f"--proc-sys-root={tmp / 'empty-proc-sys'}", "--probe",
+                f"--probe-static-peers=node={node_ip(i)}"]  # fmt: skip
+        if not fleet:
+            args = [str(agent), "probe", f"--listen=:{PROBE_PORT}"]
+        log = (tmp / f"peer{i}-{'fleet' if fleet else 'serve'}.log").open("w")
+        peers.append(subprocess.Popen(nsexec(ns, *args), stdout=subprocess.DEVNULL, stderr=log))
+    return peers
+
+
+def phase(agent: Path, tmp: Path, fleet: bool, arms: list[str], a: argparse.Namespace) -> list[dict[str, Any]]:
+    peers = start_peers(agent, tmp, fleet)
+    try:
+        out = []
+        for _ in range(a.repeat):
+            for arm in arms:
+                result = run_arm(agent, tmp, arm, a.warmup, a.seconds)
+                out.append(
+                    result
+                    | {"peers": "fleet" if fleet else "serve-only", "label": f"{arm}-{'fleet' if fleet else 'serve'}"}
+                )
+        return out
+    finally:
+        for p in peers:
+            bl.terminate(p, timeout=30)
+
+
+def added(arms: list[dict[str, Any]], label: str) -> dict[str, float]:
+    """Mean of the arms labelled ``label`` minus the mean of the off arms (peers serving only: no probe traffic)."""
+    keys = ["cpu_pct_of_one_core", "rss_mean_mib", "hwm_mib", "rx_kbps", "tx_kbps"]
+
+    def mean(name: str, key: str) -> float:
+        return float(statistics.mean(x[key] for x in arms if x["label"] == name))
+
+    return {key: round(mean(label, key) - mean("off-serve", key), 3) for key in keys}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--warmup", type=float, default=15)
+    ap.add_argument("--seconds", type=float, default=60)
+    ap.add_argument("--repeat", type=int, default=1, help="rounds of the off, probe and all arms")
+    ap.add_argument("--agent", type=Path, help="agent binary (default: the shipped build, agent/bin/wirespeed-agent)")
+    ap.add_argument("--json", type=Path)
+    a = ap.parse_args()
+    bl.require_root()
+    bl.exit_on_sigterm()
+    agent = (a.agent or bl.AGENT_MODULE / "bin" / "wirespeed-agent").resolve()
+    if not agent.exists():
+        raise SystemExit(f"{agent}: no agent binary; build it with `make agent`")
+    params = vars(a) | {"agent": str(agent), "json": None, "peers": PEERS}
+    result: dict[str, Any] = {"bench": "agent-probe", "machine": bl.machine(), "source": bl.source(), "params": params}
+    result["loadavg_before"], result["cpu_busy_pct_before"] = bl.loadavg(), bl.cpu_busy_pct()
+    with bl.scratch_dir("wsbench-probe-") as tmp, bl.netns(NODE, *PEER_NS):
+        shutil.copy(agent, tmp / "wirespeed-agent")
+        wire()
+        binary = tmp / "wirespeed-agent"
+        arms = phase(binary, tmp, False, ["off", "probe"], a) + phase(binary, tmp, True, ["probe", "all"], a)
+    result["arms"] = arms
+    result["added"] = {label: added(arms, label) for label in ("probe-serve", "probe-fleet", "all-fleet")}
+    result["loadavg_after"], result["cpu_busy_pct_after"] = bl.loadavg(), bl.cpu_busy_pct()
+    print(json.dumps(result["added"]))
+    return bl.finish(result, a.json)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
