@@ -131,7 +131,9 @@ def test_cluster_profiles_carry_the_nat_gateway_s_ips_and_their_provenance() -> 
         Outbound(kind="azure-nat-gateway", public_ips=3, udp_hold_seconds=305)
     ]
     assert plan.outbound.to_json()["measured_from"] == SOURCE
-    assert plan.outbound.explain().endswith(f"(given explicitly). Measured: {SOURCE}.")
+    explain = plan.outbound.explain()
+    assert "with 3 IP(s) (given explicitly). Standard NAT gateway: zonal" in explain
+    assert explain.endswith(f" public IPs or prefixes only. Measured: {SOURCE}.")
 
 
 @pytest.mark.parametrize(

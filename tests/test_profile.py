@@ -201,3 +201,12 @@ def test_edit_distance_counts_insertions_deletions_and_substitutions():
     assert edit_distance("kitten", "sitting") == 3
     assert edit_distance("backlog", "backlgo") == 2
     assert edit_distance("é", "e") == 1  # by code point, as the agent counts runes
+
+
+def test_schema_version_true_is_refused_as_the_schema_refuses_it():
+    # Python's True == 1, so a bare Literal[1] took `true`; the shared schema (and the agent) refuses it.
+    from wirespeed.profile import ProfileError, validate_profile
+
+    with pytest.raises(ProfileError, match=r"schema_version: true is not allowed: must be 1"):
+        validate_profile({"name": "x", "schema_version": True})
+    assert validate_profile({"name": "x", "schema_version": 1}).schema_version == 1

@@ -22,6 +22,18 @@ from wirespeed.sizing.measured import (
 )
 
 SOURCE = "max_over_time(...[7d]) at http://prometheus:9090"
+# The default SKU's facts (wirespeed.sizing.nat_gateway.AZURE_NAT_SKUS cites each), in --json and the last line.
+STANDARD_SKU = {
+    "name": "Standard",
+    "zone_redundant": False,
+    "gbps": 50,
+    "packets_per_second": 5_000_000,
+    "public_ip_sku": "Standard",
+}
+STANDARD_SKU_LINE = (
+    "Standard NAT gateway: zonal (one availability zone), up to 50 Gbps and 5,000,000 packets/s; Standard public "
+    "IPs or prefixes only."
+)
 QUOTA_WARNING_3 = (
     "Warning: 3 IPs exceed the default quota of 2 Elastic IPs per NAT gateway; raise 'Elastic IP addresses per "
     "public NAT gateway' (Service Quotas: vpc L-5F53652F) to 3 first."
@@ -58,6 +70,7 @@ def test_azure_port_total_decides_json_and_explain_in_full():
             "headroom_percent": 25,
             "source": SOURCE,
         },
+        "sku": STANDARD_SKU,
     }
     # A whole percent is a JSON integer, not 25.0.
     assert json.dumps(plan.to_json()["measured"]["headroom_percent"]) == "25"
@@ -67,6 +80,7 @@ def test_azure_port_total_decides_json_and_explain_in_full():
             "Busiest destination 10.0.0.5:443/tcp: a measured peak of 30,000 + 25% headroom = 37,500 / 50,000 "
             "connections per IP to one destination -> 1 IP(s).",
             f"NAT gateway IPs: 2 (the port total decides; measured: {SOURCE}).",
+            STANDARD_SKU_LINE,
         ]
     )
 
@@ -93,6 +107,7 @@ def test_azure_busiest_destination_decides_json_and_explain_in_full():
             "headroom_percent": 25,
             "source": SOURCE,
         },
+        "sku": STANDARD_SKU,
     }
     assert plan.explain() == "\n".join(
         [
@@ -100,6 +115,7 @@ def test_azure_busiest_destination_decides_json_and_explain_in_full():
             "Busiest destination db:5432/tcp: a measured peak of 100,000 + 25% headroom = 125,000 / 50,000 "
             "connections per IP to one destination -> 3 IP(s).",
             f"NAT gateway IPs: 3 (the busiest destination decides; measured: {SOURCE}).",
+            STANDARD_SKU_LINE,
         ]
     )
 

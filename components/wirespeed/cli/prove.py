@@ -139,9 +139,11 @@ def _json(proof: Proof) -> str:
 def seconds_text(seconds: float, digits: int = 3) -> str:
     """A round trip for people: 87.4 us, 12.3 ms, 1.41 s (``digits`` significant digits; 999.7 us is 1 ms)."""
     text = ""
-    for name, scale in (("us", 1e-6), ("ms", 1e-3), ("s", 1.0)):
+    units = (("us", 1e-6), ("ms", 1e-3), ("s", 1.0))
+    for index, (name, scale) in enumerate(units):
         text = f"{seconds / scale:.{digits}g} {name}"
-        if float(text.split()[0]) < 1000:
+        # Shown in this unit while it reads below one of the next (SI prefixes step by a thousand).
+        if index == len(units) - 1 or float(text.split()[0]) < round(units[index + 1][1] / scale):
             break
     return text
 

@@ -338,6 +338,15 @@ class Profile(_Strict):
     )
     schema_version: Literal[1] = SCHEMA_VERSION
     name: Annotated[str, StringConstraints(pattern=PROFILE_NAME_PATTERN)]
+
+    @field_validator("schema_version", mode="before")
+    @classmethod
+    def _version_not_bool(cls, value: object) -> object:
+        # Python's True == 1, so Literal[1] alone takes `true`; the schema (and so the agent) refuses it.
+        if isinstance(value, bool):
+            raise PydanticCustomError("literal_error", "Input should be {expected}", {"expected": str(SCHEMA_VERSION)})
+        return value
+
     description: str = ""
     interfaces: InterfaceSelector = Field(default_factory=InterfaceSelector)
     rings: dict[DriverName, RingSize] = Field(
