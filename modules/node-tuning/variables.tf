@@ -179,6 +179,27 @@ variable "pod_monitor" {
   nullable    = false
 }
 
+variable "probe_port" {
+  description = <<-EOT
+    Run the agent's continuous probe (agent/README.md, "Continuous probe") serving and dialing this host TCP port
+    (the agent's default is 9809): sets a probe section with this port (and the default peers and streams) in every
+    profile, and declares the port on each DaemonSet, to allow between nodes in NetworkPolicy and security groups
+    (docs/node-tuning.md, "Probe port"). Null: no probe.
+  EOT
+  type        = number
+  default     = null
+
+  validation {
+    condition = var.probe_port == null ? true : (
+      var.probe_port == floor(var.probe_port) &&
+      var.probe_port >= local.wirespeed.probe.port.low &&
+      var.probe_port <= local.wirespeed.probe.port.high &&
+      var.probe_port != local.wirespeed.probe.metrics_port
+    )
+    error_message = "probe_port: ${jsonencode(var.probe_port)} is not allowed; allowed: ${local.wirespeed.probe.port.allowed}."
+  }
+}
+
 variable "profiles" {
   description = <<-EOT
     Built-in tuning profiles, one DaemonSet each on the nodes labelled wirespeed.io/profile=<name>, in this order. Null
@@ -200,26 +221,5 @@ variable "profiles" {
   validation {
     condition     = var.profiles == null ? true : length(distinct(var.profiles)) == length(var.profiles)
     error_message = "profiles: ${jsonencode(var.profiles == null ? [] : distinct([for i, name in var.profiles : name if contains(slice(var.profiles, 0, i), name)]))} is not allowed more than once; allowed: each profile name at most once (two DaemonSets selecting one wirespeed.io/profile label would fight over the same nodes)."
-  }
-}
-
-variable "probe_port" {
-  description = <<-EOT
-    Run the agent's continuous probe (agent/README.md, "Continuous probe") serving and dialing this host TCP port
-    (the agent's default is 9809): sets a probe section with this port (and the default peers and streams) in every
-    profile, and declares the port on each DaemonSet, to allow between nodes in NetworkPolicy and security groups
-    (docs/node-tuning.md, "Probe port"). Null: no probe.
-  EOT
-  type        = number
-  default     = null
-
-  validation {
-    condition = var.probe_port == null ? true : (
-      var.probe_port == floor(var.probe_port) &&
-      var.probe_port >= local.wirespeed.probe.port.low &&
-      var.probe_port <= local.wirespeed.probe.port.high &&
-      var.probe_port != local.wirespeed.probe.metrics_port
-    )
-    error_message = "probe_port: ${jsonencode(var.probe_port)} is not allowed; allowed: ${local.wirespeed.probe.port.allowed}."
   }
 }

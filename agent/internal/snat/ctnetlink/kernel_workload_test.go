@@ -108,7 +108,17 @@ func TestKernelFlowsPerWorkloadWithFakeAttributor(t *testing.T) {
 	dial("10.244.1.11", extAddr, 2) // export: 2 to the shared one, 1 to its own
 	dial("10.244.1.11", ext2, 1)
 	dial("10.244.1.12", extAddr, 1) // the address's first holder
-	time.Sleep(100 * time.Millisecond)
+	// The reuse below must come after the accounting has seen the first holder's flow (a flow belongs to the pod
+	// holding its address when the agent first counts it): on a loaded machine the event can lag a fixed sleep.
+	firstSeen := worker.String() + " " + extAddr + ":443/tcp"
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		mu.Lock()
+		seen := byWorkload(last)[firstSeen] == 1
+		mu.Unlock()
+		if seen {
+			break
+		}
+	}
 	// The address is reused: its first holder ends, a new pod starts on it; its next flow is the new pod's,
 	// the open one stays the first holder's.
 	reuseAt := time.Now()
