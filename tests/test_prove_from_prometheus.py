@@ -33,7 +33,7 @@ from pathlib import Path
 import pytest
 
 from clirun import wirespeed
-from prometheus_lab import PROMETHEUS, running_prometheus
+from prometheus_lab import running_prometheus
 from test_cli_json_keys import DOCUMENTED
 from test_size_from_prometheus import BIG, answering  # noqa: F401 (answering: the hostile-server fixture)
 from wirespeed.measure.snat import iso
@@ -54,8 +54,6 @@ SHOWN_URL = "http://prometheus.test:9090"
 # (4 significant digits), every fifth and the four just under each retransmission timeout.
 BOUNDS = [float(f"{1e-5 * 10 ** (k / 10):.4g}") for k in range(54) if k % 5 == 0 or k in (43, 46, 49, 53)]
 FAST, FASTER, SLOW = BOUNDS.index(3.162e-4), BOUNDS.index(1e-3), BOUNDS.index(0.3162)
-
-pytestmark = pytest.mark.skipif(PROMETHEUS is None, reason="prometheus missing (Debian package prometheus)")
 
 
 @dataclass
