@@ -6,63 +6,12 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 )
-
-// setHostBacklog writes the host's net.core.netdev_max_backlog (global: a non-init namespace has none) and
-// restores the value it found when the test ends.
-func setHostBacklog(t *testing.T, v int) {
-	t.Helper()
-	const path = "/proc/sys/net/core/netdev_max_backlog"
-	old, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := os.WriteFile(path, old, 0o644); err != nil {
-			t.Errorf("restore netdev_max_backlog %s: %v", strings.TrimSpace(string(old)), err)
-		}
-	})
-	if err := os.WriteFile(path, []byte(fmt.Sprint(v)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func buildBurstgen(t *testing.T) string {
-	t.Helper()
-	out := filepath.Join(t.TempDir(), "burstgen")
-	cmd := exec.Command("go", "build", "-trimpath", "-o", out, "../burstgen")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build burstgen: %v\n%s", err, b)
-	}
-	return out
-}
-
-// slowReceivePath is the microburst lab's receive path (bench/microburst-lab/lab.py, nft_ruleset): 200
-// prerouting rules that never match, so each packet costs microseconds on the receiving CPU, and the bursts'
-// port dropped after them (the backlog is before prerouting: its drops happen first).
-func slowReceivePath() string {
-	var b strings.Builder
-	b.WriteString("table inet wsprobe_slow {\n  chain pre {\n    type filter hook prerouting priority 0; policy accept;\n")
-	for i := range 200 {
-		// 192.0.2.0/24 is TEST-NET-1 (RFC 5737): no lab packet comes from there.
-		fmt.Fprintf(&b, "    ip saddr 192.0.2.%d udp dport %d counter drop\n", i%250+1, 10000+i)
-	}
-	b.WriteString("    udp dport 9000 drop\n  }\n}\n")
-	return b.String()
-}
-
-// labBacklog is a small net.core.netdev_max_backlog (the kernel's default is 1,000, net/core/dev.c): the
-// microburst lab's bursts overflow 1,000 for a few milliseconds each, 100 for most of each burst, so the
-// probe's requests meet a full backlog often enough in a 4 s run.
-const labBacklog = 100
 
 // (b, backlog) Microbursts overflow the receiving CPU's backlog at a small netdev_max_backlog, as the
 // microburst lab shows at the default; the probe's requests dropped there become tails, and
