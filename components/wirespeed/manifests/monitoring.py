@@ -20,6 +20,7 @@ from wirespeed.manifests.metadata import metadata
 from wirespeed.names import (
     AGENT_NAME,
     PROBE_NODE_SETTING_CAUSES,
+    PROBE_RTT,
     PROBE_TAILS,
     SNAT_ALLOCATED_PORTS,
     SNAT_OTHER_DESTINATION,
@@ -348,6 +349,11 @@ _ONE_DESTINATION_HERE = f"{_ONE_DESTINATION}, {_AGENT_FILTER}"
 _RING_OVERFLOW = 'cause="rx_ring_overflow"'
 _NOT_RING_OVERFLOW = 'cause!="rx_ring_overflow"'
 _AWS_NAT_HERE = _agent(SNAT_ALLOCATED_PORTS, f'kind="{snat_limits.AWS_NAT_GATEWAY}"')
+_NAMED_WORKLOAD_MATCHER = f'workload!="{SNAT_OTHER_WORKLOAD}"'
+# The percentiles `wirespeed prove` prints but p99.99: at the probe's defaults a node makes 64 round trips a second
+# (agent/internal/probe), 7,680 in two minutes, fewer than the 10,000 that put one beyond a p99.99: over a panel's
+# $__rate_interval it would be decided by no round trip of a small selection. `wirespeed prove` has the windows for it.
+_PROBE_QUANTILES = ((0.5, "p50"), (0.99, "p99"), (0.999, "p99.9"))
 
 PANELS: tuple[PanelSpec, ...] = (
     PanelSpec(
@@ -487,6 +493,61 @@ PANELS: tuple[PanelSpec, ...] = (
             Query(f"sum({_agent('wirespeed_agent_degraded')})", "degraded"),
             Query(f"sum({_agent('wirespeed_agent_drift')})", "drifting"),
             Query(f"count({_AGENT_UP} == 0) or vector(0)", "agents down"),
+        ),
+    ),
+    # Panels after the first 13 are appended, never inserted: a panel's id is its place (see dashboard()), and
+    # links to one panel keep working only while the places before it stay.
+    PanelSpec(
+        "SNAT: top workloads by destination",
+        "Ports in use per node, workload and destination (wirespeed agent, --snat-by-workload): who holds the ports "
+        "SNATPortPressure counts; the ten busiest, without the agent's workload named other (many workloads summed). "
+        "Per node, as an Azure load balancer allocates ports per node and the alert judges them.",
+        "short",
+        (
+            Query(
+                f"topk(10, sum by (node, namespace, workload, kind, destination) "
+                f"({_agent(SNAT_PORTS_IN_USE_BY_WORKLOAD, _NAMED_WORKLOAD_MATCHER)}))",
+                "{{node}} {{namespace}}/{{workload}} ({{kind}}) {{destination}}",
+            ),
+        ),
+    ),
+    PanelSpec(
+        "Probe: round-trip percentiles",
+        "The probe's synchronous 1-byte request/response round trips over the chosen nodes (wirespeed agent, "
+        "--probe), same-zone and cross-zone pairs apart. Interpolated inside the histogram's buckets (two per decade; "
+        "199.5 ms just under Linux's 200 ms minimum RTO): a p99.9 above 199.5 ms waited out a retransmission.",
+        "s",
+        tuple(
+            Query(
+                f"histogram_quantile({quantile}, sum by (le, zones) (rate({_agent(PROBE_RTT + '_bucket')}[{_RATE}])))",
+                f"{name} {{{{zones}}}}-zone",
+            )
+            for quantile, name in _PROBE_QUANTILES
+        ),
+    ),
+    PanelSpec(
+        "Probe: tails by cause and side",
+        f"Round trips over the tail threshold in the last {TAILS_WINDOW} (the window WirespeedRetransmissionTails "
+        "judges; the agent counts them when a probe round ends), by the drop counter that rose with them and the side "
+        "it rose on (local: the prober, peer: the probed node). unexplained: no counter rose.",
+        "short",
+        (
+            Query(
+                f"sum by (cause, side) (increase({_agent(PROBE_TAILS)}[{TAILS_WINDOW}]))",
+                "{{cause}} {{side}}",
+            ),
+        ),
+    ),
+    PanelSpec(
+        "Probe: worst node pairs",
+        f"The ten (node, peer) pairs with the most tails in the last {TAILS_WINDOW}, every cause; pairs without tails "
+        "are left out. WirespeedRetransmissionTails names the pair, cause and side.",
+        "short",
+        (
+            Query(
+                f"topk(10, sum by (node, peer_node) (increase({_agent(PROBE_TAILS)}[{TAILS_WINDOW}])) > 0)",
+                "{{node}} -> {{peer_node}}",
+            ),
         ),
     ),
 )
