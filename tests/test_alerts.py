@@ -46,6 +46,8 @@ class Case:
     firing: dict[str, str]
     quiet: dict[str, str]
     labels: dict[str, str] = field(default_factory=dict)
+    # The SNAT alerts' `workloads` annotation as it expands when the alert fires.
+    workloads: str = monitoring.NO_WORKLOAD_SERIES
 
 
 MANA = 'interface="eth1",driver="mana",role="sriov-vf",counter="hc_rx_discards_no_wqe",cause="rx_ring_overflow"'
@@ -77,6 +79,17 @@ def _by_workload(node: str, destination: str, workloads: dict[tuple[str, str, st
 
 PAYMENTS, EXPORT = ("checkout", "payments-api", "Deployment"), ("batch", "export", "CronJob")
 OTHER = ("", "other", "other")  # the agent's sum of the workloads past its top K: never named by an alert
+
+
+def _trading_places(node: str, destination: str) -> dict[str, str]:
+    """payments-api and export trading first place each minute: 1,200 and 1,100 ports, then the other way round."""
+    even, odd = " ".join(["1200", "1100"] * 20), " ".join(["1100", "1200"] * 20)
+    return {
+        name: values
+        for (name, _), values in zip(
+            _by_workload(node, destination, {PAYMENTS: 0, EXPORT: 0}).items(), (even, odd), strict=True
+        )
+    }
 
 
 def _aws_workloads() -> dict[str, str]:
@@ -155,9 +168,10 @@ CASES = [
         },
         labels={"instance": "10.0.0.4:9808", "node": "aks-apps-1", "destination": "52.1.2.3:443/tcp"},
     ),
-    # The same pressure with the agent's per-workload series: the workload holding the most ports to the pressed
-    # destination is in the alert's labels (payments-api's 1,200, not "other"'s 1,400 summed from many, nor the
-    # 3,000 a workload holds to a destination that is not pressed).
+    # The same pressure with the agent's per-workload series: the workloads holding the most ports to the pressed
+    # destination are named in the workloads annotation, busiest first (payments-api's 1,200, then export's 900; not
+    # "other"'s 1,400 summed from many, nor the 3,000 a workload holds to a destination that is not pressed); the
+    # labels stay the destination's.
     Case(
         "WirespeedSNATPortPressure",
         firing={
@@ -172,14 +186,26 @@ CASES = [
             f'wirespeed_agent_snat_allocated_ports{{{NODE1},kind="azure-load-balancer",zone="z1"}}': "4096x40",
             **_by_workload(NODE1, "52.1.2.3:443/tcp", {PAYMENTS: 2000}),
         },
-        labels={
-            "instance": "10.0.0.4:9808",
-            "node": "aks-apps-1",
-            "destination": "52.1.2.3:443/tcp",
-            "namespace": "checkout",
-            "workload": "payments-api",
-            "kind": "Deployment",
+        labels={"instance": "10.0.0.4:9808", "node": "aks-apps-1", "destination": "52.1.2.3:443/tcp"},
+        workloads="checkout/payments-api (Deployment) 1200; batch/export (CronJob) 900",
+    ),
+    # Two workloads trading first place every minute: the alert still fires after its `for`, as one alert (a
+    # workload label would make a new one at each change, restarting the wait, and it would never fire), naming
+    # both in the order of the moment it fired (minute 30: payments-api's turn).
+    Case(
+        "WirespeedSNATPortPressure",
+        firing={
+            f'wirespeed_agent_snat_ports_in_use{{{NODE1},destination="52.1.2.3:443/tcp",zone="z1"}}': "3500x40",
+            f'wirespeed_agent_snat_allocated_ports{{{NODE1},kind="azure-load-balancer",zone="z1"}}': "4096x40",
+            **_trading_places(NODE1, "52.1.2.3:443/tcp"),
         },
+        quiet={
+            f'wirespeed_agent_snat_ports_in_use{{{NODE1},destination="52.1.2.3:443/tcp",zone="z1"}}': "2000x40",
+            f'wirespeed_agent_snat_allocated_ports{{{NODE1},kind="azure-load-balancer",zone="z1"}}': "4096x40",
+            **_trading_places(NODE1, "52.1.2.3:443/tcp"),
+        },
+        labels={"instance": "10.0.0.4:9808", "node": "aks-apps-1", "destination": "52.1.2.3:443/tcp"},
+        workloads="checkout/payments-api (Deployment) 1200; batch/export (CronJob) 1100",
     ),
     # Two nodes of one AZ, 25,000 connections each to one destination: 50,000 of the gateway's 55,000 (one IP) fires
     # though neither node alone is near it; 20,000 each (73%) does not, nor does a load-balancer node in the zone.
@@ -193,7 +219,8 @@ CASES = [
         quiet=_aws_nodes(20_000),
         labels={"zone": "eu-west-1a", "destination": "52.1.2.3:443/tcp"},
     ),
-    # The same with per-workload series: the zone's top workload summed over its gateway's nodes names the alert.
+    # The same with per-workload series: the zone's workloads summed over its gateway's nodes are named, busiest first
+    # (payments-api 26,000, export 24,000; not the load-balancer node's 40,000).
     Case(
         "WirespeedNATGatewayAZPressure",
         firing={
@@ -203,13 +230,8 @@ CASES = [
             **_aws_workloads(),
         },
         quiet={**_aws_nodes(20_000), **_aws_workloads()},
-        labels={
-            "zone": "eu-west-1a",
-            "destination": "52.1.2.3:443/tcp",
-            "namespace": "checkout",
-            "workload": "payments-api",
-            "kind": "Deployment",
-        },
+        labels={"zone": "eu-west-1a", "destination": "52.1.2.3:443/tcp"},
+        workloads="checkout/payments-api (Deployment) 26000; batch/export (CronJob) 24000",
     ),
     # Probe tails the agent attributed to the peer's backlog fire, naming the pair, the cause and the side; as many
     # tails left unexplained (no counter rose) do not, nor do backlog tails that stopped long ago.
@@ -249,14 +271,14 @@ def _expand(template: str, labels: dict[str, str]) -> str:
 
 def _expected(case: Case) -> dict[str, Any]:
     alert = next(a for a in monitoring.ALERTS if a.name == case.alert)
-    return {
-        "exp_labels": {"severity": alert.severity, **case.labels},
-        "exp_annotations": {
-            "summary": _expand(alert.summary, case.labels),
-            "description": _expand(alert.description, case.labels),
-            "fix": _expand(alert.fix, case.labels),
-        },
+    annotations = {
+        "summary": _expand(alert.summary, case.labels),
+        "description": _expand(alert.description, case.labels),
+        "fix": _expand(alert.fix, case.labels),
     }
+    if alert.workloads:
+        annotations["workloads"] = case.workloads
+    return {"exp_labels": {"severity": alert.severity, **case.labels}, "exp_annotations": annotations}
 
 
 def _series(values: dict[str, str]) -> list[dict[str, str]]:

@@ -72,8 +72,23 @@ def test_dashboard_is_what_the_panels_say() -> None:
     assert _queries_in(monitoring.dashboard()) == monitoring.dashboard_queries()
 
 
+def agent_series() -> dict[str, set[str]]:
+    """The agent's series (a histogram's as its _bucket, _count and _sum series, _bucket with `le`) and each one's
+    labels, from the README table the agent's registry generates."""
+    series: dict[str, set[str]] = {}
+    for name, kind, labels in re.findall(
+        r"^\| `(wirespeed_agent_\w+)` \| (\w+) \| ([^|]*) \|", METRICS_README.read_text(), re.M
+    ):
+        own = set(re.findall(r"`(\w+)`", labels))
+        if kind == "histogram":
+            series |= {f"{name}_bucket": own | {"le"}, f"{name}_count": own, f"{name}_sum": own}
+        else:
+            series[name] = own
+    return series
+
+
 def test_every_metric_is_the_agent_s_or_node_exporter_s() -> None:
-    exported = set(re.findall(r"^\| `(wirespeed_agent_\w+)` \|", METRICS_README.read_text(), re.M))
+    exported = set(agent_series())
     names = {
         m
         for q in monitoring.dashboard_queries()
@@ -88,6 +103,26 @@ def test_every_metric_is_the_agent_s_or_node_exporter_s() -> None:
         "node_softnet_dropped_total",
         "node_network_receive_drop_total",
     } <= names
+
+
+# What the scrape adds to every agent series: the job and instance, the PodMonitor's `node` (NODE_NAME_RELABELING)
+# and a multi-cluster setup's `cluster`.
+TARGET_LABELS = {"job", "instance", "node", "cluster"}
+
+
+def test_every_agent_label_a_query_reads_is_the_agent_s() -> None:
+    # Matchers and by () lists: a label the agent does not export would match nothing, silently.
+    exported = agent_series()
+    for query in monitoring.dashboard_queries():
+        metrics = re.findall(r"\b(wirespeed_agent_\w+)\{", query)
+        if not metrics:
+            continue
+        labels = set(exported[metrics[0]]) | TARGET_LABELS
+        for metric in metrics[1:]:
+            labels |= exported[metric]
+        used = set(re.findall(r"\b([a-z_]+)(?:=~|!=|=)\"", query))
+        used |= {label.strip() for group in re.findall(r"\bby \(([^)]*)\)", query) for label in group.split(",")}
+        assert used <= labels, (query, used - labels)
 
 
 def test_every_panel_has_options_grafana_can_read() -> None:

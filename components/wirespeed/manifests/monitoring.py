@@ -20,6 +20,7 @@ from wirespeed.manifests.metadata import metadata
 from wirespeed.names import (
     AGENT_NAME,
     PROBE_NODE_SETTING_CAUSES,
+    PROBE_RTT,
     PROBE_TAILS,
     SNAT_ALLOCATED_PORTS,
     SNAT_OTHER_DESTINATION,
@@ -67,14 +68,19 @@ class Alert:
     summary: str
     description: str
     fix: str
+    # A template that queries Prometheus when the alert fires (the SNAT alerts: the workloads holding the ports).
+    workloads: str = ""
 
     def rule(self) -> Obj:
+        annotations = {"summary": self.summary, "description": self.description, "fix": self.fix}
+        if self.workloads:
+            annotations["workloads"] = self.workloads
         return {
             "alert": self.name,
             "expr": self.expr,
             "for": self.for_,
             "labels": {"severity": self.severity},
-            "annotations": {"summary": self.summary, "description": self.description, "fix": self.fix},
+            "annotations": annotations,
         }
 
 
@@ -88,17 +94,31 @@ _AWS_NAT = f'{SNAT_ALLOCATED_PORTS}{{kind="{snat_limits.AWS_NAT_GATEWAY}"}}'
 
 # The labels the agent's per-workload series names a workload by (agent/internal/metrics/README.md).
 _WORKLOAD_LABELS = "namespace, workload, kind"
-_NAMED_WORKLOAD = f'{SNAT_PORTS_IN_USE_BY_WORKLOAD}{{workload!="{SNAT_OTHER_WORKLOAD}"}}'  # "other" is many summed
 
 
-def _with_top_workload(expr: str, by: str, workloads: str) -> str:
-    """``expr`` (one series per ``by``, its value the share of capacity) with the labels of the workload holding
-    the most ports to that destination (``workloads``: one series per ``by`` and workload); where the agent
-    exports no per-workload series (--snat-by-workload=false, or an agent older than it), ``expr`` alone, so the
-    alert fires without them rather than not at all."""
-    top = f"topk by ({by}) (1, {workloads})"
-    named = f"({expr}) * on ({by}) group_left ({_WORKLOAD_LABELS}) (0 * {top} + 1)"
-    return f"({named}) or on ({by}) ({expr})"
+# How many workloads the SNAT alerts' `workloads` annotation names, as the Node condition's message names them.
+TOP_WORKLOADS = 3
+NO_WORKLOAD_SERIES = "none named: no per-workload series (the agent runs with --snat-by-workload=false, or predates it)"
+
+
+def _top_workloads(query: str, *labels: str) -> str:
+    """The `workloads` annotation: the ``TOP_WORKLOADS`` workloads ``query`` (a PromQL format, one %q per label of
+    ``labels``, one series per workload) finds when the alert fires, busiest first: "ns/name (Kind) ports; ...".
+
+    The workloads go in an annotation, not the labels: an alert is one series of its expr, so a workload label makes
+    a new alert each time the busiest workload changes, which restarts the `for` wait (two workloads trading first
+    place every few minutes would keep the alert pending, never firing, while the destination stays pressed;
+    tests/test_alerts.py has that case) and makes Alertmanager resolve one alert and notify another for one pressure.
+    One alert per pressed destination keeps grouping, silences and inhibition on what is scarce, the destination's
+    ports; the annotation names who spends them. Template functions: prometheus.io/docs/prometheus/latest/
+    configuration/template_reference/ (query, printf; Go's text/template range and else)."""
+    args = " ".join(f"$labels.{label}" for label in labels)
+    found = f"sort_desc(topk({TOP_WORKLOADS}, {query}))"
+    return (
+        f"{{{{ with query (printf `{found}` {args}) }}}}{{{{ range $i, $s := . }}}}{{{{ if $i }}}}; {{{{ end }}}}"
+        '{{ $s.Labels.namespace }}/{{ $s.Labels.workload }} ({{ $s.Labels.kind }}) {{ printf "%.0f" $s.Value }}'
+        f"{{{{ end }}}}{{{{ else }}}}{NO_WORKLOAD_SERIES}{{{{ end }}}}"
+    )
 
 
 def _driver_rate(selector: str, by: str) -> str:
@@ -187,48 +207,53 @@ ALERTS: tuple[Alert, ...] = (
     Alert(
         name="WirespeedSNATPortPressure",
         # Per destination, so the alert names it: each destination's ports in use over the node's per-destination
-        # capacity (the profile's outbound section, as the agent exports it).
-        # The workload holding the most ports to it joins the alert's labels (namespace, workload, kind).
-        expr=_with_top_workload(
-            f"max by (instance, node, destination) ({SNAT_PORTS_IN_USE}{{{_ONE_DESTINATION}}} / ignoring "
-            f"(destination, zone, kind) group_left {SNAT_ALLOCATED_PORTS}) > {SNAT_PRESSURE_RATIO:g}",
-            "instance, destination",
-            _NAMED_WORKLOAD,
-        ),
+        # capacity (the profile's outbound section, as the agent exports it). The workloads holding them are named
+        # in the `workloads` annotation (see _top_workloads for why not in the labels).
+        expr=f"max by (instance, node, destination) ({SNAT_PORTS_IN_USE}{{{_ONE_DESTINATION}}} / ignoring "
+        f"(destination, zone, kind) group_left {SNAT_ALLOCATED_PORTS}) > {SNAT_PRESSURE_RATIO:g}",
         for_="5m",
         severity="warning",
         summary="SNAT ports to {{ $labels.destination }} near capacity on {{ $labels.node }} ({{ $labels.instance }})",
         description=f"One destination (IP, port, protocol) holds more than {snat_limits.DEFAULT_PRESSURE_PERCENT}% of "
         "the SNAT ports this node may use for it (the profile's outbound section: allocatedOutboundPorts behind an AKS "
         "load balancer, or the NAT gateway's IPs); new connections to it fail once none are free. The Node condition "
-        "SNATPortPressure and `wirespeed drift` name it too. The labels namespace, workload and kind name the workload "
-        "holding the most of them (absent when the agent runs with --snat-by-workload=false).",
+        "SNATPortPressure and `wirespeed drift` name it too; the annotation workloads names the workloads holding "
+        "the most of them.",
         fix="Size from the measured peak: `wirespeed size azure-lb --from-prometheus URL --pool ...` (or azure-natgw, "
         "aws-natgw) and pin it (wirespeed:measuredPeakPortsPerNode); or reuse connections to that destination.",
+        workloads=_top_workloads(
+            f'{SNAT_PORTS_IN_USE_BY_WORKLOAD}{{instance=%q, destination=%q, workload!="{SNAT_OTHER_WORKLOAD}"}}',
+            "instance",
+            "destination",
+        ),
     ),
     Alert(
         name="WirespeedNATGatewayAZPressure",
         # Fleet-level: an AWS NAT gateway's 55,000 connections per IP to one destination are shared by every node of
         # its AZ, so no single node sees the pressure. Sums the nodes behind AWS NAT gateways by zone and
         # destination, against that zone's capacity (the smallest any of its nodes reports).
-        # The workload holding the most of them, summed over the zone's nodes, joins the alert's labels.
-        expr=_with_top_workload(
-            f"sum by (zone, destination) ({SNAT_PORTS_IN_USE}{{{_ONE_DESTINATION}}} and on (instance, job) "
-            f"{_AWS_NAT}) / on (zone) group_left min by (zone) ({_AWS_NAT}) > {SNAT_PRESSURE_RATIO:g}",
-            "zone, destination",
-            f"sum by (zone, destination, {_WORKLOAD_LABELS}) ({_NAMED_WORKLOAD} * on (instance, job) group_left "
-            f"(zone) (0 * {_AWS_NAT} + 1))",
-        ),
+        # The workloads holding the most of them, summed over the zone's nodes behind the gateway, are named in the
+        # `workloads` annotation.
+        expr=f"sum by (zone, destination) ({SNAT_PORTS_IN_USE}{{{_ONE_DESTINATION}}} and on (instance, job) "
+        f"{_AWS_NAT}) / on (zone) group_left min by (zone) ({_AWS_NAT}) > {SNAT_PRESSURE_RATIO:g}",
         for_="5m",
         severity="warning",
         summary="NAT gateway in {{ $labels.zone }}: connections to {{ $labels.destination }} near capacity",
         description=f"Summed over every node behind the zone's AWS NAT gateway, one destination holds more than "
         f"{snat_limits.DEFAULT_PRESSURE_PERCENT}% of the {nat_gateway.AWS_CONNECTIONS_PER_IP:,} connections per IP "
         "the gateway's IPs give it; then ErrorPortAllocation rises and connections fail. Assumes one cluster's nodes "
-        "per Prometheus (add your cluster label to the sum otherwise). The labels namespace, workload and kind name "
-        "the workload holding the most of them over the zone's nodes (absent without per-workload series).",
+        "per Prometheus (add your cluster label to the sum otherwise); the annotation workloads names the workloads "
+        "holding the most of them over the zone's nodes behind the gateway.",
         fix="`wirespeed size aws-natgw --from-prometheus URL` sizes each AZ's IPs from the measured sums; add IPs to "
         "that zone's gateway or spread calls over more destination IPs.",
+        workloads=_top_workloads(
+            f"sum by ({_WORKLOAD_LABELS}) ({SNAT_PORTS_IN_USE_BY_WORKLOAD}"
+            f'{{destination=%q, workload!="{SNAT_OTHER_WORKLOAD}"}} '
+            f"* on (instance, job) group_left (zone) (0 * {SNAT_ALLOCATED_PORTS}"
+            f'{{kind="{snat_limits.AWS_NAT_GATEWAY}", zone=%q}} + 1))',
+            "destination",
+            "zone",
+        ),
     ),
     Alert(
         name="WirespeedRetransmissionTails",
@@ -348,6 +373,11 @@ _ONE_DESTINATION_HERE = f"{_ONE_DESTINATION}, {_AGENT_FILTER}"
 _RING_OVERFLOW = 'cause="rx_ring_overflow"'
 _NOT_RING_OVERFLOW = 'cause!="rx_ring_overflow"'
 _AWS_NAT_HERE = _agent(SNAT_ALLOCATED_PORTS, f'kind="{snat_limits.AWS_NAT_GATEWAY}"')
+_NAMED_WORKLOAD_MATCHER = f'workload!="{SNAT_OTHER_WORKLOAD}"'
+# The percentiles `wirespeed prove` prints but p99.99: at the probe's defaults a node makes 64 round trips a second
+# (agent/internal/probe), 7,680 in two minutes, fewer than the 10,000 that put one beyond a p99.99: over a panel's
+# $__rate_interval it would be decided by no round trip of a small selection. `wirespeed prove` has the windows for it.
+_PROBE_QUANTILES = ((0.5, "p50"), (0.99, "p99"), (0.999, "p99.9"))
 
 PANELS: tuple[PanelSpec, ...] = (
     PanelSpec(
@@ -487,6 +517,61 @@ PANELS: tuple[PanelSpec, ...] = (
             Query(f"sum({_agent('wirespeed_agent_degraded')})", "degraded"),
             Query(f"sum({_agent('wirespeed_agent_drift')})", "drifting"),
             Query(f"count({_AGENT_UP} == 0) or vector(0)", "agents down"),
+        ),
+    ),
+    # Panels after the first 13 are appended, never inserted: a panel's id is its place (see dashboard()), and
+    # links to one panel keep working only while the places before it stay.
+    PanelSpec(
+        "SNAT: top workloads by destination",
+        "Ports in use per node, workload and destination (wirespeed agent, --snat-by-workload): who holds the ports "
+        "SNATPortPressure counts; the ten busiest, without the agent's workload named other (many workloads summed). "
+        "Per node, as an Azure load balancer allocates ports per node and the alert judges them.",
+        "short",
+        (
+            Query(
+                f"topk(10, sum by (node, namespace, workload, kind, destination) "
+                f"({_agent(SNAT_PORTS_IN_USE_BY_WORKLOAD, _NAMED_WORKLOAD_MATCHER)}))",
+                "{{node}} {{namespace}}/{{workload}} ({{kind}}) {{destination}}",
+            ),
+        ),
+    ),
+    PanelSpec(
+        "Probe: round-trip percentiles",
+        "The probe's synchronous 1-byte request/response round trips over the chosen nodes (wirespeed agent, "
+        "--probe), same-zone and cross-zone pairs apart. Interpolated inside the histogram's buckets (two per decade; "
+        "199.5 ms just under Linux's 200 ms minimum RTO): a p99.9 above 199.5 ms waited out a retransmission.",
+        "s",
+        tuple(
+            Query(
+                f"histogram_quantile({quantile}, sum by (le, zones) (rate({_agent(PROBE_RTT + '_bucket')}[{_RATE}])))",
+                f"{name} {{{{zones}}}}-zone",
+            )
+            for quantile, name in _PROBE_QUANTILES
+        ),
+    ),
+    PanelSpec(
+        "Probe: tails by cause and side",
+        f"Round trips over the tail threshold in the last {TAILS_WINDOW} (the window WirespeedRetransmissionTails "
+        "judges; the agent counts them when a probe round ends), by the drop counter that rose with them and the side "
+        "it rose on (local: the prober, peer: the probed node). unexplained: no counter rose.",
+        "short",
+        (
+            Query(
+                f"sum by (cause, side) (increase({_agent(PROBE_TAILS)}[{TAILS_WINDOW}]))",
+                "{{cause}} {{side}}",
+            ),
+        ),
+    ),
+    PanelSpec(
+        "Probe: worst node pairs",
+        f"The ten (node, peer) pairs with the most tails in the last {TAILS_WINDOW}, every cause; pairs without tails "
+        "are left out. WirespeedRetransmissionTails names the pair, cause and side.",
+        "short",
+        (
+            Query(
+                f"topk(10, sum by (node, peer_node) (increase({_agent(PROBE_TAILS)}[{TAILS_WINDOW}])) > 0)",
+                "{{node}} -> {{peer_node}}",
+            ),
         ),
     ),
 )
