@@ -63,13 +63,24 @@ type Table struct {
 	snap  Snapshot
 	order []int32 // scratch for Tick's ranking
 
-	// With an Attributor: closed flows' ports held per (destination, workload), beside held's per
-	// destination, so that a workload's share is known after its flows end.
-	heldBy    wheel
-	groupAt   map[group]int32
+	// With an Attributor (workload.go): the ports in use per (destination, workload) pair, open and held;
+	// closed flows' ports held per pair in heldBy, beside held's per destination, so that a workload's share
+	// is known after its flows end. Workloads are interned to small ids (wids, wnames), counted by the pairs
+	// that name them (wrefs) and forgotten with the last.
+	heldBy    pairWheel
+	groupAt   map[uint64]int32
 	groups    []groupState
 	groupFree []int32
-	byGroup   map[group]int // scratch for Tick's attribution
+	wids      map[Workload]int32
+	wnames    []Workload
+	wrefs     []int32
+	wfree     []int32
+	// attrGen is the Versioned Attributor's generation when every open flow was last asked for (attrKnown:
+	// it is Versioned and they were).
+	attrGen   uint64
+	attrKnown bool
+	topPairs  topK // scratch for Tick's attribution
+	pressed   topK
 }
 
 type openFlow struct {
@@ -79,6 +90,8 @@ type openFlow struct {
 	// epoch. With src, the flow's original source, it decides which pod the flow belongs to.
 	first time.Duration
 	src   netip.Addr
+	// grp is the (destination, workload) pair the flow is counted under (-1: no Attributor).
+	grp int32
 }
 
 // dest is one destination's state; named (exported) ones are the top Config.Top of the last Tick.
@@ -105,7 +118,7 @@ func NewTable(cfg Config, now time.Time) *Table {
 	}
 	t := &Table{cfg: cfg, epoch: now, open: map[key]openFlow{}, index: map[Destination]int32{}}
 	t.held = newWheel(max(cfg.TCPHold, cfg.UDPHold))
-	t.heldBy, t.groupAt = newWheel(max(cfg.TCPHold, cfg.UDPHold)), map[group]int32{}
+	t.heldBy, t.groupAt, t.wids = newPairWheel(t.held), map[uint64]int32{}, map[Workload]int32{}
 	t.span = [2]int64{seconds(cfg.TCPHold), seconds(cfg.UDPHold)}
 	t.peak = newWindow(cfg.PeakWindow)
 	return t
@@ -170,9 +183,10 @@ func (t *Table) Destroy(f Flow, now time.Time) {
 			t.untracked++
 			return
 		}
-		of = openFlow{dest: idx, first: now.Sub(t.epoch), src: f.OrigSrc}
+		of = openFlow{dest: idx, first: now.Sub(t.epoch), src: f.OrigSrc, grp: -1}
 	}
 	t.hold(of, t.secCeil(now.Add(-f.Quiet)), s, t.spanOf(f.Proto))
+	t.settle(of.grp)
 	t.release(idx)
 }
 
@@ -193,7 +207,9 @@ func (t *Table) add(f Flow, d Destination, now time.Time, isNew bool) {
 		t.untracked++
 		return
 	}
-	t.open[k] = openFlow{dest: idx, gen: t.gen, first: now.Sub(t.epoch), src: f.OrigSrc}
+	first := now.Sub(t.epoch)
+	t.open[k] = openFlow{dest: idx, gen: t.gen, first: first, src: f.OrigSrc,
+		grp: t.openAttributed(idx, f.OrigSrc, first)}
 	e := &t.dests[idx]
 	e.open++
 	if isNew {
@@ -210,10 +226,11 @@ func (t *Table) add(f Flow, d Destination, now time.Time, isNew bool) {
 func (t *Table) close(k key) (openFlow, bool) {
 	of, ok := t.open[k]
 	if !ok {
-		return openFlow{dest: -1}, false
+		return openFlow{dest: -1, grp: -1}, false
 	}
 	delete(t.open, k)
 	t.dests[of.dest].open--
+	t.closeAttributed(of)
 	return of, true
 }
 
@@ -228,7 +245,7 @@ func (t *Table) hold(of openFlow, closedAt, now, span int64) {
 		return
 	}
 	t.held.add(until, idx)
-	t.holdAttributed(idx, of.src, of.first, until, now)
+	t.holdAttributed(of, until, now)
 	e := &t.dests[idx]
 	e.held++
 	t.peak.note(now, e.inUse())
@@ -326,6 +343,7 @@ func (t *Table) EndDump(now time.Time, complete bool) {
 			t.swept[k] = struct{}{}
 			of, _ := t.close(k)
 			t.hold(of, s, s, t.spanOf(k.proto))
+			t.settle(of.grp)
 			t.release(of.dest)
 		}
 	}
