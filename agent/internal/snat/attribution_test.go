@@ -40,7 +40,9 @@ func (v *versionedFake) set(a netip.Addr, w Workload, from time.Time) {
 // plain hides Generation: a Table is then asked for every open flow at every Tick.
 type plain struct{ a Attributor }
 
-func (p plain) Attribute(a netip.Addr, firstSeen time.Time) Workload { return p.a.Attribute(a, firstSeen) }
+func (p plain) Attribute(a netip.Addr, firstSeen time.Time) Workload {
+	return p.a.Attribute(a, firstSeen)
+}
 
 func attributedTable(a Attributor, top int, tcpHold, udpHold time.Duration) *Table {
 	return NewTable(Config{Classifier: NewClassifier(nil, false), TCPHold: tcpHold, UDPHold: udpHold, Top: 5,
@@ -251,5 +253,14 @@ func TestAttributionStaysExactUnderChurnWithFakeAttributor(t *testing.T) {
 	}
 	if versioned.heldBy.pairs == 0 || asked == 0 {
 		t.Fatalf("the run held no ports (%d) or never asked again (%d)", versioned.heldBy.pairs, asked)
+	}
+}
+
+func TestAnOpenFlowsSourceAddressIsKeptAsItCame(t *testing.T) {
+	for _, a := range []netip.Addr{netip.MustParseAddr("10.244.1.10"), netip.MustParseAddr("::ffff:10.244.1.10"),
+		netip.MustParseAddr("fd00:10:244::7"), {}} {
+		if got := addrOf(a).addr(); got != a {
+			t.Errorf("%v came back as %v", a, got)
+		}
 	}
 }

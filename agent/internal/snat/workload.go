@@ -180,7 +180,7 @@ func (t *Table) holdAttributed(of openFlow, until, now int64) {
 	}
 	g := of.grp
 	if g < 0 || !t.current() {
-		g = t.groupFor(of.dest, of.src, of.first, true)
+		g = t.groupFor(of.dest, of.src.addr(), of.first, true)
 	}
 	if g < 0 {
 		return
@@ -205,7 +205,7 @@ func (t *Table) reattribute() {
 		gen = v.Generation()
 	}
 	for k, of := range t.open {
-		w := t.cfg.Attributor.Attribute(of.src, t.epoch.Add(of.first))
+		w := t.cfg.Attributor.Attribute(of.src.addr(), t.epoch.Add(of.first))
 		if of.grp >= 0 && t.wnames[t.groups[of.grp].wid] == w {
 			continue
 		}
