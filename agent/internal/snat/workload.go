@@ -204,7 +204,11 @@ func (t *Table) reattribute() {
 	if versioned {
 		gen = v.Generation()
 	}
-	for k, of := range t.open {
+	for i := range t.flows {
+		of := &t.flows[i]
+		if of.dest < 0 { // a free place
+			continue
+		}
 		w := t.cfg.Attributor.Attribute(of.src.addr(), t.epoch.Add(of.first))
 		if of.grp >= 0 && t.wnames[t.groups[of.grp].wid] == w {
 			continue
@@ -213,7 +217,6 @@ func (t *Table) reattribute() {
 		t.groups[g].open++
 		old := of.grp
 		of.grp = g
-		t.open[k] = of
 		if old >= 0 {
 			t.groups[old].open--
 			t.settle(old)
