@@ -46,11 +46,50 @@ type History struct {
 	// gen counts the changes that may change an Attribute answer (snat.Versioned): the SNAT table asks
 	// again for its open flows only after one, not every second. Bumped under mu, after the change.
 	gen atomic.Uint64
+	// log is which address each of the last changeLog generations changed (snat.Changes), so a Tick after
+	// a pod came or went asks again only for the flows from its addresses.
+	log [changeLog]change
+}
+
+// changeLog is how many changes the History remembers by address: at 1 Hz Ticks, a node would have to
+// replace over 500 pods a second (two changes each, the old pod's end and the new one's start) for a Tick
+// to find it forgot some and ask again for every flow. 1,024 entries of 32 bytes are 32 KiB.
+const changeLog = 1024
+
+type change struct {
+	gen uint64
+	a   netip.Addr
+}
+
+// changed records a change of a's answers as a new generation (h.mu held).
+func (h *History) changed(a netip.Addr) {
+	g := h.gen.Add(1)
+	h.log[g%changeLog] = change{gen: g, a: a}
 }
 
 // Generation changes whenever an Attribute answer may have changed (a pod's hold started, ended or was
 // renamed, an address became the node's or was forgotten).
 func (h *History) Generation() uint64 { return h.gen.Load() }
+
+// ChangedSince lists the addresses whose answers may have changed after generation gen (at least every
+// one, some perhaps twice); false when the changes since are more than it remembers.
+func (h *History) ChangedSince(gen uint64) ([]netip.Addr, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	now := h.gen.Load()
+	if now < gen || now-gen > changeLog {
+		return nil, false
+	}
+	out := make([]netip.Addr, 0, now-gen)
+	for g := gen + 1; g <= now; g++ {
+		c := h.log[g%changeLog]
+		if c.gen != g {
+			return nil, false
+		}
+		out = append(out, c.a)
+	}
+	return out, true
+}
 
 // NewHistory returns an empty history for the node named node.
 func NewHistory(node string) *History {
@@ -65,7 +104,7 @@ func (h *History) SetNodeAddress(a netip.Addr) {
 	defer h.mu.Unlock()
 	if _, ok := h.nodeIP[a.Unmap()]; !ok {
 		h.nodeIP[a.Unmap()] = struct{}{}
-		h.gen.Add(1)
+		h.changed(a.Unmap())
 	}
 }
 
@@ -81,7 +120,7 @@ func (h *History) Hold(a netip.Addr, uid types.UID, w snat.Workload, from time.T
 		if hs[i].uid == uid {
 			if hs[i].workload != w {
 				hs[i].workload = w
-				h.gen.Add(1)
+				h.changed(a)
 			}
 			return
 		}
@@ -97,7 +136,7 @@ func (h *History) Hold(a netip.Addr, uid types.UID, w snat.Workload, from time.T
 		hs = append(hs[:0], hs[len(hs)-HoldersPerAddress:]...)
 	}
 	h.byIP[a] = hs
-	h.gen.Add(1)
+	h.changed(a)
 }
 
 // Release records that pod uid stopped holding a at (the watch saw it deleted, or it ended: a pod that
@@ -110,7 +149,7 @@ func (h *History) Release(a netip.Addr, uid types.UID, at time.Time) {
 	for i := range hs {
 		if hs[i].uid == uid && hs[i].to.IsZero() {
 			hs[i].to = at
-			h.gen.Add(1)
+			h.changed(a)
 		}
 	}
 }
@@ -127,6 +166,7 @@ func (h *History) forgetOne() {
 	}
 	if oldest.IsValid() {
 		delete(h.byIP, oldest)
+		h.changed(oldest)
 	}
 }
 

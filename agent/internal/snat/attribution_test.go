@@ -17,12 +17,17 @@ type fakeHold = struct {
 	from time.Time
 }
 
-// versionedFake is fakeAttributor (named as a fake: the holders are given, not watched) that says when it
-// changed, as the pod watch's History does, and counts how often it is asked.
+// versionedFake is fakeAttributor (named as a fake: the holders are given, not watched) that says when and
+// where it changed, as the pod watch's History does, and counts how often it is asked.
 type versionedFake struct {
-	holds fakeAttributor
-	gen   uint64
-	asked int
+	holds   fakeAttributor
+	gen     uint64
+	changes []netip.Addr // changes[g-1] is the address generation g changed
+	asked   int
+}
+
+func (v *versionedFake) ChangedSince(gen uint64) ([]netip.Addr, bool) {
+	return slices.Clone(v.changes[gen:]), true
 }
 
 func (v *versionedFake) Attribute(a netip.Addr, firstSeen time.Time) Workload {
@@ -35,7 +40,17 @@ func (v *versionedFake) Generation() uint64 { return v.gen }
 func (v *versionedFake) set(a netip.Addr, w Workload, from time.Time) {
 	v.holds[a] = fakeHold{w, from}
 	v.gen++
+	v.changes = append(v.changes, a)
 }
+
+// onlyVersioned hides ChangedSince: a Table then asks for every open flow after each change.
+type onlyVersioned struct{ v *versionedFake }
+
+func (o onlyVersioned) Attribute(a netip.Addr, firstSeen time.Time) Workload {
+	return o.v.Attribute(a, firstSeen)
+}
+
+func (o onlyVersioned) Generation() uint64 { return o.v.Generation() }
 
 // plain hides Generation: a Table is then asked for every open flow at every Tick.
 type plain struct{ a Attributor }
@@ -65,12 +80,13 @@ func TestAVersionedAttributorIsAskedAgainOnlyAfterItChanged(t *testing.T) {
 	if got := byWorkload(tab.Tick(at(3))); !reflect.DeepEqual(got, want) || attr.asked != asked {
 		t.Fatalf("unchanged attributor: %v, asked %d more times", got, attr.asked-asked)
 	}
-	// The watch learns of the pod: it is named at the next Tick, its flow moved from unknown.
+	// The watch learns of the pod: it is named at the next Tick, its flow moved from unknown; only the flow
+	// from its address is asked for again.
 	attr.set(late, export, t0)
 	want = map[string]int{"checkout/payments-api (Deployment) 52.1.2.3:443/tcp": 2,
 		"batch/export (CronJob) 52.1.2.3:443/tcp": 1}
-	if got := byWorkload(tab.Tick(at(4))); !reflect.DeepEqual(got, want) {
-		t.Fatalf("after the watch learnt of the pod: %v, want %v", got, want)
+	if got := byWorkload(tab.Tick(at(4))); !reflect.DeepEqual(got, want) || attr.asked != asked+1 {
+		t.Fatalf("after the watch learnt of the pod: %v (asked %d times), want %v", got, attr.asked-asked, want)
 	}
 	if len(tab.groupAt) != 2 || len(tab.wids) != 2 {
 		t.Fatalf("the unknown pair and workload are not forgotten: %d pairs, %d workloads", len(tab.groupAt), len(tab.wids))
@@ -230,16 +246,20 @@ func TestAttributionStaysExactUnderChurnWithFakeAttributor(t *testing.T) {
 		}
 	}
 	c.m = &model{attr: c.attr, open: map[key]Flow{}, seen: map[key]time.Time{}}
-	// The Versioned table keeps answers; the plain one asks for every open flow at every Tick.
+	// The first table keeps answers and asks again for the changed addresses' flows, the second for every
+	// flow after a change, the plain one for every open flow at every Tick.
 	versioned, asked := attributedTable(c.attr, top, 10*time.Second, 7*time.Second), 0
-	c.tables = []*Table{versioned, attributedTable(plain{c.attr}, top, 10*time.Second, 7*time.Second)}
+	c.tables = []*Table{versioned, attributedTable(onlyVersioned{c.attr}, top, 10*time.Second, 7*time.Second),
+		attributedTable(plain{c.attr}, top, 10*time.Second, 7*time.Second)}
 	for s := 1; s <= 300; s++ {
 		c.second(s)
 		before := c.attr.asked
 		sv := versioned.Tick(at(float64(s)))
 		asked += c.attr.asked - before
-		if sp := c.tables[1].Tick(at(float64(s))); !reflect.DeepEqual(sv, sp) {
-			t.Fatalf("second %d: versioned %+v, plain %+v", s, sv, sp)
+		for _, other := range c.tables[1:] {
+			if so := other.Tick(at(float64(s))); !reflect.DeepEqual(sv, so) {
+				t.Fatalf("second %d: versioned %+v, the other %+v", s, sv, so)
+			}
 		}
 		named, other, pressed := expect(c.m.uses(int64(s)), top, sv.MaxDestination)
 		if !reflect.DeepEqual(sv.Workloads, named) || sv.OtherWorkloadInUse != other ||

@@ -51,6 +51,13 @@ type Versioned interface {
 	Generation() uint64
 }
 
+// Changes is a Versioned Attributor that can also say whose answers changed: the addresses whose answers
+// may differ from those at generation gen (false when it no longer knows, and every open flow is asked
+// again). A Tick after a pod came or went then asks only for the flows from its addresses.
+type Changes interface {
+	ChangedSince(gen uint64) ([]netip.Addr, bool)
+}
+
 // WorkloadUse is the ports one workload holds to one destination.
 type WorkloadUse struct {
 	Workload    Workload
@@ -196,17 +203,26 @@ func (t *Table) expireGroups(s int64) {
 	})
 }
 
-// reattribute asks the Attributor again for every open flow (the generation is read first: a change made
-// while asking makes the next Tick ask again), moving a flow whose workload changed to its new pair.
+// reattribute asks the Attributor again for the open flows whose answer may have changed, every one
+// unless it says which addresses changed (the generation is read first: a change made while asking makes
+// the next Tick ask again), moving a flow whose workload changed to its new pair.
 func (t *Table) reattribute() {
 	v, versioned := t.cfg.Attributor.(Versioned)
 	var gen uint64
 	if versioned {
 		gen = v.Generation()
 	}
+	only := t.changedSince()
+	if only != nil && len(only) == 0 {
+		t.attrGen = gen
+		return
+	}
 	for i := range t.flows {
 		of := &t.flows[i]
 		if of.dest < 0 { // a free place
+			continue
+		}
+		if _, hit := only[of.src.addr().Unmap()]; only != nil && !hit {
 			continue
 		}
 		w := t.cfg.Attributor.Attribute(of.src.addr(), t.epoch.Add(of.first))
@@ -223,6 +239,24 @@ func (t *Table) reattribute() {
 		}
 	}
 	t.attrGen, t.attrKnown = gen, versioned
+}
+
+// changedSince is the set of (unmapped) addresses the Attributor changed since the open flows were last
+// asked for, nil when every flow must be asked again.
+func (t *Table) changedSince() map[netip.Addr]struct{} {
+	c, ok := t.cfg.Attributor.(Changes)
+	if !ok || !t.attrKnown {
+		return nil
+	}
+	addrs, ok := c.ChangedSince(t.attrGen)
+	if !ok {
+		return nil
+	}
+	only := make(map[netip.Addr]struct{}, len(addrs))
+	for _, a := range addrs {
+		only[a.Unmap()] = struct{}{}
+	}
+	return only
 }
 
 // attribute fills the Snapshot's per-workload part: the open flows' workloads (asked again when the
