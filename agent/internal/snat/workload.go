@@ -43,10 +43,10 @@ type Attributor interface {
 	Attribute(a netip.Addr, firstSeen time.Time) Workload
 }
 
-// Versioned is an Attributor that says when its answers may have changed: Generation changes (before the
-// new answers are visible) whenever any Attribute answer may differ from before. The Table then keeps each
-// open flow's workload and asks again only after a change; an Attributor without it is asked for every
-// open flow at every Tick (so a pod it learns of late is still named at the next Tick).
+// Versioned is an Attributor that says when its answers may have changed: Generation changes whenever any
+// Attribute answer may differ from before, by the time an Attribute call can give the new answer. The
+// Table then keeps each open flow's workload and asks again only after a change; an Attributor without it
+// is asked for every open flow at every Tick (so a pod it learns of late is still named at the next Tick).
 type Versioned interface {
 	Generation() uint64
 }
