@@ -190,8 +190,8 @@ func benchReplacePod(h *History, s int, now time.Time) {
 // snapshots the table, with 50,000 flows open and 240 s of closed flows held (the default hold; warmed past
 // it first, so the held ports are at their steady 480,000); attribution off (no Attributor: the SNAT
 // accounting alone), on (the History of 5,000 pods), and on with a pod replaced every second (one pod ends
-// and a new one of the same workload takes its address: the History changes, so each Tick asks again for
-// every open flow, the table's worst case short of a change at every flow). ns/op is CPU time per second of load when the
+// and a new one of the same workload takes its address: the History changes, so each Tick looks over the
+// open flows and asks again for those from that address). ns/op is CPU time per second of load when the
 // benchmark has a core to itself: "core-%" says it as a share of one core. "heap-MiB" is the heap the
 // table (and the History, when on) keeps at steady state, after a full GC.
 func BenchmarkAttributedLoad(b *testing.B) {
