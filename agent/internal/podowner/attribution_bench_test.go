@@ -176,20 +176,37 @@ func benchFlow(i, generation int) snat.Flow {
 		OrigSrcPort: uint16(1024 + (i+generation*7)%60000), OrigDstPort: 443, Peer: peer}
 }
 
+// benchReplacePod ends the pod on address s%benchPods and starts another of its workload on it at now.
+func benchReplacePod(h *History, s int, now time.Time) {
+	i := s % benchPods
+	a := benchPodAddr(i)
+	w := h.Attribute(a, now)
+	h.Release(a, types.UID(fmt.Sprintf("pod-%d-%d", i, s-benchPods)), now)
+	h.Release(a, types.UID(fmt.Sprintf("pod-%d", i)), now)
+	h.Hold(a, types.UID(fmt.Sprintf("pod-%d-%d", i, s)), w, now)
+}
+
 // BenchmarkAttributedLoad: one op is one second of the load, 2,000 DESTROY + NEW pairs and the Tick that
 // snapshots the table, with 50,000 flows open and 240 s of closed flows held (the default hold; warmed past
 // it first, so the held ports are at their steady 480,000); attribution off (no Attributor: the SNAT
-// accounting alone) and on (the History of 5,000 pods). ns/op is CPU time per second of load when the
+// accounting alone), on (the History of 5,000 pods), and on with a pod replaced every second (one pod ends
+// and a new one of the same workload takes its address: the History changes, so each Tick looks over the
+// open flows and asks again for those from that address). ns/op is CPU time per second of load when the
 // benchmark has a core to itself: "core-%" says it as a share of one core. "heap-MiB" is the heap the
 // table (and the History, when on) keeps at steady state, after a full GC.
 func BenchmarkAttributedLoad(b *testing.B) {
-	for _, on := range []bool{false, true} {
-		b.Run(fmt.Sprintf("attribution=%v", on), func(b *testing.B) {
+	for _, arm := range []struct {
+		on, churn bool
+	}{{false, false}, {true, false}, {true, true}} {
+		on := arm.on
+		b.Run(fmt.Sprintf("attribution=%v/pod-churn=%v", arm.on, arm.churn), func(b *testing.B) {
 			before := liveHeap()
 			cfg := snat.Config{Classifier: snat.NewClassifier(nil, false), TCPHold: 240 * time.Second,
 				UDPHold: 240 * time.Second, Top: 20, PeakWindow: 24 * time.Hour, MaxTracked: 1 << 20}
+			var h *History
 			if on {
-				cfg.Attributor, cfg.WorkloadTop = benchHistory(), 20
+				h = benchHistory()
+				cfg.Attributor, cfg.WorkloadTop = h, 20
 			}
 			t := snat.NewTable(cfg, benchEpoch)
 			gen := make([]int, benchOpen)
@@ -205,6 +222,9 @@ func BenchmarkAttributedLoad(b *testing.B) {
 					gen[slot]++
 					t.New(benchFlow(slot, gen[slot]), now)
 					next++
+				}
+				if arm.churn {
+					benchReplacePod(h, s, now)
 				}
 				return t.Tick(now)
 			}

@@ -6,6 +6,7 @@ package podowner
 import (
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -42,6 +43,52 @@ type History struct {
 	node   snat.Workload
 	nodeIP map[netip.Addr]struct{}
 	byIP   map[netip.Addr][]hold // oldest first
+	// gen counts the changes that may change an Attribute answer (snat.Versioned): the SNAT table asks
+	// again for its open flows only after one, not every second. Bumped under mu, after the change.
+	gen atomic.Uint64
+	// log is which address each of the last changeLog generations changed (snat.Changes), so a Tick after
+	// a pod came or went asks again only for the flows from its addresses.
+	log [changeLog]change
+}
+
+// changeLog is how many changes the History remembers by address: at 1 Hz Ticks, a node would have to
+// replace over 500 pods a second (two changes each, the old pod's end and the new one's start) for a Tick
+// to find it forgot some and ask again for every flow. 1,024 entries of 32 bytes are 32 KiB.
+const changeLog = 1024
+
+type change struct {
+	gen uint64
+	a   netip.Addr
+}
+
+// changed records a change of a's answers as a new generation (h.mu held).
+func (h *History) changed(a netip.Addr) {
+	g := h.gen.Add(1)
+	h.log[g%changeLog] = change{gen: g, a: a}
+}
+
+// Generation changes whenever an Attribute answer may have changed (a pod's hold started, ended or was
+// renamed, an address became the node's or was forgotten).
+func (h *History) Generation() uint64 { return h.gen.Load() }
+
+// ChangedSince lists the addresses whose answers may have changed after generation gen (at least every
+// one, some perhaps twice); false when the changes since are more than it remembers.
+func (h *History) ChangedSince(gen uint64) ([]netip.Addr, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	now := h.gen.Load()
+	if now < gen || now-gen > changeLog {
+		return nil, false
+	}
+	out := make([]netip.Addr, 0, now-gen)
+	for g := gen + 1; g <= now; g++ {
+		c := h.log[g%changeLog]
+		if c.gen != g {
+			return nil, false
+		}
+		out = append(out, c.a)
+	}
+	return out, true
 }
 
 // NewHistory returns an empty history for the node named node.
@@ -55,7 +102,10 @@ func NewHistory(node string) *History {
 func (h *History) SetNodeAddress(a netip.Addr) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.nodeIP[a.Unmap()] = struct{}{}
+	if _, ok := h.nodeIP[a.Unmap()]; !ok {
+		h.nodeIP[a.Unmap()] = struct{}{}
+		h.changed(a.Unmap())
+	}
 }
 
 // Hold records that pod uid, of workload w, holds a since from. The same pod again only updates its
@@ -68,7 +118,10 @@ func (h *History) Hold(a netip.Addr, uid types.UID, w snat.Workload, from time.T
 	hs := h.byIP[a]
 	for i := range hs {
 		if hs[i].uid == uid {
-			hs[i].workload = w
+			if hs[i].workload != w {
+				hs[i].workload = w
+				h.changed(a)
+			}
 			return
 		}
 	}
@@ -83,6 +136,7 @@ func (h *History) Hold(a netip.Addr, uid types.UID, w snat.Workload, from time.T
 		hs = append(hs[:0], hs[len(hs)-HoldersPerAddress:]...)
 	}
 	h.byIP[a] = hs
+	h.changed(a)
 }
 
 // Release records that pod uid stopped holding a at (the watch saw it deleted, or it ended: a pod that
@@ -95,6 +149,7 @@ func (h *History) Release(a netip.Addr, uid types.UID, at time.Time) {
 	for i := range hs {
 		if hs[i].uid == uid && hs[i].to.IsZero() {
 			hs[i].to = at
+			h.changed(a)
 		}
 	}
 }
@@ -111,17 +166,18 @@ func (h *History) forgetOne() {
 	}
 	if oldest.IsValid() {
 		delete(h.byIP, oldest)
+		h.changed(oldest)
 	}
 }
 
 // Attribute names the workload that held a when a flow from it was first seen. The holder is the pod whose
 // hold started last at or before firstSeen: a flow cannot start before its pod did, and a pod that started
 // later got the address after the flow began. If that pod's hold had ended by firstSeen, the address was
-// free then, so the flow is a pod's the watch has not seen yet: KindUnknown (the Table asks again each
-// second while the flow is open, so it is named once the watch catches up). First-seen is the flow's NEW
-// event, or the dump that found it when it began before the agent started: such a flow is attributed to
-// the holder at that dump, since conntrack records no start time unless net.netfilter.nf_conntrack_timestamp
-// is on.
+// free then, so the flow is a pod's the watch has not seen yet: KindUnknown (the Table asks again at its
+// first Tick after Generation changed, while the flow is open, so it is named once the watch catches up).
+// First-seen is the flow's NEW event, or the dump that found it when it began before the agent started:
+// such a flow is attributed to the holder at that dump, since conntrack records no start time unless
+// net.netfilter.nf_conntrack_timestamp is on.
 func (h *History) Attribute(a netip.Addr, firstSeen time.Time) snat.Workload {
 	a = a.Unmap()
 	h.mu.Lock()

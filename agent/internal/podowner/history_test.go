@@ -1,7 +1,9 @@
 package podowner
 
 import (
+	"fmt"
 	"net/netip"
+	"reflect"
 	"testing"
 	"time"
 
@@ -121,5 +123,30 @@ func TestHistoryIsBoundedAndForgetsTheLongestFreedAddressFirst(t *testing.T) {
 	}
 	if got := h.Attribute(addr(MaxAddresses), at(71)); got != export {
 		t.Errorf("the new address: %v", got)
+	}
+}
+
+func TestHistorySaysWhichAddressesChangedSinceAGeneration(t *testing.T) {
+	h := NewHistory("node-1")
+	other := netip.MustParseAddr("10.244.1.8")
+	h.Hold(ip, "a", api, at(0))
+	since := h.Generation()
+	h.Hold(ip, "a", api, at(0)) // the resync's same answer: no change
+	h.Release(ip, "a", at(10))
+	h.Hold(other, "b", export, at(11))
+	h.SetNodeAddress(netip.MustParseAddr("::ffff:10.224.0.4"))
+	got, ok := h.ChangedSince(since)
+	want := []netip.Addr{ip, other, netip.MustParseAddr("10.224.0.4")}
+	if !ok || !reflect.DeepEqual(got, want) {
+		t.Fatalf("changed since %d: %v %v, want %v", since, got, ok, want)
+	}
+	if got, ok := h.ChangedSince(h.Generation()); !ok || len(got) != 0 {
+		t.Fatalf("nothing changed since now: %v %v", got, ok)
+	}
+	for i := range changeLog {
+		h.Hold(ip, types.UID(fmt.Sprint("p", i)), api, at(20+i))
+	}
+	if _, ok := h.ChangedSince(since); ok {
+		t.Fatalf("more changes than it remembers, yet it listed them")
 	}
 }

@@ -74,10 +74,7 @@ func (w *Watch) Run(ctx context.Context, rc rest.Interface) error {
 		AddFunc:    func(obj any) { w.observe(ctx, obj) },
 		UpdateFunc: func(_, obj any) { w.observe(ctx, obj) },
 		DeleteFunc: func(obj any) {
-			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-				obj = d.Obj
-			}
-			if pod, ok := obj.(*corev1.Pod); ok {
+			if pod, ok := cached(obj); ok {
 				w.release(pod)
 			}
 		},
@@ -96,44 +93,75 @@ func (w *Watch) now() time.Time {
 	return time.Now()
 }
 
-// trim keeps only what attribution reads, so 5,000 cached pods cost kilobytes each, not their whole spec.
+// cachedPod is what the informer's cache keeps of a pod: what attribution reads, its addresses parsed. A
+// corev1.Pod, even trimmed to those fields, is 1,240 bytes of struct (PodSpec's and PodStatus's many empty
+// fields); this is about 300 plus its strings. The cache needs of it only metav1.Object (client-go's
+// tools/cache reads its key and resourceVersion through meta.Accessor), which the embedded ObjectMeta is.
+type cachedPod struct {
+	metav1.ObjectMeta
+	hostNetwork bool
+	ended       bool       // phase Succeeded or Failed: the pod has no sandbox, so its address is free
+	start       *time.Time // status.startTime
+	addrs       []netip.Addr
+	hostAddrs   []netip.Addr
+}
+
+// trim keeps only what attribution reads, so 5,000 cached pods cost a few hundred bytes each, not their
+// whole spec. Of the owner references only the controller is kept (the one Owners follows). It is
+// idempotent (client-go may hand it an object it trimmed already).
 func trim(obj any) (any, error) {
 	pod, ok := obj.(*corev1.Pod)
 	if !ok {
 		return obj, nil
 	}
-	return &corev1.Pod{
+	c := &cachedPod{
 		ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace, UID: pod.UID,
 			ResourceVersion: pod.ResourceVersion, CreationTimestamp: pod.CreationTimestamp,
-			DeletionTimestamp: pod.DeletionTimestamp, OwnerReferences: pod.OwnerReferences},
-		Spec: corev1.PodSpec{NodeName: pod.Spec.NodeName, HostNetwork: pod.Spec.HostNetwork},
-		Status: corev1.PodStatus{Phase: pod.Status.Phase, StartTime: pod.Status.StartTime,
-			PodIPs: pod.Status.PodIPs, HostIPs: pod.Status.HostIPs, HostIP: pod.Status.HostIP},
-	}, nil
+			DeletionTimestamp: pod.DeletionTimestamp},
+		hostNetwork: pod.Spec.HostNetwork,
+		ended:       pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed,
+		addrs:       podAddrs(pod), hostAddrs: hostAddrs(pod),
+	}
+	if ref := metav1.GetControllerOfNoCopy(pod); ref != nil {
+		c.OwnerReferences = []metav1.OwnerReference{*ref}
+	}
+	if pod.Status.StartTime != nil {
+		c.start = &pod.Status.StartTime.Time
+	}
+	return c, nil
+}
+
+// cached is the informer's object as trim made it (a deleted one's last known state included).
+func cached(obj any) (*cachedPod, bool) {
+	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = d.Obj
+	}
+	obj, _ = trim(obj)
+	pod, ok := obj.(*cachedPod)
+	return pod, ok
 }
 
 // observe records a pod's addresses: a host-network pod's and every pod's host addresses are the node's;
 // a pod that ended releases its addresses.
 func (w *Watch) observe(ctx context.Context, obj any) {
-	pod, ok := obj.(*corev1.Pod)
+	pod, ok := cached(obj)
 	if !ok {
 		return
 	}
-	for _, a := range hostAddrs(pod) {
+	for _, a := range pod.hostAddrs {
 		w.History.SetNodeAddress(a)
 	}
-	if pod.Spec.HostNetwork {
-		for _, a := range podAddrs(pod) {
+	if pod.hostNetwork {
+		for _, a := range pod.addrs {
 			w.History.SetNodeAddress(a)
 		}
 		return
 	}
-	if pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
+	if pod.ended {
 		w.release(pod)
 		return
 	}
-	addrs := podAddrs(pod)
-	if len(addrs) == 0 {
+	if len(pod.addrs) == 0 {
 		return
 	}
 	wl, err := w.Owners.Workload(ctx, &pod.ObjectMeta)
@@ -142,20 +170,20 @@ func (w *Watch) observe(ctx context.Context, obj any) {
 			"owner", wl.String(), "err", err)
 	}
 	from := pod.CreationTimestamp.Time
-	if pod.Status.StartTime != nil {
-		from = pod.Status.StartTime.Time
+	if pod.start != nil {
+		from = *pod.start
 	}
-	for _, a := range addrs {
+	for _, a := range pod.addrs {
 		w.History.Hold(a, pod.UID, wl, from)
 	}
 }
 
-func (w *Watch) release(pod *corev1.Pod) {
-	if pod.Spec.HostNetwork {
+func (w *Watch) release(pod *cachedPod) {
+	if pod.hostNetwork {
 		return
 	}
 	now := w.now()
-	for _, a := range podAddrs(pod) {
+	for _, a := range pod.addrs {
 		w.History.Release(a, pod.UID, now)
 	}
 }

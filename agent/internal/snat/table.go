@@ -38,13 +38,18 @@ type Table struct {
 	cfg   Config
 	epoch time.Time // seconds are counted from here on the monotonic clock
 
-	open  map[key]openFlow
-	index map[Destination]int32
-	dests []dest
-	free  []int32
-	held  wheel
-	span  [2]int64 // TCP's and UDP's hold in whole seconds (spanOf)
-	peak  window
+	// open finds an open flow's place in flows: a map of 16-byte slots beside a dense slice, where a map of
+	// the flows themselves takes 56-byte slots, half of them empty between growths. A free place (flowFree)
+	// has dest -1.
+	open     map[key]int32
+	flows    []openFlow
+	flowFree []int32
+	index    map[Destination]int32
+	dests    []dest
+	free     []int32
+	held     wheel
+	span     [2]int64 // TCP's and UDP's hold in whole seconds (spanOf)
+	peak     window
 
 	otherNew  uint64 // new connections to destinations not named in the metrics when they were made
 	untracked uint64
@@ -63,13 +68,24 @@ type Table struct {
 	snap  Snapshot
 	order []int32 // scratch for Tick's ranking
 
-	// With an Attributor: closed flows' ports held per (destination, workload), beside held's per
-	// destination, so that a workload's share is known after its flows end.
-	heldBy    wheel
-	groupAt   map[group]int32
+	// With an Attributor (workload.go): the ports in use per (destination, workload) pair, open and held;
+	// closed flows' ports held per pair in heldBy, beside held's per destination, so that a workload's share
+	// is known after its flows end. Workloads are interned to small ids (wids, wnames), counted by the pairs
+	// that name them (wrefs) and forgotten with the last.
+	heldBy    pairWheel
+	groupAt   map[uint64]int32
 	groups    []groupState
 	groupFree []int32
-	byGroup   map[group]int // scratch for Tick's attribution
+	wids      map[Workload]int32
+	wnames    []Workload
+	wrefs     []int32
+	wfree     []int32
+	// attrGen is the Versioned Attributor's generation when every open flow was last asked for (attrKnown:
+	// it is Versioned and they were).
+	attrGen   uint64
+	attrKnown bool
+	topPairs  topK // scratch for Tick's attribution
+	pressed   topK
 }
 
 type openFlow struct {
@@ -78,7 +94,36 @@ type openFlow struct {
 	// first is when the flow was first seen (its NEW event, or the dump that found it), since the table's
 	// epoch. With src, the flow's original source, it decides which pod the flow belongs to.
 	first time.Duration
-	src   netip.Addr
+	src   addr16
+	// grp is the (destination, workload) pair the flow is counted under (-1: no Attributor).
+	grp int32
+}
+
+// addr16 is a flow's source address in 17 bytes where a netip.Addr takes 24 (its zone, which no conntrack
+// address has, is the rest): 50,000 open flows keep their map's slot at 56 bytes with grp beside it.
+type addr16 struct {
+	b    [16]byte
+	kind uint8 // 0: no address, 4 or 6
+}
+
+func addrOf(a netip.Addr) addr16 {
+	switch {
+	case a.Is4():
+		return addr16{b: a.As16(), kind: 4}
+	case a.IsValid():
+		return addr16{b: a.As16(), kind: 6}
+	}
+	return addr16{}
+}
+
+func (a addr16) addr() netip.Addr {
+	switch a.kind {
+	case 4:
+		return netip.AddrFrom16(a.b).Unmap()
+	case 6:
+		return netip.AddrFrom16(a.b)
+	}
+	return netip.Addr{}
 }
 
 // dest is one destination's state; named (exported) ones are the top Config.Top of the last Tick.
@@ -103,9 +148,9 @@ func NewTable(cfg Config, now time.Time) *Table {
 	if cfg.MaxTracked < 1 {
 		cfg.MaxTracked = 1
 	}
-	t := &Table{cfg: cfg, epoch: now, open: map[key]openFlow{}, index: map[Destination]int32{}}
+	t := &Table{cfg: cfg, epoch: now, open: map[key]int32{}, index: map[Destination]int32{}}
 	t.held = newWheel(max(cfg.TCPHold, cfg.UDPHold))
-	t.heldBy, t.groupAt = newWheel(max(cfg.TCPHold, cfg.UDPHold)), map[group]int32{}
+	t.heldBy, t.groupAt, t.wids = newPairWheel(t.held), map[uint64]int32{}, map[Workload]int32{}
 	t.span = [2]int64{seconds(cfg.TCPHold), seconds(cfg.UDPHold)}
 	t.peak = newWindow(cfg.PeakWindow)
 	return t
@@ -170,18 +215,18 @@ func (t *Table) Destroy(f Flow, now time.Time) {
 			t.untracked++
 			return
 		}
-		of = openFlow{dest: idx, first: now.Sub(t.epoch), src: f.OrigSrc}
+		of = openFlow{dest: idx, first: now.Sub(t.epoch), src: addrOf(f.OrigSrc), grp: -1}
 	}
 	t.hold(of, t.secCeil(now.Add(-f.Quiet)), s, t.spanOf(f.Proto))
+	t.settle(of.grp)
 	t.release(idx)
 }
 
 // add counts one open flow unless it is known already (an event and a dump both report it).
 func (t *Table) add(f Flow, d Destination, now time.Time, isNew bool) {
 	k := f.key()
-	if of, ok := t.open[k]; ok {
-		of.gen = t.gen
-		t.open[k] = of
+	if i, ok := t.open[k]; ok {
+		t.flows[i].gen = t.gen
 		return
 	}
 	if !t.room() {
@@ -193,7 +238,9 @@ func (t *Table) add(f Flow, d Destination, now time.Time, isNew bool) {
 		t.untracked++
 		return
 	}
-	t.open[k] = openFlow{dest: idx, gen: t.gen, first: now.Sub(t.epoch), src: f.OrigSrc}
+	first := now.Sub(t.epoch)
+	t.open[k] = t.place(openFlow{dest: idx, gen: t.gen, first: first, src: addrOf(f.OrigSrc),
+		grp: t.openAttributed(idx, f.OrigSrc, first)})
 	e := &t.dests[idx]
 	e.open++
 	if isNew {
@@ -206,14 +253,28 @@ func (t *Table) add(f Flow, d Destination, now time.Time, isNew bool) {
 	t.peak.note(t.sec(now), e.inUse())
 }
 
+// place keeps an open flow in flows, returning where.
+func (t *Table) place(of openFlow) int32 {
+	if n := len(t.flowFree); n > 0 {
+		i := t.flowFree[n-1]
+		t.flowFree, t.flows[i] = t.flowFree[:n-1], of
+		return i
+	}
+	t.flows = append(t.flows, of)
+	return int32(len(t.flows) - 1)
+}
+
 // close forgets an open flow, returning it.
 func (t *Table) close(k key) (openFlow, bool) {
-	of, ok := t.open[k]
+	i, ok := t.open[k]
 	if !ok {
-		return openFlow{dest: -1}, false
+		return openFlow{dest: -1, grp: -1}, false
 	}
+	of := t.flows[i]
 	delete(t.open, k)
+	t.flows[i], t.flowFree = openFlow{dest: -1, grp: -1}, append(t.flowFree, i)
 	t.dests[of.dest].open--
+	t.closeAttributed(of)
 	return of, true
 }
 
@@ -228,7 +289,7 @@ func (t *Table) hold(of openFlow, closedAt, now, span int64) {
 		return
 	}
 	t.held.add(until, idx)
-	t.holdAttributed(idx, of.src, of.first, until, now)
+	t.holdAttributed(of, until, now)
 	e := &t.dests[idx]
 	e.held++
 	t.peak.note(now, e.inUse())
@@ -321,11 +382,12 @@ func (t *Table) EndDump(now time.Time, complete bool) {
 	}
 	s := t.sec(now)
 	t.swept, t.sweptAt = map[key]struct{}{}, s
-	for k, of := range t.open {
-		if of.gen != t.gen {
+	for k, i := range t.open {
+		if t.flows[i].gen != t.gen {
 			t.swept[k] = struct{}{}
 			of, _ := t.close(k)
 			t.hold(of, s, s, t.spanOf(k.proto))
+			t.settle(of.grp)
 			t.release(of.dest)
 		}
 	}

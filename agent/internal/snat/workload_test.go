@@ -90,9 +90,15 @@ func TestPortsAreAttributedToWorkloadsWithFakeAttributor(t *testing.T) {
 	if got := byWorkload(s); !reflect.DeepEqual(got, want) {
 		t.Fatalf("after the hold: %v, want %v", got, want)
 	}
-	if len(tab.groupAt) != 0 || tab.heldBy.pairs != 0 || s.Tracked != 3 {
-		t.Fatalf("held workload state left after the hold: %d groups, %d pairs, tracked %d", len(tab.groupAt),
-			tab.heldBy.pairs, s.Tracked)
+	// Only the two pairs with open flows are left, holding nothing; payments' held pair was forgotten.
+	for _, st := range tab.groups {
+		if st.held != 0 {
+			t.Fatalf("held ports left after the hold: %+v", st)
+		}
+	}
+	if len(tab.groupAt) != 2 || tab.heldBy.pairs != 0 || s.Tracked != 3 || len(tab.wids) != 2 {
+		t.Fatalf("workload state left after the hold: %d groups, %d pairs, tracked %d, %d workloads",
+			len(tab.groupAt), tab.heldBy.pairs, s.Tracked, len(tab.wids))
 	}
 }
 
