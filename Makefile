@@ -105,11 +105,11 @@ image:
 push:
 	$(MAKE) -C agent push IMAGE='$(IMAGE)'
 
-# kube-apiserver for the tests: ~5 min the first time, seconds once the Go build cache has it (test/apiserver/build.sh).
+# kube-apiserver for the tests: ~5 min the first time, seconds once the Go build cache has it (builders/apiserver/build.sh).
 apiserver:
-	./test/apiserver/build.sh
+	./builders/apiserver/build.sh
 
-# The Pulumi CLI and YAML language host for the engine tests, at the versions test/pulumi/engine/go.mod pins, into
+# The Pulumi CLI and YAML language host for the engine tests, at the versions builders/pulumi/versions pins, into
 # build/pulumi/bin: ~10 min and 2.3 GB the first time on 2 cores, nothing once built (bench/setup/RESULTS.md).
 engine:
 	./scripts/build-pulumi-engine.sh
@@ -150,4 +150,4 @@ regen: $(STAMP)
 		tests/test_plan_program_golden.py tests/test_check_terraform.py tests/test_real_corpus.py
 
 clean:
-	rm -rf $(VENV) .tools build dist agent/bin test/apiserver/bin
+	rm -rf $(VENV) .tools build dist agent/bin builders/apiserver/bin

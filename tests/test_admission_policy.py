@@ -1,5 +1,5 @@
 """The admission policy every install ships, checked offline by the Kubernetes code the tests build
-(test/apiserver/bin/vap-typecheck, from the same k8s.io/kubernetes release as the test API server):
+(builders/apiserver/bin/vap-typecheck, from the same k8s.io/kubernetes release as the test API server):
 
 - no type-checking warning against the Node schema: what kube-controller-manager would write to the policy's
   status.typeChecking (the test API server runs without a controller-manager, so nothing else would notice);
@@ -24,7 +24,7 @@ from conftest import require
 from wirespeed.manifests import ADMISSION_POLICY_MIN_KUBERNETES, node_tuning_objects
 from wirespeed.profiles import builtin_profile
 
-VAP_TYPECHECK = ROOT / "test" / "apiserver" / "bin" / "vap-typecheck"
+VAP_TYPECHECK = ROOT / "builders" / "apiserver" / "bin" / "vap-typecheck"
 AGENT_POLICY = ROOT / "agent" / "internal" / "nodestatus" / "own-node-policy.yaml"
 
 
@@ -36,7 +36,7 @@ def older_compatibility_version(minimum: str) -> str:
 
 def vap_typecheck(policies: str, compat: str) -> dict[str, Any]:
     if not VAP_TYPECHECK.exists():
-        require(f"{VAP_TYPECHECK.relative_to(ROOT)} is missing: build it with test/apiserver/build.sh (make test does)")
+        require(f"{VAP_TYPECHECK.relative_to(ROOT)} is missing: build it with builders/apiserver/build.sh (make test does)")
     out = subprocess.run(
         [str(VAP_TYPECHECK), "-compat", compat], input=policies, capture_output=True, text=True, timeout=120
     )

@@ -11,9 +11,9 @@ from conftest import prerequisite_gate
 
 
 def test_a_missing_binary_is_named_with_how_to_build_it(monkeypatch):
-    monkeypatch.setattr(apiserver, "KUBE_APISERVER", apiserver.ROOT / "test" / "apiserver" / "bin" / "absent")
+    monkeypatch.setattr(apiserver, "KUBE_APISERVER", apiserver.ROOT / "builders" / "apiserver" / "bin" / "absent")
     assert apiserver.missing_prerequisite() == (
-        "the real API server needs test/apiserver/bin/absent (build it: test/apiserver/build.sh)"
+        "the real API server needs builders/apiserver/bin/absent (build it: builders/apiserver/build.sh)"
     )
     decision = prerequisite_gate(apiserver.missing_prerequisite(), "true")
     assert decision is not None

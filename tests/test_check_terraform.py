@@ -43,7 +43,7 @@ AWS_PROVIDER = MIRROR / "registry.terraform.io" / "hashicorp" / "aws"
 
 def provider_mirror(name: str) -> Path | None:
     """The first mirror holding hashicorp/<name> for linux_amd64, in tests/terratest/tftest.Mirrors' order."""
-    for mirror in (os.environ.get("WIRESPEED_TF_PLUGIN_MIRROR", ""), ROOT / "test" / "tfproviders" / "mirror", MIRROR):
+    for mirror in (os.environ.get("WIRESPEED_TF_PLUGIN_MIRROR", ""), ROOT / "builders" / "tfproviders" / "mirror", MIRROR):
         if mirror and any(
             Path(mirror).glob(f"registry.terraform.io/hashicorp/{name}/*/linux_amd64/terraform-provider-*")
         ):
@@ -830,7 +830,7 @@ def test_committed_azure_bad_plan_is_what_the_real_azurerm_provider_plans(replan
     require_provider(
         "hashicorp/azurerm",
         provider_mirror("azurerm") is not None,
-        looked_in="$WIRESPEED_TF_PLUGIN_MIRROR, test/tfproviders/mirror (test/tfproviders/build.sh), /opt/tf-plugins",
+        looked_in="$WIRESPEED_TF_PLUGIN_MIRROR, builders/tfproviders/mirror (builders/tfproviders/build.sh), /opt/tf-plugins",
     )
     assert read_parts(replanned / "azure-bad" / "plan.json") == read_parts(plan_path("azure-bad")), (
         "azure-bad/plan.json is stale: run tests/fixtures/terraform/regen.sh"

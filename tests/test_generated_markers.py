@@ -304,7 +304,7 @@ ARTEFACTS: dict[str, Generated] = {
             "sdk/python/setup.py",
             "sdk/python/pulumi_wirespeed/*.py",
         ),
-        # Pulumi's generators head each source file with their own words (test/pulumi/sdkgen names itself there), but
+        # Pulumi's generators head each source file with their own words (builders/pulumi/sdkgen names itself there), but
         # not doc.go, go.mod or package.json: the README row beside them is their marker, as for the schema.
         lambda _text: next(
             line for line in (ROOT / "sdk" / "README.md").read_text().splitlines() if line.startswith("| all of `sdk/")

@@ -1,5 +1,5 @@
 """The engine as a pinned build step (issue 26, item 1): scripts/build-pulumi-engine.sh (`make engine`) builds the
-Pulumi CLI and YAML language host at the versions test/pulumi/versions pins, and does nothing when they are built."""
+Pulumi CLI and YAML language host at the versions builders/pulumi/versions pins, and does nothing when they are built."""
 
 from __future__ import annotations
 
@@ -27,9 +27,9 @@ def test_each_builder_module_requires_the_pinned_version():
     pins = pulumi_cli.pins()
     assert set(pins) == {pulumi_cli.CLI_MODULE, pulumi_cli.YAML_MODULE}
     for pin in pins.values():
-        go_mod = ROOT / "test" / "pulumi" / pin.folder / "go.mod"
+        go_mod = ROOT / "builders" / "pulumi" / pin.folder / "go.mod"
         assert required(go_mod, pin.module) == pin.version, (
-            f"{go_mod.relative_to(ROOT)} does not require {pin.module} {pin.version} as test/pulumi/versions pins: "
+            f"{go_mod.relative_to(ROOT)} does not require {pin.module} {pin.version} as builders/pulumi/versions pins: "
             "run `make engine` (it updates go.mod and go.sum) and commit them"
         )
         assert (go_mod.parent / "go.sum").is_file()
@@ -38,7 +38,7 @@ def test_each_builder_module_requires_the_pinned_version():
 def test_the_cli_module_repeats_pkg_v3s_one_replace_that_is_not_a_local_path():
     # pulumi/pulumi pkg/go.mod v3.276.0: `replace github.com/atotto/clipboard => github.com/tgummerer/clipboard
     # v0.0.0-20241001131231-d02d263e614e` (its other replace, sdk/v3 => ../sdk, is the require of sdk/v3 v3.276.0).
-    go_mod = ROOT / "test" / "pulumi" / "cli" / "go.mod"
+    go_mod = ROOT / "builders" / "pulumi" / "cli" / "go.mod"
     replaces = re.findall(r"^replace (.+)$", go_mod.read_text(), flags=re.MULTILINE)
     clipboard = "github.com/tgummerer/clipboard v0.0.0-20241001131231-d02d263e614e"
     assert replaces == [f"github.com/atotto/clipboard => {clipboard}"]

@@ -37,7 +37,7 @@ SCHEMA = json.loads((ROOT / "provider" / "schema.json").read_text())
 COMPONENTS = sorted(token.rsplit(":", 1)[-1] for token in SCHEMA["resources"])
 TS_EXAMPLE = ROOT / "examples" / "ts-aks"
 GO_EXAMPLE = ROOT / "examples" / "go-node-tuning"
-SDKGEN = ROOT / "test" / "pulumi" / "sdkgen"
+SDKGEN = ROOT / "builders" / "pulumi" / "sdkgen"
 LANGUAGES = ("go", "nodejs", "python")  # what scripts/gen-sdks.sh writes under sdk/
 # What installs or builds leave in a copy and no generator writes (each SDK's own .gitignore lists them).
 BUILT = shutil.ignore_patterns("node_modules", "bin", "build", "*.egg-info", "__pycache__")
@@ -75,12 +75,12 @@ def _committed() -> dict[str, bytes]:
 
 
 def test_the_sdk_generator_uses_the_pinned_pulumi_release():
-    """One pin for pkg/v3 (test/pulumi/versions): the generators are the engine's release (scripts/gen-sdks.sh
+    """One pin for pkg/v3 (builders/pulumi/versions): the generators are the engine's release (scripts/gen-sdks.sh
     refuses to run otherwise), resolved with the engine's builder's replace, so both share the Go build cache."""
     pinned = pulumi_cli.pins()[pulumi_cli.CLI_MODULE].version
     assert required(SDKGEN / "go.mod", pulumi_cli.CLI_MODULE) == pinned, (
-        f"test/pulumi/sdkgen/go.mod does not require pkg/v3 {pinned} as test/pulumi/versions pins: run "
-        f"(cd test/pulumi/sdkgen && go get github.com/pulumi/pulumi/pkg/v3@{pinned} && go mod tidy), then make regen"
+        f"builders/pulumi/sdkgen/go.mod does not require pkg/v3 {pinned} as builders/pulumi/versions pins: run "
+        f"(cd builders/pulumi/sdkgen && go get github.com/pulumi/pulumi/pkg/v3@{pinned} && go mod tidy), then make regen"
     )
     replaces = [
         [line for line in (folder / "go.mod").read_text().splitlines() if line.startswith("replace ")]
@@ -91,7 +91,7 @@ def test_the_sdk_generator_uses_the_pinned_pulumi_release():
 
 def test_the_go_sources_are_gofmt_clean_and_vetted():
     """The generator and the Go example (the SDK's own files are gofmt'ed by the generator, and vetted below)."""
-    _need("go", "test/pulumi/sdkgen and examples/go-node-tuning are Go")
+    _need("go", "builders/pulumi/sdkgen and examples/go-node-tuning are Go")
     unformatted = _run(["gofmt", "-l", SDKGEN, GO_EXAMPLE], ROOT)
     assert unformatted.returncode == 0, unformatted.stderr
     assert unformatted.stdout == "", f"gofmt needed: {unformatted.stdout}"
@@ -100,7 +100,7 @@ def test_the_go_sources_are_gofmt_clean_and_vetted():
 
 
 def test_the_committed_sdks_are_what_the_generators_write(tmp_path):
-    _need("go", "scripts/gen-sdks.sh builds test/pulumi/sdkgen")
+    _need("go", "scripts/gen-sdks.sh builds builders/pulumi/sdkgen")
     done = _run([ROOT / "scripts" / "gen-sdks.sh", tmp_path / "sdk"], ROOT)
     assert done.returncode == 0, done.stdout + done.stderr
     generated, committed = _files(tmp_path / "sdk"), _committed()

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the kube-apiserver (and kubectl, and vap-typecheck) the test fixture runs (tests/apiserver.py) from k8s.io/kubernetes at
-# the version kube/go.mod pins, into test/apiserver/bin/. The first build compiles Kubernetes (minutes and ~2.4 GB
+# the version kube/go.mod pins, into builders/apiserver/bin/. The first build compiles Kubernetes (minutes and ~2.4 GB
 # of memory on 2 cores: bench/apiserver/RESULTS.md); the module and build caches keep it, so a rebuild takes
 # seconds. kube/ is its own module so Kubernetes' dependency tree stays out of agent/go.mod.
 set -euo pipefail
@@ -17,9 +17,9 @@ cd kube
 # kubectl of the same release too: the tests drive the API server with it, and a fresh machine has none.
 for cmd in kube-apiserver kubectl; do
   go build -ldflags "$ldflags" -o "../bin/$cmd" "k8s.io/kubernetes/cmd/$cmd"
-  echo "test/apiserver/bin/$cmd $version"
+  echo "builders/apiserver/bin/$cmd $version"
 done
 # The ValidatingAdmissionPolicy checks kube-controller-manager would run (status.typeChecking) and an older API
 # server's create validation, from the same release's code (kube/cmd/vap-typecheck); it reuses the packages above.
 go build -ldflags "-s -w" -o ../bin/vap-typecheck ./cmd/vap-typecheck
-echo "test/apiserver/bin/vap-typecheck $version"
+echo "builders/apiserver/bin/vap-typecheck $version"

@@ -1,4 +1,4 @@
-module github.com/wirespeed-io/wirespeed/test/apiserver/kube
+module github.com/wirespeed-io/wirespeed/builders/apiserver/kube
 
 go 1.26.0
 

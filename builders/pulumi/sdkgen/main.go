@@ -1,6 +1,6 @@
 // Command sdkgen writes the wirespeed Pulumi package's SDKs for Node.js (TypeScript), Go and Python from the
 // package schema (provider/schema.json), with the code generators of the Pulumi release the tests run
-// (github.com/pulumi/pulumi/pkg/v3, pinned in test/pulumi/versions; this module's go.mod requires the same one).
+// (github.com/pulumi/pulumi/pkg/v3, pinned in builders/pulumi/versions; this module's go.mod requires the same one).
 //
 // `pulumi package gen-sdk` would do this, but in v3.276 it hands the schema to each language's host
 // (pulumi-language-nodejs, -go, -python), which the Go module proxy does not serve. The generators themselves are
@@ -34,7 +34,7 @@ import (
 )
 
 // Tool is what every generated source file names as its generator (the header each generator writes).
-const Tool = "test/pulumi/sdkgen (make regen) from provider/schema.json"
+const Tool = "builders/pulumi/sdkgen (make regen) from provider/schema.json"
 
 // GoImportBasePath is the Go SDK's root package; its module is the folder above it (sdk/go in this repository).
 const GoImportBasePath = "github.com/wirespeed-io/wirespeed/sdk/go/wirespeed"

@@ -1,4 +1,4 @@
-module wirespeed/test/tfproviders/azurerm
+module wirespeed/builders/tfproviders/azurerm
 
 go 1.26.6
 

@@ -1,4 +1,4 @@
-module github.com/wirespeed-io/wirespeed/test/pulumi/cli
+module github.com/wirespeed-io/wirespeed/builders/pulumi/cli
 
 go 1.26.6
 

@@ -5,7 +5,7 @@
 # on 2 loaded cores (bench: modules/README.md), for `terraform validate`, `terraform test` with mock providers and
 # plans of the AKS modules; without it those tests are skipped by name.
 #
-#   test/tfproviders/build.sh            # -> test/tfproviders/mirror
+#   builders/tfproviders/build.sh            # -> builders/tfproviders/mirror
 #
 # azurerm's go.mod has no /v5 suffix, so the proxy serves its releases only as pseudo-versions: azurerm/go.mod pins
 # commit fae580791926 (2026-08-24, four days after the 5.2.0 release, CHANGELOG.md), labelled 5.2.0 here.

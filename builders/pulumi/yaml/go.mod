@@ -1,4 +1,4 @@
-module github.com/wirespeed-io/wirespeed/test/pulumi/yaml
+module github.com/wirespeed-io/wirespeed/builders/pulumi/yaml
 
 go 1.26.0
 

@@ -1,4 +1,4 @@
-module github.com/wirespeed-io/wirespeed/test/pulumi/sdkgen
+module github.com/wirespeed-io/wirespeed/builders/pulumi/sdkgen
 
 go 1.26.6
 
@@ -128,5 +128,5 @@ require (
 )
 
 // pkg/v3's own go.mod replaces clipboard so (and sdk/v3 with ../sdk, for which sdk/v3 v3.276.0 stands); the same
-// replace as test/pulumi/cli, so both resolve every module alike and share the Go build cache.
+// replace as builders/pulumi/cli, so both resolve every module alike and share the Go build cache.
 replace github.com/atotto/clipboard => github.com/tgummerer/clipboard v0.0.0-20241001131231-d02d263e614e
