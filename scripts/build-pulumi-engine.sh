@@ -31,7 +31,7 @@ while read -r module version folder command variable; do
   dir=$root/builders/pulumi/$folder
   name=${command##*/}
   # go.mod follows the pin: a bumped line in builders/pulumi/versions rewrites the builder's go.mod and go.sum (from the
-  # module proxy), which are then committed with it; tests/test_pulumi_engine_build.py fails while they disagree.
+  # module proxy), which are then committed with it; tests/engine/test_pulumi_engine_build.py fails while they disagree.
   required=$(cd "$dir" && go list -m -f '{{.Version}}' "$module")
   if [ "$required" != "$version" ]; then
     echo "builders/pulumi/$folder/go.mod requires $module $required, builders/pulumi/versions pins $version: updating it"

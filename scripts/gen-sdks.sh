@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Writes the wirespeed Pulumi package's SDKs (Node.js/TypeScript, Go, Python) from provider/schema.json into
-# OUT/nodejs, OUT/go, OUT/python (OUT: sdk, the committed copies; tests/test_sdks.py passes a temporary folder and
+# OUT/nodejs, OUT/go, OUT/python (OUT: sdk, the committed copies; tests/engine/test_sdks.py passes a temporary folder and
 # compares). The generators are Pulumi's own (github.com/pulumi/pulumi/pkg/v3 codegen, at the version
 # builders/pulumi/versions pins), called by builders/pulumi/sdkgen: `pulumi package gen-sdk` needs language hosts the Go
 # module proxy does not serve. Built with -trimpath like the engine (scripts/build-pulumi-engine.sh), so it reuses

@@ -16,7 +16,7 @@ source "$(dirname "$0")/apt-lock.sh"
 # directly, so no binfmt_misc registration.
 packages=(busybox-static cpio nftables iproute2 ethtool kmod zstd xz-utils prometheus etcd-server openssl shellcheck qemu-user)
 backports=(qemu-system-x86)
-# nodejs and npm: tests/test_dashboard.py type-checks the Grafana dashboard against @grafana/schema with tsc, both
+# nodejs and npm: tests/manifests/test_dashboard.py type-checks the Grafana dashboard against @grafana/schema with tsc, both
 # installed by `npm ci` from tests/grafana-schema/. Only when no npm is on PATH: a Node.js from elsewhere (NodeSource's
 # nodejs package bundles npm) must not be replaced by Debian's.
 if ! command -v npm >/dev/null 2>&1; then packages+=(nodejs npm); fi

@@ -75,7 +75,8 @@ def missing() -> str | None:
     have = subprocess.run([PULUMI, "version"], capture_output=True, text=True, timeout=60, check=False).stdout.strip()
     if have != want:
         return (
-            f"build/pulumi/bin/pulumi is {have or 'unversioned'}, builders/pulumi/versions pins {want}: run `make engine`"
+            f"build/pulumi/bin/pulumi is {have or 'unversioned'}, builders/pulumi/versions pins {want}: "
+            "run `make engine`"
         )
     return None
 

@@ -75,7 +75,7 @@ func run(schemaPath, out string) error {
 }
 
 // readSpec reads the schema and adds the Go settings (not in the provider's schema: that is what the running
-// plugin serves, which tests/test_provider_engine.py compares).
+// plugin serves, which tests/engine/test_provider_engine.py compares).
 func readSpec(path string) (schema.PackageSpec, error) {
 	var spec schema.PackageSpec
 	raw, err := os.ReadFile(path)

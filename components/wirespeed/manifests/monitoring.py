@@ -519,7 +519,8 @@ _FILTERS: tuple[tuple[str, str, str, str], ...] = (
 )
 # Fields grafana-foundation-sdk 10.1.0 writes that Grafana's current dashboard schema has no more (@grafana/schema
 # 13.2.3, dist/types/raw/dashboard/x/types.gen.d.ts: Dashboard has no `style`, the theme being the viewer's
-# preference; VariableModel has no `auto`, `auto_count`, `auto_min` nor `id`). tests/test_dashboard.py checks the
+# preference; VariableModel has no `auto`, `auto_count`, `auto_min` nor `id`). tests/manifests/test_dashboard.py checks
+# the
 # board against that schema.
 _NOT_IN_SCHEMA = {"board": ("style",), "variable": ("auto", "auto_count", "auto_min", "id")}
 
