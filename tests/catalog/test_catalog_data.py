@@ -145,7 +145,7 @@ def test_azure_nic_count_is_the_pages_own_figure() -> None:
     assert catalog.lookup("Standard_B16s_v2").max_nics == 4
 
 
-def test_the_generated_azure_families_are_current_and_hold_the_sizes_issue_25_named() -> None:
+def test_the_generated_azure_families_are_current_and_hold_older_arm_and_compute_optimised_sizes() -> None:
     from wirespeed.catalog import generate_azure
 
     assert generate_azure.main(["--check"]) == 0
@@ -273,7 +273,7 @@ def test_the_azure_generator_refuses_a_size_in_two_families_and_keeps_a_note() -
         ("Standard_FX4mds_v2", "FXmdsv2", 25, "x86_64"),
     ],
 )
-def test_spot_values_of_the_families_added_for_issue_25(name: str, family: str, gbps: float, arch: str) -> None:
+def test_azure_family_spot_values_match_their_series_pages(name: str, family: str, gbps: float, arch: str) -> None:
     # Each row: the family's series page, Network tab (azure_size_tables.json has the page's row and commit).
     size = catalog.lookup(name)
     assert (size.family, size.burst_gbps, size.architecture) == (family, gbps, arch)

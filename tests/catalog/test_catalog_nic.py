@@ -28,7 +28,7 @@ def is_power_of_two(n: int) -> bool:
     return n > 0 and n & (n - 1) == 0
 
 
-def test_every_issue_driver_is_there() -> None:
+def test_the_aks_and_eks_nic_drivers_are_there() -> None:
     assert {"mana", "mlx5_core", "mlx4_en", "ena"} <= set(catalog.nic_drivers())
 
 

@@ -611,7 +611,7 @@ def case_id(case: Case) -> str:
 
 
 @pytest.mark.parametrize("case", CASES, ids=case_id)
-def test_issue_25_expectation(case, tmp_path, monkeypatch):
+def test_check_decides_each_real_file_as_expected(case, tmp_path, monkeypatch):
     monkeypatch.chdir(ROOT)
     problem = case.check(input_path(case.input, tmp_path))
     assert problem is None, f"{case.input}: {case.rule} {case.expect}; instead: {problem}"

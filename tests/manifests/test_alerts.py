@@ -267,7 +267,7 @@ def test_every_alert_has_a_case() -> None:
     assert {c.alert for c in CASES} == {a.name for a in monitoring.ALERTS}
 
 
-def test_issue_alerts_are_all_there() -> None:
+def test_the_alert_rules_are_exactly_these() -> None:
     names = {a.name for a in monitoring.ALERTS}
     assert names == {
         "WirespeedRingOverflowRising",

@@ -272,7 +272,7 @@ BALANCED_AT_100_GBPS = {
         ),
     ],
 )
-def test_the_pull_requests_issue_7_must_stop_are_stopped(analyzer, type_token, props, rule_id, says):
+def test_each_misconfiguration_from_a_pull_request_is_stopped(analyzer, type_token, props, rule_id, says):
     configure(analyzer)
     found = diagnostics(analyzer.Analyze(request(type_token, "subject", props)))
     assert [(name, level) for name, level, _, _ in found] == [(rule_id, analyzer_pb2.MANDATORY)]

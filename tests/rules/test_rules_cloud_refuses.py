@@ -29,7 +29,7 @@ def messages(kind: str, props: dict[str, Any], rule_id: str) -> list[str]:
 
 # --- tuning-profile-valid ---------------------------------------------------------------------------------------
 
-ISSUE_CASES = {
+REFUSED_PROFILE_TEXTS = {
     "not-json": '{"name": "throughput", "rings": ',
     "backlog-string": '{"name": "t", "sysctls": {"net.core.netdev_max_backlog": "1000"}}',
     "backlog-nan": '{"name": "t", "sysctls": {"net.core.netdev_max_backlog": NaN}}',
@@ -39,7 +39,7 @@ ISSUE_CASES = {
 }
 
 
-@pytest.mark.parametrize("text", ISSUE_CASES.values(), ids=ISSUE_CASES.keys())
+@pytest.mark.parametrize("text", REFUSED_PROFILE_TEXTS.values(), ids=REFUSED_PROFILE_TEXTS.keys())
 def test_a_profile_the_agent_refuses_is_a_mandatory_violation_quoting_the_error(text):
     with pytest.raises(ProfileError) as info:
         load_profile(text)
