@@ -8,6 +8,9 @@ own policy objects with props marshalled as the engine marshals them). bench/mut
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 import pytest
 
 from fixtures.rules.engine import (
@@ -106,20 +109,6 @@ def test_rule_fails_one_node_past_equal():
 # --- 1,000 nodes: the largest pool, and the end of Azure's documented default table ---------------------------------
 
 
-def test_a_pool_of_exactly_1000_nodes_is_accepted_and_1001_refused():
-    assert Pool(MAX_POOL_NODES).max_count == 1_000
-    assert Pool.parse("1000").max_count == 1_000
-    assert Pool.parse("1000:1000").surge_nodes == 1_000
-    with pytest.raises(SizingError, match="between 1 and 1,000"):
-        Pool(MAX_POOL_NODES + 1)
-    with pytest.raises(SizingError, match="between 1 and 1,000"):
-        Pool.parse("1001")
-    with pytest.raises(SizingError, match="between 0 and 1,000 nodes"):
-        Pool.parse("10:1001")
-    with pytest.raises(SizingError, match="between 0 and 1,000"):
-        Pool(10, 1_001, surge_is_percent=False)
-
-
 def test_the_default_table_answers_exactly_1000_nodes_and_nothing_past_it():
     assert dynamic_default_ports(1_000) == 32
     assert dynamic_default_ports(800) == 64
@@ -163,12 +152,6 @@ def test_the_default_ports_rule_at_exactly_1000_and_1001_nodes():
     assert "reach 1,001 nodes, beyond the table: Azure documents no default there." in past
 
 
-def test_a_cluster_of_exactly_5000_nodes_is_accepted_and_5001_refused():
-    assert plan_load_balancer(pools_of(MAX_CLUSTER_NODES), ports=8).nodes_at_max == 5_000
-    with pytest.raises(SizingError, match="at most 5,000 nodes per cluster"):
-        plan_load_balancer(pools_of(MAX_CLUSTER_NODES + 1), ports=8)
-
-
 def test_surge_past_5000_nodes_is_noted_and_at_5000_is_not():
     at = plan_load_balancer([*pools_of(4_998), Pool(1, 1, surge_is_percent=False)], ports=8)
     assert at.nodes_at_max == 5_000
@@ -176,6 +159,54 @@ def test_surge_past_5000_nodes_is_noted_and_at_5000_is_not():
     past = plan_load_balancer([*pools_of(4_998), Pool(1, 2, surge_is_percent=False)], ports=8)
     assert past.nodes_at_max == 5_001
     assert any("5,001 nodes with upgrade surge exceed AKS's 5,000" in note for note in past.notes)
+
+
+# --- the counts Azure and AKS allow: the last one accepted, the first one past it refused ---------------------------
+
+
+@dataclass(frozen=True)
+class Limit:
+    """A limit users reach through ``wirespeed size``: each ``accepted`` call on the line gives its value, each
+    ``refused`` call past it raises SizingError whose message matches."""
+
+    accepted: tuple[tuple[Callable[[], object], object], ...]
+    refused: tuple[tuple[Callable[[], object], str], ...]
+
+
+LIMITS = {
+    "pool-of-1000-nodes": Limit(
+        accepted=(
+            (lambda: Pool(MAX_POOL_NODES).max_count, 1_000),
+            (lambda: Pool.parse("1000").max_count, 1_000),
+            (lambda: Pool.parse("1000:1000").surge_nodes, 1_000),
+        ),
+        refused=(
+            (lambda: Pool(MAX_POOL_NODES + 1), "between 1 and 1,000"),
+            (lambda: Pool.parse("1001"), "between 1 and 1,000"),
+            (lambda: Pool.parse("10:1001"), "between 0 and 1,000 nodes"),
+            (lambda: Pool(10, 1_001, surge_is_percent=False), "between 0 and 1,000"),
+        ),
+    ),
+    "cluster-of-5000-nodes": Limit(
+        accepted=((lambda: plan_load_balancer(pools_of(MAX_CLUSTER_NODES), ports=8).nodes_at_max, 5_000),),
+        refused=(
+            (lambda: plan_load_balancer(pools_of(MAX_CLUSTER_NODES + 1), ports=8), "at most 5,000 nodes per cluster"),
+        ),
+    ),
+    "100-fixed-ips": Limit(
+        accepted=((lambda: plan_load_balancer(pools_of(10), ports=1_024, outbound_ips=100).outbound_ips, 100),),
+        refused=((lambda: plan_load_balancer(pools_of(10), ports=1_024, outbound_ips=101), "between 1 and 100"),),
+    ),
+}
+
+
+@pytest.mark.parametrize("limit", LIMITS.values(), ids=LIMITS.keys())
+def test_a_count_on_the_limit_is_accepted_and_one_past_it_refused(limit: Limit):
+    for call, value in limit.accepted:
+        assert call() == value
+    for call, says in limit.refused:
+        with pytest.raises(SizingError, match=says):
+            call()
 
 
 # --- 100 outbound IPs ----------------------------------------------------------------------------------------------
@@ -188,12 +219,6 @@ def test_exactly_100_ips_are_chosen_and_one_port_more_is_infeasible():
     with pytest.raises(InfeasibleError) as info:
         plan_load_balancer(pools_of(101), ports=64_000)
     assert (info.value.required, info.value.available) == (6_464_000, 6_400_000)
-
-
-def test_exactly_100_fixed_ips_are_accepted_and_101_refused():
-    assert plan_load_balancer(pools_of(10), ports=1_024, outbound_ips=100).outbound_ips == 100
-    with pytest.raises(SizingError, match="between 1 and 100"):
-        plan_load_balancer(pools_of(10), ports=1_024, outbound_ips=101)
 
 
 def ports_stack(system_max: int, ports: int, ips: int = 7) -> list[object]:
@@ -230,19 +255,6 @@ def aks_pool(backlog: int) -> dict[str, object]:
     return props
 
 
-def test_aks_pool_backlog_exactly_at_the_minimum_passes_and_one_below_fails():
-    assert validate(BACKLOG, "pool", aks_pool(AKS_POOL_MINIMUM_BACKLOG)) == []
-    [message] = validate(BACKLOG, "pool", aks_pool(AKS_POOL_MINIMUM_BACKLOG - 1))
-    assert message.startswith("agent pool 'subject': linuxOSConfig.sysctls.netCoreNetdevMaxBacklog is 4,063")
-    assert "below the minimum 4,064 for Standard_D16s_v6's line rate 12.5 Gb/s" in message
-
-
-def test_aks_pool_backlog_at_the_configured_minimum():
-    config = {"minimumBacklog": 20_000}
-    assert validate(BACKLOG, "pool", aks_pool(20_000), config) == []
-    assert len(validate(BACKLOG, "pool", aks_pool(19_999), config)) == 1
-
-
 def test_aks_backlog_at_the_edges_of_what_aks_accepts():
     """1,000 and 3,240,000 are accepted by AKS (1,000 is below wirespeed's minimum: that finding, not a refusal);
     999 and 3,240,001 are refused."""
@@ -254,13 +266,8 @@ def test_aks_backlog_at_the_edges_of_what_aks_accepts():
         assert f"is {refused:,}, which AKS refuses" in message
 
 
-def test_tuning_profile_backlog_exactly_at_the_minimum_passes_and_one_below_fails():
-    def profile(value: int) -> dict[str, object]:
-        return config_map_with(lambda d: d["sysctls"].update({"net.core.netdev_max_backlog": value}))
-
-    assert validate(BACKLOG, "config_map", profile(CONFIG_MAP_MINIMUM_BACKLOG)) == []
-    [message] = validate(BACKLOG, "config_map", profile(CONFIG_MAP_MINIMUM_BACKLOG - 1))
-    assert "sysctls['net.core.netdev_max_backlog'] is 8,127, below the minimum 8,128" in message
+def tuning_profile(value: int) -> dict[str, object]:
+    return config_map_with(lambda d: d["sysctls"].update({"net.core.netdev_max_backlog": value}))
 
 
 def user_data(*values: int) -> dict[str, object]:
@@ -270,12 +277,6 @@ def user_data(*values: int) -> dict[str, object]:
     writes = "\n".join(f"sysctl -w net.core.netdev_max_backlog={value}" for value in values)
     text = text.replace(f"sysctl -w net.core.netdev_max_backlog={USER_DATA_BACKLOG}", writes)
     return launch_template(text)
-
-
-def test_eks_user_data_backlog_exactly_at_the_minimum_passes_and_one_below_fails():
-    assert validate(BACKLOG, "launch_template", user_data(MINIMUM_BACKLOG)) == []
-    [message] = validate(BACKLOG, "launch_template", user_data(MINIMUM_BACKLOG - 1))
-    assert message.startswith("userData (EKS node) sets net.core.netdev_max_backlog to 16,254, below the minimum")
 
 
 @pytest.mark.parametrize("order", [(32_768, 1_000), (1_000, 32_768)], ids=["low-last", "low-first"])
@@ -297,18 +298,74 @@ def ports_cluster(ports: float) -> dict[str, object]:
     return props
 
 
-def test_allocated_ports_exactly_at_the_minimum_pass_and_one_step_below_fails():
-    assert validate(MINIMUM_PORTS, "cluster", ports_cluster(1_024)) == []
-    [message] = validate(MINIMUM_PORTS, "cluster", ports_cluster(1_016))
-    assert message.startswith(
-        "networkProfile.loadBalancerProfile.allocatedOutboundPorts is 1,016, below the minimum of 1,024"
-    )
+# --- each rule minimum: on the line passes, one step past it is one finding --------------------------------------
 
 
-def test_allocated_ports_at_the_edges_azure_accepts():
-    assert validate(MINIMUM_PORTS, "cluster", ports_cluster(64_000)) == []
-    [message] = validate(MINIMUM_PORTS, "cluster", ports_cluster(64_008))
-    assert "is 64,008, which Azure refuses" in message
+@dataclass(frozen=True)
+class Minimum:
+    """A rule's edge: ``rule`` on ``kind`` props passes at ``on_line()`` and reports exactly one finding at
+    ``past()``, which starts with ``starts`` and contains each of ``contains`` (empty: the finding alone is the
+    assertion)."""
+
+    rule: str
+    kind: str
+    on_line: Callable[[], dict[str, object]]
+    past: Callable[[], dict[str, object]]
+    starts: str = ""
+    contains: tuple[str, ...] = ()
+    config: dict[str, object] | None = None
+
+
+MINIMUMS = {
+    "aks-pool-backlog": Minimum(
+        BACKLOG,
+        "pool",
+        lambda: aks_pool(AKS_POOL_MINIMUM_BACKLOG),
+        lambda: aks_pool(AKS_POOL_MINIMUM_BACKLOG - 1),
+        starts="agent pool 'subject': linuxOSConfig.sysctls.netCoreNetdevMaxBacklog is 4,063",
+        contains=("below the minimum 4,064 for Standard_D16s_v6's line rate 12.5 Gb/s",),
+    ),
+    "aks-pool-backlog-configured": Minimum(
+        BACKLOG, "pool", lambda: aks_pool(20_000), lambda: aks_pool(19_999), config={"minimumBacklog": 20_000}
+    ),
+    "tuning-profile-backlog": Minimum(
+        BACKLOG,
+        "config_map",
+        lambda: tuning_profile(CONFIG_MAP_MINIMUM_BACKLOG),
+        lambda: tuning_profile(CONFIG_MAP_MINIMUM_BACKLOG - 1),
+        contains=("sysctls['net.core.netdev_max_backlog'] is 8,127, below the minimum 8,128",),
+    ),
+    "eks-user-data-backlog": Minimum(
+        BACKLOG,
+        "launch_template",
+        lambda: user_data(MINIMUM_BACKLOG),
+        lambda: user_data(MINIMUM_BACKLOG - 1),
+        starts="userData (EKS node) sets net.core.netdev_max_backlog to 16,254, below the minimum",
+    ),
+    "allocated-ports-minimum": Minimum(
+        MINIMUM_PORTS,
+        "cluster",
+        lambda: ports_cluster(1_024),
+        lambda: ports_cluster(1_016),
+        starts="networkProfile.loadBalancerProfile.allocatedOutboundPorts is 1,016, below the minimum of 1,024",
+    ),
+    "allocated-ports-azure-maximum": Minimum(
+        MINIMUM_PORTS,
+        "cluster",
+        lambda: ports_cluster(64_000),
+        lambda: ports_cluster(64_008),
+        contains=("is 64,008, which Azure refuses",),
+    ),
+}
+
+
+@pytest.mark.parametrize("edge", MINIMUMS.values(), ids=MINIMUMS.keys())
+def test_a_rule_passes_on_its_line_and_finds_one_step_past_it(edge: Minimum):
+    assert validate(edge.rule, edge.kind, edge.on_line(), edge.config) == []
+    [message] = validate(edge.rule, edge.kind, edge.past(), edge.config)
+    assert message.startswith(edge.starts)
+    for text in edge.contains:
+        assert text in message
 
 
 # --- the note about several IPs: from 2, not at 1 ------------------------------------------------------------------
