@@ -29,6 +29,7 @@ import shutil
 import subprocess
 import sys
 import time
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -83,6 +84,13 @@ ALSO_COPY = ("components", "examples", "docs")
 STATUS = re.compile(r"^\s*(?P<name>\S+): (?P<status>[a-z][a-z ]*)$")
 
 
+def pytest_paths() -> list[str]:
+    """The repository's pytest pythonpath (tests/ and each of its folders): the suites import helpers and each
+    other by bare name."""
+    config = tomllib.loads((REPO / "pyproject.toml").read_text())
+    return list(config["tool"]["pytest"]["ini_options"]["pythonpath"])
+
+
 def pyproject(only: list[str], tests: list[str]) -> str:
     def array(items: list[str]) -> str:
         return "[" + ", ".join(json.dumps(i) for i in items) + "]"
@@ -98,6 +106,7 @@ use_git_change_detection = false
 
 [tool.pytest.ini_options]
 testpaths = ["tests"]
+pythonpath = {array(pytest_paths())}
 addopts = "-ra --strict-markers"
 markers = ["netns: needs root to create network namespaces"]
 """
