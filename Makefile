@@ -77,7 +77,7 @@ lint: $(STAMP)
 
 # The API server tests (tests/apiserver.py) run the agent binary and a kube-apiserver built from source, the
 # engine tests (tests/pulumi_cli.py) the Pulumi CLI built from source. UV is the uv the examples' install test uses
-# (tests/test_examples_copied.py).
+# (tests/examples/test_examples_copied.py).
 test-python: $(STAMP) agent apiserver engine
 	UV=$(UV) $(BIN)/pytest --junitxml=$(RESULTS)/pytest.xml
 
@@ -105,11 +105,11 @@ image:
 push:
 	$(MAKE) -C agent push IMAGE='$(IMAGE)'
 
-# kube-apiserver for the tests: ~5 min the first time, seconds once the Go build cache has it (test/apiserver/build.sh).
+# kube-apiserver for the tests: ~5 min the first time, seconds once the Go build cache has it (builders/apiserver/build.sh).
 apiserver:
-	./test/apiserver/build.sh
+	./builders/apiserver/build.sh
 
-# The Pulumi CLI and YAML language host for the engine tests, at the versions test/pulumi/engine/go.mod pins, into
+# The Pulumi CLI and YAML language host for the engine tests, at the versions builders/pulumi/versions pins, into
 # build/pulumi/bin: ~10 min and 2.3 GB the first time on 2 cores, nothing once built (bench/setup/RESULTS.md).
 engine:
 	./scripts/build-pulumi-engine.sh
@@ -139,15 +139,15 @@ regen: $(STAMP)
 	./scripts/gen-sdks.sh
 	cd tests/terratest && go run ./cmd/tfdocs
 	cd agent && go test -count=1 ./internal/metrics -run TestREADMEListsEveryMetric -update
-	UPDATE_GOLDEN=1 $(BIN)/pytest -q tests/test_render_node_tuning.py tests/test_alerts.py tests/test_dashboard.py
-	UPDATE_GOLDEN=1 $(BIN)/pytest -q tests/test_userdata_script.py tests/test_userdata_mime.py tests/test_aws_karpenter.py \
-		tests/test_userdata_bottlerocket.py -m "not netns" \
-		tests/test_azure_nap.py
+	UPDATE_GOLDEN=1 $(BIN)/pytest -q tests/manifests/test_render_node_tuning.py tests/manifests/test_alerts.py tests/manifests/test_dashboard.py
+	UPDATE_GOLDEN=1 $(BIN)/pytest -q tests/userdata/test_userdata_script.py tests/userdata/test_userdata_mime.py tests/components/test_aws_karpenter.py \
+		tests/userdata/test_userdata_bottlerocket.py -m "not netns" \
+		tests/components/test_azure_nap.py
 	$(BIN)/python tests/fixtures/terraform/handwritten.py
-	UPDATE_GOLDEN=1 $(BIN)/pytest -q tests/test_check_cli.py tests/test_examples_aks.py \
-		tests/test_size_by_workload.py \
-		tests/test_prove_from_prometheus.py \
-		tests/test_plan_program_golden.py tests/test_check_terraform.py tests/test_real_corpus.py
+	UPDATE_GOLDEN=1 $(BIN)/pytest -q tests/check/test_check_cli.py tests/examples/test_examples_aks.py \
+		tests/sizing/test_size_by_workload.py \
+		tests/sizing/test_prove_from_prometheus.py \
+		tests/program/test_plan_program_golden.py tests/check/test_check_terraform.py tests/check/test_real_corpus.py
 
 clean:
-	rm -rf $(VENV) .tools build dist agent/bin test/apiserver/bin
+	rm -rf $(VENV) .tools build dist agent/bin builders/apiserver/bin

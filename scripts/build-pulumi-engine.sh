@@ -2,8 +2,8 @@
 # Builds the Pulumi engine the tests run (tests/pulumi_cli.py) into build/pulumi/bin/ (git-ignored): the CLI
 # (github.com/pulumi/pulumi/pkg/v3/cmd/pulumi) and the YAML language host
 # (github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml), from the Go module proxy at the versions
-# test/pulumi/versions pins. No registry serves a prebuilt CLI, and `go install ...@version` refuses pkg/v3 (its
-# go.mod has replace directives), so each is built from a module of ours (test/pulumi/cli, test/pulumi/yaml) with
+# builders/pulumi/versions pins. No registry serves a prebuilt CLI, and `go install ...@version` refuses pkg/v3 (its
+# go.mod has replace directives), so each is built from a module of ours (builders/pulumi/cli, builders/pulumi/yaml) with
 # a committed go.sum. The first build compiles the CLI: ~10-20 min and 2 GB of memory on 2 cores
 # (bench/setup/RESULTS.md); the Go module and build caches keep it, and a rerun with the pinned binaries in place
 # builds nothing.
@@ -15,7 +15,7 @@
 # Not built yet: the kubernetes provider (issue 26; 5 GB of memory and ~17 min cold).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-pins=$root/test/pulumi/versions
+pins=$root/builders/pulumi/versions
 bin=$root/build/pulumi/bin
 mkdir -p "$bin"
 gover=$(go env GOVERSION)
@@ -24,17 +24,17 @@ built=0
 while read -r module version folder command variable; do
   case $module in '#'* | '') continue ;; esac
   if [ -z "$variable" ]; then
-    echo "error: test/pulumi/versions: the line for $module has fewer than 5 fields (module version folder" \
-      "command variable); restore it with git checkout test/pulumi/versions" >&2
+    echo "error: builders/pulumi/versions: the line for $module has fewer than 5 fields (module version folder" \
+      "command variable); restore it with git checkout builders/pulumi/versions" >&2
     exit 2
   fi
-  dir=$root/test/pulumi/$folder
+  dir=$root/builders/pulumi/$folder
   name=${command##*/}
-  # go.mod follows the pin: a bumped line in test/pulumi/versions rewrites the builder's go.mod and go.sum (from the
-  # module proxy), which are then committed with it; tests/test_pulumi_engine_build.py fails while they disagree.
+  # go.mod follows the pin: a bumped line in builders/pulumi/versions rewrites the builder's go.mod and go.sum (from the
+  # module proxy), which are then committed with it; tests/engine/test_pulumi_engine_build.py fails while they disagree.
   required=$(cd "$dir" && go list -m -f '{{.Version}}' "$module")
   if [ "$required" != "$version" ]; then
-    echo "test/pulumi/$folder/go.mod requires $module $required, test/pulumi/versions pins $version: updating it"
+    echo "builders/pulumi/$folder/go.mod requires $module $required, builders/pulumi/versions pins $version: updating it"
     (cd "$dir" && go get "$module@$version" && go mod tidy)
   fi
   # The stamp names what was built from what: the version, the Go toolchain and the go.sum that fixed every

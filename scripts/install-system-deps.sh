@@ -11,12 +11,12 @@ source "$(dirname "$0")/apt-lock.sh"
 # The shellcheck package lints the rendered EKS boot scripts and this repository's shell scripts.
 # prometheus: promtool checks and unit-tests the generated alert rules and parses every dashboard query.
 # etcd-server and openssl: the real API server the tests start (tests/apiserver.py; etcd 3.4 works with the
-# kube-apiserver test/apiserver/build.sh builds).
+# kube-apiserver builders/apiserver/build.sh builds).
 # qemu-user: qemu-aarch64 runs the arm64 agent image's binary (agent/image); Debian's user-mode emulator, 12 MB, called
 # directly, so no binfmt_misc registration.
 packages=(busybox-static cpio nftables iproute2 ethtool kmod zstd xz-utils prometheus etcd-server openssl shellcheck qemu-user)
 backports=(qemu-system-x86)
-# nodejs and npm: tests/test_dashboard.py type-checks the Grafana dashboard against @grafana/schema with tsc, both
+# nodejs and npm: tests/manifests/test_dashboard.py type-checks the Grafana dashboard against @grafana/schema with tsc, both
 # installed by `npm ci` from tests/grafana-schema/. Only when no npm is on PATH: a Node.js from elsewhere (NodeSource's
 # nodejs package bundles npm) must not be replaced by Debian's.
 if ! command -v npm >/dev/null 2>&1; then packages+=(nodejs npm); fi

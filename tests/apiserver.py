@@ -1,7 +1,7 @@
 """A real Kubernetes API server for the tests: etcd plus kube-apiserver, on 127.0.0.1, torn down afterwards.
 
-kube-apiserver is built from k8s.io/kubernetes at the version test/apiserver/kube/go.mod pins
-(test/apiserver/build.sh; `make test` builds it); etcd is Debian's etcd-server. Each run generates its own CA,
+kube-apiserver is built from k8s.io/kubernetes at the version builders/apiserver/kube/go.mod pins
+(builders/apiserver/build.sh; `make test` builds it); etcd is Debian's etcd-server. Each run generates its own CA,
 serving certificate and ServiceAccount signing key (openssl), so nothing secret is committed.
 
 What is on: RBAC and the Node authorizer (``--authorization-mode=Node,RBAC``), the default admission plugins
@@ -36,9 +36,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-BUILD_SCRIPT = ROOT / "test" / "apiserver" / "build.sh"
-KUBE_APISERVER = ROOT / "test" / "apiserver" / "bin" / "kube-apiserver"
-KUBECTL = ROOT / "test" / "apiserver" / "bin" / "kubectl"  # same release, built beside it
+BUILD_SCRIPT = ROOT / "builders" / "apiserver" / "build.sh"
+KUBE_APISERVER = ROOT / "builders" / "apiserver" / "bin" / "kube-apiserver"
+KUBECTL = ROOT / "builders" / "apiserver" / "bin" / "kubectl"  # same release, built beside it
 ADMIN_TOKEN_USER = "wirespeed-test-admin"
 READY_TIMEOUT_S = 120.0  # a cold start on a loaded 2-core machine; measured start-to-ready in bench/apiserver
 

@@ -2,7 +2,7 @@
 
 Read from the profiles the library ships (data/profiles/*.json, which wirespeed.profiles derives from its
 ASSUMPTIONS through the sizing engine), so changing a profile's assumptions needs `make regen` and no test edit.
-The field reports the profiles are meant to reproduce are pinned once, in tests/test_profiles_builtin.py.
+The field reports the profiles are meant to reproduce are pinned once, in tests/profiles/test_profiles_builtin.py.
 
 Not here: a NIC driver's ring maximum (mlx5_core's 8,192 is a catalog fact: wirespeed.catalog), a number a test
 chose as its own input (a hand-written fixture's backlog), and numbers a message or a field report quotes.

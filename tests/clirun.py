@@ -1,4 +1,4 @@
-"""Two ways into the real `wirespeed` entry point, shared by the tests/test_cli_*.py files.
+"""Two ways into the real `wirespeed` entry point, shared by the tests/cli/test_cli_*.py files.
 
 ``wirespeed(...)`` runs the installed console script as users do (a fresh process: start-up, exit code, streams);
 ``invoke(...)`` drives the same typer app in-process through typer's CliRunner, fast enough for hypothesis.

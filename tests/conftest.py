@@ -24,7 +24,7 @@ VECTORS = ROOT / "tests" / "vectors"
 def python_examples() -> list[Path]:
     """The example projects written in Python (`runtime: python`, or `runtime: {name: python}`): the ones
     `wirespeed plan` runs and a requirements.txt installs. Examples in other languages (examples/ts-aks,
-    examples/go-node-tuning) use the generated SDKs instead; tests/test_sdks.py compiles them."""
+    examples/go-node-tuning) use the generated SDKs instead; tests/engine/test_sdks.py compiles them."""
     found = []
     for project in sorted((ROOT / "examples").glob("*/Pulumi.yaml")):
         runtime = yaml.safe_load(project.read_text())["runtime"]
@@ -35,7 +35,7 @@ def python_examples() -> list[Path]:
 
 # Capability bits (include/uapi/linux/capability.h) a test needs to create network namespaces and links.
 NETNS_CAPABILITIES = {"CAP_SYS_ADMIN": 21, "CAP_NET_ADMIN": 12}
-PROC_SELF_STATUS = Path("/proc/self/status")  # replaced by tests/test_netns_marker.py to run unprivileged
+PROC_SELF_STATUS = Path("/proc/self/status")  # replaced by tests/repo/test_netns_marker.py to run unprivileged
 
 
 def missing_netns_privilege(proc_status: str, euid: int) -> str | None:

@@ -1,4 +1,4 @@
-"""Grafana's published dashboard schema, installed from the npm registry for tests/test_dashboard.py.
+"""Grafana's published dashboard schema, installed from the npm registry for tests/manifests/test_dashboard.py.
 
 `@grafana/schema` is Grafana's own package of the types it generates from its dashboard kind (the `Dashboard`,
 `Panel` and `VariableModel` the Grafana frontend loads boards into): dist/types/raw/dashboard/x/types.gen.d.ts, the

@@ -1,4 +1,4 @@
-"""Hypothesis strategies for near-valid hostile input, and the CLI's exit-code contract, for the tests/test_props_*.py
+"""Hypothesis strategies for near-valid hostile input, and the CLI's exit-code contract, for the test_props_*.py
 property tests.
 
 Random junk stops at the first parser; a valid document with one to four mutations reaches the code behind it.

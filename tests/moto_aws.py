@@ -1,6 +1,6 @@
 """moto's real server for the `wirespeed audit aws` tests: ``ThreadedMotoServer`` on 127.0.0.1 (an ephemeral
 port), reached by boto3 over HTTP exactly as AWS would be. Resources and metric data are created through the API;
-nothing is patched in-process. Used by tests/test_audit_aws.py and tests/test_cli_json_keys.py."""
+nothing is patched in-process. Used by tests/audit/test_audit_aws.py and tests/cli/test_cli_json_keys.py."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The real Pulumi engine for the tests: the CLI and YAML language host `make engine` builds from source
-(scripts/build-pulumi-engine.sh) at the versions test/pulumi/versions pins, run offline.
+(scripts/build-pulumi-engine.sh) at the versions builders/pulumi/versions pins, run offline.
 
 Offline means: a Pulumi home and a `file://` backend of the test's own, no update check, no plugin download, and
 every HTTP(S) request the CLI or the pack might make sent to a loopback port nothing listens on, so a call that
@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-VERSIONS = ROOT / "test" / "pulumi" / "versions"
+VERSIONS = ROOT / "builders" / "pulumi" / "versions"
 BIN = ROOT / "build" / "pulumi" / "bin"
 PULUMI = BIN / "pulumi"
 POLICY_SHIM = BIN / "pulumi-analyzer-policy-python"
@@ -43,11 +43,11 @@ MANDATORY_FAILED = "one or more mandatory policy violations were found"
 
 @dataclass(frozen=True)
 class Pin:
-    """One line of test/pulumi/versions."""
+    """One line of builders/pulumi/versions."""
 
     module: str
     version: str
-    folder: str  # the builder module, test/pulumi/<folder>
+    folder: str  # the builder module, builders/pulumi/<folder>
     command: str  # the package built, relative to the module
     variable: str  # what -X links the version into
 
@@ -57,7 +57,7 @@ class Pin:
 
 
 def pins() -> dict[str, Pin]:
-    """test/pulumi/versions by module path."""
+    """builders/pulumi/versions by module path."""
     found = {}
     for line in VERSIONS.read_text().splitlines():
         if line.strip() and not line.startswith("#"):
@@ -75,7 +75,8 @@ def missing() -> str | None:
     have = subprocess.run([PULUMI, "version"], capture_output=True, text=True, timeout=60, check=False).stdout.strip()
     if have != want:
         return (
-            f"build/pulumi/bin/pulumi is {have or 'unversioned'}, test/pulumi/versions pins {want}: run `make engine`"
+            f"build/pulumi/bin/pulumi is {have or 'unversioned'}, builders/pulumi/versions pins {want}: "
+            "run `make engine`"
         )
     return None
 

@@ -6,7 +6,7 @@ edits are here, in code a review reads, rather than as committed copies of large
 
     .venv/bin/python tests/real_probes.py OUTDIR      # writes every probe as OUTDIR/<probe name>
 
-tests/test_real_corpus.py pins each probe's verdicts as it pins the real files'.
+tests/check/test_real_corpus.py pins each probe's verdicts as it pins the real files'.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Benchmark: the real-API-server test fixture (tests/apiserver.py): build cost and start-to-ready time.
 
 Method:
-- build: `test/apiserver/build.sh` as a child process; wall time by time.perf_counter, peak RSS of the largest
+- build: `builders/apiserver/build.sh` as a child process; wall time by time.perf_counter, peak RSS of the largest
   process in the build (the compiler or the linker) from getrusage(RUSAGE_CHILDREN).ru_maxrss. `--cold` builds
   with an empty temporary GOCACHE (the module cache is kept: downloads are measured separately by whoever warms
   it); without it, the warm rebuild every later `make test` pays.
@@ -30,7 +30,7 @@ import benchlib as bl  # noqa: E402  (bench/ is not a package; the benches share
 
 import apiserver as fixture  # noqa: E402  (tests/apiserver.py: the fixture itself is what is measured)
 
-BUILD = bl.REPO / "test" / "apiserver" / "build.sh"
+BUILD = bl.REPO / "builders" / "apiserver" / "build.sh"
 
 
 def measure_build(cold: bool) -> dict[str, float | bool]:

@@ -29,6 +29,7 @@ import shutil
 import subprocess
 import sys
 import time
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -41,46 +42,53 @@ SCOPES = ("sizing", "rules")
 # of them that call the mutated function). Tests that start the console script or the policy pack's process
 # cannot see a mutant (mutmut switches mutants inside the test process) and would only cost time.
 TESTS = (
-    "tests/test_boundaries.py",
-    "tests/test_sizing_aws_nat.py",
-    "tests/test_sizing_azure_lb.py",
-    "tests/test_sizing_exact.py",
-    "tests/test_sizing_nat_gateway.py",
-    "tests/test_sizing_rings_backlog.py",
-    "tests/test_rules_agent.py",
-    "tests/test_rules_aks_outbound.py",
-    "tests/test_rules_cloud_refuses.py",
-    "tests/test_rules_engine.py",
-    "tests/test_rules_nap.py",
-    "tests/test_rules_natgw.py",
-    "tests/test_rules_sku.py",
-    "tests/test_rules_tuning.py",
-    "tests/test_rules_tuning_edges.py",
-    "tests/test_rules_user_data.py",
-    "tests/test_aws_rules_agree.py",
+    "tests/sizing/test_boundaries.py",
+    "tests/sizing/test_sizing_aws_nat.py",
+    "tests/sizing/test_sizing_azure_lb.py",
+    "tests/sizing/test_sizing_exact.py",
+    "tests/sizing/test_sizing_nat_gateway.py",
+    "tests/sizing/test_sizing_rings_backlog.py",
+    "tests/rules/test_rules_agent.py",
+    "tests/rules/test_rules_aks_outbound.py",
+    "tests/rules/test_rules_cloud_refuses.py",
+    "tests/rules/test_rules_engine.py",
+    "tests/rules/test_rules_nap.py",
+    "tests/rules/test_rules_natgw.py",
+    "tests/rules/test_rules_sku.py",
+    "tests/rules/test_rules_tuning.py",
+    "tests/rules/test_rules_tuning_edges.py",
+    "tests/rules/test_rules_user_data.py",
+    "tests/components/test_aws_rules_agree.py",
     # The rest of sizing/ and rules/ (measured peaks, line rates, AKS sysctls, node auto-provisioning, the profile
     # model the profile rule calls, the rules' declared reads): their own in-process tests.
-    "tests/test_measured_peak_azure.py",
-    "tests/test_size_aws_from_prometheus.py",
-    "tests/test_line_rate_minimums.py",
-    "tests/test_azure_validate.py",
-    "tests/test_azure_nap.py",
-    "tests/test_profile.py",
-    "tests/test_rules_reads.py",
-    "tests/test_sizing_nap.py",
-    "tests/test_sizing_measured.py",
-    "tests/test_rules_engine_edges.py",
-    "tests/test_rules_aks_readers.py",
-    "tests/test_sizing_plans_exact_output.py",
-    "tests/test_rules_nap_reading.py",
-    "tests/test_rules_sku_reading.py",
-    "tests/test_rules_agent_reading.py",
-    "tests/test_rules_natgw_edges.py",
+    "tests/components/test_measured_peak_azure.py",
+    "tests/sizing/test_size_aws_from_prometheus.py",
+    "tests/rules/test_line_rate_minimums.py",
+    "tests/components/test_azure_validate.py",
+    "tests/components/test_azure_nap.py",
+    "tests/profiles/test_profile.py",
+    "tests/rules/test_rules_reads.py",
+    "tests/sizing/test_sizing_nap.py",
+    "tests/sizing/test_sizing_measured.py",
+    "tests/rules/test_rules_engine_edges.py",
+    "tests/rules/test_rules_aks_readers.py",
+    "tests/sizing/test_sizing_plans_exact_output.py",
+    "tests/rules/test_rules_nap_reading.py",
+    "tests/rules/test_rules_sku_reading.py",
+    "tests/rules/test_rules_agent_reading.py",
+    "tests/rules/test_rules_natgw_edges.py",
 )
 # What tests read through the repository root besides tests/ (catalog data, example stacks and workloads, the
 # documented JSON keys).
 ALSO_COPY = ("components", "examples", "docs")
 STATUS = re.compile(r"^\s*(?P<name>\S+): (?P<status>[a-z][a-z ]*)$")
+
+
+def pytest_paths() -> list[str]:
+    """The repository's pytest pythonpath (tests/ and each of its folders): the suites import helpers and each
+    other by bare name."""
+    config = tomllib.loads((REPO / "pyproject.toml").read_text())
+    return list(config["tool"]["pytest"]["ini_options"]["pythonpath"])
 
 
 def pyproject(only: list[str], tests: list[str]) -> str:
@@ -98,6 +106,7 @@ use_git_change_detection = false
 
 [tool.pytest.ini_options]
 testpaths = ["tests"]
+pythonpath = {array(pytest_paths())}
 addopts = "-ra --strict-markers"
 markers = ["netns: needs root to create network namespaces"]
 """

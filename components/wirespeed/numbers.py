@@ -4,7 +4,7 @@ A registered number is defined once, in its home module beside its source. Every
 out (a Terraform default, a ``Pulumi.yaml`` default, a help text in a README, a prose line in a doc) is a *slot*:
 a pattern around the digits, which ``python -m wirespeed.numbers`` (``make regen``) rewrites from the home. Places
 that can read the value at run time do so instead (Python imports it; the Go agent reads the embedded profile
-schema, which is generated). ``tests/test_numbers_one_home.py`` fails when a slot is stale and when a literal
+schema, which is generated). ``tests/repo/test_numbers_one_home.py`` fails when a slot is stale and when a literal
 copy of a registered number turns up anywhere in the scanned surfaces outside its home, its slots and the worked
 examples listed here.
 

@@ -1,6 +1,6 @@
 """The public field reports wirespeed's defaults come from, as messages and rule sources name them.
 
-docs/references.md lists each with its title, publisher and URL under the same id; tests/test_references.py keeps
+docs/references.md lists each with its title, publisher and URL under the same id; tests/repo/test_references.py keeps
 the two in step. A message cites a report by publisher and title (the short form below), never by a path outside
 this repository.
 """

@@ -3,7 +3,8 @@
 Everything that lists the rules for a reader is this catalog: the pack README's rules table is rendered from the
 file, ``wirespeed check --format sarif`` describes each rule in ``tool.driver.rules`` with :func:`sarif_rule` of its
 entry, and the ``check`` golden files (tests/golden/check/) refer to the file instead of repeating it, so a new rule
-changes the catalog and the README table, not every golden file. ``tests/test_rule_catalog.py`` keeps the file equal
+changes the catalog and the README table, not every golden file. ``tests/rules/test_rule_catalog.py`` keeps the file
+equal
 to what the rules declare.
 
     python -m wirespeed.rule_catalog     # (make regen) rewrite the catalog and the pack README's table

@@ -2,7 +2,7 @@
 
 One table, read by `wirespeed plan` (the "Tuning paths" section and the JSON ``tuning_paths``) and
 docs/tuning-paths.md (written by ``python -m wirespeed.tuning_paths``, part of ``make regen``, and checked by
-tests/test_tuning_paths.py; the README links to it). Pure.
+tests/repo/test_tuning_paths.py; the README links to it). Pure.
 """
 
 from __future__ import annotations

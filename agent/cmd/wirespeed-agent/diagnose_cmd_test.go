@@ -15,7 +15,7 @@ import (
 )
 
 // The subcommand's own flag errors exit 2 with one line naming the flag; --help exits 0. Runs in-process
-// (diagnose with real sources is tested against the built binary in tests/test_diagnose.py).
+// (diagnose with real sources is tested against the built binary in tests/agent/test_diagnose.py).
 func TestDiagnoseFlags(t *testing.T) {
 	cases := []struct {
 		name   string

@@ -1,5 +1,5 @@
 // Command yamlreaders reads the YAML documents on stdin as two Go readers do and prints them as JSON, so a test can
-// see what each makes of a rendered manifest (tests/test_render_yaml_types.py):
+// see what each makes of a rendered manifest (tests/cli/test_render_yaml_types.py):
 //
 //	{"kubectl": [...], "yaml12": [...]}
 //

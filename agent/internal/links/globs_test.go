@@ -10,7 +10,7 @@ import (
 )
 
 // TestGlobVectors holds the agent to tests/vectors/interface_globs.json, the answers the boot script's sh `case`
-// patterns give too (tests/test_userdata_globs.py): one profile glob, one meaning on every tuning path.
+// patterns give too (tests/userdata/test_userdata_globs.py): one profile glob, one meaning on every tuning path.
 func TestGlobVectors(t *testing.T) {
 	data, err := os.ReadFile("../../../tests/vectors/interface_globs.json")
 	if err != nil {

@@ -324,7 +324,7 @@ func TestOutboundDecodesWithDefaultsAndCapacity(t *testing.T) {
 }
 
 func TestEditDistanceAgreesWithPython(t *testing.T) {
-	// The same cases as tests/test_profile.py: both languages must suggest the same sysctl for the same typo.
+	// The same cases as tests/profiles/test_profile.py: both languages must suggest the same sysctl for the same typo.
 	for _, c := range []struct {
 		a, b string
 		want int

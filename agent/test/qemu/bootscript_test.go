@@ -2,7 +2,7 @@ package qemu
 
 // The EKS boot-time tuning script on real NIC drivers (issue 8, part 1). The script is the committed golden
 // render tests/golden/userdata/qemu-real-drivers.sh (rendered by wirespeed.userdata from
-// qemu-real-drivers.json beside it; tests/test_userdata_script.py keeps the two in step), run by busybox sh in
+// qemu-real-drivers.json beside it; tests/userdata/test_userdata_script.py keeps the two in step), run by busybox sh in
 // the guest exactly as cloud-init runs the text/x-shellscript part on an AL2023 node. ethtool -g, not the
 // script's own log, is the witness of the ring sizes.
 
@@ -71,7 +71,7 @@ func TestBootScriptOnRealDrivers(t *testing.T) {
 	}
 	script, err := os.ReadFile(bootScriptGolden)
 	if err != nil {
-		t.Fatalf("the golden boot script (render it: UPDATE_GOLDEN=1 pytest tests/test_userdata_script.py): %v", err)
+		t.Fatalf("the golden boot script (render it: UPDATE_GOLDEN=1 pytest tests/userdata/test_userdata_script.py): %v", err)
 	}
 	g := Boot(t, Spec{
 		Modules: []string{"e1000e", "igb", "igbvf"},

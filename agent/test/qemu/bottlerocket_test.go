@@ -52,7 +52,7 @@ func bootstrapUserData(t *testing.T) []byte {
 	var s bottlerocketSettings
 	meta, err := toml.DecodeFile(bottlerocketGolden, &s)
 	if err != nil {
-		t.Fatalf("the golden Bottlerocket settings (UPDATE_GOLDEN=1 pytest tests/test_userdata_bottlerocket.py): %v", err)
+		t.Fatalf("the golden Bottlerocket settings (UPDATE_GOLDEN=1 pytest tests/userdata/test_userdata_bottlerocket.py): %v", err)
 	}
 	if undecoded := meta.Undecoded(); len(undecoded) > 0 {
 		t.Errorf("settings this test does not know (a new setting in the render: model it here): %v", undecoded)

@@ -75,7 +75,7 @@ class Clients:
 
 
 # Called with each client as it is made (service name, client): where a test answers a call moto cannot
-# (tests/test_audit_aws.py, regional NAT gateways), with a response botocore validates against the service model.
+# (tests/audit/test_audit_aws.py, regional NAT gateways), with a response botocore validates against the service model.
 ClientHook = Callable[[str, Any], None]
 
 

@@ -22,7 +22,7 @@ Cloud = Literal["azure", "aws"]
 CLOUDS: tuple[Cloud, ...] = ("azure", "aws")
 
 # The kinds of NIC an instance type presents. A Literal so mypy checks every use; NIC_KINDS below declares each
-# (tests/test_catalog_nic.py fails when the two differ).
+# (tests/catalog/test_catalog_nic.py fails when the two differ).
 Nic = Literal["mana", "mellanox-or-mana", "ena"]
 Architecture = Literal["x86_64", "arm64"]
 Direction = Literal["rx", "tx"]

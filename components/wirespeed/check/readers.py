@@ -37,7 +37,7 @@ stream of ``terraform plan -json``, or YAML that is not Kubernetes objects; each
 
 Resource rules see a resource's inputs and stack rules its outputs, as the policy engine hands them over
 (pulumi/pulumi v3.276.0 pkg/resource/deploy/step_generator.go: Analyze gets ``inputs``, AnalyzeStack ``v.Outputs``;
-observed: tests/test_engine_differential.py); both arrive as read-only views with every number a float
+observed: tests/engine/test_engine_differential.py); both arrive as read-only views with every number a float
 (``readonly``).
 A problem in the document is an :class:`UnreadableInputError` naming the JSON path, found wherever it is.
 """

@@ -4,7 +4,7 @@
 ``collections.abc.Mapping``/``Sequence``: pulumi/pulumi-policy v1.21.0 sdk/python/lib/pulumi_policy/proxy.py);
 numbers arrive as floats because the engine marshals properties into ``google.protobuf.Struct`` (pulumi/pulumi
 v3.276.0 sdk/go/common/resource/plugin/analyzer_plugin.go, ``MarshalProperties``), whose numbers are doubles
-(observed: tests/test_engine_differential.py runs the same rules under the real engine and agrees). The readers
+(observed: tests/engine/test_engine_differential.py runs the same rules under the real engine and agrees). The readers
 decode numbers as floats already (``jsonscan``); these views add the read-only wrapping lazily, one level at a time
 as a rule reads deeper, so a 200,000-resource export costs nothing for the properties no rule looks at.
 

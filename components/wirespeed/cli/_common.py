@@ -1,6 +1,6 @@
 """What every command shares: one-line errors with exit 2, JSON-or-prose output, the --json flag.
 
-The contract (tests/test_cli_robustness.py holds every command to it): exit 0 on success; exit 2 with one
+The contract (tests/cli/test_cli_robustness.py holds every command to it): exit 0 on success; exit 2 with one
 ``error:`` line on stderr naming the flag (or file), the value and what is allowed, for anything the user can get
 wrong; a traceback (exit 1) only for a bug in wirespeed. User errors are recognised by type alone
 (``wirespeed.errors.UserError``), never by a broad ``ValueError``/``LookupError``, so bugs stay visible.

@@ -108,7 +108,7 @@ def _top_workloads(query: str, *labels: str) -> str:
     The workloads go in an annotation, not the labels: an alert is one series of its expr, so a workload label makes
     a new alert each time the busiest workload changes, which restarts the `for` wait (two workloads trading first
     place every few minutes would keep the alert pending, never firing, while the destination stays pressed;
-    tests/test_alerts.py has that case) and makes Alertmanager resolve one alert and notify another for one pressure.
+    tests/manifests/test_alerts.py has that case) and makes Alertmanager resolve one alert and notify another for one pressure.
     One alert per pressed destination keeps grouping, silences and inhibition on what is scarce, the destination's
     ports; the annotation names who spends them. Template functions: prometheus.io/docs/prometheus/latest/
     configuration/template_reference/ (query, printf; Go's text/template range and else)."""
@@ -604,7 +604,8 @@ _FILTERS: tuple[tuple[str, str, str, str], ...] = (
 )
 # Fields grafana-foundation-sdk 10.1.0 writes that Grafana's current dashboard schema has no more (@grafana/schema
 # 13.2.3, dist/types/raw/dashboard/x/types.gen.d.ts: Dashboard has no `style`, the theme being the viewer's
-# preference; VariableModel has no `auto`, `auto_count`, `auto_min` nor `id`). tests/test_dashboard.py checks the
+# preference; VariableModel has no `auto`, `auto_count`, `auto_min` nor `id`). tests/manifests/test_dashboard.py checks
+# the
 # board against that schema.
 _NOT_IN_SCHEMA = {"board": ("style",), "variable": ("auto", "auto_count", "auto_min", "id")}
 

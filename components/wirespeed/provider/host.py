@@ -34,7 +34,7 @@ from wirespeed.provider import wire
 from wirespeed.pulumi_inputs import input_properties_error
 
 PACKAGE = "wirespeed"
-# Every ComponentResource in the library (tests/test_provider.py finds them all and fails on one missing here).
+# Every ComponentResource in the library (tests/engine/test_provider.py finds them all and fails on one missing here).
 COMPONENTS: tuple[type[pulumi.ComponentResource], ...] = (
     NetworkOptimizedCluster,
     NetworkOptimizedNodePool,

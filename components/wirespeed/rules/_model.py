@@ -113,7 +113,7 @@ class Reads:
 
     ``wirespeed check`` translates Terraform resources into these props (``wirespeed.check.terraform``); where it
     cannot give a path, ``not_in_terraform`` says why (path -> reason), and ``no_terraform_type`` says why no
-    Terraform resource becomes this type at all. tests/test_rules_reads.py proves both: the rule reads exactly
+    Terraform resource becomes this type at all. tests/rules/test_rules_reads.py proves both: the rule reads exactly
     these paths, and the translation gives each one that is not excused.
     """
 

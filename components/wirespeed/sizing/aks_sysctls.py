@@ -38,7 +38,8 @@ class AksSysctl:
 # (kernel name, pulumi-azure-native SysctlConfigArgs field, engine/API name, AKSNodeClass field, low, high, AKS
 # default). The AKSNodeClass spells the net.ipv4 fields with capitals (netIPv4TCP..., karpenter-provider-azure
 # pkg/apis/v1beta1/aksnodeclass.go, SysctlConfiguration, since v1.10.0) and gives every row here the same range as
-# the AKS API (tests/test_azure_nap.py checks both against the CRD in tests/fixtures/karpenter-provider-azure).
+# the AKS API (tests/components/test_azure_nap.py checks both against the CRD in
+# tests/fixtures/karpenter-provider-azure).
 AKS_SYSCTLS: tuple[AksSysctl, ...] = (
     # 1,000 is also the kernel default (Documentation/admin-guide/sysctl/net.rst).
     AksSysctl("net.core.netdev_max_backlog", "net_core_netdev_max_backlog", "netCoreNetdevMaxBacklog",

@@ -49,7 +49,7 @@ MAX_SURGE_PERCENT = 100
 # same destination is reusable only after the connection closes plus a 4-minute cooldown. The docs' release rules
 # (learn.microsoft.com/azure/load-balancer/load-balancer-outbound-connections, "SNAT port release behavior"): a TCP
 # port 4 minutes after a FIN/ACK, 15 s after a RST, and at the idle timeout for an idle TCP flow or any UDP flow.
-# This is the one home of that figure (tests/test_numbers_one_home.py): everything else derives from it.
+# This is the one home of that figure (tests/repo/test_numbers_one_home.py): everything else derives from it.
 AZURE_LB_TCP_RELEASE_SECONDS = 4 * 60
 # Two uses of it, two names. The workload sizing's default hold (ports = rate x hold x headroom; a float, 1..3,600
 # below) and the agent's (snat_limits.DEFAULT_AGENT_HOLD_SECONDS: how long an ended flow is still counted, whole

@@ -2,7 +2,8 @@
 user-data byte and manifest a Terraform user gets comes from the same source as a Pulumi user's.
 
 Each generator module has ``outputs() -> dict[Path, str]``: the committed files it owns and their content.
-``python -m wirespeed.terraform`` (also run by ``make regen``) writes them all; ``tests/test_terraform_generated.py``
+``python -m wirespeed.terraform`` (also run by ``make regen``) writes them all;
+``tests/terraform/test_terraform_generated.py``
 fails when any committed file differs from what its generator gives now.
 """
 

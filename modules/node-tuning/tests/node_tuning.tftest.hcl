@@ -1,7 +1,7 @@
 # terraform test under a mock kubernetes provider (no cluster): the resources get the renderer's objects, keyed as
 # documented, and bad inputs stop at the variables. The objects themselves are compared with the renderer's by
 # tests/terratest (node_tuning_test.go) and applied to a real kube-apiserver by
-# tests/test_terraform_node_tuning_apiserver.py.
+# tests/terraform/test_terraform_node_tuning_apiserver.py.
 
 mock_provider "kubernetes" {}
 

@@ -32,7 +32,7 @@ import (
 const DefaultMirror = "/opt/tf-plugins"
 
 // FillMirror is the documented way to run the provider-backed tests elsewhere (modules/README.md).
-const FillMirror = "docs/development.md, 'Skipped tests': test/tfproviders/build.sh builds azurerm from the Go module proxy; for others, terraform providers mirror <dir> where the registry is reachable, then WIRESPEED_TF_PLUGIN_MIRROR=<dir>"
+const FillMirror = "docs/development.md, 'Skipped tests': builders/tfproviders/build.sh builds azurerm from the Go module proxy; for others, terraform providers mirror <dir> where the registry is reachable, then WIRESPEED_TF_PLUGIN_MIRROR=<dir>"
 
 // Root is the repository root (this file is tests/terratest/tftest/tftest.go).
 func Root() string {
@@ -77,7 +77,7 @@ func Require(t testing.TB, reason string) {
 }
 
 // Mirrors are the provider mirror directories in use, existing ones only: WIRESPEED_TF_PLUGIN_MIRROR, the mirror
-// test/tfproviders/build.sh fills, and the machine image's.
+// builders/tfproviders/build.sh fills, and the machine image's.
 func Mirrors() []string {
 	candidates := []string{os.Getenv("WIRESPEED_TF_PLUGIN_MIRROR"), filepath.Join(Root(), "test", "tfproviders", "mirror"), DefaultMirror}
 	var out []string
