@@ -171,6 +171,9 @@ type stream struct {
 	index      int // of peer in cfg.Peers
 	start, end time.Time
 	t          *tally
+	// timer paces the stream, reset for every round trip: one timer for the stream's life, not one
+	// allocated per round trip.
+	timer clock.Timer
 }
 
 // run keeps one connection to the peer until the end, dialing again after a failure.
@@ -227,7 +230,11 @@ func (s *stream) session(ctx context.Context, c net.Conn) error {
 	interval := time.Duration(float64(time.Second) / s.cfg.Rate)
 	// A random phase keeps the streams of all peers from sending in lockstep.
 	next := s.cfg.Clock.Now().Add(rand.N(interval))
-	before, err := readTCPInfo(c)
+	tcpInfo, err := newTCPInfoReader(c)
+	if err != nil {
+		return fmt.Errorf("TCP_INFO: %w", err)
+	}
+	before, err := tcpInfo.Read()
 	if err != nil {
 		return fmt.Errorf("TCP_INFO: %w", err)
 	}
@@ -240,7 +247,7 @@ func (s *stream) session(ctx context.Context, c net.Conn) error {
 		if rtErr != nil && !errors.Is(rtErr, errNoResponse) {
 			return rtErr
 		}
-		after, err := readTCPInfo(c)
+		after, err := tcpInfo.Read()
 		if err != nil {
 			return fmt.Errorf("TCP_INFO: %w", err)
 		}
@@ -282,13 +289,16 @@ func (s *stream) record(began time.Time, rtt time.Duration, retransmitted uint32
 // longest round trip of all, not a missing one), then the connection is given up.
 var errNoResponse = fmt.Errorf("no response within %s", roundTripTimeout)
 
+// requestMsg is the Request written by every round trip (never modified): no slice allocated per write.
+var requestMsg = []byte{Request}
+
 // roundTrip sends one Request and waits for the Response.
 func (s *stream) roundTrip(c net.Conn) (time.Duration, error) {
 	start := s.cfg.Clock.Now()
 	if err := c.SetDeadline(start.Add(roundTripTimeout)); err != nil {
 		return 0, err
 	}
-	if _, err := c.Write([]byte{Request}); err != nil {
+	if _, err := c.Write(requestMsg); err != nil {
 		return 0, fmt.Errorf("write request: %w", err)
 	}
 	var b [1]byte
@@ -313,10 +323,19 @@ func (s *stream) sleepUntil(ctx context.Context, t time.Time) bool {
 	if d <= 0 {
 		return ctx.Err() == nil
 	}
+	if s.timer == nil {
+		s.timer = s.cfg.Clock.NewTimer(d)
+	} else {
+		// Since Go 1.23 a Reset timer's channel holds no stale value (go.dev/doc/go1.23#timer-changes), and
+		// the timer is always drained or fired before this Reset: the select below returns on its tick or
+		// on ctx, and after ctx the stream sleeps no more.
+		s.timer.Reset(d)
+	}
 	select {
-	case <-s.cfg.Clock.After(d):
+	case <-s.timer.C():
 		return true
 	case <-ctx.Done():
+		s.timer.Stop()
 		return false
 	}
 }
