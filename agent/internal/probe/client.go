@@ -170,6 +170,7 @@ type stream struct {
 	peer       string
 	index      int // of peer in cfg.Peers
 	start, end time.Time
+	phase      time.Duration // of the stream's sending instants after start (a slot of paceSlots)
 	t          *tally
 	// timer paces the stream, reset for every round trip: one timer for the stream's life, not one
 	// allocated per round trip.
@@ -224,12 +225,31 @@ func (s *stream) closeSocket(c net.Conn) {
 	_ = c.Close()
 }
 
+// paceSlots is how many instants per interval (1/Rate) the streams of a run send at: each stream sends at one
+// of them, chosen at random, on a grid shared by every stream of the run. A random phase per stream keeps the
+// streams from sending in lockstep; a shared grid lets the streams on one instant share one wake-up of the
+// process (one timer expiry, and their answers read together), and the wake-ups, not the round trips, were
+// most of the continuous probe's CPU (bench/agent/RESULTS.md, "Probe CPU: wake-ups"). With 4, the continuous
+// mode's 32 streams send about 8 at a time (8 x 67-byte segments, ~0.5 kB), 8 times a second at 2/s; 8 slots
+// cut the agent's CPU half as much again as 4 did in that bench.
+const paceSlots = 4
+
+// slotAtOrAfter is the first of the stream's sending instants, start + phase + k x interval, at or after t.
+func (s *stream) slotAtOrAfter(t time.Time, interval time.Duration) time.Time {
+	first := s.start.Add(s.phase)
+	if !t.After(first) {
+		return first
+	}
+	k := (t.Sub(first) + interval - 1) / interval
+	return first.Add(k * interval)
+}
+
 // session paces round trips at cfg.Rate until the end. A round trip that overruns its slot delays the
-// next one instead of being followed by a catch-up burst: the stream stays synchronous.
+// next one to the stream's next slot instead of a catch-up burst: the stream stays synchronous.
 func (s *stream) session(ctx context.Context, c net.Conn) error {
 	interval := time.Duration(float64(time.Second) / s.cfg.Rate)
-	// A random phase keeps the streams of all peers from sending in lockstep.
-	next := s.cfg.Clock.Now().Add(rand.N(interval))
+	s.phase = time.Duration(rand.N(paceSlots)) * (interval / paceSlots)
+	next := s.slotAtOrAfter(s.cfg.Clock.Now(), interval)
 	tcpInfo, err := newTCPInfoReader(c)
 	if err != nil {
 		return fmt.Errorf("TCP_INFO: %w", err)
@@ -258,7 +278,7 @@ func (s *stream) session(ctx context.Context, c net.Conn) error {
 		before = after
 		next = next.Add(interval)
 		if now := s.cfg.Clock.Now(); next.Before(now) {
-			next = now
+			next = s.slotAtOrAfter(now, interval)
 		}
 	}
 	return nil
