@@ -87,6 +87,22 @@ def cpu_ticks(pid: int) -> int:
     return int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of proc(5)'s stat)
 
 
+def context_switches(pid: int) -> int:
+    """Voluntary and involuntary context switches summed over the agent's threads (proc(5), /proc/PID/task/*/status):
+    each is a thread that went to sleep or was switched out, so their rate counts the process's wake-ups, which a
+    busy shared machine does not inflate as it does CPU ticks."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            text = (task / "status").read_text()
+        except FileNotFoundError:  # a thread that ended since the listing
+            continue
+        for line in text.splitlines():
+            if line.startswith(("voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:")):
+                total += int(line.split()[1])
+    return total
+
+
 def status_kib(pid: int, key: str) -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith(key + ":"):
@@ -163,18 +179,19 @@ def run_arm(agent: Path, tmp: Path, arm: str, warmup: float, seconds: float) -> 
     pid = launcher.pid  # `ip netns exec` execs the agent in place
     try:
         time.sleep(warmup)
-        (rx0, tx0), ticks0, t0 = veth_bytes(), cpu_ticks(pid), time.monotonic()
+        (rx0, tx0), ticks0, switches0, t0 = veth_bytes(), cpu_ticks(pid), context_switches(pid), time.monotonic()
         rss = []
         while time.monotonic() - t0 < seconds:
             time.sleep(1)
             rss.append(status_kib(pid, "VmRSS"))
-        (rx1, tx1), ticks1, t1 = veth_bytes(), cpu_ticks(pid), time.monotonic()
+        (rx1, tx1), ticks1, switches1, t1 = veth_bytes(), cpu_ticks(pid), context_switches(pid), time.monotonic()
         window = t1 - t0
         result: dict[str, Any] = {
             "arm": arm,
             "window_s": round(window, 2),
             "cpu_ticks": ticks1 - ticks0,
             "cpu_pct_of_one_core": round(100 * (ticks1 - ticks0) / TICK / window, 3),
+            "context_switches_per_s": round((switches1 - switches0) / window, 1),
             "rss_mean_mib": round(statistics.mean(rss) / 1024, 2),
             "rss_max_mib": round(max(rss) / 1024, 2),
             "hwm_mib": round(status_kib(pid, "VmHWM") / 1024, 2),

@@ -95,7 +95,14 @@ func (p *Probe) Peers(_ probe.Node, peers []probe.Node) {
 
 // RoundTrip observes one round trip to peer.
 func (p *Probe) RoundTrip(self, peer probe.Node, rtt time.Duration) {
-	p.rtt.WithLabelValues(peer.Name, peer.Zone, zones(self, peer)).Observe(rtt.Seconds())
+	p.RoundTrips(self, peer)(rtt)
+}
+
+// RoundTrips observes the round trips to peer: the histogram's series is looked up once (a label hash and
+// the family's lock), not once per round trip. Peers, which removes series, runs before a round takes them.
+func (p *Probe) RoundTrips(self, peer probe.Node) func(time.Duration) {
+	o := p.rtt.WithLabelValues(peer.Name, peer.Zone, zones(self, peer))
+	return func(rtt time.Duration) { o.Observe(rtt.Seconds()) }
 }
 
 // Round counts one round's tails by cause and side, and its retransmissions, per peer.

@@ -170,7 +170,11 @@ type stream struct {
 	peer       string
 	index      int // of peer in cfg.Peers
 	start, end time.Time
+	phase      time.Duration // of the stream's sending instants after start (a slot of paceSlots)
 	t          *tally
+	// timer paces the stream, reset for every round trip: one timer for the stream's life, not one
+	// allocated per round trip.
+	timer clock.Timer
 }
 
 // run keeps one connection to the peer until the end, dialing again after a failure.
@@ -221,13 +225,36 @@ func (s *stream) closeSocket(c net.Conn) {
 	_ = c.Close()
 }
 
+// paceSlots is how many instants per interval (1/Rate) the streams of a run send at: each stream sends at one
+// of them, chosen at random, on a grid shared by every stream of the run. A random phase per stream keeps the
+// streams from sending in lockstep; a shared grid lets the streams on one instant share one wake-up of the
+// process (one timer expiry, and their answers read together), and the wake-ups, not the round trips, were
+// most of the continuous probe's CPU (bench/agent/RESULTS.md, "Probe CPU: wake-ups"). With 4, the continuous
+// mode's 32 streams send about 8 at a time (8 x 67-byte segments, ~0.5 kB), 8 times a second at 2/s; 8 slots
+// cut the agent's CPU half as much again as 4 did in that bench.
+const paceSlots = 4
+
+// slotAtOrAfter is the first of the stream's sending instants, start + phase + k x interval, at or after t.
+func (s *stream) slotAtOrAfter(t time.Time, interval time.Duration) time.Time {
+	first := s.start.Add(s.phase)
+	if !t.After(first) {
+		return first
+	}
+	k := (t.Sub(first) + interval - 1) / interval
+	return first.Add(k * interval)
+}
+
 // session paces round trips at cfg.Rate until the end. A round trip that overruns its slot delays the
-// next one instead of being followed by a catch-up burst: the stream stays synchronous.
+// next one to the stream's next slot instead of a catch-up burst: the stream stays synchronous.
 func (s *stream) session(ctx context.Context, c net.Conn) error {
 	interval := time.Duration(float64(time.Second) / s.cfg.Rate)
-	// A random phase keeps the streams of all peers from sending in lockstep.
-	next := s.cfg.Clock.Now().Add(rand.N(interval))
-	before, err := readTCPInfo(c)
+	s.phase = time.Duration(rand.N(paceSlots)) * (interval / paceSlots)
+	next := s.slotAtOrAfter(s.cfg.Clock.Now(), interval)
+	tcpInfo, err := newTCPInfoReader(c)
+	if err != nil {
+		return fmt.Errorf("TCP_INFO: %w", err)
+	}
+	before, err := tcpInfo.Read()
 	if err != nil {
 		return fmt.Errorf("TCP_INFO: %w", err)
 	}
@@ -240,7 +267,7 @@ func (s *stream) session(ctx context.Context, c net.Conn) error {
 		if rtErr != nil && !errors.Is(rtErr, errNoResponse) {
 			return rtErr
 		}
-		after, err := readTCPInfo(c)
+		after, err := tcpInfo.Read()
 		if err != nil {
 			return fmt.Errorf("TCP_INFO: %w", err)
 		}
@@ -251,7 +278,7 @@ func (s *stream) session(ctx context.Context, c net.Conn) error {
 		before = after
 		next = next.Add(interval)
 		if now := s.cfg.Clock.Now(); next.Before(now) {
-			next = now
+			next = s.slotAtOrAfter(now, interval)
 		}
 	}
 	return nil
@@ -282,13 +309,16 @@ func (s *stream) record(began time.Time, rtt time.Duration, retransmitted uint32
 // longest round trip of all, not a missing one), then the connection is given up.
 var errNoResponse = fmt.Errorf("no response within %s", roundTripTimeout)
 
+// requestMsg is the Request written by every round trip (never modified): no slice allocated per write.
+var requestMsg = []byte{Request}
+
 // roundTrip sends one Request and waits for the Response.
 func (s *stream) roundTrip(c net.Conn) (time.Duration, error) {
 	start := s.cfg.Clock.Now()
 	if err := c.SetDeadline(start.Add(roundTripTimeout)); err != nil {
 		return 0, err
 	}
-	if _, err := c.Write([]byte{Request}); err != nil {
+	if _, err := c.Write(requestMsg); err != nil {
 		return 0, fmt.Errorf("write request: %w", err)
 	}
 	var b [1]byte
@@ -313,10 +343,19 @@ func (s *stream) sleepUntil(ctx context.Context, t time.Time) bool {
 	if d <= 0 {
 		return ctx.Err() == nil
 	}
+	if s.timer == nil {
+		s.timer = s.cfg.Clock.NewTimer(d)
+	} else {
+		// Since Go 1.23 a Reset timer's channel holds no stale value (go.dev/doc/go1.23#timer-changes), and
+		// the timer is always drained or fired before this Reset: the select below returns on its tick or
+		// on ctx, and after ctx the stream sleeps no more.
+		s.timer.Reset(d)
+	}
 	select {
-	case <-s.cfg.Clock.After(d):
+	case <-s.timer.C():
 		return true
 	case <-ctx.Done():
+		s.timer.Stop()
 		return false
 	}
 }

@@ -32,7 +32,9 @@ const (
 type FleetMetrics interface {
 	// Peers are the peers of the round starting now: series of any other peer are removed.
 	Peers(self Node, peers []Node)
-	RoundTrip(self, peer Node, rtt time.Duration)
+	// RoundTrips is where the round trips to peer go this round: looked up once per round and peer, then
+	// called with every round trip as it ends (from the streams' goroutines at once).
+	RoundTrips(self, peer Node) func(rtt time.Duration)
 	// Round is one round's report, rep.Peers[i] the round's peers[i].
 	Round(self Node, peers []Node, rep Report)
 }
@@ -135,7 +137,11 @@ func (f *Fleet) round(ctx context.Context, self Node, peers []Node) {
 		Threshold: f.cfg.Threshold, Counters: f.cfg.Counters, PeerCounters: true, Interval: f.cfg.Interval,
 		Clock: f.cfg.Clock, Dial: f.cfg.Dial}
 	if f.cfg.Metrics != nil {
-		cfg.OnRoundTrip = func(i int, rtt time.Duration) { f.cfg.Metrics.RoundTrip(self, peers[i], rtt) }
+		observe := make([]func(time.Duration), len(peers))
+		for i, p := range peers {
+			observe[i] = f.cfg.Metrics.RoundTrips(self, p)
+		}
+		cfg.OnRoundTrip = func(i int, rtt time.Duration) { observe[i](rtt) }
 	}
 	rep := Run(ctx, cfg)
 	if ctx.Err() != nil {

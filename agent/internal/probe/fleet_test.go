@@ -23,10 +23,12 @@ func (m *fakeFleetMetrics) Peers(_ Node, peers []Node) {
 	m.peers = append(m.peers, names(peers))
 }
 
-func (m *fakeFleetMetrics) RoundTrip(_ Node, peer Node, _ time.Duration) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.roundTrips[peer.Name]++
+func (m *fakeFleetMetrics) RoundTrips(_ Node, peer Node) func(time.Duration) {
+	return func(time.Duration) {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		m.roundTrips[peer.Name]++
+	}
 }
 
 func (m *fakeFleetMetrics) Round(_ Node, _ []Node, rep Report) {
