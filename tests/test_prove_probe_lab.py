@@ -204,8 +204,8 @@ def _wire(lab: Lab) -> None:
         (lab.client, "wspm", METRICS_ADDR),
         (None, root_link, ROOT_ADDR),
     ]
-    for ns, dev, addr in links:
-        where = ["-n", ns] if ns else []
+    for inside, dev, addr in links:
+        where = ["-n", inside] if inside else []
         sh("ip", *where, "addr", "add", f"{addr}/30", "dev", dev)
         sh("ip", *where, "link", "set", dev, "up")
 
