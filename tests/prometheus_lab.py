@@ -175,9 +175,10 @@ def prometheus_lab(tmp_path: Path, nodes: Mapping[str, str]) -> Iterator[Lab]:
 
 @contextlib.contextmanager
 def running_prometheus(
-    tmp_path: Path, targets: list[tuple[int, dict[str, str]]], scrape_interval_s: float
+    tmp_path: Path, targets: list[tuple[int, dict[str, str]]], scrape_interval_s: float, host: str = "127.0.0.1"
 ) -> Iterator[str]:
-    """A Prometheus scraping each (loopback port, target labels) every ``scrape_interval_s``; yields its URL."""
+    """A Prometheus scraping each (port on ``host``, target labels) every ``scrape_interval_s``; yields its URL (on
+    loopback whatever ``host`` is)."""
     assert PROMETHEUS, "prometheus missing: run scripts/install-system-deps.sh (Debian package prometheus)"
     port = free_port()
     interval_ms = int(scrape_interval_s * 1000)
@@ -188,7 +189,7 @@ def running_prometheus(
                 "job_name": "wirespeed-system/wirespeed-agent",
                 "scrape_interval": f"{interval_ms}ms",
                 "scrape_timeout": f"{min(400, interval_ms)}ms",
-                "static_configs": [{"targets": [f"127.0.0.1:{p}"], "labels": labels} for p, labels in targets],
+                "static_configs": [{"targets": [f"{host}:{p}"], "labels": labels} for p, labels in targets],
             }
         ],
     }

@@ -74,13 +74,24 @@ func zones(self, peer probe.Node) string {
 	return ZonesCross
 }
 
-// Peers removes the series of every peer not among peers.
+// Peers removes the series of every peer not among peers, and gives each peer chosen every tails series
+// (cause x side) and its retransmits series at 0 before its first round ends. A counter born with its first
+// tails would be lost to any window it is born in: increase() counts from a series' first sample, so a
+// series first scraped at 12 gains 0 (prometheus.io/docs/practices/instrumentation/#avoid-missing-metrics:
+// export 0 for series you know may exist). `wirespeed prove` sums these over its windows
+// (tests/sizing/test_prove_probe_lab.py). That is 20 tails series per peer, 160 at 8 peers.
 func (p *Probe) Peers(_ probe.Node, peers []probe.Node) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var now []string
 	for _, n := range peers {
 		now = append(now, n.Name)
+		for _, cause := range probe.Causes {
+			for _, side := range probe.Sides {
+				p.tails.WithLabelValues(n.Name, cause, side)
+			}
+		}
+		p.retransmits.WithLabelValues(n.Name)
 	}
 	for _, old := range p.peers {
 		if !slices.Contains(now, old) {

@@ -46,8 +46,9 @@ func TestProbeCountsTailsAndForgetsOldPeers(t *testing.T) {
 	if got := testutil.ToFloat64(p.tails.WithLabelValues("c", "unexplained", "local")); got != 1 {
 		t.Errorf("c unexplained local: %g, want 1", got)
 	}
-	if n := testutil.CollectAndCount(p.tails); n != 2 { // the bogus side and the made-up cause are no series
-		t.Fatalf("%d tails series, want 2", n)
+	// Every cause x side of each peer, at 0 until counted; the bogus side and the made-up cause are no series.
+	if n, want := testutil.CollectAndCount(p.tails), 2*len(probe.Causes)*len(probe.Sides); n != want {
+		t.Fatalf("%d tails series, want %d", n, want)
 	}
 	if n := testutil.CollectAndCount(p.rtt); n != 2 {
 		t.Fatalf("%d rtt series, want 2", n)
@@ -56,10 +57,29 @@ func TestProbeCountsTailsAndForgetsOldPeers(t *testing.T) {
 		t.Errorf("retransmits b %g, want 2", got)
 	}
 	p.Peers(self, []probe.Node{c})
-	for name, n := range map[string]int{"rtt": testutil.CollectAndCount(p.rtt), "tails": testutil.CollectAndCount(p.tails),
-		"retransmits": testutil.CollectAndCount(p.retransmits)} {
-		if n != 1 {
-			t.Errorf("%s: %d series after peer b left, want 1 (c's)", name, n)
+	for name, n := range map[string][2]int{"rtt": {testutil.CollectAndCount(p.rtt), 1},
+		"tails":       {testutil.CollectAndCount(p.tails), len(probe.Causes) * len(probe.Sides)},
+		"retransmits": {testutil.CollectAndCount(p.retransmits), 1}} {
+		if n[0] != n[1] {
+			t.Errorf("%s: %d series after peer b left, want %d (c's)", name, n[0], n[1])
 		}
+	}
+}
+
+// A peer's tails and retransmits series exist at 0 from the round it is chosen, before any tail: a series
+// born with its first tails would add nothing to increase() over the window it is born in.
+func TestProbePeersStartEveryCounterAtZero(t *testing.T) {
+	p := NewProbe(prometheus.NewPedanticRegistry())
+	self, b := probe.Node{Name: "a"}, probe.Node{Name: "b"}
+	p.Peers(self, []probe.Node{b})
+	if n := testutil.CollectAndCount(p.tails); n != len(probe.Causes)*len(probe.Sides) {
+		t.Fatalf("%d tails series before any round ended, want every cause x side", n)
+	}
+	if n := testutil.CollectAndCount(p.retransmits); n != 1 {
+		t.Fatalf("%d retransmits series, want 1", n)
+	}
+	if got := testutil.ToFloat64(p.tails.WithLabelValues("b", "backlog", "peer")) +
+		testutil.ToFloat64(p.retransmits.WithLabelValues("b")); got != 0 {
+		t.Fatalf("a new peer's counters sum to %g, want 0", got)
 	}
 }

@@ -218,7 +218,9 @@ def percentile(buckets: Sequence[tuple[float, float]], name: str, q: float) -> P
     if index == 0 and upper <= 0:
         return Percentile(name, q, upper, upper, upper)
     inside = count - below
-    seconds = upper if inside <= 0 else lower + (upper - lower) * (rank - below) / inside
+    # Prometheus' own arithmetic, in its order (bucketStart + (bucketEnd-bucketStart)*(rank/count)), so the value is
+    # histogram_quantile's to the last bit, not within a rounding of it.
+    seconds = upper if inside <= 0 else lower + (upper - lower) * ((rank - below) / inside)
     return Percentile(name, q, seconds, lower, upper)
 
 
