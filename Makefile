@@ -109,8 +109,9 @@ push:
 apiserver:
 	./builders/apiserver/build.sh
 
-# The Pulumi CLI and YAML language host for the engine tests, at the versions builders/pulumi/versions pins, into
-# build/pulumi/bin: ~10 min and 2.3 GB the first time on 2 cores, nothing once built (bench/setup/RESULTS.md).
+# The Pulumi CLI, YAML language host and kubernetes provider for the engine tests, at the versions
+# builders/pulumi/versions pins, into build/pulumi/bin: the first time on 2 cores ~10 min of CPU for the CLI and host
+# and ~12.5 min (4.5 GB of memory) for the provider, nothing once built (bench/setup/RESULTS.md).
 engine:
 	./scripts/build-pulumi-engine.sh
 

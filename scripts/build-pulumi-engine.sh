@@ -1,18 +1,17 @@
 #!/usr/bin/env bash
 # Builds the Pulumi engine the tests run (tests/pulumi_cli.py) into build/pulumi/bin/ (git-ignored): the CLI
-# (github.com/pulumi/pulumi/pkg/v3/cmd/pulumi) and the YAML language host
-# (github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml), from the Go module proxy at the versions
-# builders/pulumi/versions pins. No registry serves a prebuilt CLI, and `go install ...@version` refuses pkg/v3 (its
-# go.mod has replace directives), so each is built from a module of ours (builders/pulumi/cli, builders/pulumi/yaml) with
-# a committed go.sum. The first build compiles the CLI: ~10-20 min and 2 GB of memory on 2 cores
-# (bench/setup/RESULTS.md); the Go module and build caches keep it, and a rerun with the pinned binaries in place
-# builds nothing.
+# (github.com/pulumi/pulumi/pkg/v3/cmd/pulumi), the YAML language host
+# (github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml) and the kubernetes provider
+# (github.com/pulumi/pulumi-kubernetes/provider/v4, pulumi-resource-kubernetes), from the Go module proxy at the
+# versions builders/pulumi/versions pins. No registry serves a prebuilt CLI or provider, and `go install ...@version`
+# refuses pkg/v3 and the provider (their go.mod files have replace directives), so each is built from a module of
+# ours (builders/pulumi/cli, yaml, kubernetes) with a committed go.sum. The first build compiles the CLI (~10-20 min,
+# 2 GB of memory on 2 cores) and the provider (~17 min, 5 GB): bench/setup/RESULTS.md; the Go module and build
+# caches keep them, and a rerun with the pinned binaries in place builds nothing.
 #
 # It also writes pulumi-analyzer-policy-python there: with no Python language host (the proxy does not serve
 # sdk/python/cmd/pulumi-language-python), the engine starts a Python policy pack by running that executable from
 # PATH, with args ENGINE_ADDR PACK_DIR [-virtualenv=DIR] and the pack folder as working directory.
-#
-# Not built yet: the kubernetes provider (issue 26; 5 GB of memory and ~17 min cold).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 pins=$root/builders/pulumi/versions
@@ -38,16 +37,24 @@ while read -r module version folder command variable; do
     (cd "$dir" && go get "$module@$version" && go mod tidy)
   fi
   # The stamp names what was built from what: the version, the Go toolchain and the go.sum that fixed every
-  # dependency. A binary without it (an interrupted build) or with another stamp is rebuilt.
-  want="$module $version $gover $(sha256sum "$dir/go.sum" | cut -c1-16)"
+  # dependency (and a main package of our own: its sources). A binary without it (an interrupted build) or with
+  # another stamp is rebuilt.
+  sources=("$dir/go.sum")
+  case $command in ./*) sources+=("$dir/${command#./}"/*.go "$dir/${command#./}"/*.sh) ;; esac
+  want="$module $version $gover $(cat "${sources[@]}" | sha256sum | cut -c1-16)"
   stamp=$bin/.$name.pinned
   if [ -x "$bin/$name" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
     echo "build/pulumi/bin/$name $version (up to date)"
     continue
   fi
   rm -f "$stamp"
-  # -trimpath: the binary does not name this checkout. -X: the version it reports.
-  (cd "$dir" && go build -trimpath -ldflags "-s -w -X $variable=$version" -o "$bin/$name.tmp" "$module/$command")
+  # A command starting ./ is a main package of the builder's own (builders/pulumi/kubernetes/pulumi-resource-kubernetes:
+  # the provider's main.go embeds files its module zip lacks); its `go generate` puts them in place.
+  package=$module/$command
+  case $command in ./*) package=$command && (cd "$dir" && go generate "$package") ;; esac
+  # -trimpath: the binary does not name this checkout. -X: the version it reports. -s -w: no symbol table or DWARF
+  # (smaller binaries; nothing here debugs them).
+  (cd "$dir" && go build -trimpath -ldflags "-s -w -X $variable=$version" -o "$bin/$name.tmp" "$package")
   mv "$bin/$name.tmp" "$bin/$name"
   echo "$want" > "$stamp"
   echo "build/pulumi/bin/$name $version"

@@ -27,6 +27,7 @@ import socket
 import ssl
 import subprocess
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -34,6 +35,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILD_SCRIPT = ROOT / "builders" / "apiserver" / "build.sh"
@@ -325,6 +327,124 @@ class ApiServer:
         token_status = answer["status"]
         assert isinstance(token_status, dict)
         return str(token_status["token"])
+
+
+# The collections StandInControllers looks after: every kind NodeTuning creates (wirespeed.manifests).
+CLUSTER_COLLECTIONS = (
+    "/api/v1/namespaces",
+    "/apis/rbac.authorization.k8s.io/v1/clusterroles",
+    "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+    "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies",
+    "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings",
+)
+NAMESPACED_COLLECTIONS = (
+    "/api/v1/serviceaccounts",
+    "/api/v1/configmaps",
+    "/api/v1/pods",
+    "/apis/apps/v1/daemonsets",
+    "/apis/rbac.authorization.k8s.io/v1/roles",
+    "/apis/rbac.authorization.k8s.io/v1/rolebindings",
+)
+FOREGROUND = "foregroundDeletion"  # the finalizer a foreground (cascading) delete sets; the garbage collector's
+
+
+class StandInControllers:
+    """What kube-controller-manager would do for the objects a Pulumi program creates here, which the kubernetes
+    provider waits for (there is no controller-manager: the module docstring). A thread, until :meth:`stop`:
+
+    - the DaemonSet controller's status for a DaemonSet no node runs: ``observedGeneration`` is the generation and
+      every count 0 (the provider's await, kstatus, counts a DaemonSet done once its controller has observed its
+      generation and the counts agree). So only while no Node matches its selector is this what the controller would
+      write; the tests run the provider only then.
+    - the garbage collector's part of a foreground delete (the provider's default propagation): once an object
+      marked for deletion has no dependents (nothing here has owner references) it drops the ``foregroundDeletion``
+      finalizer, and the API server removes the object.
+    - the namespace controller's last step: a Terminating namespace with nothing left in it (of the kinds above) is
+      finalized. It deletes nothing itself, so an object the program failed to delete keeps its namespace, and a
+      test listing the API server sees both.
+    """
+
+    def __init__(self, server: ApiServer, interval_s: float = 0.2) -> None:
+        self.server = server
+        self.interval_s = interval_s
+        self.errors: list[str] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="stand-in-controllers", daemon=True)
+
+    def start(self) -> StandInControllers:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=30)
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.interval_s):
+            try:
+                self.reconcile()
+            except (OSError, RuntimeError, KeyError, ValueError) as exc:  # the next round retries; a test reads errors
+                self.errors.append(str(exc))
+
+    def _items(self, collection: str) -> list[dict[str, Any]]:
+        status, answer = self.server.request("GET", collection)
+        if status != 200:
+            raise RuntimeError(f"GET {collection}: {status} {answer}")
+        items: list[dict[str, Any]] = answer.get("items") or []  # type: ignore[assignment]
+        return items
+
+    @staticmethod
+    def _path(collection: str, meta: dict[str, Any]) -> str:
+        if "namespace" not in meta:
+            return f"{collection}/{meta['name']}"
+        group, resource = collection.rsplit("/", 1)
+        return f"{group}/namespaces/{meta['namespace']}/{resource}/{meta['name']}"
+
+    def reconcile(self) -> None:
+        """One round of all three."""
+        namespaced: dict[str, list[dict[str, Any]]] = {c: self._items(c) for c in NAMESPACED_COLLECTIONS}
+        for daemon_set in namespaced["/apis/apps/v1/daemonsets"]:
+            self._observe(daemon_set)
+        occupied = {o["metadata"]["namespace"] for items in namespaced.values() for o in items}
+        for collection, items in [*namespaced.items(), *((c, self._items(c)) for c in CLUSTER_COLLECTIONS)]:
+            for obj in (o for o in items if "deletionTimestamp" in o["metadata"]):
+                meta = obj["metadata"]
+                if FOREGROUND in meta.get("finalizers", []):
+                    rest = [f for f in meta["finalizers"] if f != FOREGROUND]
+                    self._patch(self._path(collection, meta), {"metadata": {"finalizers": rest}})
+                elif collection == "/api/v1/namespaces" and meta["name"] not in occupied:
+                    self._finalize(obj)
+
+    def _observe(self, daemon_set: dict[str, Any]) -> None:
+        meta = daemon_set["metadata"]
+        if "deletionTimestamp" in meta or daemon_set.get("status", {}).get("observedGeneration") == meta["generation"]:
+            return
+        counts = ("currentNumberScheduled", "desiredNumberScheduled", "numberMisscheduled", "numberReady")
+        status = {"observedGeneration": meta["generation"], **dict.fromkeys(counts, 0)}
+        body = {"status": status}
+        self._patch(self._path("/apis/apps/v1/daemonsets", meta) + "/status", body)
+
+    def _patch(self, path: str, body: dict[str, Any]) -> None:
+        status, answer = self.server.request("PATCH", path, body, content_type="application/merge-patch+json")
+        if status not in (200, 404, 409):  # gone, or changed meanwhile: the next round sees it again
+            raise RuntimeError(f"PATCH {path}: {status} {answer}")
+
+    def _finalize(self, namespace: dict[str, Any]) -> None:
+        body = {**namespace, "spec": {**namespace.get("spec", {}), "finalizers": []}}
+        name = namespace["metadata"]["name"]
+        status, answer = self.server.request("PUT", f"/api/v1/namespaces/{name}/finalize", body)
+        if status not in (200, 404, 409):
+            raise RuntimeError(f"finalize namespace {name}: {status} {answer}")
+
+
+@contextmanager
+def stand_in_controllers(server: ApiServer) -> Iterator[StandInControllers]:
+    """:class:`StandInControllers` running for the block."""
+    controllers = StandInControllers(server).start()
+    try:
+        yield controllers
+    finally:
+        controllers.stop()
 
 
 @contextmanager

@@ -1,5 +1,5 @@
-"""The real Pulumi engine for the tests: the CLI and YAML language host `make engine` builds from source
-(scripts/build-pulumi-engine.sh) at the versions builders/pulumi/versions pins, run offline.
+"""The real Pulumi engine for the tests: the CLI, YAML language host and kubernetes provider `make engine` builds
+from source (scripts/build-pulumi-engine.sh) at the versions builders/pulumi/versions pins, run offline.
 
 Offline means: a Pulumi home and a `file://` backend of the test's own, no update check, no plugin download, and
 every HTTP(S) request the CLI or the pack might make sent to a loopback port nothing listens on, so a call that
@@ -33,6 +33,7 @@ POLICY_SHIM = BIN / "pulumi-analyzer-policy-python"
 PACK = ROOT / "policies" / "wirespeed"
 CLI_MODULE = "github.com/pulumi/pulumi/pkg/v3"
 YAML_MODULE = "github.com/pulumi/pulumi-yaml"
+KUBERNETES_MODULE = "github.com/pulumi/pulumi-kubernetes/provider/v4"
 # A loopback port nothing listens on (9, discard: never served here): where any HTTP(S) request is sent.
 NOWHERE = "http://127.0.0.1:9"
 TIMEOUT_S = 300  # bounds a hang only; a run takes seconds (bench/setup/RESULTS.md)
@@ -48,7 +49,7 @@ class Pin:
     module: str
     version: str
     folder: str  # the builder module, builders/pulumi/<folder>
-    command: str  # the package built, relative to the module
+    command: str  # the package built, relative to the module (./X: the builder module's own package X)
     variable: str  # what -X links the version into
 
     @property

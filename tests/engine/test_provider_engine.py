@@ -3,11 +3,10 @@ provider/bin/pulumi-resource-wirespeed (no Python language host: the Go module p
 `pulumi package get-schema` and for a YAML program (`runtime: yaml`, the YAML language host `make engine` builds)
 that constructs wirespeed components.
 
-What cannot run here: `pulumi up` of a component with good inputs. Every component creates cloud children (AKS
-agent pools and clusters through azure-native, EKS node groups and NAT gateways through aws, the tuning DaemonSet
-and Karpenter objects through kubernetes), and the engine then needs that provider plugin: the module proxy does
-not serve azure-native or aws, and the kubernetes provider is not part of `make engine` yet (issue 26, item 4).
-Bad inputs never get that far: the component refuses them before anything registers, which is what this checks.
+What cannot run here: `pulumi up` of a cloud component with good inputs. The AKS and EKS components create their
+children through azure-native and aws, which the module proxy does not serve. Bad inputs never get that far: the
+component refuses them before anything registers, which is what this checks. `NodeTuning`'s children go through
+the kubernetes provider, which `make engine` builds: tests/engine/test_engine_yaml_node_tuning.py runs it end to end.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The engine as a pinned build step (issue 26, item 1): scripts/build-pulumi-engine.sh (`make engine`) builds the
-Pulumi CLI and YAML language host at the versions builders/pulumi/versions pins, and does nothing when they are
-built."""
+Pulumi CLI, the YAML language host and the kubernetes provider at the versions builders/pulumi/versions pins, and does
+nothing when they are built."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def required(go_mod: Path, module: str) -> str | None:
 
 def test_each_builder_module_requires_the_pinned_version():
     pins = pulumi_cli.pins()
-    assert set(pins) == {pulumi_cli.CLI_MODULE, pulumi_cli.YAML_MODULE}
+    assert set(pins) == {pulumi_cli.CLI_MODULE, pulumi_cli.YAML_MODULE, pulumi_cli.KUBERNETES_MODULE}
     for pin in pins.values():
         go_mod = ROOT / "builders" / "pulumi" / pin.folder / "go.mod"
         assert required(go_mod, pin.module) == pin.version, (
@@ -45,6 +45,27 @@ def test_the_cli_module_repeats_pkg_v3s_one_replace_that_is_not_a_local_path():
     assert replaces == [f"github.com/atotto/clipboard => {clipboard}"]
     cli = pulumi_cli.pins()[pulumi_cli.CLI_MODULE]
     assert required(go_mod, "github.com/pulumi/pulumi/sdk/v3") == cli.version
+
+
+def test_the_kubernetes_builder_serves_the_provider_as_its_own_main_go_does():
+    """builders/pulumi/kubernetes/pulumi-resource-kubernetes stands in for the provider's cmd/pulumi-resource-kubernetes
+    (whose embedded files the module zip lacks): the same call with the same name and the same two embedded files,
+    checked against the pinned module's main.go so a bump that changes it fails here."""
+    require(None if shutil.which("go") else "needs the go toolchain on PATH")
+    pin = pulumi_cli.pins()[pulumi_cli.KUBERNETES_MODULE]
+    builder = ROOT / "builders" / "pulumi" / pin.folder
+    where = subprocess.run(
+        ["go", "list", "-m", "-f", "{{.Dir}}", pin.module], cwd=builder, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    upstream = (Path(where) / "cmd" / "pulumi-resource-kubernetes" / "main.go").read_text()
+    ours = (builder / pin.command / "main.go").read_text()
+    assert 'var providerName = "kubernetes"' in upstream
+    assert "provider.Serve(providerName, version.Version, pulumiSchema, terraformMapping)" in upstream
+    assert 'provider.Serve("kubernetes", version.Version, pulumiSchema, terraformMapping)' in ours
+    for embedded in ("//go:embed schema-embed.json", "//go:embed terraform-mapping-embed.json"):
+        assert embedded in upstream
+        assert embedded in ours
+    assert pin.variable == f"{pin.module}/pkg/version.Version"
 
 
 def test_a_missing_engine_names_make_engine_and_fails_under_ci(monkeypatch, tmp_path):
