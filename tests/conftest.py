@@ -24,8 +24,9 @@ VECTORS = ROOT / "tests" / "vectors"
 def python_examples() -> list[Path]:
     """The example projects written in Python (`runtime: python`, or `runtime: {name: python}`): the ones
     `wirespeed plan` runs and a requirements.txt installs. Examples in other languages use the wirespeed provider
-    instead: examples/ts-aks and examples/go-node-tuning through the generated SDKs (tests/engine/test_sdks.py compiles
-    them), examples/yaml-node-tuning by type token (tests/engine/test_engine_yaml_node_tuning.py runs it under the engine)."""
+    instead: examples/ts-aks and examples/go-node-tuning through the generated SDKs (tests/engine/test_sdks.py
+    compiles them), examples/yaml-node-tuning by type token (tests/engine/test_engine_yaml_node_tuning.py runs it
+    under the engine)."""
     found = []
     for project in sorted((ROOT / "examples").glob("*/Pulumi.yaml")):
         runtime = yaml.safe_load(project.read_text())["runtime"]

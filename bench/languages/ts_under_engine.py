@@ -28,8 +28,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT / "tests"), *(str(p) for p in sorted((ROOT / "tests").iterdir()) if p.is_dir())]
 
-import pulumi_cli  # noqa: E402
 import yaml  # noqa: E402
+
+import pulumi_cli  # noqa: E402
 from apiserver import running, stand_in_controllers  # noqa: E402
 from test_engine_yaml_node_tuning import differences, identity, listing  # noqa: E402
 
@@ -69,44 +70,47 @@ def main() -> int:
     parser.add_argument("--host-dir", type=Path, required=True)
     args = parser.parse_args()
     result: dict[str, Any] = {"started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-    with tempfile.TemporaryDirectory() as tmp, running(Path(tmp) / "apiserver") as server:
-        with stand_in_controllers(server) as controllers:
-            baseline = listing(server)
-            project = project_copy(Path(tmp) / "project")
-            home = Path(tmp) / "home"
-            env = {
-                "WIRESPEED_PROVIDER_PYTHON": sys.executable,
-                "KUBECONFIG": str(server.admin_kubeconfig),
-                "PATH": f"{args.host_dir.resolve()}{os.pathsep}{pulumi_cli.BIN}{os.pathsep}{os.environ['PATH']}",
-            }
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        running(Path(tmp) / "apiserver") as server,
+        stand_in_controllers(server) as controllers,
+    ):
+        baseline = listing(server)
+        project = project_copy(Path(tmp) / "project")
+        home = Path(tmp) / "home"
+        env = {
+            "WIRESPEED_PROVIDER_PYTHON": sys.executable,
+            "KUBECONFIG": str(server.admin_kubeconfig),
+            "PATH": f"{args.host_dir.resolve()}{os.pathsep}{pulumi_cli.BIN}{os.pathsep}{os.environ['PATH']}",
+        }
 
-            def pulumi(*argv: str) -> subprocess.CompletedProcess[str]:
-                started = time.monotonic()
-                done = pulumi_cli.run(list(argv), project, home, extra_env=env)
-                result.setdefault("steps", []).append(
-                    {"pulumi": " ".join(argv), "exit": done.returncode, "seconds": round(time.monotonic() - started, 1)}
-                )
-                if done.returncode != 0:
-                    print(done.stdout, done.stderr, file=sys.stderr)
-                return done
+        def pulumi(*argv: str) -> subprocess.CompletedProcess[str]:
+            started = time.monotonic()
+            done = pulumi_cli.run(list(argv), project, home, extra_env=env)
+            result.setdefault("steps", []).append(
+                {"pulumi": " ".join(argv), "exit": done.returncode, "seconds": round(time.monotonic() - started, 1)}
+            )
+            if done.returncode != 0:
+                print(done.stdout, done.stderr, file=sys.stderr)
+            return done
 
-            pulumi("stack", "init", "bench")
-            up = pulumi("up", "--yes", "--skip-preview")
-            want = rendered()
-            created = listing(server) - baseline
-            result["created_equals_rendered"] = created == {identity(o) for o in want}
-            result["field_differences"] = []
-            for obj in want:
-                kind, namespace, name = identity(obj)
-                where = ["-n", namespace] if namespace else []
-                live = json.loads(server.kubectl("get", kind.lower(), name, *where, "-o", "json").stdout)
-                result["field_differences"] += [f"{kind}/{name}{d}" for d in differences(obj, live)]
-            result["objects"] = len(want)
-            result["up_exit"] = up.returncode
-            result["preview_no_changes_exit"] = pulumi("preview", "--expect-no-changes").returncode
-            result["destroy_exit"] = pulumi("destroy", "--yes", "--skip-preview").returncode
-            result["left_behind"] = sorted(map(list, listing(server) - baseline))
-            result["controller_errors"] = controllers.errors
+        pulumi("stack", "init", "bench")
+        up = pulumi("up", "--yes", "--skip-preview")
+        want = rendered()
+        created = listing(server) - baseline
+        result["created_equals_rendered"] = created == {identity(o) for o in want}
+        result["field_differences"] = []
+        for obj in want:
+            kind, namespace, name = identity(obj)
+            where = ["-n", namespace] if namespace else []
+            live = json.loads(server.kubectl("get", kind.lower(), name, *where, "-o", "json").stdout)
+            result["field_differences"] += [f"{kind}/{name}{d}" for d in differences(obj, live)]
+        result["objects"] = len(want)
+        result["up_exit"] = up.returncode
+        result["preview_no_changes_exit"] = pulumi("preview", "--expect-no-changes").returncode
+        result["destroy_exit"] = pulumi("destroy", "--yes", "--skip-preview").returncode
+        result["left_behind"] = sorted(map(list, listing(server) - baseline))
+        result["controller_errors"] = controllers.errors
     ok = (
         result["created_equals_rendered"]
         and not result["field_differences"]

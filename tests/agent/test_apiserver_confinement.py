@@ -165,8 +165,8 @@ def cluster(apiserver: ApiServer) -> Cluster:
 
 def nodes_and_agent_pods(apiserver: ApiServer) -> Cluster:
     """What the tests need beside the install in NAMESPACE (however it was made: kubectl here, `pulumi up` in
-    tests/engine/test_engine_yaml_node_tuning.py): the two Nodes, a Pod of the agent on each, a token bound to the one on
-    confine-a, and the admission policy in force."""
+    tests/engine/test_engine_yaml_node_tuning.py): the two Nodes, a Pod of the agent on each, a token bound to the
+    one on confine-a, and the admission policy in force."""
     apiserver.ensure_default_service_account(NAMESPACE)
     for name in (OWN, OTHER):
         apiserver.kubectl("create", "-f", "-", stdin=json.dumps(node(name)))

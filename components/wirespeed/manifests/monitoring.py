@@ -108,7 +108,8 @@ def _top_workloads(query: str, *labels: str) -> str:
     The workloads go in an annotation, not the labels: an alert is one series of its expr, so a workload label makes
     a new alert each time the busiest workload changes, which restarts the `for` wait (two workloads trading first
     place every few minutes would keep the alert pending, never firing, while the destination stays pressed;
-    tests/manifests/test_alerts.py has that case) and makes Alertmanager resolve one alert and notify another for one pressure.
+    tests/manifests/test_alerts.py has that case) and makes Alertmanager resolve one alert and notify another for
+    one pressure.
     One alert per pressed destination keeps grouping, silences and inhibition on what is scarce, the destination's
     ports; the annotation names who spends them. Template functions: prometheus.io/docs/prometheus/latest/
     configuration/template_reference/ (query, printf; Go's text/template range and else)."""
