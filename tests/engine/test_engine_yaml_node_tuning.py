@@ -50,7 +50,8 @@ EDGE = {"name": "edge", "description": "Edge nodes.", "sysctls": {"net.core.netd
 EDGE_CHANGED = copy.deepcopy(EDGE) | {"sysctls": {"net.core.netdev_max_backlog": 16384}}
 PROFILES: list[Any] = ["throughput", EDGE]
 COMPONENT_URN = f"urn:pulumi:{STACK}::{PROJECT}::wirespeed:index:NodeTuning::tuning"
-UNEXPECTED_CHANGES = 7  # `--expect-no-changes` found some (CLI >= 3.227; 255 before): pulumi-facts, "Drift"
+# `--expect-no-changes` found some: ExitNoChanges in pulumi/pulumi pkg/cmd/pulumi/cmd/exit_codes.go (commit 1b5949891b)
+UNEXPECTED_CHANGES = 7
 # What the API server (and its admission plugins) write on every object; what the program sends is everything else.
 SERVER_SET_METADATA = {"uid", "resourceVersion", "generation", "creationTimestamp", "managedFields"}
 # The DaemonSet registry's own (kubernetes pkg/registry/apps/daemonset/strategy.go, PrepareForCreate).
