@@ -16,8 +16,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-import benchlib as bl
 import probe_bench as pb
+
+import benchlib as bl
 
 
 def main() -> int:

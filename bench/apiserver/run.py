@@ -26,9 +26,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE.parent.parent / "tests"))
-import benchlib as bl  # noqa: E402  (bench/ is not a package; the benches share this module)
-
 import apiserver as fixture  # noqa: E402  (tests/apiserver.py: the fixture itself is what is measured)
+import benchlib as bl  # noqa: E402  (bench/ is not a package; the benches share this module)
 
 BUILD = bl.REPO / "builders" / "apiserver" / "build.sh"
 

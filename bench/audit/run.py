@@ -26,7 +26,6 @@ REPO = HERE.parent.parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(REPO / "tests"))
 import benchlib as bl  # noqa: E402  (bench/ is not a package)
-
 from moto_aws import TUNED_USER_DATA, UNTUNED_USER_DATA, Account, start_moto  # noqa: E402
 
 WIRESPEED = shutil.which("wirespeed", path=str(Path(sys.executable).parent)) or "wirespeed"

@@ -30,9 +30,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE.parent.parent / "tests"))
-import benchlib as bl  # noqa: E402  (bench/ is not a package; the benches share this module)
-
 import apiserver as fixture  # noqa: E402  (tests/apiserver.py)
+import benchlib as bl  # noqa: E402  (bench/ is not a package; the benches share this module)
 from wirespeed.drift import cluster as drift_cluster  # noqa: E402
 from wirespeed.drift import judge, profiles_from_config_maps  # noqa: E402
 

@@ -37,7 +37,6 @@ nft, taskset and two CPUs; under CI=true a missing one fails (tests/conftest.py 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import shutil
@@ -53,6 +52,7 @@ from typing import Any, TypeVar
 
 import pytest
 
+from benchlib import host_sysctl_lock
 from clirun import wirespeed
 from conftest import require
 from prometheus_lab import running_prometheus
@@ -60,7 +60,6 @@ from wirespeed.names import PROBE_CAUSES, PROBE_RETRANSMITS, PROBE_RTT, PROBE_SI
 
 ROOT = Path(__file__).resolve().parents[2]
 THROUGHPUT = ROOT / "components" / "wirespeed" / "data" / "profiles" / "throughput.json"
-HOST_SYSCTL_LOCK = Path("/run/lock/wirespeed-host-sysctl.lock")  # bench/benchlib.py's, and the Go labs'
 BACKLOG = Path("/proc/sys/net/core/netdev_max_backlog")
 LAB_BACKLOG = 100  # the Go lab's labBacklog: the kernel default 1,000 (net/core/dev.c) overflows for a few ms only
 CLIENT_ADDR, SERVER_ADDR = "10.214.0.1", "10.214.0.2"  # the Go probe lab's /30, inside the namespaces only
@@ -121,23 +120,6 @@ def build(package: str, env_var: str, out_dir: Path) -> Path:
     )
     assert proc.returncode == 0, f"go build ./cmd/{package}: {proc.stderr}"
     return out
-
-
-@contextlib.contextmanager
-def host_sysctl_lock(timeout: float = 600) -> Iterator[None]:
-    """bench/benchlib.py host_sysctl_lock: no other lab fills or resizes the host's backlogs meanwhile."""
-    HOST_SYSCTL_LOCK.parent.mkdir(parents=True, exist_ok=True)
-    with open(HOST_SYSCTL_LOCK, "w") as f:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    raise TimeoutError(f"{HOST_SYSCTL_LOCK} held by another run for {timeout:.0f} s") from None
-                time.sleep(0.2)
-        yield  # closing the file releases the lock
 
 
 def slow_receive_path() -> str:
@@ -271,7 +253,7 @@ def lab(tmp_path: Path) -> Iterator[Lab]:
     agent = build("wirespeed-agent", "WIRESPEED_AGENT_BIN", tmp_path)
     burstgen = build("burstgen", "WIRESPEED_BURSTGEN_BIN", tmp_path)
     with contextlib.ExitStack() as stack:
-        stack.enter_context(host_sysctl_lock())
+        stack.enter_context(host_sysctl_lock(timeout=600))
         pid = os.getpid() % 100000
         lb = Lab(f"wspab-c{pid}", f"wspab-s{pid}", tmp_path, agent, burstgen, stack)
         _wire(lb)
