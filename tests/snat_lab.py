@@ -280,6 +280,18 @@ class Lab:
         wait_for("Prometheus ready", lambda: self.http_get(self.node, f"http://127.0.0.1:{port}/-/ready")[0] == 200)
         return p
 
+    def wait_scraped(self, metric: str, scrapes: int = 3, port: int = 9090) -> None:
+        """Until Prometheus holds ``scrapes`` samples of every ``metric`` series. `size` reads peaks with subqueries
+        (``max_over_time(...[window:step])``), whose steps Prometheus aligns to multiples of the step: right after
+        the first scrape every step precedes the one sample, and the peak finds no series. Three scrapes at 1 s put a
+        sample before the last 1 s step."""
+
+        def enough() -> bool:
+            counts = self.query(f"count_over_time({metric}[1h])", port)
+            return bool(counts) and all(float(c["value"][1]) >= scrapes for c in counts)
+
+        wait_for(f"Prometheus has scraped {metric} {scrapes} times", enough, timeout=60)
+
     def query(self, promql: str, port: int = 9090) -> list[dict[str, Any]]:
         url = f"http://127.0.0.1:{port}/api/v1/query?" + urllib.parse.urlencode({"query": promql})
         status, body = self.http_get(self.node, url)

@@ -137,6 +137,7 @@ def test_by_workload_names_the_real_agent_s_workloads(apiserver: ApiServer, snat
             raise AssertionError(f"{exc}; the agent's rows: {seen}; its log: {agent.tail()}") from None
         lb.prometheus(["127.0.0.1:9808"])
         wait_for("Prometheus has the rows", lambda: len(lb.query(f"{BY_WORKLOAD} > 0")) == 3, timeout=60)
+        lb.wait_scraped("wirespeed_agent_snat_ports_in_use")
 
         azure_lb = size(lb, "azure-lb", "--pool", "5")["measured_peak"]["prometheus"]
         assert (azure_lb["peak"]["value"], azure_lb["peak"]["destination"]) == (FROM_POD + FROM_NODE_A, to_a)
@@ -144,7 +145,7 @@ def test_by_workload_names_the_real_agent_s_workloads(apiserver: ApiServer, snat
         assert rows(found) == [(WORKLOAD_NS, DEPLOYMENT, "Deployment", to_a, FROM_POD), ("", NODE, "node", to_a, 2)]
         assert (found["peak"], found["unnamed_ports"], found["allocation"]) == (12, 0, 1_024)
 
-        nat = size(lb, "azure-natgw", "--window", "1h", "--step", "1s")["measured"]
+        nat = size(lb, "azure-natgw", "--step", "1s")["measured"]
         assert nat["binding"] == "ports"
         assert rows(nat["prometheus"]["by_workload"]) == [
             (WORKLOAD_NS, DEPLOYMENT, "Deployment", to_a, FROM_POD),
@@ -152,7 +153,7 @@ def test_by_workload_names_the_real_agent_s_workloads(apiserver: ApiServer, snat
             ("", NODE, "node", to_a, FROM_NODE_A),
         ]
 
-        aws = size(lb, "aws-natgw", "--window", "1h", "--step", "1s")["prometheus"]["by_workload"]
+        aws = size(lb, "aws-natgw", "--step", "1s")["prometheus"]["by_workload"]
         assert sorted(aws) == [ZONE]  # the by-workload series joined to the Node's zone through ports_in_use
         assert rows(aws[ZONE]) == [(WORKLOAD_NS, DEPLOYMENT, "Deployment", to_a, FROM_POD), ("", NODE, "node", to_a, 2)]
     finally:

@@ -123,6 +123,7 @@ def test_counts_per_destination_exactly_and_prometheus_scrapes_them(snatlab: Lab
     assert float(ratio["value"][1]) == N / 50_000
     (total,) = lb.query(f"sum({NEW})")
     assert float(total["value"][1]) == N + M_POD + M_NODE + U
+    lb.wait_scraped(IN_USE)
     sizes_from_the_agent_s_own_series(lb)
 
 
