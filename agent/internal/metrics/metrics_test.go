@@ -290,7 +290,7 @@ func TestREADMEListsEveryMetric(t *testing.T) {
 	pr := NewProbe(reg)
 	self, peer := probe.Node{Name: "a", Zone: "z1"}, probe.Node{Name: "b", Zone: "z2"}
 	pr.Peers(self, []probe.Node{peer})
-	pr.RoundTrip(self, peer, time.Millisecond)
+	pr.RoundTrips(self, peer)(time.Millisecond)
 	pr.Round(self, []probe.Node{peer}, probe.Report{Peers: []probe.Result{{Retransmits: 1,
 		CausesBySide: map[string]map[string]uint64{"peer": {"backlog": 1}}}}})
 	families, err := reg.Gather()

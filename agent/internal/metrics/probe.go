@@ -104,11 +104,6 @@ func (p *Probe) Peers(_ probe.Node, peers []probe.Node) {
 	p.peers = now
 }
 
-// RoundTrip observes one round trip to peer.
-func (p *Probe) RoundTrip(self, peer probe.Node, rtt time.Duration) {
-	p.RoundTrips(self, peer)(rtt)
-}
-
 // RoundTrips observes the round trips to peer: the histogram's series is looked up once (a label hash and
 // the family's lock), not once per round trip. Peers, which removes series, runs before a round takes them.
 func (p *Probe) RoundTrips(self, peer probe.Node) func(time.Duration) {

@@ -34,8 +34,8 @@ func TestProbeCountsTailsAndForgetsOldPeers(t *testing.T) {
 	self := probe.Node{Name: "a", Zone: "z1"}
 	b, c := probe.Node{Name: "b", Zone: "z1"}, probe.Node{Name: "c", Zone: "z2"}
 	p.Peers(self, []probe.Node{b, c})
-	p.RoundTrip(self, b, 250*time.Millisecond)
-	p.RoundTrip(self, c, time.Millisecond)
+	p.RoundTrips(self, b)(250 * time.Millisecond)
+	p.RoundTrips(self, c)(time.Millisecond)
 	p.Round(self, []probe.Node{b, c}, probe.Report{Peers: []probe.Result{
 		{Retransmits: 2, CausesBySide: map[string]map[string]uint64{"peer": {"backlog": 2}, "bogus": {"backlog": 9}}},
 		{CausesBySide: map[string]map[string]uint64{"local": {"made-up": 5, "unexplained": 1}}},
