@@ -16,7 +16,7 @@ Two phases of peers, both the shipped agent binary:
   average (rendezvous hashing), so here the node probes 8 x 4 streams and serves 8 x 4, as in steady state.
 
 Arms, each the shipped agent in ``node`` (--kube=false, --listen 127.0.0.1:9808, every probe flag at its default:
-8 peers, 4 streams, 2 round trips a second per stream, port 9809, rounds of 1m):
+8 peers, 4 streams, 1 round trip a second per stream, port 9809, rounds of 1m):
 
 - ``off`` (serve phase): no --probe, --snat=false, a profile selecting no link: the baseline, no probe traffic;
 - ``probe`` (both phases): the same with ``--probe --probe-static-peers peer1=10.77.1.2,...,peer8=10.77.8.2``;

@@ -19,10 +19,12 @@ const (
 	DefaultFleetRound = time.Minute
 	MinFleetRound     = 5 * time.Second
 	MaxFleetRound     = time.Hour
-	// DefaultFleetRate is round trips/s per stream: 8 peers x 4 streams x 2/s = 64 round trips/s of 2 x
-	// 67 bytes (1 byte of payload, 66 of Ethernet, IPv4 and TCP with timestamps) is about 70 kb/s out of and
-	// into each node, under the 100 kb/s the issue allows.
-	DefaultFleetRate = 2.0
+	// DefaultFleetRate is round trips/s per stream: 8 peers x 4 streams x 1/s = 32 round trips/s. The rate,
+	// not the 1-byte payload, sets the bandwidth: at 2/s a node measured 79 kb/s out and 42 kb/s in for its
+	// own streams and ~118 kb/s each way once it also answered its peers' (bench/agent/RESULTS.md, "Continuous
+	// probe cost"), over the 100 kb/s per node the probe may spend. 1/s still gives 2.7 million round trips a
+	// node a day, enough for p99.99 per node and pool (wirespeed prove's minimum is 100,000).
+	DefaultFleetRate = 1.0
 	// DefaultProbePort is the host port the continuous mode serves and dials. Not registered with IANA; it
 	// sits next to the metrics port (numbers.MetricsPort) and is a flag.
 	DefaultProbePort = 9809
