@@ -25,13 +25,23 @@ Arms, each the shipped agent in ``node`` (--kube=false, --listen 127.0.0.1:9808,
   arm records wpn1's MTU) and its sysctls written under a scratch --proc-sys-root (a copy of the node namespace's
   /proc/sys/net, so no host sysctl changes).
 
+With ``--flows N`` (the whole-RSS measurement under load), a third phase follows: the fleet's peers again, and the
+SNAT bench's load beside them (``snat_bench.wire``/``start_load``: a ``pod`` and a ``dst`` namespace on the node,
+the node masquerading, flowgen opening N new flows a second, half TCP and half UDP, to 50 destinations, each entry
+living ``--lifetime`` s, so the node's conntrack table holds about N x lifetime entries), and the ``all`` arm
+measured under it (label ``all-loaded``; its conntrack count at start and end and the agent's SNAT and heap
+metrics are recorded). That arm warms up for ``--loaded-warmup`` s (default 270): the agent holds each closed
+flow's port for its 240 s hold (``--snat-hold``'s default), so its table only reaches its steady size, and the
+agent its steady RSS, once a whole hold has passed since it started.
+
 Each arm: start, --warmup s, then --seconds s measured: CPU = user+system ticks of the agent over the window
 (/proc/PID/stat), VmRSS sampled each second (mean, max), VmHWM at the end, bandwidth = the bytes the node's eight
 veths counted (/sys/class/net/wpn*/statistics/{rx,tx}_bytes in the node namespace, Ethernet frames) over the window,
 in kb/s (1,000 bits) each way. Probe arms record their wirespeed_agent_probe_* counts to show they ran. Added = the
 arm minus the off arm.
 
-Usage: probe [--warmup S] [--seconds S] [--repeat N] [--json OUT]
+Usage: probe [--warmup S] [--seconds S] [--repeat N] [--flows N [--lifetime S] [--loaded-warmup S] [--loaded-only]]
+             [--agent-env K=V ...] [--json OUT]
 """
 
 from __future__ import annotations
@@ -44,16 +54,20 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import snat_bench
+
 import benchlib as bl
 
 PEERS = 8
 PREFIX = f"wsp{os.getpid() % 10000}"
 NODE = f"{PREFIX}-node"
 PEER_NS = [f"{PREFIX}-p{i}" for i in range(1, PEERS + 1)]
+LOAD_NS = [f"{PREFIX}-pod", f"{PREFIX}-dst"]  # --flows: the SNAT bench's pod and "external" servers
 NO_LINK = {"name": "bench-probe", "interfaces": {"roles": ["virtual"], "include": ["no-such-link*"], "exclude": []}}
 TICK = os.sysconf("SC_CLK_TCK")
 METRICS_PORT = 9808
@@ -126,7 +140,8 @@ def http_get(ns: str, path: str) -> str:
 def probe_samples() -> dict[str, float]:
     out = {}
     for line in http_get(NODE, "/metrics").splitlines():
-        if line.startswith("wirespeed_agent_probe_") and ("_count" in line or "_total" in line):
+        counted = line.startswith("wirespeed_agent_probe_") and ("_count" in line or "_total" in line)
+        if counted or line.startswith(("wirespeed_agent_snat_flows", "go_memstats_heap_inuse_bytes")):
             key, _, value = line.rpartition(" ")
             out[key] = float(value)
     return out
@@ -167,7 +182,9 @@ def agent_args(agent: Path, profile: Path, arm: str, proc_sys: Path) -> list[str
     return [*args, "--snat=false"] if arm == "probe" else [*args, "--snat=true"]
 
 
-def run_arm(agent: Path, tmp: Path, arm: str, warmup: float, seconds: float) -> dict[str, Any]:
+def run_arm(
+    agent: Path, tmp: Path, arm: str, warmup: float, seconds: float, agent_env: Sequence[str] = ()
+) -> dict[str, Any]:
     if arm == "all":
         profile, proc_sys = tuning_profile(tmp), scratch_proc_sys(tmp)
     else:
@@ -175,7 +192,8 @@ def run_arm(agent: Path, tmp: Path, arm: str, warmup: float, seconds: float) -> 
         profile.write_text(json.dumps(NO_LINK))
         proc_sys.mkdir(exist_ok=True)
     log = (tmp / f"node-{arm}.log").open("w")
-    launcher = subprocess.Popen(nsexec(NODE, *agent_args(agent, profile, arm, proc_sys)), stderr=log)
+    env = dict(os.environ, **dict(kv.split("=", 1) for kv in agent_env))
+    launcher = subprocess.Popen(nsexec(NODE, *agent_args(agent, profile, arm, proc_sys)), stderr=log, env=env)
     pid = launcher.pid  # `ip netns exec` execs the agent in place
     try:
         time.sleep(warmup)
@@ -202,6 +220,7 @@ def run_arm(agent: Path, tmp: Path, arm: str, warmup: float, seconds: float) -> 
         }
         if arm != "off":
             result["probe_metrics"] = probe_samples()
+            result["conntrack_entries_end"] = conntrack_count()
             result["mtu_wpn1"] = bl.sh(["ip", "-n", NODE, "-o", "link", "show", "wpn1"]).split(" mtu ")[1].split()[0]
         bl.log(f"arm {json.dumps({k: v for k, v in result.items() if k != 'probe_metrics'})}")
         return result
@@ -227,17 +246,21 @@ def start_peers(agent: Path, tmp: Path, fleet: bool) -> list[subprocess.Popen[by
     return peers
 
 
-def phase(agent: Path, tmp: Path, fleet: bool, arms: list[str], a: argparse.Namespace) -> list[dict[str, Any]]:
+def phase(
+    agent: Path, tmp: Path, fleet: bool, arms: list[str], a: argparse.Namespace, label: str | None = None
+) -> list[dict[str, Any]]:
     peers = start_peers(agent, tmp, fleet)
     try:
         out = []
         for _ in range(a.repeat):
             for arm in arms:
-                result = run_arm(agent, tmp, arm, a.warmup, a.seconds)
+                start = conntrack_count()
+                result = run_arm(agent, tmp, arm, a.warmup, a.seconds, a.agent_env)
                 out.append(
                     result
-                    | {"peers": "fleet" if fleet else "serve-only", "label": f"{arm}-{'fleet' if fleet else 'serve'}"}
-                )
+                    | {"peers": "fleet" if fleet else "serve-only", "conntrack_entries_start": start,
+                       "label": label or f"{arm}-{'fleet' if fleet else 'serve'}"}
+                )  # fmt: skip
         return out
     finally:
         for p in peers:
@@ -254,14 +277,46 @@ def added(arms: list[dict[str, Any]], label: str) -> dict[str, float]:
     return {key: round(mean(label, key) - mean("off-serve", key), 3) for key in keys}
 
 
+def conntrack_count() -> int:
+    return int(bl.sh(nsexec(NODE, "cat", "/proc/sys/net/netfilter/nf_conntrack_count")).strip())
+
+
+def loaded_phase(agent: Path, tmp: Path, a: argparse.Namespace) -> tuple[list[dict[str, Any]], Any]:
+    """The ``all`` arm with the fleet's peers and --flows new flows a second through the node's conntrack."""
+    pod, dst = LOAD_NS
+    snat_bench.wire(a.lifetime, pod=pod, node=NODE, dst=dst)
+    flowgen = bl.go_build("flowgen", tmp)
+    settle = a.lifetime + a.warmup
+    serve, load = snat_bench.start_load(flowgen, a.flows, settle + (a.loaded_warmup + a.seconds + 10) * a.repeat + 30,
+                                        pod=pod, dst=dst)  # fmt: skip
+    try:
+        bl.log(f"load on: {a.flows} new flows/s; settling {settle:.0f} s")
+        time.sleep(settle)
+        arms = phase(agent, tmp, True, ["all"], argparse.Namespace(**(vars(a) | {"warmup": a.loaded_warmup})),
+                     label="all-loaded")  # fmt: skip
+    finally:
+        bl.terminate(load, timeout=30)
+        bl.terminate(serve)
+    made = load.stdout.read().decode() if load.stdout else ""
+    return arms, json.loads(made) if made.strip() else None
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--warmup", type=float, default=15)
     ap.add_argument("--seconds", type=float, default=60)
     ap.add_argument("--repeat", type=int, default=1, help="rounds of the off, probe and all arms")
     ap.add_argument("--agent", type=Path, help="agent binary (default: the shipped build, agent/bin/wirespeed-agent)")
+    ap.add_argument("--flows", type=int, default=0, help="new flows a second for the loaded phase (0: no such phase)")
+    ap.add_argument("--lifetime", type=int, default=25, help="seconds a conntrack entry stays after its flow")
+    ap.add_argument("--loaded-warmup", type=float, default=270, help="the loaded arm's warm-up (a whole SNAT hold)")
+    ap.add_argument("--loaded-only", action="store_true", help="only the loaded phase (an A/B of --agent-env)")
+    ap.add_argument("--agent-env", action="append", default=[], metavar="K=V",
+                    help="environment of the measured agent (GOGC=50, GOMEMLIMIT=24MiB), repeatable")  # fmt: skip
     ap.add_argument("--json", type=Path)
     a = ap.parse_args()
+    if a.loaded_only and not a.flows:
+        ap.error("--loaded-only needs --flows N")
     bl.require_root()
     bl.exit_on_sigterm()
     agent = (a.agent or bl.AGENT_MODULE / "bin" / "wirespeed-agent").resolve()
@@ -270,13 +325,18 @@ def main() -> int:
     params = vars(a) | {"agent": str(agent), "json": None, "peers": PEERS}
     result: dict[str, Any] = {"bench": "agent-probe", "machine": bl.machine(), "source": bl.source(), "params": params}
     result["loadavg_before"], result["cpu_busy_pct_before"] = bl.loadavg(), bl.cpu_busy_pct()
-    with bl.scratch_dir("wsbench-probe-") as tmp, bl.netns(NODE, *PEER_NS):
+    with bl.scratch_dir("wsbench-probe-") as tmp, bl.netns(NODE, *PEER_NS, *(LOAD_NS if a.flows else [])):
         shutil.copy(agent, tmp / "wirespeed-agent")
         wire()
         binary = tmp / "wirespeed-agent"
-        arms = phase(binary, tmp, False, ["off", "probe"], a) + phase(binary, tmp, True, ["probe", "all"], a)
+        arms = [] if a.loaded_only else phase(binary, tmp, False, ["off", "probe"], a)
+        arms += [] if a.loaded_only else phase(binary, tmp, True, ["probe", "all"], a)
+        if a.flows:
+            loaded, result["load"] = loaded_phase(binary, tmp, a)
+            arms += loaded
     result["arms"] = arms
-    result["added"] = {label: added(arms, label) for label in ("probe-serve", "probe-fleet", "all-fleet")}
+    labels = ("probe-serve", "probe-fleet", "all-fleet", *(("all-loaded",) if a.flows else ()))
+    result["added"] = {} if a.loaded_only else {label: added(arms, label) for label in labels}
     result["loadavg_after"], result["cpu_busy_pct_after"] = bl.loadavg(), bl.cpu_busy_pct()
     print(json.dumps(result["added"]))
     return bl.finish(result, a.json)

@@ -51,33 +51,34 @@ def nsexec(ns: str, *args: str) -> list[str]:
     return ["ip", "netns", "exec", ns, *args]
 
 
-def wire(lifetime: int) -> None:
-    bl.sh(["ip", "link", "add", "b-pod", "netns", POD, "type", "veth", "peer", "name", "pod0", "netns", NODE])
-    bl.sh(["ip", "link", "add", "b-ext", "netns", NODE, "type", "veth", "peer", "name", "eth0", "netns", DST])
+def wire(lifetime: int, pod: str = POD, node: str = NODE, dst: str = DST) -> None:
+    """The pod -> node (masquerading) -> dst path in the three namespaces (the probe bench puts it beside its own)."""
+    bl.sh(["ip", "link", "add", "b-pod", "netns", pod, "type", "veth", "peer", "name", "pod0", "netns", node])
+    bl.sh(["ip", "link", "add", "b-ext", "netns", node, "type", "veth", "peer", "name", "eth0", "netns", dst])
     steps = [
-        (POD, ["addr", "add", "10.244.1.10/24", "dev", "b-pod"]), (POD, ["link", "set", "b-pod", "up"]),
-        (POD, ["route", "add", "default", "via", "10.244.1.1"]),
-        (NODE, ["addr", "add", "10.244.1.1/24", "dev", "pod0"]), (NODE, ["link", "set", "pod0", "up"]),
-        (NODE, ["addr", "add", "10.240.0.4/24", "dev", "b-ext"]), (NODE, ["link", "set", "b-ext", "up"]),
-        (NODE, ["route", "add", "default", "via", "10.240.0.1"]),
-        (DST, ["addr", "add", "10.240.0.1/24", "dev", "eth0"]), (DST, ["link", "set", "eth0", "up"]),
+        (pod, ["addr", "add", "10.244.1.10/24", "dev", "b-pod"]), (pod, ["link", "set", "b-pod", "up"]),
+        (pod, ["route", "add", "default", "via", "10.244.1.1"]),
+        (node, ["addr", "add", "10.244.1.1/24", "dev", "pod0"]), (node, ["link", "set", "pod0", "up"]),
+        (node, ["addr", "add", "10.240.0.4/24", "dev", "b-ext"]), (node, ["link", "set", "b-ext", "up"]),
+        (node, ["route", "add", "default", "via", "10.240.0.1"]),
+        (dst, ["addr", "add", "10.240.0.1/24", "dev", "eth0"]), (dst, ["link", "set", "eth0", "up"]),
     ]  # fmt: skip
-    steps += [(DST, ["addr", "add", f"{d}/32", "dev", "lo"]) for d in DESTINATIONS]
+    steps += [(dst, ["addr", "add", f"{d}/32", "dev", "lo"]) for d in DESTINATIONS]
     for ns, args in steps:
         bl.sh(["ip", "-n", ns, *args])
     rules = (
         "table ip wsnat { chain post { type nat hook postrouting priority srcnat; policy accept;"
         ' ip saddr 10.244.0.0/16 oifname "b-ext" masquerade; }; }'
     )
-    bl.sh(nsexec(NODE, "nft", rules))
+    bl.sh(nsexec(node, "nft", rules))
     for name, value in [
         ("net.ipv4.ip_forward", 1),
         ("net.netfilter.nf_conntrack_tcp_timeout_time_wait", lifetime),
         ("net.netfilter.nf_conntrack_udp_timeout", lifetime),
         ("net.ipv4.ip_local_port_range", "1024 65535"),
     ]:
-        bl.sh(nsexec(NODE, "sysctl", "-qw", f"{name}={value}"))
-    bl.sh(nsexec(POD, "sysctl", "-qw", "net.ipv4.ip_local_port_range=1024 65535"))
+        bl.sh(nsexec(node, "sysctl", "-qw", f"{name}={value}"))
+    bl.sh(nsexec(pod, "sysctl", "-qw", "net.ipv4.ip_local_port_range=1024 65535"))
 
 
 def conntrack_count() -> int:
@@ -208,17 +209,7 @@ def main() -> int:
         flowgen = bl.go_build("flowgen", tmp)
         wire(a.lifetime)
         total = a.warmup + (a.warmup + a.seconds + 5) * 2 * a.pairs + 30
-        listen = ",".join(f"{d}:443" for d in DESTINATIONS)
-        serve = subprocess.Popen(
-            nsexec(DST, str(flowgen), "serve", "--listen", listen), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
-        )
-        assert serve.stdout is not None
-        assert serve.stdout.readline().strip() == b"ready"
-        load = subprocess.Popen(
-            nsexec(POD, str(flowgen), "load", "--targets", ",".join(f"{d}:443" for d in DESTINATIONS),
-                   f"--tcp-rate={a.rate // 2}", f"--udp-rate={a.rate - a.rate // 2}", f"--duration={total}s"),
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
+        serve, load = start_load(flowgen, a.rate, total)
         try:
             bl.log(f"load on: {a.rate} new flows/s; settling {a.lifetime + a.warmup:.0f} s")
             time.sleep(a.lifetime + a.warmup)
@@ -242,6 +233,25 @@ def main() -> int:
     result["loadavg_after"], result["cpu_busy_pct_after"] = bl.loadavg(), bl.cpu_busy_pct()
     print(json.dumps(result["added"]))
     return bl.finish(result, a.json)
+
+
+def start_load(
+    flowgen: Path, rate: int, seconds: float, pod: str = POD, dst: str = DST
+) -> tuple[subprocess.Popen[bytes], subprocess.Popen[bytes]]:
+    """flowgen serving on the 50 destinations in ``dst`` and loading them from ``pod`` at ``rate`` new flows a
+    second (half TCP, half UDP) for ``seconds``: (server, load); the load prints what it made when it ends."""
+    listen = ",".join(f"{d}:443" for d in DESTINATIONS)
+    serve = subprocess.Popen(
+        nsexec(dst, str(flowgen), "serve", "--listen", listen), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    )
+    assert serve.stdout is not None
+    assert serve.stdout.readline().strip() == b"ready"
+    load = subprocess.Popen(
+        nsexec(pod, str(flowgen), "load", "--targets", ",".join(f"{d}:443" for d in DESTINATIONS),
+               f"--tcp-rate={rate // 2}", f"--udp-rate={rate - rate // 2}", f"--duration={seconds}s"),
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    return serve, load
 
 
 def shipped_agent(tmp: Path, profiled: bool = False) -> Path:
