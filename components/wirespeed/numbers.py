@@ -19,7 +19,7 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from fnmatch import fnmatch
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from wirespeed.manifests import node_tuning
 from wirespeed.sizing import aks_sysctls, azure_lb, nat_gateway, snat_limits
@@ -464,8 +464,24 @@ def _slot_matches(number: Number, slot: Slot, text: str) -> list[re.Match[str]]:
     return found
 
 
+# The marker as each kind of slot file comments a line. Go's is followed by a blank line so that it never joins the
+# package's doc comment (or a build constraint's comment group) below it.
+_MARKER_LINES = {
+    ".md": f"<!-- {MARKER} -->\n",
+    ".go": f"// {MARKER}\n\n",
+    ".py": f"# {MARKER}\n",
+    ".tf": f"# {MARKER}\n",
+    ".yaml": f"# {MARKER}\n",
+    ".yml": f"# {MARKER}\n",
+}
+
+
 def marker_line(path: str) -> str:
-    return f"<!-- {MARKER} -->\n" if path.endswith(".md") else f"# {MARKER}\n"
+    """The marker as a comment line in ``path``'s syntax; a file that has no comments (JSON) cannot hold a slot."""
+    try:
+        return _MARKER_LINES[PurePosixPath(path).suffix]
+    except KeyError:
+        raise ValueError(f"{path}: no comment syntax known for the marker, so it cannot hold a slot") from None
 
 
 def rendered(path: str, text: str) -> str:

@@ -4,8 +4,13 @@ and no other literal copy exists on a surface it crosses into."""
 
 from __future__ import annotations
 
+import ast
+import shutil
+import subprocess
+
 import pytest
 
+from conftest import require
 from wirespeed import numbers
 from wirespeed.azure import outbound, stack_config
 from wirespeed.azure.spec import SnatAlertSpec
@@ -128,3 +133,34 @@ def test_the_go_constants_are_written_from_the_homes() -> None:
     assert f"const MetricsPort = {port.value}\n" in numbers.go_source()
     main = (numbers.ROOT / "agent/cmd/wirespeed-agent/main.go").read_text()
     assert '"listen", ":"+strconv.Itoa(numbers.MetricsPort)' in main
+
+
+@pytest.mark.parametrize("suffix", sorted({path.rsplit(".", 1)[-1] for path in numbers.slot_paths()} | {"go"}))
+def test_the_marker_is_a_comment_in_each_slot_files_syntax(suffix: str) -> None:
+    marker = numbers.marker_line(f"x.{suffix}")
+    assert numbers.MARKER in marker
+    if suffix == "py":
+        assert ast.dump(ast.parse(marker + "X = 1\n")) == ast.dump(ast.parse("X = 1\n"))
+    elif suffix == "md":
+        assert marker == f"<!-- {numbers.MARKER} -->\n"
+    elif suffix == "go":
+        assert marker == f"// {numbers.MARKER}\n\n"
+    else:  # Terraform and YAML: a hash comment
+        assert marker == f"# {numbers.MARKER}\n"
+
+
+def test_a_go_file_gets_the_marker_as_a_go_comment_apart_from_its_package_doc() -> None:
+    """A Go slot file starts with a // comment and a blank line: it compiles, stays gofmt-clean, and the marker does
+    not become part of the package's doc comment."""
+    go = "// Package x holds y.\npackage x\n\nconst Port = 1\n"
+    written = numbers.rendered("agent/internal/x/x.go", go)
+    assert written == f"// {numbers.MARKER}\n\n{go}"
+    assert numbers.rendered("agent/internal/x/x.go", written) == written
+    require(None if shutil.which("gofmt") else "needs gofmt (Go, the version in agent/go.mod)")
+    formatted = subprocess.run(["gofmt"], input=written, capture_output=True, text=True, check=True).stdout
+    assert formatted == written
+
+
+def test_a_file_without_comments_cannot_hold_a_slot() -> None:
+    with pytest.raises(ValueError, match=r"checkout-api\.json: no comment syntax"):
+        numbers.marker_line("examples/workloads/checkout-api.json")
