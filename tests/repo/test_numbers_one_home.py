@@ -164,3 +164,22 @@ def test_a_go_file_gets_the_marker_as_a_go_comment_apart_from_its_package_doc() 
 def test_a_file_without_comments_cannot_hold_a_slot() -> None:
     with pytest.raises(ValueError, match=r"checkout-api\.json: no comment syntax"):
         numbers.marker_line("examples/workloads/checkout-api.json")
+
+
+def test_the_nat_gateways_connection_limits_are_written_from_sizing() -> None:
+    """AWS's 55,000 and Azure's 50,000 connections per IP to one destination: typed in sizing/nat_gateway.py only;
+    the agent's cost figures' 50,000 flows are another meaning."""
+    aws = next(number for number in numbers.REGISTRY if number.name.startswith("Simultaneous connections per IP of an"))
+    azure = next(number for number in numbers.REGISTRY if number.name.startswith("Concurrent connections per public"))
+    assert (aws.value, azure.value) == (
+        nat_gateway.AWS_CONNECTIONS_PER_IP,
+        nat_gateway.AZURE_CONNECTIONS_PER_DESTINATION_PER_IP,
+    )
+    path = "modules/aws-nat-egress-zonal/variables.tf"
+    text = (numbers.ROOT / path).read_text()
+    assert numbers.rendered(path, text.replace("ip_count x 55,000", "ip_count x 56,000", 1)) == text
+    lines = [
+        "Cost at 5,000 pods and 50,000 flows at 2,000 new a second:",
+        "50,000 connections per IP to one destination",
+    ]
+    assert [lineno for lineno, _ in numbers.copies(azure, "agent/README.md", "\n".join(lines))] == [2]

@@ -1,3 +1,4 @@
+# Registered numbers are written here by python -m wirespeed.numbers (make regen) from their one home: do not edit them.
 """Alert rules and a Grafana dashboard for a fleet of tuned nodes: the answers `wirespeed-agent diagnose` gives on
 one node, across every node.
 

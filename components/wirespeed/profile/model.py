@@ -1,3 +1,4 @@
+# Registered numbers are written here by python -m wirespeed.numbers (make regen) from their one home: do not edit them.
 """The profile's models: the interface selector, rings per driver, the opt-in MTU, the outbound section and the
 profile that holds them with its sysctls (whose allow-list is wirespeed.profile.sysctls)."""
 
