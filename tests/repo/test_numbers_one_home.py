@@ -183,3 +183,34 @@ def test_the_nat_gateways_connection_limits_are_written_from_sizing() -> None:
         "50,000 connections per IP to one destination",
     ]
     assert [lineno for lineno, _ in numbers.copies(azure, "agent/README.md", "\n".join(lines))] == [2]
+
+
+def test_the_nat_gateways_ip_limits_are_written_from_sizing() -> None:
+    """AWS's 8 IPs per zonal gateway and 32 per AZ regional, Azure's 16 per gateway: a copy is found in a range's top
+    (1..16) too, while the Elastic IP quota's ceiling of 8 and the SNAT ports' multiple of 8 are other numbers."""
+    by_value = {
+        number.value: number for number in numbers.REGISTRY if number.name.startswith(("Most IPs", "Most public IPs"))
+    }
+    assert sorted(by_value) == sorted(
+        (nat_gateway.AWS_ZONAL_MAX_IPS, nat_gateway.AWS_REGIONAL_MAX_IPS_PER_AZ, nat_gateway.AZURE_MAX_IPS)
+    )
+    zonal, regional, azure = (by_value[v] for v in (8, 32, 16))
+    lines = [
+        "zonal: one NAT gateway per AZ, at most 8 IPs each",
+        "'Elastic IP addresses per public NAT gateway': default 2, adjustable up to 8",
+        "allocated ports per node: a multiple of 8 on a zonal pool",
+        "regional: up to 32 IPs per AZ",
+        "subnet 10.0.0.0/32 per AZ",
+        "Managed NAT gateway IPs, 1..16.",
+        "NAT gateway at 10.16.0.1",
+    ]
+    text = "\n".join(lines)
+    assert [n for n, _ in numbers.copies(zonal, "docs/aws-nat-egress.md", text)] == [1]
+    assert [n for n, _ in numbers.copies(regional, "docs/x.md", text)] == [4]
+    assert [n for n, _ in numbers.copies(azure, "docs/x.md", text)] == [6]
+    path = "modules/aks-outbound/variables.tf"
+    written = (numbers.ROOT / path).read_text()
+    assert (
+        numbers.rendered(path, written.replace("Managed NAT gateway IPs, 1..16.", "Managed NAT gateway IPs, 1..20."))
+        == written
+    )

@@ -104,7 +104,7 @@ class MTU(_Strict):
 
 # The outbound section. Bounds and per-kind facts come from wirespeed.sizing.snat_limits (their sources are there).
 AllocatedPorts = Range(*snat_limits.ALLOCATED_PORTS_RANGE, multiple_of=snat_limits.ALLOCATED_PORTS_MULTIPLE)
-# public_ips is bounded per kind (an Azure NAT gateway's 16, an AWS regional gateway's 32 per AZ): the range is checked
+# public_ips is bounded per kind (an Azure NAT gateway's most IPs, an AWS regional one's per AZ): the range is checked
 # with the kind, and the schema carries it in each kind's rule (_kind_rules), named by the rule's description.
 PUBLIC_IPS_RANGES = {kind: Range(*bounds) for kind, bounds in snat_limits.PUBLIC_IPS_RANGES.items()}
 

@@ -137,7 +137,7 @@ class AzureNatMeasuredPlan:
 
 def plan_azure_nat_measured(demand: AzureNatDemand, sku: str = nat_gateway.AZURE_STANDARD) -> AzureNatMeasuredPlan:
     """Public IPs an Azure NAT gateway of ``sku`` needs for the measured peaks plus headroom; :class:`InfeasibleError`
-    when even its 16 IPs cannot carry them."""
+    when even its most IPs (the SKU's ``max_ipv4``) cannot carry them."""
     chosen = nat_gateway.azure_nat_sku(sku)
     flows = with_headroom(demand.flows, demand.headroom)
     to_one = with_headroom(demand.destination_flows, demand.headroom)

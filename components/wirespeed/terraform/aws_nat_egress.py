@@ -92,7 +92,7 @@ Z, R, D = ZONAL_MODULE, REGIONAL_MODULE, DISPATCHER
 MEASURED_FROM = (
     "prometheus http://prometheus:9090, max of sum by (zone, destination) over 7d: 96,000 to 52.1.2.3:443/tcp"
 )
-# A regional gateway's most connections per AZ (its 32 IPs' worth), from the limits' home.
+# A regional gateway's most connections per AZ (its most IPs' worth), from the limits' home.
 REGIONAL_MOST = nat_gateway.AWS_REGIONAL_MAX_IPS_PER_AZ * nat_gateway.AWS_CONNECTIONS_PER_IP
 CASES: list[tuple[str, str, dict[str, Any]]] = [
     ("one_ip_each", Z, {"public_subnet_ids": SUBNETS, "peak_connections": nat_gateway.AWS_CONNECTIONS_PER_IP}),
@@ -165,7 +165,7 @@ CASES: list[tuple[str, str, dict[str, Any]]] = [
         {"public_subnet_ids": SUBNETS, "peak_connections": 96_000, "measured_from": f" {MEASURED_FROM} "},
     ),
     ("invalid_measured_from_blank", Z, {"public_subnet_ids": SUBNETS, "peak_connections": 1000, "measured_from": " "}),
-    # Regional: one gateway, each AZ's Elastic IPs (manual) or none (automatic), up to 32 per AZ.
+    # Regional: one gateway, each AZ's Elastic IPs (manual) or none (automatic), up to the most per AZ.
     ("regional_two_ips_each", R, {"availability_zones": ZONES[:2], "vpc_id": VPC, "peak_connections": 110_000}),
     (
         "regional_per_az_beyond_zonal",
