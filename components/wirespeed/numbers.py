@@ -22,6 +22,7 @@ from fnmatch import fnmatch
 from pathlib import Path, PurePosixPath
 
 from wirespeed.manifests import node_tuning
+from wirespeed.profile import model as profile_model
 from wirespeed.sizing import aks_sysctls, azure_lb, nat_gateway, snat_limits
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -676,6 +677,112 @@ REGISTRY: tuple[Number, ...] = (
             ("agent/README.md", "16 s after a RST"),  # the load balancer's RST release
             ("agent/cmd/wirespeed-agent/bootstrap.go", "at most 16 KB"),  # EC2 user data
         ),
+    ),
+    Number(
+        name="The continuous probe's default port (the profile's probe.port, the agent's --probe-port)",
+        value=profile_model.PROBE_DEFAULT_PORT,
+        home="components/wirespeed/profile/model.py",
+        spell=_plain,
+        digits=r"(?<![\d.])9[_,]?809(?!\d)",
+        meaning=r".",
+        slots=(
+            Slot("agent/README.md", r"\(wirespeed uses port \*\*(?P<n>\d+)\*\*, next to"),
+            _around("agent/README.md", "`--probe-port` (default ", ", TCP;"),
+            _around("agent/README.md", "65,535, default ", "), `peers`"),
+            _around("components/wirespeed/cli/render.py", "TCP port (the agent's default is ", "): sets"),
+            _around("docs/node-tuning.md", "**serves TCP port ", "** (the section's"),
+            _around("docs/node-tuning.md", "containerPort: ", ", hostPort:"),
+            _around("docs/node-tuning.md", ", hostPort: ", ", protocol: TCP}"),
+            _around("docs/node-tuning.md", "node-tuning --probe-port ", "`, `probe_port"),
+            _around("docs/node-tuning.md", "`probe_port = ", "` on"),
+            _around("docs/node-tuning.md", "allow ingress TCP ", " from the node"),
+            _around("docs/node-tuning.md", "an inbound rule TCP ", " whose source"),
+            _around("docs/node-tuning.md", "an inbound allow, TCP ", ", source"),
+            _around("modules/node-tuning/README.md", "\n`probe_port = ", "` runs the agent's"),
+            _around("modules/node-tuning/README.md", "containerPort = ", ", hostPort ="),
+            _around("modules/node-tuning/README.md", ", hostPort = ", ", protocol"),
+            _around("modules/node-tuning/README.md", "node-tuning --probe-port ", "` (`tests/vectors"),
+            _around("modules/node-tuning/variables.tf", "(the agent's default is ", "): sets"),
+        ),
+        go_name="ProbePort",
+    ),
+    Number(
+        name="The continuous probe's default peers per node (the profile's probe.peers, the agent's --probe-peers)",
+        value=profile_model.PROBE_DEFAULT_PEERS,
+        home="components/wirespeed/profile/model.py",
+        spell=_plain,
+        digits=_bound("8"),
+        meaning=r"(?i)\bpeers\b",
+        slots=(
+            _around("agent/README.md", "`--probe-peers` peers (default ", ", at most"),
+            _around("agent/README.md", ", default ", ") and `streams` (1 to"),
+            _around("docs/node-tuning.md", "InternalIPs:\n", " peers x"),
+            _around("modules/node-tuning/README.md", "default ", " peers x"),
+        ),
+        examples=(
+            # Worked arithmetic at the defaults, a lab's own peers, and series counts at them.
+            ("agent/internal/metrics/probe.go", "5,000-node fleet at 8 peers"),
+            ("agent/internal/metrics/probe.go", "160 at 8 peers"),
+            ("agent/internal/probe/fleet.go", "8 peers x 4 streams x 1/s"),
+            ("components/wirespeed/measure/probe.py", "(8 peers x 4 streams x"),
+            ("docs/node-tuning.md", "At the probe's defaults (8 peers x"),
+        ),
+        go_name="ProbePeers",
+    ),
+    Number(
+        name="The continuous probe's most peers per node (the profile's probe.peers bound, --probe-peers')",
+        value=profile_model.PROBE_MAX_PEERS,
+        home="components/wirespeed/profile/model.py",
+        spell=_plain,
+        digits=_bound("32"),
+        meaning=r"(?i)\bpeers\b",
+        slots=(
+            _around("agent/README.md", ", at most ", ") with `--probe-streams`"),
+            _around("agent/README.md", "`peers` (1 to ", ", default"),
+        ),
+        examples=(
+            # The round trips a second at the defaults (8 x 4 x 1/s), and a percent.
+            ("agent/internal/probe/fleet.go", "8 peers x 4 streams x 1/s = 32 round trips/s"),
+            ("docs/node-tuning.md", "1/sqrt(10), 32%"),
+        ),
+        go_name="ProbeMaxPeers",
+    ),
+    Number(
+        name="The probe's default streams per peer (the profile's probe.streams, --probe-streams and probe --streams)",
+        value=profile_model.PROBE_DEFAULT_STREAMS,
+        home="components/wirespeed/profile/model.py",
+        spell=_plain,
+        digits=_bound("4"),
+        meaning=r"(?i)\bstreams\b",
+        slots=(
+            Slot("agent/README.md", r"\| `--streams N` \| `(?P<n>\d+)` \|"),
+            _around("agent/README.md", "`--probe-streams` streams each (default ", ")"),
+            _around("agent/README.md", ", default ", "), each the default of its"),
+            _around("docs/node-tuning.md", " peers x ", " streams at 1 round trip"),
+            _around("modules/node-tuning/README.md", " peers x ", " streams) in every"),
+        ),
+        examples=(
+            ("agent/README.md", "(4 streams x 50/s x 3 s)"),  # a lab's own streams
+            ("agent/internal/probe/fleet.go", "8 peers x 4 streams x 1/s"),
+            ("components/wirespeed/measure/probe.py", "(8 peers x 4 streams x"),
+            ("docs/node-tuning.md", "4 streams x 1 round trip a second) one node makes"),
+        ),
+        go_name="ProbeStreams",
+    ),
+    Number(
+        name="The probe's most streams per peer (the profile's probe.streams bound, --probe-streams' and --streams')",
+        value=profile_model.PROBE_MAX_STREAMS,
+        home="components/wirespeed/profile/model.py",
+        spell=_plain,
+        digits=_bound("64"),
+        meaning=r"(?i)\bstreams\b",
+        slots=(
+            _around("agent/README.md", "synchronous streams (connections) per peer, 1..", " |"),
+            _around("agent/README.md", "65 per source address (", " streams and"),
+            _around("agent/README.md", "`streams` (1 to ", ", default"),
+        ),
+        examples=(("agent/README.md", "A dump streams one 64 KiB buffer"),),
+        go_name="ProbeMaxStreams",
     ),
 )
 

@@ -214,3 +214,31 @@ def test_the_nat_gateways_ip_limits_are_written_from_sizing() -> None:
         numbers.rendered(path, written.replace("Managed NAT gateway IPs, 1..16.", "Managed NAT gateway IPs, 1..20."))
         == written
     )
+
+
+def test_the_probes_defaults_and_bounds_are_written_into_the_agent_from_the_profile_model() -> None:
+    """The continuous probe's port, peers and streams (defaults and bounds) live in wirespeed.profile.model; the
+    agent's probe package reads them from GO_FILE, so its flags and the profile schema cannot disagree."""
+    from wirespeed.profile import model
+
+    go = numbers.go_source()
+    for name, value in (
+        ("ProbePort", model.PROBE_DEFAULT_PORT),
+        ("ProbePeers", model.PROBE_DEFAULT_PEERS),
+        ("ProbeMaxPeers", model.PROBE_MAX_PEERS),
+        ("ProbeStreams", model.PROBE_DEFAULT_STREAMS),
+        ("ProbeMaxStreams", model.PROBE_MAX_STREAMS),
+    ):
+        assert f"const {name} = {value}\n" in go
+    assert model.Probe() == model.Probe(
+        port=model.PROBE_DEFAULT_PORT, peers=model.PROBE_DEFAULT_PEERS, streams=model.PROBE_DEFAULT_STREAMS
+    )
+    assert (model.PROBE_PEERS.high, model.PROBE_STREAMS.high) == (model.PROBE_MAX_PEERS, model.PROBE_MAX_STREAMS)
+    probe = numbers.ROOT / "agent/internal/probe"
+    assert "DefaultProbePort = numbers.ProbePort\n" in (probe / "fleet.go").read_text()
+    peers = (probe / "peers.go").read_text()
+    assert "DefaultFleetPeers = numbers.ProbePeers\n" in peers
+    assert "MaxFleetPeers     = numbers.ProbeMaxPeers\n" in peers
+    client = (probe / "client.go").read_text()
+    assert "MaxStreams       = numbers.ProbeMaxStreams\n" in client
+    assert "DefaultStreams   = numbers.ProbeStreams\n" in client

@@ -38,7 +38,7 @@ from wirespeed.manifests import options as manifest_options
 from wirespeed.manifests.node_tuning import METRICS_PORT, container_ports
 from wirespeed.names import PROFILE_KEY
 from wirespeed.profile import CIDR_ALLOWED, MAX_EXCLUDE_CIDRS, Outbound, load_profile, with_outbound
-from wirespeed.profile.model import PROBE_PORT, Probe
+from wirespeed.profile.model import PROBE_DEFAULT_PORT, PROBE_PORT, Probe
 from wirespeed.profiles import builtin_profile
 from wirespeed.sizing import nat_gateway, snat_limits
 from wirespeed.terraform import render
@@ -432,15 +432,15 @@ def _outbound_case(name: str, profiles: list[str], outbound: Obj) -> Obj:
 # (name, profiles, the module's probe_port variable, its outbound variable): every profile carries the section, as
 # `wirespeed render node-tuning --probe-port` puts it there, and its DaemonSet the port.
 PROBE_CASES: list[tuple[str, list[str], Any, Obj | None]] = [
-    ("probe_default_port", ["throughput"], 9809, None),
-    ("probe_port_two_profiles_with_outbound", ["balanced", "throughput"], 19809,
+    ("probe_default_port", ["throughput"], PROBE_DEFAULT_PORT, None),
+    ("probe_port_two_profiles_with_outbound", ["balanced", "throughput"], PROBE_DEFAULT_PORT + 10_000,
      {"kind": "aws-nat-gateway", "public_ips": 2}),
     ("probe_lowest_port", ["balanced"], 1, None),
     ("probe_highest_port", ["throughput"], 65535, None),
     ("invalid_probe_metrics_port", ["throughput"], METRICS_PORT, None),
     ("invalid_probe_port_zero", ["throughput"], 0, None),
     ("invalid_probe_port_too_high", ["throughput"], 65536, None),
-    ("invalid_probe_port_fraction", ["throughput"], 9809.5, None),
+    ("invalid_probe_port_fraction", ["throughput"], PROBE_DEFAULT_PORT + 0.5, None),
 ]  # fmt: skip
 
 
