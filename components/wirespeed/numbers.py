@@ -21,7 +21,9 @@ from dataclasses import dataclass
 from fnmatch import fnmatch
 from pathlib import Path, PurePosixPath
 
+from wirespeed import names
 from wirespeed.manifests import node_tuning
+from wirespeed.measure import workloads
 from wirespeed.profile import model as profile_model
 from wirespeed.sizing import aks_sysctls, azure_lb, nat_gateway, snat_limits
 
@@ -153,6 +155,17 @@ _IDLE_OTHER_FOURS = (
     ("components/wirespeed/sizing/snat_limits.py", "AZURE_NAT_GATEWAY_UDP_IDLE_SECONDS = 4 * 60"),
     ("components/wirespeed/terraform/aks_outbound.py", '"idle_timeout_minutes": 4}'),
     ("modules/aks-outbound/README.md", "idle timeout of 4..100 minutes on `load_balancer_profile`"),
+)
+
+# Lines where a 20 sits beside the words of the by-workload rows and is neither: pool sizes in the Terraform
+# vectors' cases and a command line, a node group's size, the agent's --snat-top (destinations, not workloads).
+_WORKLOAD_ROWS = r"(?i)workload|\brows\b"
+_OTHER_TWENTIES = (
+    ("components/wirespeed/terraform/aks_outbound.py", '("lb_workload_two_pools", [(250, "64.4%"), (20, "2")]'),
+    ("components/wirespeed/terraform/sizing.py", '("workload_below_dynamic_default", [(20, "10%")]'),
+    ("components/wirespeed/terraform/sizing.py", '[_pool(250, "10%"), _pool(20, "2")], workload='),
+    ("docs/sizing.md", "wirespeed size azure-lb --pool 20 --from-prometheus"),
+    ("examples/eks-c6in/README.md", "2..20 nodes"),
 )
 
 REGISTRY: tuple[Number, ...] = (
@@ -783,6 +796,37 @@ REGISTRY: tuple[Number, ...] = (
         ),
         examples=(("agent/README.md", "A dump streams one 64 KiB buffer"),),
         go_name="ProbeMaxStreams",
+    ),
+    Number(
+        name="(workload, destination) rows one peak names in wirespeed size --by-workload (its topk)",
+        value=workloads.MAX_WORKLOADS,
+        home="components/wirespeed/measure/workloads.py",
+        spell=_plain,
+        digits=_bound("20"),
+        meaning=_WORKLOAD_ROWS,
+        slots=(
+            _around("docs/cli-json.md", "`workloads` (busiest first, at most ", ", each"),
+            _around("docs/cli-json.md", "`--snat-workload-top`, or past the ", " rows)."),
+            _around("docs/limits.md", "(`--by-workload` asks for at most ", " rows per peak"),
+            _around("docs/sizing.md", ", or past the ", " rows printed)"),
+        ),
+        examples=_OTHER_TWENTIES,
+    ),
+    Number(
+        name="(workload, destination) pairs the agent names per node (--snat-workload-top's default)",
+        value=names.SNAT_WORKLOAD_TOP,
+        home="components/wirespeed/names.py",
+        spell=_plain,
+        digits=_bound("20"),
+        meaning=_WORKLOAD_ROWS,
+        slots=(
+            Slot("agent/README.md", r"\| `--snat-workload-top N` \| `(?P<n>\d+)` \|"),
+            _around("agent/README.md", "the `--snat-workload-top` (default ", ") busiest pairs"),
+            _around("docs/sizing.md", "`: its top ", " (workload,\ndestination) pairs"),
+            _around("docs/sizing.md", "(pairs outside a node's top ", ", or past the"),
+        ),
+        go_name="SNATWorkloadTop",
+        examples=_OTHER_TWENTIES,
     ),
 )
 

@@ -242,3 +242,24 @@ def test_the_probes_defaults_and_bounds_are_written_into_the_agent_from_the_prof
     client = (probe / "client.go").read_text()
     assert "MaxStreams       = numbers.ProbeMaxStreams\n" in client
     assert "DefaultStreams   = numbers.ProbeStreams\n" in client
+
+
+def test_the_two_twenties_of_the_by_workload_rows_have_two_names() -> None:
+    """The agent's --snat-workload-top default (pairs per node) and size --by-workload's rows per peak are two
+    numbers that are both 20: each has its home, and the agent's flag reads its constant from GO_FILE."""
+    from wirespeed import names
+    from wirespeed.measure import workloads
+
+    rows = next(
+        number for number in numbers.REGISTRY if number.value is workloads.MAX_WORKLOADS and "rows" in number.name
+    )
+    top = next(number for number in numbers.REGISTRY if number.go_name == "SNATWorkloadTop")
+    assert (rows.home, top.home) == ("components/wirespeed/measure/workloads.py", "components/wirespeed/names.py")
+    assert top.value == names.SNAT_WORKLOAD_TOP
+    assert f"const SNATWorkloadTop = {names.SNAT_WORKLOAD_TOP}\n" in numbers.go_source()
+    snat = (numbers.ROOT / "agent/cmd/wirespeed-agent/snat.go").read_text()
+    assert '"snat-workload-top", numbers.SNATWorkloadTop,' in snat
+    path = "docs/sizing.md"
+    text = (numbers.ROOT / path).read_text()
+    assert "(pairs outside a node's top 20, or past the 20 rows printed)" in text
+    assert list(numbers.copies(rows, path, text)) == list(numbers.copies(top, path, text)) == []

@@ -21,3 +21,6 @@ const ProbeStreams = 4
 
 // ProbeMaxStreams is "The probe's most streams per peer (the profile's probe.streams bound, --probe-streams' and --streams')", defined in components/wirespeed/profile/model.py.
 const ProbeMaxStreams = 64
+
+// SNATWorkloadTop is "(workload, destination) pairs the agent names per node (--snat-workload-top's default)", defined in components/wirespeed/names.py.
+const SNATWorkloadTop = 20
