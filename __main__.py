@@ -233,7 +233,8 @@ def refuse(error: InvalidInputError | None, more: Sequence[Problem] = ()) -> Non
 
 
 UNKNOWN_KEYS = unknown_keys()
-cloud = config.get("cloud") or "azure"
+# Only an absent key is Pulumi.yaml's default: a stated "" is refused below as any other unknown cloud is.
+cloud = config.get("cloud", "azure")
 if cloud == "azure":
     azure()
 elif cloud == "aws":

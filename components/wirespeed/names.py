@@ -41,6 +41,9 @@ SNAT_OTHER_DESTINATION = "other"
 # {namespace, workload, kind, destination}: the ports one workload's flows to one destination hold on the node (issue
 # 29); the node's top K pairs (--snat-workload-top), the rest as workload="other" destination="other" (kind "").
 SNAT_PORTS_IN_USE_BY_WORKLOAD = "wirespeed_agent_snat_ports_in_use_by_workload"
+# K's default, the agent's --snat-workload-top (wirespeed.numbers writes it into agent/internal/numbers). Another
+# number than `wirespeed size --by-workload`'s rows per peak (measure.workloads.MAX_WORKLOADS), though both are 20.
+SNAT_WORKLOAD_TOP = 20
 SNAT_OTHER_WORKLOAD = "other"
 # The first wirespeed whose agent exports SNAT_PORTS_IN_USE_BY_WORKLOAD (agent commit 62db406; the agent image is
 # tagged with the library's version, wirespeed.manifests.DEFAULT_IMAGE), and the agent flag that turns it on.

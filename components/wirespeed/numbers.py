@@ -19,9 +19,12 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from fnmatch import fnmatch
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
+from wirespeed import names
 from wirespeed.manifests import node_tuning
+from wirespeed.measure import workloads
+from wirespeed.profile import model as profile_model
 from wirespeed.sizing import aks_sysctls, azure_lb, nat_gateway, snat_limits
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -127,6 +130,11 @@ def _small(digits: str) -> str:
     return rf"(?<![\w.,]){digits}(?![\w]|[.,]\d)"
 
 
+def _bound(digits: str) -> str:
+    """``_small`` that also finds the top of a range (the 16 of ``1..16``), never a decimal's digits (``10.16``)."""
+    return rf"(?<![\w,/:])(?<![^.]\.){digits}(?![\w/]|[.,]\d)"
+
+
 _AKS_BACKLOG = aks_sysctls.BY_KERNEL_NAME["net.core.netdev_max_backlog"]
 
 # Where the idle timeout's range is spelled "4..120": (path, the words before it).
@@ -147,6 +155,17 @@ _IDLE_OTHER_FOURS = (
     ("components/wirespeed/sizing/snat_limits.py", "AZURE_NAT_GATEWAY_UDP_IDLE_SECONDS = 4 * 60"),
     ("components/wirespeed/terraform/aks_outbound.py", '"idle_timeout_minutes": 4}'),
     ("modules/aks-outbound/README.md", "idle timeout of 4..100 minutes on `load_balancer_profile`"),
+)
+
+# Lines where a 20 sits beside the words of the by-workload rows and is neither: pool sizes in the Terraform
+# vectors' cases and a command line, a node group's size, the agent's --snat-top (destinations, not workloads).
+_WORKLOAD_ROWS = r"(?i)workload|\brows\b"
+_OTHER_TWENTIES = (
+    ("components/wirespeed/terraform/aks_outbound.py", '("lb_workload_two_pools", [(250, "64.4%"), (20, "2")]'),
+    ("components/wirespeed/terraform/sizing.py", '("workload_below_dynamic_default", [(20, "10%")]'),
+    ("components/wirespeed/terraform/sizing.py", '[_pool(250, "10%"), _pool(20, "2")], workload='),
+    ("docs/sizing.md", "wirespeed size azure-lb --pool 20 --from-prometheus"),
+    ("examples/eks-c6in/README.md", "2..20 nodes"),
 )
 
 REGISTRY: tuple[Number, ...] = (
@@ -454,6 +473,361 @@ REGISTRY: tuple[Number, ...] = (
         slots=(Slot("Pulumi.yaml", r"SNAT ports per node \(multiple of 8, up to (?P<n>\d+)\)", _plain),),
         examples=(("agent/internal/profile/messages.go", '"must be a multiple of 8 between 8 and 64,000"'),),
     ),
+    Number(
+        name="Simultaneous connections per IP of an AWS NAT gateway to one destination (IP, port, protocol)",
+        value=nat_gateway.AWS_CONNECTIONS_PER_IP,
+        home="components/wirespeed/sizing/nat_gateway.py",
+        spell=_thousands,
+        digits=r"(?<![\d,_.])55[,_]?000(?![\d,_]|\.\d)",
+        meaning=r".",
+        slots=(
+            _around("Pulumi.yaml", "to its busiest destination (", " per NAT IP, max"),
+            _around("agent/README.md", " (Azure) or ", " (AWS) per IP"),
+            _around("components/wirespeed/audit/aws.py", "so connections failed (", " per destination per IP"),
+            _around("components/wirespeed/aws/egress.py", "\n", " simultaneous connections to one destination"),
+            _around("components/wirespeed/aws/nat_egress.py", "or one per AZ. ", " per IP; more than"),
+            _around("components/wirespeed/aws/snat.py", "on its node with ``", " x public_ips``"),
+            _around("components/wirespeed/manifests/monitoring.py", "an AWS NAT gateway's ", " connections per IP"),
+            _around("components/wirespeed/profile/model.py", "Azure NAT gateway, ", " per IP for an AWS one"),
+            _around("components/wirespeed/sizing/aws_nat.py", "Each IP carries ", " simultaneous"),
+            _around("components/wirespeed/sizing/aws_nat.py", "to its busiest destination /\n", ")`` IPs."),
+            _around("components/wirespeed/sizing/snat_limits.py", "nat-gateway-basics.html: ", " simultaneous"),
+            _around("components/wirespeed/terraform/aws_nat_egress.py", "each module's rules read (", " connections"),
+            _around("docs/aws-nat-egress.md", "(IP, port, protocol) | ", " | VPC User Guide"),
+            _around("docs/aws-nat-egress.md", "address can support up to ", " simultaneous"),
+            _around("docs/aws-nat-egress.md", "regional gateway | 32, each adding ", " connections"),
+            _around("docs/aws-nat-egress.md", "(`ceil(peak / ", ")`, at least 1"),
+            _around("docs/cli-json.md", "IP carries to one destination (", ") |"),
+            _around("docs/eks.md", "Elastic IPs sized at ", " connections per destination"),
+            _around("docs/sizing.md", "# AWS NAT IPs per AZ (", " per destination"),
+            _around("docs/sizing.md", "| AWS NAT gateway | ", " connections per IP"),
+            _around("docs/sizing.md", "the AZ's IPs x ", " connections to one destination |"),
+            _around("examples/eks-c6in/Pulumi.yaml", "busiest destination (", " per NAT IP"),
+            _around("examples/eks-c6in/README.md", "2 Elastic IPs each (", " per IP;"),
+            _around("examples/eks-c6in/__main__.py", "busiest destination need (", " per IP)"),
+            _around("examples/eks-regional-nat/Pulumi.yaml", "busiest destination (", " per IP, up to"),
+            _around("examples/eks-regional-nat/README.md", "| Elastic IPs | ", " connections per IP ->"),
+            _around("modules/aws-nat-egress-regional/README.md", "per AZ, each adding ", " concurrent"),
+            _around("modules/aws-nat-egress-regional/README.md", "`ceil(peak / ", ")` Elastic IPs"),
+            _around("modules/aws-nat-egress-regional/README.md", "the agent's SNATPortPressure: ", " x the"),
+            _around("modules/aws-nat-egress-regional/outputs.tf", "on a node nears ", " x those IPs"),
+            _around("modules/aws-nat-egress-regional/sizing.tf", "regional mode): ", " connections"),
+            _around("modules/aws-nat-egress-regional/variables.tf", "the plan for ip_count x ", " connections"),
+            _around("modules/aws-nat-egress-regional/variables.tf", "    every AZ: ", " per IP, more than"),
+            _around("modules/aws-nat-egress-zonal/README.md", "A NAT gateway IP carries ", " simultaneous"),
+            _around("modules/aws-nat-egress-zonal/README.md", "`ceil(connections / ", ")`, at"),
+            _around("modules/aws-nat-egress-zonal/README.md", "planned as `ip_count x ", "` connections"),
+            _around("modules/aws-nat-egress-zonal/README.md", "the agent's SNATPortPressure: ", " x the"),
+            _around("modules/aws-nat-egress-zonal/outputs.tf", "on a node nears ", " x those IPs"),
+            _around("modules/aws-nat-egress-zonal/sizing.tf", "(wirespeed.sizing.nat_gateway): ", " connections"),
+            _around("modules/aws-nat-egress-zonal/variables.tf", "the plan for ip_count x ", " connections"),
+            _around("modules/aws-nat-egress-zonal/variables.tf", "    every AZ: ", " per IP, more than"),
+            _around("modules/aws-nat-egress/README.md", "from the same demand inputs (", " connections"),
+            _around("modules/aws-nat-egress/variables.tf", "for every AZ: ", " per IP, at most"),
+            _around("modules/sizing/README.md", "(one AWS NAT gateway, ", " connections"),
+            _around("modules/sizing/outputs.tf", "    per_ip (", "), capacity"),
+        ),
+        examples=(
+            # Worked arithmetic: a stated peak divided by the limit, an alert's threshold of a stated IP count.
+            ("docs/sizing.md", "+ 25% = 87,500 / 55,000 = **2 IPs**"),
+            ("examples/eks-regional-nat/README.md", "80% of 11 x 55,000"),
+            ("examples/eks-regional-nat/__main__.py", "need 11 IPs (55,000 each)"),
+        ),
+    ),
+    Number(
+        name="Concurrent connections per public IP of an Azure NAT gateway to one destination endpoint",
+        value=nat_gateway.AZURE_CONNECTIONS_PER_DESTINATION_PER_IP,
+        home="components/wirespeed/sizing/nat_gateway.py",
+        spell=_thousands,
+        digits=r"(?<![\d,_.])50[,_]?000(?![\d,_]|\.\d)",
+        # Not the 50,000 flows or conntrack entries the agent's cost figures count.
+        meaning=r"(?i)destination|per IP|NAT gateway|Azure",
+        slots=(
+            _around("agent/README.md", "for `azure-load-balancer`; ", " (Azure) or"),
+            _around("components/wirespeed/profile/model.py", "load balancer; ", " per IP for an Azure NAT"),
+            _around("components/wirespeed/sizing/snat_limits.py", "'Performance': up to ", " concurrent"),
+            _around("docs/cli-json.md", " ports, or ", " connections to one destination)"),
+            _around("docs/sizing.md", " ports per IP, and ", " connections per IP"),
+        ),
+        examples=(
+            # Worked arithmetic on a measured peak, and a sample of the measured report's wording.
+            ("docs/sizing.md", "7,000 / 50,000 per destination: **1 IP**"),
+            ("components/wirespeed/measure/workloads.py", "``2 IP(s) x 50,000 connections to one"),
+        ),
+    ),
+    Number(
+        name="Most IPs on an AWS zonal NAT gateway (1 primary and 7 secondary)",
+        value=nat_gateway.AWS_ZONAL_MAX_IPS,
+        home="components/wirespeed/sizing/nat_gateway.py",
+        spell=_plain,
+        digits=_bound("8"),
+        # Not the 8 of the SNAT ports' multiple of 8 (8..64,000), nor the Elastic IP quota's ceiling (examples).
+        meaning=r"(?i)^(?!.*multiple of 8)(?!.*\b8\.\.64,000).*(zonal|NAT gateway|NAT IP|secondary|Elastic IP|\b8 IPs\b"
+        r"|gateway.s 8)",
+        slots=(
+            _around("Pulumi.yaml", " per NAT IP, max ", " IPs zonal"),
+            _around("components/wirespeed/audit/aws.py", "add IPs, up to ", " on a\n"),
+            _around("components/wirespeed/aws/egress.py", "plan_aws_nat`: at most ", " IPs per"),
+            _around("components/wirespeed/aws/nat_egress.py", " per IP; more than ", " IPs ("),
+            _around("components/wirespeed/aws/nat_egress.py", "in its public subnet (at most ", " IPs each)"),
+            _around("components/wirespeed/rules/_natgw.py", "``secondaryAllocationIds`` (at most ", ")."),
+            _around("components/wirespeed/sizing/aws_nat.py", "one gateway per AZ, at most ", " IPs each"),
+            _around("components/wirespeed/sizing/snat_limits.py", "nat-gateways-regional.html), ", " on a zonal"),
+            _around("components/wirespeed/terraform/aws_nat_egress.py", "to one destination, 1..", " IPs per zonal"),
+            _around("docs/aws-nat-egress.md", "| IPs on a zonal NAT gateway | ", ": 1 primary"),
+            _around("docs/aws-nat-egress.md", 'same page: "up to ', " IPv4 addresses"),
+            _around("docs/aws-nat-egress.md", "at least 1, at most ", " zonal or"),
+            _around("docs/cli-json.md", "`max_ips_per_az` | int | ", " (zonal:"),
+            _around("docs/eks.md", "NAT gateway per AZ, at most ", " IPs;"),
+            _around("docs/sizing.md", "per destination; zonal max ", ")"),
+            _around("examples/eks-c6in/Pulumi.yaml", " per NAT IP, max ", " IPs)."),
+            _around("examples/eks-regional-nat/README.md", "where a zonal gateway takes ", "):"),
+            _around("examples/eks-regional-nat/README.md", "a zonal gateway tops out at ", ", "),
+            _around("examples/eks-regional-nat/__main__.py", "gateway's ", " carry,"),
+            _around("modules/aws-nat-egress-regional/README.md", "(a zonal gateway takes ", "). What"),
+            _around("modules/aws-nat-egress-regional/examples/basic/main.tf", " zonal gateway's ", " carry"),
+            _around("modules/aws-nat-egress-zonal/README.md", "\nleast 1, at most ", " (1 primary"),
+            _around("modules/aws-nat-egress-zonal/sizing.tf", "at least 1, at most ", " on a zonal"),
+            _around("modules/aws-nat-egress-zonal/variables.tf", "Elastic IPs per gateway, 1..", ", instead"),
+            _around("modules/aws-nat-egress-zonal/variables.tf", " (", " IPs) refused (a regional"),
+            _around("modules/aws-nat-egress/README.md", "in its public subnet, at\nmost ", " IPs each)"),
+            _around("modules/aws-nat-egress/main.tf", "in its public subnet, at most ", " IPs"),
+            _around("modules/aws-nat-egress/variables.tf", "sizing from connections: 1..", " (zonal),"),
+            _around("modules/aws-nat-egress/variables.tf", "(public_subnet_ids), at most ", " IPs each."),
+            _around("modules/aws-nat-egress/variables.tf", " per IP, at most ", " IPs (zonal)"),
+            _around("modules/sizing/README.md", "per IP to one destination, up to ", " IPs);"),
+            _around("modules/sizing/main.tf", " AWS: at most ", " IPs on a"),
+            _around("modules/sizing/outputs.tf", "feasible (at most ", " IPs zonal"),
+            _around("modules/sizing/variables.tf", "zonal (one AZ, at most ", " IPs) or"),
+        ),
+        examples=(
+            # The 'Elastic IP addresses per public NAT gateway' quota's ceiling: another fact (nat_gateway.Quota).
+            ("docs/aws-nat-egress.md", "default 2, adjustable up to 8"),
+            ("modules/aws-nat-egress-regional/README.md", "default 2, up to 8)"),
+        ),
+    ),
+    Number(
+        name="Most IPs per AZ on an AWS regional NAT gateway",
+        value=nat_gateway.AWS_REGIONAL_MAX_IPS_PER_AZ,
+        home="components/wirespeed/sizing/nat_gateway.py",
+        spell=_plain,
+        digits=_bound("32"),
+        meaning=r"(?i)regional|per AZ",
+        slots=(
+            _around("Pulumi.yaml", "natPrivateRouteTables, up to ", " IPs per"),
+            _around("Pulumi.yaml", " IPs zonal, ", " per AZ regional"),
+            _around("components/wirespeed/audit/aws.py", "\n  zonal gateway, ", " per AZ"),
+            _around("components/wirespeed/aws/egress.py", "\nzonal gateway, ", " per AZ of a regional"),
+            _around("components/wirespeed/aws/nat_egress.py", "\n    more than ", " per AZ"),
+            _around("components/wirespeed/aws/nat_egress.py", "the VPC, no public subnet, up to ", " IPs per AZ."),
+            _around("components/wirespeed/aws/snat.py", " regional gateway's ", " per AZ,"),
+            _around("components/wirespeed/rules/_natgw.py", " (manual, at most ", " per AZ),"),
+            _around("components/wirespeed/rules/_natgw.py", " per AZ up to ", ", so only"),
+            _around("components/wirespeed/rules/_natgw.py", " a peak beyond ", " IPs"),
+            _around("components/wirespeed/rules/aws_natgw_eip_quota.py", "a regional AZ takes up to ", "\n"),
+            _around("components/wirespeed/sizing/aws_nat.py", "one gateway with up to ", " IPs per"),
+            _around("components/wirespeed/sizing/snat_limits.py", "\n# up to ", " in the node's AZ"),
+            _around("components/wirespeed/terraform/aws_nat_egress.py", " IPs per zonal gateway or 1..", " per"),
+            _around("docs/aws-nat-egress.md", "| IPs per AZ on a regional gateway | ", ", each"),
+            _around("docs/aws-nat-egress.md", " takes ", " IPs per"),
+            _around("docs/aws-nat-egress.md", " zonal or ", " regional)"),
+            _around("docs/aws-nat-egress.md", " a peak beyond ", " IPs"),
+            _around("docs/cli-json.md", " secondary) or ", " (regional"),
+            _around("docs/eks.md", "one gateway for the VPC, up to ", " IPs per"),
+            _around("docs/sizing.md", "  # regional: ", " per"),
+            _around("examples/eks-regional-nat/Pulumi.yaml", " per IP, up to ", " IPs per"),
+            _around("examples/eks-regional-nat/README.md", "for every AZ, up to ", " IPs per"),
+            _around("examples/eks-regional-nat/README.md", " adds IPs up to ", " per AZ;"),
+            _around("examples/eks-regional-nat/__main__.py", "one regional gateway with up to ", " IPs per"),
+            _around("modules/aws-nat-egress-regional/README.md", "\n", " IPs per AZ (a zonal"),
+            _around("modules/aws-nat-egress-regional/README.md", " supports up to ", " IP"),
+            _around("modules/aws-nat-egress-regional/README.md", " addresses given; AWS adds IPs (up to ", " per AZ)"),
+            _around("modules/aws-nat-egress-regional/README.md", " checked against the ", "-per-AZ"),
+            _around("modules/aws-nat-egress-regional/README.md", " regional page gives ", " per AZ"),
+            _around("modules/aws-nat-egress-regional/sizing.tf", "at least 1, at most ", " per AZ."),
+            _around("modules/aws-nat-egress-regional/sizing.tf", "# up to ", " IPs per"),
+            _around("modules/aws-nat-egress-regional/variables.tf", "Elastic IPs per AZ, 1..", ", instead"),
+            _around("modules/aws-nat-egress-regional/variables.tf", " adds IPs (up to ", " per AZ)"),
+            _around("modules/aws-nat-egress-zonal/README.md", "\ngateway (up to ", " IPs per AZ: "),
+            _around("modules/aws-nat-egress-zonal/variables.tf", " carries up to ", " IPs per"),
+            _around("modules/aws-nat-egress/README.md", "\nthe VPC, up to ", " IPs per AZ, `ip_mode`"),
+            _around("modules/aws-nat-egress/examples/basic/main.tf", " AWS adds up to ", " IPs per"),
+            _around("modules/aws-nat-egress/main.tf", "for the VPC, up to ", " IPs per"),
+            _around("modules/aws-nat-egress/variables.tf", " (zonal), 1..", " (regional"),
+            _around("modules/aws-nat-egress/variables.tf", "availability_zones), up to ", " IPs per"),
+            _around("modules/aws-nat-egress/variables.tf", " IPs (zonal) or ", " per AZ"),
+            _around("modules/node-tuning/variables.tf", " regional gateway's ", " per AZ);"),
+            _around("modules/sizing/main.tf", "\n# ", " per AZ on a regional one."),
+            _around("modules/sizing/outputs.tf", " IPs zonal, ", " per AZ"),
+            _around("modules/sizing/variables.tf", " regional (at most ", " IPs per"),
+        ),
+    ),
+    Number(
+        name="Most public IPs on an Azure NAT gateway (either SKU)",
+        value=nat_gateway.AZURE_MAX_IPS,
+        home="components/wirespeed/sizing/nat_gateway.py",
+        spell=_plain,
+        digits=_bound("16"),
+        meaning=r"(?i)NAT gateway|natGateway|nat_gateway|natgw|azure-nat|max 16|most 16|up to 16 IPs|1\.\.16",
+        slots=(
+            _around("Pulumi.yaml", "managedNATGateway: IP count 1..", " when"),
+            _around("components/wirespeed/azure/spec.py", "Managed NAT gateway IPs, 1..", ". Conflicts"),
+            _around("components/wirespeed/azure/spec.py", " ports each (max ", "). Conflicts"),
+            _around("components/wirespeed/sizing/snat_limits.py", "# takes up to ", " (nat_gateway"),
+            _around("docs/cli-json.md", " ports each, max ", ") |"),
+            _around("docs/sizing.md", "# Azure NAT gateway IPs (64,512 ports each, max ", ")"),
+            _around("examples/aks-natgw/Pulumi.yaml", " ports each, max ", ")."),
+            _around("examples/aks-natgw/README.md", " per public IP, 1..", " IPs)"),
+            _around("examples/aks-natgw/__main__.py", "its IP count (1..", ") from"),
+            _around("modules/aks-outbound/README.md", " ports per IP, at most ", ")."),
+            _around("modules/aks-outbound/variables.tf", "\n    (at most ", "). Conflicts"),
+            _around("modules/aks-outbound/variables.tf", "Managed NAT gateway IPs, 1..", ". Conflicts"),
+            _around("modules/node-tuning/variables.tf", "an Azure NAT gateway's ", ", an AWS"),
+            _around("modules/sizing/README.md", " ports per IP, up to ", " IPs) and"),
+            _around("modules/sizing/outputs.tf", "feasible (at most ", " IPs) and infeasible"),
+        ),
+        examples=(
+            ("agent/README.md", "16 s after a RST"),  # the load balancer's RST release
+            ("agent/cmd/wirespeed-agent/bootstrap.go", "at most 16 KB"),  # EC2 user data
+        ),
+    ),
+    Number(
+        name="The continuous probe's default port (the profile's probe.port, the agent's --probe-port)",
+        value=profile_model.PROBE_DEFAULT_PORT,
+        home="components/wirespeed/profile/model.py",
+        spell=_plain,
+        digits=r"(?<![\d.])9[_,]?809(?!\d)",
+        meaning=r".",
+        slots=(
+            Slot("agent/README.md", r"\(wirespeed uses port \*\*(?P<n>\d+)\*\*, next to"),
+            _around("agent/README.md", "`--probe-port` (default ", ", TCP;"),
+            _around("agent/README.md", "65,535, default ", "), `peers`"),
+            _around("components/wirespeed/cli/render.py", "TCP port (the agent's default is ", "): sets"),
+            _around("docs/node-tuning.md", "**serves TCP port ", "** (the section's"),
+            _around("docs/node-tuning.md", "containerPort: ", ", hostPort:"),
+            _around("docs/node-tuning.md", ", hostPort: ", ", protocol: TCP}"),
+            _around("docs/node-tuning.md", "node-tuning --probe-port ", "`, `probe_port"),
+            _around("docs/node-tuning.md", "`probe_port = ", "` on"),
+            _around("docs/node-tuning.md", "allow ingress TCP ", " from the node"),
+            _around("docs/node-tuning.md", "an inbound rule TCP ", " whose source"),
+            _around("docs/node-tuning.md", "an inbound allow, TCP ", ", source"),
+            _around("modules/node-tuning/README.md", "\n`probe_port = ", "` runs the agent's"),
+            _around("modules/node-tuning/README.md", "containerPort = ", ", hostPort ="),
+            _around("modules/node-tuning/README.md", ", hostPort = ", ", protocol"),
+            _around("modules/node-tuning/README.md", "node-tuning --probe-port ", "` (`tests/vectors"),
+            _around("modules/node-tuning/variables.tf", "(the agent's default is ", "): sets"),
+        ),
+        go_name="ProbePort",
+    ),
+    Number(
+        name="The continuous probe's default peers per node (the profile's probe.peers, the agent's --probe-peers)",
+        value=profile_model.PROBE_DEFAULT_PEERS,
+        home="components/wirespeed/profile/model.py",
+        spell=_plain,
+        digits=_bound("8"),
+        meaning=r"(?i)\bpeers\b",
+        slots=(
+            _around("agent/README.md", "`--probe-peers` peers (default ", ", at most"),
+            _around("agent/README.md", ", default ", ") and `streams` (1 to"),
+            _around("docs/node-tuning.md", "InternalIPs:\n", " peers x"),
+            _around("modules/node-tuning/README.md", "default ", " peers x"),
+        ),
+        examples=(
+            # Worked arithmetic at the defaults, a lab's own peers, and series counts at them.
+            ("agent/internal/metrics/probe.go", "5,000-node fleet at 8 peers"),
+            ("agent/internal/metrics/probe.go", "160 at 8 peers"),
+            ("agent/internal/probe/fleet.go", "8 peers x 4 streams x 1/s"),
+            ("components/wirespeed/measure/probe.py", "(8 peers x 4 streams x"),
+            ("docs/node-tuning.md", "At the probe's defaults (8 peers x"),
+        ),
+        go_name="ProbePeers",
+    ),
+    Number(
+        name="The continuous probe's most peers per node (the profile's probe.peers bound, --probe-peers')",
+        value=profile_model.PROBE_MAX_PEERS,
+        home="components/wirespeed/profile/model.py",
+        spell=_plain,
+        digits=_bound("32"),
+        meaning=r"(?i)\bpeers\b",
+        slots=(
+            _around("agent/README.md", ", at most ", ") with `--probe-streams`"),
+            _around("agent/README.md", "`peers` (1 to ", ", default"),
+        ),
+        examples=(
+            # The round trips a second at the defaults (8 x 4 x 1/s), and a percent.
+            ("agent/internal/probe/fleet.go", "8 peers x 4 streams x 1/s = 32 round trips/s"),
+            ("docs/node-tuning.md", "1/sqrt(10), 32%"),
+        ),
+        go_name="ProbeMaxPeers",
+    ),
+    Number(
+        name="The probe's default streams per peer (the profile's probe.streams, --probe-streams and probe --streams)",
+        value=profile_model.PROBE_DEFAULT_STREAMS,
+        home="components/wirespeed/profile/model.py",
+        spell=_plain,
+        digits=_bound("4"),
+        meaning=r"(?i)\bstreams\b",
+        slots=(
+            Slot("agent/README.md", r"\| `--streams N` \| `(?P<n>\d+)` \|"),
+            _around("agent/README.md", "`--probe-streams` streams each (default ", ")"),
+            _around("agent/README.md", ", default ", "), each the default of its"),
+            _around("docs/node-tuning.md", " peers x ", " streams at 1 round trip"),
+            _around("modules/node-tuning/README.md", " peers x ", " streams) in every"),
+        ),
+        examples=(
+            ("agent/README.md", "(4 streams x 50/s x 3 s)"),  # a lab's own streams
+            ("agent/internal/probe/fleet.go", "8 peers x 4 streams x 1/s"),
+            ("components/wirespeed/measure/probe.py", "(8 peers x 4 streams x"),
+            ("docs/node-tuning.md", "4 streams x 1 round trip a second) one node makes"),
+        ),
+        go_name="ProbeStreams",
+    ),
+    Number(
+        name="The probe's most streams per peer (the profile's probe.streams bound, --probe-streams' and --streams')",
+        value=profile_model.PROBE_MAX_STREAMS,
+        home="components/wirespeed/profile/model.py",
+        spell=_plain,
+        digits=_bound("64"),
+        meaning=r"(?i)\bstreams\b",
+        slots=(
+            _around("agent/README.md", "synchronous streams (connections) per peer, 1..", " |"),
+            _around("agent/README.md", "65 per source address (", " streams and"),
+            _around("agent/README.md", "`streams` (1 to ", ", default"),
+        ),
+        examples=(("agent/README.md", "A dump streams one 64 KiB buffer"),),
+        go_name="ProbeMaxStreams",
+    ),
+    Number(
+        name="(workload, destination) rows one peak names in wirespeed size --by-workload (its topk)",
+        value=workloads.MAX_WORKLOADS,
+        home="components/wirespeed/measure/workloads.py",
+        spell=_plain,
+        digits=_bound("20"),
+        meaning=_WORKLOAD_ROWS,
+        slots=(
+            _around("docs/cli-json.md", "`workloads` (busiest first, at most ", ", each"),
+            _around("docs/cli-json.md", "`--snat-workload-top`, or past the ", " rows)."),
+            _around("docs/limits.md", "(`--by-workload` asks for at most ", " rows per peak"),
+            _around("docs/sizing.md", ", or past the ", " rows printed)"),
+        ),
+        examples=_OTHER_TWENTIES,
+    ),
+    Number(
+        name="(workload, destination) pairs the agent names per node (--snat-workload-top's default)",
+        value=names.SNAT_WORKLOAD_TOP,
+        home="components/wirespeed/names.py",
+        spell=_plain,
+        digits=_bound("20"),
+        meaning=_WORKLOAD_ROWS,
+        slots=(
+            Slot("agent/README.md", r"\| `--snat-workload-top N` \| `(?P<n>\d+)` \|"),
+            _around("agent/README.md", "the `--snat-workload-top` (default ", ") busiest pairs"),
+            _around("docs/sizing.md", "`: its top ", " (workload,\ndestination) pairs"),
+            _around("docs/sizing.md", "(pairs outside a node's top ", ", or past the"),
+        ),
+        go_name="SNATWorkloadTop",
+        examples=_OTHER_TWENTIES,
+    ),
 )
 
 
@@ -464,8 +838,24 @@ def _slot_matches(number: Number, slot: Slot, text: str) -> list[re.Match[str]]:
     return found
 
 
+# The marker as each kind of slot file comments a line. Go's is followed by a blank line so that it never joins the
+# package's doc comment (or a build constraint's comment group) below it.
+_MARKER_LINES = {
+    ".md": f"<!-- {MARKER} -->\n",
+    ".go": f"// {MARKER}\n\n",
+    ".py": f"# {MARKER}\n",
+    ".tf": f"# {MARKER}\n",
+    ".yaml": f"# {MARKER}\n",
+    ".yml": f"# {MARKER}\n",
+}
+
+
 def marker_line(path: str) -> str:
-    return f"<!-- {MARKER} -->\n" if path.endswith(".md") else f"# {MARKER}\n"
+    """The marker as a comment line in ``path``'s syntax; a file that has no comments (JSON) cannot hold a slot."""
+    try:
+        return _MARKER_LINES[PurePosixPath(path).suffix]
+    except KeyError:
+        raise ValueError(f"{path}: no comment syntax known for the marker, so it cannot hold a slot") from None
 
 
 def rendered(path: str, text: str) -> str:

@@ -1,3 +1,4 @@
+# Registered numbers are written here by python -m wirespeed.numbers (make regen) from their one home: do not edit them.
 # The IP count per AZ comes from modules/sizing (wirespeed.sizing.nat_gateway, regional mode): 55,000 connections per
 # IP to one destination, rounded up, at least 1, at most 32 per AZ. In automatic mode it is the floor AWS must reach
 # at the peak: no Elastic IP is created for it.

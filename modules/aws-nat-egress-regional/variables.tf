@@ -1,3 +1,4 @@
+# Registered numbers are written here by python -m wirespeed.numbers (make regen) from their one home: do not edit them.
 variable "availability_zones" {
   description = <<-EOT
     The AZs (names such as eu-west-1a, or IDs such as euw1-az1) the gateway is sized for and, with ip_mode =

@@ -1,3 +1,4 @@
+# Registered numbers are written here by python -m wirespeed.numbers (make regen) from their one home: do not edit them.
 # The IP count per AZ comes from modules/sizing (wirespeed.sizing.nat_gateway): 55,000 connections per IP to one
 # destination, rounded up, at least 1, at most 8 on a zonal gateway.
 module "sizing" {

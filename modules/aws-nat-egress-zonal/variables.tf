@@ -1,3 +1,4 @@
+# Registered numbers are written here by python -m wirespeed.numbers (make regen) from their one home: do not edit them.
 variable "name" {
   description = "Prefix of the Name tag of every gateway, Elastic IP and alarm."
   type        = string

@@ -1,3 +1,4 @@
+# Registered numbers are written here by python -m wirespeed.numbers (make regen) from their one home: do not edit them.
 # NAT egress in the availability mode asked for: zonal (one gateway per AZ in its public subnet, at most 8 IPs each:
 # modules/aws-nat-egress-zonal) or regional (one gateway for the VPC, up to 32 IPs per AZ, manual or automatic:
 # modules/aws-nat-egress-regional), as wirespeed.aws.NatEgress(mode=...) builds them. Each is sized by

@@ -1,3 +1,4 @@
+# Registered numbers are written here by python -m wirespeed.numbers (make regen) from their one home: do not edit them.
 # The same plan as wirespeed.sizing.azure_lb.plan_load_balancer. Terraform has no exact decimal type, so
 # every decimal input is read from its text as an integer numerator over a power-of-ten denominator, and
 # every rounding is an integer ceiling division (a - a % b) / b (+1 when a % b > 0): 250 x 64.4% is exactly

@@ -180,8 +180,10 @@ def test_unknown_stack_keys_are_refused_with_a_did_you_mean_naming_the_file_unde
         ),
         ("  wirespeed:cloud: aws\n", "wirespeed:clusterName: '' is not allowed"),
         ("  wirespeed:cloud: gcp\n", "wirespeed:cloud: 'gcp' is not allowed: azure or aws"),
+        # A stated "" is refused as 'gcp' is: it once meant azure (`config.get("cloud") or "azure"`).
+        ('  wirespeed:cloud: ""\n', "wirespeed:cloud: '' is not allowed: azure or aws"),
     ],
-    ids=["azure", "aws", "unknown-cloud"],
+    ids=["azure", "aws", "unknown-cloud", "empty-cloud"],
 )
 def test_a_misspelt_key_comes_with_the_other_problems_at_once_under_pulumi_mocks(tmp_path, config, other):
     """A misspelt key does not hide what else is wrong: one heading, every problem."""

@@ -85,8 +85,19 @@ def test_each_file_a_recipe_names_exists_and_carries_its_concept(row):
             assert any(name in t for t in texts), f"{row.path} ({row.recipe}) does not carry {name!r}"
 
 
+# A file that only holds registered numbers' slots is still written by hand: make regen rewrites its digits, not the
+# change a recipe makes (a rule's module, a profile field's model may spell a NAT gateway's limit in a docstring).
+SLOTS_ONLY = "numbers with one home"
+
+
 def _generated_paths() -> set[str]:
-    listed = {p.relative_to(ROOT).as_posix() for a in ARTEFACTS.values() for g in a.paths for p in ROOT.glob(g)}
+    listed = {
+        p.relative_to(ROOT).as_posix()
+        for name, a in ARTEFACTS.items()
+        if name != SLOTS_ONLY
+        for g in a.paths
+        for p in ROOT.glob(g)
+    }
     outputs = {p.relative_to(ROOT).as_posix() for p in terraform.outputs()}
     return listed | outputs
 

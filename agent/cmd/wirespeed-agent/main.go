@@ -31,6 +31,7 @@ import (
 	"github.com/wirespeed-io/wirespeed/agent/internal/metrics"
 	"github.com/wirespeed-io/wirespeed/agent/internal/nodestatus"
 	"github.com/wirespeed-io/wirespeed/agent/internal/numbers"
+	"github.com/wirespeed-io/wirespeed/agent/internal/probe"
 	"github.com/wirespeed-io/wirespeed/agent/internal/profile"
 	"github.com/wirespeed-io/wirespeed/agent/internal/reconcile"
 	"github.com/wirespeed-io/wirespeed/agent/internal/status"
@@ -66,7 +67,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "usage: wirespeed-agent --profile FILE [flags]\n"+
 			"       wirespeed-agent diagnose [--interval 10s] [--json]   (which known cause drops packets now)\n"+
-			"       wirespeed-agent probe [--listen ADDR] [--peer ADDR,...] [--streams 4] [--duration 10s] [--rate 10] [--json]\n\nflags:\n")
+			"       wirespeed-agent probe [--listen ADDR] [--peer ADDR,...] [--streams "+strconv.Itoa(probe.DefaultStreams)+"] [--duration 10s] [--rate 10] [--json]\n\nflags:\n")
 		fs.PrintDefaults()
 	}
 	fs.StringVar(&o.profile, "profile", "", "profile JSON `file` (required)")

@@ -28,7 +28,7 @@ func TestParseFlags(t *testing.T) {
 	t.Setenv("NODE_NAME", "from-env")
 	snatDefaults := snatOptions{on: true, hold: 240 * time.Second, top: 20, peakWindow: 24 * time.Hour,
 		maxFlows: 262144, clearAfter: 5 * time.Minute, receiveBuffer: 4 << 20, byWorkload: true, workloadTop: 20}
-	fleetDefaults := fleetOptions{port: 9809, peers: 8, streams: 4, rate: 2, threshold: 150 * time.Millisecond,
+	fleetDefaults := fleetOptions{port: 9809, peers: 8, streams: 4, rate: 1, threshold: 150 * time.Millisecond,
 		interval: time.Second, round: time.Minute, nodeRefresh: 10 * time.Minute, procRoot: "/proc"}
 	defaults := options{profile: "p.json", procSysRoot: "/proc/sys", sysRoot: "/sys", resync: 60 * time.Second,
 		debounce: 100 * time.Millisecond, listen: ":9808", nodeName: "from-env", kube: true, snat: snatDefaults,

@@ -18,6 +18,7 @@ import (
 
 	"github.com/wirespeed-io/wirespeed/agent/internal/metrics"
 	"github.com/wirespeed-io/wirespeed/agent/internal/nodestatus"
+	"github.com/wirespeed-io/wirespeed/agent/internal/numbers"
 	"github.com/wirespeed-io/wirespeed/agent/internal/podowner"
 	"github.com/wirespeed-io/wirespeed/agent/internal/profile"
 	"github.com/wirespeed-io/wirespeed/agent/internal/snat"
@@ -64,7 +65,7 @@ func (s *snatOptions) register(fs *flag.FlagSet) {
 	fs.IntVar(&s.maxFlows, "snat-max-flows", 262144, "bound on tracked outbound flows (memory); past it flows are counted in wirespeed_agent_snat_untracked_flows_total only")
 	fs.DurationVar(&s.clearAfter, "snat-pressure-clear-after", 5*time.Minute, "how long the busiest destination must stay below the threshold before SNATPortPressure turns False")
 	fs.BoolVar(&s.byWorkload, "snat-by-workload", true, "attribute SNAT ports to the workloads of this node's pods (a watch of the Pods on this node; needs the Kubernetes report)")
-	fs.IntVar(&s.workloadTop, "snat-workload-top", 20, "(workload, destination) pairs named in wirespeed_agent_snat_ports_in_use_by_workload; the rest are summed as workload=\"other\"")
+	fs.IntVar(&s.workloadTop, "snat-workload-top", numbers.SNATWorkloadTop, "(workload, destination) pairs named in wirespeed_agent_snat_ports_in_use_by_workload; the rest are summed as workload=\"other\"")
 	fs.IntVar(&s.receiveBuffer, "snat-receive-buffer", 4<<20, "conntrack event socket receive buffer in `bytes` (past it events are lost and the table is dumped again)")
 }
 

@@ -6,3 +6,21 @@ package numbers
 
 // MetricsPort is "The agent's metrics port (--listen's default, the DaemonSet's containerPort, the image's exposed port)", defined in components/wirespeed/manifests/options.py.
 const MetricsPort = 9808
+
+// ProbePort is "The continuous probe's default port (the profile's probe.port, the agent's --probe-port)", defined in components/wirespeed/profile/model.py.
+const ProbePort = 9809
+
+// ProbePeers is "The continuous probe's default peers per node (the profile's probe.peers, the agent's --probe-peers)", defined in components/wirespeed/profile/model.py.
+const ProbePeers = 8
+
+// ProbeMaxPeers is "The continuous probe's most peers per node (the profile's probe.peers bound, --probe-peers')", defined in components/wirespeed/profile/model.py.
+const ProbeMaxPeers = 32
+
+// ProbeStreams is "The probe's default streams per peer (the profile's probe.streams, --probe-streams and probe --streams)", defined in components/wirespeed/profile/model.py.
+const ProbeStreams = 4
+
+// ProbeMaxStreams is "The probe's most streams per peer (the profile's probe.streams bound, --probe-streams' and --streams')", defined in components/wirespeed/profile/model.py.
+const ProbeMaxStreams = 64
+
+// SNATWorkloadTop is "(workload, destination) pairs the agent names per node (--snat-workload-top's default)", defined in components/wirespeed/names.py.
+const SNATWorkloadTop = 20

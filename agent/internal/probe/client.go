@@ -10,12 +10,16 @@ import (
 	"time"
 
 	"k8s.io/utils/clock"
+
+	"github.com/wirespeed-io/wirespeed/agent/internal/numbers"
 )
 
-// The client's bounds; the flags of `wirespeed-agent probe` are checked against them.
+// The client's bounds; the flags of `wirespeed-agent probe` are checked against them. MaxStreams and
+// DefaultStreams are the continuous mode's too (the profile's probe.streams bound and default), written from
+// their home in wirespeed.profile.model.
 const (
 	MaxPeers         = 64
-	MaxStreams       = 64
+	MaxStreams       = numbers.ProbeMaxStreams
 	MinRate          = 1.0    // round trips/s per stream
 	MaxRate          = 1000.0 // round trips/s per stream
 	MaxRoundTripRate = 10000  // round trips/s to one peer, all streams (the server's per-source limit)
@@ -26,7 +30,7 @@ const (
 	// DefaultThreshold is under the 200 ms minimum RTO (TCP_RTO_MIN, torvalds/linux include/net/tcp.h) with room
 	// for the RTT: a round trip that waited for a retransmission timeout is always a tail, a fast one never.
 	DefaultThreshold = 150 * time.Millisecond
-	DefaultStreams   = 4
+	DefaultStreams   = numbers.ProbeStreams
 	DefaultRate      = 10.0
 	DefaultInterval  = time.Second
 	MinInterval      = 100 * time.Millisecond

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"k8s.io/utils/clock"
+
+	"github.com/wirespeed-io/wirespeed/agent/internal/numbers"
 )
 
 // The continuous mode's defaults and bounds (issue 30 item 1).
@@ -25,9 +27,9 @@ const (
 	// probe cost"), over the 100 kb/s per node the probe may spend. 1/s still gives 2.7 million round trips a
 	// node a day, enough for p99.99 per node and pool (wirespeed prove's minimum is 100,000).
 	DefaultFleetRate = 1.0
-	// DefaultProbePort is the host port the continuous mode serves and dials. Not registered with IANA; it
-	// sits next to the metrics port (numbers.MetricsPort) and is a flag.
-	DefaultProbePort = 9809
+	// DefaultProbePort is the host port the continuous mode serves and dials, next to the metrics port
+	// (numbers.MetricsPort), and a flag: written from its home in wirespeed.profile.model.
+	DefaultProbePort = numbers.ProbePort
 )
 
 // FleetMetrics is where the continuous mode puts what it sees (internal/metrics.Probe).

@@ -4,13 +4,16 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"slices"
+
+	"github.com/wirespeed-io/wirespeed/agent/internal/numbers"
 )
 
 // DefaultFleetPeers and MaxFleetPeers bound the continuous mode's peers per node: P peers x S streams
-// connections out of every node, never N-1, so a 5,000-node fleet is not N² connections (issue 30).
+// connections out of every node, never N-1, so a 5,000-node fleet is not N² connections (issue 30). Both are
+// written from their home in wirespeed.profile.model, whose profile schema bounds the probe section the same.
 const (
-	DefaultFleetPeers = 8
-	MaxFleetPeers     = 32
+	DefaultFleetPeers = numbers.ProbePeers
+	MaxFleetPeers     = numbers.ProbeMaxPeers
 )
 
 // Node is a Node the agent can see, as the continuous mode needs it.

@@ -357,8 +357,9 @@ func allowed(e *jsonschema.ValidationError) string {
 	switch k := e.ErrorKind.(type) {
 	case *kind.Minimum, *kind.Maximum, *kind.MultipleOf:
 		s := schemaAt(e.SchemaURL)
-		// A bound one kind of outbound section adds (public_ips: an Azure NAT gateway's 16, an AWS regional
-		// gateway's 32) is a schema of bounds alone, whose description names the kind: "... with kind "x"".
+		// A bound one kind of outbound section adds (public_ips: an Azure NAT gateway's most IPs, an AWS
+		// regional gateway's per AZ) is a schema of bounds alone, whose description names the kind:
+		// "... with kind "x"".
 		if s != nil && s.Types == nil && s.Description != "" {
 			return allowedRange(s) + " " + s.Description
 		}

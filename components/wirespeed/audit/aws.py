@@ -1,3 +1,4 @@
+# Registered numbers are written here by python -m wirespeed.numbers (make regen) from their one home: do not edit them.
 """What `wirespeed audit aws` finds, from an inventory of the account (pure: no boto3 here).
 
 Findings, each with the fix:

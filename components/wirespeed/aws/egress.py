@@ -1,3 +1,4 @@
+# Registered numbers are written here by python -m wirespeed.numbers (make regen) from their one home: do not edit them.
 """NAT egress per AZ, decided without Pulumi: the gateways and the Elastic IPs each AZ needs, in either mode.
 
 Zonal (the default): one public NAT gateway per AZ, in that AZ's public subnet (a gateway serves its own AZ; routing

@@ -1,3 +1,4 @@
+# Registered numbers are written here by python -m wirespeed.numbers (make regen) from their one home: do not edit them.
 """``NatEgress``: public NAT gateways sized from the busiest destination, zonal (one per AZ) or regional (one).
 
 A thin adapter over :func:`wirespeed.aws.egress.plan_egress` (pure). Zonal: per AZ, Elastic IPs and a gateway in

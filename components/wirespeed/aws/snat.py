@@ -1,3 +1,4 @@
+# Registered numbers are written here by python -m wirespeed.numbers (make regen) from their one home: do not edit them.
 """What the node agent watches behind AWS NAT gateways: the tuning profile's outbound section from what was sized. Pure.
 
 The agent compares each destination's ports in use on its node with ``55,000 x public_ips`` (wirespeed.sizing.

@@ -94,8 +94,11 @@ class EksStackError(InvalidInputError):
 
 def _texts(settings: Mapping[str, Any], key: str, problems: list[Problem]) -> list[str] | None:
     """A list-of-strings key; None (and a problem) for any other type. A bare string is refused too: Python would
-    otherwise read ``subnet-a`` as the list of its characters."""
-    value = settings.get(key) or []
+    otherwise read ``subnet-a`` as the list of its characters. Only an absent key is the empty list: a stated false,
+    0, "" or {} is refused as typed, not read as "none" (no security groups, no NAT gateways, silently)."""
+    value = settings.get(key)
+    if value is None:
+        return []
     if isinstance(value, list | tuple) and all(isinstance(item, str) for item in value):
         return list(value)
     problems.append(Problem(f"wirespeed:{key}", value, "a list of strings"))
@@ -212,9 +215,9 @@ def eks_stack(settings: Mapping[str, Any]) -> EksStack:
 
 def _measured_from(settings: Mapping[str, Any], egress: EgressPlan | None, problems: list[Problem]) -> str | None:
     """wirespeed:measuredPeakSource: where natPeakConnections was measured ("" or absent: not measured)."""
-    key, value = "wirespeed:measuredPeakSource", settings.get("measuredPeakSource") or ""
-    if value == "":
-        return None
+    key, value = "wirespeed:measuredPeakSource", settings.get("measuredPeakSource")
+    if value is None or value == "":
+        return None  # a stated false or 0 is no source, and is judged below
     found = measured_from_problems(value, key)
     if not found and egress is None:
         found = [Problem(key, value, "only with the NAT gateways this stack sizes (wirespeed:natPublicSubnets, or "

@@ -157,7 +157,8 @@ def _check_nat_gateway(out: Collector, spec: OutboundSpec, timeout: int | None) 
     if given != 1:
         out.add(
             join(prefix, "nat_gateway_ip_count"),
-            "give exactly one of nat_gateway_ip_count (1..16) or nat_gateway_flows (concurrent outbound flows)",
+            f"give exactly one of nat_gateway_ip_count (1..{nat_gateway.AZURE_MAX_IPS}) or nat_gateway_flows "
+            "(concurrent outbound flows)",
         )
         return None
     sized: nat_gateway.NatGatewayPlan | None = None

@@ -39,6 +39,8 @@ _KEYS = {
     "outbound.type": "wirespeed:outboundType",
     "outbound.allocated_outbound_ports": "wirespeed:allocatedOutboundPorts",
     "outbound.connections_per_second": "wirespeed:connectionsPerSecond",
+    "outbound.measured_peak_ports_per_node": "wirespeed:measuredPeakPortsPerNode",
+    "outbound.measured_from": "wirespeed:measuredPeakSource",
     "outbound.hold_seconds": "wirespeed:holdSeconds",
     "outbound.ip_mode": "wirespeed:ipMode",
     "outbound.outbound_ip_count": "wirespeed:outboundIpCount",
@@ -94,8 +96,11 @@ def parse_pool(text: object, key: str, problems: list[Problem], zones: Sequence[
 def _texts(config: Mapping[str, Any], key: str, problems: list[Problem], *, items: bool = True) -> list[Any]:
     """A list-of-strings key (Pulumi's get_object hands over any JSON); another type is a problem, never read as a
     list (a bare string would otherwise be the list of its characters). ``items=False`` leaves each item to its
-    own parser (a pool string names its index)."""
-    value = config.get(key) or []
+    own parser (a pool string names its index). Only an absent key is the empty list: a stated false, 0, "" or {} is
+    refused as typed, not read as "none" (no zones, no pools, silently)."""
+    value = config.get(key)
+    if value is None:
+        return []
     if isinstance(value, list | tuple) and (not items or all(isinstance(item, str) for item in value)):
         return list(value)
     problems.append(Problem.refused(f"wirespeed:{key}", value, "a list of strings"))
@@ -103,7 +108,10 @@ def _texts(config: Mapping[str, Any], key: str, problems: list[Problem], *, item
 
 
 def _positive_or_none(value: Any) -> Any:
-    return None if value in (0, None, "") else value
+    """None for Pulumi.yaml's "not set" (absent, an integer key's 0, a string key's ""); any other value as given, for
+    the components to judge. False is not 0 here, though Python counts them equal: it is no count, and is refused."""
+    not_set = value is None or value == "" or (value == 0 and not isinstance(value, bool))
+    return None if not_set else value
 
 
 # wirespeed's bounds for wirespeed:headroomPercent: the sizing's headroom multipliers (azure_lb.HEADROOM_RANGE) in
@@ -140,8 +148,9 @@ def cluster_spec(config: Mapping[str, Any]) -> ClusterSpec:
     # Explicit ports win over a measured peak, and a measured peak over the workload figure (connectionsPerSecond has a
     # default, so it yields to either); the NAT gateway takes none of them (ports on demand).
     ports = None if nat else _positive_or_none(config.get("allocatedOutboundPorts"))
-    measured = None if nat or ports else _positive_or_none(config.get("measuredPeakPortsPerNode"))
-    cps = None if nat or ports or measured else _positive_or_none(config.get("connectionsPerSecond"))
+    measured = None if nat or ports is not None else _positive_or_none(config.get("measuredPeakPortsPerNode"))
+    given = ports is not None or measured is not None
+    cps = None if nat or given else _positive_or_none(config.get("connectionsPerSecond"))
     outbound = OutboundSpec(
         type=outbound_type,
         allocated_outbound_ports=ports,

@@ -1,3 +1,4 @@
+# Registered numbers are written here by python -m wirespeed.numbers (make regen) from their one home: do not edit them.
 """`wirespeed render ...`: Kubernetes manifests for teams that apply YAML (kubectl, Terraform) instead of Pulumi."""
 
 from __future__ import annotations

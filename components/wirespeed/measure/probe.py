@@ -41,8 +41,8 @@ QUANTILE_NAMES = {"p50": "p50", "p99": "p99", "p999": "p99.9", "p9999": "p99.99"
 # The fewest round trips per window and group for any verdict: 1 / (1 - 0.9999), one round trip beyond p99.99.
 MIN_ROUND_TRIPS_FLOOR = 10_000
 # The default: about 10 beyond p99.99 (module docstring). At the continuous probe's defaults (8 peers x 4 streams x
-# 2/s: DefaultFleetPeers, DefaultStreams, DefaultFleetRate in agent/internal/probe) one node makes 64 round trips a
-# second: 100,000 in about 26 minutes, or 5 minutes of five nodes.
+# 1/s: DefaultFleetPeers, DefaultStreams, DefaultFleetRate in agent/internal/probe) one node makes 32 round trips a
+# second: 100,000 in about 52 minutes, or 10 minutes of five nodes (docs/node-tuning.md says the same).
 DEFAULT_MIN_ROUND_TRIPS = 100_000
 DEFAULT_GROUP_LABEL = "profile"
 _OWN_LABELS = ("le", "cause", "side")  # the labels prove's own queries group by

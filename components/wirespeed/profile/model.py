@@ -1,3 +1,4 @@
+# Registered numbers are written here by python -m wirespeed.numbers (make regen) from their one home: do not edit them.
 """The profile's models: the interface selector, rings per driver, the opt-in MTU, the outbound section and the
 profile that holds them with its sysctls (whose allow-list is wirespeed.profile.sysctls)."""
 
@@ -103,7 +104,7 @@ class MTU(_Strict):
 
 # The outbound section. Bounds and per-kind facts come from wirespeed.sizing.snat_limits (their sources are there).
 AllocatedPorts = Range(*snat_limits.ALLOCATED_PORTS_RANGE, multiple_of=snat_limits.ALLOCATED_PORTS_MULTIPLE)
-# public_ips is bounded per kind (an Azure NAT gateway's 16, an AWS regional gateway's 32 per AZ): the range is checked
+# public_ips is bounded per kind (an Azure NAT gateway's most IPs, an AWS regional one's per AZ): the range is checked
 # with the kind, and the schema carries it in each kind's rule (_kind_rules), named by the rule's description.
 PUBLIC_IPS_RANGES = {kind: Range(*bounds) for kind, bounds in snat_limits.PUBLIC_IPS_RANGES.items()}
 
@@ -299,12 +300,20 @@ def _init_errors(exc: ValidationError) -> list[InitErrorDetails]:
     return out
 
 
-# The continuous probe's bounds and defaults are the agent's (agent/internal/probe: MaxFleetPeers, MaxStreams,
-# DefaultFleetPeers, DefaultStreams, DefaultProbePort); the agent's TestProbeSectionMatchesTheAgent holds the
-# schema generated from these to them. The peers bound keeps a fleet at N x peers x streams connections, not N².
+# The continuous probe's defaults and bounds live here: wirespeed.numbers writes them into the agent as Go constants
+# (agent/internal/numbers: ProbePort, ProbePeers, ProbeStreams, ProbeMaxPeers, ProbeMaxStreams), which
+# agent/internal/probe's DefaultProbePort, DefaultFleetPeers, DefaultStreams, MaxFleetPeers and MaxStreams are; the
+# agent's TestProbeSectionMatchesTheAgent holds the schema generated from these to them. The port sits next to the
+# metrics port (not registered with IANA); the peers bound keeps a fleet at N x peers x streams connections, not N²;
+# 8 peers x 4 streams at 1 round trip a second keeps a node under 100 kb/s each way (bench/agent/RESULTS.md).
+PROBE_DEFAULT_PORT = 9_809
+PROBE_DEFAULT_PEERS = 8
+PROBE_DEFAULT_STREAMS = 4
+PROBE_MAX_PEERS = 32
+PROBE_MAX_STREAMS = 64
 PROBE_PORT = Range(1, 65_535)  # a TCP port (RFC 793: 16 bits; 0 is no port to listen on)
-PROBE_PEERS = Range(1, 32)
-PROBE_STREAMS = Range(1, 64)
+PROBE_PEERS = Range(1, PROBE_MAX_PEERS)
+PROBE_STREAMS = Range(1, PROBE_MAX_STREAMS)
 
 
 class Probe(_Strict):
@@ -312,13 +321,14 @@ class Probe(_Strict):
     (as the agent's --probe flag does); each field is the default of its --probe-* flag, which overrides it."""
 
     port: Annotated[int, WholeNumber, PROBE_PORT] = Field(
-        default=9_809, description="host TCP port the probe serves and dials (open it between nodes)"
+        default=PROBE_DEFAULT_PORT, description="host TCP port the probe serves and dials (open it between nodes)"
     )
     peers: Annotated[int, WholeNumber, PROBE_PEERS] = Field(
-        default=8, description="peers probed, chosen by rendezvous hashing, other zones and pools first"
+        default=PROBE_DEFAULT_PEERS,
+        description="peers probed, chosen by rendezvous hashing, other zones and pools first",
     )
     streams: Annotated[int, WholeNumber, PROBE_STREAMS] = Field(
-        default=4, description="synchronous 1-byte request/response streams per peer"
+        default=PROBE_DEFAULT_STREAMS, description="synchronous 1-byte request/response streams per peer"
     )
 
 

@@ -1,3 +1,4 @@
+# Registered numbers are written here by python -m wirespeed.numbers (make regen) from their one home: do not edit them.
 """AWS NAT gateways: enough IPs for the configured peak to one destination (``aws-natgw-capacity``, both availability
 modes), and the Elastic IP quota a zonal gateway's planned IPs need raised first (``aws-natgw-eip-quota``).
 

@@ -1,3 +1,4 @@
+# Registered numbers are written here by python -m wirespeed.numbers (make regen) from their one home: do not edit them.
 """aws-natgw-eip-quota: a zonal NAT gateway's Elastic IPs fit the account's per-gateway quota, raised first where
 they do not (advisory: the gateway is not wrong, it needs the quota before it can be created)."""
 

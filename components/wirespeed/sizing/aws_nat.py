@@ -1,3 +1,4 @@
+# Registered numbers are written here by python -m wirespeed.numbers (make regen) from their one home: do not edit them.
 """AWS NAT egress across AZs in either availability mode: IPs per AZ, gateways, and whether default quotas suffice.
 
 A zonal NAT gateway serves one AZ (one gateway per AZ, at most 8 IPs each); a regional one serves every AZ of the

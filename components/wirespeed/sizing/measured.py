@@ -2,13 +2,14 @@
 behind one gateway (``wirespeed size azure-natgw --from-prometheus URL``, and aws-natgw). Pure.
 
 An Azure NAT gateway serves a whole subnet: every node's flows share its IPs. Two limits apply per public IP
-(wirespeed.sizing.nat_gateway): AZURE_PORTS_PER_IP SNAT ports, and 50,000 concurrent connections to one destination
-endpoint.
+(wirespeed.sizing.nat_gateway): AZURE_PORTS_PER_IP SNAT ports, and AZURE_CONNECTIONS_PER_DESTINATION_PER_IP
+concurrent connections to one destination endpoint.
 The measured peaks give both demands (all flows through the gateway, and the busiest single destination), each
 with headroom on top; the IP count is the larger of the two needs.
 
-An AWS NAT gateway serves one AZ, and its one limit is 55,000 concurrent connections per IP to one destination
-(IP, port, protocol). So each AZ is sized on its own, from its busiest destination summed over the AZ's nodes.
+An AWS NAT gateway serves one AZ, and its one limit is AWS_CONNECTIONS_PER_IP concurrent connections per IP to one
+destination (IP, port, protocol). So each AZ is sized on its own, from its busiest destination summed over the AZ's
+nodes.
 """
 
 from __future__ import annotations
@@ -75,7 +76,7 @@ class AzureNatMeasuredPlan:
     @property
     def binding(self) -> str:
         """Which limit decides the IP count: ``ports`` (per IP, nat_gateway.AZURE_PORTS_PER_IP) or ``destination``
-        (50,000 per IP)."""
+        (per IP, nat_gateway.AZURE_CONNECTIONS_PER_DESTINATION_PER_IP)."""
         return "destination" if self.ips_for_destination > self.ips_for_ports else "ports"
 
     @property
@@ -136,7 +137,7 @@ class AzureNatMeasuredPlan:
 
 def plan_azure_nat_measured(demand: AzureNatDemand, sku: str = nat_gateway.AZURE_STANDARD) -> AzureNatMeasuredPlan:
     """Public IPs an Azure NAT gateway of ``sku`` needs for the measured peaks plus headroom; :class:`InfeasibleError`
-    when even its 16 IPs cannot carry them."""
+    when even its most IPs (the SKU's ``max_ipv4``) cannot carry them."""
     chosen = nat_gateway.azure_nat_sku(sku)
     flows = with_headroom(demand.flows, demand.headroom)
     to_one = with_headroom(demand.destination_flows, demand.headroom)

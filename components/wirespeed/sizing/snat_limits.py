@@ -1,3 +1,4 @@
+# Registered numbers are written here by python -m wirespeed.numbers (make regen) from their one home: do not edit them.
 """What one destination can use of outbound SNAT, per kind of egress: the node agent's headroom check.
 
 A tuning profile's ``outbound`` section (wirespeed.profile) says how the node's pool egresses and what it was sized

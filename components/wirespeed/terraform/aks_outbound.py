@@ -161,7 +161,7 @@ CASES: list[tuple[str, list[tuple[int, str]], dict[str, Any]]] = [
     (
         "nat_fixed_ips",
         [(30, "10%")],
-        {"type": "managedNATGateway", "nat_gateway_ip_count": 16, "idle_timeout_minutes": 120},
+        {"type": "managedNATGateway", "nat_gateway_ip_count": nat_gateway.AZURE_MAX_IPS, "idle_timeout_minutes": 120},
     ),
     ("invalid_ports_not_multiple_of_8", [(10, "10%")], {"allocated_outbound_ports": 1020}),
     ("invalid_ports_zero", [(10, "10%")], {"allocated_outbound_ports": 0}),

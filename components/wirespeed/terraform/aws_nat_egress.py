@@ -1,3 +1,4 @@
+# Registered numbers are written here by python -m wirespeed.numbers (make regen) from their one home: do not edit them.
 """Files the NAT egress modules are built and tested from, generated from :mod:`wirespeed.aws.egress`.
 
 - ``modules/aws-nat-egress-zonal/facts.tf.json`` and ``modules/aws-nat-egress-regional/facts.tf.json``: the limits
@@ -91,8 +92,10 @@ Z, R, D = ZONAL_MODULE, REGIONAL_MODULE, DISPATCHER
 MEASURED_FROM = (
     "prometheus http://prometheus:9090, max of sum by (zone, destination) over 7d: 96,000 to 52.1.2.3:443/tcp"
 )
+# A regional gateway's most connections per AZ (its most IPs' worth), from the limits' home.
+REGIONAL_MOST = nat_gateway.AWS_REGIONAL_MAX_IPS_PER_AZ * nat_gateway.AWS_CONNECTIONS_PER_IP
 CASES: list[tuple[str, str, dict[str, Any]]] = [
-    ("one_ip_each", Z, {"public_subnet_ids": SUBNETS, "peak_connections": 55_000}),
+    ("one_ip_each", Z, {"public_subnet_ids": SUBNETS, "peak_connections": nat_gateway.AWS_CONNECTIONS_PER_IP}),
     # 3 AZs x 2 IPs: the per-gateway default holds, the Region's 5 Elastic IPs do not.
     ("default_quota_two_ips", Z, {"public_subnet_ids": SUBNETS, "peak_connections": 110_000}),
     (
@@ -162,7 +165,7 @@ CASES: list[tuple[str, str, dict[str, Any]]] = [
         {"public_subnet_ids": SUBNETS, "peak_connections": 96_000, "measured_from": f" {MEASURED_FROM} "},
     ),
     ("invalid_measured_from_blank", Z, {"public_subnet_ids": SUBNETS, "peak_connections": 1000, "measured_from": " "}),
-    # Regional: one gateway, each AZ's Elastic IPs (manual) or none (automatic), up to 32 per AZ.
+    # Regional: one gateway, each AZ's Elastic IPs (manual) or none (automatic), up to the most per AZ.
     ("regional_two_ips_each", R, {"availability_zones": ZONES[:2], "vpc_id": VPC, "peak_connections": 110_000}),
     (
         "regional_per_az_beyond_zonal",
@@ -170,7 +173,7 @@ CASES: list[tuple[str, str, dict[str, Any]]] = [
         {
             "availability_zones": ZONES,
             "vpc_id": VPC,
-            BY_AZ: {"eu-west-1a": 1, "eu-west-1b": 600_000, "eu-west-1c": 32 * 55_000},
+            BY_AZ: {"eu-west-1a": 1, "eu-west-1b": 600_000, "eu-west-1c": REGIONAL_MOST},
             "private_route_table_ids": {"eu-west-1a": "rtb-0a", "eu-west-1c": "rtb-0c"},
         },
     ),
@@ -194,7 +197,7 @@ CASES: list[tuple[str, str, dict[str, Any]]] = [
     (
         "invalid_regional_beyond_32_ips",
         R,
-        {"availability_zones": ZONES, "vpc_id": VPC, "peak_connections": 32 * 55_000 + 1},
+        {"availability_zones": ZONES, "vpc_id": VPC, "peak_connections": REGIONAL_MOST + 1},
     ),
     (
         "invalid_regional_per_az",

@@ -38,9 +38,9 @@ from wirespeed.manifests import options as manifest_options
 from wirespeed.manifests.node_tuning import METRICS_PORT, container_ports
 from wirespeed.names import PROFILE_KEY
 from wirespeed.profile import CIDR_ALLOWED, MAX_EXCLUDE_CIDRS, Outbound, load_profile, with_outbound
-from wirespeed.profile.model import PROBE_PORT, Probe
+from wirespeed.profile.model import PROBE_DEFAULT_PORT, PROBE_PORT, Probe
 from wirespeed.profiles import builtin_profile
-from wirespeed.sizing import snat_limits
+from wirespeed.sizing import nat_gateway, snat_limits
 from wirespeed.terraform import render
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -172,7 +172,7 @@ def outbound_facts() -> Obj:
         "kinds": {kind: limits.sized_by for kind, limits in snat_limits.KINDS.items()},
         "allocated_ports": {"low": low, "high": high, "multiple": snat_limits.ALLOCATED_PORTS_MULTIPLE,
                             "allowed": _refused({"allocated_ports_per_node": 4}, "azure-load-balancer")},
-        # Per kind: an Azure NAT gateway's 16, an AWS regional gateway's 32 per AZ.
+        # Per kind (snat_limits.PUBLIC_IPS_RANGES): an Azure NAT gateway's most IPs, an AWS regional gateway's per AZ.
         "public_ips": {kind: {"low": low_ips, "high": high_ips, "allowed": _refused({"public_ips": 0}, kind)}
                        for kind, (low_ips, high_ips) in snat_limits.PUBLIC_IPS_RANGES.items()},
         "pressure_percent": {"low": snat_limits.PRESSURE_PERCENT_RANGE[0],
@@ -325,6 +325,7 @@ def _objects_json_case() -> Obj:
 
 # (name, profiles, the module's outbound variable): every profile carries the section, as the Pulumi components and
 # `wirespeed render node-tuning --outbound` put it there.
+AWS_MOST_IPS = nat_gateway.AWS_REGIONAL_MAX_IPS_PER_AZ  # an AWS NAT gateway's most IPs in one AZ (regional)
 OUTBOUND_CASES: list[tuple[str, list[str], Obj]] = [
     ("outbound_load_balancer", ["throughput"], {"kind": "azure-load-balancer", "allocated_ports_per_node": 4096}),
     ("outbound_aws_nat_two_profiles", ["balanced", "throughput"], {"kind": "aws-nat-gateway", "public_ips": 2}),
@@ -333,7 +334,7 @@ OUTBOUND_CASES: list[tuple[str, list[str], Obj]] = [
         ["throughput"],
         {
             "kind": "azure-nat-gateway",
-            "public_ips": 16,
+            "public_ips": nat_gateway.AZURE_MAX_IPS,
             "pressure_percent": 65,
             "hold_seconds": 65,
             "exclude_cidrs": ["10.244.0.0/16", "fd00:10:244::/56", "100.64.0.1/10"],
@@ -351,10 +352,14 @@ OUTBOUND_CASES: list[tuple[str, list[str], Obj]] = [
         ["throughput"],
         {"kind": "azure-load-balancer", "allocated_ports_per_node": 1020},
     ),
-    # public_ips at each kind's bound and one past it: an Azure NAT gateway's 16, an AWS regional gateway's 32 per AZ.
-    ("outbound_aws_nat_regional_most_ips", ["throughput"], {"kind": "aws-nat-gateway", "public_ips": 32}),
-    ("invalid_outbound_ips_azure", ["throughput"], {"kind": "azure-nat-gateway", "public_ips": 17}),
-    ("invalid_outbound_ips_aws", ["throughput"], {"kind": "aws-nat-gateway", "public_ips": 33}),
+    # public_ips at each kind's bound and one past it: an Azure NAT gateway's most IPs, an AWS regional one's per AZ.
+    ("outbound_aws_nat_regional_most_ips", ["throughput"], {"kind": "aws-nat-gateway", "public_ips": AWS_MOST_IPS}),
+    (
+        "invalid_outbound_ips_azure",
+        ["throughput"],
+        {"kind": "azure-nat-gateway", "public_ips": nat_gateway.AZURE_MAX_IPS + 1},
+    ),
+    ("invalid_outbound_ips_aws", ["throughput"], {"kind": "aws-nat-gateway", "public_ips": AWS_MOST_IPS + 1}),
     ("invalid_outbound_pressure", ["throughput"], {"kind": "aws-nat-gateway", "public_ips": 1, "pressure_percent": 0}),
     ("invalid_outbound_hold", ["throughput"], {"kind": "aws-nat-gateway", "public_ips": 1, "hold_seconds": 3601}),
     # Per-protocol holds: each at its bounds (TCP 0..3,600, UDP 0..7,200: Azure's longest idle timeout) and past them.
@@ -427,15 +432,15 @@ def _outbound_case(name: str, profiles: list[str], outbound: Obj) -> Obj:
 # (name, profiles, the module's probe_port variable, its outbound variable): every profile carries the section, as
 # `wirespeed render node-tuning --probe-port` puts it there, and its DaemonSet the port.
 PROBE_CASES: list[tuple[str, list[str], Any, Obj | None]] = [
-    ("probe_default_port", ["throughput"], 9809, None),
-    ("probe_port_two_profiles_with_outbound", ["balanced", "throughput"], 19809,
+    ("probe_default_port", ["throughput"], PROBE_DEFAULT_PORT, None),
+    ("probe_port_two_profiles_with_outbound", ["balanced", "throughput"], PROBE_DEFAULT_PORT + 10_000,
      {"kind": "aws-nat-gateway", "public_ips": 2}),
     ("probe_lowest_port", ["balanced"], 1, None),
     ("probe_highest_port", ["throughput"], 65535, None),
     ("invalid_probe_metrics_port", ["throughput"], METRICS_PORT, None),
     ("invalid_probe_port_zero", ["throughput"], 0, None),
     ("invalid_probe_port_too_high", ["throughput"], 65536, None),
-    ("invalid_probe_port_fraction", ["throughput"], 9809.5, None),
+    ("invalid_probe_port_fraction", ["throughput"], PROBE_DEFAULT_PORT + 0.5, None),
 ]  # fmt: skip
 
 

@@ -232,8 +232,18 @@ NAT_CASES: list[tuple[Any, ...]] = [
     ("aws_infeasible", "aws", 440_001),
     ("aws_invalid_too_many", "aws", 10**9 + 1),
     ("aws_regional_beyond_zonal", "aws", 440_001, "regional"),
-    ("aws_regional_32_ips", "aws", 32 * 55_000, "regional"),
-    ("aws_regional_infeasible", "aws", 32 * 55_000 + 1, "regional"),
+    (
+        "aws_regional_32_ips",
+        "aws",
+        nat_gateway.AWS_REGIONAL_MAX_IPS_PER_AZ * nat_gateway.AWS_CONNECTIONS_PER_IP,
+        "regional",
+    ),
+    (
+        "aws_regional_infeasible",
+        "aws",
+        nat_gateway.AWS_REGIONAL_MAX_IPS_PER_AZ * nat_gateway.AWS_CONNECTIONS_PER_IP + 1,
+        "regional",
+    ),
     ("aws_zonal_explicit", "aws", 110_001, "zonal"),
     ("aws_invalid_mode", "aws", 1_000, "global"),
 ]

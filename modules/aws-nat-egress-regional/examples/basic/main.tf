@@ -1,3 +1,4 @@
+# Registered numbers are written here by python -m wirespeed.numbers (make regen) from their one home: do not edit them.
 # A runnable root: one regional NAT gateway for a VPC's three AZs, sized for 600,000 connections from each AZ to its
 # busiest destination: 11 Elastic IPs per AZ, more than a zonal gateway's 8 carry (33 in all: above the Region's
 # default quota of 5 Elastic IPs, so Terraform warns). Needs the AWS provider >= 6.24.0. Replace the IDs.

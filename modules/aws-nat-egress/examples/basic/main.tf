@@ -1,3 +1,4 @@
+# Registered numbers are written here by python -m wirespeed.numbers (make regen) from their one home: do not edit them.
 # A runnable root: the same module in each mode. Zonal for two AZs at 120,000 connections from each AZ to its busiest
 # destination (3 Elastic IPs per gateway: above the per-gateway default quota of 2, so Terraform warns); regional
 # in automatic mode for a peak no zonal gateway carries (900,000: AWS adds up to 32 IPs per AZ, 17 at this peak).
