@@ -13,6 +13,9 @@ both halves: the ClusterRole alone lets any holder patch any Node, and with the 
 ships (agent/internal/nodestatus/own-node-policy.yaml: the Node's name must equal the node name bound into the pod's
 ServiceAccount token, and only the agent's annotation and conditions may change) the agent reports on its own Node
 and is refused on another. Every other refusal the policy makes: tests/agent/test_apiserver_confinement.py.
+
+The agent runs with the continuous probe on (`--probe`), so it also lists every Node with its token, as a fleet's
+agents do, and chooses its probe's peers from that list.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import os
 import secrets
 import subprocess
 import time
+import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +34,7 @@ from typing import Any, TypeVar
 import pytest
 import yaml
 
-from apiserver import KUBECTL, ROOT, ApiServer
+from apiserver import KUBECTL, ROOT, ApiServer, free_port
 from clirun import WIRESPEED
 from conftest import require
 
@@ -65,6 +69,16 @@ class Agent:
     link: str
     node: str
     log: Path
+    listen: str  # the agent's --listen, as a URL
+
+    def last_probe_round(self) -> dict[str, Any] | None:
+        """The continuous probe's last finished round (/probe), None before the first."""
+        try:
+            with urllib.request.urlopen(self.listen + "/probe", timeout=5) as response:
+                last: dict[str, Any] | None = json.load(response)["last_round"]
+                return last
+        except OSError:
+            return None
 
     def node_object(self, name: str | None = None) -> dict[str, Any]:
         return json.loads(self.server.kubectl("get", "node", name or self.node, "-o", "json").stdout)
@@ -116,11 +130,34 @@ def profile_document(link: str) -> dict[str, Any]:
     }
 
 
+# The Nodes the probe lists and chooses its peers among: one per pool label (nodestatus.PoolLabels: AKS, EKS,
+# Karpenter), each in its own zone; node-b's InternalIP is its second address, node-c has none (a Node the cloud
+# provider has not addressed yet). InternalIPs are loopback addresses, which the agent's own probe server (bound to
+# every address of this host) answers: the probe's peers are reachable without a second agent.
+NODES: dict[str, dict[str, Any]] = {
+    "node-a": {
+        "labels": {"topology.kubernetes.io/zone": "zone-1", "kubernetes.azure.com/agentpool": "net"},
+        "addresses": [{"type": "InternalIP", "address": "127.0.0.2"}, {"type": "Hostname", "address": "node-a"}],
+    },
+    "node-b": {
+        "labels": {"topology.kubernetes.io/zone": "zone-2", "eks.amazonaws.com/nodegroup": "ng"},
+        "addresses": [{"type": "ExternalIP", "address": "192.0.2.7"}, {"type": "InternalIP", "address": "127.0.0.3"}],
+    },
+    "node-c": {
+        "labels": {"topology.kubernetes.io/zone": "zone-3", "karpenter.sh/nodepool": "kp"},
+        "addresses": [{"type": "Hostname", "address": "node-c"}],
+    },
+}
+
+
 def node(name: str) -> dict[str, Any]:
+    """A Node as the tests create it; the API server keeps a Node's status as given on create (no kubelet here)."""
+    labels = {"wirespeed.io/profile": PROFILE, "kubernetes.io/os": "linux", **NODES[name]["labels"]}
     return {
         "apiVersion": "v1",
         "kind": "Node",
-        "metadata": {"name": name, "labels": {"wirespeed.io/profile": PROFILE, "kubernetes.io/os": "linux"}},
+        "metadata": {"name": name, "labels": labels},
+        "status": {"addresses": NODES[name]["addresses"]},
     }
 
 
@@ -158,7 +195,7 @@ def agent(apiserver: ApiServer, tmp_path_factory: pytest.TempPathFactory) -> Ite
     kinds = {doc["kind"] for doc in yaml.safe_load_all(rendered)}
     assert {"ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "Role", "RoleBinding"} <= kinds
     apiserver.apply(rendered)
-    apiserver.apply(yaml.safe_dump_all([node("node-a"), node("node-b")]))
+    apiserver.apply(yaml.safe_dump_all([node(name) for name in NODES]))
     apiserver.kubectl("create", "-f", "-", stdin=json.dumps(bound_pod("wirespeed-agent-a", "node-a")))
     token = apiserver.token_request(NAMESPACE, "wirespeed-agent", pod="wirespeed-agent-a")
     kubeconfig = apiserver.write_kubeconfig(tmp / "agent.kubeconfig", "wirespeed-agent", token)
@@ -177,6 +214,7 @@ def agent(apiserver: ApiServer, tmp_path_factory: pytest.TempPathFactory) -> Ite
     sysctl.write_text("1000\n")
     subprocess.run(["ip", "link", "add", link, "type", "veth", "peer", "name", peer], check=True)
     log = tmp / "agent.log"
+    listen_port = free_port()
     proc = None
     try:
         subprocess.run(["ip", "link", "set", link, "up"], check=True)
@@ -185,15 +223,19 @@ def agent(apiserver: ApiServer, tmp_path_factory: pytest.TempPathFactory) -> Ite
                 str(AGENT),
                 f"--profile={profile}",
                 f"--proc-sys-root={tmp / 'proc-sys'}",
-                "--listen=",
+                f"--listen=127.0.0.1:{listen_port}",
                 "--node-name=node-a",
                 f"--kubeconfig={kubeconfig}",
                 "--resync=1s",
+                # The continuous probe lists the Nodes with the agent's own token, its rounds as short as allowed.
+                "--probe",
+                f"--probe-port={free_port()}",
+                "--probe-round=5s",
             ],
             stdout=subprocess.DEVNULL,
             stderr=log.open("wb"),
         )
-        yield Agent(apiserver, proc, kubeconfig, sysctl, link, "node-a", log)
+        yield Agent(apiserver, proc, kubeconfig, sysctl, link, "node-a", log, f"http://127.0.0.1:{listen_port}")
     finally:
         if proc is not None:
             proc.terminate()
@@ -220,6 +262,18 @@ def test_the_agent_tunes_and_reports_on_its_own_node(agent):
 def _forbidden(out: subprocess.CompletedProcess[str]) -> str:
     assert out.returncode != 0, out.stdout
     return out.stderr.strip()
+
+
+def test_the_probe_lists_the_nodes_with_the_agents_token(agent):
+    """The Node list through a real API server (JSON from its watch cache, decoded one Node at a time,
+    agent/internal/nodestatus/nodes.go) gives the probe each Node's name, zone, pool and first InternalIP."""
+    last = wait_for("the probe's first round", agent.last_probe_round, timeout=90)
+    assert last["self"] == {"name": "node-a", "zone": "zone-1", "pool": "net", "addr": "127.0.0.2"}
+    # node-c, listed without an InternalIP, cannot be dialed and is never a peer (probe.SelectPeers).
+    assert last["peers"] == [{"name": "node-b", "zone": "zone-2", "pool": "ng", "addr": "127.0.0.3"}]
+    assert last["report"]["round_trips"] > 0, last["report"]
+    log = [json.loads(line) for line in agent.log.read_text().splitlines() if line.startswith("{")]
+    assert not [entry for entry in log if "list nodes" in json.dumps(entry)], "a Node list failed"
 
 
 def test_the_agents_token_has_exactly_its_service_accounts_rbac(agent):

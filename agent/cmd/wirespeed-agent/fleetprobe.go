@@ -154,10 +154,8 @@ func nodeSource(f fleetOptions, kube *rest.Config) (func(context.Context) ([]pro
 			return cached, err
 		}
 		cached = make([]probe.Node, 0, len(nodes))
-		for i := range nodes {
-			n := &nodes[i]
-			cached = append(cached, probe.Node{Name: n.Name, Zone: n.Labels[nodestatus.ZoneLabel],
-				Pool: nodestatus.Pool(n), Addr: nodestatus.InternalIP(n)})
+		for _, n := range nodes {
+			cached = append(cached, probe.Node{Name: n.Name, Zone: n.Zone, Pool: n.Pool, Addr: n.InternalIP})
 		}
 		at = time.Now()
 		return cached, nil

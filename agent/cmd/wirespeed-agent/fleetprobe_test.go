@@ -1,8 +1,16 @@
 package main
 
 import (
+	"context"
 	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sync/atomic"
 	"testing"
+	"time"
+
+	"k8s.io/client-go/rest"
 
 	"github.com/wirespeed-io/wirespeed/agent/internal/probe"
 	"github.com/wirespeed-io/wirespeed/agent/internal/profile"
@@ -41,5 +49,48 @@ func TestProfileProbeSectionTurnsTheProbeOn(t *testing.T) {
 	bare, _ := profile.Parse([]byte(`{"name":"x"}`))
 	if err := off.fleet.fromProfile(bare.Probe); err != nil || off.fleet.on {
 		t.Fatalf("no probe section: on %v, err %v", off.fleet.on, err)
+	}
+}
+
+// The Node source maps the streamed list to the probe's Nodes (name, zone, pool, InternalIP), lists once per
+// --probe-node-refresh, and on a failed list keeps the last Nodes it had with the error.
+func TestNodeSourceMapsTheListOncePerRefresh(t *testing.T) {
+	var lists atomic.Int32
+	var fail atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		lists.Add(1)
+		if fail.Load() {
+			http.Error(w, "down", http.StatusServiceUnavailable)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"kind":"NodeList","apiVersion":"v1","metadata":{"resourceVersion":"9"},"items":[
+			{"metadata":{"name":"a","labels":{"topology.kubernetes.io/zone":"z1","eks.amazonaws.com/nodegroup":"ng"}},
+			 "status":{"addresses":[{"type":"Hostname","address":"a"},{"type":"InternalIP","address":"10.0.0.1"}]}},
+			{"metadata":{"name":"b"},"status":{}}]}`)
+	}))
+	defer srv.Close()
+	src, err := nodeSource(fleetOptions{nodeRefresh: time.Hour}, &rest.Config{Host: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []probe.Node{{Name: "a", Zone: "z1", Pool: "ng", Addr: "10.0.0.1"}, {Name: "b"}}
+	for range 2 {
+		nodes, err := src(context.Background())
+		if err != nil || !slices.Equal(nodes, want) {
+			t.Fatalf("nodes %+v, err %v: want %+v", nodes, err, want)
+		}
+	}
+	if n := lists.Load(); n != 1 {
+		t.Fatalf("%d lists within one refresh, want 1", n)
+	}
+	stale, err := nodeSource(fleetOptions{nodeRefresh: 0}, &rest.Config{Host: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = stale(context.Background())
+	fail.Store(true)
+	if nodes, err := stale(context.Background()); err == nil || !slices.Equal(nodes, want) {
+		t.Fatalf("a failed list: nodes %+v, err %v: want the last Nodes and the error", nodes, err)
 	}
 }
