@@ -30,6 +30,20 @@ AGENT_MODULE = REPO / "agent"
 HOST_SYSCTL_LOCK = Path("/run/lock/wirespeed-host-sysctl.lock")
 
 
+def cpu_ticks(pid: int) -> int:
+    """User + system CPU ticks of a process (fields 14 and 15 of proc(5)'s /proc/PID/stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
+def status_kib(pid: int, key: str) -> int:
+    """A KiB field of /proc/PID/status (VmRSS, VmHWM, RssAnon...)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(key + ":"):
+            return int(line.split()[1])
+    raise KeyError(key)
+
+
 def log(msg: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
 

@@ -146,13 +146,6 @@ def list_bytes(server: fixture.ApiServer) -> int:
         return len(response.read())
 
 
-def status_kib(pid: int, key: str) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith(key + ":"):
-            return int(line.split()[1])
-    raise KeyError(key)
-
-
 def last_round(port: int) -> Any:
     try:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/probe", timeout=5) as response:
@@ -180,8 +173,8 @@ def run_arm(label: str, agent: Path, arm: str, server: fixture.ApiServer, tmp: P
         if arm != "off" and first is None:
             raise RuntimeError(f"{arm}: no probe round within 120 s: {(tmp / f'{arm}.log').read_text()[-2000:]}")
         time.sleep(seconds)
-        out = {"arm": arm, "agent": label, "vmhwm_mib": round(status_kib(proc.pid, "VmHWM") / 1024, 2),
-               "vmrss_mib": round(status_kib(proc.pid, "VmRSS") / 1024, 2)}  # fmt: skip
+        out = {"arm": arm, "agent": label, "vmhwm_mib": round(bl.status_kib(proc.pid, "VmHWM") / 1024, 2),
+               "vmrss_mib": round(bl.status_kib(proc.pid, "VmRSS") / 1024, 2)}  # fmt: skip
         if first is not None:
             out["peers"] = len(first["peers"])
         return out

@@ -96,11 +96,6 @@ def wire() -> None:
         bl.sh(["ip", "-n", ns, "link", "set", "eth0", "up"])
 
 
-def cpu_ticks(pid: int) -> int:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of proc(5)'s stat)
-
-
 def context_switches(pid: int) -> int:
     """Voluntary and involuntary context switches summed over the agent's threads (proc(5), /proc/PID/task/*/status):
     each is a thread that went to sleep or was switched out, so their rate counts the process's wake-ups, which a
@@ -115,13 +110,6 @@ def context_switches(pid: int) -> int:
             if line.startswith(("voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:")):
                 total += int(line.split()[1])
     return total
-
-
-def status_kib(pid: int, key: str) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith(key + ":"):
-            return int(line.split()[1])
-    raise KeyError(key)
 
 
 def veth_bytes() -> tuple[int, int]:
@@ -197,12 +185,12 @@ def run_arm(
     pid = launcher.pid  # `ip netns exec` execs the agent in place
     try:
         time.sleep(warmup)
-        (rx0, tx0), ticks0, switches0, t0 = veth_bytes(), cpu_ticks(pid), context_switches(pid), time.monotonic()
+        (rx0, tx0), ticks0, switches0, t0 = veth_bytes(), bl.cpu_ticks(pid), context_switches(pid), time.monotonic()
         rss = []
         while time.monotonic() - t0 < seconds:
             time.sleep(1)
-            rss.append(status_kib(pid, "VmRSS"))
-        (rx1, tx1), ticks1, switches1, t1 = veth_bytes(), cpu_ticks(pid), context_switches(pid), time.monotonic()
+            rss.append(bl.status_kib(pid, "VmRSS"))
+        (rx1, tx1), ticks1, switches1, t1 = veth_bytes(), bl.cpu_ticks(pid), context_switches(pid), time.monotonic()
         window = t1 - t0
         result: dict[str, Any] = {
             "arm": arm,
@@ -212,7 +200,7 @@ def run_arm(
             "context_switches_per_s": round((switches1 - switches0) / window, 1),
             "rss_mean_mib": round(statistics.mean(rss) / 1024, 2),
             "rss_max_mib": round(max(rss) / 1024, 2),
-            "hwm_mib": round(status_kib(pid, "VmHWM") / 1024, 2),
+            "hwm_mib": round(bl.status_kib(pid, "VmHWM") / 1024, 2),
             "veth_rx_bytes": rx1 - rx0,
             "veth_tx_bytes": tx1 - tx0,
             "rx_kbps": round((rx1 - rx0) * 8 / 1000 / window, 2),
@@ -220,7 +208,7 @@ def run_arm(
         }
         if arm != "off":
             result["probe_metrics"] = probe_samples()
-            result["conntrack_entries_end"] = conntrack_count()
+            result["conntrack_entries_end"] = snat_bench.conntrack_count(NODE)
             result["mtu_wpn1"] = bl.sh(["ip", "-n", NODE, "-o", "link", "show", "wpn1"]).split(" mtu ")[1].split()[0]
         bl.log(f"arm {json.dumps({k: v for k, v in result.items() if k != 'probe_metrics'})}")
         return result
@@ -254,7 +242,7 @@ def phase(
         out = []
         for _ in range(a.repeat):
             for arm in arms:
-                start = conntrack_count()
+                start = snat_bench.conntrack_count(NODE)
                 result = run_arm(agent, tmp, arm, a.warmup, a.seconds, a.agent_env)
                 out.append(
                     result
@@ -275,10 +263,6 @@ def added(arms: list[dict[str, Any]], label: str) -> dict[str, float]:
         return float(statistics.mean(x[key] for x in arms if x["label"] == name))
 
     return {key: round(mean(label, key) - mean("off-serve", key), 3) for key in keys}
-
-
-def conntrack_count() -> int:
-    return int(bl.sh(nsexec(NODE, "cat", "/proc/sys/net/netfilter/nf_conntrack_count")).strip())
 
 
 def loaded_phase(agent: Path, tmp: Path, a: argparse.Namespace) -> tuple[list[dict[str, Any]], Any]:

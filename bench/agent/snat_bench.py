@@ -81,20 +81,8 @@ def wire(lifetime: int, pod: str = POD, node: str = NODE, dst: str = DST) -> Non
     bl.sh(nsexec(pod, "sysctl", "-qw", "net.ipv4.ip_local_port_range=1024 65535"))
 
 
-def conntrack_count() -> int:
-    return int(bl.sh(nsexec(NODE, "cat", "/proc/sys/net/netfilter/nf_conntrack_count")).strip())
-
-
-def cpu_ticks(pid: int) -> int:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of stat)
-
-
-def status_kib(pid: int, key: str) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith(key + ":"):
-            return int(line.split()[1])
-    raise KeyError(key)
+def conntrack_count(node: str = NODE) -> int:
+    return int(bl.sh(nsexec(node, "cat", "/proc/sys/net/netfilter/nf_conntrack_count")).strip())
 
 
 def agent_pid(launcher: subprocess.Popen[bytes]) -> int:
@@ -159,20 +147,20 @@ def run_arm(
     profiled = pprof if snat else None
     try:
         time.sleep(warmup)
-        entries_start, ticks0, t0 = conntrack_count(), cpu_ticks(pid), time.monotonic()
+        entries_start, ticks0, t0 = conntrack_count(), bl.cpu_ticks(pid), time.monotonic()
         profiles = start_profiles(pid, port, seconds, profiled)
         rss = []
         while time.monotonic() - t0 < seconds:
             time.sleep(1)
-            rss.append(status_kib(pid, "VmRSS"))
-        ticks1, t1 = cpu_ticks(pid), time.monotonic()
+            rss.append(bl.status_kib(pid, "VmRSS"))
+        ticks1, t1 = bl.cpu_ticks(pid), time.monotonic()
         finish_profiles(profiles, port, profiled)
         arm = {
             "snat": snat,
             "cpu_pct_of_one_core": round(100 * (ticks1 - ticks0) / TICK / (t1 - t0), 3),
             "rss_mean_mib": round(statistics.mean(rss) / 1024, 2),
             "rss_max_mib": round(max(rss) / 1024, 2),
-            "hwm_mib": round(status_kib(pid, "VmHWM") / 1024, 2),
+            "hwm_mib": round(bl.status_kib(pid, "VmHWM") / 1024, 2),
             "conntrack_entries_start_end": [entries_start, conntrack_count()],
         }
         if snat:

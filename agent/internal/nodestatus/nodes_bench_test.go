@@ -30,7 +30,7 @@ const benchFleet = 5000
 //   - kept-MiB: the heap still live after a GC with the result kept, what the agent holds until the next refresh.
 //
 // The server sends the list from a file, so its own heap stays out of both numbers. Run (bench/agent/README.md):
-// go test -run XXX -bench NodeList5000 -benchtime 3x ./internal/nodestatus/
+// go test -run '^$' -bench NodeList5000 -benchtime 3x ./internal/nodestatus/
 func BenchmarkNodeList5000(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "nodes.json")
 	if err := os.WriteFile(path, fleetNodeList(b, benchFleet), 0o600); err != nil {
