@@ -72,6 +72,13 @@ def machine() -> dict[str, Any]:
     }
 
 
+def recorded_path(path: Path | str) -> str:
+    """A path as a recorded result shows it: relative to the repository when inside it, so a result names no
+    machine's checkout (tests/repo/test_references.py refuses paths beside the repository)."""
+    resolved = Path(path).resolve()
+    return str(resolved.relative_to(REPO)) if resolved.is_relative_to(REPO) else resolved.name
+
+
 def source() -> dict[str, Any]:
     """The commit the binaries were built from, and whether the agent sources had uncommitted changes."""
     head = sh(["git", "-C", str(REPO), "rev-parse", "HEAD"], check=False).strip()

@@ -32,8 +32,13 @@ def main() -> int:
     bl.require_root()
     bl.exit_on_sigterm()
     agents = [Path(p).resolve() for p in a.agents.split(",")]
-    result: dict[str, Any] = {"bench": "agent-probe-ab", "machine": bl.machine(), "source": bl.source(),
-                              "params": vars(a) | {"json": None}}  # fmt: skip
+    params = vars(a) | {"json": None, "agents": [bl.recorded_path(p) for p in agents]}
+    result: dict[str, Any] = {
+        "bench": "agent-probe-ab",
+        "machine": bl.machine(),
+        "source": bl.source(),
+        "params": params,
+    }
     result["loadavg_before"], result["cpu_busy_pct_before"] = bl.loadavg(), bl.cpu_busy_pct()
     arms = []
     with bl.scratch_dir("wsbench-probe-ab-") as tmp, bl.netns(pb.NODE, *pb.PEER_NS):
@@ -43,7 +48,7 @@ def main() -> int:
             for r in range(a.rounds):
                 for agent in agents:
                     arm = pb.run_arm(agent, tmp, "probe", a.warmup, a.seconds)
-                    arms.append(arm | {"agent": str(agent), "round": r + 1, "loadavg": bl.loadavg()})
+                    arms.append(arm | {"agent": bl.recorded_path(agent), "round": r + 1, "loadavg": bl.loadavg()})
         finally:
             for p in peers:
                 bl.terminate(p, timeout=30)

@@ -306,7 +306,7 @@ def main() -> int:
     agent = (a.agent or bl.AGENT_MODULE / "bin" / "wirespeed-agent").resolve()
     if not agent.exists():
         raise SystemExit(f"{agent}: no agent binary; build it with `make agent`")
-    params = vars(a) | {"agent": str(agent), "json": None, "peers": PEERS}
+    params = vars(a) | {"agent": bl.recorded_path(agent), "json": None, "peers": PEERS}
     result: dict[str, Any] = {"bench": "agent-probe", "machine": bl.machine(), "source": bl.source(), "params": params}
     result["loadavg_before"], result["cpu_busy_pct_before"] = bl.loadavg(), bl.cpu_busy_pct()
     with bl.scratch_dir("wsbench-probe-") as tmp, bl.netns(NODE, *PEER_NS, *(LOAD_NS if a.flows else [])):

@@ -185,7 +185,11 @@ def main() -> int:
     a = ap.parse_args()
     bl.require_root()
     bl.exit_on_sigterm()
-    params = vars(a) | {"agent": str(a.agent) if a.agent else None, "json": None, "pprof": str(a.pprof or "")}
+    params = vars(a) | {
+        "agent": bl.recorded_path(a.agent) if a.agent else None,
+        "json": None,
+        "pprof": bl.recorded_path(a.pprof) if a.pprof else "",
+    }
     result: dict[str, Any] = {"bench": "agent-snat", "machine": bl.machine(), "source": bl.source(), "params": params}
     result["loadavg_before"], result["cpu_busy_pct_before"] = bl.loadavg(), bl.cpu_busy_pct()
     with bl.scratch_dir("wsbench-snat-") as tmp, bl.netns(POD, NODE, DST):
