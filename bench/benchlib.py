@@ -44,6 +44,12 @@ def status_kib(pid: int, key: str) -> int:
     raise KeyError(key)
 
 
+def rss_split_mib(pid: int) -> dict[str, float]:
+    """RssAnon (heap, stacks) and RssFile (the static binary's own pages) now, in MiB: the two halves of VmRSS
+    that different fixes shrink."""
+    return {f"{key[3:].lower()}_mib": round(status_kib(pid, key) / 1024, 2) for key in ("RssAnon", "RssFile")}
+
+
 def log(msg: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
 

@@ -35,10 +35,10 @@ flow's port for its 240 s hold (``--snat-hold``'s default), so its table only re
 agent its steady RSS, once a whole hold has passed since it started.
 
 Each arm: start, --warmup s, then --seconds s measured: CPU = user+system ticks of the agent over the window
-(/proc/PID/stat), VmRSS sampled each second (mean, max), VmHWM at the end, bandwidth = the bytes the node's eight
-veths counted (/sys/class/net/wpn*/statistics/{rx,tx}_bytes in the node namespace, Ethernet frames) over the window,
-in kb/s (1,000 bits) each way. Probe arms record their wirespeed_agent_probe_* counts to show they ran. Added = the
-arm minus the off arm.
+(/proc/PID/stat), VmRSS sampled each second (mean, max), VmHWM and the RssAnon/RssFile split at the end,
+bandwidth = the bytes the node's eight veths counted (/sys/class/net/wpn*/statistics/{rx,tx}_bytes in the node
+namespace, Ethernet frames) over the window, in kb/s (1,000 bits) each way. Probe arms record their
+wirespeed_agent_probe_* counts to show they ran. Added = the arm minus the off arm.
 
 Usage: probe [--warmup S] [--seconds S] [--repeat N] [--flows N [--lifetime S] [--loaded-warmup S] [--loaded-only]]
              [--agent-env K=V ...] [--json OUT]
@@ -201,6 +201,7 @@ def run_arm(
             "rss_mean_mib": round(statistics.mean(rss) / 1024, 2),
             "rss_max_mib": round(max(rss) / 1024, 2),
             "hwm_mib": round(bl.status_kib(pid, "VmHWM") / 1024, 2),
+            **{f"rss_{k}_at_end": v for k, v in bl.rss_split_mib(pid).items()},
             "veth_rx_bytes": rx1 - rx0,
             "veth_tx_bytes": tx1 - tx0,
             "rx_kbps": round((rx1 - rx0) * 8 / 1000 / window, 2),

@@ -13,7 +13,7 @@ Arms, one after the other under the same continuous load, alternated (off, on, o
 build, profile selecting no link (it tunes nothing), --kube=false, --snat=false or --snat=true. Each arm: start,
 --warmup s to settle (the on arm dumps the whole table at start), then --seconds s measured: CPU = user+system
 ticks of the agent process over the window (/proc/PID/stat), RSS = VmRSS sampled every second (mean and max),
-VmHWM at the end. Added = mean of the on arms minus mean of the off arms.
+VmHWM and the RssAnon/RssFile split at the end. Added = mean of the on arms minus mean of the off arms.
 
 Profiling (--pprof DIR): the agent is built with -tags pprof instead (same code plus a pprof endpoint, and
 symbols kept), and each on arm saves a CPU profile of its measured window, a heap profile at its end and, when
@@ -161,6 +161,7 @@ def run_arm(
             "rss_mean_mib": round(statistics.mean(rss) / 1024, 2),
             "rss_max_mib": round(max(rss) / 1024, 2),
             "hwm_mib": round(bl.status_kib(pid, "VmHWM") / 1024, 2),
+            **{f"rss_{k}_at_end": v for k, v in bl.rss_split_mib(pid).items()},
             "conntrack_entries_start_end": [entries_start, conntrack_count()],
         }
         if snat:
