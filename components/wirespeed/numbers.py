@@ -783,6 +783,16 @@ REGISTRY: tuple[Number, ...] = (
         go_name="ProbeStreams",
     ),
     Number(
+        name="The one-off probe's most peers (wirespeed-agent probe --peer)",
+        value=profile_model.PROBE_ONE_OFF_MAX_PEERS,
+        home="components/wirespeed/profile/model.py",
+        spell=_plain,
+        digits=_bound("64"),
+        meaning=r"(?i)\bpeers\b",
+        slots=(_around("agent/README.md", "peers to probe, `host:port`, at most ", ", no repeats"),),
+        go_name="ProbeOneOffMaxPeers",
+    ),
+    Number(
         name="The probe's most streams per peer (the profile's probe.streams bound, --probe-streams' and --streams')",
         value=profile_model.PROBE_MAX_STREAMS,
         home="components/wirespeed/profile/model.py",

@@ -19,6 +19,9 @@ const ProbeMaxPeers = 32
 // ProbeStreams is "The probe's default streams per peer (the profile's probe.streams, --probe-streams and probe --streams)", defined in components/wirespeed/profile/model.py.
 const ProbeStreams = 4
 
+// ProbeOneOffMaxPeers is "The one-off probe's most peers (wirespeed-agent probe --peer)", defined in components/wirespeed/profile/model.py.
+const ProbeOneOffMaxPeers = 64
+
 // ProbeMaxStreams is "The probe's most streams per peer (the profile's probe.streams bound, --probe-streams' and --streams')", defined in components/wirespeed/profile/model.py.
 const ProbeMaxStreams = 64
 

@@ -14,11 +14,11 @@ import (
 	"github.com/wirespeed-io/wirespeed/agent/internal/numbers"
 )
 
-// The client's bounds; the flags of `wirespeed-agent probe` are checked against them. MaxStreams and
-// DefaultStreams are the continuous mode's too (the profile's probe.streams bound and default), written from
-// their home in wirespeed.profile.model.
+// The client's bounds; the flags of `wirespeed-agent probe` are checked against them. MaxPeers is written from
+// its home in wirespeed.profile.model; MaxStreams and DefaultStreams are the continuous mode's too (the
+// profile's probe.streams bound and default), written from the same home.
 const (
-	MaxPeers         = 64
+	MaxPeers         = numbers.ProbeOneOffMaxPeers
 	MaxStreams       = numbers.ProbeMaxStreams
 	MinRate          = 1.0    // round trips/s per stream
 	MaxRate          = 1000.0 // round trips/s per stream

@@ -301,7 +301,7 @@ def _init_errors(exc: ValidationError) -> list[InitErrorDetails]:
 
 
 # The continuous probe's defaults and bounds live here: wirespeed.numbers writes them into the agent as Go constants
-# (agent/internal/numbers: ProbePort, ProbePeers, ProbeStreams, ProbeMaxPeers, ProbeMaxStreams), which
+# (agent/internal/numbers: ProbePort, ProbePeers, ProbeStreams, ProbeMaxPeers, ProbeMaxStreams, ProbeOneOffMaxPeers), which
 # agent/internal/probe's DefaultProbePort, DefaultFleetPeers, DefaultStreams, MaxFleetPeers and MaxStreams are; the
 # agent's TestProbeSectionMatchesTheAgent holds the schema generated from these to them. The port sits next to the
 # metrics port (not registered with IANA); the peers bound keeps a fleet at N x peers x streams connections, not N²;
@@ -311,6 +311,9 @@ PROBE_DEFAULT_PEERS = 8
 PROBE_DEFAULT_STREAMS = 4
 PROBE_MAX_PEERS = 32
 PROBE_MAX_STREAMS = 64
+# The one-off probe's (`wirespeed-agent probe --peer`, no profile) most peers, beside the continuous bound so the two
+# read together: a command line's worth of peers, each with its own streams, within the server's per-source limit.
+PROBE_ONE_OFF_MAX_PEERS = 64
 PROBE_PORT = Range(1, 65_535)  # a TCP port (RFC 793: 16 bits; 0 is no port to listen on)
 PROBE_PEERS = Range(1, PROBE_MAX_PEERS)
 PROBE_STREAMS = Range(1, PROBE_MAX_STREAMS)
