@@ -400,6 +400,7 @@ func (t *Table) Tick(now time.Time) Snapshot {
 	defer t.mu.Unlock()
 	s := t.sec(now)
 	t.expire(s)
+	t.heldBy.pack(s)
 	if t.swept != nil && s-t.sweptAt > sweptGrace {
 		t.swept = nil
 	}

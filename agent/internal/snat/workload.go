@@ -192,7 +192,7 @@ func (t *Table) holdAttributed(of openFlow, until, now int64) {
 	if g < 0 {
 		return
 	}
-	t.heldBy.add(until, g, &t.groups[g].hw)
+	t.heldBy.add(until, now, g, &t.groups[g].hw)
 	t.groups[g].held++
 }
 
