@@ -271,6 +271,14 @@ func TestAttributionStaysExactUnderChurnWithFakeAttributor(t *testing.T) {
 		if got, want := versioned.heldBy.pairs, c.m.heldPairs(); got != want {
 			t.Fatalf("second %d: %d (second, pair) entries held, want %d", s, got, want)
 		}
+		srcs := map[netip.Addr]bool{}
+		for _, f := range c.m.open {
+			srcs[f.OrigSrc] = true
+		}
+		if got := versioned.srcs.at.len(); got != len(srcs) || versioned.open.len() != len(c.m.open) {
+			t.Fatalf("second %d: %d open flows from %d addresses kept, want %d from %d", s, versioned.open.len(),
+				got, len(c.m.open), len(srcs))
+		}
 		both += versioned.heldBy.listedAndPacked()
 		for i := range versioned.heldBy.slots {
 			packed += len(versioned.heldBy.slots[i].packed)

@@ -3,7 +3,6 @@ package snat
 import (
 	"cmp"
 	"math/rand/v2"
-	"net/netip"
 	"slices"
 	"sync"
 	"time"
@@ -41,11 +40,12 @@ type Table struct {
 
 	// open finds an open flow's place in flows by its key: 4 bytes a slot (index.go), where a Go map of key
 	// to place, churned by 2,000 closes and opens a second, took about 45 bytes an open flow. A free place
-	// (flowFree) has dest -1.
+	// (flowFree) has dest -1. srcs holds the flows' source addresses, once each.
 	open     slotIndex
 	seed     uint64 // of open's hashes, random so that no one can choose keys that pile up
 	flows    []openFlow
 	flowFree []int32
+	srcs     sources
 	index    map[Destination]int32
 	dests    []dest
 	free     []int32
@@ -90,43 +90,18 @@ type Table struct {
 	pressed   topK
 }
 
+// openFlow is 40 bytes: 50,000 of them are most of the table's heap beside the held ports.
 type openFlow struct {
 	dest int32
 	gen  uint32
 	// first is when the flow was first seen (its NEW event, or the dump that found it), since the table's
-	// epoch. With src, the flow's original source, it decides which pod the flow belongs to.
+	// epoch. With src, the flow's original source (a handle in Table.srcs), it decides which pod the flow
+	// belongs to.
 	first time.Duration
 	k     key // open's lookups compare it
-	src   addr16
+	src   int32
 	// grp is the (destination, workload) pair the flow is counted under (-1: no Attributor).
 	grp int32
-}
-
-// addr16 is a flow's source address in 17 bytes where a netip.Addr takes 24 (its zone, which no conntrack
-// address has, is the rest): an open flow is 56 bytes with it.
-type addr16 struct {
-	b    [16]byte
-	kind uint8 // 0: no address, 4 or 6
-}
-
-func addrOf(a netip.Addr) addr16 {
-	switch {
-	case a.Is4():
-		return addr16{b: a.As16(), kind: 4}
-	case a.IsValid():
-		return addr16{b: a.As16(), kind: 6}
-	}
-	return addr16{}
-}
-
-func (a addr16) addr() netip.Addr {
-	switch a.kind {
-	case 4:
-		return netip.AddrFrom16(a.b).Unmap()
-	case 6:
-		return netip.AddrFrom16(a.b)
-	}
-	return netip.Addr{}
 }
 
 // dest is one destination's state; named (exported) ones are the top Config.Top of the last Tick.
@@ -152,7 +127,7 @@ func NewTable(cfg Config, now time.Time) *Table {
 		cfg.MaxTracked = 1
 	}
 	seed := rand.Uint64()
-	t := &Table{cfg: cfg, epoch: now, seed: seed, index: map[Destination]int32{}}
+	t := &Table{cfg: cfg, epoch: now, seed: seed, srcs: sources{seed: seed}, index: map[Destination]int32{}}
 	t.held = newWheel(max(cfg.TCPHold, cfg.UDPHold))
 	t.heldBy, t.groupAt, t.wids = newPairWheel(t.held), map[uint64]int32{}, map[Workload]int32{}
 	t.span = [2]int64{seconds(cfg.TCPHold), seconds(cfg.UDPHold)}
@@ -219,9 +194,10 @@ func (t *Table) Destroy(f Flow, now time.Time) {
 			t.untracked++
 			return
 		}
-		of = openFlow{dest: idx, first: now.Sub(t.epoch), k: k, src: addrOf(f.OrigSrc), grp: -1}
+		of = openFlow{dest: idx, first: now.Sub(t.epoch), k: k, src: t.srcs.intern(f.OrigSrc), grp: -1}
 	}
 	t.hold(of, t.secCeil(now.Add(-f.Quiet)), s, t.spanOf(f.Proto))
+	t.srcs.drop(of.src)
 	t.settle(of.grp)
 	t.release(idx)
 }
@@ -250,7 +226,7 @@ func (t *Table) add(f Flow, d Destination, now time.Time, isNew bool) {
 		return
 	}
 	first := now.Sub(t.epoch)
-	i := t.place(openFlow{dest: idx, gen: t.gen, first: first, k: k, src: addrOf(f.OrigSrc),
+	i := t.place(openFlow{dest: idx, gen: t.gen, first: first, k: k, src: t.srcs.intern(f.OrigSrc),
 		grp: t.openAttributed(idx, f.OrigSrc, first)})
 	t.open.insert(k.hash(t.seed), i, t.hashAt)
 	e := &t.dests[idx]
@@ -276,7 +252,8 @@ func (t *Table) place(of openFlow) int32 {
 	return int32(len(t.flows) - 1)
 }
 
-// close forgets an open flow, returning it.
+// close forgets an open flow, returning it. Its source's handle is still the caller's, to drop after the
+// hold that reads it.
 func (t *Table) close(k key) (openFlow, bool) {
 	i := t.find(k)
 	if i < 0 {
@@ -400,6 +377,7 @@ func (t *Table) EndDump(now time.Time, complete bool) {
 			t.swept[k] = struct{}{}
 			of, _ := t.close(k)
 			t.hold(of, s, s, t.spanOf(k.proto))
+			t.srcs.drop(of.src)
 			t.settle(of.grp)
 			t.release(of.dest)
 		}

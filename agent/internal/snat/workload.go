@@ -187,7 +187,7 @@ func (t *Table) holdAttributed(of openFlow, until, now int64) {
 	}
 	g := of.grp
 	if g < 0 || !t.current() {
-		g = t.groupFor(of.dest, of.src.addr(), of.first, true)
+		g = t.groupFor(of.dest, t.srcs.addr(of.src), of.first, true)
 	}
 	if g < 0 {
 		return
@@ -222,10 +222,10 @@ func (t *Table) reattribute() {
 		if of.dest < 0 { // a free place
 			continue
 		}
-		if _, hit := only[of.src.addr().Unmap()]; only != nil && !hit {
+		if _, hit := only[t.srcs.addr(of.src).Unmap()]; only != nil && !hit {
 			continue
 		}
-		w := t.cfg.Attributor.Attribute(of.src.addr(), t.epoch.Add(of.first))
+		w := t.cfg.Attributor.Attribute(t.srcs.addr(of.src), t.epoch.Add(of.first))
 		if of.grp >= 0 && t.wnames[t.groups[of.grp].wid] == w {
 			continue
 		}
