@@ -6,10 +6,13 @@ import (
 	"net/netip"
 	"testing"
 	"time"
+	"unique"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/wirespeed-io/wirespeed/agent/internal/snat"
 )
@@ -150,4 +153,57 @@ func TestWatchHandlerRecordsPodsAndTheNodeWithFakeGetter(t *testing.T) {
 		controller("apps/v1", "ReplicaSet", "web-6c", "rs-1")))
 	check("10.244.0.9", t0.Add(1e9), web)
 	check("10.244.0.9", now.Add(1e9), snat.UnknownWorkload)
+}
+
+// The informer caches trim's compact pod: client-go must read the same key and resourceVersion from it as
+// from the Pod, Owners the same workload, and two pods of one controller (or one node) share its record.
+func TestTrimmedPodsKeepWhatTheCacheAndAttributionRead(t *testing.T) {
+	g := &fakeGetter{objects: map[types.UID]metav1.ObjectMeta{
+		"rs-1": {Name: "web-6c", UID: "rs-1", OwnerReferences: []metav1.OwnerReference{controller("apps/v1", "Deployment", "web", "d-1")}},
+	}}
+	created := metav1.Time{Time: t0.Add(-time.Minute)}
+	pod := func(name, rv string, start *metav1.Time, owners ...metav1.OwnerReference) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "shop", UID: types.UID("uid-" + name),
+			ResourceVersion: rv, CreationTimestamp: created, OwnerReferences: owners},
+			Status: corev1.PodStatus{Phase: corev1.PodSucceeded, StartTime: start, HostIP: "10.224.0.4",
+				HostIPs: []corev1.HostIP{{IP: "10.224.0.4"}, {IP: "fd00::4"}}}}
+	}
+	other := metav1.OwnerReference{APIVersion: "v1", Kind: "Node", Name: "n"} // not the controller: dropped
+	for _, p := range []*corev1.Pod{
+		pod("web-6c-x", "41", &metav1.Time{Time: t0}, other, controller("apps/v1", "ReplicaSet", "web-6c", "rs-1")),
+		pod("web-6c-y", "42", nil, controller("apps/v1", "ReplicaSet", "web-6c", "rs-1")),
+		pod("bare", "43", nil),
+	} {
+		obj, err := trim(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := obj.(*cachedPod)
+		if again, _ := trim(obj); again != obj {
+			t.Errorf("%s: trim is not idempotent", p.Name)
+		}
+		key, err := cache.MetaNamespaceKeyFunc(obj)
+		m, merr := meta.Accessor(obj)
+		if err != nil || merr != nil || key != "shop/"+p.Name || m.GetResourceVersion() != p.ResourceVersion || m.GetUID() != p.UID {
+			t.Errorf("%s: the cache reads key %q (%v), %v (%v)", p.Name, key, err, m, merr)
+		}
+		want, werr := (&Owners{Get: g.get}).Workload(context.Background(), &p.ObjectMeta)
+		got, gerr := (&Owners{Get: g.get}).Workload(context.Background(), c.meta())
+		if got != want || gerr != nil || werr != nil {
+			t.Errorf("%s: workload %v (%v), from the Pod %v (%v)", p.Name, got, gerr, want, werr)
+		}
+		from := created.Time
+		if p.Status.StartTime != nil {
+			from = p.Status.StartTime.Time
+		}
+		hosts := hostAddrs{netip.MustParseAddr("10.224.0.4"), netip.MustParseAddr("fd00::4")}
+		if c.from != from || !c.ended || c.hostAddrs != unique.Make(hosts) {
+			t.Errorf("%s: from %v ended %v hosts %v, want %v true %v", p.Name, c.from, c.ended, c.hostAddrs.Value(), from, hosts)
+		}
+	}
+	a, _ := trim(pod("a", "1", nil, controller("apps/v1", "ReplicaSet", "web-6c", "rs-1")))
+	b, _ := trim(pod("b", "2", nil, controller("apps/v1", "ReplicaSet", "web-6c", "rs-1")))
+	if a.(*cachedPod).controller != b.(*cachedPod).controller {
+		t.Error("two pods of one ReplicaSet keep two copies of its reference")
+	}
 }

@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"log/slog"
 	"net/netip"
+	"slices"
 	"strings"
 	"time"
+	"unique"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 )
@@ -93,17 +96,50 @@ func (w *Watch) now() time.Time {
 	return time.Now()
 }
 
-// cachedPod is what the informer's cache keeps of a pod: what attribution reads, its addresses parsed. A
-// corev1.Pod, even trimmed to those fields, is 1,240 bytes of struct (PodSpec's and PodStatus's many empty
-// fields); this is about 300 plus its strings. The cache needs of it only metav1.Object (client-go's
-// tools/cache reads its key and resourceVersion through meta.Accessor), which the embedded ObjectMeta is.
+// cachedPod is what the informer's cache keeps of a pod: what attribution reads, its addresses parsed.
+// A corev1.Pod, even trimmed to those fields, is 1,240 bytes of struct (PodSpec's and PodStatus's many
+// empty fields), and an embedded metav1.ObjectMeta still 240 with a slice of 80-byte owner references; this
+// is about 110 bytes plus its strings, with the controller reference and the node's addresses shared by
+// every pod naming the same ones (unique handles). The cache needs of it only its name, namespace and
+// resourceVersion (client-go's tools/cache reads its key and resourceVersion through meta.Accessor), which
+// GetObjectMeta gives it.
 type cachedPod struct {
-	metav1.ObjectMeta
-	hostNetwork bool
-	ended       bool       // phase Succeeded or Failed: the pod has no sandbox, so its address is free
-	start       *time.Time // status.startTime
-	addrs       []netip.Addr
-	hostAddrs   []netip.Addr
+	name, namespace string
+	uid             types.UID
+	resourceVersion string
+	from            time.Time // status.startTime, else the creation time: when its hold of its addresses starts
+	controller      unique.Handle[ownerRef]
+	hasController   bool
+	hostNetwork     bool
+	ended           bool // phase Succeeded or Failed: the pod has no sandbox, so its address is free
+	addrs           []netip.Addr
+	hostAddrs       unique.Handle[hostAddrs]
+}
+
+// ownerRef is a pod's controller reference: the fields Owners reads.
+type ownerRef struct {
+	apiVersion, kind, name string
+	uid                    types.UID
+}
+
+// hostAddrs are a pod's status.hostIPs and hostIP, parsed: the node's addresses, the same for every pod of
+// the node, so shared. An API server sends at most two hostIPs (one per family), the first equal to hostIP.
+type hostAddrs [3]netip.Addr
+
+// GetObjectMeta is what meta.Accessor reads of a cached pod (a copy: the cache only reads it).
+func (p *cachedPod) GetObjectMeta() metav1.Object {
+	return &metav1.ObjectMeta{Name: p.name, Namespace: p.namespace, UID: p.uid, ResourceVersion: p.resourceVersion}
+}
+
+// meta is the pod's metadata as Owners reads it: its name, namespace and controller reference.
+func (p *cachedPod) meta() *metav1.ObjectMeta {
+	m := &metav1.ObjectMeta{Name: p.name, Namespace: p.namespace, UID: p.uid}
+	if p.hasController {
+		r, yes := p.controller.Value(), true
+		m.OwnerReferences = []metav1.OwnerReference{{APIVersion: r.apiVersion, Kind: r.kind, Name: r.name,
+			UID: r.uid, Controller: &yes}}
+	}
+	return m
 }
 
 // trim keeps only what attribution reads, so 5,000 cached pods cost a few hundred bytes each, not their
@@ -114,19 +150,16 @@ func trim(obj any) (any, error) {
 	if !ok {
 		return obj, nil
 	}
-	c := &cachedPod{
-		ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace, UID: pod.UID,
-			ResourceVersion: pod.ResourceVersion, CreationTimestamp: pod.CreationTimestamp,
-			DeletionTimestamp: pod.DeletionTimestamp},
-		hostNetwork: pod.Spec.HostNetwork,
-		ended:       pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed,
-		addrs:       podAddrs(pod), hostAddrs: hostAddrs(pod),
-	}
+	c := &cachedPod{name: pod.Name, namespace: pod.Namespace, uid: pod.UID, resourceVersion: pod.ResourceVersion,
+		from: pod.CreationTimestamp.Time, hostNetwork: pod.Spec.HostNetwork,
+		ended: pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed,
+		addrs: podAddrs(pod), hostAddrs: unique.Make(hostAddrsOf(pod))}
 	if ref := metav1.GetControllerOfNoCopy(pod); ref != nil {
-		c.OwnerReferences = []metav1.OwnerReference{*ref}
+		c.controller = unique.Make(ownerRef{apiVersion: ref.APIVersion, kind: ref.Kind, name: ref.Name, uid: ref.UID})
+		c.hasController = true
 	}
 	if pod.Status.StartTime != nil {
-		c.start = &pod.Status.StartTime.Time
+		c.from = pod.Status.StartTime.Time
 	}
 	return c, nil
 }
@@ -148,8 +181,10 @@ func (w *Watch) observe(ctx context.Context, obj any) {
 	if !ok {
 		return
 	}
-	for _, a := range pod.hostAddrs {
-		w.History.SetNodeAddress(a)
+	for _, a := range pod.hostAddrs.Value() {
+		if a.IsValid() {
+			w.History.SetNodeAddress(a)
+		}
 	}
 	if pod.hostNetwork {
 		for _, a := range pod.addrs {
@@ -164,17 +199,13 @@ func (w *Watch) observe(ctx context.Context, obj any) {
 	if len(pod.addrs) == 0 {
 		return
 	}
-	wl, err := w.Owners.Workload(ctx, &pod.ObjectMeta)
+	wl, err := w.Owners.Workload(ctx, pod.meta())
 	if err != nil && w.Log != nil {
-		w.Log.Warn("pod's workload not resolved; counted under its owner", "pod", pod.Namespace+"/"+pod.Name,
+		w.Log.Warn("pod's workload not resolved; counted under its owner", "pod", pod.namespace+"/"+pod.name,
 			"owner", wl.String(), "err", err)
 	}
-	from := pod.CreationTimestamp.Time
-	if pod.start != nil {
-		from = *pod.start
-	}
 	for _, a := range pod.addrs {
-		w.History.Hold(a, pod.UID, wl, from)
+		w.History.Hold(a, pod.uid, wl, pod.from)
 	}
 }
 
@@ -184,7 +215,7 @@ func (w *Watch) release(pod *cachedPod) {
 	}
 	now := w.now()
 	for _, a := range pod.addrs {
-		w.History.Release(a, pod.UID, now)
+		w.History.Release(a, pod.uid, now)
 	}
 }
 
@@ -198,15 +229,21 @@ func podAddrs(pod *corev1.Pod) []netip.Addr {
 	return out
 }
 
-func hostAddrs(pod *corev1.Pod) []netip.Addr {
-	var out []netip.Addr
-	for _, ip := range pod.Status.HostIPs {
-		if a, err := netip.ParseAddr(ip.IP); err == nil {
-			out = append(out, a)
+// hostAddrsOf is pod's host addresses, each once (hostIP repeats the first of hostIPs).
+func hostAddrsOf(pod *corev1.Pod) hostAddrs {
+	var out hostAddrs
+	n := 0
+	add := func(ip string) {
+		a, err := netip.ParseAddr(ip)
+		if err != nil || n == len(out) || slices.Contains(out[:n], a) {
+			return
 		}
+		out[n] = a
+		n++
 	}
-	if a, err := netip.ParseAddr(pod.Status.HostIP); err == nil {
-		out = append(out, a)
+	for _, ip := range pod.Status.HostIPs {
+		add(ip.IP)
 	}
+	add(pod.Status.HostIP)
 	return out
 }

@@ -251,6 +251,7 @@ func TestAttributionStaysExactUnderChurnWithFakeAttributor(t *testing.T) {
 	versioned, asked := attributedTable(c.attr, top, 10*time.Second, 7*time.Second), 0
 	c.tables = []*Table{versioned, attributedTable(onlyVersioned{c.attr}, top, 10*time.Second, 7*time.Second),
 		attributedTable(plain{c.attr}, top, 10*time.Second, 7*time.Second)}
+	packed, both := 0, 0
 	for s := 1; s <= 300; s++ {
 		c.second(s)
 		before := c.attr.asked
@@ -270,9 +271,25 @@ func TestAttributionStaysExactUnderChurnWithFakeAttributor(t *testing.T) {
 		if got, want := versioned.heldBy.pairs, c.m.heldPairs(); got != want {
 			t.Fatalf("second %d: %d (second, pair) entries held, want %d", s, got, want)
 		}
+		srcs := map[netip.Addr]bool{}
+		for _, f := range c.m.open {
+			srcs[f.OrigSrc] = true
+		}
+		if got := versioned.srcs.at.len(); got != len(srcs) || versioned.open.len() != len(c.m.open) {
+			t.Fatalf("second %d: %d open flows from %d addresses kept, want %d from %d", s, versioned.open.len(),
+				got, len(c.m.open), len(srcs))
+		}
+		both += versioned.heldBy.listedAndPacked()
+		for i := range versioned.heldBy.slots {
+			packed += len(versioned.heldBy.slots[i].packed)
+		}
 	}
 	if versioned.heldBy.pairs == 0 || asked == 0 {
 		t.Fatalf("the run held no ports (%d) or never asked again (%d)", versioned.heldBy.pairs, asked)
+	}
+	// The held ports went through the wheel's packed entries, and out-of-order holds met a packed pair.
+	if packed == 0 || both == 0 {
+		t.Fatalf("the run never packed held ports (%d bytes) or never held a packed pair again (%d)", packed, both)
 	}
 }
 

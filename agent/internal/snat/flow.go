@@ -36,3 +36,8 @@ type key struct {
 func (f Flow) key() key {
 	return key{id: f.ID, sport: f.OrigSrcPort, dport: f.OrigDstPort, zone: f.Zone, proto: f.Proto}
 }
+
+// hash is k's in a slotIndex seeded with seed.
+func (k key) hash(seed uint64) uint64 {
+	return mix(seed^(uint64(k.id)<<32|uint64(k.sport)<<16|uint64(k.dport)), uint64(k.zone)<<8|uint64(k.proto))
+}

@@ -2,7 +2,7 @@ package snat
 
 import (
 	"cmp"
-	"net/netip"
+	"math/rand/v2"
 	"slices"
 	"sync"
 	"time"
@@ -38,12 +38,14 @@ type Table struct {
 	cfg   Config
 	epoch time.Time // seconds are counted from here on the monotonic clock
 
-	// open finds an open flow's place in flows: a map of 16-byte slots beside a dense slice, where a map of
-	// the flows themselves takes 56-byte slots, half of them empty between growths. A free place (flowFree)
-	// has dest -1.
-	open     map[key]int32
+	// open finds an open flow's place in flows by its key: 4 bytes a slot (index.go), where a Go map of key
+	// to place, churned by 2,000 closes and opens a second, took about 45 bytes an open flow. A free place
+	// (flowFree) has dest -1. srcs holds the flows' source addresses, once each.
+	open     slotIndex
+	seed     uint64 // of open's hashes, random so that no one can choose keys that pile up
 	flows    []openFlow
 	flowFree []int32
+	srcs     sources
 	index    map[Destination]int32
 	dests    []dest
 	free     []int32
@@ -88,42 +90,18 @@ type Table struct {
 	pressed   topK
 }
 
+// openFlow is 40 bytes: 50,000 of them are most of the table's heap beside the held ports.
 type openFlow struct {
 	dest int32
 	gen  uint32
 	// first is when the flow was first seen (its NEW event, or the dump that found it), since the table's
-	// epoch. With src, the flow's original source, it decides which pod the flow belongs to.
+	// epoch. With src, the flow's original source (a handle in Table.srcs), it decides which pod the flow
+	// belongs to.
 	first time.Duration
-	src   addr16
+	k     key // open's lookups compare it
+	src   int32
 	// grp is the (destination, workload) pair the flow is counted under (-1: no Attributor).
 	grp int32
-}
-
-// addr16 is a flow's source address in 17 bytes where a netip.Addr takes 24 (its zone, which no conntrack
-// address has, is the rest): 50,000 open flows keep their map's slot at 56 bytes with grp beside it.
-type addr16 struct {
-	b    [16]byte
-	kind uint8 // 0: no address, 4 or 6
-}
-
-func addrOf(a netip.Addr) addr16 {
-	switch {
-	case a.Is4():
-		return addr16{b: a.As16(), kind: 4}
-	case a.IsValid():
-		return addr16{b: a.As16(), kind: 6}
-	}
-	return addr16{}
-}
-
-func (a addr16) addr() netip.Addr {
-	switch a.kind {
-	case 4:
-		return netip.AddrFrom16(a.b).Unmap()
-	case 6:
-		return netip.AddrFrom16(a.b)
-	}
-	return netip.Addr{}
 }
 
 // dest is one destination's state; named (exported) ones are the top Config.Top of the last Tick.
@@ -148,7 +126,8 @@ func NewTable(cfg Config, now time.Time) *Table {
 	if cfg.MaxTracked < 1 {
 		cfg.MaxTracked = 1
 	}
-	t := &Table{cfg: cfg, epoch: now, open: map[key]int32{}, index: map[Destination]int32{}}
+	seed := rand.Uint64()
+	t := &Table{cfg: cfg, epoch: now, seed: seed, srcs: sources{seed: seed}, index: map[Destination]int32{}}
 	t.held = newWheel(max(cfg.TCPHold, cfg.UDPHold))
 	t.heldBy, t.groupAt, t.wids = newPairWheel(t.held), map[uint64]int32{}, map[Workload]int32{}
 	t.span = [2]int64{seconds(cfg.TCPHold), seconds(cfg.UDPHold)}
@@ -215,17 +194,25 @@ func (t *Table) Destroy(f Flow, now time.Time) {
 			t.untracked++
 			return
 		}
-		of = openFlow{dest: idx, first: now.Sub(t.epoch), src: addrOf(f.OrigSrc), grp: -1}
+		of = openFlow{dest: idx, first: now.Sub(t.epoch), k: k, src: t.srcs.intern(f.OrigSrc), grp: -1}
 	}
 	t.hold(of, t.secCeil(now.Add(-f.Quiet)), s, t.spanOf(f.Proto))
+	t.srcs.drop(of.src)
 	t.settle(of.grp)
 	t.release(idx)
 }
 
+// find is the place in flows of the open flow with key k, or -1.
+func (t *Table) find(k key) int32 {
+	return t.open.find(k.hash(t.seed), func(i int32) bool { return t.flows[i].k == k })
+}
+
+func (t *Table) hashAt(i int32) uint64 { return t.flows[i].k.hash(t.seed) }
+
 // add counts one open flow unless it is known already (an event and a dump both report it).
 func (t *Table) add(f Flow, d Destination, now time.Time, isNew bool) {
 	k := f.key()
-	if i, ok := t.open[k]; ok {
+	if i := t.find(k); i >= 0 {
 		t.flows[i].gen = t.gen
 		return
 	}
@@ -239,8 +226,9 @@ func (t *Table) add(f Flow, d Destination, now time.Time, isNew bool) {
 		return
 	}
 	first := now.Sub(t.epoch)
-	t.open[k] = t.place(openFlow{dest: idx, gen: t.gen, first: first, src: addrOf(f.OrigSrc),
+	i := t.place(openFlow{dest: idx, gen: t.gen, first: first, k: k, src: t.srcs.intern(f.OrigSrc),
 		grp: t.openAttributed(idx, f.OrigSrc, first)})
+	t.open.insert(k.hash(t.seed), i, t.hashAt)
 	e := &t.dests[idx]
 	e.open++
 	if isNew {
@@ -264,14 +252,15 @@ func (t *Table) place(of openFlow) int32 {
 	return int32(len(t.flows) - 1)
 }
 
-// close forgets an open flow, returning it.
+// close forgets an open flow, returning it. Its source's handle is still the caller's, to drop after the
+// hold that reads it.
 func (t *Table) close(k key) (openFlow, bool) {
-	i, ok := t.open[k]
-	if !ok {
+	i := t.find(k)
+	if i < 0 {
 		return openFlow{dest: -1, grp: -1}, false
 	}
 	of := t.flows[i]
-	delete(t.open, k)
+	t.open.remove(k.hash(t.seed), i, t.hashAt)
 	t.flows[i], t.flowFree = openFlow{dest: -1, grp: -1}, append(t.flowFree, i)
 	t.dests[of.dest].open--
 	t.closeAttributed(of)
@@ -299,7 +288,7 @@ func (t *Table) room() bool { return t.tracked() < t.cfg.MaxTracked }
 
 // tracked is what MaxTracked bounds: open flows and held (second, destination) and (second, destination,
 // workload) pairs.
-func (t *Table) tracked() int { return len(t.open) + t.held.pairs + t.heldBy.pairs }
+func (t *Table) tracked() int { return t.open.len() + t.held.pairs + t.heldBy.pairs }
 
 // destIndex finds or makes d's state; -1 when the table is full.
 func (t *Table) destIndex(d Destination) int32 {
@@ -382,11 +371,13 @@ func (t *Table) EndDump(now time.Time, complete bool) {
 	}
 	s := t.sec(now)
 	t.swept, t.sweptAt = map[key]struct{}{}, s
-	for k, i := range t.open {
-		if t.flows[i].gen != t.gen {
+	for i := range t.flows {
+		if p := &t.flows[i]; p.dest >= 0 && p.gen != t.gen {
+			k := p.k
 			t.swept[k] = struct{}{}
 			of, _ := t.close(k)
 			t.hold(of, s, s, t.spanOf(k.proto))
+			t.srcs.drop(of.src)
 			t.settle(of.grp)
 			t.release(of.dest)
 		}
@@ -400,6 +391,7 @@ func (t *Table) Tick(now time.Time) Snapshot {
 	defer t.mu.Unlock()
 	s := t.sec(now)
 	t.expire(s)
+	t.heldBy.pack(s)
 	if t.swept != nil && s-t.sweptAt > sweptGrace {
 		t.swept = nil
 	}

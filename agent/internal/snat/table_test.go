@@ -222,6 +222,10 @@ func TestALateDestroyAfterARedumpIsNotCountedTwice(t *testing.T) {
 	if s := tb.Tick(at(14)); s.Top[0].InUse != 4 {
 		t.Fatalf("a DESTROY after the grace: %+v, want a open, b held, c held twice: 4", s.Top[0])
 	}
+	// The DESTROY of a flow it did not know lent the source address its handle for the hold only.
+	if src := tb.srcs.addrs[tb.flows[tb.find(a.key())].src]; src.refs != 1 {
+		t.Fatalf("a's source address is named %d times, only a is open", src.refs)
+	}
 }
 
 func TestMemoryIsBoundedAndWhatIsLeftOutIsCounted(t *testing.T) {
@@ -318,6 +322,10 @@ func TestSweptFlowsHoldForTheirProtocolsHold(t *testing.T) {
 	tb.New(flow(2, 1001, "52.1.2.3:53", ProtoUDP), at(0))
 	tb.BeginDump()
 	tb.EndDump(at(10), true)
+	// The sweep forgot the flows and, with the last of them, their source address.
+	if tb.open.len() != 0 || tb.srcs.at.len() != 0 {
+		t.Fatalf("after the sweep: %d flows, %d addresses kept", tb.open.len(), tb.srcs.at.len())
+	}
 	for _, c := range []struct {
 		sec  float64
 		want map[string]int

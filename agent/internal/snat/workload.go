@@ -187,12 +187,12 @@ func (t *Table) holdAttributed(of openFlow, until, now int64) {
 	}
 	g := of.grp
 	if g < 0 || !t.current() {
-		g = t.groupFor(of.dest, of.src.addr(), of.first, true)
+		g = t.groupFor(of.dest, t.srcs.addr(of.src), of.first, true)
 	}
 	if g < 0 {
 		return
 	}
-	t.heldBy.add(until, g, &t.groups[g].hw)
+	t.heldBy.add(until, now, g, &t.groups[g].hw)
 	t.groups[g].held++
 }
 
@@ -222,10 +222,10 @@ func (t *Table) reattribute() {
 		if of.dest < 0 { // a free place
 			continue
 		}
-		if _, hit := only[of.src.addr().Unmap()]; only != nil && !hit {
+		if _, hit := only[t.srcs.addr(of.src).Unmap()]; only != nil && !hit {
 			continue
 		}
-		w := t.cfg.Attributor.Attribute(of.src.addr(), t.epoch.Add(of.first))
+		w := t.cfg.Attributor.Attribute(t.srcs.addr(of.src), t.epoch.Add(of.first))
 		if of.grp >= 0 && t.wnames[t.groups[of.grp].wid] == w {
 			continue
 		}
