@@ -67,8 +67,19 @@ def lay_out_pod(root: Path, ds: dict[str, Any], cm: dict[str, Any]) -> list[str]
     return [rewrite(a) for a in container["args"]]
 
 
-def run_agent(binary: Path, args: list[str]) -> subprocess.CompletedProcess[str]:
-    env = {"PATH": os.environ.get("PATH", ""), "NODE_NAME": "node-1"}  # no KUBERNETES_SERVICE_HOST: no API calls
+def container_env(ds: dict[str, Any]) -> dict[str, str]:
+    """The container's environment as the kubelet would set it on node-1 (the Downward API's spec.nodeName)."""
+    (container,) = ds["spec"]["template"]["spec"]["containers"]
+    fields = {"spec.nodeName": "node-1"}
+
+    def value(e: dict[str, Any]) -> str:
+        return e["value"] if "value" in e else fields[e["valueFrom"]["fieldRef"]["fieldPath"]]
+
+    return {e["name"]: value(e) for e in container["env"]}
+
+
+def run_agent(binary: Path, args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    env = {"PATH": os.environ.get("PATH", "")} | env  # no KUBERNETES_SERVICE_HOST: no API calls
     return subprocess.run([str(binary), *args], capture_output=True, text=True, timeout=60, check=False, env=env)
 
 
@@ -78,7 +89,9 @@ def test_agent_accepts_the_daemon_sets_args_and_reads_the_mounted_files(agent_bi
     args = lay_out_pod(tmp_path, ds, cm)
     assert all(str(tmp_path) in a for a in args if a.split("=", 1)[0] in {"--profile", "--proc-sys-root", "--sys-root"})
 
-    out = run_agent(agent_binary, [*args, "--once", "--dry-run"])
+    env = container_env(ds)
+    assert set(env) == {"NODE_NAME", "GOMEMLIMIT"}
+    out = run_agent(agent_binary, [*args, "--once", "--dry-run"], env)
 
     assert "flag provided but not defined" not in out.stderr
     assert "bad flags" not in out.stderr
@@ -95,6 +108,17 @@ def test_agent_accepts_the_daemon_sets_args_and_reads_the_mounted_files(agent_bi
 def test_an_unknown_flag_is_refused_so_the_check_above_can_fail(agent_binary, tmp_path):
     ds, cm = daemon_set_and_config_map("throughput")
     args = lay_out_pod(tmp_path, ds, cm)
-    out = run_agent(agent_binary, [*args, "--proc-sys-rot=/x", "--once", "--dry-run"])
+    out = run_agent(agent_binary, [*args, "--proc-sys-rot=/x", "--once", "--dry-run"], container_env(ds))
     assert out.returncode == 2
     assert "flag provided but not defined: -proc-sys-rot" in out.stderr
+
+
+def test_the_go_runtime_refuses_a_memory_limit_in_kubernetes_units_so_the_check_above_can_fail(agent_binary, tmp_path):
+    # GOMEMLIMIT takes Go's units (MiB); a quantity as resources spell it (Mi) stops the runtime before main.
+    ds, cm = daemon_set_and_config_map("throughput")
+    args = lay_out_pod(tmp_path, ds, cm)
+    env = container_env(ds)
+    assert env["GOMEMLIMIT"].endswith("MiB")
+    out = run_agent(agent_binary, [*args, "--once", "--dry-run"], env | {"GOMEMLIMIT": env["GOMEMLIMIT"][:-1]})
+    assert out.returncode == 2
+    assert "GOMEMLIMIT" in out.stderr

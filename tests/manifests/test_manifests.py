@@ -173,8 +173,13 @@ def test_tolerates_every_taint():
     assert pod_spec()["tolerations"] == [{"operator": "Exists"}]
 
 
-def test_node_name_comes_from_the_downward_api():
-    assert container()["env"] == [{"name": "NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}}]
+def test_node_name_comes_from_the_downward_api_and_go_collects_before_the_memory_limit():
+    assert container()["env"] == [
+        {"name": "NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}},
+        {"name": "GOMEMLIMIT", "value": "48MiB"},
+    ]
+    # The soft limit sits below the pod's limit by at least the binary's file pages (bench/agent/RESULTS.md).
+    assert container()["resources"]["limits"]["memory"] == "64Mi"
 
 
 def test_probes_hit_healthz_and_readyz_on_the_metrics_port():

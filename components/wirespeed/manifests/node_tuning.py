@@ -59,12 +59,23 @@ PROFILE_DIR = "/etc/wirespeed"
 PROC_SYS_ROOT = "/host/proc/sys"
 SYS_ROOT = "/host/sys"
 
-# Memory from bench/agent/RESULTS.md ("Memory"): VmRSS 19.9-20.7 MiB, VmHWM up to 21.4 MiB after 200 link
-# adds, 13 MiB of it the static binary's own file pages. The request covers that peak with ~50% headroom so
-# the scheduler reserves what the agent really uses; the limit is three times the peak: a netlink re-list
-# after ENOBUFS (1 MiB socket buffer) and API retries must never OOM-kill the agent mid-apply.
-MEMORY_REQUEST = "32Mi"
-MEMORY_LIMIT = "64Mi"
+# Memory from bench/agent/RESULTS.md ("The whole agent's memory on a busy node"): at 2,000 new flows/s (about
+# 70,000 conntrack entries, every closed port held 240 s) with the probe and tuning on, VmRSS 38.4 MiB mean and
+# VmHWM 43.3 MiB; 14.2 MiB of it is the static binary's own file pages. Idle, 21 MiB. The request covers the loaded
+# peak, so the scheduler reserves what a busy node's agent really uses; the limit leaves room for a larger table and
+# for a netlink re-list after ENOBUFS (1 MiB socket buffer) or API retries, which must never OOM-kill the agent
+# mid-apply.
+MEMORY_REQUEST_MIB = 48
+MEMORY_LIMIT_MIB = 64
+MEMORY_REQUEST = f"{MEMORY_REQUEST_MIB}Mi"
+MEMORY_LIMIT = f"{MEMORY_LIMIT_MIB}Mi"
+# The Go runtime's soft memory limit (GOMEMLIMIT): the container's limit less the binary's file pages and some
+# headroom, so that near the limit the garbage collector works harder instead of the kernel killing the pod, as
+# https://go.dev/doc/gc-guide#Memory_limit advises for containers. It is not lower on purpose: under a soft limit
+# below the live heap the collector runs back to back (up to half of GOMAXPROCS, every core of a large node), so
+# a node whose table outgrows the measured load would pay in CPU; 20 MiB brings the loaded VmRSS to 29.7 MiB at no
+# measured CPU cost (the same RESULTS section) but leaves no such room.
+GO_MEMORY_LIMIT_MIB = 48
 # 200 link adds cost 0.59-0.92 s of CPU (same bench): idle otherwise. No CPU limit: CFS throttling would
 # delay re-tuning a re-added VF, the one moment the agent must be quick.
 CPU_REQUEST = "10m"
@@ -142,7 +153,10 @@ def _container(profile: Profile, options: NodeTuningOptions) -> Obj:
         "image": options.image,
         "imagePullPolicy": "IfNotPresent",
         "args": agent_args(),
-        "env": [{"name": "NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}}],
+        "env": [
+            {"name": "NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}},
+            {"name": "GOMEMLIMIT", "value": f"{GO_MEMORY_LIMIT_MIB}MiB"},
+        ],
         "ports": container_ports(profile),
         # /healthz fails only when three resyncs in a row did not finish; /readyz once the first reconcile ran.
         "livenessProbe": {

@@ -301,11 +301,12 @@ def _init_errors(exc: ValidationError) -> list[InitErrorDetails]:
 
 
 # The continuous probe's defaults and bounds live here: wirespeed.numbers writes them into the agent as Go constants
-# (agent/internal/numbers: ProbePort, ProbePeers, ProbeStreams, ProbeMaxPeers, ProbeMaxStreams, ProbeOneOffMaxPeers), which
-# agent/internal/probe's DefaultProbePort, DefaultFleetPeers, DefaultStreams, MaxFleetPeers and MaxStreams are; the
-# agent's TestProbeSectionMatchesTheAgent holds the schema generated from these to them. The port sits next to the
-# metrics port (not registered with IANA); the peers bound keeps a fleet at N x peers x streams connections, not N²;
-# 8 peers x 4 streams at 1 round trip a second keeps a node under 100 kb/s each way (bench/agent/RESULTS.md).
+# (agent/internal/numbers: ProbePort, ProbePeers, ProbeStreams, ProbeMaxPeers, ProbeMaxStreams, ProbeOneOffMaxPeers),
+# which agent/internal/probe's DefaultProbePort, DefaultFleetPeers, DefaultStreams, MaxFleetPeers, MaxStreams and
+# MaxPeers are; the agent's TestProbeSectionMatchesTheAgent holds the schema generated from these to them. The port
+# sits next to the metrics port (not registered with IANA); the peers bound keeps a fleet at N x peers x streams
+# connections, not N²; 8 peers x 4 streams at 1 round trip a second keeps a node under 100 kb/s each way
+# (bench/agent/RESULTS.md).
 PROBE_DEFAULT_PORT = 9_809
 PROBE_DEFAULT_PEERS = 8
 PROBE_DEFAULT_STREAMS = 4
