@@ -32,7 +32,6 @@ import subprocess
 import sys
 import time
 import urllib.request
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -119,20 +118,7 @@ def fleet_node(i: int) -> dict[str, Any]:
 
 
 def create_nodes(server: fixture.ApiServer, count: int) -> float:
-    context = ssl.create_default_context(cafile=str(server.workdir / "ca.crt"))
-
-    def post(i: int) -> None:
-        request = urllib.request.Request(
-            server.url + "/api/v1/nodes", data=json.dumps(fleet_node(i)).encode(), method="POST",
-            headers={"Authorization": f"Bearer {server.admin_token}", "Content-Type": "application/json"},
-        )  # fmt: skip
-        with urllib.request.urlopen(request, context=context, timeout=60) as response:
-            response.read()
-
-    start = time.perf_counter()
-    with ThreadPoolExecutor(8) as pool:
-        list(pool.map(post, range(count)))
-    return time.perf_counter() - start
+    return server.create_many("/api/v1/nodes", fleet_node, count)
 
 
 def list_bytes(server: fixture.ApiServer) -> int:

@@ -17,13 +17,10 @@ import argparse
 import json
 import os
 import shutil
-import ssl
 import statistics
 import subprocess
 import sys
 import time
-import urllib.request
-from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -83,24 +80,8 @@ def node(i: int, now: datetime) -> dict[str, object]:
 
 
 def create_nodes(server: fixture.ApiServer, count: int) -> float:
-    context = ssl.create_default_context(cafile=str(server.workdir / "ca.crt"))
     now = datetime.now(UTC)
-
-    def post(i: int) -> None:
-        body = json.dumps(node(i, now)).encode()
-        request = urllib.request.Request(
-            server.url + "/api/v1/nodes",
-            data=body,
-            method="POST",
-            headers={"Authorization": f"Bearer {server.admin_token}", "Content-Type": "application/json"},
-        )
-        with urllib.request.urlopen(request, context=context, timeout=60) as response:
-            response.read()
-
-    start = time.perf_counter()
-    with ThreadPoolExecutor(8) as pool:
-        list(pool.map(post, range(count)))
-    return time.perf_counter() - start
+    return server.create_many("/api/v1/nodes", lambda i: node(i, now), count)
 
 
 def whole_command(kubeconfig: Path, runs: int) -> dict[str, float]:
