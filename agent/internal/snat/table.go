@@ -403,7 +403,7 @@ func (t *Table) Tick(now time.Time) Snapshot {
 		da, db := &t.dests[a], &t.dests[b]
 		return cmp.Or(cmp.Compare(db.inUse(), da.inUse()), cmp.Compare(da.label, db.label))
 	})
-	snap := Snapshot{Time: now, OtherNew: t.otherNew, Tracked: t.tracked(), Untracked: t.untracked}
+	snap := Snapshot{Time: now, OtherNew: t.otherNew, Open: t.open.len(), Tracked: t.tracked(), Untracked: t.untracked}
 	for rank, idx := range t.order {
 		t.rank(&snap, idx, rank < t.cfg.Top && t.dests[idx].inUse() > 0)
 	}

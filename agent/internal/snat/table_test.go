@@ -107,6 +107,25 @@ func TestOpenAndHeldFlowsCountPerDestination(t *testing.T) {
 	}
 }
 
+// Open counts every destination's open flows, named or not, and none of the held ones: it is what the
+// metrics set beside the kernel's nf_conntrack_count.
+func TestOpenCountsEveryDestinationsOpenFlows(t *testing.T) {
+	tb := newTable(t, 10*time.Second, 1)
+	for i := range 5 {
+		tb.New(flow(uint32(i), uint16(1000+i), "52.1.2.3:443", ProtoTCP), at(0))
+	}
+	tb.New(flow(100, 2000, "52.1.2.4:53", ProtoUDP), at(0))
+	tb.New(flow(200, 3000, "10.1.1.1:443", ProtoTCP), at(0)) // internal: never counted
+	if s := tb.Tick(at(1)); s.Open != 6 || len(s.Top) != 1 {
+		t.Fatalf("open: %+v", s)
+	}
+	tb.Destroy(flow(0, 1000, "52.1.2.3:443", ProtoTCP), at(2))
+	tb.Destroy(flow(100, 2000, "52.1.2.4:53", ProtoUDP), at(2))
+	if s := tb.Tick(at(2)); s.Open != 4 || s.Max != 5 {
+		t.Fatalf("after two closes (held, not open): %+v", s)
+	}
+}
+
 func TestAFlowClosedLongerAgoThanTheHoldIsNotHeld(t *testing.T) {
 	tb := newTable(t, 10*time.Second, 20)
 	f := flow(1, 1000, "52.1.2.3:443", ProtoTCP)
