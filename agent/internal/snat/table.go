@@ -55,6 +55,7 @@ type Table struct {
 
 	otherNew  uint64 // new connections to destinations not named in the metrics when they were made
 	untracked uint64
+	unevented int // open flows with unevented set
 
 	// A dump in progress: its generation marks the entries it saw, so the entries it did not see can be
 	// closed when it ends; entries destroyed meanwhile must not be brought back by a late dump message.
@@ -102,6 +103,11 @@ type openFlow struct {
 	src   int32
 	// grp is the (destination, workload) pair the flow is counted under (-1: no Attributor).
 	grp int32
+	// unevented: only a dump has reported the flow, never a NEW event. With net.netfilter.nf_conntrack_events
+	// at its default 2, the kernel gives an entry its event cache only if a listener exists when the entry is
+	// made (init_conntrack, net/netfilter/nf_conntrack_core.c, Linux v6.1+): an entry older than the
+	// subscription never sends its DESTROY, so only a later dump can find it gone (Watcher's sweeps).
+	unevented bool
 }
 
 // dest is one destination's state; named (exported) ones are the top Config.Top of the last Tick.
@@ -163,7 +169,7 @@ func (t *Table) New(f Flow, now time.Time) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.add(f, d, now, true)
+	t.add(f, d, now, true, true)
 }
 
 // Destroy records a DESTROY event: the flow went quiet f.Quiet before now (a TCP flow's close, a UDP flow's
@@ -209,11 +215,16 @@ func (t *Table) find(k key) int32 {
 
 func (t *Table) hashAt(i int32) uint64 { return t.flows[i].k.hash(t.seed) }
 
-// add counts one open flow unless it is known already (an event and a dump both report it).
-func (t *Table) add(f Flow, d Destination, now time.Time, isNew bool) {
+// add counts one open flow unless it is known already (an event and a dump both report it). evented: a
+// NEW event reported it, so its DESTROY will come too.
+func (t *Table) add(f Flow, d Destination, now time.Time, isNew, evented bool) {
 	k := f.key()
 	if i := t.find(k); i >= 0 {
-		t.flows[i].gen = t.gen
+		p := &t.flows[i]
+		p.gen = t.gen
+		if evented && p.unevented {
+			p.unevented, t.unevented = false, t.unevented-1
+		}
 		return
 	}
 	if !t.room() {
@@ -227,7 +238,10 @@ func (t *Table) add(f Flow, d Destination, now time.Time, isNew bool) {
 	}
 	first := now.Sub(t.epoch)
 	i := t.place(openFlow{dest: idx, gen: t.gen, first: first, k: k, src: t.srcs.intern(f.OrigSrc),
-		grp: t.openAttributed(idx, f.OrigSrc, first)})
+		grp: t.openAttributed(idx, f.OrigSrc, first), unevented: !evented})
+	if !evented {
+		t.unevented++
+	}
 	t.open.insert(k.hash(t.seed), i, t.hashAt)
 	e := &t.dests[idx]
 	e.open++
@@ -263,6 +277,9 @@ func (t *Table) close(k key) (openFlow, bool) {
 	t.open.remove(k.hash(t.seed), i, t.hashAt)
 	t.flows[i], t.flowFree = openFlow{dest: -1, grp: -1}, append(t.flowFree, i)
 	t.dests[of.dest].open--
+	if of.unevented {
+		t.unevented--
+	}
 	t.closeAttributed(of)
 	return of, true
 }
@@ -353,7 +370,15 @@ func (t *Table) Dumped(f Flow, now time.Time, missed bool) {
 	if _, gone := t.destroyed[k]; gone {
 		return
 	}
-	t.add(f, d, now, missed)
+	t.add(f, d, now, missed, false)
+}
+
+// Unevented is how many open flows only a dump has reported: their DESTROY may never come (openFlow), so
+// the Watcher dumps again while there are any.
+func (t *Table) Unevented() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.unevented
 }
 
 // sweptGrace is how long (s) a late DESTROY of a flow a dump closed is recognised: events wait at most
@@ -362,7 +387,15 @@ const sweptGrace = 2
 
 // EndDump finishes a dump. When it was complete, open flows it did not report ended while events were
 // lost: they are closed now (their close time is unknown, so they are held for their protocol's whole hold).
-func (t *Table) EndDump(now time.Time, complete bool) {
+func (t *Table) EndDump(now time.Time, complete bool) { t.endDump(now, complete, false) }
+
+// EndSweep finishes a sweep (a dump for Unevented): like EndDump, but only flows no NEW event reported are
+// closed. A flow an event reported whose entry has expired is missing from the dump too, but its DESTROY
+// comes when the kernel reaps the entry (seconds to a minute later, past sweptGrace): closing it now would
+// hold its port twice.
+func (t *Table) EndSweep(now time.Time, complete bool) { t.endDump(now, complete, true) }
+
+func (t *Table) endDump(now time.Time, complete, uneventedOnly bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.dumping, t.destroyed = false, nil
@@ -372,7 +405,7 @@ func (t *Table) EndDump(now time.Time, complete bool) {
 	s := t.sec(now)
 	t.swept, t.sweptAt = map[key]struct{}{}, s
 	for i := range t.flows {
-		if p := &t.flows[i]; p.dest >= 0 && p.gen != t.gen {
+		if p := &t.flows[i]; p.dest >= 0 && p.gen != t.gen && (p.unevented || !uneventedOnly) {
 			k := p.k
 			t.swept[k] = struct{}{}
 			of, _ := t.close(k)

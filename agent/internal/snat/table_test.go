@@ -189,6 +189,34 @@ func TestDumpAndEventsRaceWithoutDoubleCounting(t *testing.T) {
 	}
 }
 
+// A sweep closes only the flows no NEW event reported (their DESTROY never comes); an evented flow missing
+// from it has expired but waits for its DESTROY, which holds its port once. A NEW event for a dumped flow
+// makes it evented.
+func TestASweepClosesOnlyFlowsNoEventReported(t *testing.T) {
+	tb := newTable(t, 5*time.Second, 20)
+	old, raced, evented := flow(1, 1001, "52.1.2.3:443", ProtoTCP), flow(2, 1002, "52.1.2.3:443", ProtoTCP),
+		flow(3, 1003, "52.1.2.3:443", ProtoTCP)
+	tb.BeginDump()
+	tb.Dumped(old, at(0), false)
+	tb.Dumped(raced, at(0), false)
+	tb.New(raced, at(0))
+	tb.EndDump(at(0), true)
+	tb.New(evented, at(1))
+	if n := tb.Unevented(); n != 1 {
+		t.Fatalf("unevented = %d, want 1 (old)", n)
+	}
+	tb.BeginDump() // the sweep finds none of them: old and evented expired, raced too
+	tb.EndSweep(at(10), true)
+	s := tb.Tick(at(10))
+	if n := tb.Unevented(); n != 0 || s.Open != 2 || s.Top[0].InUse != 3 {
+		t.Fatalf("after the sweep: unevented %d, %+v", n, s)
+	}
+	tb.Destroy(evented, at(11))
+	if s = tb.Tick(at(11)); s.Open != 1 || s.Top[0].InUse != 3 {
+		t.Fatalf("after the DESTROY: %+v", s)
+	}
+}
+
 func TestRedumpClosesFlowsWhoseDestroyWasLost(t *testing.T) {
 	tb := newTable(t, 5*time.Second, 20)
 	a, b := flow(1, 1001, "52.1.2.3:443", ProtoTCP), flow(2, 1002, "52.1.2.3:443", ProtoTCP)
