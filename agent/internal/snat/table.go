@@ -61,6 +61,7 @@ type Table struct {
 	// closed when it ends; entries destroyed meanwhile must not be brought back by a late dump message.
 	gen       uint32
 	dumping   bool
+	freshDump bool // the dump opens a subscription (BeginDump): flows new to the table are unevented
 	destroyed map[key]struct{}
 	// swept are the flows the last complete dump closed because it did not find them; sweptAt is when (a
 	// second of the table's clock). Their DESTROY events may still wait in the socket's buffer (the reader
@@ -169,7 +170,7 @@ func (t *Table) New(f Flow, now time.Time) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.add(f, d, now, true, true)
+	t.add(f, d, now, true, fromEvent)
 }
 
 // Destroy records a DESTROY event: the flow went quiet f.Quiet before now (a TCP flow's close, a UDP flow's
@@ -215,14 +216,21 @@ func (t *Table) find(k key) int32 {
 
 func (t *Table) hashAt(i int32) uint64 { return t.flows[i].k.hash(t.seed) }
 
-// add counts one open flow unless it is known already (an event and a dump both report it). evented: a
-// NEW event reported it, so its DESTROY will come too.
-func (t *Table) add(f Flow, d Destination, now time.Time, isNew, evented bool) {
+// Where add learns of a flow: a NEW event (its DESTROY will come), a dump that opens a subscription (it
+// may be older than the subscription: unevented) or one within a subscription (made while subscribed).
+const (
+	fromEvent = iota
+	fromFreshDump
+	fromRedump
+)
+
+// add counts one open flow unless it is known already (an event and a dump both report it).
+func (t *Table) add(f Flow, d Destination, now time.Time, isNew bool, from int) {
 	k := f.key()
 	if i := t.find(k); i >= 0 {
 		p := &t.flows[i]
 		p.gen = t.gen
-		if evented && p.unevented {
+		if from == fromEvent && p.unevented {
 			p.unevented, t.unevented = false, t.unevented-1
 		}
 		return
@@ -238,8 +246,8 @@ func (t *Table) add(f Flow, d Destination, now time.Time, isNew, evented bool) {
 	}
 	first := now.Sub(t.epoch)
 	i := t.place(openFlow{dest: idx, gen: t.gen, first: first, k: k, src: t.srcs.intern(f.OrigSrc),
-		grp: t.openAttributed(idx, f.OrigSrc, first), unevented: !evented})
-	if !evented {
+		grp: t.openAttributed(idx, f.OrigSrc, first), unevented: from == fromFreshDump})
+	if from == fromFreshDump {
 		t.unevented++
 	}
 	t.open.insert(k.hash(t.seed), i, t.hashAt)
@@ -348,12 +356,19 @@ func (t *Table) expire(s int64) {
 }
 
 // BeginDump starts a dump of the whole table: entries it reports are kept, those it does not are closed
-// by EndDump.
-func (t *Table) BeginDump() {
+// by EndDump. It opens a subscription (the start, or after an error): flows it reports that the table does
+// not know may be older than the subscription, with no DESTROY to come (openFlow.unevented).
+func (t *Table) BeginDump() { t.beginDump(true) }
+
+// BeginRedump starts a dump within a subscription (after an overflow, or a sweep): an entry it reports that
+// the table does not know was made while subscribed, so its DESTROY comes (its NEW was lost or is queued).
+func (t *Table) BeginRedump() { t.beginDump(false) }
+
+func (t *Table) beginDump(fresh bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.gen++
-	t.dumping = true
+	t.dumping, t.freshDump = true, fresh
 	t.destroyed = map[key]struct{}{}
 }
 
@@ -370,7 +385,11 @@ func (t *Table) Dumped(f Flow, now time.Time, missed bool) {
 	if _, gone := t.destroyed[k]; gone {
 		return
 	}
-	t.add(f, d, now, missed, false)
+	from := fromRedump
+	if t.freshDump {
+		from = fromFreshDump
+	}
+	t.add(f, d, now, missed, from)
 }
 
 // Unevented is how many open flows only a dump has reported: their DESTROY may never come (openFlow), so

@@ -205,14 +205,22 @@ func TestASweepClosesOnlyFlowsNoEventReported(t *testing.T) {
 	if n := tb.Unevented(); n != 1 {
 		t.Fatalf("unevented = %d, want 1 (old)", n)
 	}
-	tb.BeginDump() // the sweep finds none of them: old and evented expired, raced too
+	tb.BeginRedump() // a sweep that still finds old: it stays unevented (no NEW event reported it)
+	tb.Dumped(old, at(5), false)
+	tb.EndSweep(at(5), true)
+	if n := tb.Unevented(); n != 1 {
+		t.Fatalf("after a sweep that found it: unevented = %d, want 1", n)
+	}
+	tb.BeginRedump() // the sweep finds none of them (old and evented expired, raced too), and a new one
+	tb.Dumped(flow(4, 1004, "52.1.2.3:443", ProtoTCP), at(10), false)
 	tb.EndSweep(at(10), true)
 	s := tb.Tick(at(10))
-	if n := tb.Unevented(); n != 0 || s.Open != 2 || s.Top[0].InUse != 3 {
+	// The new one was made while subscribed: its DESTROY comes, so it is not unevented.
+	if n := tb.Unevented(); n != 0 || s.Open != 3 || s.Top[0].InUse != 4 {
 		t.Fatalf("after the sweep: unevented %d, %+v", n, s)
 	}
 	tb.Destroy(evented, at(11))
-	if s = tb.Tick(at(11)); s.Open != 1 || s.Top[0].InUse != 3 {
+	if s = tb.Tick(at(11)); s.Open != 2 || s.Top[0].InUse != 4 {
 		t.Fatalf("after the DESTROY: %+v", s)
 	}
 }

@@ -182,7 +182,11 @@ func (w *Watcher) dumper(ctx context.Context, dumps <-chan string, cancel contex
 		}
 		// Flows found now were started while events were lost (a sweep's new ones raced its events).
 		missed := reason != ReasonStart && reason != reasonSweep
-		w.Table.BeginDump()
+		if reason == ReasonStart || reason == ReasonError {
+			w.Table.BeginDump() // the session's first: it subscribed just now
+		} else {
+			w.Table.BeginRedump()
+		}
 		err := w.Source.Dump(ctx, func(f Flow) { w.Table.Dumped(f, w.now(), missed) })
 		if reason == reasonSweep {
 			w.Table.EndSweep(w.now(), err == nil)
