@@ -105,9 +105,11 @@ type openFlow struct {
 	// grp is the (destination, workload) pair the flow is counted under (-1: no Attributor).
 	grp int32
 	// unevented: only a dump has reported the flow, never a NEW event. With net.netfilter.nf_conntrack_events
-	// at its default 2, the kernel gives an entry its event cache only if a listener exists when the entry is
-	// made (init_conntrack, net/netfilter/nf_conntrack_core.c, Linux v6.1+): an entry older than the
-	// subscription never sends its DESTROY, so only a later dump can find it gone (Watcher's sweeps).
+	// at its default 2 ("auto": https://docs.kernel.org/networking/nf_conntrack-sysctl.html; init_conntrack in
+	// torvalds/linux net/netfilter/nf_conntrack_core.c), the kernel gives an entry its event cache only if a
+	// listener exists when the entry is made: an entry older than the subscription never sends its DESTROY,
+	// so only a later dump can find it gone (Watcher's sweeps). Measured on 6.18: 24,886 of 24,940 flows a
+	// start dump found never had one (bench/agent/results/2026-12-03-openleak-open-vs-conntrack.txt).
 	unevented bool
 }
 
