@@ -42,6 +42,9 @@ var (
 	snatTrackedDesc = prometheus.NewDesc(namespace+"_snat_tracked_flows",
 		"Open outbound flows plus (destination, second) buckets of closed ones still held: what --snat-max-flows "+
 			"bounds.", nil, nil)
+	snatOpenDesc = prometheus.NewDesc(namespace+"_snat_open_flows",
+		"Open outbound flows, every destination's: counted until conntrack reaps their entries, as "+
+			"conntrack_entries counts them.", nil, nil)
 	snatByWorkloadDesc = prometheus.NewDesc(namespace+"_snat_ports_in_use_by_workload",
 		"SNAT ports one workload's flows to one destination hold on this node (open plus held, as "+
 			"ports_in_use). kind is the workload's (Deployment, StatefulSet, DaemonSet, CronJob, Job, ReplicaSet, "+
@@ -99,7 +102,7 @@ type snatCollector struct{ s *SNAT }
 
 func (c snatCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{snatInUseDesc, snatMaxDesc, snatPeakDesc, snatNewDesc, snatEntriesDesc,
-		snatCapacityDesc, snatPressureDesc, snatTrackedDesc, snatUntrackedDesc, snatByWorkloadDesc} {
+		snatCapacityDesc, snatPressureDesc, snatOpenDesc, snatTrackedDesc, snatUntrackedDesc, snatByWorkloadDesc} {
 		ch <- d
 	}
 }
@@ -139,6 +142,7 @@ func (c snatCollector) Collect(ch chan<- prometheus.Metric) {
 		gauge(snatCapacityDesc, float64(verdict.Capacity), verdict.Kind, zone)
 		gauge(snatPressureDesc, boolValue(verdict.Pressure))
 	}
+	gauge(snatOpenDesc, float64(snap.Open))
 	gauge(snatTrackedDesc, float64(snap.Tracked))
 	counter(snatUntrackedDesc, float64(snap.Untracked))
 }

@@ -23,6 +23,9 @@ wirespeed_agent_snat_conntrack_entries 5000
 wirespeed_agent_snat_new_connections_total{destination="52.1.2.3:443/tcp"} 17
 wirespeed_agent_snat_new_connections_total{destination="*:*/udp"} 2
 wirespeed_agent_snat_new_connections_total{destination="other"} 40
+# HELP wirespeed_agent_snat_open_flows Open outbound flows, every destination's: counted until conntrack reaps their entries, as conntrack_entries counts them.
+# TYPE wirespeed_agent_snat_open_flows gauge
+wirespeed_agent_snat_open_flows 2900
 # HELP wirespeed_agent_snat_ports_in_use SNAT ports this node's flows to one destination (IP:PORT/PROTO) hold: open flows plus flows closed less than the hold time ago; the busiest destinations by name, the rest summed as destination="other". zone is the Node's topology.kubernetes.io/zone.
 # TYPE wirespeed_agent_snat_ports_in_use gauge
 wirespeed_agent_snat_ports_in_use{destination="52.1.2.3:443/tcp",zone="westeurope-1"} 3300
@@ -63,7 +66,7 @@ func TestSNATExposition(t *testing.T) {
 	m.Observe(snat.Snapshot{
 		Top: []snat.Use{{Destination: "52.1.2.3:443/tcp", InUse: 3300, New: 17},
 			{Destination: "*:*/udp", InUse: 12, New: 2}},
-		OtherInUse: 7, OtherNew: 40, Max: 3300, Peak: 3500, Tracked: 3100, ConntrackEntries: 5000,
+		OtherInUse: 7, OtherNew: 40, Max: 3300, Peak: 3500, Open: 2900, Tracked: 3100, ConntrackEntries: 5000,
 	}, status.SNAT{Kind: "azure-load-balancer", Capacity: 4096, Pressure: true})
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(snatExposition)); err != nil {
 		t.Fatal(err)

@@ -107,6 +107,25 @@ func TestOpenAndHeldFlowsCountPerDestination(t *testing.T) {
 	}
 }
 
+// Open counts every destination's open flows, named or not, and none of the held ones: it is what the
+// metrics set beside the kernel's nf_conntrack_count.
+func TestOpenCountsEveryDestinationsOpenFlows(t *testing.T) {
+	tb := newTable(t, 10*time.Second, 1)
+	for i := range 5 {
+		tb.New(flow(uint32(i), uint16(1000+i), "52.1.2.3:443", ProtoTCP), at(0))
+	}
+	tb.New(flow(100, 2000, "52.1.2.4:53", ProtoUDP), at(0))
+	tb.New(flow(200, 3000, "10.1.1.1:443", ProtoTCP), at(0)) // internal: never counted
+	if s := tb.Tick(at(1)); s.Open != 6 || len(s.Top) != 1 {
+		t.Fatalf("open: %+v", s)
+	}
+	tb.Destroy(flow(0, 1000, "52.1.2.3:443", ProtoTCP), at(2))
+	tb.Destroy(flow(100, 2000, "52.1.2.4:53", ProtoUDP), at(2))
+	if s := tb.Tick(at(2)); s.Open != 4 || s.Max != 5 {
+		t.Fatalf("after two closes (held, not open): %+v", s)
+	}
+}
+
 func TestAFlowClosedLongerAgoThanTheHoldIsNotHeld(t *testing.T) {
 	tb := newTable(t, 10*time.Second, 20)
 	f := flow(1, 1000, "52.1.2.3:443", ProtoTCP)
@@ -167,6 +186,42 @@ func TestDumpAndEventsRaceWithoutDoubleCounting(t *testing.T) {
 	s := tb.Tick(at(0))
 	if s.Top[0].Open != 2 || s.Top[0].InUse != 3 {
 		t.Fatalf("%+v", s.Top[0])
+	}
+}
+
+// A sweep closes only the flows no NEW event reported (their DESTROY never comes); an evented flow missing
+// from it has expired but waits for its DESTROY, which holds its port once. A NEW event for a dumped flow
+// makes it evented.
+func TestASweepClosesOnlyFlowsNoEventReported(t *testing.T) {
+	tb := newTable(t, 5*time.Second, 20)
+	old, raced, evented := flow(1, 1001, "52.1.2.3:443", ProtoTCP), flow(2, 1002, "52.1.2.3:443", ProtoTCP),
+		flow(3, 1003, "52.1.2.3:443", ProtoTCP)
+	tb.BeginDump()
+	tb.Dumped(old, at(0), false)
+	tb.Dumped(raced, at(0), false)
+	tb.New(raced, at(0))
+	tb.EndDump(at(0), true)
+	tb.New(evented, at(1))
+	if n := tb.Unevented(); n != 1 {
+		t.Fatalf("unevented = %d, want 1 (old)", n)
+	}
+	tb.BeginRedump() // a sweep that still finds old: it stays unevented (no NEW event reported it)
+	tb.Dumped(old, at(5), false)
+	tb.EndSweep(at(5), true)
+	if n := tb.Unevented(); n != 1 {
+		t.Fatalf("after a sweep that found it: unevented = %d, want 1", n)
+	}
+	tb.BeginRedump() // the sweep finds none of them (old and evented expired, raced too), and a new one
+	tb.Dumped(flow(4, 1004, "52.1.2.3:443", ProtoTCP), at(10), false)
+	tb.EndSweep(at(10), true)
+	s := tb.Tick(at(10))
+	// The new one was made while subscribed: its DESTROY comes, so it is not unevented.
+	if n := tb.Unevented(); n != 0 || s.Open != 3 || s.Top[0].InUse != 4 {
+		t.Fatalf("after the sweep: unevented %d, %+v", n, s)
+	}
+	tb.Destroy(evented, at(11))
+	if s = tb.Tick(at(11)); s.Open != 2 || s.Top[0].InUse != 4 {
+		t.Fatalf("after the DESTROY: %+v", s)
 	}
 }
 

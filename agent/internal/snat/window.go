@@ -16,6 +16,11 @@ type Snapshot struct {
 	MaxDestination string
 	// Peak is the largest Max seen within Config.PeakWindow.
 	Peak int
+	// Open counts the open flows, every destination's: an entry is open until its DESTROY event, which the
+	// kernel sends when it reaps the entry, not when its timeout ends (its garbage collector reaps expired
+	// entries in batches, tens of seconds apart under load), so Open follows ConntrackEntries (which counts
+	// them until reaped too), not the live entries a dump lists.
+	Open int
 	// Tracked is what Config.MaxTracked bounds; Untracked counts flows left uncounted because it was reached.
 	Tracked      int
 	Untracked    uint64
