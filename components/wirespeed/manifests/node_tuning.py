@@ -60,11 +60,11 @@ PROC_SYS_ROOT = "/host/proc/sys"
 SYS_ROOT = "/host/sys"
 
 # Memory from bench/agent/RESULTS.md ("The whole agent's memory on a busy node"): at 2,000 new flows/s (about
-# 70,000 conntrack entries, every closed port held 240 s) with the probe and tuning on, VmRSS 38.4 MiB mean and
-# VmHWM 43.3 MiB; 14.2 MiB of it is the static binary's own file pages. Idle, 21 MiB. The request covers the loaded
-# peak, so the scheduler reserves what a busy node's agent really uses; the limit leaves room for a larger table and
-# for a netlink re-list after ENOBUFS (1 MiB socket buffer) or API retries, which must never OOM-kill the agent
-# mid-apply.
+# 60,000-70,000 conntrack entries, every closed port held 240 s) with the probe and tuning on and this GOMEMLIMIT,
+# VmRSS and VmHWM 36.3 MiB (VmHWM 43.3 MiB before flows older than the agent were swept); 14.1 MiB of it is the
+# static binary's own file pages. Idle, 21 MiB. The request covers the loaded peak with a third to spare, so the
+# scheduler reserves what a busy node's agent really uses; the limit leaves room for a larger table and for a
+# netlink re-list after ENOBUFS or API retries, which must never OOM-kill the agent mid-apply.
 MEMORY_REQUEST_MIB = 48
 MEMORY_LIMIT_MIB = 64
 MEMORY_REQUEST = f"{MEMORY_REQUEST_MIB}Mi"
@@ -73,7 +73,7 @@ MEMORY_LIMIT = f"{MEMORY_LIMIT_MIB}Mi"
 # headroom, so that near the limit the garbage collector works harder instead of the kernel killing the pod, as
 # https://go.dev/doc/gc-guide#Memory_limit advises for containers. It is not lower on purpose: under a soft limit
 # below the live heap the collector runs back to back (up to half of GOMAXPROCS, every core of a large node), so
-# a node whose table outgrows the measured load would pay in CPU; 20 MiB brings the loaded VmRSS to 29.7 MiB at no
+# a node whose table outgrows the measured load would pay in CPU; 20 MiB brings the loaded VmRSS to 29.5 MiB at no
 # measured CPU cost (the same RESULTS section) but leaves no such room.
 GO_MEMORY_LIMIT_MIB = 48
 # 200 link adds cost 0.59-0.92 s of CPU (same bench): idle otherwise. No CPU limit: CFS throttling would
