@@ -188,7 +188,6 @@ func (t *Table) Destroy(f Flow, now time.Time) {
 	t.expire(s)
 	k := f.key()
 	of, known := t.close(k)
-	idx := of.dest
 	if _, ok := t.swept[k]; !known && ok {
 		delete(t.swept, k) // the dump that missed it closed it and holds its port already
 		return
@@ -199,16 +198,23 @@ func (t *Table) Destroy(f Flow, now time.Time) {
 		if t.dumping {
 			t.destroyed[k] = struct{}{}
 		}
-		if idx = t.destIndex(d); idx < 0 {
+		idx := t.destIndex(d)
+		if idx < 0 {
 			t.untracked++
 			return
 		}
 		of = openFlow{dest: idx, first: now.Sub(t.epoch), k: k, src: t.srcs.intern(f.OrigSrc), grp: -1}
 	}
-	t.hold(of, t.secCeil(now.Add(-f.Quiet)), s, t.spanOf(f.Proto))
+	t.retire(of, t.secCeil(now.Add(-f.Quiet)), s)
+}
+
+// retire ends a closed flow's life in the table: its port held from closedAt for its protocol's hold, its
+// source, workload pair and destination let go. A DESTROY and a dump that no longer lists the flow both end here.
+func (t *Table) retire(of openFlow, closedAt, now int64) {
+	t.hold(of, closedAt, now, t.spanOf(of.k.proto))
 	t.srcs.drop(of.src)
 	t.settle(of.grp)
-	t.release(idx)
+	t.release(of.dest)
 }
 
 // find is the place in flows of the open flow with key k, or -1.
@@ -430,10 +436,7 @@ func (t *Table) endDump(now time.Time, complete, uneventedOnly bool) {
 			k := p.k
 			t.swept[k] = struct{}{}
 			of, _ := t.close(k)
-			t.hold(of, s, s, t.spanOf(k.proto))
-			t.srcs.drop(of.src)
-			t.settle(of.grp)
-			t.release(of.dest)
+			t.retire(of, s, s)
 		}
 	}
 }
